@@ -1,0 +1,259 @@
+"""Server interceptors: safe decoding, error mapping to AIP-193 status, access log with request ids, bearer auth."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import grpc
+
+from servicekit.errors import (
+    DeadlineExceededError,
+    InternalError,
+    InvalidArgumentError,
+    ResourceExhaustedError,
+    ServiceError,
+    UnauthenticatedError,
+)
+
+#: The request id of the call being served, for log records.
+request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
+
+REQUEST_ID_KEY = "x-request-id"
+_log = logging.getLogger("servicekit.access")
+_err_log = logging.getLogger("servicekit.errors")
+
+Behavior = Callable[..., Any]
+
+
+class _Undecodable:
+    """Stands in for a request whose bytes could not be decoded, so the handler can answer with a reason."""
+
+    def __init__(self, error: ServiceError) -> None:
+        self.error = error
+
+
+def _safe_deserializer(
+    deserialize: Callable[[bytes], Any] | None, max_request_bytes: int
+) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def decode(raw: bytes) -> Any:
+        if len(raw) > max_request_bytes:
+            return _Undecodable(
+                ResourceExhaustedError(
+                    "MESSAGE_TOO_LARGE",
+                    f"request message is {len(raw)} bytes; the limit is {max_request_bytes}",
+                    metadata={"limit_bytes": str(max_request_bytes)},
+                )
+            )
+        try:
+            return deserialize(raw)
+        except Exception:  # noqa: BLE001 - any decode failure is the client's bad bytes
+            return _Undecodable(
+                InvalidArgumentError("MALFORMED_REQUEST", "request bytes are not a valid message")
+            )
+
+    return decode
+
+
+def _check_request(request: Any) -> Any:
+    if isinstance(request, _Undecodable):
+        raise request.error
+    return request
+
+
+def _checked_stream(requests: Iterator[Any]) -> Iterator[Any]:
+    for request in requests:
+        yield _check_request(request)
+
+
+def _handler_replace(handler: grpc.RpcMethodHandler, **changes: Any) -> grpc.RpcMethodHandler:
+    return handler._replace(**changes)  # type: ignore[attr-defined, no-any-return]
+
+
+def _has_status(context: grpc.ServicerContext) -> bool:
+    """True when the handler already aborted (context.abort raises a bare Exception)."""
+    code = context.code()  # type: ignore[attr-defined]
+    return code is not None and code != grpc.StatusCode.OK
+
+
+class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+    """Maps typed ServiceErrors (and decode failures) to status + ErrorInfo; unexpected exceptions to INTERNAL.
+
+    It also guards decoding: undecodable or oversized request bytes become INVALID_ARGUMENT / RESOURCE_EXHAUSTED
+    with a reason instead of gRPC's bare INTERNAL, and it refuses work whose deadline has already passed.
+    """
+
+    def __init__(self, domain: str, max_request_bytes: int) -> None:
+        self._domain = domain
+        self._max_request_bytes = max_request_bytes
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        changes: dict[str, Any] = {
+            "request_deserializer": _safe_deserializer(handler.request_deserializer, self._max_request_bytes)
+        }
+        if handler.unary_unary is not None:
+            changes["unary_unary"] = self._wrap_unary(handler.unary_unary, method, stream_in=False)
+        elif handler.unary_stream is not None:
+            changes["unary_stream"] = self._wrap_stream(handler.unary_stream, method, stream_in=False)
+        elif handler.stream_unary is not None:
+            changes["stream_unary"] = self._wrap_unary(handler.stream_unary, method, stream_in=True)
+        elif handler.stream_stream is not None:
+            changes["stream_stream"] = self._wrap_stream(handler.stream_stream, method, stream_in=True)
+        return _handler_replace(handler, **changes)
+
+    def _prepare(self, request: Any, context: grpc.ServicerContext, stream_in: bool) -> Any:
+        remaining = context.time_remaining()
+        if remaining is not None and remaining <= 0:
+            raise DeadlineExceededError("DEADLINE_PASSED", "the deadline passed before the call started")
+        return _checked_stream(request) if stream_in else _check_request(request)
+
+    def _abort(self, error: BaseException, context: grpc.ServicerContext, method: str) -> None:
+        if isinstance(error, ServiceError):
+            context.abort_with_status(error.to_grpc_status(self._domain))
+        if _has_status(context):
+            raise error
+        # A bug. The exception's text may quote memory content, so ERROR names only its type and place;
+        # the full traceback goes to DEBUG.
+        frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+        where = f"{frame.filename}:{frame.lineno}" if frame else "?"
+        _err_log.error(
+            "unhandled %s in %s at %s (request %s)", type(error).__name__, method, where, request_id_var.get()
+        )
+        _err_log.debug("traceback of request %s", request_id_var.get(), exc_info=error)
+        internal = InternalError(
+            "INTERNAL_ERROR", f"internal error; see server log for request {request_id_var.get()}"
+        )
+        context.abort_with_status(internal.to_grpc_status(self._domain))
+
+    def _wrap_unary(self, behavior: Behavior, method: str, stream_in: bool) -> Behavior:
+        def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+            try:
+                return behavior(self._prepare(request, context, stream_in), context)
+            except Exception as error:  # noqa: BLE001 - mapped to a status
+                self._abort(error, context, method)
+                raise  # unreachable: abort raises
+
+        return wrapped
+
+    def _wrap_stream(self, behavior: Behavior, method: str, stream_in: bool) -> Behavior:
+        def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            try:
+                yield from behavior(self._prepare(request, context, stream_in), context)
+            except Exception as error:  # noqa: BLE001 - mapped to a status
+                self._abort(error, context, method)
+                raise
+
+        return wrapped
+
+
+class AccessLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+    """Gives each call a request id (from x-request-id or new), returns it as trailing metadata, logs one line.
+
+    The line carries method, status code, duration and request id: never request or response content.
+    """
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        incoming = dict(handler_call_details.invocation_metadata or ())
+        supplied = str(incoming.get(REQUEST_ID_KEY, ""))[:64]
+        for kind in ("unary_unary", "unary_stream", "stream_unary", "stream_stream"):
+            behavior = getattr(handler, kind)
+            if behavior is not None:
+                streaming = kind.endswith("_stream")
+                return _handler_replace(handler, **{kind: _logged(behavior, method, supplied, streaming)})
+        return handler
+
+
+def _logged(behavior: Behavior, method: str, supplied_id: str, streaming: bool) -> Behavior:
+    def begin(context: grpc.ServicerContext) -> tuple[str, float, Any]:
+        request_id = supplied_id or uuid.uuid4().hex[:16]
+        token = request_id_var.set(request_id)
+        context.set_trailing_metadata(((REQUEST_ID_KEY, request_id),))
+        return request_id, time.perf_counter(), token
+
+    def end(context: grpc.ServicerContext, started: float, token: Any, failed: bool) -> None:
+        code = context.code() if failed else None  # type: ignore[attr-defined]
+        name = code.name if isinstance(code, grpc.StatusCode) else ("UNKNOWN" if failed else "OK")
+        _log.info("%s %s %.1fms", method, name, (time.perf_counter() - started) * 1000)
+        request_id_var.reset(token)
+
+    if streaming:
+
+        def stream_wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            _, started, token = begin(context)
+            failed = False
+            try:
+                yield from behavior(request, context)
+            except BaseException:
+                failed = True
+                raise
+            finally:
+                end(context, started, token, failed)
+
+        return stream_wrapped
+
+    def unary_wrapped(request: Any, context: grpc.ServicerContext) -> Any:
+        _, started, token = begin(context)
+        failed = False
+        try:
+            return behavior(request, context)
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            end(context, started, token, failed)
+
+    return unary_wrapped
+
+
+class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+    """Requires `authorization: Bearer <token>` on every call except health checks; constant-time comparison."""
+
+    _OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
+
+    def __init__(self, token: str, domain: str) -> None:
+        self._expected = f"Bearer {token}".encode()
+        self._domain = domain
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        if handler_call_details.method in self._OPEN_METHODS:
+            return continuation(handler_call_details)
+        supplied = dict(handler_call_details.invocation_metadata or ()).get("authorization", "")
+        if hmac.compare_digest(str(supplied).encode(), self._expected):
+            return continuation(handler_call_details)
+        status = UnauthenticatedError("BAD_TOKEN", "missing or wrong bearer token").to_grpc_status(self._domain)
+
+        def deny(requests: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            context.abort_with_status(status)
+            yield from ()
+
+        # stream_stream fits every client call shape; the request bytes are never decoded.
+        return grpc.stream_stream_rpc_method_handler(deny)
