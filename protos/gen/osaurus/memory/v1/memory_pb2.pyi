@@ -223,20 +223,26 @@ class AssembleContextRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., conversation_id: _Optional[str] = ...) -> None: ...
 
 class AssembleContextResponse(_message.Message):
-    __slots__ = ("block", "section", "reason", "block_tokens", "placed", "cached")
+    __slots__ = ("block", "section", "reason", "block_tokens", "placed", "cached", "items_considered", "items_dropped", "overrides_tokens")
     BLOCK_FIELD_NUMBER: _ClassVar[int]
     SECTION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     BLOCK_TOKENS_FIELD_NUMBER: _ClassVar[int]
     PLACED_FIELD_NUMBER: _ClassVar[int]
     CACHED_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_CONSIDERED_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_DROPPED_FIELD_NUMBER: _ClassVar[int]
+    OVERRIDES_TOKENS_FIELD_NUMBER: _ClassVar[int]
     block: str
     section: Section
     reason: str
     block_tokens: int
     placed: _containers.RepeatedCompositeFieldContainer[ItemRef]
     cached: bool
-    def __init__(self, block: _Optional[str] = ..., section: _Optional[_Union[Section, str]] = ..., reason: _Optional[str] = ..., block_tokens: _Optional[int] = ..., placed: _Optional[_Iterable[_Union[ItemRef, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
+    items_considered: int
+    items_dropped: int
+    overrides_tokens: int
+    def __init__(self, block: _Optional[str] = ..., section: _Optional[_Union[Section, str]] = ..., reason: _Optional[str] = ..., block_tokens: _Optional[int] = ..., placed: _Optional[_Iterable[_Union[ItemRef, _Mapping]]] = ..., cached: _Optional[bool] = ..., items_considered: _Optional[int] = ..., items_dropped: _Optional[int] = ..., overrides_tokens: _Optional[int] = ...) -> None: ...
 
 class InjectMemoryRequest(_message.Message):
     __slots__ = ("agent_id", "conversation_id", "messages", "model_context_tokens", "budget_tokens")
