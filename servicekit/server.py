@@ -13,8 +13,8 @@ from types import FrameType
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
+from servicekit.reflection import enable_commented_reflection
 from servicekit.interceptors import AccessLogInterceptor, BearerTokenInterceptor, ErrorMappingInterceptor
 
 _log = logging.getLogger("servicekit.server")
@@ -122,7 +122,7 @@ def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> 
     names = tuple(binding.name for binding in services)
     for binding in services:
         binding.register(server)
-    reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    enable_commented_reflection((*names, health.SERVICE_NAME), server)
     if options.tls is not None:
         port = server.add_secure_port(options.address, options.tls)
     else:
