@@ -13,6 +13,10 @@ from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.channel import make_channel, typed_errors
 
 _ROLES = {"system": pb.ROLE_SYSTEM, "user": pb.ROLE_USER, "assistant": pb.ROLE_ASSISTANT}
+#: Request metadata understood by inferd (see inferd/service.py).
+AGENT_ID_KEY = "x-osaurus-agent-id"
+ONLY_IF_RESIDENT_KEY = "x-osaurus-only-if-resident"
+
 _FINISH = {
     pb.FINISH_REASON_STOP: "stop",
     pb.FINISH_REASON_LENGTH: "length",
@@ -94,13 +98,19 @@ class InferenceClient:
         json_schema: str = "",
         options: GenerateOptions | None = None,
         timeout_s: float | None = None,
+        only_if_resident: bool = False,
+        agent_id: str = "",
     ) -> Generation:
-        """One complete reply; with json_schema the text is JSON that validates against it."""
+        """One complete reply; with json_schema the text is JSON that validates against it.
+
+        only_if_resident: fail with FailedPreconditionError (reason MODEL_NOT_RESIDENT) instead of cold-loading.
+        agent_id: tags the request in inferd's logs only.
+        """
         request = pb.GenerateRequest(
             model=model, messages=_messages(messages), options=_options(options), json_schema=json_schema
         )
         with typed_errors():
-            reply = self._stub.Generate(request, timeout=timeout_s)
+            reply = self._stub.Generate(request, timeout=timeout_s, metadata=_metadata(only_if_resident, agent_id))
         return Generation(
             text=reply.text,
             finish_reason=_FINISH.get(reply.finish_reason, "unspecified"),
@@ -118,18 +128,34 @@ class InferenceClient:
         json_schema: str = "",
         options: GenerateOptions | None = None,
         timeout_s: float | None = None,
+        only_if_resident: bool = False,
+        agent_id: str = "",
     ) -> Iterator[pb.GenerateStreamResponse]:
         """Stream events: text deltas, then a final event carrying usage and the finish reason."""
         request = pb.GenerateStreamRequest(
             model=model, messages=_messages(messages), options=_options(options), json_schema=json_schema
         )
         with typed_errors():
-            yield from self._stub.GenerateStream(request, timeout=timeout_s)
+            yield from self._stub.GenerateStream(
+                request, timeout=timeout_s, metadata=_metadata(only_if_resident, agent_id)
+            )
 
-    def embed(self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None) -> Embeddings:
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        model: str = "",
+        timeout_s: float | None = None,
+        only_if_resident: bool = False,
+        agent_id: str = "",
+    ) -> Embeddings:
         """Embed texts; returns an (n, dimension) float32 array."""
         with typed_errors():
-            reply = self._stub.Embed(pb.EmbedRequest(model=model, texts=list(texts)), timeout=timeout_s)
+            reply = self._stub.Embed(
+                pb.EmbedRequest(model=model, texts=list(texts)),
+                timeout=timeout_s,
+                metadata=_metadata(only_if_resident, agent_id),
+            )
         if reply.embeddings:
             vectors = np.asarray([list(e.values) for e in reply.embeddings], dtype=np.float32)
         else:
@@ -146,21 +172,41 @@ class InferenceClient:
         """Every configured model and its state."""
         with typed_errors():
             reply = self._stub.GetModelStatus(pb.GetModelStatusRequest(), timeout=timeout_s)
-        return [
-            ModelInfo(
-                name=m.name,
-                kind=pb.ModelKind.Name(m.kind).removeprefix("MODEL_KIND_").lower(),
-                state=pb.ModelState.Name(m.state).removeprefix("MODEL_STATE_").lower(),
-                backend=m.backend,
-                context_window_tokens=m.context_window_tokens,
-                embedding_dimension=m.embedding_dimension,
-                is_default=m.is_default,
-                error=m.error,
-                queue_depth=m.queue_depth,
-                queue_capacity=m.queue_capacity,
-            )
-            for m in reply.models
-        ]
+        return [_model_info(m) for m in reply.models]
+
+    def load_model(self, model: str, *, timeout_s: float | None = None) -> ModelInfo:
+        """Load (converting a GGUF once if needed) so the next call does not pay the cold load."""
+        with typed_errors():
+            reply = self._stub.LoadModel(pb.LoadModelRequest(model=model), timeout=timeout_s)
+        return _model_info(reply.status)
+
+    def unload_model(self, model: str, *, timeout_s: float | None = None) -> ModelInfo:
+        """Free a loaded model; its queued requests fail with UnavailableError (MODEL_UNLOADED)."""
+        with typed_errors():
+            reply = self._stub.UnloadModel(pb.UnloadModelRequest(model=model), timeout=timeout_s)
+        return _model_info(reply.status)
+
+
+def _model_info(m: pb.ModelStatus) -> ModelInfo:
+    return ModelInfo(
+        name=m.name,
+        kind=pb.ModelKind.Name(m.kind).removeprefix("MODEL_KIND_").lower(),
+        state=pb.ModelState.Name(m.state).removeprefix("MODEL_STATE_").lower(),
+        backend=m.backend,
+        context_window_tokens=m.context_window_tokens,
+        embedding_dimension=m.embedding_dimension,
+        is_default=m.is_default,
+        error=m.error,
+        queue_depth=m.queue_depth,
+        queue_capacity=m.queue_capacity,
+    )
+
+
+def _metadata(only_if_resident: bool, agent_id: str) -> list[tuple[str, str]]:
+    metadata = [(ONLY_IF_RESIDENT_KEY, "1")] if only_if_resident else []
+    if agent_id:
+        metadata.append((AGENT_ID_KEY, agent_id))
+    return metadata
 
 
 def _messages(messages: Sequence[Message]) -> list[pb.ChatMessage]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from google.protobuf import descriptor_pool, symbol_database
+from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 
 from osaurus.inference.v1 import inference_pb2
@@ -27,9 +27,8 @@ def _service(name: str) -> ServiceDescriptor:
 
 def _call(channel: grpc.Channel, service: str, method: MethodDescriptor) -> grpc.RpcError | None:
     """Send an empty request; return the error, or None when the call succeeded."""
-    factory = symbol_database.Default()
-    request_cls = factory.GetPrototype(method.input_type)
-    response_cls = factory.GetPrototype(method.output_type)
+    request_cls = message_factory.GetMessageClass(method.input_type)
+    response_cls = message_factory.GetMessageClass(method.output_type)
     path = f"/{service}/{method.name}"
     kind = (method.client_streaming, method.server_streaming)
     try:

@@ -1,0 +1,107 @@
+"""Composition root of inferd: settings → registry of models → InferenceService → gRPC server."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from inferd.config import ConfigError, Settings, load_settings
+from inferd.loaders import BackendLoader
+from inferd.registry import Loader, ModelRegistry
+from inferd.service import SERVICE_NAME, InferenceService
+from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
+from servicekit.logsetup import setup_logging
+from servicekit.server import InsecureBindError, RunningServer, ServerOptions, ServiceBinding, build_server
+from servicekit.server import serve_until_signal
+
+_log = logging.getLogger("inferd.app")
+DOMAIN = "inference.osaurus.dev"
+
+
+@dataclass
+class App:
+    """The built parts of a running inferd, for tests and for shutdown."""
+
+    settings: Settings
+    registry: ModelRegistry
+    service: InferenceService
+
+    def close(self) -> None:
+        """Unload every model (queued requests fail with MODEL_UNLOADED)."""
+        self.registry.close()
+
+
+def build_app(settings: Settings, loader: Loader | None = None) -> App:
+    """Wire the registry and service; models load lazily on first use or on LoadModel."""
+    defaults = {"llm": settings.default_llm, "embedding": settings.default_embedding}
+    registry = ModelRegistry(settings.models, defaults, loader or BackendLoader(settings.models_dir))
+    return App(settings, registry, InferenceService(registry, settings.request_timeout_s))
+
+
+def start(settings: Settings, loader: Loader | None = None) -> tuple[RunningServer, App]:
+    """Build and start inferd in this process; health is SERVING when this returns. Stop with close_all()."""
+    if any(m.backend == "mlx" for m in settings.models if m.name in (settings.default_llm, settings.default_embedding)):
+        from inferd.backends.blas import ensure_openblas
+
+        ensure_openblas()  # before any MLX import, so the first model load is fast
+    app = build_app(settings, loader)
+    credentials = _tls(settings)
+    options = ServerOptions(
+        address=settings.listen, domain=DOMAIN, tls=credentials, auth_token=settings.auth_token
+    )
+    binding = ServiceBinding(SERVICE_NAME, lambda server: pb_grpc.add_InferenceServiceServicer_to_server(app.service, server))
+    try:
+        running = build_server(options, [binding])
+    except BaseException:
+        app.close()
+        raise
+    return running, app
+
+
+def close_all(running: RunningServer, app: App, grace_s: float = 5.0) -> None:
+    """Stop serving (health NOT_SERVING first), then unload the models."""
+    running.stop(grace_s)
+    app.close()
+
+
+def _tls(settings: Settings) -> grpc.ServerCredentials | None:
+    if settings.tls_cert is None or settings.tls_key is None:
+        return None
+    return grpc.ssl_server_credentials([(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())])
+
+
+def write_port_file(path: Path, target: str) -> None:
+    """Write the bound address atomically (tmp + rename) so a reader never sees half a line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(target + "\n")
+    tmp.replace(path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run inferd until SIGINT/SIGTERM. Exit codes: 0 clean stop, 2 bad configuration, 1 could not bind."""
+    try:
+        settings = load_settings(argv)
+    except ConfigError as error:
+        print(f"inferd: configuration error: {error}", file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level, "inferd")
+    try:
+        running, app = start(settings)
+    except (InsecureBindError, OSError) as error:
+        _log.error("cannot start: %s", error)
+        return 1
+    if settings.port_file is not None:
+        write_port_file(settings.port_file, running.target)
+    _log.info(
+        "inferd ready on %s (default llm %s, default embedding %s; models load on first use)",
+        running.target, settings.default_llm or "unset", settings.default_embedding or "unset",
+    )  # fmt: skip
+    serve_until_signal(running, grace_s=5.0, on_stop=app.close)
+    return 0

@@ -1,0 +1,1 @@
+"""Model backends behind one small protocol: MLX (LLM + BERT embeddings), OpenAI-compatible remote, fake."""

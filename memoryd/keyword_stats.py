@@ -1,0 +1,62 @@
+"""Per-agent keyword statistics (row count, mean length, document frequencies), cached between writes."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from memoryd.retrieval.hybrid import AgentCorpus
+from memoryd.storage.fts import FtsIndex
+
+#: Cached statistics are reused while the agent grew by less than this fraction (IDF barely moves).
+GROWTH_TOLERANCE = 0.02
+#: Corpus sizes are refreshed at most this often while writes keep arriving.
+REFRESH_S = 2.0
+_MAX_TERMS = 200_000
+
+
+class KeywordStats:
+    """FTS5's bm25() takes IDF from the whole table (every agent); this supplies one agent's own statistics."""
+
+    def __init__(self, fts: FtsIndex) -> None:
+        self._fts = fts
+        self._lock = threading.Lock()
+        self._corpus: dict[tuple[str, str], tuple[AgentCorpus, float]] = {}
+        self._df: dict[tuple[str, str, str], tuple[int, int]] = {}
+
+    def corpus(self, kind: str, agent_id: str) -> AgentCorpus:
+        """Rows and mean characters of one agent's rows of one kind."""
+        key = (kind, agent_id)
+        with self._lock:
+            cached = self._corpus.get(key)
+        if cached is not None and time.monotonic() - cached[1] < REFRESH_S:
+            return cached[0]
+        rows, mean_chars = self._fts.agent_text_stats(kind, agent_id)
+        corpus = AgentCorpus(rows=rows, mean_chars=mean_chars)
+        with self._lock:
+            self._corpus[key] = (corpus, time.monotonic())
+        return corpus
+
+    def doc_frequency(self, kind: str, agent_id: str, term: str, rows_now: int) -> int:
+        """Rows of the agent containing `term`; recomputed once the agent grew past the tolerance."""
+        key = (kind, agent_id, term)
+        with self._lock:
+            cached = self._df.get(key)
+        if cached is not None and rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1 and rows_now >= cached[1]:
+            return cached[0]
+        df = self._fts.doc_frequency(kind, agent_id, term)
+        with self._lock:
+            if len(self._df) > _MAX_TERMS:
+                self._df.clear()
+            self._df[key] = (df, rows_now)
+        return df
+
+    def invalidate(self, agent_id: str | None = None) -> None:
+        """Forget cached statistics (after deletes), for one agent or all."""
+        with self._lock:
+            if agent_id is None:
+                self._corpus.clear()
+                self._df.clear()
+                return
+            self._corpus = {k: v for k, v in self._corpus.items() if k[1] != agent_id}
+            self._df = {k: v for k, v in self._df.items() if k[1] != agent_id}

@@ -1,0 +1,1 @@
+"""Read-path building blocks: relevance gate, token counting, block format, planner, assembly cache."""

@@ -1,0 +1,236 @@
+"""Memory planner: fill exactly one section under the token budget and report what was placed and dropped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from memoryd.retrieval import blocks
+from memoryd.retrieval.gate import fold
+from memoryd.retrieval.items import IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
+from memoryd.retrieval.tokens import TokenCounter
+
+#: Lines whose word sets overlap this much with a line already placed are dropped as near-duplicates.
+NEAR_DUPLICATE_JACCARD = 0.85
+#: The identity narrative is cut to fit only if at least this many tokens are left for it.
+MIN_NARRATIVE_TOKENS = 12
+_WORD = re.compile(r"\w+")
+_DATE_PREFIX = re.compile(r"^- \[[^\]]*\] ")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One line the planner may place. rank orders the greedy fill; order_key orders the lines on display."""
+
+    ref: ItemRef | None
+    line: str
+    rank: float
+    order_key: int = 0
+    is_truncatable: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The planner's result: the section body ("" when nothing fits) and the bookkeeping for the response."""
+
+    section: Section
+    body: str
+    placed: tuple[ItemRef, ...]
+    considered: int
+    dropped: int
+
+
+class SectionSource(Protocol):
+    """The storage the planner reads from and reports usage to."""
+
+    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
+        """Hybrid search of one scope (pinned / episodes / transcript) of one agent, best first."""
+        ...
+
+    def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
+        """use_count += 1 and last_used = used_at_ms for exactly these pinned facts."""
+        ...
+
+
+def fetch_limit(section: Section, budget_tokens: int) -> int:
+    """Rows to fetch: the reference topK for the budget, doubled to leave room for dedup and skips."""
+    if section is Section.PINNED:
+        top_k = min(max(budget_tokens // 60, 3), 15)
+    elif section is Section.EPISODES:
+        top_k = min(max(budget_tokens // 120, 2), 8)
+    elif section is Section.TRANSCRIPT:
+        top_k = min(max(budget_tokens // 200, 2), 6)
+    else:
+        return 0
+    return top_k * 2
+
+
+def _relevance(hits: Sequence[MemoryHit]) -> list[float]:
+    top = max((h.score for h in hits), default=0.0)
+    if top <= 0:
+        # No usable scores: keep the search order.
+        n = len(hits)
+        return [1.0 - i / max(n, 1) for i in range(n)]
+    return [max(h.score, 0.0) / top for h in hits]
+
+
+def hit_candidates(section: Section, hits: Sequence[MemoryHit], query: str) -> list[Candidate]:
+    """Lines for a searched section, ranked by relevance (and salience for pinned facts and episodes)."""
+    folded_query = fold(query)
+    out: list[Candidate] = []
+    for hit, rel in zip(hits, _relevance(hits), strict=True):
+        if not hit.text.strip():
+            continue
+        if section is Section.PINNED:
+            out.append(Candidate(hit.ref, blocks.pinned_line(hit.text), 0.75 * rel + 0.25 * hit.salience))
+        elif section is Section.EPISODES:
+            line = blocks.episode_line(hit.occurred_at_ms, hit.text, hit.decisions)
+            out.append(Candidate(hit.ref, line, 0.8 * rel + 0.2 * hit.salience, hit.occurred_at_ms))
+        elif section is Section.TRANSCRIPT:
+            if fold(hit.text) == folded_query:
+                continue  # the question itself, already buffered: not a recollection
+            line = blocks.transcript_line(hit.occurred_at_ms, hit.role, hit.text)
+            out.append(Candidate(hit.ref, line, rel, hit.occurred_at_ms))
+    return out
+
+
+def identity_candidates(identity: IdentitySnapshot) -> list[Candidate]:
+    """The narrative first (cut to fit if needed), then auto facts by how many sessions support them."""
+    out: list[Candidate] = []
+    if identity.narrative.strip():
+        out.append(Candidate(None, blocks.one_line(identity.narrative, 4000), 2.0, is_truncatable=True))
+    facts = sorted(identity.facts, key=lambda f: -f.source_count)
+    for i, fact in enumerate(facts):
+        if fact.text.strip():
+            ref = ItemRef(ItemKind.IDENTITY_FACT, fact.id)
+            out.append(Candidate(ref, blocks.identity_fact_line(fact.text), 1.0 - i / (len(facts) + 1)))
+    return out
+
+
+def _words(line: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(fold(_DATE_PREFIX.sub("", line))))
+
+
+def _is_near_duplicate(words: frozenset[str], placed: list[frozenset[str]]) -> bool:
+    if not words:
+        return False
+    for other in placed:
+        union = len(words | other)
+        if union and len(words & other) / union >= NEAR_DUPLICATE_JACCARD:
+            return True
+    return False
+
+
+def fit(
+    section: Section,
+    candidates: Sequence[Candidate],
+    budget_tokens: int,
+    counter: TokenCounter,
+    frame: Callable[[str], str],
+) -> Plan:
+    """Greedy fill by rank, skipping lines that do not fit, then verified on the rendered text.
+
+    Guarantee: counter.count([frame(plan.body)])[0] <= budget_tokens, or plan.body == "".
+    """
+    considered = len(candidates)
+    ranked = sorted(candidates, key=lambda c: -c.rank)
+    header_cost = counter.count([frame(blocks.section_text(section, [""]))])[0]
+    if not ranked or header_cost >= budget_tokens:
+        return Plan(section, "", (), considered, considered)
+    costs = counter.count([c.line + "\n" for c in ranked])
+    used = header_cost
+    chosen: list[Candidate] = []
+    chosen_words: list[frozenset[str]] = []
+    for cand, cost in zip(ranked, costs, strict=True):
+        words = _words(cand.line)
+        if _is_near_duplicate(words, chosen_words):
+            continue
+        if used + cost <= budget_tokens:
+            chosen.append(cand)
+            chosen_words.append(words)
+            used += cost
+        elif cand.is_truncatable and budget_tokens - used >= MIN_NARRATIVE_TOKENS:
+            cut = _cut_to_fit(cand, budget_tokens - used, cost, counter)
+            if cut is not None:
+                chosen.append(cut)
+                chosen_words.append(words)
+                used += counter.count([cut.line + "\n"])[0]
+    body = _body(section, chosen)
+    # Token counts of parts need not add up to the count of the whole; drop the weakest lines until it fits.
+    while chosen and counter.count([frame(body)])[0] > budget_tokens:
+        chosen.pop()
+        body = _body(section, chosen)
+    placed = tuple(c.ref for c in chosen if c.ref is not None)
+    placed_lines = len(chosen)
+    return Plan(section, body, placed, considered, considered - placed_lines)
+
+
+def _cut_to_fit(cand: Candidate, tokens_left: int, full_cost: int, counter: TokenCounter) -> Candidate | None:
+    """The longest cut of a truncatable line that fits tokens_left (a few shrinking tries)."""
+    chars = int(len(cand.line) * tokens_left / max(full_cost, 1))
+    for _ in range(8):
+        if chars < 24:
+            return None
+        line = blocks.cut(cand.line, chars)
+        if counter.count([line + "\n"])[0] <= tokens_left:
+            return Candidate(cand.ref, line, cand.rank, cand.order_key)
+        chars = int(chars * 0.85)
+    return None
+
+
+def _body(section: Section, chosen: Sequence[Candidate]) -> str:
+    if section in (Section.EPISODES, Section.TRANSCRIPT):
+        shown = sorted(chosen, key=lambda c: c.order_key)  # chronological reads best
+    else:
+        shown = list(chosen)
+    return blocks.section_text(section, [c.line for c in shown])
+
+
+class Planner:
+    """Fetches the chosen section, fits it under the budget, and bumps usage of the pinned facts it placed."""
+
+    def __init__(self, source: SectionSource, counter: TokenCounter, now_ms: Callable[[], int]) -> None:
+        self._source = source
+        self._counter = counter
+        self._now_ms = now_ms
+
+    def plan(
+        self,
+        agent_id: str,
+        section: Section,
+        query: str,
+        budget_tokens: int,
+        frame: Callable[[str], str],
+        identity: IdentitySnapshot | None = None,
+    ) -> Plan:
+        """One section's body under budget_tokens, counting the frame that will surround it."""
+        if section is Section.NONE:
+            return Plan(section, "", (), 0, 0)
+        if section is Section.IDENTITY:
+            candidates = identity_candidates(identity or IdentitySnapshot())
+        else:
+            hits = self._source.search(agent_id, section, query, fetch_limit(section, budget_tokens))
+            candidates = hit_candidates(section, hits, query)
+        plan = fit(section, candidates, budget_tokens, self._counter, frame)
+        if section is not Section.IDENTITY and len(hits) != plan.considered:
+            # Rows skipped before ranking (empty, the query itself) count as considered and dropped.
+            extra = len(hits) - plan.considered
+            plan = replace(plan, considered=len(hits), dropped=plan.dropped + extra)
+        if section is Section.PINNED and plan.placed:
+            ids = [ref.id for ref in plan.placed if ref.kind is ItemKind.PINNED_FACT]
+            self._source.bump_pinned_usage(agent_id, ids, self._now_ms())
+        return plan
+
+
+__all__ = [
+    "Candidate",
+    "Plan",
+    "Planner",
+    "SectionSource",
+    "fetch_limit",
+    "fit",
+    "hit_candidates",
+    "identity_candidates",
+]

@@ -1,0 +1,54 @@
+"""Text normalisation shared by FTS queries and re-scoring: FTS5-compatible tokens, case and accent folding, stop words."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+#: Most query terms passed to FTS5 (keeps MATCH cheap on long pasted queries).
+MAX_QUERY_TERMS = 24
+
+# English function words (Lucene's set plus question words and pronouns). Dropped from queries because an OR of
+# them matches nearly every row; a query made only of stop words keeps them (see query_terms).
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren as at be because been before being below between
+    both but by can cannot could couldn did didn do does doesn doing don down during each few for from further had
+    hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself
+    just let me more most my myself no nor not now of off on once only or other ought our ours ourselves out over
+    own same shan she should shouldn so some such than that the their theirs them themselves then there these they
+    this those through to too under until up very was wasn we were weren what when where which while who whom why
+    will with won would wouldn you your yours yourself yourselves s t d ll m re ve y also ever get got like one
+    really tell told know say said thing things much many yes yeah oh ok okay hey hi hello thanks thank please
+    """.split()
+)
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics, like FTS5's `unicode61 remove_diacritics 2`."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def tokens(text: str) -> list[str]:
+    """FTS5-compatible tokens: runs of letters and digits after folding (underscore splits, as in unicode61)."""
+    return [piece for token in _TOKEN.findall(fold(text)) for piece in token.split("_") if piece]
+
+
+def query_terms(text: str, limit: int = MAX_QUERY_TERMS) -> list[str]:
+    """Distinct non-stop-word tokens in order of appearance; all tokens when every one is a stop word."""
+    found = tokens(text)
+    kept = _distinct(t for t in found if t not in STOP_WORDS and not (len(t) == 1 and t.isascii()))
+    if not kept:
+        kept = _distinct(found)
+    return kept[:limit]
+
+
+def _distinct(items: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return list(seen)

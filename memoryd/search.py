@@ -1,0 +1,127 @@
+"""Hybrid memory search inside one agent: per-agent BM25 over FTS5, faiss cosine, RRF fusion, MMR rerank."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.domain import ScoredRow, SearchOutcome
+from memoryd.keyword_stats import KeywordStats
+from memoryd.retrieval import hybrid
+from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
+from memoryd.retrieval.terms import query_terms
+from memoryd.storage.store import Store
+
+_log = logging.getLogger("memoryd.search")
+
+
+class QueryEmbedder(Protocol):
+    """Turns a query into (unit vector, model), or None when embeddings are unavailable right now."""
+
+    def embed_query(self, text: str) -> tuple[npt.NDArray[np.float32], str] | None: ...
+
+
+class VectorSearcher(Protocol):
+    """Nearest rows of one agent and kind by cosine similarity, in the vector space of `model`."""
+
+    def search(
+        self, agent_id: str, kind: str, model: str, vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[int, float]]: ...
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Fixed retrieval settings (chosen on the LoCoMo dev split, never on the reported conversations)."""
+
+    fts_candidates: int = 100
+    vector_candidates: int = 100
+    #: Re-score FTS candidates with the agent's own IDF (True) or keep FTS5's table-wide bm25() (False).
+    per_agent_stats: bool = True
+    use_vectors: bool = True
+    mmr_lambda: float = DEFAULT_LAMBDA
+    #: How many fused results MMR chooses from, as a multiple of the limit.
+    mmr_pool_factor: int = 3
+    bm25_weight: float = 1.0
+    vector_weight: float = 1.0
+
+
+class MemorySearch:
+    """Search one agent's memory; never returns another agent's row and never fails because vectors are down."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: QueryEmbedder | None = None,
+        vectors: VectorSearcher | None = None,
+        settings: SearchSettings | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._vectors = vectors
+        self.settings = settings or SearchSettings()
+        self.keyword_stats = KeywordStats(store.fts)
+
+    def search(self, agent_id: str, kind: str, query: str, limit: int) -> SearchOutcome:
+        """Best `limit` rows of `kind` for `query`, best first."""
+        s = self.settings
+        terms = query_terms(query)
+        rankings: list[list[int]] = []
+        weights: list[float] = []
+        method = "fts"
+        if terms:
+            keyword = self._keyword_ranking(agent_id, kind, terms)
+            if keyword:
+                rankings.append(keyword)
+                weights.append(s.bm25_weight)
+        vector_ranking = self._vector_ranking(agent_id, kind, query)
+        if vector_ranking is not None:
+            method = "hybrid"
+            if vector_ranking:
+                rankings.append(vector_ranking)
+                weights.append(s.vector_weight)
+        if not terms and not rankings:
+            like = self._store.fts.like(kind, agent_id, query, max(limit, s.fts_candidates))
+            rankings.append([row_id for row_id, _ in like])
+            weights.append(1.0)
+            method = "like"
+        fused = hybrid.rrf(rankings, weights=weights)
+        pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
+        rows = self._store.rows.fetch(kind, agent_id, pool_ids)
+        pool = [Candidate(i, fused[i], rows[i].text) for i in pool_ids if i in rows]
+        chosen = mmr(pool, limit, s.mmr_lambda) if s.mmr_lambda < 1.0 else [(c.id, c.score) for c in pool[:limit]]
+        return SearchOutcome(hits=tuple(ScoredRow(rows[i], score) for i, score in chosen), method=method)
+
+    def _keyword_ranking(self, agent_id: str, kind: str, terms: Sequence[str]) -> list[int]:
+        candidates = self._store.fts.search(kind, agent_id, terms, self.settings.fts_candidates)
+        if not candidates or not self.settings.per_agent_stats:
+            return [row_id for row_id, _ in candidates]
+        corpus = self.keyword_stats.corpus(kind, agent_id)
+        rows = self._store.rows.fetch(kind, agent_id, [row_id for row_id, _ in candidates])
+        docs = {row_id: rows[row_id].indexed_text for row_id, _ in candidates if row_id in rows}
+        scores = hybrid.bm25_scores(
+            terms,
+            docs,
+            corpus,
+            lambda term: self.keyword_stats.doc_frequency(kind, agent_id, term, corpus.rows),
+        )
+        return hybrid.ranked(scores)
+
+    def _vector_ranking(self, agent_id: str, kind: str, query: str) -> list[int] | None:
+        """Vector ranking, or None when vectors are off or unavailable (search then runs on FTS alone)."""
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            return None
+        try:
+            embedded = self._embedder.embed_query(query)
+            if embedded is None:
+                return None
+            vector, model = embedded
+            hits = self._vectors.search(agent_id, kind, model, vector, self.settings.vector_candidates)
+        except Exception as error:  # noqa: BLE001 - vectors are an optimisation; FTS still answers
+            _log.warning("vector search failed (%s); using full-text search only", type(error).__name__)
+            return None
+        return [row_id for row_id, _ in hits]

@@ -1,0 +1,97 @@
+"""Opening memory.sqlite: pragmas, one connection per thread, serialised write transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import peewee
+
+#: PRAGMAs applied to every connection. WAL lets readers run while one writer commits.
+PRAGMAS: dict[str, Any] = {
+    "journal_mode": "wal",
+    "synchronous": "normal",
+    "foreign_keys": 1,
+    "busy_timeout": 15000,
+    "temp_store": "memory",
+    "cache_size": -20000,
+}
+
+
+class Database:
+    """The memory database. peewee keeps one connection per thread (the gRPC pool is threads).
+
+    Writes take a process-wide lock and BEGIN IMMEDIATE, so two writers never race for the SQLite write lock and
+    no reader ever sees "database is locked"; WAL readers never block.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.pw = peewee.SqliteDatabase(
+            str(self.path), pragmas=PRAGMAS, timeout=15, lock_type="IMMEDIATE", thread_safe=True, autoconnect=True
+        )
+        self._write_lock = threading.RLock()
+        self._generation = 0
+
+    @property
+    def generation(self) -> int:
+        """Incremented by every committed write; caches of derived statistics compare against it."""
+        return self._generation
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """One write transaction (nested calls become savepoints)."""
+        with self._write_lock, self.pw.atomic():
+            yield
+            self._generation += 1
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        """A consistent read snapshot (a deferred transaction) on this thread's connection."""
+        if self.pw.in_transaction():
+            yield
+            return
+        with self.pw.atomic("DEFERRED"):
+            yield
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement on this thread's connection."""
+        cursor: sqlite3.Cursor = self.pw.execute_sql(sql, tuple(params))
+        return cursor
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run a SELECT and fetch every row."""
+        return list(self.execute(sql, params).fetchall())
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """First column of the first row, or None."""
+        row = self.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def file_bytes(self) -> int:
+        """Size of the database file plus its WAL and shared-memory files."""
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            candidate = Path(f"{self.path}{suffix}")
+            if candidate.exists():
+                total += candidate.stat().st_size
+        return total
+
+    def table_exists(self, name: str) -> bool:
+        """Whether a table (or virtual table) of that name exists."""
+        return bool(self.scalar("SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?", (name,)))
+
+    def columns(self, table: str) -> list[str]:
+        """Column names of a table."""
+        return [row[1] for row in self.query(f'PRAGMA table_info("{table}")')]
+
+    def close(self) -> None:
+        """Close this thread's connection (other threads' connections close when they exit)."""
+        if not self.pw.is_closed():
+            self.pw.close()

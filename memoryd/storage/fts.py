@@ -1,0 +1,124 @@
+"""FTS5 search over the mirrors, always inside one agent: sanitised OR queries, bm25 ranking, LIKE last resort."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.storage.db import Database
+
+
+@dataclass(frozen=True)
+class Mirror:
+    """One FTS mirror: its table, source table, text columns and their bm25 weights, and the row filter."""
+
+    fts: str
+    source: str
+    columns: tuple[str, ...]
+    weights: tuple[float, ...]
+    active_filter: str
+
+
+MIRRORS: dict[str, Mirror] = {
+    KIND_PINNED: Mirror("fts_pinned", "pinned_facts", ("content",), (1.0,), "s.status = 'active'"),
+    # Topics and entities are short and dense: a hit there says more than one in the summary.
+    KIND_EPISODE: Mirror(
+        "fts_episodes", "episodes", ("summary", "topics_csv", "entities_csv"), (1.0, 1.5, 1.5), "s.status = 'active'"
+    ),
+    KIND_TRANSCRIPT: Mirror("fts_transcript", "transcript", ("content",), (1.0,), "1 = 1"),
+}
+
+
+def agent_key(agent_id: str) -> str:
+    """The agent's single FTS token: 'a' + hex of its UTF-8 bytes (matches schema.AGENT_KEY_EXPR)."""
+    return "a" + agent_id.encode("utf-8").hex().upper()
+
+
+def _quote(term: str) -> str:
+    # Terms come from retrieval.terms.tokens (letters/digits only); quoting makes each a literal string, so no
+    # FTS5 operator (AND, NEAR, *, ^, :, column filters) in user text can ever be interpreted.
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_expression(agent_id: str, terms: Sequence[str], columns: Sequence[str]) -> str:
+    """`agent_key : "a…" AND {cols} : ("t1" OR "t2" …)`; the agent filter runs inside FTS5."""
+    if not terms:
+        raise ValueError("no terms")
+    body = " OR ".join(_quote(t) for t in terms)
+    cols = columns[0] if len(columns) == 1 else "{" + " ".join(columns) + "}"
+    return f'agent_key : "{agent_key(agent_id)}" AND {cols} : ({body})'
+
+
+def like_pattern(query: str) -> str:
+    """A LIKE pattern matching the whole query literally (% and _ escaped with backslash)."""
+    escaped = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+class FtsIndex:
+    """Runs the per-agent FTS5 and LIKE queries; returns (row id, score) with higher scores better."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def search(self, kind: str, agent_id: str, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """Top rows by FTS5 bm25 (note: its IDF comes from the whole table, all agents)."""
+        m = MIRRORS[kind]
+        weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
+        sql = (
+            f"SELECT f.rowid, bm25({m.fts}, {weights}) AS score FROM {m.fts} AS f "
+            f"JOIN {m.source} AS s ON s.id = f.rowid "
+            f"WHERE {m.fts} MATCH ? AND s.agent_id = ? AND {m.active_filter} "
+            f"ORDER BY score LIMIT ?"
+        )
+        rows = self._db.query(sql, (match_expression(agent_id, terms, m.columns), agent_id, limit))
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def doc_frequency(self, kind: str, agent_id: str, term: str) -> int:
+        """Rows of this agent containing `term` (the per-agent df used to re-score)."""
+        m = MIRRORS[kind]
+        expression = match_expression(agent_id, [term], m.columns)
+        return int(self._db.scalar(f"SELECT count(*) FROM {m.fts} WHERE {m.fts} MATCH ?", (expression,)) or 0)
+
+    def like(self, kind: str, agent_id: str, query: str, limit: int) -> list[tuple[int, float]]:
+        """Last resort when the query has no searchable token (e.g. only punctuation): literal substring."""
+        m = MIRRORS[kind]
+        clauses = " OR ".join(f"s.{c} LIKE ? ESCAPE '\\'" for c in m.columns)
+        order = "s.created_at_ms DESC" if kind != KIND_EPISODE else "s.conversation_at_ms DESC"
+        sql = (
+            f"SELECT s.id FROM {m.source} AS s WHERE s.agent_id = ? AND {m.active_filter} AND ({clauses}) "
+            f"ORDER BY {order} LIMIT ?"
+        )
+        pattern = like_pattern(query)
+        rows = self._db.query(sql, (agent_id, *([pattern] * len(m.columns)), limit))
+        return [(int(r[0]), 1.0 / (1 + rank)) for rank, r in enumerate(rows)]
+
+    def agent_text_stats(self, kind: str, agent_id: str) -> tuple[int, float]:
+        """(rows, mean characters of indexed text) of one agent, for BM25 length normalisation."""
+        m = MIRRORS[kind]
+        length = " + ".join(f"length(s.{c})" for c in m.columns)
+        row = self._db.query(
+            f"SELECT count(*), avg({length}) FROM {m.source} AS s WHERE s.agent_id = ? AND {m.active_filter}",
+            (agent_id,),
+        )[0]
+        return int(row[0] or 0), float(row[1] or 0.0)
+
+    def health(self) -> list[tuple[str, str, int, int, bool]]:
+        """(fts, source, source rows, fts rows, healthy) per mirror, using FTS5's integrity-check."""
+        report = []
+        for m in MIRRORS.values():
+            source_rows = int(self._db.scalar(f"SELECT count(*) FROM {m.source}") or 0)
+            fts_rows = int(self._db.scalar(f"SELECT count(*) FROM {m.fts}_docsize") or 0)
+            try:
+                self._db.execute(f"INSERT INTO {m.fts} ({m.fts}, rank) VALUES ('integrity-check', 1)")
+                healthy = source_rows == fts_rows
+            except Exception:  # noqa: BLE001 - a corrupt mirror is reported, not raised
+                healthy = False
+            report.append((m.fts, m.source, source_rows, fts_rows, healthy))
+        return report
+
+    def rebuild(self) -> None:
+        """Rebuild every mirror from its source table (memoryctl reindex)."""
+        for m in MIRRORS.values():
+            self._db.execute(f"INSERT INTO {m.fts} ({m.fts}) VALUES ('rebuild')")

@@ -1,0 +1,97 @@
+"""Ordered schema migrations, one transaction each, recorded in schema_version (sqlite-utils style)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memoryd.storage import schema, v1_import
+from memoryd.storage.db import Database
+
+_log = logging.getLogger("memoryd.storage.migrations")
+
+
+class NewerSchemaError(RuntimeError):
+    """The database was written by a newer memoryd; refusing to touch it."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step: its version number, a name, and the function that applies it (inside a transaction)."""
+
+    version: int
+    name: str
+    apply: Callable[[Database], None]
+
+
+def _core_tables(db: Database) -> None:
+    for statement in schema.CORE_TABLES:
+        db.execute(statement)
+
+
+def _fts_mirrors(db: Database) -> None:
+    for fts, source, columns in schema.FTS_MIRRORS:
+        for statement in schema.fts_statements(fts, source, columns):
+            db.execute(statement)
+
+
+def _import_v1(db: Database) -> None:
+    if v1_import.is_v1_layout(db) or any(db.table_exists(f"v1_{n}") for n in v1_import.V1_CLASHING):
+        counts = v1_import.import_v1(db)
+        _log.info("imported a 1.x memory store: %s", ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "core tables", _core_tables),
+    Migration(2, "fts5 mirrors with triggers, backfilled", _fts_mirrors),
+    Migration(3, "import an Osaurus 1.x store", _import_v1),
+)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+_VERSION_DDL = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at_ms INTEGER NOT NULL
+)
+"""
+
+
+def current_version(db: Database) -> int:
+    """Highest applied migration, 0 for a new database."""
+    if not db.table_exists("schema_version") or "applied_at_ms" not in db.columns("schema_version"):
+        return 0
+    return int(db.scalar("SELECT coalesce(max(version), 0) FROM schema_version") or 0)
+
+
+def migrate(db: Database) -> list[int]:
+    """Apply every pending migration in order; returns the versions applied."""
+    with db.write():
+        # A 1.x store has its own schema_version/embeddings/...; set them aside before v2 creates its tables.
+        if v1_import.is_v1_layout(db):
+            renamed = v1_import.set_aside_clashing_tables(db)
+            if renamed:
+                _log.info("1.x store found; set aside %s for import", ", ".join(renamed))
+        db.execute(_VERSION_DDL)
+    version = current_version(db)
+    if version > LATEST_VERSION:
+        raise NewerSchemaError(f"database schema {version} is newer than this memoryd ({LATEST_VERSION})")
+    applied: list[int] = []
+    for migration in MIGRATIONS:
+        if migration.version <= version:
+            continue
+        started = time.perf_counter()
+        with db.write():
+            migration.apply(db)
+            db.execute(
+                "INSERT INTO schema_version (version, name, applied_at_ms) VALUES (?, ?, ?)",
+                (migration.version, migration.name, int(time.time() * 1000)),
+            )
+        applied.append(migration.version)
+        _log.info(
+            "schema migration %d (%s) applied in %.0f ms",
+            migration.version, migration.name, (time.perf_counter() - started) * 1000,
+        )
+    return applied

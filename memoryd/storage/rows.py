@@ -1,0 +1,78 @@
+"""Loading searchable rows (pinned facts, episodes, transcript turns) by id, always filtered by agent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, MemoryRow
+from memoryd.storage.db import Database
+
+_SELECT = {
+    KIND_PINNED: (
+        "SELECT id, agent_id, content, coalesce(source_conversation_id, ''), created_at_ms, '', salience, "
+        "tags_csv, 0, '' FROM pinned_facts WHERE status = 'active' AND agent_id = ? AND id IN ({ids})"
+    ),
+    KIND_EPISODE: (
+        "SELECT id, agent_id, summary, conversation_id, conversation_at_ms, '', salience, topics_csv, 0, entities_csv "
+        "FROM episodes WHERE status = 'active' AND agent_id = ? AND id IN ({ids})"
+    ),
+    KIND_TRANSCRIPT: (
+        "SELECT id, agent_id, content, conversation_id, created_at_ms, role, 0.0, '', chunk_index, '' "
+        "FROM transcript WHERE agent_id = ? AND id IN ({ids})"
+    ),
+}
+
+#: Text embedded for a row (episodes: summary + topics, as the reference app does).
+EMBED_TEXT_SQL = {
+    KIND_PINNED: "SELECT id, content FROM pinned_facts",
+    KIND_EPISODE: "SELECT id, summary || CASE WHEN topics_csv <> '' THEN ' — ' || topics_csv ELSE '' END "
+    "FROM episodes",
+    KIND_TRANSCRIPT: "SELECT id, content FROM transcript",
+}
+
+_CHUNK = 500
+
+
+def split_csv(value: str) -> tuple[str, ...]:
+    """Comma-separated list → trimmed, non-empty items."""
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+class RowStore:
+    """Fetches rows for search hits; rows of other agents, disabled rows and deleted rows never come back."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def fetch(self, kind: str, agent_id: str, ids: Sequence[int]) -> dict[int, MemoryRow]:
+        """Rows by id (missing ids are simply absent)."""
+        found: dict[int, MemoryRow] = {}
+        unique = list(dict.fromkeys(int(i) for i in ids))
+        for start in range(0, len(unique), _CHUNK):
+            chunk = unique[start : start + _CHUNK]
+            sql = _SELECT[kind].format(ids=", ".join("?" * len(chunk)))
+            for r in self._db.query(sql, (agent_id, *chunk)):
+                found[int(r[0])] = MemoryRow(
+                    kind=kind,
+                    id=int(r[0]),
+                    agent_id=r[1],
+                    text=r[2],
+                    conversation_id=r[3],
+                    occurred_at_ms=int(r[4] or 0),
+                    role=r[5],
+                    salience=float(r[6] or 0.0),
+                    topics=split_csv(r[7] or ""),
+                    chunk_index=int(r[8] or 0),
+                    entities=split_csv(r[9] or "") if kind == KIND_EPISODE else (),
+                )
+        return found
+
+    def texts_to_embed(self, kind: str, agent_id: str, ids: Sequence[int]) -> list[tuple[int, str]]:
+        """(id, text to embed) for the given rows of one agent."""
+        result: list[tuple[int, str]] = []
+        unique = list(dict.fromkeys(int(i) for i in ids))
+        for start in range(0, len(unique), _CHUNK):
+            chunk = unique[start : start + _CHUNK]
+            sql = f"{EMBED_TEXT_SQL[kind]} WHERE agent_id = ? AND id IN ({', '.join('?' * len(chunk))})"
+            result.extend((int(r[0]), str(r[1])) for r in self._db.query(sql, (agent_id, *chunk)))
+        return result

@@ -1,0 +1,60 @@
+"""Opens the memory store: database, migrations, bound models and the per-table-family stores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoryd.storage.agents import AgentStore
+from memoryd.storage.db import Database
+from memoryd.storage.embeddings import EmbeddingStore
+from memoryd.storage.fts import FtsIndex
+from memoryd.storage.identity import IdentityStore
+from memoryd.storage.migrations import current_version, migrate
+from memoryd.storage.rows import RowStore
+from memoryd.storage.stats import StatsStore
+from memoryd.storage.tables import Tables, define_tables
+from memoryd.storage.turns import TurnStore
+
+
+@dataclass
+class Store:
+    """Everything memoryd reads and writes in SQLite."""
+
+    db: Database
+    tables: Tables
+    agents: AgentStore
+    turns: TurnStore
+    identity: IdentityStore
+    fts: FtsIndex
+    rows: RowStore
+    embeddings: EmbeddingStore
+    stats: StatsStore
+
+    @property
+    def schema_version(self) -> int:
+        """Highest applied migration."""
+        return current_version(self.db)
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        self.db.close()
+
+
+def open_store(path: Path | str) -> Store:
+    """Open (creating if needed) and migrate the database at `path`."""
+    db = Database(path)
+    migrate(db)
+    tables = define_tables(db.pw)
+    agents = AgentStore(db, tables)
+    return Store(
+        db=db,
+        tables=tables,
+        agents=agents,
+        turns=TurnStore(db, tables, agents),
+        identity=IdentityStore(db, tables),
+        fts=FtsIndex(db),
+        rows=RowStore(db),
+        embeddings=EmbeddingStore(db),
+        stats=StatsStore(db),
+    )

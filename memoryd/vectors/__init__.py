@@ -1,0 +1,1 @@
+"""Per-agent faiss vector indexes, persisted with a manifest and rebuilt from the embeddings table."""

@@ -1,0 +1,148 @@
+"""One agent's faiss index (IndexIDMap2 over IndexFlatIP on unit vectors) with its manifest on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+
+from memoryd.domain import KINDS, now_ms
+from memoryd.vectors.codec import Vector, kind_range, normalise, split_id, vector_id
+
+INDEX_FILE = "index.faiss"
+MANIFEST_FILE = "manifest.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What an index file holds: which agent, model and dimension, and how many vectors (per kind)."""
+
+    agent_id: str
+    model: str
+    dimension: int
+    count: int
+    counts: dict[str, int] = field(default_factory=dict)
+    format: int = FORMAT
+    updated_at_ms: int = 0
+
+
+class AgentIndex:
+    """Thread-safe exact cosine index of one agent; every kind shares it, a range selector splits kinds."""
+
+    def __init__(self, agent_id: str, model: str, dimension: int, index: Any | None = None) -> None:
+        self.agent_id = agent_id
+        self.model = model
+        self.dimension = dimension
+        self._index = index if index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
+        self._lock = threading.RLock()
+        self.dirty = False
+
+    @property
+    def count(self) -> int:
+        """Vectors held."""
+        return int(self._index.ntotal)
+
+    def counts(self) -> dict[str, int]:
+        """Vectors per kind."""
+        with self._lock:
+            if self._index.ntotal == 0:
+                return {}
+            ids = faiss.vector_to_array(self._index.id_map)
+        result: dict[str, int] = {}
+        for kind in KINDS:
+            low, high = kind_range(kind)
+            n = int(np.count_nonzero((ids >= low) & (ids < high)))
+            if n:
+                result[kind] = n
+        return result
+
+    def add(self, kind: str, row_ids: Sequence[int], vectors: Vector) -> None:
+        """Add (or replace) the vectors of these rows."""
+        if not len(row_ids):
+            return
+        if vectors.shape != (len(row_ids), self.dimension):
+            raise ValueError(f"expected {len(row_ids)}x{self.dimension} vectors, got {vectors.shape}")
+        ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
+        with self._lock:
+            self._index.remove_ids(faiss.IDSelectorBatch(ids))
+            self._index.add_with_ids(normalise(vectors), ids)
+            self.dirty = True
+
+    def remove(self, kind: str, row_ids: Sequence[int]) -> int:
+        """Remove these rows' vectors; returns how many were present."""
+        if not len(row_ids):
+            return 0
+        ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
+        with self._lock:
+            removed = int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
+            self.dirty = self.dirty or removed > 0
+        return removed
+
+    def search(self, kind: str, query: Vector, k: int) -> list[tuple[int, float]]:
+        """(row id, cosine) of the k nearest rows of `kind`."""
+        with self._lock:
+            if self._index.ntotal == 0 or k <= 0:
+                return []
+            low, high = kind_range(kind)
+            params = faiss.SearchParameters(sel=faiss.IDSelectorRange(low, high))
+            scores, ids = self._index.search(normalise(query), min(k, self._index.ntotal), params=params)
+        return [(split_id(int(i))[1], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
+
+    def manifest(self) -> Manifest:
+        """The manifest describing the current contents."""
+        return Manifest(self.agent_id, self.model, self.dimension, self.count, self.counts(), FORMAT, now_ms())
+
+    def save(self, directory: Path) -> None:
+        """Write index then manifest, each atomically (tmp + rename); a crash leaves a stale, rebuildable pair."""
+        directory.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            manifest = self.manifest()
+            fd, tmp = tempfile.mkstemp(prefix=".index.", dir=directory)
+            os.close(fd)
+            try:
+                faiss.write_index(self._index, tmp)
+                os.replace(tmp, directory / INDEX_FILE)
+            finally:
+                Path(tmp).unlink(missing_ok=True)
+            self.dirty = False
+        _write_json(directory / MANIFEST_FILE, asdict(manifest))
+
+    @classmethod
+    def load(cls, directory: Path) -> AgentIndex | None:
+        """The saved index, or None when missing, unreadable, or inconsistent with its manifest."""
+        manifest = read_manifest(directory)
+        if manifest is None or not (directory / INDEX_FILE).exists():
+            return None
+        try:
+            index = faiss.read_index(str(directory / INDEX_FILE))
+        except RuntimeError:
+            return None
+        if index.d != manifest.dimension or index.ntotal != manifest.count:
+            return None
+        return cls(manifest.agent_id, manifest.model, manifest.dimension, index)
+
+
+def read_manifest(directory: Path) -> Manifest | None:
+    """The manifest in `directory`, or None when absent or malformed."""
+    try:
+        data = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+        manifest = Manifest(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+    return manifest if manifest.format == FORMAT else None
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, sort_keys=True)
+    os.replace(tmp, path)

@@ -1,0 +1,252 @@
+"""The storage operations the writer needs, as a Protocol over plain dataclasses (no peewee here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+#: processing_log.status values the writer writes.
+LOG_SUCCESS = "success"
+LOG_SKIPPED = "skipped"
+LOG_EMPTY = "empty"
+LOG_ERROR = "error"
+LOG_DEAD_LETTER = "dead_letter"
+#: processing_log.task_type of a distillation that called the model, and of one skipped before any model call
+#: (kept apart so GetStats' "total calls" and success rate count real model calls only).
+TASK_DISTILL = "distill"
+TASK_DISTILL_SKIPPED = "distill_skipped"
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One pending_signals row: a buffered user/assistant exchange."""
+
+    id: int
+    agent_id: str
+    conversation_id: str
+    user_message: str
+    assistant_message: str
+    created_at_ms: int
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class EpisodeDigest:
+    """A recent episode, as shown to the model for cross-session continuity."""
+
+    conversation_at_ms: int
+    summary: str
+
+
+@dataclass(frozen=True)
+class ExistingFact:
+    """An active pinned fact or identity fact the dedup compares candidates against."""
+
+    id: str
+    content: str
+    salience: float
+    source_count: int
+
+
+@dataclass(frozen=True)
+class NewEpisode:
+    """The episode row to insert."""
+
+    agent_id: str
+    conversation_id: str
+    summary: str
+    topics: tuple[str, ...]
+    entities: tuple[str, ...]
+    decisions: tuple[str, ...]
+    action_items: tuple[str, ...]
+    salience: float
+    token_count: int
+    model: str
+    conversation_at_ms: int
+
+
+@dataclass(frozen=True)
+class NewFact:
+    """A pinned fact to insert (its source episode is the one inserted in the same transaction)."""
+
+    content: str
+    salience: float
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FactBump:
+    """An existing fact a new candidate duplicated: one more source, and salience raised to `salience`."""
+
+    fact_id: str
+    salience: float
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One processing_log row."""
+
+    agent_id: str
+    status: str
+    details: str
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    duration_ms: int = 0
+    task_type: str = TASK_DISTILL
+
+
+@dataclass(frozen=True)
+class DistillationWrite:
+    """Everything one successful distillation writes, committed in ONE transaction."""
+
+    episode: NewEpisode
+    signal_ids: tuple[int, ...]
+    new_facts: tuple[NewFact, ...]
+    fact_bumps: tuple[FactBump, ...]
+    new_identity_facts: tuple[str, ...]
+    identity_bumps: tuple[str, ...]
+    log: LogEntry
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """Ids created by a committed distillation."""
+
+    episode_id: int
+    fact_ids: tuple[str, ...]
+    identity_fact_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FailureResult:
+    """Attempts recorded for a failed distillation, and whether the signals were dead-lettered."""
+
+    attempts: int
+    dead_lettered: bool
+
+
+@dataclass(frozen=True)
+class IngestTurn:
+    """One turn of an Ingest request."""
+
+    user: str
+    assistant: str
+
+
+@dataclass(frozen=True)
+class DerivedRow:
+    """A derived row removed by a re-ingest, so its vector can be dropped too."""
+
+    kind: str  # "episode" | "pinned_fact" | "identity_fact" | "transcript"
+    id: str
+
+
+@dataclass(frozen=True)
+class ReplaceResult:
+    """What a (re-)ingest stored and removed."""
+
+    transcript_ids: tuple[int, ...]
+    signal_ids: tuple[int, ...]
+    removed: tuple[DerivedRow, ...] = field(default_factory=tuple)
+
+
+class StaleSnapshotError(Exception):
+    """Some snapshot signals were no longer pending at commit time; nothing was written."""
+
+
+class WriterStore(Protocol):
+    """Storage the writer needs. Every method is one short transaction; implementations are thread-safe."""
+
+    def pending_signals(self, agent_id: str, conversation_id: str) -> list[Signal]:
+        """Pending signals of one conversation, oldest first (the snapshot a distillation works on)."""
+        ...
+
+    def pending_conversations(self, agent_id: str | None = None) -> list[tuple[str, str]]:
+        """Distinct (agent_id, conversation_id) pairs with pending signals, oldest first."""
+        ...
+
+    def identity_narrative(self) -> str:
+        """The auto-derived identity narrative (never the user's overrides)."""
+        ...
+
+    def recent_episodes(self, agent_id: str, limit: int, since_ms: int) -> list[EpisodeDigest]:
+        """Up to `limit` active episodes of the agent newer than since_ms, newest first."""
+        ...
+
+    def active_facts(self, agent_id: str, limit: int) -> list[ExistingFact]:
+        """Active pinned facts of the agent, highest salience first."""
+        ...
+
+    def identity_facts(self, agent_id: str, limit: int) -> list[ExistingFact]:
+        """Auto-derived identity facts whose source agent is `agent_id`."""
+        ...
+
+    def is_memory_enabled(self, agent_id: str) -> bool:
+        """Whether the agent's Memory toggle is on (unknown agents count as enabled)."""
+        ...
+
+    def commit_distillation(self, write: DistillationWrite) -> CommitResult:
+        """ONE transaction: insert the episode, mark exactly the snapshot ids processed, insert/bump pinned facts,
+        insert/bump identity facts, write the log row. Raises StaleSnapshotError (and writes nothing) when a
+        snapshot id is no longer pending."""
+        ...
+
+    def mark_processed(self, signal_ids: Sequence[int], log: LogEntry) -> None:
+        """Terminal outcome without an episode: mark the ids processed and write the log row, one transaction."""
+        ...
+
+    def record_failure(self, signal_ids: Sequence[int], max_attempts: int, log: LogEntry) -> FailureResult:
+        """attempts += 1 on ids still pending; dead-letter them when max attempts >= max_attempts; log it.
+
+        The log row's status becomes dead_letter when the signals were dead-lettered."""
+        ...
+
+    def log(self, entry: LogEntry) -> None:
+        """Write one processing_log row."""
+        ...
+
+    def replace_conversation(
+        self,
+        agent_id: str,
+        conversation_id: str,
+        turns: Sequence[IngestTurn],
+        session_time_ms: int,
+        *,
+        skip_extraction: bool,
+    ) -> ReplaceResult:
+        """Ingest in ONE transaction: delete the conversation's transcript; unless skip_extraction also its
+        signals (any status), episodes and the pinned/identity facts derived from those episodes; then insert the
+        transcript rows (and pending signals unless skip_extraction)."""
+        ...
+
+    def count_pending(self, agent_id: str, conversation_id: str) -> int:
+        """Number of pending signals of one conversation."""
+        ...
+
+
+__all__ = [
+    "LOG_DEAD_LETTER",
+    "LOG_EMPTY",
+    "LOG_ERROR",
+    "LOG_SKIPPED",
+    "LOG_SUCCESS",
+    "TASK_DISTILL",
+    "TASK_DISTILL_SKIPPED",
+    "CommitResult",
+    "DerivedRow",
+    "DistillationWrite",
+    "EpisodeDigest",
+    "ExistingFact",
+    "FactBump",
+    "FailureResult",
+    "IngestTurn",
+    "LogEntry",
+    "NewEpisode",
+    "NewFact",
+    "ReplaceResult",
+    "Signal",
+    "StaleSnapshotError",
+    "WriterStore",
+]

@@ -1,0 +1,93 @@
+"""Chat dataclasses the host passes between its layers: messages, model options, memory traces, turns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Roles of a chat message.
+ROLES = ("system", "user", "assistant", "tool")
+#: Sections memoryd's planner can choose.
+SECTIONS = ("unspecified", "none", "identity", "pinned", "episodes", "transcript")
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """Non-text content of a message; its presence makes a user message multimodal."""
+
+    mime_type: str
+    data: bytes = b""
+    uri: str = ""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of a chat."""
+
+    role: str
+    content: str
+    attachments: tuple[Attachment, ...] = ()
+
+    @property
+    def is_multimodal(self) -> bool:
+        """Whether it carries non-text parts (memory is never injected into such a message)."""
+        return bool(self.attachments)
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Model call options; zero values mean defaults."""
+
+    max_tokens: int = 0
+    temperature: float = 0.0
+    model: str = ""
+    model_context_tokens: int = 0
+    """Context window of the model; 0 asks inferd."""
+
+
+@dataclass(frozen=True)
+class MemoryTrace:
+    """What memory did for one model call."""
+
+    injected: bool = False
+    section: str = "unspecified"
+    reason: str = ""
+    block_tokens: int = 0
+    recorded: bool = False
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """One composed model call: for an agent and conversation, the chat ending with the user's message."""
+
+    agent_id: str
+    conversation_id: str
+    messages: tuple[ChatMessage, ...]
+    options: ModelOptions = field(default_factory=ModelOptions)
+    json_schema: str = ""
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """The reply of a composed model call."""
+
+    text: str
+    memory: MemoryTrace
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class TurnEvent:
+    """One event of a streamed turn: a delta, or (done=True) the final trace."""
+
+    delta: str = ""
+    done: bool = False
+    memory: MemoryTrace | None = None
+
+
+def latest_user_index(messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> int | None:
+    """Index of the last user message, or None."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "user":
+            return index
+    return None

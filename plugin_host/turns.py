@@ -1,0 +1,91 @@
+"""The composed model call (RunAgent, ctx.complete, ctx.stream): inject memory → inferd → record the turn."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+
+from plugin_host.chat import MemoryTrace, TurnEvent, TurnRequest, TurnResult, latest_user_index
+from plugin_host.context_window import ContextWindows
+from plugin_host.injection import Injected, MemoryInjector
+from plugin_host.peers import InferencePeer, MemoryPeer
+from servicekit.errors import ServiceError
+
+_log = logging.getLogger("plugin_host.turns")
+
+
+class TurnRunner:
+    """Runs one agent turn. Memory failures degrade to "no memory"; model failures are the caller's errors."""
+
+    def __init__(
+        self,
+        memory: MemoryPeer,
+        inference: InferencePeer,
+        windows: ContextWindows,
+        *,
+        memory_timeout_s: float = 3.0,
+    ) -> None:
+        self._memory = memory
+        self._inference = inference
+        self._windows = windows
+        self._injector = MemoryInjector(memory, memory_timeout_s)
+        self._memory_timeout_s = memory_timeout_s
+
+    def complete(self, turn: TurnRequest, *, timeout_s: float | None) -> TurnResult:
+        """Inject, generate, record; raises the inference service's typed errors."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        injected = self._inject(turn, deadline)
+        reply = self._inference.generate(
+            injected.messages, turn.options, turn.json_schema, timeout_s=_remaining(deadline)
+        )
+        recorded = self._record(turn, reply.text, deadline)
+        return TurnResult(reply.text, _trace(injected, recorded), reply.prompt_tokens, reply.completion_tokens)
+
+    def stream(self, turn: TurnRequest, *, timeout_s: float | None) -> Iterator[TurnEvent]:
+        """As complete(), yielding deltas and then one final event carrying the trace."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        injected = self._inject(turn, deadline)
+        parts: list[str] = []
+        for piece in self._inference.stream(injected.messages, turn.options, timeout_s=_remaining(deadline)):
+            if piece.delta:
+                parts.append(piece.delta)
+                yield TurnEvent(delta=piece.delta)
+        recorded = self._record(turn, "".join(parts), deadline)
+        yield TurnEvent(done=True, memory=_trace(injected, recorded))
+
+    def _inject(self, turn: TurnRequest, deadline: float | None) -> Injected:
+        context_tokens = self._windows.resolve(turn.options.model, turn.options.model_context_tokens)
+        return self._injector.inject(
+            turn.agent_id, turn.conversation_id, turn.messages, context_tokens, _remaining(deadline)
+        )
+
+    def _record(self, turn: TurnRequest, reply: str, deadline: float | None) -> bool:
+        """BufferTurn with the user's own words (never the injected block) and the reply."""
+        index = latest_user_index(turn.messages)
+        if index is None:
+            return False
+        remaining = _remaining(deadline)
+        timeout_s = self._memory_timeout_s if remaining is None else max(0.05, min(self._memory_timeout_s, remaining))
+        try:
+            self._memory.buffer_turn(
+                turn.agent_id, turn.conversation_id, turn.messages[index].content, reply, timeout_s=timeout_s
+            )
+        except ServiceError as error:
+            _log.warning("turn not recorded: %s %s", type(error).__name__, error.reason)
+            return False
+        return True
+
+
+def _trace(injected: Injected, recorded: bool) -> MemoryTrace:
+    return MemoryTrace(
+        injected=injected.injected,
+        section=injected.section,
+        reason=injected.reason,
+        block_tokens=injected.block_tokens,
+        recorded=recorded,
+    )
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
