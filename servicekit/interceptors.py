@@ -56,7 +56,7 @@ def _safe_deserializer(
             )
         try:
             return deserialize(raw)
-        except Exception:  # noqa: BLE001 - any decode failure is the client's bad bytes
+        except Exception:
             return _Undecodable(
                 InvalidArgumentError("MALFORMED_REQUEST", "request bytes are not a valid message")
             )
@@ -146,7 +146,7 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         def wrapped(request: Any, context: grpc.ServicerContext) -> Any:
             try:
                 return behavior(self._prepare(request, context, stream_in), context)
-            except Exception as error:  # noqa: BLE001 - mapped to a status
+            except Exception as error:
                 self._abort(error, context, method)
                 raise  # unreachable: abort raises
 
@@ -156,7 +156,7 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         def wrapped(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             try:
                 yield from behavior(self._prepare(request, context, stream_in), context)
-            except Exception as error:  # noqa: BLE001 - mapped to a status
+            except Exception as error:
                 self._abort(error, context, method)
                 raise
 
@@ -249,7 +249,9 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         supplied = dict(handler_call_details.invocation_metadata or ()).get("authorization", "")
         if hmac.compare_digest(str(supplied).encode(), self._expected):
             return continuation(handler_call_details)
-        status = UnauthenticatedError("BAD_TOKEN", "missing or wrong bearer token").to_grpc_status(self._domain)
+        status = UnauthenticatedError("BAD_TOKEN", "missing or wrong bearer token").to_grpc_status(
+            self._domain
+        )
 
         def deny(requests: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             context.abort_with_status(status)

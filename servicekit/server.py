@@ -14,8 +14,8 @@ from types import FrameType
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from servicekit.reflection import enable_commented_reflection
 from servicekit.interceptors import AccessLogInterceptor, BearerTokenInterceptor, ErrorMappingInterceptor
+from servicekit.reflection import enable_commented_reflection
 
 _log = logging.getLogger("servicekit.server")
 

@@ -29,7 +29,9 @@ class Violations:
         if self.items:
             first = self.items[0]
             summary = "; ".join(f"{v.field}: {v.description}" for v in self.items)
-            raise InvalidArgumentError(first.reason, f"invalid request: {summary}", field_violations=self.items)
+            raise InvalidArgumentError(
+                first.reason, f"invalid request: {summary}", field_violations=self.items
+            )
 
     def __enter__(self) -> Violations:
         return self
@@ -52,7 +54,9 @@ class Violations:
             self.add(field, "contains a NUL character", "INVALID_CHARACTERS")
         return value
 
-    def require_id(self, value: str, field: str, *, max_chars: int, reason: str, required: bool = True) -> str:
+    def require_id(
+        self, value: str, field: str, *, max_chars: int, reason: str, required: bool = True
+    ) -> str:
         """An identifier: 1..max_chars printable characters without whitespace; UUIDs upper-cased."""
         if not value:
             if required:
@@ -67,7 +71,13 @@ class Violations:
         return value.upper() if _UUID_PATTERN.match(value) else value
 
     def require_enum(
-        self, value: int, enum: EnumDescriptor, field: str, *, required: bool = True, reason: str = "INVALID_ENUM"
+        self,
+        value: int,
+        enum: EnumDescriptor,
+        field: str,
+        *,
+        required: bool = True,
+        reason: str = "INVALID_ENUM",
     ) -> int:
         """An enum field: a known value (proto3 keeps unknown numbers), and not UNSPECIFIED when required."""
         if value not in enum.values_by_number:

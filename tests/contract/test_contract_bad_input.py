@@ -40,7 +40,11 @@ def _memory_cases(stub: mpb_grpc.MemoryServiceStub) -> list[tuple[str, Callable[
     turn = {"conversation_id": "c", "user_message": "hello"}
     invalid = grpc.StatusCode.INVALID_ARGUMENT
     return [
-        ("empty agent id", lambda: stub.BufferTurn(mpb.BufferTurnRequest(agent_id="", **turn), timeout=10), invalid),
+        (
+            "empty agent id",
+            lambda: stub.BufferTurn(mpb.BufferTurnRequest(agent_id="", **turn), timeout=10),
+            invalid,
+        ),
         (
             "300-char agent id",
             lambda: stub.BufferTurn(mpb.BufferTurnRequest(agent_id="a" * 300, **turn), timeout=10),
@@ -63,7 +67,9 @@ def _memory_cases(stub: mpb_grpc.MemoryServiceStub) -> list[tuple[str, Callable[
         ),
         (
             "10 MB message",
-            lambda: stub.BufferTurn(mpb.BufferTurnRequest(agent_id="a", conversation_id="c", user_message=TEN_MB)),
+            lambda: stub.BufferTurn(
+                mpb.BufferTurnRequest(agent_id="a", conversation_id="c", user_message=TEN_MB)
+            ),
             grpc.StatusCode.RESOURCE_EXHAUSTED,
         ),
         (
@@ -117,7 +123,11 @@ def test_inferd_bad_input(stack: dict[str, ServiceProcess]) -> None:
     with grpc.insecure_channel(target, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
         stub = ipb_grpc.InferenceServiceStub(channel)
         cases: list[tuple[str, Callable[[], Any], grpc.StatusCode]] = [
-            ("no messages", lambda: stub.Generate(ipb.GenerateRequest(), timeout=10), grpc.StatusCode.INVALID_ARGUMENT),
+            (
+                "no messages",
+                lambda: stub.Generate(ipb.GenerateRequest(), timeout=10),
+                grpc.StatusCode.INVALID_ARGUMENT,
+            ),
             (
                 "unknown role",
                 lambda: stub.Generate(
@@ -125,7 +135,11 @@ def test_inferd_bad_input(stack: dict[str, ServiceProcess]) -> None:
                 ),
                 grpc.StatusCode.INVALID_ARGUMENT,
             ),
-            ("no texts", lambda: stub.Embed(ipb.EmbedRequest(), timeout=10), grpc.StatusCode.INVALID_ARGUMENT),
+            (
+                "no texts",
+                lambda: stub.Embed(ipb.EmbedRequest(), timeout=10),
+                grpc.StatusCode.INVALID_ARGUMENT,
+            ),
             (
                 "10 MB text",
                 lambda: stub.Embed(ipb.EmbedRequest(texts=[TEN_MB]), timeout=10),

@@ -37,24 +37,30 @@ def _call(channel: grpc.Channel, service: str, method: MethodDescriptor) -> grpc
                 request_cls(), timeout=30
             )
         elif kind == (False, True):
-            list(channel.unary_stream(path, request_cls.SerializeToString, response_cls.FromString)(
-                request_cls(), timeout=30
-            ))
+            list(
+                channel.unary_stream(path, request_cls.SerializeToString, response_cls.FromString)(
+                    request_cls(), timeout=30
+                )
+            )
         elif kind == (True, False):
             channel.stream_unary(path, request_cls.SerializeToString, response_cls.FromString)(
                 iter([request_cls()]), timeout=30
             )
         else:
-            list(channel.stream_stream(path, request_cls.SerializeToString, response_cls.FromString)(
-                iter([request_cls()]), timeout=30
-            ))
+            list(
+                channel.stream_stream(path, request_cls.SerializeToString, response_cls.FromString)(
+                    iter([request_cls()]), timeout=30
+                )
+            )
     except grpc.RpcError as error:
         return error
     return None
 
 
 @pytest.mark.e2e
-def test_every_rpc_answers_typed_status(stack: dict[str, ServiceProcess], capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_rpc_answers_typed_status(
+    stack: dict[str, ServiceProcess], capsys: pytest.CaptureFixture[str]
+) -> None:
     planned: list[str] = []
     served: list[str] = []
     for server, services in SERVICES.items():
@@ -71,7 +77,9 @@ def test_every_rpc_answers_typed_status(stack: dict[str, ServiceProcess], capsys
                     typed = from_rpc_error(error)
                     assert code != grpc.StatusCode.INTERNAL, f"{rpc} answered INTERNAL to an empty request"
                     assert code != grpc.StatusCode.UNKNOWN, f"{rpc} answered UNKNOWN"
-                    assert typed.reason != code.name, f"{rpc} answered {code.name} without an ErrorInfo reason"
+                    assert typed.reason != code.name, (
+                        f"{rpc} answered {code.name} without an ErrorInfo reason"
+                    )
                     if code == grpc.StatusCode.UNIMPLEMENTED:
                         assert typed.reason == NOT_YET_AVAILABLE, rpc
                         planned.append(rpc)

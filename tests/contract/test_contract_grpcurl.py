@@ -22,7 +22,9 @@ def _grpcurl() -> str:
     return found
 
 
-def grpcurl(target: str, *args: str, data: dict[str, object] | None = None) -> subprocess.CompletedProcess[str]:
+def grpcurl(
+    target: str, *args: str, data: dict[str, object] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [_grpcurl(), "-plaintext", "-max-time", "20"]
     if data is not None:
         command += ["-d", json.dumps(data)]
@@ -74,11 +76,15 @@ def test_buffer_turn_is_found_by_search_memory(stack: dict[str, ServiceProcess])
     target = stack["memoryd"].target
     svc = "osaurus.memory.v1.MemoryService"
     denied = grpcurl(
-        target, f"{svc}/SearchMemory", data={"agent_id": "grpcurl-agent", "scope": "SCOPE_TRANSCRIPT", "query": "x"}
+        target,
+        f"{svc}/SearchMemory",
+        data={"agent_id": "grpcurl-agent", "scope": "SCOPE_TRANSCRIPT", "query": "x"},
     )
     assert denied.returncode != 0
     assert "PermissionDenied" in denied.stderr and "MEMORY_RECALL_DISABLED" in denied.stderr
-    upsert = grpcurl(target, f"{svc}/UpsertAgent", data={"agent_id": "grpcurl-agent", "search_memory_enabled": True})
+    upsert = grpcurl(
+        target, f"{svc}/UpsertAgent", data={"agent_id": "grpcurl-agent", "search_memory_enabled": True}
+    )
     assert upsert.returncode == 0, upsert.stderr
     turn = {
         "agent_id": "grpcurl-agent",

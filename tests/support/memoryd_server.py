@@ -66,7 +66,9 @@ def rpc_error(call: Callable[[], Any]) -> ServiceError:
     return from_rpc_error(caught.value)
 
 
-def buffer(stub: mpb_grpc.MemoryServiceStub, agent: str, conversation: str, user: str, assistant: str = "") -> Any:
+def buffer(
+    stub: mpb_grpc.MemoryServiceStub, agent: str, conversation: str, user: str, assistant: str = ""
+) -> Any:
     """One BufferTurn with a deadline."""
     return stub.BufferTurn(
         mpb.BufferTurnRequest(
@@ -81,7 +83,13 @@ def enable_recall(stub: mpb_grpc.MemoryServiceStub, agent: str) -> None:
     stub.UpsertAgent(mpb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=10)
 
 
-def search(stub: mpb_grpc.MemoryServiceStub, agent: str, query: str, scope: int = mpb.SCOPE_TRANSCRIPT, limit: int = 10) -> Any:
+def search(
+    stub: mpb_grpc.MemoryServiceStub,
+    agent: str,
+    query: str,
+    scope: int = mpb.SCOPE_TRANSCRIPT,
+    limit: int = 10,
+) -> Any:
     """One SearchMemory call."""
     return stub.SearchMemory(
         mpb.SearchMemoryRequest(agent_id=agent, scope=scope, query=query, limit=limit), timeout=10

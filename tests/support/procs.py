@@ -87,7 +87,9 @@ def spawn(
     port_file.unlink(missing_ok=True)
     command = [sys.executable, "-m", module, "--listen", "127.0.0.1:0", "--port-file", str(port_file), *args]
     log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=REPO, env=child_env(home, env), stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command, cwd=REPO, env=child_env(home, env), stdout=log, stderr=subprocess.STDOUT
+    )
     deadline = time.monotonic() + timeout_s
     while not port_file.exists():
         if process.poll() is not None:
@@ -97,7 +99,9 @@ def spawn(
             process.kill()
             process.wait(5)
             log.close()
-            raise TimeoutError(f"{module} wrote no port file within {timeout_s}s:\n{log_path.read_text()[-4000:]}")
+            raise TimeoutError(
+                f"{module} wrote no port file within {timeout_s}s:\n{log_path.read_text()[-4000:]}"
+            )
         time.sleep(0.05)
     target = port_file.read_text().strip()
     service = ServiceProcess(module, process, target, log_path, log)

@@ -26,7 +26,14 @@ from servicekit.errors import (
 )
 from servicekit.planned import PLANNED_ATTR, planned_rpcs
 from servicekit.portfile import write_port_file
-from servicekit.server import InsecureBindError, RunningServer, ServerOptions, ServiceBinding, build_server, is_loopback
+from servicekit.server import (
+    InsecureBindError,
+    RunningServer,
+    ServerOptions,
+    ServiceBinding,
+    build_server,
+    is_loopback,
+)
 from tests.support.procs import spawn
 
 SERVICE = "osaurus.memory.v1.MemoryService"
@@ -36,7 +43,9 @@ SERVICE = "osaurus.memory.v1.MemoryService"
 class _Servicer(pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
     """A fake peer with scripted behaviour per agent id."""
 
-    def BufferTurn(self, request: pb.BufferTurnRequest, context: grpc.ServicerContext) -> pb.BufferTurnResponse:
+    def BufferTurn(
+        self, request: pb.BufferTurnRequest, context: grpc.ServicerContext
+    ) -> pb.BufferTurnResponse:
         if request.agent_id == "bad":
             raise InvalidArgumentError(
                 "INVALID_AGENT_ID", "agent_id is bad", field_violations=[FieldViolation("agent_id", "bad")]
@@ -49,7 +58,9 @@ class _Servicer(pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
             time.sleep(0.5)
         return pb.BufferTurnResponse(signal_id=7)
 
-    def ListAgents(self, request: pb.ListAgentsRequest, context: grpc.ServicerContext) -> pb.ListAgentsResponse:
+    def ListAgents(
+        self, request: pb.ListAgentsRequest, context: grpc.ServicerContext
+    ) -> pb.ListAgentsResponse:
         raise NotFoundError("AGENT_NOT_FOUND", "no agents")
 
 
@@ -124,7 +135,9 @@ def test_default_deadline_applies(server: RunningServer) -> None:
 def test_request_id_is_echoed(server: RunningServer) -> None:
     channel = grpc.insecure_channel(server.target)
     stub = pb_grpc.MemoryServiceStub(channel)
-    _, call = stub.BufferTurn.with_call(pb.BufferTurnRequest(agent_id="a"), metadata=(("x-request-id", "abc123"),))
+    _, call = stub.BufferTurn.with_call(
+        pb.BufferTurnRequest(agent_id="a"), metadata=(("x-request-id", "abc123"),)
+    )
     assert ("x-request-id", "abc123") in tuple(call.trailing_metadata())
 
 
@@ -154,7 +167,10 @@ def test_reflection_serves_comments(server: RunningServer) -> None:
     stub = reflection_pb2_grpc.ServerReflectionStub(channel)
     request = reflection_pb2.ServerReflectionRequest(file_containing_symbol=SERVICE)
     reply = next(iter(stub.ServerReflectionInfo(iter([request]), timeout=5)))
-    files = [descriptor_pb2.FileDescriptorProto.FromString(b) for b in reply.file_descriptor_response.file_descriptor_proto]
+    files = [
+        descriptor_pb2.FileDescriptorProto.FromString(b)
+        for b in reply.file_descriptor_response.file_descriptor_proto
+    ]
     memory = next(f for f in files if f.name == "osaurus/memory/v1/memory.proto")
     comments = [loc.leading_comments for loc in memory.source_code_info.location if loc.leading_comments]
     assert any("hot path" in c for c in comments)

@@ -17,7 +17,11 @@ def test_collects_all_violations_and_uses_first_reason() -> None:
     error = caught.value
     assert error.reason == "INVALID_AGENT_ID"
     assert [f.field for f in error.field_violations] == ["agent_id", "user_message", "scope"]
-    assert [f.reason for f in error.field_violations] == ["INVALID_AGENT_ID", "FIELD_TOO_LONG", "INVALID_ENUM"]
+    assert [f.reason for f in error.field_violations] == [
+        "INVALID_AGENT_ID",
+        "FIELD_TOO_LONG",
+        "INVALID_ENUM",
+    ]
 
 
 def test_ids_are_checked_and_uuids_canonicalised() -> None:

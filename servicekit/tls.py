@@ -1,0 +1,80 @@
+"""Transport security settings shared by the services: TLS (optionally mutual) and bearer tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+
+class TransportConfigError(ValueError):
+    """Incomplete or unreadable TLS/token settings; the service refuses to start with this message."""
+
+
+@dataclass(frozen=True)
+class TransportSecurity:
+    """What a server presents and demands, and what its clients use to reach peers.
+
+    Server side: `cert`/`key` enable TLS; `client_ca` additionally requires client certificates (mTLS).
+    Client side: `ca` verifies peers, `cert`/`key` are presented when peers demand mTLS. `token` is sent as
+    `authorization: Bearer …` and, on servers, required from callers. Nothing here is ever logged.
+    """
+
+    cert: Path | None = None
+    key: Path | None = None
+    client_ca: Path | None = None
+    ca: Path | None = None
+    token: str | None = None
+
+    @property
+    def is_tls(self) -> bool:
+        return self.cert is not None and self.key is not None
+
+    def server_credentials(self) -> grpc.ServerCredentials | None:
+        """TLS server credentials, requiring client certs when client_ca is set; None for plaintext."""
+        if not self.is_tls:
+            return None
+        assert self.cert is not None and self.key is not None
+        pair = [(_read(self.key), _read(self.cert))]
+        if self.client_ca is not None:
+            return grpc.ssl_server_credentials(
+                pair, root_certificates=_read(self.client_ca), require_client_auth=True
+            )
+        return grpc.ssl_server_credentials(pair)
+
+    def channel_credentials(self) -> grpc.ChannelCredentials | None:
+        """Credentials for dialing a TLS peer (None = plaintext), presenting our cert for mTLS when we have one."""
+        if self.ca is None:
+            return None
+        if self.is_tls:
+            assert self.cert is not None and self.key is not None
+            return grpc.ssl_channel_credentials(_read(self.ca), _read(self.key), _read(self.cert))
+        return grpc.ssl_channel_credentials(_read(self.ca))
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise TransportConfigError(f"cannot read {path}: {error.strerror}") from error
+
+
+def load_transport(env: Mapping[str, str]) -> TransportSecurity:
+    """Read OSAURUS_TLS_CERT, OSAURUS_TLS_KEY, OSAURUS_TLS_CLIENT_CA, OSAURUS_TLS_CA, OSAURUS_AUTH_TOKEN_FILE."""
+
+    def path(name: str) -> Path | None:
+        value = env.get(name, "").strip()
+        return Path(value).expanduser() if value else None
+
+    cert, key = path("OSAURUS_TLS_CERT"), path("OSAURUS_TLS_KEY")
+    if (cert is None) != (key is None):
+        raise TransportConfigError("OSAURUS_TLS_CERT and OSAURUS_TLS_KEY must be set together")
+    token_file = path("OSAURUS_AUTH_TOKEN_FILE")
+    token = _read(token_file).decode().strip() if token_file is not None else None
+    if token_file is not None and not token:
+        raise TransportConfigError(f"token file {token_file} is empty")
+    return TransportSecurity(
+        cert=cert, key=key, client_ca=path("OSAURUS_TLS_CLIENT_CA"), ca=path("OSAURUS_TLS_CA"), token=token
+    )
