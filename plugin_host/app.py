@@ -1,30 +1,116 @@
-"""Composition root of plugin_host: builds the servicer and the gRPC server, serves until a signal."""
+"""Composition root of plugin_host: peers, the turn runner, the plugin host with its bridges, the gRPC server."""
 
 from __future__ import annotations
 
+import functools
 import logging
+import shutil
+import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from osaurus.plugin.v1 import plugin_pb2_grpc as pb_grpc
+from inferd.client import InferenceClient
+from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
+from plugin_host.bridge_service import SERVICE_NAME as BRIDGE_SERVICE_NAME
+from plugin_host.bridge_service import BridgeServicer
 from plugin_host.config import Settings, load_settings
+from plugin_host.context_window import ContextWindows
+from plugin_host.grants import Access
+from plugin_host.host import HostPaths, PluginHost
+from plugin_host.peers import InferencePeer, MemoryPeer
 from plugin_host.service import SERVICE_NAME, PluginHostServicer
+from plugin_host.turns import TurnRunner
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
 from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server, serve_until_signal
 
 DOMAIN = "plugin.osaurus.dev"
+#: Deadline of model calls that arrive without one.
+INFERENCE_DEADLINE_S = 300.0
 _log = logging.getLogger("plugin_host")
 
 
-def start(settings: Settings) -> RunningServer:
-    """Start serving in this process and return the running server."""
-    servicer = PluginHostServicer()
-    binding = ServiceBinding(SERVICE_NAME, lambda s: pb_grpc.add_PluginHostServiceServicer_to_server(servicer, s))
-    running = build_server(ServerOptions(settings.listen, DOMAIN, auth_token=settings.auth_token), [binding])
+@dataclass
+class App:
+    """The built parts of a running plugin_host, for tests and shutdown."""
+
+    host: PluginHost
+    turns: TurnRunner
+    memory: MemoryPeer
+    inference: InferencePeer
+    run_dir: Path
+    owns_run_dir: bool
+
+    def close(self) -> None:
+        """Stop every plugin and close the peer channels."""
+        self.host.close()
+        self.memory.close()
+        self.inference.close()
+        if self.owns_run_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def build_bridge(
+    turns: TurnRunner, memory: MemoryPeer, memory_timeout_s: float, workers: int, name: str, access: Access
+) -> functools.partial[RunningServer]:
+    """The bridge factory of one plugin: a token-checked PluginBridgeService on the plugin's private socket."""
+    return functools.partial(_start_bridge, BridgeServicer(name, access, turns, memory, memory_timeout_s), workers)
+
+
+def _start_bridge(servicer: BridgeServicer, workers: int, token: str, socket_path: Path) -> RunningServer:
+    binding = ServiceBinding(
+        BRIDGE_SERVICE_NAME, lambda server: ppb_grpc.add_PluginBridgeServiceServicer_to_server(servicer, server)
+    )
+    options = ServerOptions(f"unix:{socket_path}", DOMAIN, max_workers=workers, auth_token=token)
+    return build_server(options, [binding])
+
+
+def build_app(settings: Settings) -> App:
+    """Build the peers, the turn runner and the plugin host (plugins are not started yet)."""
+    memory = MemoryPeer(settings.memoryd_addr, token=settings.auth_token)
+    inference = InferencePeer(
+        InferenceClient(settings.inferd_addr, deadline_s=INFERENCE_DEADLINE_S, token=settings.auth_token)
+    )
+    turns = TurnRunner(memory, inference, ContextWindows(inference), memory_timeout_s=settings.memory_timeout_s)
+    owns_run_dir = settings.run_dir is None
+    run_dir = Path(tempfile.mkdtemp(prefix="osaurus-plugins-")) if settings.run_dir is None else settings.run_dir
+    paths = HostPaths(
+        plugin_dirs=settings.plugin_dirs,
+        grants_file=settings.grants_file,
+        run_dir=run_dir,
+        data_root=settings.plugin_data_root,
+        log_root=settings.plugin_log_root,
+        entry_point_paths=settings.entry_point_paths,
+    )
+    bridges = functools.partial(
+        build_bridge, turns, memory, settings.memory_timeout_s, settings.supervisor.workers_per_plugin
+    )
+    host = PluginHost(
+        paths,
+        settings.supervisor,
+        bridges,
+        load_entry_points=settings.load_entry_points,
+        plugin_env=dict(settings.plugin_env),
+        log_level=settings.plugin_log_level,
+    )
+    return App(host, turns, memory, inference, run_dir, owns_run_dir)
+
+
+def start(settings: Settings) -> tuple[RunningServer, App]:
+    """Start the plugins and serve in this process; returns the running server and the app (call .close())."""
+    app = build_app(settings)
+    try:
+        app.host.reload(wait_s=settings.supervisor.start_timeout_s)
+        servicer = PluginHostServicer(app.host, app.turns, reload_wait_s=settings.supervisor.start_timeout_s)
+        binding = ServiceBinding(SERVICE_NAME, lambda s: ppb_grpc.add_PluginHostServiceServicer_to_server(servicer, s))
+        running = build_server(ServerOptions(settings.listen, DOMAIN, auth_token=settings.auth_token), [binding])
+    except BaseException:
+        app.close()
+        raise
     if settings.port_file is not None:
         write_port_file(settings.port_file, running.target)
-    return running
+    return running, app
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,6 +118,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings(argv)
     setup_logging(settings.log_level, "plugin_host")
     Path(settings.home).mkdir(parents=True, exist_ok=True)
-    running = start(settings)
-    serve_until_signal(running, settings.grace_s)
+    running, app = start(settings)
+    serve_until_signal(running, settings.grace_s, on_stop=app.close)
     return 0

@@ -40,6 +40,10 @@ class _Http:
     def __init__(self, remote: RemoteSettings) -> None:
         self._remote = remote
 
+    @property
+    def timeout_s(self) -> float:
+        return self._remote.timeout_s
+
     def open(self, method: str, path: str, body: Mapping[str, Any] | None = None, timeout_s: float | None = None) -> Any:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if self._remote.api_key:
@@ -49,7 +53,9 @@ class _Http:
         try:
             return urllib.request.urlopen(request, timeout=timeout_s or self._remote.timeout_s)  # noqa: S310
         except urllib.error.HTTPError as error:
-            raise _http_error(error) from None
+            mapped = _http_error(error)
+            error.close()  # it holds the response and its socket
+            raise mapped from None
         except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError) as error:
             reason = getattr(error, "reason", error)
             raise UnavailableError(
@@ -80,7 +86,7 @@ def _http_error(error: urllib.error.HTTPError) -> ServiceError:
 def _probe(http: _Http) -> None:
     """Fail the load when nothing answers at base_url; any HTTP answer (even 404 on /models) counts as alive."""
     try:
-        with http.open("GET", "/models", timeout_s=min(10.0, http._remote.timeout_s)):
+        with http.open("GET", "/models", timeout_s=min(10.0, http.timeout_s)):
             pass
     except UnavailableError as error:
         raise ModelLoadError(error.message) from None

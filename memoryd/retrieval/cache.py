@@ -1,4 +1,4 @@
-"""Assembly cache: results per (agent, normalised query) for 10 s, at most 256 entries, per-agent invalidation."""
+"""Assembly cache: results per (agent, normalised query): 10 s TTL, 256 entries, per-agent invalidation."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def decide_heuristic(query: str, known_entities: Collection[str] = ()) -> GateDe
 
 
 class RelevanceGate:
-    """Applies the configured mode; `llm` asks the classifier and falls back to the heuristic on any failure."""
+    """Applies the configured mode; `llm` asks the classifier, falling back to the heuristic on failure."""
 
     def __init__(self, classifier: GateClassifier | None = None, *, llm_timeout_s: float = 2.5) -> None:
         self._classifier = classifier

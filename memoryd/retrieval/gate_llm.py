@@ -35,9 +35,10 @@ SYSTEM_PROMPT = "\n".join(
         " a person or project they mentioned before).",
         "- episodes: the user refers to an earlier conversation with you (we discussed, last week you said,"
         " where did we leave off).",
-        "- transcript: the user wants their own earlier words repeated exactly (my exact words, quote what I wrote).",
-        "- none: the message can be answered without knowing the user: general knowledge, coding, writing, maths,"
-        " translation, small talk, or it only refers to the current message.",
+        "- transcript: the user wants their own earlier words repeated exactly (my exact words,"
+        " quote what I wrote).",
+        "- none: the message can be answered without knowing the user: general knowledge, coding, writing,"
+        " maths, translation, small talk, or it only refers to the current message.",
         "Pick none unless memory is clearly needed. reason: at most six words.",
     ]
 )

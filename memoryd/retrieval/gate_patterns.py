@@ -37,7 +37,7 @@ TRANSCRIPT_STRONG: tuple[str, ...] = (
     r"\bo que (?:eu )?(?:escrevi|digitei)\b(?! (?:abaixo|acima))",
 )
 
-#: Literal-recall markers; they fire only together with a TRANSCRIPT_SELF cue ("sort exactly as given" stays none).
+#: Literal-recall markers; they fire only with a TRANSCRIPT_SELF cue ("sort exactly as given" stays none).
 TRANSCRIPT_MARKERS: tuple[str, ...] = (
     r"\bexact(?:ly)?\b",
     r"\bverbatim\b",
@@ -134,7 +134,8 @@ EPISODES_PRIOR: tuple[str, ...] = (
     # en
     r"\bwe (?:discussed|talked|spoke|chatted|covered|decided|agreed|went over|brainstormed|settled on|"
     r"were (?:talking|discussing|working on|planning))\b",
-    r"\b(?:did|have) we (?:ever |already )?(?:discuss(?:ed)?|talk(?:ed)?|spoke|speak|chat(?:ted)?|cover(?:ed)?|"
+    r"\b(?:did|have) we (?:ever |already )?"
+    r"(?:discuss(?:ed)?|talk(?:ed)?|spoke|speak|chat(?:ted)?|cover(?:ed)?|"
     r"decide(?:d)?|agree(?:d)?|settle(?:d)?)\b",
     r"\bwhat did we (?:say|do|figure out|work on|conclude|land on|pick|choose|plan)\b",
     r"\b(?:what|which|when|why) did you (?:tell me|recommend|suggest|mention|promise|advise)\b",
@@ -219,7 +220,8 @@ EPISODES_ANCHOR: tuple[str, ...] = (
     r"helped|explained|answered|covered|planned|talked|discussed|looked at|worked on)\b",
     r"\b(?:did|have) (?:we|you) (?:\w+ )?(?:say|tell|mention|suggest|recommend|decide|agree|write|give|show|"
     r"explain|answer|cover|plan|talk|discuss|look at|work on)\b",
-    r"\b(?:i|did i) (?:ask|asked|tell|told|mention|mentioned|say|said|share|shared|show|showed|send|sent) you\b",
+    r"\b(?:i|did i) (?:ask|asked|tell|told|mention|mentioned|say|said|share|shared|show|showed|send|sent)"
+    r" you\b",
     r"\bdid i (?:ask|tell|mention|say|share)\b",
     r"\b(?:conversation|discussion|parle|discute|dit|mentionne|demande|conseille|recommande)\b",
     r"\b(?:conversacion|charla|dijiste|dije|mencione|mencionaste|pregunte|recomendaste|hablamos)\b",
@@ -228,37 +230,44 @@ EPISODES_ANCHOR: tuple[str, ...] = (
 )
 
 # ---------------------------------------------------------------------------------------------------- pinned
-#: Questions about the user's own things; answerable only from memory. Generic "my X" (fix my code) stays none.
+#: Questions about the user's own things (answerable only from memory).
+#: Generic "my X" (fix my code) stays none.
 PINNED: tuple[str, ...] = (
     # en
-    r"\b(?:do|did|can|could|would|will) you (?:still |even )?(?:remember|recall|know)(?: about| what| who| where|"
+    r"\b(?:do|did|can|could|would|will) you (?:still |even )?(?:remember|recall|know)"
+    r"(?: about| what| who| where|"
     r" when| which| how)? (?:my|our|the name of my|what i (?:like|prefer|said about my))\b",
     r"\byou (?:remember|know|recall) (?:my|our)\b",
     r"\bremind me (?:\w+ ){0,3}?(?:my|our)\b",
     r"\b(?:what|which|where|when|who|whose|how (?:old|long|much|many|tall|big|far))"
     r"(?: \w+)?(?:'s|'re| is| was| are| were| did| does| do| will)(?: the name of| the)? "
-    r"(?:my\b(?! (?:options|chances|odds|rights|alternatives|next steps?|best options?)\b)|our\b(?! (?:planet|sun|"
+    r"(?:my\b(?! (?:options|chances|odds|rights|alternatives|next steps?|best options?)\b)"
+    r"|our\b(?! (?:planet|sun|"
     r"solar|galaxy|universe|world|society|brains?|bodies|body|moon|species|earth|ancestors|economy|climate|"
     r"environment|immune|own)\b))",
     r"\b(?:what|where|when|which|who) did i (?:\w+ ){0,2}my\b",
-    r"\b(?:what|which) (?:\w+ ){0,2}(?:do|did) i (?:usually |normally |typically )?(?:like|prefer|love|hate|enjoy|"
+    r"\b(?:what|which) (?:\w+ ){0,2}(?:do|did) i (?:usually |normally |typically )?"
+    r"(?:like|prefer|love|hate|enjoy|"
     r"dislike|drive|wear|own)\b",
     r"\bwhat (?:\w+ )?am i (?:taking|allergic to)\b",
-    r"\b(?:what|which|where)(?:'s| is| was)? (?:the name of )?(?:the|that) \w+ (?:i|we) (?:like|love|prefer|always|"
+    r"\b(?:what|which|where)(?:'s| is| was)? (?:the name of )?(?:the|that) \w+ (?:i|we) "
+    r"(?:like|love|prefer|always|"
     r"usually)\b",
     r"\bmy (?:favou?rite|preferred|usual)\b",
     r"\btell me (?:about )?my (?!own\b)",
     # fr
     r"\b(?:tu te souviens|te souviens-tu|tu te rappelles|te rappelles-tu|vous souvenez-vous|sais-tu|tu sais) "
     r"(?:de |du |des |d')?(?:\w+ ){0,2}?(?:mon|ma|mes|notre|nos)\b",
-    r"\b(?:quel|quelle|quels|quelles) (?:est|sont|etait|etaient) (?:le nom de |la date de )?(?:mon|ma|mes|notre|nos)\b",
+    r"\b(?:quel|quelle|quels|quelles) (?:est|sont|etait|etaient) (?:le nom de |la date de )?"
+    r"(?:mon|ma|mes|notre|nos)\b",
     r"\bcomment s'appelle(?:nt)? (?:mon|ma|mes|notre|nos)\b",
     r"\b(?:quand|ou) est (?:mon|ma|notre)\b",
     r"\brappelle-moi (?:\w+ ){0,3}?(?:mon|ma|mes|notre|nos)\b",
     r"\b(?:mon|ma|mes) (?:\w+ )?prefere(?:e|s|es)?\b",
     # es
     r"\b(?:te acuerdas|recuerdas|sabes|se acuerda) (?:de |del )?(?:\w+ ){0,2}?(?:mi|mis|nuestro|nuestra)\b",
-    r"\b(?:cual|cuales|que|cuando|donde|como) (?:es|son|era|fue|se llama|se llamaba) (?:\w+ )?(?:mi|mis|nuestro|nuestra)\b",
+    r"\b(?:cual|cuales|que|cuando|donde|como) (?:es|son|era|fue|se llama|se llamaba) (?:\w+ )?"
+    r"(?:mi|mis|nuestro|nuestra)\b",
     r"\brecuerdame (?:\w+ ){0,3}?(?:mi|mis)\b",
     r"\b(?:mi|mis) (?:\w+ )?(?:favorit[oa]s?|preferid[oa]s?)\b",
     # de
@@ -268,8 +277,10 @@ PINNED: tuple[str, ...] = (
     r"(?:mein|meine|meinen|meinem|meiner|unser|unsere)\b",
     r"\b(?:mein|meine|meinen) lieblings\w*\b",
     # pt
-    r"\b(?:voce )?(?:se )?lembra (?:do |da |de |dos |das )?(?:\w+ ){0,2}?(?:meu|minha|meus|minhas|nosso|nossa)\b",
-    r"\b(?:qual|quais|como|quando|onde|o que) (?:e|sao|era|foi|se chama|se chamava) (?:\w+ ){0,3}?(?:o |a |os |as )?"
+    r"\b(?:voce )?(?:se )?lembra (?:do |da |de |dos |das )?(?:\w+ ){0,2}?"
+    r"(?:meu|minha|meus|minhas|nosso|nossa)\b",
+    r"\b(?:qual|quais|como|quando|onde|o que) (?:e|sao|era|foi|se chama|se chamava) "
+    r"(?:\w+ ){0,3}?(?:o |a |os |as )?"
     r"(?:meu|minha|meus|minhas|nosso|nossa)\b",
     r"\b(?:sabe|sabes) (?:\w+ ){0,2}?(?:o |a )?(?:meu|minha|meus|minhas)\b",
     r"\b(?:meu|minha|meus|minhas) (?:\w+ )?(?:favorit[oa]s?|preferid[oa]s?)\b",
@@ -277,7 +288,23 @@ PINNED: tuple[str, ...] = (
 
 #: Common words that are never treated as a known entity, even when an episode lists them.
 ENTITY_STOPWORDS: frozenset[str] = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "also", "always", "am", "an", "and", "any", "app", "api", "are", "as", "ask", "at", "away", "back", "be", "because", "been", "before", "being", "below", "best", "better", "between", "both", "but", "by", "can", "code", "could", "day", "days", "did", "do", "does", "doing", "done", "down", "during", "each", "email", "english", "even", "every", "few", "file", "first", "for", "from", "get", "go", "good", "great", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "home", "how", "i", "if", "in", "into", "is", "it", "its", "just", "know", "last", "later", "life", "like", "little", "long", "look", "made", "make", "many", "may", "me", "might", "more", "most", "much", "my", "need", "never", "new", "next", "no", "not", "now", "of", "off", "old", "on", "once", "one", "only", "or", "other", "our", "out", "over", "own", "part", "people", "place", "please", "project", "really", "right", "said", "same", "say", "see", "she", "should", "since", "so", "some", "still", "such", "take", "team", "than", "that", "the", "their", "them", "then", "there", "these", "they", "thing", "things", "think", "this", "those", "through", "time", "to", "today", "too", "two", "under", "until", "up", "us", "use", "used", "user", "users", "very", "want", "was", "way", "we", "week", "well", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "work", "would", "year", "yes", "yet", "you", "your", "assistant", "chat", "conversation", "session", "message", "question", "help", "memory", "data", "model", "system", "test", "tests", "python", "java", "javascript", "code", "bug", "error", "issue", "meeting", "call", "plan", "idea", "le", "la", "les", "un", "une", "des", "de", "du", "et", "est", "pas", "pour", "que", "qui", "sur", "avec", "dans", "mon", "ma", "mes", "ton", "ta", "tes", "son", "sa", "ses", "nous", "vous", "el", "los", "las", "unos", "unas", "del", "que", "por", "para", "con", "mi", "mis", "tu", "tus", "su", "sus", "como", "pero", "der", "die", "das", "ein", "eine", "und", "ist", "nicht", "mit", "von", "zu", "den", "dem", "mein", "meine", "dein", "deine", "sein", "seine", "wir", "ihr", "sie", "o", "os", "um", "uma", "uns", "umas", "do", "da", "dos", "das", "em", "no", "na", "nos", "nas", "meu", "minha", "seu", "sua"]
+    """
+    a about above after again against all also always am an and any app api are as ask at away back be
+    because been before being below best better between both but by can code could day days did do does
+    doing done down during each email english even every few file first for from get go good great had
+    has have having he her here hers him his home how i if in into is it its just know last later life
+    like little long look made make many may me might more most much my need never new next no not now
+    of off old on once one only or other our out over own part people place please project really right
+    said same say see she should since so some still such take team than that the their them then there
+    these they thing things think this those through time to today too two under until up us use used
+    user users very want was way we week well were what when where which while who why will with work
+    would year yes yet you your assistant chat conversation session message question help memory data
+    model system test tests python java javascript code bug error issue meeting call plan idea le la les
+    un une des de du et est pas pour que qui sur avec dans mon ma mes ton ta tes son sa ses nous vous el
+    los las unos unas del que por para con mi mis tu tus su sus como pero der die das ein eine und ist
+    nicht mit von zu den dem mein meine dein deine sein seine wir ihr sie o os um uma uns umas do da dos
+    das em no na nos nas meu minha seu sua
+    """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
 __all__ = [

@@ -47,8 +47,8 @@ class MemoryHit:
 
     `text` is the pinned fact, the episode summary or the transcript turn. `score` is the fused relevance
     (higher is better, comparable within one result list). `occurred_at_ms` is the episode's conversation
-    time, the turn's time or the fact's creation time (UTC epoch ms). `decisions` are the episode's decision lines;
-    `role` is "user" or "assistant" for transcript turns.
+    time, the turn's time or the fact's creation time (UTC epoch ms). `decisions` are the episode's
+    decision lines; `role` is "user" or "assistant" for transcript turns.
     """
 
     ref: ItemRef

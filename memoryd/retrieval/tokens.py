@@ -13,7 +13,8 @@ from typing import Protocol
 _log = logging.getLogger("memoryd.retrieval.tokens")
 
 #: Bytes of UTF-8 per token assumed by the estimate. Real BPE vocabularies average ~4 bytes per token on
-#: English; 3.2 leaves a 25% margin, and counting bytes (not characters) keeps accented and CJK text on the safe side.
+#: English; 3.2 leaves a 25% margin, and counting bytes (not characters) keeps accented and CJK text on
+#: the safe side.
 ESTIMATE_BYTES_PER_TOKEN = 3.2
 
 

@@ -25,7 +25,7 @@ def words_as_tokens(text: str) -> int:
 
 @dataclass
 class GateScript:
-    """How the fake answers: `reply(user_prompt)` gives Generate's text; delay_s sleeps first; error raises."""
+    """How the fake answers: `reply(user_prompt)` gives Generate's text; delay_s sleeps; error raises."""
 
     reply: Callable[[str], str] = lambda _prompt: '{"section":"none","reason":"fake"}'
     delay_s: float = 0.0

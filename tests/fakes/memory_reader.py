@@ -1,4 +1,4 @@
-"""An in-memory MemoryReader standing in for storage in read-path tests: word-overlap search, recorded bumps."""
+"""An in-memory MemoryReader for read-path tests (stands in for storage): word-overlap search, bumps."""
 
 from __future__ import annotations
 

@@ -10,10 +10,12 @@ from servicekit.validate import Violations
 
 
 def test_collects_all_violations_and_uses_first_reason() -> None:
-    with pytest.raises(InvalidArgumentError) as caught, Violations() as v:
-        v.require_id("", "agent_id", max_chars=128, reason="INVALID_AGENT_ID")
-        v.require_text("x" * 11, "user_message", max_chars=10)
-        v.require_enum(42, pb.Scope.DESCRIPTOR, "scope")
+    v = Violations()
+    v.require_id("", "agent_id", max_chars=128, reason="INVALID_AGENT_ID")
+    v.require_text("x" * 11, "user_message", max_chars=10)
+    v.require_enum(42, pb.Scope.DESCRIPTOR, "scope")
+    with pytest.raises(InvalidArgumentError) as caught:
+        v.check()
     error = caught.value
     assert error.reason == "INVALID_AGENT_ID"
     assert [f.field for f in error.field_violations] == ["agent_id", "user_message", "scope"]
