@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 
+from inferd.backends.blas import ensure_openblas
 from inferd.config import ConfigError, Settings, load_settings
 from inferd.loaders import BackendLoader
 from inferd.registry import Loader, ModelRegistry
@@ -46,10 +47,6 @@ def build_app(settings: Settings, loader: Loader | None = None) -> App:
 
 def start(settings: Settings, loader: Loader | None = None) -> tuple[RunningServer, App]:
     """Build and start inferd in this process; health is SERVING when this returns. Stop with close_all()."""
-    if any(m.backend == "mlx" for m in settings.models if m.name in (settings.default_llm, settings.default_embedding)):
-        from inferd.backends.blas import ensure_openblas
-
-        ensure_openblas()  # before any MLX import, so the first model load is fast
     app = build_app(settings, loader)
     credentials = _tls(settings)
     options = ServerOptions(
@@ -100,8 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if settings.port_file is not None:
         write_port_file(settings.port_file, running.target)
     _log.info(
-        "inferd ready on %s (default llm %s, default embedding %s; models load on first use)",
-        running.target, settings.default_llm or "unset", settings.default_embedding or "unset",
+        "inferd ready on %s (default llm %s, default embedding %s; models load on first use; OpenBLAS %s)",
+        running.target, settings.default_llm or "unset", settings.default_embedding or "unset", ensure_openblas(),
     )  # fmt: skip
     serve_until_signal(running, grace_s=5.0, on_stop=app.close)
     return 0

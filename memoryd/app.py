@@ -15,6 +15,7 @@ import grpc
 from inferd.client import InferenceClient
 from memoryd.config import ConfigStore, ServiceSettings, parse_settings
 from memoryd.console import MemoryConsoleService
+from memoryd.console_wiring import build_console
 from memoryd.embedding import Embedder
 from memoryd.indexer import Indexer
 from memoryd.search import MemorySearch
@@ -58,7 +59,7 @@ class App:
             if callable(close):
                 try:
                     close()
-                except Exception as error:  # noqa: BLE001 - shutdown continues
+                except Exception as error:
                     _log.warning("closing %s failed: %s", type(closer).__name__, type(error).__name__)
         self.store.close()
 
@@ -74,6 +75,7 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook = no_hook) -> Ap
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     recorder = TurnRecorder(store, config, on_turn_buffered=turn_hook, on_rows_written=indexer.notify)
     deps = ServiceDeps(store=store, config=config, recorder=recorder, search=search, vectors=vectors)
+    console = build_console(store, config, vectors, indexer, search)
     app = App(
         settings=settings,
         config=config,
@@ -81,12 +83,12 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook = no_hook) -> Ap
         search=search,
         recorder=recorder,
         memory=MemoryService(deps),
-        console=MemoryConsoleService(config),
+        console=console,
         inference=inference,
         embedder=embedder,
         vectors=vectors,
         indexer=indexer,
-        closers=[inference, indexer],
+        closers=[inference, indexer, console],
     )
     if settings.background_indexing:
         indexer.start()
@@ -109,9 +111,12 @@ def serve(app: App) -> RunningServer:
         auth_token=app.settings.auth_token,
     )
     bindings = [
-        ServiceBinding(MEMORY_SERVICE, lambda server: pb_grpc.add_MemoryServiceServicer_to_server(app.memory, server)),
         ServiceBinding(
-            CONSOLE_SERVICE, lambda server: cpb_grpc.add_MemoryConsoleServiceServicer_to_server(app.console, server)
+            MEMORY_SERVICE, lambda server: pb_grpc.add_MemoryServiceServicer_to_server(app.memory, server)
+        ),
+        ServiceBinding(
+            CONSOLE_SERVICE,
+            lambda server: cpb_grpc.add_MemoryConsoleServiceServicer_to_server(app.console, server),
         ),
     ]
     return build_server(options, bindings)

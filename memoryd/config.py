@@ -62,7 +62,9 @@ class ServiceSettings:
         return self.home / "config" / "memory.json"
 
 
-def parse_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> ServiceSettings:
+def parse_settings(
+    argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
+) -> ServiceSettings:
     """Flags win over environment, environment over defaults."""
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(prog="memoryd", description="Osaurus memory service (gRPC).")
@@ -150,7 +152,11 @@ class ConfigViolation:
 def check_value(key: _Key, value: Any) -> ConfigViolation | None:
     """Why `value` is not acceptable for `key`, or None when it is."""
     if key.kind is bool:
-        return None if isinstance(value, bool) else ConfigViolation(key.attr, "must be true or false", "INVALID_TYPE")
+        return (
+            None
+            if isinstance(value, bool)
+            else ConfigViolation(key.attr, "must be true or false", "INVALID_TYPE")
+        )
     if key.kind is str:
         if not isinstance(value, str):
             return ConfigViolation(key.attr, "must be a string", "INVALID_TYPE")
@@ -166,7 +172,9 @@ def check_value(key: _Key, value: Any) -> ConfigViolation | None:
     if key.kind is int and float(value) != int(value):
         return ConfigViolation(key.attr, "must be a whole number", "INVALID_TYPE")
     if math.isnan(float(value)) or not (key.low or 0) <= value <= (key.high or 0):
-        return ConfigViolation(key.attr, f"must be between {key.low:g} and {key.high:g}", "CONFIG_OUT_OF_RANGE")
+        return ConfigViolation(
+            key.attr, f"must be between {key.low:g} and {key.high:g}", "CONFIG_OUT_OF_RANGE"
+        )
     return None
 
 
@@ -212,12 +220,20 @@ def from_json_object(data: Mapping[str, Any], source: str = "memory.json") -> Me
             values[key.attr] = _coerce(key, clamped)
             _log.warning(
                 "%s: %s=%r is out of range [%g, %g]; using %r",
-                source, key.json_key, raw, key.low, key.high, values[key.attr],
+                source,
+                key.json_key,
+                raw,
+                key.low,
+                key.high,
+                values[key.attr],
             )
         else:
             _log.warning(
                 "%s: %s %s; using the default %r",
-                source, key.json_key, problem.description, getattr(defaults, key.attr),
+                source,
+                key.json_key,
+                problem.description,
+                getattr(defaults, key.attr),
             )
     return dataclasses.replace(defaults, **values)
 

@@ -1,97 +1,76 @@
-"""osaurus.memory.v1.MemoryConsoleService servicer (admin surface); GetConfig / UpdateConfig so far."""
+"""osaurus.memory.v1.MemoryConsoleService servicer: validates requests, calls memoryd.console_core, converts results."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
 
 import grpc
 
-from memoryd.config import KEYS_BY_ATTR, ConfigStore, MemoryConfig, validate_changes
+from memoryd import console_convert as cc
+from memoryd import console_transfer
+from memoryd.config import ConfigStore
+from memoryd.console_convert import changes_from_proto, config_to_proto
+from memoryd.console_core import Console, ConsoleDeps, ContextAssembler
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
-from servicekit.errors import FieldViolation, InvalidArgumentError
+from servicekit.errors import NotFoundError, not_yet_available
 from servicekit.planned import planned_rpcs
+from servicekit.validate import Violations
 
-# Proto enum numbers ↔ memory.json strings. UNSPECIFIED (0) maps to nothing: it is rejected when named.
-_ENUMS: dict[str, dict[int, str]] = {
-    "embedding_backend": {cpb.EMBEDDING_BACKEND_MLX: "mlx", cpb.EMBEDDING_BACKEND_NONE: "none"},
-    "extraction_mode": {cpb.EXTRACTION_MODE_SESSION_END: "sessionEnd", cpb.EXTRACTION_MODE_MANUAL: "manual"},
-    "relevance_gate_mode": {
-        cpb.RELEVANCE_GATE_MODE_OFF: "off",
-        cpb.RELEVANCE_GATE_MODE_HEURISTIC: "heuristic",
-        cpb.RELEVANCE_GATE_MODE_LLM: "llm",
-    },
-}
-_ENUM_TYPES = {
-    "embedding_backend": cpb.EmbeddingBackend.DESCRIPTOR,
-    "extraction_mode": cpb.ExtractionMode.DESCRIPTOR,
-    "relevance_gate_mode": cpb.RelevanceGateMode.DESCRIPTOR,
-}
+MAX_AGENT_ID_CHARS = 128
+MAX_SEARCH_QUERY_CHARS = 2_000
+MAX_PREVIEW_QUERY_CHARS = 50_000
+DEFAULT_SEARCH_LIMIT = 20
+MAX_SEARCH_LIMIT = 200
+MAX_PREVIEW_TOKENS = 4_000
+_SERVICE = "osaurus.memory.v1.MemoryConsoleService"
+
+__all__ = ["MemoryConsoleService", "changes_from_proto", "config_to_proto"]
 
 
-def config_to_proto(config: MemoryConfig) -> cpb.MemoryConfig:
-    """MemoryConfig → proto."""
-    values: dict[str, Any] = {}
-    for attr in KEYS_BY_ATTR:
-        value = getattr(config, attr)
-        if attr in _ENUMS:
-            value = {text: number for number, text in _ENUMS[attr].items()}[value]
-        values[attr] = value
-    return cpb.MemoryConfig(**values)
+def _deadline_s(context: grpc.ServicerContext) -> float | None:
+    remaining = context.time_remaining()
+    return remaining if remaining is not None and remaining < 1e6 else None
 
 
-def changes_from_proto(request: cpb.UpdateConfigRequest) -> dict[str, Any]:
-    """Attribute → new value for the masked fields (or the non-default fields when the mask is empty).
-
-    Raises INVALID_ARGUMENT with one field violation per bad field; nothing is applied then.
-    """
-    incoming = request.config
-    paths = list(request.update_mask.paths)
-    violations: list[FieldViolation] = []
-    if paths:
-        for path in paths:
-            name = path.removeprefix("config.")
-            if name not in KEYS_BY_ATTR:
-                violations.append(FieldViolation(f"update_mask.{path}", "is not a MemoryConfig field", "UNKNOWN_FIELD"))
-        named = [p.removeprefix("config.") for p in paths if p.removeprefix("config.") in KEYS_BY_ATTR]
-    else:
-        # proto3 cannot tell "unset" from a zero value, so an empty mask applies every non-zero field; clearing a
-        # field (enabled=false, salience_floor=0, core_model="") needs an explicit mask.
-        named = [attr for attr in KEYS_BY_ATTR if getattr(incoming, attr)]
-    changes: dict[str, Any] = {}
-    for attr in named:
-        value = getattr(incoming, attr)
-        if attr in _ENUMS:
-            if value not in _ENUMS[attr]:
-                known = value in _ENUM_TYPES[attr].values_by_number
-                violations.append(
-                    FieldViolation(
-                        f"config.{attr}",
-                        "must not be UNSPECIFIED" if known else f"unknown {_ENUM_TYPES[attr].name} value {value}",
-                        "INVALID_ENUM",
-                    )
-                )
-                continue
-            value = _ENUMS[attr][value]
-        changes[attr] = value
-    for problem in validate_changes(changes):
-        violations.append(FieldViolation(f"config.{problem.attr}", problem.description, problem.reason))
-    if violations:
-        reasons = {v.reason for v in violations}
-        reason = "CONFIG_OUT_OF_RANGE" if "CONFIG_OUT_OF_RANGE" in reasons else violations[0].reason
-        summary = "; ".join(f"{v.field} {v.description}" for v in violations)
-        raise InvalidArgumentError(reason, f"invalid configuration: {summary}", field_violations=violations)
-    return changes
+def _agent(v: Violations, value: str, *, required: bool) -> str | None:
+    agent = v.require_id(
+        value, "agent_id", max_chars=MAX_AGENT_ID_CHARS, reason="INVALID_AGENT_ID", required=required
+    )
+    return agent or None
 
 
-@planned_rpcs(cpb_grpc.MemoryConsoleServiceServicer, "osaurus.memory.v1.MemoryConsoleService")
+@planned_rpcs(cpb_grpc.MemoryConsoleServiceServicer, _SERVICE)
 class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):  # type: ignore[misc]
-    """Operator API. RPCs not defined here answer UNIMPLEMENTED / NOT_YET_AVAILABLE."""
+    """Operator API. RecoverStore / SetEncryption / RotateKey answer UNIMPLEMENTED / NOT_YET_AVAILABLE."""
 
-    def __init__(self, config: ConfigStore) -> None:
+    def __init__(self, config: ConfigStore, deps: ConsoleDeps | None = None) -> None:
         self._config = config
+        self._console = Console(deps) if deps is not None else None
+        if deps is not None:
+            deps.errors.attach()
 
-    def GetConfig(self, request: cpb.GetConfigRequest, context: grpc.ServicerContext) -> cpb.GetConfigResponse:
+    def attach_read_path(self, read_path: ContextAssembler, invalidate: object | None = None) -> None:
+        """Wire the read path for PreviewContext (and its cache invalidation, e.g. ReadPath.invalidate)."""
+        console = self._require("PreviewContext")
+        console.deps.read_path = read_path
+        if callable(invalidate):
+            console.deps.on_memory_changed.append(invalidate)
+
+    def close(self) -> None:
+        """Stop capturing storage errors."""
+        if self._console is not None:
+            self._console.deps.errors.close()
+
+    def _require(self, rpc: str) -> Console:
+        if self._console is None:
+            raise not_yet_available(f"{_SERVICE}/{rpc}")
+        return self._console
+
+    # ---------------------------------------------------------------------------------------------- config
+    def GetConfig(
+        self, request: cpb.GetConfigRequest, context: grpc.ServicerContext
+    ) -> cpb.GetConfigResponse:
         return cpb.GetConfigResponse(config=config_to_proto(self._config.get()))
 
     def UpdateConfig(
@@ -100,3 +79,103 @@ class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):  # type: igno
         changes = changes_from_proto(request)
         updated = self._config.update(changes) if changes else self._config.get()
         return cpb.UpdateConfigResponse(config=config_to_proto(updated))
+
+    # ------------------------------------------------------------------------------------------------ rows
+    def Inspect(self, request: cpb.InspectRequest, context: grpc.ServicerContext) -> cpb.InspectResponse:
+        console = self._require("Inspect")
+        with Violations() as v:
+            kind, row_id = cc.item(v, request.item)
+        return cc.inspection(console.inspect(kind, row_id))
+
+    def Search(self, request: cpb.SearchRequest, context: grpc.ServicerContext) -> cpb.SearchResponse:
+        console = self._require("Search")
+        with Violations() as v:
+            query = v.require_text(request.query, "query", max_chars=MAX_SEARCH_QUERY_CHARS)
+            if query and not query.strip():
+                v.add("query", "must not be only whitespace", "MISSING_FIELD")
+            v.require_enum(request.scope, cpb.ConsoleScope.DESCRIPTOR, "scope", required=False)
+            agent = _agent(v, request.agent_id, required=False)
+            limit = request.limit or DEFAULT_SEARCH_LIMIT
+            v.require_range(limit, "limit", 1, MAX_SEARCH_LIMIT, "LIMIT_OUT_OF_RANGE")
+        scope = cc.SCOPE_FROM_PB[request.scope]
+        hits = console.search(query, scope, agent, request.include_disabled, limit)
+        return cpb.SearchResponse(hits=[cc.hit(h) for h in hits])
+
+    def Disable(self, request: cpb.DisableRequest, context: grpc.ServicerContext) -> cpb.DisableResponse:
+        console = self._require("Disable")
+        with Violations() as v:
+            kind, row_id = cc.item(v, request.item)
+        return cpb.DisableResponse(changed=console.disable(kind, row_id))
+
+    def Enable(self, request: cpb.EnableRequest, context: grpc.ServicerContext) -> cpb.EnableResponse:
+        console = self._require("Enable")
+        with Violations() as v:
+            kind, row_id = cc.item(v, request.item)
+        return cpb.EnableResponse(changed=console.enable(kind, row_id))
+
+    def Forget(self, request: cpb.ForgetRequest, context: grpc.ServicerContext) -> cpb.ForgetResponse:
+        console = self._require("Forget")
+        with Violations() as v:
+            kind, row_id = cc.item(v, request.item)
+        return cpb.ForgetResponse(vector_removed=console.forget(kind, row_id).vector_removed)
+
+    # ----------------------------------------------------------------------------------------- whole store
+    def Diagnose(self, request: cpb.DiagnoseRequest, context: grpc.ServicerContext) -> cpb.DiagnoseResponse:
+        return cc.diagnosis(self._require("Diagnose").diagnose())
+
+    def PreviewContext(
+        self, request: cpb.PreviewContextRequest, context: grpc.ServicerContext
+    ) -> cpb.PreviewContextResponse:
+        console = self._require("PreviewContext")
+        with Violations() as v:
+            agent = _agent(v, request.agent_id, required=True)
+            query = v.require_text(request.query, "query", max_chars=MAX_PREVIEW_QUERY_CHARS)
+            if not request.max_tokens:
+                v.add("max_tokens", "is required", "MISSING_FIELD")
+            else:
+                v.require_range(
+                    request.max_tokens, "max_tokens", 1, MAX_PREVIEW_TOKENS, "BUDGET_OUT_OF_RANGE"
+                )
+        assert agent is not None
+        preview = console.preview(agent, query, request.max_tokens, _deadline_s(context))
+        return cpb.PreviewContextResponse(
+            block=preview.block,
+            section=cc.SECTION_TO_PB.get(preview.section, 0),
+            reason=preview.reason,
+            block_tokens=preview.block_tokens,
+        )
+
+    def ClearAll(self, request: cpb.ClearAllRequest, context: grpc.ServicerContext) -> cpb.ClearAllResponse:
+        return cpb.ClearAllResponse(rows_deleted=self._require("ClearAll").clear_all(request.confirm))
+
+    def Reindex(self, request: cpb.ReindexRequest, context: grpc.ServicerContext) -> cpb.ReindexResponse:
+        console = self._require("Reindex")
+        with Violations() as v:
+            agent = _agent(v, request.agent_id, required=False)
+        result = console.reindex(agent)
+        return cpb.ReindexResponse(
+            vector_indexes=[cc.vector_state(s) for s in result.vector_indexes],
+            fts_rebuilt=result.is_fts_rebuilt,
+        )
+
+    def Export(
+        self, request: cpb.ExportRequest, context: grpc.ServicerContext
+    ) -> Iterator[cpb.ExportResponse]:
+        console = self._require("Export")
+        with Violations() as v:
+            agent = _agent(v, request.agent_id, required=False)
+        if agent is not None and console.deps.store.agents.get(agent) is None:
+            raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
+        for line in console_transfer.export(console, agent):
+            yield cpb.ExportResponse(line=line)
+
+    def Import(
+        self, request_iterator: Iterator[cpb.ImportRequest], context: grpc.ServicerContext
+    ) -> cpb.ImportResponse:
+        console = self._require("Import")
+        # A message may carry several complete lines.
+        lines = (line for request in request_iterator for line in request.line.split("\n"))
+        result = console_transfer.import_lines(console, lines)
+        return cpb.ImportResponse(
+            imported=result.imported, skipped=result.skipped, reembedded=result.reembedded
+        )

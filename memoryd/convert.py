@@ -33,7 +33,12 @@ _KIND_TO_PB = {
     d.KIND_TRANSCRIPT: pb.ITEM_KIND_TRANSCRIPT_TURN,
     d.KIND_IDENTITY_FACT: pb.ITEM_KIND_IDENTITY_FACT,
 }
-_ROLE_TO_PB = {"user": pb.ROLE_USER, "assistant": pb.ROLE_ASSISTANT, "system": pb.ROLE_SYSTEM, "tool": pb.ROLE_TOOL}
+_ROLE_TO_PB = {
+    "user": pb.ROLE_USER,
+    "assistant": pb.ROLE_ASSISTANT,
+    "system": pb.ROLE_SYSTEM,
+    "tool": pb.ROLE_TOOL,
+}
 
 
 # ---------------------------------------------------------------------------------------------------------- time
@@ -62,7 +67,11 @@ def conversation_id(v: Violations, value: str, field: str = "conversation_id") -
     if not value:
         v.add(field, "is required", "INVALID_CONVERSATION_ID")
     elif len(value) > MAX_CONVERSATION_ID:
-        v.add(field, f"is {len(value)} characters; at most {MAX_CONVERSATION_ID} allowed", "INVALID_CONVERSATION_ID")
+        v.add(
+            field,
+            f"is {len(value)} characters; at most {MAX_CONVERSATION_ID} allowed",
+            "INVALID_CONVERSATION_ID",
+        )
     elif _CONTROL.search(value):
         v.add(field, "must not contain control characters", "INVALID_CONVERSATION_ID")
     return value
@@ -111,7 +120,9 @@ def parse_upsert(request: pb.UpsertAgentRequest) -> tuple[str, d.AgentChanges]:
     return agent, d.AgentChanges(
         display_name=name,
         memory_enabled=request.memory_enabled if request.HasField("memory_enabled") else None,
-        search_memory_enabled=request.search_memory_enabled if request.HasField("search_memory_enabled") else None,
+        search_memory_enabled=request.search_memory_enabled
+        if request.HasField("search_memory_enabled")
+        else None,
     )
 
 

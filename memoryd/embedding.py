@@ -30,7 +30,9 @@ _QUERY_CACHE = 256
 class EmbedClient(Protocol):
     """The part of inferd.client.InferenceClient used here."""
 
-    def embed(self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None) -> Embeddings: ...
+    def embed(
+        self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
+    ) -> Embeddings: ...
 
 
 @dataclass(frozen=True)
@@ -109,4 +111,6 @@ class Embedder:
             self._retry_at = self._clock() + self._backoff_s
             wait = self._backoff_s
             self._backoff_s = min(self._backoff_s * 2, _BACKOFF_MAX_S)
-        _log.warning("embedding unavailable (%s %s); retrying in %.0fs", type(error).__name__, error.reason, wait)
+        _log.warning(
+            "embedding unavailable (%s %s); retrying in %.0fs", type(error).__name__, error.reason, wait
+        )

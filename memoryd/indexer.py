@@ -112,7 +112,7 @@ class Indexer:
                 if time.monotonic() - self._last_flush >= self._flush_interval_s:
                     self._registry.flush()
                     self._last_flush = time.monotonic()
-            except Exception as error:  # noqa: BLE001 - the loop must survive; rows are retried next pass
+            except Exception as error:
                 _log.error("indexing pass failed: %s", type(error).__name__)
                 _log.debug("indexing failure", exc_info=error)
 

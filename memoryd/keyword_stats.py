@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from memoryd.retrieval.hybrid import AgentCorpus
 from memoryd.storage.fts import FtsIndex
 
-#: Cached statistics are reused while the agent grew by less than this fraction (IDF barely moves).
+#: Cached document frequencies are reused while the agent grew by less than this fraction (IDF barely moves).
 GROWTH_TOLERANCE = 0.02
-#: Corpus sizes are refreshed at most this often while writes keep arriving.
+#: Corpus sizes are refreshed at most this often, and only after a write.
 REFRESH_S = 2.0
 _MAX_TERMS = 200_000
 
@@ -18,31 +19,49 @@ _MAX_TERMS = 200_000
 class KeywordStats:
     """FTS5's bm25() takes IDF from the whole table (every agent); this supplies one agent's own statistics."""
 
-    def __init__(self, fts: FtsIndex) -> None:
+    def __init__(self, fts: FtsIndex, generation: Callable[[], int] = lambda: 0) -> None:
         self._fts = fts
+        self._generation = generation
         self._lock = threading.Lock()
-        self._corpus: dict[tuple[str, str], tuple[AgentCorpus, float]] = {}
+        self._corpus: dict[tuple[str, str], tuple[AgentCorpus, float, int]] = {}
+        self._table: dict[str, tuple[int, float, int]] = {}
         self._df: dict[tuple[str, str, str], tuple[int, int]] = {}
+
+    def _fresh(self, stamp: float, generation: int) -> bool:
+        return generation == self._generation() or time.monotonic() - stamp < REFRESH_S
 
     def corpus(self, kind: str, agent_id: str) -> AgentCorpus:
         """Rows and mean characters of one agent's rows of one kind."""
         key = (kind, agent_id)
         with self._lock:
             cached = self._corpus.get(key)
-        if cached is not None and time.monotonic() - cached[1] < REFRESH_S:
+        if cached is not None and self._fresh(cached[1], cached[2]):
             return cached[0]
+        generation = self._generation()
         rows, mean_chars = self._fts.agent_text_stats(kind, agent_id)
         corpus = AgentCorpus(rows=rows, mean_chars=mean_chars)
         with self._lock:
-            self._corpus[key] = (corpus, time.monotonic())
+            self._corpus[key] = (corpus, time.monotonic(), generation)
         return corpus
+
+    def table_rows(self, kind: str) -> int:
+        """Rows of the whole table (all agents)."""
+        with self._lock:
+            cached = self._table.get(kind)
+        if cached is not None and self._fresh(cached[1], cached[2]):
+            return cached[0]
+        generation = self._generation()
+        rows = self._fts.table_rows(kind)
+        with self._lock:
+            self._table[kind] = (rows, time.monotonic(), generation)
+        return rows
 
     def doc_frequency(self, kind: str, agent_id: str, term: str, rows_now: int) -> int:
         """Rows of the agent containing `term`; recomputed once the agent grew past the tolerance."""
         key = (kind, agent_id, term)
         with self._lock:
             cached = self._df.get(key)
-        if cached is not None and rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1 and rows_now >= cached[1]:
+        if cached is not None and cached[1] <= rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1:
             return cached[0]
         df = self._fts.doc_frequency(kind, agent_id, term)
         with self._lock:
@@ -54,6 +73,7 @@ class KeywordStats:
     def invalidate(self, agent_id: str | None = None) -> None:
         """Forget cached statistics (after deletes), for one agent or all."""
         with self._lock:
+            self._table.clear()
             if agent_id is None:
                 self._corpus.clear()
                 self._df.clear()

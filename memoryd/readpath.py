@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memoryd.config import MemoryConfig
 from memoryd.retrieval import blocks
 from memoryd.retrieval.cache import AssemblyCache
 from memoryd.retrieval.gate import GateClassifier, GateMode, RelevanceGate, prepare_entities
@@ -60,6 +61,15 @@ class ReadPathSettings:
     is_enabled: bool = True
     gate_mode: GateMode = GateMode.HEURISTIC
     budget_tokens: int = 800
+
+
+def settings_from_config(config: MemoryConfig) -> ReadPathSettings:
+    """The read path's view of memory.json (enabled, relevanceGateMode, memoryBudgetTokens)."""
+    return ReadPathSettings(
+        is_enabled=config.enabled,
+        gate_mode=GateMode(config.relevance_gate_mode),
+        budget_tokens=config.memory_budget_tokens,
+    )
 
 
 @dataclass(frozen=True)
@@ -259,4 +269,5 @@ __all__ = [
     "ReadPath",
     "ReadPathSettings",
     "SystemClock",
+    "settings_from_config",
 ]

@@ -64,7 +64,7 @@ class MemorySearch:
         self._embedder = embedder
         self._vectors = vectors
         self.settings = settings or SearchSettings()
-        self.keyword_stats = KeywordStats(store.fts)
+        self.keyword_stats = KeywordStats(store.fts, lambda: store.db.generation)
 
     def search(self, agent_id: str, kind: str, query: str, limit: int) -> SearchOutcome:
         """Best `limit` rows of `kind` for `query`, best first."""
@@ -93,22 +93,30 @@ class MemorySearch:
         pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
         rows = self._store.rows.fetch(kind, agent_id, pool_ids)
         pool = [Candidate(i, fused[i], rows[i].text) for i in pool_ids if i in rows]
-        chosen = mmr(pool, limit, s.mmr_lambda) if s.mmr_lambda < 1.0 else [(c.id, c.score) for c in pool[:limit]]
+        chosen = (
+            mmr(pool, limit, s.mmr_lambda) if s.mmr_lambda < 1.0 else [(c.id, c.score) for c in pool[:limit]]
+        )
         return SearchOutcome(hits=tuple(ScoredRow(rows[i], score) for i, score in chosen), method=method)
 
     def _keyword_ranking(self, agent_id: str, kind: str, terms: Sequence[str]) -> list[int]:
-        candidates = self._store.fts.search(kind, agent_id, terms, self.settings.fts_candidates)
+        stats = self.keyword_stats
+        corpus = stats.corpus(kind, agent_id)
+        if corpus.rows == 0:
+            return []
+        dfs = {t: stats.doc_frequency(kind, agent_id, t, corpus.rows) for t in terms}
+        match_terms = hybrid.candidate_terms(terms, dfs, corpus.rows)
+        if not match_terms:
+            return []
+        # Restrict inside FTS5 when the agent is a small part of the table; else filter in the join.
+        agent_in_match = corpus.rows * 2 < stats.table_rows(kind)
+        candidates = self._store.fts.search(
+            kind, agent_id, match_terms, self.settings.fts_candidates, agent_in_match=agent_in_match
+        )
         if not candidates or not self.settings.per_agent_stats:
             return [row_id for row_id, _ in candidates]
-        corpus = self.keyword_stats.corpus(kind, agent_id)
         rows = self._store.rows.fetch(kind, agent_id, [row_id for row_id, _ in candidates])
         docs = {row_id: rows[row_id].indexed_text for row_id, _ in candidates if row_id in rows}
-        scores = hybrid.bm25_scores(
-            terms,
-            docs,
-            corpus,
-            lambda term: self.keyword_stats.doc_frequency(kind, agent_id, term, corpus.rows),
-        )
+        scores = hybrid.bm25_scores(terms, docs, corpus, lambda term: dfs[term])
         return hybrid.ranked(scores)
 
     def _vector_ranking(self, agent_id: str, kind: str, query: str) -> list[int] | None:
@@ -121,7 +129,7 @@ class MemorySearch:
                 return None
             vector, model = embedded
             hits = self._vectors.search(agent_id, kind, model, vector, self.settings.vector_candidates)
-        except Exception as error:  # noqa: BLE001 - vectors are an optimisation; FTS still answers
+        except Exception as error:
             _log.warning("vector search failed (%s); using full-text search only", type(error).__name__)
             return None
         return [row_id for row_id, _ in hits]

@@ -43,13 +43,15 @@ class ServiceDeps:
 
 
 @planned_rpcs(pb_grpc.MemoryServiceServicer, "osaurus.memory.v1.MemoryService")
-class MemoryService(pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
+class MemoryService(pb_grpc.MemoryServiceServicer):
     """The agent-runtime API. RPCs not defined here answer UNIMPLEMENTED / NOT_YET_AVAILABLE."""
 
     def __init__(self, deps: ServiceDeps) -> None:
         self._d = deps
 
-    def BufferTurn(self, request: pb.BufferTurnRequest, context: grpc.ServicerContext) -> pb.BufferTurnResponse:
+    def BufferTurn(
+        self, request: pb.BufferTurnRequest, context: grpc.ServicerContext
+    ) -> pb.BufferTurnResponse:
         turn = convert.parse_buffer_turn(request)
         stored = self._d.recorder.buffer(turn)
         response = pb.BufferTurnResponse(
@@ -71,9 +73,13 @@ class MemoryService(pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
                 "MEMORY_RECALL_DISABLED", "Memory Recall (search_memory_enabled) is off for this agent"
             )
         outcome = self._d.search.search(agent_id, SCOPE_KIND[scope], query, limit)
-        return pb.SearchMemoryResponse(hits=[convert.search_hit(h) for h in outcome.hits], method=outcome.method)
+        return pb.SearchMemoryResponse(
+            hits=[convert.search_hit(h) for h in outcome.hits], method=outcome.method
+        )
 
-    def ListAgents(self, request: pb.ListAgentsRequest, context: grpc.ServicerContext) -> pb.ListAgentsResponse:
+    def ListAgents(
+        self, request: pb.ListAgentsRequest, context: grpc.ServicerContext
+    ) -> pb.ListAgentsResponse:
         after, size = convert.parse_list_agents(request)
         page = self._d.store.agents.list_page(after, size + 1)
         response = pb.ListAgentsResponse(agents=[convert.agent(a) for a in page[:size]])
@@ -88,12 +94,16 @@ class MemoryService(pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
             raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
         return pb.GetAgentResponse(agent=convert.agent(record))
 
-    def UpsertAgent(self, request: pb.UpsertAgentRequest, context: grpc.ServicerContext) -> pb.UpsertAgentResponse:
+    def UpsertAgent(
+        self, request: pb.UpsertAgentRequest, context: grpc.ServicerContext
+    ) -> pb.UpsertAgentResponse:
         agent_id, changes = convert.parse_upsert(request)
         record, created = self._d.store.agents.upsert(agent_id, changes)
         return pb.UpsertAgentResponse(agent=convert.agent(record), created=created)
 
-    def DeleteAgent(self, request: pb.DeleteAgentRequest, context: grpc.ServicerContext) -> pb.DeleteAgentResponse:
+    def DeleteAgent(
+        self, request: pb.DeleteAgentRequest, context: grpc.ServicerContext
+    ) -> pb.DeleteAgentResponse:
         agent_id = convert.parse_agent_only(request)
         deleted = self._d.store.agents.delete(agent_id)
         if deleted is None:
@@ -105,10 +115,14 @@ class MemoryService(pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
         _log.info("deleted an agent: %d rows, %d vectors", deleted, vectors)
         return pb.DeleteAgentResponse(rows_deleted=deleted, vectors_deleted=vectors)
 
-    def GetIdentity(self, request: pb.GetIdentityRequest, context: grpc.ServicerContext) -> pb.GetIdentityResponse:
+    def GetIdentity(
+        self, request: pb.GetIdentityRequest, context: grpc.ServicerContext
+    ) -> pb.GetIdentityResponse:
         return pb.GetIdentityResponse(identity=convert.identity(self._d.store.identity.get()))
 
-    def AddOverride(self, request: pb.AddOverrideRequest, context: grpc.ServicerContext) -> pb.AddOverrideResponse:
+    def AddOverride(
+        self, request: pb.AddOverrideRequest, context: grpc.ServicerContext
+    ) -> pb.AddOverrideResponse:
         text = convert.parse_override_text(request)
         return pb.AddOverrideResponse(override=convert.override(self._d.store.identity.add_override(text)))
 

@@ -60,7 +60,7 @@ class TurnRecorder:
             self._on_rows_written(turn.agent_id)
         try:
             armed = self.on_turn_buffered(turn.agent_id, turn.conversation_id)
-        except Exception as error:  # noqa: BLE001 - the turn is durable; a scheduling failure must not lose it
+        except Exception as error:
             _log.error("arming distillation failed (%s); the turn stays pending", type(error).__name__)
             armed = None
         if armed is None or not armed.scheduled:

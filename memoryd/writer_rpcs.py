@@ -33,7 +33,9 @@ def parse_ingest(request: pb.IngestRequest) -> tuple[str, str, list[IngestTurn],
         else:
             for i, turn in enumerate(request.turns):
                 v.require_text(turn.user, f"turns[{i}].user", max_chars=MAX_CONTENT_CHARS)
-                v.require_text(turn.assistant, f"turns[{i}].assistant", max_chars=MAX_CONTENT_CHARS, required=False)
+                v.require_text(
+                    turn.assistant, f"turns[{i}].assistant", max_chars=MAX_CONTENT_CHARS, required=False
+                )
                 if len(v.items) >= 20:  # enough to fix the request; keep the error small
                     break
     turns = [IngestTurn(t.user, t.assistant) for t in request.turns]
@@ -53,7 +55,9 @@ class WriterRpcs:
 
     writer: Writer
 
-    def EndSession(self, request: pb.EndSessionRequest, context: grpc.ServicerContext) -> pb.EndSessionResponse:
+    def EndSession(
+        self, request: pb.EndSessionRequest, context: grpc.ServicerContext
+    ) -> pb.EndSessionResponse:
         """Flush a conversation now; with `wait`, distil in this call and report the outcome token."""
         agent, conversation = _session_ids(request)
         result = self.writer.end_session(agent, conversation, wait=request.wait)
@@ -68,7 +72,9 @@ class WriterRpcs:
             agent, conversation, turns, session_time_ms=session_ms, skip_extraction=request.skip_extraction
         )
         return pb.IngestResponse(
-            turns_ingested=result.turns_ingested, distillation=result.distillation, episode_id=result.episode_id
+            turns_ingested=result.turns_ingested,
+            distillation=result.distillation,
+            episode_id=result.episode_id,
         )
 
     def SyncNow(self, request: pb.SyncNowRequest, context: grpc.ServicerContext) -> pb.SyncNowResponse:
@@ -81,7 +87,10 @@ class WriterRpcs:
         return pb.SyncNowResponse(
             outcomes=[
                 pb.SessionOutcome(
-                    agent_id=o.agent_id, conversation_id=o.conversation_id, outcome=o.token, episode_id=o.episode_id
+                    agent_id=o.agent_id,
+                    conversation_id=o.conversation_id,
+                    outcome=o.token,
+                    episode_id=o.episode_id,
                 )
                 for o in outcomes
             ]

@@ -11,6 +11,7 @@ from memoryd.storage.writer_store import SqliteWriterStore
 from memoryd.writer import DistillPolicy, Writer, WriterSettings
 from memoryd.writer.dedup import FactPlan
 from memoryd.writer.model import Inference
+from memoryd.writer.session import DEFAULT_POLICY
 from memoryd.writer.store import CommitResult, DerivedRow, DistillationWrite
 
 _log = logging.getLogger("memoryd.writer_wiring")
@@ -19,6 +20,19 @@ _log = logging.getLogger("memoryd.writer_wiring")
 AgentChanged = Callable[[str], None]
 #: Called with the rows a re-ingest deleted (their embeddings rows are already gone; drop them from faiss).
 RowsRemoved = Callable[[str, Sequence[DerivedRow]], None]
+
+
+def rows_remover(remove: Callable[[str, str, Sequence[int]], int]) -> RowsRemoved:
+    """Adapts a per-kind vector removal (VectorRegistry.remove(agent_id, kind, row_ids)) to RowsRemoved."""
+
+    def on_rows_removed(agent_id: str, rows: Sequence[DerivedRow]) -> None:
+        by_kind: dict[str, list[int]] = {}
+        for row in rows:
+            by_kind.setdefault(row.kind, []).append(int(row.id))
+        for kind, ids in by_kind.items():
+            remove(agent_id, kind, ids)
+
+    return on_rows_removed
 
 
 def writer_settings(config: MemoryConfig) -> WriterSettings:
@@ -36,7 +50,9 @@ def writer_settings(config: MemoryConfig) -> WriterSettings:
 class CallbackHooks:
     """WriterHooks that fan out to plain callbacks; a failing callback is logged and the others still run."""
 
-    def __init__(self, on_agent_changed: Sequence[AgentChanged] = (), on_rows_removed: RowsRemoved | None = None) -> None:
+    def __init__(
+        self, on_agent_changed: Sequence[AgentChanged] = (), on_rows_removed: RowsRemoved | None = None
+    ) -> None:
         self._changed = list(on_agent_changed)
         self._removed = on_rows_removed
 
@@ -44,10 +60,12 @@ class CallbackHooks:
         for callback in self._changed:
             try:
                 callback(agent_id)
-            except Exception:  # noqa: BLE001 - derived state is rebuildable
+            except Exception:
                 _log.exception("writer callback failed")
 
-    def distilled(self, agent_id: str, write: DistillationWrite, result: CommitResult, plan: FactPlan) -> None:
+    def distilled(
+        self, agent_id: str, write: DistillationWrite, result: CommitResult, plan: FactPlan
+    ) -> None:
         self._notify(agent_id)
 
     def rows_removed(self, agent_id: str, rows: Sequence[DerivedRow]) -> None:
@@ -66,7 +84,7 @@ def build_writer(
     *,
     on_agent_changed: Sequence[AgentChanged] = (),
     on_rows_removed: RowsRemoved | None = None,
-    policy: DistillPolicy = DistillPolicy(),
+    policy: DistillPolicy = DEFAULT_POLICY,
 ) -> Writer:
     """A Writer over memory.sqlite that reads memory.json on every operation. Call .start() once serving."""
     return Writer(
@@ -78,4 +96,4 @@ def build_writer(
     )
 
 
-__all__ = ["AgentChanged", "CallbackHooks", "RowsRemoved", "build_writer", "writer_settings"]
+__all__ = ["AgentChanged", "CallbackHooks", "RowsRemoved", "build_writer", "rows_remover", "writer_settings"]

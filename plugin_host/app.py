@@ -55,12 +55,15 @@ def build_bridge(
     turns: TurnRunner, memory: MemoryPeer, memory_timeout_s: float, workers: int, name: str, access: Access
 ) -> functools.partial[RunningServer]:
     """The bridge factory of one plugin: a token-checked PluginBridgeService on the plugin's private socket."""
-    return functools.partial(_start_bridge, BridgeServicer(name, access, turns, memory, memory_timeout_s), workers)
+    return functools.partial(
+        _start_bridge, BridgeServicer(name, access, turns, memory, memory_timeout_s), workers
+    )
 
 
 def _start_bridge(servicer: BridgeServicer, workers: int, token: str, socket_path: Path) -> RunningServer:
     binding = ServiceBinding(
-        BRIDGE_SERVICE_NAME, lambda server: ppb_grpc.add_PluginBridgeServiceServicer_to_server(servicer, server)
+        BRIDGE_SERVICE_NAME,
+        lambda server: ppb_grpc.add_PluginBridgeServiceServicer_to_server(servicer, server),
     )
     options = ServerOptions(f"unix:{socket_path}", DOMAIN, max_workers=workers, auth_token=token)
     return build_server(options, [binding])
@@ -72,9 +75,13 @@ def build_app(settings: Settings) -> App:
     inference = InferencePeer(
         InferenceClient(settings.inferd_addr, deadline_s=INFERENCE_DEADLINE_S, token=settings.auth_token)
     )
-    turns = TurnRunner(memory, inference, ContextWindows(inference), memory_timeout_s=settings.memory_timeout_s)
+    turns = TurnRunner(
+        memory, inference, ContextWindows(inference), memory_timeout_s=settings.memory_timeout_s
+    )
     owns_run_dir = settings.run_dir is None
-    run_dir = Path(tempfile.mkdtemp(prefix="osaurus-plugins-")) if settings.run_dir is None else settings.run_dir
+    run_dir = (
+        Path(tempfile.mkdtemp(prefix="osaurus-plugins-")) if settings.run_dir is None else settings.run_dir
+    )
     paths = HostPaths(
         plugin_dirs=settings.plugin_dirs,
         grants_file=settings.grants_file,
@@ -103,8 +110,12 @@ def start(settings: Settings) -> tuple[RunningServer, App]:
     try:
         app.host.reload(wait_s=settings.supervisor.start_timeout_s)
         servicer = PluginHostServicer(app.host, app.turns, reload_wait_s=settings.supervisor.start_timeout_s)
-        binding = ServiceBinding(SERVICE_NAME, lambda s: ppb_grpc.add_PluginHostServiceServicer_to_server(servicer, s))
-        running = build_server(ServerOptions(settings.listen, DOMAIN, auth_token=settings.auth_token), [binding])
+        binding = ServiceBinding(
+            SERVICE_NAME, lambda s: ppb_grpc.add_PluginHostServiceServicer_to_server(servicer, s)
+        )
+        running = build_server(
+            ServerOptions(settings.listen, DOMAIN, auth_token=settings.auth_token), [binding]
+        )
     except BaseException:
         app.close()
         raise

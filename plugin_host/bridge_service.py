@@ -22,7 +22,7 @@ SERVICE_NAME = "osaurus.plugin.v1.PluginBridgeService"
 DEFAULT_SEARCH_LIMIT = 10
 
 
-class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):  # type: ignore[misc]
+class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
     """Serves one plugin. The token check happens before (BearerTokenInterceptor); grants are checked here."""
 
     def __init__(
@@ -75,7 +75,9 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):  # type: ignore[misc
         except UnimplementedError as error:
             if error.reason != NOT_YET_AVAILABLE:
                 raise
-            raise UnavailableError("MEMORY_SEARCH_UNAVAILABLE", "memory search is not available yet") from None
+            raise UnavailableError(
+                "MEMORY_SEARCH_UNAVAILABLE", "memory search is not available yet"
+            ) from None
         return ppb.SearchMemoryResponse(hits=[_hit(h) for h in hits])
 
     def _check(self, permission: Permission, agent_id: str) -> None:

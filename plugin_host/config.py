@@ -99,6 +99,12 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
     parser.add_argument(
         "--no-entry-points", action="store_true", help="do not load installed packages' osaurus.plugins"
     )
+    parser.add_argument(
+        "--plugin-site",
+        action="append",
+        default=[],
+        help="directory of installed distributions searched for osaurus.plugins entry points instead of sys.path",
+    )
     parser.add_argument("--plugin-run-dir", default=None, help="directory for the per-plugin sockets")
     parser.add_argument("--plugin-timeout-s", type=float, default=SupervisorSettings.call_timeout_s)
     parser.add_argument("--plugin-start-timeout-s", type=float, default=SupervisorSettings.start_timeout_s)
@@ -123,6 +129,7 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         auth_token=token or None,
         plugin_dirs=tuple(dict.fromkeys(dirs)),
         load_entry_points=not entry_points_off,
+        entry_point_paths=tuple(args.plugin_site),
         run_dir=Path(args.plugin_run_dir) if args.plugin_run_dir else None,
         memory_timeout_s=args.memory_timeout_s,
         supervisor=SupervisorSettings(

@@ -15,15 +15,22 @@ _ROLE_NUMBERS = {
     "assistant": mpb.ROLE_ASSISTANT,
     "tool": mpb.ROLE_TOOL,
 }
-_SCOPE_NUMBERS = {"pinned": mpb.SCOPE_PINNED, "episodes": mpb.SCOPE_EPISODES, "transcript": mpb.SCOPE_TRANSCRIPT}
-_KIND_NAMES = {
+_SCOPE_NUMBERS = {
+    "pinned": mpb.SCOPE_PINNED,
+    "episodes": mpb.SCOPE_EPISODES,
+    "transcript": mpb.SCOPE_TRANSCRIPT,
+}
+_KIND_NAMES: dict[int, str] = {
     mpb.ITEM_KIND_PINNED_FACT: "pinned_fact",
     mpb.ITEM_KIND_EPISODE: "episode",
     mpb.ITEM_KIND_TRANSCRIPT_TURN: "transcript_turn",
     mpb.ITEM_KIND_IDENTITY_FACT: "identity_fact",
 }
 _KIND_NUMBERS = {name: number for number, name in _KIND_NAMES.items()}
-_PERMISSION_NUMBERS = {Permission.INFERENCE: ppb.PERMISSION_INFERENCE, Permission.MEMORY_SEARCH: ppb.PERMISSION_MEMORY_SEARCH}
+_PERMISSION_NUMBERS = {
+    Permission.INFERENCE: ppb.PERMISSION_INFERENCE,
+    Permission.MEMORY_SEARCH: ppb.PERMISSION_MEMORY_SEARCH,
+}
 _STATE_NUMBERS = {
     "stopped": ppb.PLUGIN_STATE_STOPPED,
     "starting": ppb.PLUGIN_STATE_STARTING,
@@ -45,12 +52,14 @@ def section_name(section: int) -> str:
 
 def section_number(name: str) -> int:
     """A section name as its memory.v1 Section number (unknown names are UNSPECIFIED)."""
-    key = f"SECTION_{name.upper()}"
-    return int(mpb.Section.Value(key)) if key in mpb.Section.keys() else mpb.SECTION_UNSPECIFIED
+    try:
+        return int(mpb.Section.Value(f"SECTION_{name.upper()}"))
+    except ValueError:
+        return mpb.SECTION_UNSPECIFIED
 
 
-def scope_number(scope: str) -> int:
-    """"pinned", "episodes" or "transcript" as the memory.v1 Scope number."""
+def scope_number(scope: str) -> mpb.Scope:
+    """The memory.v1 Scope number of "pinned", "episodes" or "transcript"."""
     return _SCOPE_NUMBERS[scope]
 
 
@@ -73,7 +82,9 @@ def messages_to_proto(messages: Iterable[ChatMessage]) -> list[mpb.ChatMessage]:
         mpb.ChatMessage(
             role=_ROLE_NUMBERS[m.role],
             content=m.content,
-            attachments=[mpb.Attachment(mime_type=a.mime_type, data=a.data, uri=a.uri) for a in m.attachments],
+            attachments=[
+                mpb.Attachment(mime_type=a.mime_type, data=a.data, uri=a.uri) for a in m.attachments
+            ],
         )
         for m in messages
     ]

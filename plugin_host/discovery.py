@@ -52,8 +52,12 @@ def discover(
     unique: dict[str, Candidate] = {}
     for candidate in found:
         if candidate.name in unique:
-            _log.warning("plugin %r from %s ignored: the name is taken by %s", candidate.name, candidate.source,
-                         unique[candidate.name].source)
+            _log.warning(
+                "plugin %r from %s ignored: the name is taken by %s",
+                candidate.name,
+                candidate.source,
+                unique[candidate.name].source,
+            )
             continue
         unique[candidate.name] = candidate
     return list(unique.values())
@@ -93,7 +97,9 @@ def discover_entry_points(probe: ManifestProbe, paths: Sequence[str] = ()) -> li
     return found
 
 
-def _entry_candidate(dist: metadata.Distribution, entry: metadata.EntryPoint, probe: ManifestProbe) -> Candidate:
+def _entry_candidate(
+    dist: metadata.Distribution, entry: metadata.EntryPoint, probe: ManifestProbe
+) -> Candidate:
     source = f"entry_point:{entry.name}"
     location = str(dist.locate_file(""))
     fingerprint = _digest([dist.metadata["Name"] or "", dist.version, entry.value, location])
@@ -104,8 +110,10 @@ def _entry_candidate(dist: metadata.Distribution, entry: metadata.EntryPoint, pr
         manifest = parse_manifest(data)
     except ManifestError as error:
         return Candidate(entry.name, source, None, f"bad manifest: {error}", (location,), fingerprint)
-    except Exception as error:  # noqa: BLE001 - any failure to import a third-party package is reported, not raised
-        return Candidate(entry.name, source, None, f"probe failed: {type(error).__name__}", (location,), fingerprint)
+    except Exception as error:
+        return Candidate(
+            entry.name, source, None, f"probe failed: {type(error).__name__}", (location,), fingerprint
+        )
     if manifest.name != entry.name:
         error_text = f"entry point name {entry.name!r} differs from the plugin's name {manifest.name!r}"
         return Candidate(entry.name, source, None, error_text, (location,), fingerprint)

@@ -114,6 +114,8 @@ def _grant(name: str, entry: Any) -> Grant:
     except ValueError:
         raise GrantsError(f"plugins.{name}.permissions has an unknown permission") from None
     timeout = entry.get("call_timeout_s")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
         raise GrantsError(f"plugins.{name}.call_timeout_s must be a positive number")
     return Grant(enabled, granted, frozenset(agents), float(timeout) if timeout is not None else None)

@@ -32,6 +32,10 @@ from servicekit.errors import (
 )
 
 DOMAIN = "plugin.osaurus.dev"
+#: Longest unix socket path the kernel accepts (sun_path is 108 bytes with the NUL).
+MAX_SOCKET_PATH = 107
+#: A plugin stops itself this long after a command outlived its call timeout (the host normally kills it first).
+HANG_GRACE_S = 2.0
 _log = logging.getLogger("plugin_host.host")
 #: Status codes a plugin may report for its own command (anything else becomes PLUGIN_ERROR).
 _PASS_THROUGH = frozenset(
@@ -105,6 +109,12 @@ class PluginHost:
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._reload_lock = threading.Lock()
+        longest = len(str(paths.run_dir / ("x" * 12) / "plugin.sock"))
+        if longest > MAX_SOCKET_PATH:
+            raise ValueError(
+                f"plugin run directory {paths.run_dir} is too long for unix sockets "
+                f"({longest} > {MAX_SOCKET_PATH} characters); choose a shorter --plugin-run-dir"
+            )
         private_dir(paths.run_dir)
 
     # -- discovery and lifecycle ---------------------------------------------------------------------------------
@@ -127,7 +137,10 @@ class PluginHost:
                 entry = self._entry(candidate, grants.get(candidate.name), grants_note)
                 previous = old.pop(candidate.name, None)
                 if previous is not None and previous.process is not None:
-                    keep = previous.fingerprint == entry.fingerprint and previous.process.state != PluginState.FAILED
+                    keep = (
+                        previous.fingerprint == entry.fingerprint
+                        and previous.process.state != PluginState.FAILED
+                    )
                     if keep:
                         fresh[candidate.name] = previous
                         continue
@@ -185,15 +198,24 @@ class PluginHost:
         if entry is None:
             raise NotFoundError("PLUGIN_NOT_FOUND", f"no plugin named {name!r}")
         if not entry.access.allows_agent(agent_id):
-            raise PermissionDeniedError("AGENT_NOT_ALLOWED", f"plugin {name!r} may not act for agent {agent_id!r}")
+            raise PermissionDeniedError(
+                "AGENT_NOT_ALLOWED", f"plugin {name!r} may not act for agent {agent_id!r}"
+            )
         if entry.process is None:
-            raise FailedPreconditionError("PLUGIN_NOT_RUNNING", f"plugin {name!r} is not running: {entry.note}")
+            raise FailedPreconditionError(
+                "PLUGIN_NOT_RUNNING", f"plugin {name!r} is not running: {entry.note}"
+            )
         process = entry.process
-        wait_s = self._settings.start_timeout_s if remaining_s is None else min(remaining_s, self._settings.start_timeout_s)
+        wait_s = (
+            self._settings.start_timeout_s
+            if remaining_s is None
+            else min(remaining_s, self._settings.start_timeout_s)
+        )
         client, commands = process.acquire(wait_s)
+        pid = process.pid
         if command not in {c.name for c in commands}:
             raise NotFoundError("COMMAND_NOT_FOUND", f"plugin {name!r} has no command {command!r}")
-        limit_s = entry.grant.call_timeout_s if entry.grant and entry.grant.call_timeout_s else self._settings.call_timeout_s
+        limit_s = self._call_timeout_s(entry.grant)
         left_s = None if remaining_s is None else remaining_s - (time.monotonic() - started)
         plugin_bound = left_s is None or limit_s <= left_s
         budget_s = limit_s if plugin_bound or left_s is None else max(0.0, left_s)
@@ -202,10 +224,11 @@ class PluginHost:
         except DeadlineExceededError:
             if not plugin_bound:
                 raise
-            process.kill_hung(f"no answer to {command!r} within {limit_s:g}s")
+            process.kill_hung(f"no answer to {command!r} within {limit_s:g}s", pid)
             retry = backoff_delay(1, self._settings.backoff_initial_s, self._settings.backoff_max_s)
             raise UnavailableError(
-                "PLUGIN_TIMEOUT", f"plugin {name!r} did not answer within {limit_s:g}s and was restarted",
+                "PLUGIN_TIMEOUT",
+                f"plugin {name!r} did not answer within {limit_s:g}s and was restarted",
                 retry_after_s=retry,
             ) from None
         except ServiceError as error:
@@ -213,7 +236,9 @@ class PluginHost:
         try:
             json.loads(result)
         except ValueError:
-            raise InternalError("PLUGIN_ERROR", f"plugin {name!r} returned a result that is not JSON") from None
+            raise InternalError(
+                "PLUGIN_ERROR", f"plugin {name!r} returned a result that is not JSON"
+            ) from None
         return result
 
     # -- helpers -------------------------------------------------------------------------------------------------
@@ -225,23 +250,32 @@ class PluginHost:
             return {}, f"config/plugins.json is invalid ({error})"
 
     def _probe(self, entry_point: str, import_paths: Sequence[str]) -> dict[str, Any]:
-        return probe_manifest(entry_point, import_paths, env=self._plugin_env, timeout_s=self._settings.start_timeout_s)
+        return probe_manifest(
+            entry_point, import_paths, env=self._plugin_env, timeout_s=self._settings.start_timeout_s
+        )
 
     def _entry(self, candidate: Candidate, grant: Grant | None, grants_note: str) -> _Entry:
         manifest = candidate.manifest
         access = effective_access(manifest, grant) if manifest is not None else NO_ACCESS
-        fingerprint = hashlib.sha256(f"{candidate.fingerprint}|{grant!r}|{access!r}".encode()).hexdigest()[:16]
+        identity = f"{candidate.fingerprint}|{grant!r}|{access!r}"
+        fingerprint = hashlib.sha256(identity.encode()).hexdigest()[:16]
         entry = _Entry(candidate, grant, access, fingerprint)
         entry.note = _not_started_note(candidate, grant, access, grants_note)
         if manifest is not None and not entry.note:
             entry.process = PluginProcess(
-                self._runner_spec(candidate, manifest),
+                self._runner_spec(candidate, manifest, self._call_timeout_s(grant)),
                 self._settings,
                 self._build_bridge(manifest.name, access),
             )
         return entry
 
-    def _runner_spec(self, candidate: Candidate, manifest: Manifest) -> RunnerSpec:
+    def _call_timeout_s(self, grant: Grant | None) -> float:
+        """The plugin's per-command deadline: its grant's call_timeout_s, else the host default."""
+        if grant is not None and grant.call_timeout_s:
+            return grant.call_timeout_s
+        return self._settings.call_timeout_s
+
+    def _runner_spec(self, candidate: Candidate, manifest: Manifest, call_timeout_s: float) -> RunnerSpec:
         slot = hashlib.sha256(manifest.name.encode()).hexdigest()[:12]
         return RunnerSpec(
             name=manifest.name,
@@ -253,6 +287,7 @@ class PluginHost:
             env=self._plugin_env,
             log_level=self._log_level,
             workers=self._settings.workers_per_plugin,
+            hang_limit_s=call_timeout_s + HANG_GRACE_S,
         )
 
 
@@ -274,7 +309,12 @@ def _status(entry: _Entry) -> PluginStatus:
     manifest = entry.candidate.manifest
     process = entry.process
     if process is not None:
-        state, restarts, error, commands = process.state, process.restart_count, process.last_error, process.commands
+        state, restarts, error, commands = (
+            process.state,
+            process.restart_count,
+            process.last_error,
+            process.commands,
+        )
     else:
         failed = manifest is None
         state = PluginState.FAILED if failed else PluginState.STOPPED
@@ -297,9 +337,17 @@ def _plugin_failure(name: str, command: str, error: ServiceError) -> ServiceErro
     """A failed Invoke as the error InvokePlugin's caller gets."""
     code = error.code.name
     if not error.domain and code in _TRANSPORT_FAILURES:
-        return UnavailableError("PLUGIN_CRASHED", f"plugin {name!r} stopped while running {command!r}; it is restarting")
+        return UnavailableError(
+            "PLUGIN_CRASHED", f"plugin {name!r} stopped while running {command!r}; it is restarting"
+        )
     if code in _PASS_THROUGH and error.domain:
         cls = error_class_for(error.code)
-        return cls(error.reason, error.message, domain=DOMAIN, metadata=error.metadata,
-                   field_violations=error.field_violations, retry_after_s=error.retry_after_s)
+        return cls(
+            error.reason,
+            error.message,
+            domain=DOMAIN,
+            metadata=error.metadata,
+            field_violations=error.field_violations,
+            retry_after_s=error.retry_after_s,
+        )
     return InternalError("PLUGIN_ERROR", f"plugin {name!r} failed running {command!r} ({code})")

@@ -58,6 +58,7 @@ class MemoryInjector:
     def __init__(self, memory: MemoryPeer, timeout_s: float) -> None:
         self._memory = memory
         self._timeout_s = timeout_s
+        self._last_failure = ""
 
     def inject(
         self,
@@ -71,18 +72,28 @@ class MemoryInjector:
         timeout_s = self._timeout_s if remaining_s is None else max(0.05, min(self._timeout_s, remaining_s))
         try:
             got = self._memory.inject(
-                agent_id, conversation_id, messages, model_context_tokens=model_context_tokens, timeout_s=timeout_s
+                agent_id,
+                conversation_id,
+                messages,
+                model_context_tokens=model_context_tokens,
+                timeout_s=timeout_s,
             )
+            self._last_failure = ""
             return Injected(got.messages, got.injected, got.section, got.reason, got.block_tokens)
         except UnimplementedError as error:
             if error.reason != NOT_YET_AVAILABLE:
-                return _without_memory(messages, error)
+                return self._without_memory(messages, error)
         except ServiceError as error:
-            return _without_memory(messages, error)
+            return self._without_memory(messages, error)
         return self._assemble(agent_id, conversation_id, messages, model_context_tokens, timeout_s)
 
     def _assemble(
-        self, agent_id: str, conversation_id: str, messages: tuple[ChatMessage, ...], context_tokens: int, timeout_s: float
+        self,
+        agent_id: str,
+        conversation_id: str,
+        messages: tuple[ChatMessage, ...],
+        context_tokens: int,
+        timeout_s: float,
     ) -> Injected:
         skip = skip_reason(messages, context_tokens)
         if skip is not None:
@@ -90,14 +101,19 @@ class MemoryInjector:
         index = latest_user_index(messages)
         assert index is not None  # skip_reason covers it
         try:
-            got = self._memory.assemble(agent_id, messages[index].content, conversation_id, timeout_s=timeout_s)
+            got = self._memory.assemble(
+                agent_id, messages[index].content, conversation_id, timeout_s=timeout_s
+            )
         except ServiceError as error:
-            return _without_memory(messages, error)
+            return self._without_memory(messages, error)
         if not got.block.strip():
             return Injected(messages, False, got.section, got.reason, 0)
         return Injected(prepend_block(messages, got.block), True, got.section, got.reason, got.block_tokens)
 
-
-def _without_memory(messages: tuple[ChatMessage, ...], error: ServiceError) -> Injected:
-    _log.warning("memory injection skipped: %s %s", type(error).__name__, error.reason)
-    return Injected(messages, False, "unspecified", f"memory_unavailable:{error.reason}", 0)
+    def _without_memory(self, messages: tuple[ChatMessage, ...], error: ServiceError) -> Injected:
+        """Proceed without memory; warn once per distinct failure so a down memoryd does not flood the log."""
+        failure = f"{type(error).__name__} {error.reason}"
+        level = logging.DEBUG if failure == self._last_failure else logging.WARNING
+        self._last_failure = failure
+        _log.log(level, "memory injection skipped: %s", failure)
+        return Injected(messages, False, "unspecified", f"memory_unavailable:{error.reason}", 0)

@@ -17,7 +17,9 @@ ANY_AGENT = "*"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _ENTRY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _AGENT = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")
-_KNOWN_KEYS = frozenset({"name", "version", "description", "entry_point", "permissions", "agents", "commands"})
+_KNOWN_KEYS = frozenset(
+    {"name", "version", "description", "entry_point", "permissions", "agents", "commands"}
+)
 
 
 class ManifestError(ValueError):
@@ -53,8 +55,14 @@ def parse_manifest(data: Mapping[str, Any]) -> Manifest:
     permissions = tuple(_permission(p) for p in _list(data, "permissions"))
     agents = tuple(_agent(a) for a in _list(data, "agents", default=[ANY_AGENT]))
     description = _text(data, "description", default="")
-    return Manifest(name, version, entry_point, tuple(dict.fromkeys(permissions)), tuple(dict.fromkeys(agents)),
-                    description)
+    return Manifest(
+        name,
+        version,
+        entry_point,
+        tuple(dict.fromkeys(permissions)),
+        tuple(dict.fromkeys(agents)),
+        description,
+    )
 
 
 def _text(data: Mapping[str, Any], key: str, default: str | None = None) -> str:

@@ -39,7 +39,7 @@ class MemoryHit:
     """One SearchMemory hit."""
 
     kind: str
-    """"pinned_fact", "episode", "transcript_turn" or "identity_fact"."""
+    """One of "pinned_fact", "episode", "transcript_turn" or "identity_fact"."""
     id: str
     score: float
     text: str
@@ -94,7 +94,13 @@ class MemoryPeer:
         return Assembly(reply.block, convert.section_name(reply.section), reply.reason, reply.block_tokens)
 
     def buffer_turn(
-        self, agent_id: str, conversation_id: str, user_message: str, assistant_message: str, *, timeout_s: float
+        self,
+        agent_id: str,
+        conversation_id: str,
+        user_message: str,
+        assistant_message: str,
+        *,
+        timeout_s: float,
     ) -> int:
         """BufferTurn: record one exchange; returns the pending signal id."""
         request = mpb.BufferTurnRequest(
@@ -107,7 +113,9 @@ class MemoryPeer:
             reply = self._stub.BufferTurn(request, timeout=timeout_s)
         return int(reply.signal_id)
 
-    def search(self, agent_id: str, scope: str, query: str, limit: int, *, timeout_s: float) -> list[MemoryHit]:
+    def search(
+        self, agent_id: str, scope: str, query: str, limit: int, *, timeout_s: float
+    ) -> list[MemoryHit]:
         """SearchMemory in one scope ("pinned", "episodes", "transcript").
 
         PERMISSION_DENIED (MEMORY_RECALL_DISABLED) unless the agent enabled Memory Recall.
@@ -164,7 +172,12 @@ class InferencePeer:
         self._client.close()
 
     def generate(
-        self, messages: Sequence[ChatMessage], options: ModelOptions, json_schema: str, *, timeout_s: float | None
+        self,
+        messages: Sequence[ChatMessage],
+        options: ModelOptions,
+        json_schema: str,
+        *,
+        timeout_s: float | None,
     ) -> Reply:
         """One complete reply."""
         reply = self._client.generate(

@@ -22,7 +22,9 @@ MAX_QUERY_CHARS = 2000
 def check_ids(v: Violations, agent_id: str, conversation_id: str) -> tuple[str, str]:
     """Agent (1-128 chars, UUIDs upper-cased) and conversation (1-256 chars) ids."""
     agent = v.require_id(agent_id, "agent_id", max_chars=128, reason="INVALID_AGENT_ID")
-    conversation = v.require_id(conversation_id, "conversation_id", max_chars=256, reason="INVALID_CONVERSATION_ID")
+    conversation = v.require_id(
+        conversation_id, "conversation_id", max_chars=256, reason="INVALID_CONVERSATION_ID"
+    )
     return canonical_agent(agent), conversation
 
 
@@ -39,23 +41,33 @@ def turn_request(
         if not messages:
             v.add("messages", "is required (the chat, ending with the user's message)", "MISSING_FIELD")
         elif len(messages) > MAX_MESSAGES:
-            v.add("messages", f"has {len(messages)} messages; at most {MAX_MESSAGES} allowed", "TOO_MANY_MESSAGES")
+            v.add(
+                "messages",
+                f"has {len(messages)} messages; at most {MAX_MESSAGES} allowed",
+                "TOO_MANY_MESSAGES",
+            )
         else:
             for index, message in enumerate(messages):
                 field = f"messages[{index}]"
                 v.require_enum(message.role, mpb.Role.DESCRIPTOR, f"{field}.role", reason="INVALID_ROLE")
-                v.require_text(message.content, f"{field}.content", max_chars=MAX_MESSAGE_CHARS, required=False)
+                v.require_text(
+                    message.content, f"{field}.content", max_chars=MAX_MESSAGE_CHARS, required=False
+                )
         v.require_range(options.max_tokens, "options.max_tokens", 0, 8192, "INVALID_OPTION")
         v.require_range(options.temperature, "options.temperature", 0.0, 2.0, "INVALID_OPTION")
-        v.require_range(options.model_context_tokens, "options.model_context_tokens", 0, 10_000_000, "INVALID_OPTION")
+        v.require_range(
+            options.model_context_tokens, "options.model_context_tokens", 0, 10_000_000, "INVALID_OPTION"
+        )
         v.require_text(json_schema, "json_schema", max_chars=MAX_SCHEMA_CHARS, required=False)
         v.check()  # the checks below need valid roles
         chat = tuple(convert.messages_from_proto(messages))
-        index = latest_user_index(chat)
-        if index is None:
+        latest = latest_user_index(chat)
+        if latest is None:
             v.add("messages", "must contain a user message", "MISSING_USER_MESSAGE")
-        elif not chat[index].content.strip() and not chat[index].is_multimodal:
-            v.add(f"messages[{index}].content", "the latest user message is empty", "MISSING_FIELD")
-        elif len(chat[index].content) > MAX_USER_CHARS:
-            v.add(f"messages[{index}].content", f"is longer than {MAX_USER_CHARS} characters", "FIELD_TOO_LONG")
+        elif not chat[latest].content.strip() and not chat[latest].is_multimodal:
+            v.add(f"messages[{latest}].content", "the latest user message is empty", "MISSING_FIELD")
+        elif len(chat[latest].content) > MAX_USER_CHARS:
+            v.add(
+                f"messages[{latest}].content", f"is longer than {MAX_USER_CHARS} characters", "FIELD_TOO_LONG"
+            )
     return TurnRequest(agent, conversation, chat, convert.options_from_proto(options), json_schema)

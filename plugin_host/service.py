@@ -9,8 +9,8 @@ from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from plugin_host import convert
 from plugin_host.host import PluginHost, PluginStatus
 from plugin_host.requests import check_ids, turn_request
-from plugin_host.sdk._plugin import decode_payload
 from plugin_host.sdk import InvalidPayloadError
+from plugin_host.sdk._plugin import decode_payload
 from plugin_host.turns import TurnRunner
 from servicekit.planned import planned_rpcs
 from servicekit.validate import Violations
@@ -20,7 +20,7 @@ MAX_PAYLOAD_CHARS = 1_000_000
 
 
 @planned_rpcs(ppb_grpc.PluginHostServiceServicer, SERVICE_NAME)
-class PluginHostServicer(ppb_grpc.PluginHostServiceServicer):  # type: ignore[misc]
+class PluginHostServicer(ppb_grpc.PluginHostServiceServicer):
     """Lists, invokes and reloads plugins, and runs agents (RunAgent)."""
 
     def __init__(self, host: PluginHost, turns: TurnRunner, reload_wait_s: float = 10.0) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -32,6 +33,8 @@ class RunnerSpec:
     env: Mapping[str, str]
     log_level: str = "INFO"
     workers: int = 4
+    hang_limit_s: float = 0.0
+    """The runner exits when a command runs longer than this (0: never); the host's own timeout comes first."""
 
 
 @dataclass
@@ -45,10 +48,8 @@ class Spawned:
     def close_pipes(self) -> None:
         """Close our pipe ends; closing the lifeline tells the runner to exit."""
         for fd in (self.lifeline_fd, self.status_fd):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self.lifeline_fd = self.status_fd = -1
 
 
@@ -95,6 +96,7 @@ def spawn_runner(spec: RunnerSpec, token: str) -> Spawned:
         "--token-fd", str(token_r),
         "--status-fd", str(status_w),
         "--workers", str(spec.workers),
+        "--hang-limit-s", str(spec.hang_limit_s),
         "--log-level", spec.log_level,
     ]  # fmt: skip
     for path in spec.import_paths:
@@ -151,10 +153,8 @@ def kill_group(process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> N
     """Signal the runner and anything it started (it leads its own session)."""
     if process.poll() is not None:
         return
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def probe_manifest(

@@ -22,6 +22,8 @@ HOST_SOCKET = "host.sock"
 PLUGIN_SOCKET = "plugin.sock"
 #: The runner's exit code when the plugin failed to import or its setup() raised.
 EXIT_LOAD_FAILED = 78
+#: The runner's exit code when its watchdog saw a command run past the hang limit.
+EXIT_HUNG = 75
 _log = logging.getLogger("plugin_host.supervisor")
 
 #: Starts the host's bridge server for one process: (token, socket path) -> running server.
@@ -137,27 +139,40 @@ class PluginProcess:
         """The client of the running process, waiting up to wait_s while it starts. Raises a typed error."""
         deadline = time.monotonic() + wait_s
         with self._cond:
-            while self._client is None and self._state in (PluginState.STARTING, PluginState.RUNNING):
+            while not self._is_serving() and self._state in (PluginState.STARTING, PluginState.RUNNING):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
-                self._cond.wait(remaining)
-            if self._client is not None:
+                # A process that just died is noticed by the lifecycle thread; poll briefly until it is.
+                self._cond.wait(min(remaining, 0.05))
+            if self._client is not None and self._is_serving():
                 return self._client, self._commands
             name = self.spec.name
             if self._state == PluginState.FAILED:
                 raise FailedPreconditionError(
-                    "PLUGIN_FAILED", f"plugin {name!r} failed repeatedly and was given up; fix it and ReloadPlugins"
+                    "PLUGIN_FAILED",
+                    f"plugin {name!r} failed repeatedly and was given up; fix it and ReloadPlugins",
                 )
             if self._state == PluginState.STOPPED:
                 raise FailedPreconditionError("PLUGIN_NOT_RUNNING", f"plugin {name!r} is stopped")
             retry = max(0.1, self._backoff_until - time.monotonic())
-            raise UnavailableError("PLUGIN_UNAVAILABLE", f"plugin {name!r} is restarting", retry_after_s=retry)
+            raise UnavailableError(
+                "PLUGIN_UNAVAILABLE", f"plugin {name!r} is restarting", retry_after_s=retry
+            )
 
-    def kill_hung(self, why: str) -> None:
-        """Kill the current process because it did not answer in time; the lifecycle thread restarts it."""
+    def _is_serving(self) -> bool:
+        """A client exists and its process is alive (caller holds the lock)."""
+        return self._client is not None and self._spawned is not None and self._spawned.process.poll() is None
+
+    def kill_hung(self, why: str, pid: int | None = None) -> None:
+        """Kill the current process (only if it is still `pid`, when given) because it did not answer in time.
+
+        The lifecycle thread restarts it.
+        """
         with self._cond:
             spawned = self._spawned
+            if spawned is None or (pid is not None and spawned.process.pid != pid):
+                return
             self._kill_reason = why
         if spawned is not None:
             _log.warning("plugin %s: %s; killing it", self.spec.name, why)
@@ -166,7 +181,11 @@ class PluginProcess:
     def backoff_remaining_s(self) -> float:
         """Seconds until the next restart attempt (0 when not in backoff)."""
         with self._cond:
-            return max(0.0, self._backoff_until - time.monotonic()) if self._state == PluginState.BACKOFF else 0.0
+            return (
+                max(0.0, self._backoff_until - time.monotonic())
+                if self._state == PluginState.BACKOFF
+                else 0.0
+            )
 
     # -- lifecycle thread ----------------------------------------------------------------------------------------
     def _lifecycle(self) -> None:
@@ -182,9 +201,13 @@ class PluginProcess:
                 self._last_error = error
                 if failures >= self._settings.max_failures:
                     self._set(PluginState.FAILED)
-                    _log.error("plugin %s failed %d times in a row (%s); giving up", self.spec.name, failures, error)
+                    _log.error(
+                        "plugin %s failed %d times in a row (%s); giving up", self.spec.name, failures, error
+                    )
                     return
-                delay = backoff_delay(failures, self._settings.backoff_initial_s, self._settings.backoff_max_s)
+                delay = backoff_delay(
+                    failures, self._settings.backoff_initial_s, self._settings.backoff_max_s
+                )
                 self._backoff_until = time.monotonic() + delay
                 self._set(PluginState.BACKOFF)
             _log.warning("plugin %s %s; restarting in %.2fs", self.spec.name, error, delay)
@@ -261,6 +284,8 @@ class PluginProcess:
             return reason
         if code == EXIT_LOAD_FAILED:
             return "failed to load (see its log)"
+        if code == EXIT_HUNG:
+            return "a command ran past its deadline; the plugin stopped itself"
         if code < 0:
             return f"killed by {signal.Signals(-code).name}"
         return f"exited with code {code}"

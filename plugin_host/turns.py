@@ -40,7 +40,9 @@ class TurnRunner:
             injected.messages, turn.options, turn.json_schema, timeout_s=_remaining(deadline)
         )
         recorded = self._record(turn, reply.text, deadline)
-        return TurnResult(reply.text, _trace(injected, recorded), reply.prompt_tokens, reply.completion_tokens)
+        return TurnResult(
+            reply.text, _trace(injected, recorded), reply.prompt_tokens, reply.completion_tokens
+        )
 
     def stream(self, turn: TurnRequest, *, timeout_s: float | None) -> Iterator[TurnEvent]:
         """As complete(), yielding deltas and then one final event carrying the trace."""
@@ -66,7 +68,9 @@ class TurnRunner:
         if index is None:
             return False
         remaining = _remaining(deadline)
-        timeout_s = self._memory_timeout_s if remaining is None else max(0.05, min(self._memory_timeout_s, remaining))
+        timeout_s = (
+            self._memory_timeout_s if remaining is None else max(0.05, min(self._memory_timeout_s, remaining))
+        )
         try:
             self._memory.buffer_turn(
                 turn.agent_id, turn.conversation_id, turn.messages[index].content, reply, timeout_s=timeout_s

@@ -20,11 +20,11 @@ from llguidance.numpy import allocate_token_bitmask, fill_next_token_bitmask
 
 from inferd.backends.base import BackendRequestError, ModelCrashError
 
-#: Closing mode: tokens made only of these characters win (they end strings, arrays, objects).
-_CLOSERS = frozenset('"]}')
-#: Second choice: separators and the shortest values (0, empty array, empty string).
-_CHEAP = frozenset({",", "0", "[]", '""', "false", "null"})
-_CLOSER_BONUS, _CHEAP_BONUS = 1.0e4, 5.0e3
+# Closing-mode bonuses. Inside a string: tokens that end it ('"', '"]', '"}', '",' ...). Outside: tokens made only
+# of ']' and '}' first, then the shortest values, then ',' (which only wins where the grammar allows nothing shorter).
+_IN_STRING_BONUS = 1.0e4
+_CLOSE_BONUS, _VALUE_BONUS, _COMMA_BONUS = 1.0e4, 5.0e3, 2.0e3
+_SHORT_VALUES = frozenset({"0", "[]", '""', "false", "null", "{}"})
 
 
 @functools.lru_cache(maxsize=64)
@@ -34,21 +34,51 @@ def _grammar(schema_json: str) -> str:
 
 
 class GrammarTokenizer:
-    """The llguidance view of a model's tokenizer plus the closing-mode token classes; build once per model."""
+    """The llguidance view of a model's tokenizer plus the closing-mode bonus vectors; build once per model."""
 
     def __init__(self, hf_tokenizer: Any, vocab_size: int, eos_token_ids: Sequence[int]) -> None:
         self.ll = llguidance.hf.from_tokenizer(hf_tokenizer, n_vocab=vocab_size, eos_token=list(eos_token_ids))
         self.vocab_size = vocab_size
-        closers = np.zeros(vocab_size, dtype=np.float32)
-        for token_id in range(min(vocab_size, self.ll.vocab_size)):
-            if self.ll.is_special_token(token_id):
+        self.token_bytes: list[bytes] = []
+        in_string = np.zeros(vocab_size, dtype=np.float32)
+        outside = np.zeros(vocab_size, dtype=np.float32)
+        for token_id in range(vocab_size):
+            special = token_id >= self.ll.vocab_size or self.ll.is_special_token(token_id)
+            raw = b"" if special else self.ll.decode_bytes([token_id])
+            self.token_bytes.append(raw)
+            text = raw.decode("utf-8", "replace")
+            if not text:
                 continue
-            text = self.ll.decode_str([token_id])
-            if text and set(text) <= _CLOSERS:
-                closers[token_id] = _CLOSER_BONUS
-            elif text in _CHEAP:
-                closers[token_id] = _CHEAP_BONUS
-        self.closing_bonus = mx.array(closers)
+            if text[0] == '"' and set(text[1:]) <= set(']},'):
+                in_string[token_id] = _IN_STRING_BONUS
+            if set(text) <= set("]}"):
+                outside[token_id] = _CLOSE_BONUS
+            elif text in _SHORT_VALUES:
+                outside[token_id] = _VALUE_BONUS
+            elif text == ",":
+                outside[token_id] = _COMMA_BONUS
+        self.bonus_in_string = mx.array(in_string)
+        self.bonus_outside = mx.array(outside)
+
+
+class _JsonLexState:
+    """Tracks whether the text so far ends inside a JSON string (to pick the right closing bonus)."""
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self._escaped = False
+
+    def feed(self, raw: bytes) -> None:
+        for byte in raw:
+            if self.in_string:
+                if self._escaped:
+                    self._escaped = False
+                elif byte == 0x5C:  # backslash
+                    self._escaped = True
+                elif byte == 0x22:  # quote
+                    self.in_string = False
+            elif byte == 0x22:
+                self.in_string = True
 
 
 class JsonSchemaProcessor:
@@ -65,6 +95,7 @@ class JsonSchemaProcessor:
         self._bitmask = allocate_token_bitmask(1, tokenizer.ll.vocab_size)
         self._closing_after = closing_after_tokens
         self._started = False
+        self._lex = _JsonLexState()
         self.generated = 0
 
     @property
@@ -91,11 +122,14 @@ class JsonSchemaProcessor:
         width = logits.shape[-1]
         mask = mx.array(allowed[:width] if width <= allowed.shape[0] else np.pad(allowed, (0, width - allowed.shape[0])))
         if self.is_closing:
-            logits = logits + self._tok.closing_bonus[:width]
+            bonus = self._tok.bonus_in_string if self._lex.in_string else self._tok.bonus_outside
+            logits = logits + bonus[:width]
         return mx.where(mask, logits, mx.array(-np.inf, dtype=logits.dtype))
 
     def _consume(self, token: int) -> None:
         self.generated += 1
+        if token < len(self._tok.token_bytes):
+            self._lex.feed(self._tok.token_bytes[token])
         if not self._matcher.consume_token(token):
             # Only a masked-out token gets here, which the mask forbids: a bug, reported as a model failure.
             raise ModelCrashError(f"constrained decoding rejected token {token}: {self._matcher.get_error()}")

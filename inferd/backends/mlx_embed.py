@@ -11,17 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from inferd.backends.blas import ensure_openblas
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+import numpy.typing as npt
+from tokenizers import Tokenizer
 
-ensure_openblas()  # before mlx.core is imported anywhere in this process
-
-import mlx.core as mx  # noqa: E402
-import mlx.nn as nn  # noqa: E402
-import numpy as np  # noqa: E402
-import numpy.typing as npt  # noqa: E402
-from tokenizers import Tokenizer  # noqa: E402
-
-from inferd.backends.base import LoadedInfo, ModelLoadError  # noqa: E402
+from inferd.backends.base import LoadedInfo, ModelLoadError
 
 _log = logging.getLogger("inferd.mlx_embed")
 

@@ -10,18 +10,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from inferd.backends.blas import ensure_openblas
+import mlx.core as mx
+import mlx.nn as nn
+import mlx_lm
+from mlx_lm.generate import generate_step
+from mlx_lm.sample_utils import make_sampler
+from mlx_lm.utils import dequantize_model
 
-ensure_openblas()  # before mlx.core is imported anywhere in this process
-
-import mlx.core as mx  # noqa: E402
-import mlx.nn as nn  # noqa: E402
-import mlx_lm  # noqa: E402
-from mlx_lm.generate import generate_step  # noqa: E402
-from mlx_lm.sample_utils import make_sampler  # noqa: E402
-from mlx_lm.utils import dequantize_model  # noqa: E402
-
-from inferd.backends.base import (  # noqa: E402
+from inferd.backends.base import (
     BackendRequestError,
     Finished,
     FinishReason,
@@ -32,8 +28,8 @@ from inferd.backends.base import (  # noqa: E402
     ShouldStop,
     TextDelta,
 )
-from inferd.backends.constrained import GrammarTokenizer, JsonSchemaProcessor  # noqa: E402
-from inferd.backends.gguf_convert import convert_gguf  # noqa: E402
+from inferd.backends.constrained import GrammarTokenizer, JsonSchemaProcessor
+from inferd.backends.gguf_convert import convert_gguf
 
 _log = logging.getLogger("inferd.mlx_llm")
 

@@ -76,14 +76,31 @@ class Generator(Protocol):
     ) -> Generation: ...
 
 
+#: Worked examples given as earlier turns: a 135M model follows them far better than instructions alone
+#: (11/30 vs 3/30 correct on a dev sample, bench/bench_gate.py).
+FEW_SHOT: tuple[tuple[str, str, str], ...] = (
+    ("How do I sort a dict by value in Python?", "none", "general coding"),
+    ("What's my name?", "identity", "about the user"),
+    ("What did we talk about last week?", "episodes", "earlier conversation"),
+    ("Do you remember my cat's name?", "pinned", "user's own thing"),
+    ("Quote my exact words about the lease.", "transcript", "exact earlier words"),
+    ("Translate 'good morning' into Spanish.", "none", "translation"),
+)
+
+
 def build_messages(query: str, known_entities: Collection[str]) -> list[Message]:
-    """System instructions plus one user message carrying the query and a few known names."""
+    """System instructions, the few-shot turns, then the query with a few known names."""
+    messages = [Message("system", SYSTEM_PROMPT)]
+    for example, section, reason in FEW_SHOT:
+        messages.append(Message("user", f"Message: {example}"))
+        messages.append(Message("assistant", json.dumps({"section": section, "reason": reason})))
     names = sorted(known_entities)[:MAX_PROMPT_ENTITIES]
     parts = []
     if names:
         parts.append("Names the user has mentioned before: " + ", ".join(names))
     parts.append("Message: " + query.strip()[:MAX_PROMPT_QUERY_CHARS])
-    return [Message("system", SYSTEM_PROMPT), Message("user", "\n".join(parts))]
+    messages.append(Message("user", "\n".join(parts)))
+    return messages
 
 
 def parse_reply(text: str) -> GateDecision:

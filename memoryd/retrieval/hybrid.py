@@ -10,11 +10,10 @@ order. It is what reference/locomo-baselines.md measured as the best hybrid at k
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from memoryd.retrieval.terms import tokens
+from memoryd.retrieval.terms import term_counts
 
 #: Okapi BM25 constants (Lucene defaults).
 K1 = 1.2
@@ -29,6 +28,25 @@ class AgentCorpus:
 
     rows: int
     mean_chars: float
+
+
+def candidate_terms(
+    terms: Sequence[str],
+    dfs: Mapping[str, int],
+    rows: int,
+    max_fraction: float = 0.02,
+    floor: int = 50,
+    keep: int = 2,
+) -> list[str]:
+    """Terms worth sending to FTS5: present in the agent's rows and selective (df <= max(2% of rows, 50)).
+
+    Very common terms add almost nothing to BM25 (IDF ~ ln 2) but make FTS5 score most of the table; they still
+    count when the candidates are re-scored. If every term is common, the `keep` rarest are used.
+    """
+    present = [t for t in terms if dfs.get(t, 0) > 0]
+    limit = max(max_fraction * rows, floor)
+    selective = [t for t in present if dfs[t] <= limit]
+    return selective or sorted(present, key=lambda t: dfs[t])[:keep]
 
 
 def idf(rows: int, df: int) -> float:
@@ -53,7 +71,7 @@ def bm25_scores(
     avg_chars = corpus.mean_chars if corpus.mean_chars > 0 else 1.0
     scores: dict[int, float] = {}
     for doc_id, text in docs.items():
-        counts = Counter(tokens(text))
+        counts = term_counts(text)
         norm = K1 * (1 - B + B * len(text) / avg_chars)
         score = 0.0
         for term, weight in weights.items():
@@ -69,7 +87,9 @@ def ranked(scores: Mapping[int, float]) -> list[int]:
     return [doc_id for doc_id, _ in sorted(scores.items(), key=lambda item: -item[1])]
 
 
-def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> dict[int, float]:
+def rrf(
+    rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> dict[int, float]:
     """Reciprocal rank fusion: sum over rankings of weight / (k + rank), rank starting at 1."""
     fused: dict[int, float] = {}
     for position, ranking in enumerate(rankings):

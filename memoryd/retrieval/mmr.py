@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memoryd.retrieval.terms import tokens
 
@@ -12,6 +13,7 @@ DEFAULT_LAMBDA = 0.85
 SHINGLE_CHARS = 4
 
 
+@lru_cache(maxsize=65_536)
 def shingles(text: str, size: int = SHINGLE_CHARS) -> frozenset[str]:
     """4-character shingles of each word (words shorter than that are kept whole)."""
     found: set[str] = set()
@@ -52,14 +54,15 @@ def mmr(candidates: Sequence[Candidate], top_k: int, lam: float = DEFAULT_LAMBDA
     relevance = [1.0 if span <= 0 else (c.score - low) / span for c in candidates]
     sets = [shingles(c.text) for c in candidates]
     remaining = list(range(len(candidates)))
+    # Highest similarity of each candidate to anything picked so far, updated with each new pick only.
+    max_similarity = [0.0] * len(candidates)
     picked: list[int] = []
     while remaining and len(picked) < top_k:
-        best, best_value = remaining[0], float("-inf")
-        for index in remaining:
-            overlap = max((jaccard(sets[index], sets[p]) for p in picked), default=0.0)
-            value = lam * relevance[index] - (1 - lam) * overlap
-            if value > best_value:
-                best, best_value = index, value
+        best = max(remaining, key=lambda i: (lam * relevance[i] - (1 - lam) * max_similarity[i], -i))
         picked.append(best)
         remaining.remove(best)
+        for index in remaining:
+            similarity = jaccard(sets[index], sets[best])
+            if similarity > max_similarity[index]:
+                max_similarity[index] = similarity
     return [(candidates[i].id, candidates[i].score) for i in picked]

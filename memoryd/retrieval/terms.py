@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 #: Most query terms passed to FTS5 (keeps MATCH cheap on long pasted queries).
 MAX_QUERY_TERMS = 24
@@ -13,15 +15,16 @@ MAX_QUERY_TERMS = 24
 # them matches nearly every row; a query made only of stop words keeps them (see query_terms).
 STOP_WORDS = frozenset(
     """
-    a about above after again against all am an and any are aren as at be because been before being below between
-    both but by can cannot could couldn did didn do does doesn doing don down during each few for from further had
-    hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself
-    just let me more most my myself no nor not now of off on once only or other ought our ours ourselves out over
-    own same shan she should shouldn so some such than that the their theirs them themselves then there these they
-    this those through to too under until up very was wasn we were weren what when where which while who whom why
-    will with won would wouldn you your yours yourself yourselves s t d ll m re ve y also ever get got like one
-    really tell told know say said thing things much many yes yeah oh ok okay hey hi hello thanks thank please
-    """.split()
+    a about above after again against all am an and any are aren as at be because been before being below
+    between both but by can cannot could couldn did didn do does doesn doing don down during each few for
+    from further had hadn has hasn have haven having he her here hers herself him himself his how i if in
+    into is isn it its itself just let me more most my myself no nor not now of off on once only or other
+    ought our ours ourselves out over own same shan she should shouldn so some such than that the their
+    theirs them themselves then there these they this those through to too under until up very was wasn we
+    were weren what when where which while who whom why will with won would wouldn you your yours yourself
+    yourselves s t d ll m re ve y also ever get got like one really tell told know say said thing things
+    much many yes yeah oh ok okay hey hi hello thanks thank please
+    """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -29,8 +32,16 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 def fold(text: str) -> str:
     """Lower-case and strip diacritics, like FTS5's `unicode61 remove_diacritics 2`."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@lru_cache(maxsize=65_536)
+def term_counts(text: str) -> Counter[str]:
+    """Token counts of a text, cached (rows are re-scored again and again; treat the result as read-only)."""
+    return Counter(tokens(text))
 
 
 def tokens(text: str) -> list[str]:

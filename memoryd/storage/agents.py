@@ -42,7 +42,9 @@ class AgentStore:
             row = self._t.Agent.get_or_none(self._t.Agent.agent_id == agent_id)
             if row is None:
                 return None
-            count = self._db.scalar(f"SELECT {_ENTRY_COUNT_SQL} FROM agents a WHERE a.agent_id = ?", (agent_id,))
+            count = self._db.scalar(
+                f"SELECT {_ENTRY_COUNT_SQL} FROM agents a WHERE a.agent_id = ?", (agent_id,)
+            )
         return self._record(row, int(count or 0))
 
     def ensure(self, agent_id: str) -> AgentRecord:
@@ -50,7 +52,9 @@ class AgentStore:
         row = self._t.Agent.get_or_none(self._t.Agent.agent_id == agent_id)
         if row is None:
             stamp = now_ms()
-            self._t.Agent.insert(agent_id=agent_id, created_at_ms=stamp, updated_at_ms=stamp).on_conflict_ignore().execute()
+            self._t.Agent.insert(
+                agent_id=agent_id, created_at_ms=stamp, updated_at_ms=stamp
+            ).on_conflict_ignore().execute()
             row = self._t.Agent.get(self._t.Agent.agent_id == agent_id)
         return self._record(row, 0)
 
@@ -105,7 +109,7 @@ class AgentStore:
             deleted = 0
             for table in AGENT_TABLES:
                 deleted += self._db.execute(f"DELETE FROM {table} WHERE agent_id = ?", (agent_id,)).rowcount
-            deleted += self._t.Agent.delete().where(self._t.Agent.agent_id == agent_id).execute()
+            deleted += int(self._t.Agent.delete().where(self._t.Agent.agent_id == agent_id).execute())
         return deleted
 
     def is_memory_enabled(self, agent_id: str) -> bool:

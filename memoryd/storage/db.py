@@ -34,7 +34,12 @@ class Database:
         if str(self.path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.pw = peewee.SqliteDatabase(
-            str(self.path), pragmas=PRAGMAS, timeout=15, lock_type="IMMEDIATE", thread_safe=True, autoconnect=True
+            str(self.path),
+            pragmas=PRAGMAS,
+            timeout=15,
+            lock_type="IMMEDIATE",
+            thread_safe=True,
+            autoconnect=True,
         )
         self._write_lock = threading.RLock()
         self._generation = 0
@@ -62,7 +67,7 @@ class Database:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         """Run one statement on this thread's connection."""
-        cursor: sqlite3.Cursor = self.pw.execute_sql(sql, tuple(params))
+        cursor: sqlite3.Cursor = self.pw.execute_sql(sql, tuple(params))  # type: ignore[no-untyped-call]
         return cursor
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

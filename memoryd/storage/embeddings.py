@@ -15,7 +15,9 @@ class EmbeddingStore:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def put(self, kind: str, agent_id: str, model: str, dimension: int, items: Sequence[tuple[int, bytes]]) -> int:
+    def put(
+        self, kind: str, agent_id: str, model: str, dimension: int, items: Sequence[tuple[int, bytes]]
+    ) -> int:
         """Insert or replace vectors of rows that still exist; returns how many were stored."""
         if not items:
             return 0
@@ -33,7 +35,9 @@ class EmbeddingStore:
                 stored += cursor.rowcount
         return stored
 
-    def iter_agent(self, agent_id: str, model: str, batch: int = 2000) -> Iterator[list[tuple[str, int, bytes]]]:
+    def iter_agent(
+        self, agent_id: str, model: str, batch: int = 2000
+    ) -> Iterator[list[tuple[str, int, bytes]]]:
         """(kind, row_id, blob) of one agent and model, in batches."""
         last_kind, last_id = "", -1
         while True:
@@ -50,7 +54,9 @@ class EmbeddingStore:
     def count(self, agent_id: str, model: str) -> int:
         """Vectors stored for one agent and model."""
         return int(
-            self._db.scalar("SELECT count(*) FROM embeddings WHERE agent_id = ? AND model = ?", (agent_id, model))
+            self._db.scalar(
+                "SELECT count(*) FROM embeddings WHERE agent_id = ? AND model = ?", (agent_id, model)
+            )
             or 0
         )
 
@@ -83,8 +89,9 @@ class EmbeddingStore:
         with self._db.write():
             marks = ", ".join("?" * len(row_ids))
             return int(
-                self._db.execute(f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({marks})", (kind, *row_ids))
-                .rowcount
+                self._db.execute(
+                    f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({marks})", (kind, *row_ids)
+                ).rowcount
             )
 
     def delete_other_models(self, model: str) -> int:

@@ -24,7 +24,11 @@ MIRRORS: dict[str, Mirror] = {
     KIND_PINNED: Mirror("fts_pinned", "pinned_facts", ("content",), (1.0,), "s.status = 'active'"),
     # Topics and entities are short and dense: a hit there says more than one in the summary.
     KIND_EPISODE: Mirror(
-        "fts_episodes", "episodes", ("summary", "topics_csv", "entities_csv"), (1.0, 1.5, 1.5), "s.status = 'active'"
+        "fts_episodes",
+        "episodes",
+        ("summary", "topics_csv", "entities_csv"),
+        (1.0, 1.5, 1.5),
+        "s.status = 'active'",
     ),
     KIND_TRANSCRIPT: Mirror("fts_transcript", "transcript", ("content",), (1.0,), "1 = 1"),
 }
@@ -41,13 +45,18 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def match_expression(agent_id: str, terms: Sequence[str], columns: Sequence[str]) -> str:
-    """`agent_key : "a…" AND {cols} : ("t1" OR "t2" …)`; the agent filter runs inside FTS5."""
+def terms_expression(terms: Sequence[str], columns: Sequence[str]) -> str:
+    """`{cols} : ("t1" OR "t2" …)`: any of the terms in the text columns."""
     if not terms:
         raise ValueError("no terms")
     body = " OR ".join(_quote(t) for t in terms)
     cols = columns[0] if len(columns) == 1 else "{" + " ".join(columns) + "}"
-    return f'agent_key : "{agent_key(agent_id)}" AND {cols} : ({body})'
+    return f"{cols} : ({body})"
+
+
+def match_expression(agent_id: str, terms: Sequence[str], columns: Sequence[str]) -> str:
+    """`agent_key : "a…" AND {cols} : ("t1" OR "t2" …)`; the agent filter runs inside FTS5."""
+    return f'agent_key : "{agent_key(agent_id)}" AND {terms_expression(terms, columns)}'
 
 
 def like_pattern(query: str) -> str:
@@ -62,18 +71,34 @@ class FtsIndex:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def search(self, kind: str, agent_id: str, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        """Top rows by FTS5 bm25 (note: its IDF comes from the whole table, all agents)."""
+    def search(
+        self, kind: str, agent_id: str, terms: Sequence[str], limit: int, *, agent_in_match: bool = True
+    ) -> list[tuple[int, float]]:
+        """Top rows by FTS5 bm25 (note: its IDF comes from the whole table, all agents).
+
+        agent_in_match=True restricts to the agent inside FTS5 (fast when the agent is a small part of the table);
+        False matches the terms only and filters by agent in the join (fast when the agent owns most rows).
+        Either way only this agent's rows come back.
+        """
         m = MIRRORS[kind]
         weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
-        sql = (
-            f"SELECT f.rowid, bm25({m.fts}, {weights}) AS score FROM {m.fts} AS f "
-            f"JOIN {m.source} AS s ON s.id = f.rowid "
-            f"WHERE {m.fts} MATCH ? AND s.agent_id = ? AND {m.active_filter} "
-            f"ORDER BY score LIMIT ?"
+        expression = (
+            match_expression(agent_id, terms, m.columns)
+            if agent_in_match
+            else terms_expression(terms, m.columns)
         )
-        rows = self._db.query(sql, (match_expression(agent_id, terms, m.columns), agent_id, limit))
+        sql = (
+            f"SELECT f.rowid, f.rank FROM {m.fts} AS f "
+            f"JOIN {m.source} AS s ON s.id = f.rowid "
+            f"WHERE {m.fts} MATCH ? AND f.rank MATCH 'bm25({weights})' AND +s.agent_id = ? AND {m.active_filter} "
+            f"ORDER BY f.rank LIMIT ?"
+        )
+        rows = self._db.query(sql, (expression, agent_id, limit))
         return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def table_rows(self, kind: str) -> int:
+        """Rows of the source table across all agents."""
+        return int(self._db.scalar(f"SELECT count(*) FROM {MIRRORS[kind].source}") or 0)
 
     def doc_frequency(self, kind: str, agent_id: str, term: str) -> int:
         """Rows of this agent containing `term` (the per-agent df used to re-score)."""
@@ -94,15 +119,23 @@ class FtsIndex:
         rows = self._db.query(sql, (agent_id, *([pattern] * len(m.columns)), limit))
         return [(int(r[0]), 1.0 / (1 + rank)) for rank, r in enumerate(rows)]
 
-    def agent_text_stats(self, kind: str, agent_id: str) -> tuple[int, float]:
-        """(rows, mean characters of indexed text) of one agent, for BM25 length normalisation."""
+    def agent_text_stats(self, kind: str, agent_id: str, sample: int = 2000) -> tuple[int, float]:
+        """(rows, mean characters of indexed text) of one agent; the mean comes from its newest `sample` rows."""
         m = MIRRORS[kind]
         length = " + ".join(f"length(s.{c})" for c in m.columns)
-        row = self._db.query(
-            f"SELECT count(*), avg({length}) FROM {m.source} AS s WHERE s.agent_id = ? AND {m.active_filter}",
-            (agent_id,),
-        )[0]
-        return int(row[0] or 0), float(row[1] or 0.0)
+        rows = int(
+            self._db.scalar(
+                f"SELECT count(*) FROM {m.source} AS s WHERE s.agent_id = ? AND {m.active_filter}",
+                (agent_id,),
+            )
+            or 0
+        )
+        mean = self._db.scalar(
+            f"SELECT avg(n) FROM (SELECT {length} AS n FROM {m.source} AS s WHERE s.agent_id = ? "
+            f"AND {m.active_filter} ORDER BY s.id DESC LIMIT ?)",
+            (agent_id, sample),
+        )
+        return rows, float(mean or 0.0)
 
     def health(self) -> list[tuple[str, str, int, int, bool]]:
         """(fts, source, source rows, fts rows, healthy) per mirror, using FTS5's integrity-check."""
@@ -113,7 +146,7 @@ class FtsIndex:
             try:
                 self._db.execute(f"INSERT INTO {m.fts} ({m.fts}, rank) VALUES ('integrity-check', 1)")
                 healthy = source_rows == fts_rows
-            except Exception:  # noqa: BLE001 - a corrupt mirror is reported, not raised
+            except Exception:
                 healthy = False
             report.append((m.fts, m.source, source_rows, fts_rows, healthy))
         return report

@@ -92,6 +92,8 @@ def migrate(db: Database) -> list[int]:
         applied.append(migration.version)
         _log.info(
             "schema migration %d (%s) applied in %.0f ms",
-            migration.version, migration.name, (time.perf_counter() - started) * 1000,
+            migration.version,
+            migration.name,
+            (time.perf_counter() - started) * 1000,
         )
     return applied

@@ -1,4 +1,7 @@
-"""Loading searchable rows (pinned facts, episodes, transcript turns) by id, always filtered by agent."""
+"""Loading searchable rows (pinned facts, episodes, transcript turns) by id, always filtered by agent.
+
+`+agent_id` keeps SQLite on the primary key: with the agent index it would scan all of the agent's rows.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +13,15 @@ from memoryd.storage.db import Database
 _SELECT = {
     KIND_PINNED: (
         "SELECT id, agent_id, content, coalesce(source_conversation_id, ''), created_at_ms, '', salience, "
-        "tags_csv, 0, '' FROM pinned_facts WHERE status = 'active' AND agent_id = ? AND id IN ({ids})"
+        "tags_csv, 0, '' FROM pinned_facts WHERE id IN ({ids}) AND status = 'active' AND +agent_id = ?"
     ),
     KIND_EPISODE: (
         "SELECT id, agent_id, summary, conversation_id, conversation_at_ms, '', salience, topics_csv, 0, entities_csv "
-        "FROM episodes WHERE status = 'active' AND agent_id = ? AND id IN ({ids})"
+        "FROM episodes WHERE id IN ({ids}) AND status = 'active' AND +agent_id = ?"
     ),
     KIND_TRANSCRIPT: (
         "SELECT id, agent_id, content, conversation_id, created_at_ms, role, 0.0, '', chunk_index, '' "
-        "FROM transcript WHERE agent_id = ? AND id IN ({ids})"
+        "FROM transcript WHERE id IN ({ids}) AND +agent_id = ?"
     ),
 }
 
@@ -51,7 +54,7 @@ class RowStore:
         for start in range(0, len(unique), _CHUNK):
             chunk = unique[start : start + _CHUNK]
             sql = _SELECT[kind].format(ids=", ".join("?" * len(chunk)))
-            for r in self._db.query(sql, (agent_id, *chunk)):
+            for r in self._db.query(sql, (*chunk, agent_id)):
                 found[int(r[0])] = MemoryRow(
                     kind=kind,
                     id=int(r[0]),
@@ -73,6 +76,6 @@ class RowStore:
         unique = list(dict.fromkeys(int(i) for i in ids))
         for start in range(0, len(unique), _CHUNK):
             chunk = unique[start : start + _CHUNK]
-            sql = f"{EMBED_TEXT_SQL[kind]} WHERE agent_id = ? AND id IN ({', '.join('?' * len(chunk))})"
-            result.extend((int(r[0]), str(r[1])) for r in self._db.query(sql, (agent_id, *chunk)))
+            sql = f"{EMBED_TEXT_SQL[kind]} WHERE id IN ({', '.join('?' * len(chunk))}) AND +agent_id = ?"
+            result.extend((int(r[0]), str(r[1])) for r in self._db.query(sql, (*chunk, agent_id)))
         return result

@@ -33,7 +33,9 @@ class StatsStore:
                 "WHERE task_type = 'distill'"
             )[0]
             pending = int(self._db.scalar("SELECT count(*) FROM pending_signals WHERE status='pending'") or 0)
-            dead = int(self._db.scalar("SELECT count(*) FROM pending_signals WHERE status='dead_letter'") or 0)
+            dead = int(
+                self._db.scalar("SELECT count(*) FROM pending_signals WHERE status='dead_letter'") or 0
+            )
         total = int(log[0] or 0)
         return StoreStats(
             agents=tuple(AgentStats(agent_id=a, **counts) for a, counts in sorted(per_agent.items())),

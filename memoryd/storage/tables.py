@@ -179,34 +179,34 @@ def define_tables(database: peewee.Database) -> Tables:
 
     class FtsBase(FTS5Model):
         rowid = RowIDField()
-        agent_key = SearchField()
+        agent_key = SearchField()  # type: ignore[no-untyped-call]
 
         class Meta:
             database = bound
             legacy_table_names = False
 
     class FtsPinned(FtsBase):
-        content = SearchField()
+        content = SearchField()  # type: ignore[no-untyped-call]
 
         class Meta:
             table_name = "fts_pinned"
-            options = {"content": "pinned_facts", "content_rowid": "id"}
+            options = {"content": "pinned_facts", "content_rowid": "id"}  # noqa: RUF012 - peewee Meta convention
 
     class FtsEpisodes(FtsBase):
-        summary = SearchField()
-        topics_csv = SearchField()
-        entities_csv = SearchField()
+        summary = SearchField()  # type: ignore[no-untyped-call]
+        topics_csv = SearchField()  # type: ignore[no-untyped-call]
+        entities_csv = SearchField()  # type: ignore[no-untyped-call]
 
         class Meta:
             table_name = "fts_episodes"
-            options = {"content": "episodes", "content_rowid": "id"}
+            options = {"content": "episodes", "content_rowid": "id"}  # noqa: RUF012 - peewee Meta convention
 
     class FtsTranscript(FtsBase):
-        content = SearchField()
+        content = SearchField()  # type: ignore[no-untyped-call]
 
         class Meta:
             table_name = "fts_transcript"
-            options = {"content": "transcript", "content_rowid": "id"}
+            options = {"content": "transcript", "content_rowid": "id"}  # noqa: RUF012 - peewee Meta convention
 
     return Tables(
         Agent=Agent,

@@ -87,7 +87,7 @@ def import_v1(db: Database) -> dict[str, int]:
                 token_count = length(p.content) / 4,
                 version = p.version,
                 model = CASE WHEN coalesce(p.model, '') = '' THEN 'v1-import' ELSE p.model END,
-                generated_at_ms = {_ms('p.generated_at')}
+                generated_at_ms = {_ms("p.generated_at")}
             FROM (SELECT * FROM user_profile WHERE id = 1 AND trim(content) <> '') AS p
             WHERE identity.id = 1
             """
@@ -98,20 +98,22 @@ def import_v1(db: Database) -> dict[str, int]:
             f"""
             UPDATE identity SET overrides = (
                 SELECT coalesce(json_group_array(json_object(
-                    'id', 'v1-' || id, 'text', content, 'created_at_ms', {_ms('created_at')})), '[]')
+                    'id', 'v1-' || id, 'text', content, 'created_at_ms', {_ms("created_at")})), '[]')
                 FROM (SELECT * FROM user_edits WHERE deleted_at IS NULL ORDER BY created_at, id)
             ) WHERE id = 1
             """
         )
-        counts["overrides"] = int(db.scalar("SELECT json_array_length(overrides) FROM identity WHERE id = 1") or 0)
+        counts["overrides"] = int(
+            db.scalar("SELECT json_array_length(overrides) FROM identity WHERE id = 1") or 0
+        )
     if db.table_exists("conversation_summaries"):
         cursor = db.execute(
             f"""
             INSERT INTO episodes (agent_id, conversation_id, summary, salience, token_count, model,
                                   conversation_at_ms, status, created_at_ms)
-            SELECT {_agent('agent_id')}, conversation_id, summary, 0.5, token_count, coalesce(model, ''),
-                   {_ms('conversation_at')},
-                   CASE WHEN status = 'active' THEN 'active' ELSE 'disabled' END, {_ms('created_at')}
+            SELECT {_agent("agent_id")}, conversation_id, summary, 0.5, token_count, coalesce(model, ''),
+                   {_ms("conversation_at")},
+                   CASE WHEN status = 'active' THEN 'active' ELSE 'disabled' END, {_ms("created_at")}
             FROM conversation_summaries ORDER BY id
             """
         )
@@ -121,8 +123,8 @@ def import_v1(db: Database) -> dict[str, int]:
             f"""
             INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, title,
                                     created_at_ms)
-            SELECT {_agent('c.agent_id')}, k.conversation_id, k.chunk_index, k.role, k.content, k.token_count, c.title,
-                   {_ms('k.created_at')}
+            SELECT {_agent("c.agent_id")}, k.conversation_id, k.chunk_index, k.role, k.content, k.token_count, c.title,
+                   {_ms("k.created_at")}
             FROM conversation_chunks AS k JOIN conversations AS c ON c.id = k.conversation_id
             ORDER BY k.id
             """
@@ -133,8 +135,8 @@ def import_v1(db: Database) -> dict[str, int]:
             f"""
             INSERT INTO pending_signals (agent_id, conversation_id, user_message, assistant_message, status,
                                          occurred_at_ms, created_at_ms, updated_at_ms)
-            SELECT {_agent('agent_id')}, conversation_id, user_message, coalesce(assistant_message, ''), 'pending',
-                   {_ms('created_at')}, {_ms('created_at')}, {_ms('created_at')}
+            SELECT {_agent("agent_id")}, conversation_id, user_message, coalesce(assistant_message, ''), 'pending',
+                   {_ms("created_at")}, {_ms("created_at")}, {_ms("created_at")}
             FROM v1_pending_signals WHERE status = 'pending' ORDER BY id
             """
         )

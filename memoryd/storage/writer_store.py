@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -46,6 +47,11 @@ class SqliteWriterStore:
         self._db = db
         self._t = tables
         self._agents = agents
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's sqlite3 connection (for executemany inside a Database.write() transaction)."""
+        connection: sqlite3.Connection = self._db.pw.connection()  # type: ignore[no-untyped-call]
+        return connection
 
     # -- reads ---------------------------------------------------------------------------------------------
 
@@ -276,7 +282,10 @@ class SqliteWriterStore:
         with self._db.write():
             self._agents.ensure(agent_id)
             old_transcript = [
-                r[0] for r in self._db.query("SELECT id FROM transcript WHERE agent_id = ? AND conversation_id = ?", key)
+                r[0]
+                for r in self._db.query(
+                    "SELECT id FROM transcript WHERE agent_id = ? AND conversation_id = ?", key
+                )
             ]
             self._db.execute("DELETE FROM transcript WHERE agent_id = ? AND conversation_id = ?", key)
             removed.extend(DerivedRow(KIND_TRANSCRIPT, str(i)) for i in old_transcript)
@@ -285,13 +294,30 @@ class SqliteWriterStore:
             self._delete_embeddings(removed)
             rows = []
             for index, turn in enumerate(turns):
-                rows.append((agent_id, conversation_id, 2 * index, "user", turn.user, estimate_tokens(turn.user), session_time_ms))
+                rows.append(
+                    (
+                        agent_id,
+                        conversation_id,
+                        2 * index,
+                        "user",
+                        turn.user,
+                        estimate_tokens(turn.user),
+                        session_time_ms,
+                    )
+                )
                 if turn.assistant:
                     rows.append(
-                        (agent_id, conversation_id, 2 * index + 1, "assistant", turn.assistant,
-                         estimate_tokens(turn.assistant), session_time_ms)
+                        (
+                            agent_id,
+                            conversation_id,
+                            2 * index + 1,
+                            "assistant",
+                            turn.assistant,
+                            estimate_tokens(turn.assistant),
+                            session_time_ms,
+                        )
                     )
-            connection = self._db.pw.connection()
+            connection = self._connection()
             connection.executemany(
                 """INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,
                                           created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)""",
@@ -300,7 +326,8 @@ class SqliteWriterStore:
             transcript_ids = tuple(
                 r[0]
                 for r in self._db.query(
-                    "SELECT id FROM transcript WHERE agent_id = ? AND conversation_id = ? ORDER BY chunk_index", key
+                    "SELECT id FROM transcript WHERE agent_id = ? AND conversation_id = ? ORDER BY chunk_index",
+                    key,
                 )
             )
             signal_ids: tuple[int, ...] = ()
@@ -309,12 +336,16 @@ class SqliteWriterStore:
                     """INSERT INTO pending_signals (agent_id, conversation_id, user_message, assistant_message,
                                                    occurred_at_ms, created_at_ms, updated_at_ms)
                        VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                    [(agent_id, conversation_id, t.user, t.assistant, session_time_ms, stamp, stamp) for t in turns],
+                    [
+                        (agent_id, conversation_id, t.user, t.assistant, session_time_ms, stamp, stamp)
+                        for t in turns
+                    ],
                 )
                 signal_ids = tuple(
                     r[0]
                     for r in self._db.query(
-                        "SELECT id FROM pending_signals WHERE agent_id = ? AND conversation_id = ? ORDER BY id", key
+                        "SELECT id FROM pending_signals WHERE agent_id = ? AND conversation_id = ? ORDER BY id",
+                        key,
                     )
                 )
         return ReplaceResult(transcript_ids, signal_ids, tuple(removed))
@@ -326,7 +357,8 @@ class SqliteWriterStore:
         key = (agent_id, conversation_id)
         removed: list[DerivedRow] = []
         episodes = [
-            r[0] for r in self._db.query("SELECT id FROM episodes WHERE agent_id = ? AND conversation_id = ?", key)
+            r[0]
+            for r in self._db.query("SELECT id FROM episodes WHERE agent_id = ? AND conversation_id = ?", key)
         ]
         self._db.execute("DELETE FROM pending_signals WHERE agent_id = ? AND conversation_id = ?", key)
         pinned = self._db.query(
@@ -339,7 +371,9 @@ class SqliteWriterStore:
             f"SELECT id, source_count FROM identity_facts WHERE agent_id = ? AND source_episode_id IN ({_marks(episodes)})",
             (agent_id, *episodes),
         )
-        removed.extend(self._drop_or_decrement("identity_facts", KIND_IDENTITY_FACT, agent_id, identity, stamp))
+        removed.extend(
+            self._drop_or_decrement("identity_facts", KIND_IDENTITY_FACT, agent_id, identity, stamp)
+        )
         self._db.execute("DELETE FROM episodes WHERE agent_id = ? AND conversation_id = ?", key)
         removed.extend(DerivedRow(KIND_EPISODE, str(i)) for i in episodes)
         return removed
@@ -363,8 +397,9 @@ class SqliteWriterStore:
 
     def _delete_embeddings(self, rows: Sequence[DerivedRow]) -> None:
         if rows:
-            self._db.pw.connection().executemany(
-                "DELETE FROM embeddings WHERE kind = ? AND row_id = ?", [(row.kind, int(row.id)) for row in rows]
+            self._connection().executemany(
+                "DELETE FROM embeddings WHERE kind = ? AND row_id = ?",
+                [(row.kind, int(row.id)) for row in rows],
             )
 
 

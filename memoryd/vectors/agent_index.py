@@ -93,13 +93,15 @@ class AgentIndex:
             if self._index.ntotal == 0 or k <= 0:
                 return []
             low, high = kind_range(kind)
-            params = faiss.SearchParameters(sel=faiss.IDSelectorRange(low, high))
+            params = faiss.SearchParameters(sel=faiss.IDSelectorRange(low, high))  # type: ignore[call-arg]
             scores, ids = self._index.search(normalise(query), min(k, self._index.ntotal), params=params)
         return [(split_id(int(i))[1], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
 
     def manifest(self) -> Manifest:
         """The manifest describing the current contents."""
-        return Manifest(self.agent_id, self.model, self.dimension, self.count, self.counts(), FORMAT, now_ms())
+        return Manifest(
+            self.agent_id, self.model, self.dimension, self.count, self.counts(), FORMAT, now_ms()
+        )
 
     def save(self, directory: Path) -> None:
         """Write index then manifest, each atomically (tmp + rename); a crash leaves a stale, rebuildable pair."""

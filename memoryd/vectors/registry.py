@@ -56,7 +56,11 @@ class VectorRegistry:
     def _get(self, agent_id: str, model: str, dimension: int | None) -> AgentIndex | None:
         with self._lock:
             index = self._indexes.get(agent_id)
-            if index is not None and index.model == model and (dimension is None or index.dimension == dimension):
+            if (
+                index is not None
+                and index.model == model
+                and (dimension is None or index.dimension == dimension)
+            ):
                 return index
             stored = self._embeddings.count(agent_id, model)
             loaded = AgentIndex.load(self.directory(agent_id))
@@ -150,8 +154,14 @@ class VectorRegistry:
             index = self._indexes.get(agent_id)
         manifest = read_manifest(self.directory(agent_id))
         if index is not None:
-            return IndexState(agent_id, index.model, index.dimension, index.count, stored,
-                              index.model != model or index.count != stored)
+            return IndexState(
+                agent_id,
+                index.model,
+                index.dimension,
+                index.count,
+                stored,
+                index.model != model or index.count != stored,
+            )
         if manifest is None:
             return IndexState(agent_id, "", 0, 0, stored, stored > 0)
         stale = manifest.model != model or manifest.count != stored

@@ -5,4 +5,12 @@ from memoryd.writer.outcome import Outcome
 from memoryd.writer.session import DistillPolicy, NoHooks, WriterHooks
 from memoryd.writer.writer import EndSessionResult, Writer
 
-__all__ = ["DistillPolicy", "EndSessionResult", "NoHooks", "Outcome", "Writer", "WriterHooks", "WriterSettings"]
+__all__ = [
+    "DistillPolicy",
+    "EndSessionResult",
+    "NoHooks",
+    "Outcome",
+    "Writer",
+    "WriterHooks",
+    "WriterSettings",
+]

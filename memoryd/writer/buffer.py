@@ -41,7 +41,9 @@ class Debouncer:
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def turn_buffered(self, agent_id: str, conversation_id: str, *, debounce_s: float, automatic: bool) -> ArmResult:
+    def turn_buffered(
+        self, agent_id: str, conversation_id: str, *, debounce_s: float, automatic: bool
+    ) -> ArmResult:
         """Record a turn: flush the agent's previous conversation on a switch, then (re)arm this one.
 
         With `automatic` False (extractionMode manual) nothing is armed and a switch flushes nothing.
@@ -111,21 +113,23 @@ class Debouncer:
             self._thread.join(5)
 
     def _run(self) -> None:
-        while True:
-            with self._cond:
-                if self._closed:
-                    return
-                wait_s = min(self._deadlines.values(), default=self._clock() + 3600) - self._clock()
-                if wait_s > 0:
-                    self._cond.wait(wait_s)
-                    if self._closed:
-                        return
+        while self._sleep_until_due():
             self.fire_due()
+
+    def _sleep_until_due(self) -> bool:
+        """Wait for the earliest deadline or a poke; False once closed."""
+        with self._cond:
+            if self._closed:
+                return False
+            wait_s = min(self._deadlines.values(), default=self._clock() + 3600) - self._clock()
+            if wait_s > 0:
+                self._cond.wait(wait_s)
+            return not self._closed
 
     def _flush(self, agent_id: str, conversation_id: str, reason: str) -> None:
         try:
             self._on_flush(agent_id, conversation_id, reason)
-        except Exception:  # noqa: BLE001 - a failed hand-off must not kill the timer thread
+        except Exception:
             _log.exception("flush hand-off failed")
 
 

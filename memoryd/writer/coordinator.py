@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -40,7 +41,9 @@ class Coordinator:
         self._mu = threading.Lock()
         self._slots: dict[Key, _Slot] = {}
         self._running = threading.Semaphore(max_concurrent)
-        self._pool = ThreadPoolExecutor(max_workers=max_concurrent + 2, thread_name_prefix="memoryd-distill")
+        # Daemon threads, not an executor: a model call in flight must not hold up process exit (its signals stay
+        # pending and are recovered at the next start).
+        self._threads: set[threading.Thread] = set()
         self._closed = False
 
     @property
@@ -60,13 +63,20 @@ class Coordinator:
             self._leave(key)
 
     def run_now(
-        self, agent_id: str, conversation_id: str, *, require_resident: bool = False, session_time_ms: int | None = None
+        self,
+        agent_id: str,
+        conversation_id: str,
+        *,
+        require_resident: bool = False,
+        session_time_ms: int | None = None,
     ) -> oc.Outcome:
         """Distil in the calling thread once the conversation is free (EndSession wait, Ingest, SyncNow)."""
         with self.exclusive(agent_id, conversation_id):
             return self._run(agent_id, conversation_id, require_resident, session_time_ms)
 
-    def submit(self, agent_id: str, conversation_id: str, *, require_resident: bool = True) -> Future[oc.Outcome]:
+    def submit(
+        self, agent_id: str, conversation_id: str, *, require_resident: bool = True
+    ) -> Future[oc.Outcome]:
         """Schedule a background distillation; joins a queued run of the same conversation."""
         key = (agent_id, conversation_id)
         with self._mu:
@@ -80,7 +90,15 @@ class Coordinator:
             future: Future[oc.Outcome] = Future()
             slot.queued = future
             slot.users += 1
-        self._pool.submit(self._background, key, slot, future, require_resident)
+        thread = threading.Thread(
+            target=self._background,
+            args=(key, slot, future, require_resident),
+            name="memoryd-distill",
+            daemon=True,
+        )
+        with self._mu:
+            self._threads.add(thread)
+        thread.start()
         return future
 
     def sync_now(self, agent_id: str | None = None, *, require_resident: bool = False) -> list[oc.Outcome]:
@@ -102,7 +120,7 @@ class Coordinator:
                 outcomes = self.sync_now(require_resident=True)
                 _log.info("orphan recovery: %d conversation(s) processed", len(outcomes))
                 future.set_result(outcomes)
-            except Exception as error:  # noqa: BLE001 - recovery failure leaves signals pending for next time
+            except Exception as error:
                 _log.exception("orphan recovery failed")
                 future.set_exception(error)
 
@@ -115,14 +133,14 @@ class Coordinator:
             return [key for key, slot in self._slots.items() if slot.users]
 
     def close(self, timeout_s: float = 10.0) -> None:
-        """Cancel: queued runs end as skipped:cancelled, signals stay pending for recovery."""
+        """Cancel: queued runs end as skipped:cancelled; waits up to timeout_s for runs in a model call."""
         with self._mu:
             self._closed = True
+            threads = list(self._threads)
         self.cancelled.set()
-        self._pool.shutdown(wait=False)
-        done = threading.Event()
-        threading.Thread(target=lambda: (self._pool.shutdown(wait=True), done.set()), daemon=True).start()
-        done.wait(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _background(self, key: Key, slot: _Slot, future: Future[oc.Outcome], require_resident: bool) -> None:
         try:
@@ -132,13 +150,17 @@ class Coordinator:
                         slot.queued = None
                 result = self._run(key[0], key[1], require_resident, None)
             future.set_result(result)
-        except Exception as error:  # noqa: BLE001 - surfaced through the future
+        except Exception as error:
             _log.exception("background distillation failed")
             future.set_exception(error)
         finally:
             self._leave(key)
+            with self._mu:
+                self._threads.discard(threading.current_thread())
 
-    def _run(self, agent_id: str, conversation_id: str, require_resident: bool, session_time_ms: int | None) -> oc.Outcome:
+    def _run(
+        self, agent_id: str, conversation_id: str, require_resident: bool, session_time_ms: int | None
+    ) -> oc.Outcome:
         with self._running:
             return self._distiller.run(
                 agent_id, conversation_id, require_resident=require_resident, session_time_ms=session_time_ms

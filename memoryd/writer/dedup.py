@@ -27,8 +27,44 @@ SALIENCE_BUMP = 0.05
 _WORD = re.compile(r"\w+")
 #: Filler that carries no fact. Negations ("not", "never", "no") are deliberately absent.
 STOPWORDS = frozenset(
-    "a an the user user's s is are was were be been am to of in on at for and or but that this it its with "
-    "as by from now currently really very also just".split()
+    [
+        "a",
+        "an",
+        "the",
+        "user",
+        "user's",
+        "s",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "am",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "but",
+        "that",
+        "this",
+        "it",
+        "its",
+        "with",
+        "as",
+        "by",
+        "from",
+        "now",
+        "currently",
+        "really",
+        "very",
+        "also",
+        "just",
+    ]
 )
 
 #: Embeds texts into L2-normalised rows, or returns None when no embedding model is available.
@@ -81,7 +117,7 @@ def _embed_all(texts: Sequence[str], embed: Embedder | None) -> list[npt.NDArray
         return [None] * len(texts)
     try:
         vectors = embed(texts)
-    except Exception as error:  # noqa: BLE001 - dedup degrades to Jaccard when embeddings fail
+    except Exception as error:
         _log.warning("embedding for dedup failed (%s); using token overlap only", type(error).__name__)
         return [None] * len(texts)
     if vectors is None or len(vectors) != len(texts):
@@ -129,7 +165,10 @@ def plan_facts(
         if twin is not None:
             first = kept[twin][1]
             tags = tuple(dict.fromkeys((*first.tags, *candidate.tags)))
-            kept[twin] = (kept[twin][0], Candidate(first.content, max(first.salience, candidate.salience), tags))
+            kept[twin] = (
+                kept[twin][0],
+                Candidate(first.content, max(first.salience, candidate.salience), tags),
+            )
             merged += 1
             continue
         kept.append((item, candidate))

@@ -58,7 +58,10 @@ class CleanTurn:
 
 def clean_turns(signals: Sequence[Signal]) -> list[CleanTurn]:
     """The session's exchanges without memory blocks; exchanges left empty are dropped."""
-    turns = [CleanTurn(strip_memory_blocks(s.user_message), strip_memory_blocks(s.assistant_message)) for s in signals]
+    turns = [
+        CleanTurn(strip_memory_blocks(s.user_message), strip_memory_blocks(s.assistant_message))
+        for s in signals
+    ]
     return [t for t in turns if t.user or t.assistant]
 
 

@@ -77,13 +77,17 @@ class Ingestor:
         return IngestResult(len(turns), outcome.token, outcome.episode_id)
 
     def _notify(
-        self, agent_id: str, conversation_id: str, removed: Sequence[DerivedRow], transcript_ids: Sequence[int]
+        self,
+        agent_id: str,
+        conversation_id: str,
+        removed: Sequence[DerivedRow],
+        transcript_ids: Sequence[int],
     ) -> None:
         try:
             if removed:
                 self._hooks.rows_removed(agent_id, removed)
             self._hooks.transcript_written(agent_id, conversation_id, transcript_ids)
-        except Exception:  # noqa: BLE001 - rows are stored; vectors are rebuildable
+        except Exception:
             _log.exception("ingest hook failed")
 
 

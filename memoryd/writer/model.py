@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from inferd.client import Embeddings, Generation, GenerateOptions, Message, ModelInfo
+from inferd.client import Embeddings, GenerateOptions, Generation, Message, ModelInfo
 from memoryd.writer.schema import DISTILLATION_SCHEMA_JSON
 from servicekit.errors import ServiceError, UnimplementedError
 
@@ -53,7 +53,9 @@ class Inference(Protocol):
         timeout_s: float | None = None,
     ) -> Generation: ...
 
-    def embed(self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None) -> Embeddings: ...
+    def embed(
+        self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
+    ) -> Embeddings: ...
 
     def models(self, *, timeout_s: float | None = None) -> list[ModelInfo]: ...
 
@@ -80,10 +82,16 @@ def availability(
     return None
 
 
-def generate_digest(inference: Inference, messages: Sequence[Message], model: str, timeout_s: float) -> Generation:
+def generate_digest(
+    inference: Inference, messages: Sequence[Message], model: str, timeout_s: float
+) -> Generation:
     """The ONE distillation call: the whole session, constrained by the digest JSON schema."""
     return inference.generate(
-        messages, model=model, json_schema=DISTILLATION_SCHEMA_JSON, options=DISTILL_OPTIONS, timeout_s=timeout_s
+        messages,
+        model=model,
+        json_schema=DISTILLATION_SCHEMA_JSON,
+        options=DISTILL_OPTIONS,
+        timeout_s=timeout_s,
     )
 
 
@@ -98,7 +106,9 @@ class InferdEmbedder:
     def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None:
         vectors: list[npt.NDArray[np.float32]] = []
         for start in range(0, len(texts), 256):  # Embed takes at most 256 texts per call
-            reply = self._inference.embed(texts[start : start + 256], model=self._model, timeout_s=self._timeout_s)
+            reply = self._inference.embed(
+                texts[start : start + 256], model=self._model, timeout_s=self._timeout_s
+            )
             vectors.append(reply.vectors)
         return np.concatenate(vectors) if vectors else None
 

@@ -90,11 +90,28 @@ def strip_preamble(text: str) -> str:
     return result
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def collapse_repeats(text: str) -> str:
+    """Drop sentences that repeat an earlier one (small models loop: "I'm excited. I'm excited. …")."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for sentence in _SENTENCE.split(text.strip()):
+        key = " ".join(sentence.casefold().split()).rstrip(".!?… ")
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(sentence)
+    return " ".join(kept)
+
+
 def _clip(text: str, max_chars: int) -> str:
     return text if len(text) <= max_chars else text[:max_chars].rstrip()
 
 
-def _strings(value: Any, field: str, max_items: int, max_chars: int, *, split_commas: bool = False) -> tuple[str, ...]:
+def _strings(
+    value: Any, field: str, max_items: int, max_chars: int, *, split_commas: bool = False
+) -> tuple[str, ...]:
     """A list of strings: trimmed, empties and case-insensitive repeats dropped, clipped and capped."""
     if value is None:
         return ()
@@ -166,10 +183,14 @@ def parse_reply(text: str) -> Digest:
         raise InvalidOutputError("episode.summary must be a string")
     return Digest(
         has_episode=True,
-        summary=_clip(strip_preamble(summary or ""), MAX_SUMMARY_CHARS),
-        topics=_strings(episode.get("topics"), "episode.topics", MAX_TOPICS, MAX_TOPIC_CHARS, split_commas=True),
+        summary=_clip(collapse_repeats(strip_preamble(summary or "")), MAX_SUMMARY_CHARS),
+        topics=_strings(
+            episode.get("topics"), "episode.topics", MAX_TOPICS, MAX_TOPIC_CHARS, split_commas=True
+        ),
         decisions=_strings(episode.get("decisions"), "episode.decisions", MAX_LIST_ITEMS, MAX_ITEM_CHARS),
-        action_items=_strings(episode.get("action_items"), "episode.action_items", MAX_LIST_ITEMS, MAX_ITEM_CHARS),
+        action_items=_strings(
+            episode.get("action_items"), "episode.action_items", MAX_LIST_ITEMS, MAX_ITEM_CHARS
+        ),
         salience=_salience(episode.get("salience"), "episode.salience", DEFAULT_EPISODE_SALIENCE),
         entities=entities,
         candidates=candidates,
@@ -183,6 +204,7 @@ __all__ = [
     "MIN_CANDIDATE_CHARS",
     "Candidate",
     "Digest",
+    "collapse_repeats",
     "extract_json",
     "parse_reply",
     "strip_preamble",

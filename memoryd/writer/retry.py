@@ -67,7 +67,9 @@ def skip_reason(error: BaseException) -> str:
 
 def is_retryable(error: BaseException) -> bool:
     """Transient failures worth another call: timeouts, full queues, crashes, unreachable inferd, bad output."""
-    if isinstance(error, (InvalidOutputError, DeadlineExceededError, ResourceExhaustedError, UnavailableError)):
+    if isinstance(
+        error, (InvalidOutputError, DeadlineExceededError, ResourceExhaustedError, UnavailableError)
+    ):
         return True
     return isinstance(error, ServiceError) and error.reason in _MODEL_FAILURE_REASONS
 

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from inferd.client import Generation
@@ -21,7 +21,7 @@ from memoryd.writer.distill import (
     clean_turns,
     novelty_chars,
 )
-from memoryd.writer.model import Inference, InferdEmbedder, WriterSettings, availability, generate_digest
+from memoryd.writer.model import InferdEmbedder, Inference, WriterSettings, availability, generate_digest
 from memoryd.writer.parse import Digest, parse_reply
 from memoryd.writer.retry import (
     InvalidOutputError,
@@ -57,7 +57,9 @@ _DAY_MS = 86_400_000
 class WriterHooks(Protocol):
     """What happens around the store: vector indexing and cache invalidation (wired by memoryd.app)."""
 
-    def distilled(self, agent_id: str, write: DistillationWrite, result: CommitResult, plan: FactPlan) -> None:
+    def distilled(
+        self, agent_id: str, write: DistillationWrite, result: CommitResult, plan: FactPlan
+    ) -> None:
         """After a commit: embed/index the episode and new facts, invalidate the agent's context cache."""
         ...
 
@@ -73,7 +75,9 @@ class WriterHooks(Protocol):
 class NoHooks:
     """Hooks that do nothing (tests, or a memoryd without vectors)."""
 
-    def distilled(self, agent_id: str, write: DistillationWrite, result: CommitResult, plan: FactPlan) -> None:
+    def distilled(
+        self, agent_id: str, write: DistillationWrite, result: CommitResult, plan: FactPlan
+    ) -> None:
         return None
 
     def rows_removed(self, agent_id: str, rows: Sequence[DerivedRow]) -> None:
@@ -87,10 +91,14 @@ class NoHooks:
 class DistillPolicy:
     """Knobs of one distillation run."""
 
-    retry: RetryPolicy = RetryPolicy()
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_attempts: int = 3
     call_timeout_s: float = 300.0
     allow_cold_load: bool = True
+
+
+#: The policy used when none is given.
+DEFAULT_POLICY = DistillPolicy()
 
 
 def failure_phrase(error: BaseException) -> str:
@@ -121,7 +129,7 @@ class SessionDistiller:
         settings: Callable[[], WriterSettings],
         breaker: CircuitBreaker,
         *,
-        policy: DistillPolicy = DistillPolicy(),
+        policy: DistillPolicy = DEFAULT_POLICY,
         hooks: WriterHooks | None = None,
         cancelled: threading.Event | None = None,
         sleep: Callable[[float], object] | None = None,
@@ -136,7 +144,12 @@ class SessionDistiller:
         self._sleep = sleep
 
     def run(
-        self, agent_id: str, conversation_id: str, *, require_resident: bool, session_time_ms: int | None = None
+        self,
+        agent_id: str,
+        conversation_id: str,
+        *,
+        require_resident: bool,
+        session_time_ms: int | None = None,
     ) -> oc.Outcome:
         """Distil the conversation's pending signals and return the outcome (never raises for model trouble)."""
         settings = self._settings()
@@ -197,7 +210,7 @@ class SessionDistiller:
         except RetryCancelledError:
             self._breaker.release_probe()
             return done(oc.SKIPPED_CANCELLED)
-        except Exception as failure:  # noqa: BLE001 - every model failure becomes an outcome token
+        except Exception as failure:
             duration_ms = int((time.monotonic() - started) * 1000)
             if is_model_unavailable(failure):
                 self._breaker.release_probe()
@@ -257,26 +270,36 @@ class SessionDistiller:
             model=generation.model or settings.core_model,
             conversation_at_ms=when_ms,
         )
-        details = f"distilled:facts={len(plan.inserts)},bumped={len(plan.bumps)},identity={len(identity.inserts)}"
+        details = (
+            f"distilled:facts={len(plan.inserts)},bumped={len(plan.bumps)},identity={len(identity.inserts)}"
+        )
         write = DistillationWrite(
-            episode, ids, plan.inserts, plan.bumps, identity.inserts, identity.bump_ids, log(LOG_SUCCESS, details)
+            episode,
+            ids,
+            plan.inserts,
+            plan.bumps,
+            identity.inserts,
+            identity.bump_ids,
+            log(LOG_SUCCESS, details),
         )
         try:
             result = self._store.commit_distillation(write)
         except StaleSnapshotError:
             _log.warning("snapshot changed under a distillation; leaving signals for the next run")
             return oc.Outcome(agent_id, conversation_id, oc.SKIPPED_CANCELLED)
-        except Exception as failure:  # noqa: BLE001 - a failed write is a retryable failure, counted
+        except Exception as failure:
             _log.exception("committing a distillation failed")
             token = self._fail(agent_id, ids, failure, generation.model, 0)
             return oc.Outcome(agent_id, conversation_id, token)
         try:
             self.hooks.distilled(agent_id, write, result, plan)
-        except Exception:  # noqa: BLE001 - the episode is stored; indexing is rebuildable
+        except Exception:
             _log.exception("post-distillation hook failed")
         return oc.Outcome(agent_id, conversation_id, oc.DISTILLED, result.episode_id)
 
-    def _fail(self, agent_id: str, ids: Sequence[int], failure: BaseException, model: str, duration_ms: int) -> str:
+    def _fail(
+        self, agent_id: str, ids: Sequence[int], failure: BaseException, model: str, duration_ms: int
+    ) -> str:
         """Count an attempt on the snapshot; dead-letter at the cap."""
         phrase = failure_phrase(failure)
         entry = LogEntry(agent_id, LOG_ERROR, phrase, model, 0, 0, duration_ms)
@@ -284,4 +307,12 @@ class SessionDistiller:
         return oc.dead_letter(result.attempts) if result.dead_lettered else oc.error(phrase)
 
 
-__all__ = ["DEDUP_POOL", "DistillPolicy", "NoHooks", "SessionDistiller", "WriterHooks", "failure_phrase"]
+__all__ = [
+    "DEDUP_POOL",
+    "DEFAULT_POLICY",
+    "DistillPolicy",
+    "NoHooks",
+    "SessionDistiller",
+    "WriterHooks",
+    "failure_phrase",
+]

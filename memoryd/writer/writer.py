@@ -11,9 +11,9 @@ from memoryd.writer import outcome as oc
 from memoryd.writer.breaker import CircuitBreaker
 from memoryd.writer.buffer import ArmResult, Debouncer
 from memoryd.writer.coordinator import Coordinator
-from memoryd.writer.ingest import IngestResult, Ingestor
+from memoryd.writer.ingest import Ingestor, IngestResult
 from memoryd.writer.model import Inference, WriterSettings
-from memoryd.writer.session import DistillPolicy, SessionDistiller, WriterHooks
+from memoryd.writer.session import DEFAULT_POLICY, DistillPolicy, SessionDistiller, WriterHooks
 from memoryd.writer.store import IngestTurn, WriterStore
 
 
@@ -39,7 +39,7 @@ class Writer:
         settings: Callable[[], WriterSettings],
         *,
         hooks: WriterHooks | None = None,
-        policy: DistillPolicy = DistillPolicy(),
+        policy: DistillPolicy = DEFAULT_POLICY,
         breaker: CircuitBreaker | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], object] | None = None,

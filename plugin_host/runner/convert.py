@@ -16,8 +16,12 @@ _ROLES = {
     "assistant": mpb.ROLE_ASSISTANT,
     "tool": mpb.ROLE_TOOL,
 }
-_SCOPES = {Scope.PINNED: mpb.SCOPE_PINNED, Scope.EPISODES: mpb.SCOPE_EPISODES, Scope.TRANSCRIPT: mpb.SCOPE_TRANSCRIPT}
-_KINDS = {
+_SCOPES = {
+    Scope.PINNED: mpb.SCOPE_PINNED,
+    Scope.EPISODES: mpb.SCOPE_EPISODES,
+    Scope.TRANSCRIPT: mpb.SCOPE_TRANSCRIPT,
+}
+_KINDS: dict[int, str] = {
     mpb.ITEM_KIND_PINNED_FACT: "pinned_fact",
     mpb.ITEM_KIND_EPISODE: "episode",
     mpb.ITEM_KIND_TRANSCRIPT_TURN: "transcript_turn",
@@ -41,7 +45,7 @@ def options_to_proto(options: GenerationOptions | None) -> ppb.GenerationOptions
     )
 
 
-def scope_to_proto(scope: Scope) -> int:
+def scope_to_proto(scope: Scope) -> mpb.Scope:
     """An SDK scope as the memory.v1 Scope number."""
     return _SCOPES[scope]
 
@@ -67,7 +71,9 @@ def hit_from_proto(hit: mpb.SearchHit) -> MemoryHit:
     occurred: datetime | None = None
     if hit.HasField("occur_time"):
         occurred = datetime.fromtimestamp(hit.occur_time.seconds + hit.occur_time.nanos / 1e9, tz=UTC)
-    role = "" if hit.role == mpb.ROLE_UNSPECIFIED else str(mpb.Role.Name(hit.role)).removeprefix("ROLE_").lower()
+    role = (
+        "" if hit.role == mpb.ROLE_UNSPECIFIED else str(mpb.Role.Name(hit.role)).removeprefix("ROLE_").lower()
+    )
     return MemoryHit(
         kind=_KINDS.get(hit.item.kind, "unspecified"),
         id=hit.item.id,

@@ -26,6 +26,7 @@ from plugin_host.runner.bridge import BridgeConnection
 from plugin_host.runner.hardening import make_undumpable, read_token, wait_for_host_exit
 from plugin_host.runner.loader import load_plugin
 from plugin_host.runner.runtime_service import SERVICE_NAME, RuntimeServicer
+from plugin_host.runner.watchdog import Watchdog
 from plugin_host.sdk import Plugin
 from servicekit.logsetup import setup_logging
 from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
@@ -46,9 +47,14 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--name", default="", help="plugin name as the host knows it")
     parser.add_argument("--socket-dir", type=Path, help="private directory holding host.sock and plugin.sock")
     parser.add_argument("--data-dir", type=Path, help="the plugin's writable data directory")
-    parser.add_argument("--token-fd", type=int, help="pipe carrying the token; its end of file stops the plugin")
+    parser.add_argument(
+        "--token-fd", type=int, help="pipe carrying the token; its end of file stops the plugin"
+    )
     parser.add_argument("--status-fd", type=int, help="pipe for the one-line JSON start report")
     parser.add_argument("--workers", type=int, default=4, help="concurrent commands")
+    parser.add_argument(
+        "--hang-limit-s", type=float, default=0.0, help="exit when a command runs longer than this (0: never)"
+    )
     parser.add_argument("--log-level", default="INFO")
     return parser.parse_args(argv)
 
@@ -83,7 +89,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         plugin = load_plugin(args.entry, args.path)
         plugin.setup(args.data_dir)
-    except BaseException as error:  # noqa: BLE001 - report any load failure to the host, then exit
+    except BaseException as error:
         _log.error("plugin failed to load: %s", type(error).__name__, exc_info=True)
         _report(status, {"ok": False, "error": f"load failed: {type(error).__name__}"})
         return EXIT_LOAD_FAILED
@@ -104,7 +110,10 @@ def _start_server(args: argparse.Namespace, plugin: Plugin, token: str) -> Runni
     socket_path = args.socket_dir / PLUGIN_SOCKET
     socket_path.unlink(missing_ok=True)
     bridge = BridgeConnection(args.socket_dir / HOST_SOCKET, token)
-    servicer = RuntimeServicer(plugin, args.name or type(plugin).name, bridge, args.data_dir)
+    watchdog = Watchdog(args.hang_limit_s if args.hang_limit_s > 0 else float("inf"))
+    if args.hang_limit_s > 0:
+        watchdog.start()
+    servicer = RuntimeServicer(plugin, args.name or type(plugin).name, bridge, args.data_dir, watchdog)
     binding = ServiceBinding(
         SERVICE_NAME, lambda server: ppb_grpc.add_PluginRuntimeServiceServicer_to_server(servicer, server)
     )

@@ -15,6 +15,7 @@ from osaurus.plugin.v1 import plugin_pb2 as ppb
 from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from plugin_host.runner import convert
 from plugin_host.runner.bridge import BridgeConnection, BridgeContext
+from plugin_host.runner.watchdog import Watchdog
 from plugin_host.sdk import (
     HostError,
     InvalidPayloadError,
@@ -28,8 +29,12 @@ from servicekit.errors import (
     InternalError,
     InvalidArgumentError,
     NotFoundError,
-    PermissionDeniedError as PermissionDeniedStatus,
     ServiceError,
+)
+from servicekit.errors import (
+    PermissionDeniedError as PermissionDeniedStatus,
+)
+from servicekit.errors import (
     UnavailableError as UnavailableStatus,
 )
 
@@ -37,22 +42,29 @@ SERVICE_NAME = "osaurus.plugin.v1.PluginRuntimeService"
 _log = logging.getLogger("plugin_host.runner")
 
 
-class RuntimeServicer(ppb_grpc.PluginRuntimeServiceServicer):  # type: ignore[misc]
+class RuntimeServicer(ppb_grpc.PluginRuntimeServiceServicer):
     """Runs the plugin's commands for the host."""
 
-    def __init__(self, plugin: Plugin, plugin_name: str, bridge: BridgeConnection, data_dir: Path) -> None:
+    def __init__(
+        self, plugin: Plugin, plugin_name: str, bridge: BridgeConnection, data_dir: Path, watchdog: Watchdog
+    ) -> None:
         self._plugin = plugin
+        self._watchdog = watchdog
         self._name = plugin_name
         self._bridge = bridge
         self._data_dir = data_dir
 
     def Describe(self, request: ppb.DescribeRequest, context: grpc.ServicerContext) -> ppb.DescribeResponse:
         specs = self._plugin.command_specs()
-        return ppb.DescribeResponse(commands=[convert.command_to_proto(specs[name]) for name in sorted(specs)])
+        return ppb.DescribeResponse(
+            commands=[convert.command_to_proto(specs[name]) for name in sorted(specs)]
+        )
 
     def Invoke(self, request: ppb.InvokeRequest, context: grpc.ServicerContext) -> ppb.InvokeResponse:
         if request.command not in self._plugin.command_specs():
-            raise NotFoundError("COMMAND_NOT_FOUND", f"plugin {self._name!r} has no command {request.command!r}")
+            raise NotFoundError(
+                "COMMAND_NOT_FOUND", f"plugin {self._name!r} has no command {request.command!r}"
+            )
         try:
             payload = decode_payload(request.payload_json)
         except InvalidPayloadError as error:
@@ -66,7 +78,8 @@ class RuntimeServicer(ppb_grpc.PluginRuntimeServiceServicer):  # type: ignore[mi
             data_dir=self._data_dir,
             deadline_monotonic=None if remaining is None else time.monotonic() + remaining,
         )
-        result = self._run(ctx, request.command, payload)
+        with self._watchdog.track(request.command):
+            result = self._run(ctx, request.command, payload)
         try:
             return ppb.InvokeResponse(result_json=encode_result(result))
         except (TypeError, ValueError):
@@ -84,7 +97,7 @@ class RuntimeServicer(ppb_grpc.PluginRuntimeServiceServicer):  # type: ignore[mi
             _log.error("command %r called exit; stopping the plugin process", command)
             code = error.code if isinstance(error, SystemExit) and isinstance(error.code, int) else 1
             os._exit(code or 1)
-        except Exception as error:  # noqa: BLE001 - a plugin bug becomes a typed status, never a dead host
+        except Exception as error:
             frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
             where = f"{frame.filename}:{frame.lineno}" if frame else "?"
             _log.error("command %r raised %s at %s", command, type(error).__name__, where)

@@ -40,7 +40,9 @@ def check_payload(payload: Mapping[str, Any], schema: Mapping[str, Any]) -> None
         if not any(_is_type(value, name) for name in names):
             raise InvalidPayloadError(f"payload field {key!r} must be {' or '.join(names)}")
         if isinstance(value, str) and "maxLength" in declared and len(value) > int(declared["maxLength"]):
-            raise InvalidPayloadError(f"payload field {key!r} is longer than {declared['maxLength']} characters")
+            raise InvalidPayloadError(
+                f"payload field {key!r} is longer than {declared['maxLength']} characters"
+            )
 
 
 def _is_type(value: Any, name: str) -> bool:

@@ -40,17 +40,22 @@ class CommandSpec:
 
 
 def command(
-    name: str | None = None, *, description: str | None = None, payload_schema: Mapping[str, Any] | None = None
+    name: str | None = None,
+    *,
+    description: str | None = None,
+    payload_schema: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]:
     """Declare a method `(self, ctx, payload) -> result` as a command.
 
     The result must be JSON-serialisable; it reaches the caller as InvokePluginResponse.result_json.
     """
 
+    if name is not None:
+        _check_command_name(name)
+
     def decorate(method: F) -> F:
         command_name = name or method.__name__.replace("_", "-")
-        if not _NAME.match(command_name):
-            raise ValueError(f"command name {command_name!r} must match {_NAME.pattern}")
+        _check_command_name(command_name)
         doc = inspect.getdoc(method) or ""
         spec = CommandSpec(
             name=command_name,
@@ -62,6 +67,11 @@ def command(
         return method
 
     return decorate
+
+
+def _check_command_name(name: str) -> None:
+    if not _NAME.match(name):
+        raise ValueError(f"command name {name!r} must match {_NAME.pattern}")
 
 
 class Plugin:

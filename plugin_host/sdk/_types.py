@@ -104,7 +104,7 @@ class MemoryHit:
     """One result of ctx.search_memory()."""
 
     kind: str
-    """"pinned_fact", "episode", "transcript_turn" or "identity_fact"."""
+    """One of "pinned_fact", "episode", "transcript_turn" or "identity_fact"."""
     id: str
     """Row id."""
     score: float

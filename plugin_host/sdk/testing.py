@@ -132,7 +132,9 @@ class RecordingContext(Context):
     ) -> list[MemoryHit]:
         self._check(Permission.MEMORY_SEARCH, agent_id)
         if not self._memory_recall:
-            raise PermissionDeniedError("the agent has not enabled Memory Recall", reason="MEMORY_RECALL_DISABLED")
+            raise PermissionDeniedError(
+                "the agent has not enabled Memory Recall", reason="MEMORY_RECALL_DISABLED"
+            )
         layer = Scope(scope)
         self.searches.append((layer, query))
         return list(self._hits.get(layer, ()))[:limit]

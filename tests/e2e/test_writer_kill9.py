@@ -32,7 +32,9 @@ def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 def test_kill_9_mid_distillation_loses_nothing_and_repeats_nothing(tmp_path: Path) -> None:
     inferd_server, inferd = start_fake_inferd()
     inferd.hold = threading.Event()
-    inferd.set_default(digest("Billing moves to Postgres.", pinned=[("Billing service moves to Postgres", 0.9)]))
+    inferd.set_default(
+        digest("Billing moves to Postgres.", pinned=[("Billing service moves to Postgres", 0.9)])
+    )
     write_config(tmp_path, coreModel=MODEL, embeddingModel="fake-embed", summaryDebounceSeconds=3600)
     args = ["--inferd", inferd_server.target]
     first = spawn("tests.support.writer_memoryd", tmp_path, args)
@@ -41,8 +43,12 @@ def test_kill_9_mid_distillation_loses_nothing_and_repeats_nothing(tmp_path: Pat
             stub = pb_grpc.MemoryServiceStub(channel)
             for conv in ("c1", "c1", "c1", "c2"):
                 agent = "a" if conv == "c1" else "b"
-                stub.BufferTurn(pb.BufferTurnRequest(agent_id=agent, conversation_id=conv, user_message=USER,
-                                                     assistant_message=ASSISTANT), timeout=5)
+                stub.BufferTurn(
+                    pb.BufferTurnRequest(
+                        agent_id=agent, conversation_id=conv, user_message=USER, assistant_message=ASSISTANT
+                    ),
+                    timeout=5,
+                )
             stub.EndSession(pb.EndSessionRequest(agent_id="a", conversation_id="c1"), timeout=5)
             assert inferd.entered.wait(20), "distillation of c1 never reached inferd"
         first.stop(signal.SIGKILL)  # mid-call: the model has been asked, nothing was committed
@@ -64,12 +70,17 @@ def test_kill_9_mid_distillation_loses_nothing_and_repeats_nothing(tmp_path: Pat
                 break
             time.sleep(0.1)
         assert _rows(db, "SELECT status, count(*) FROM pending_signals GROUP BY status") == [("processed", 4)]
-        assert _rows(db, "SELECT agent_id, conversation_id, count(*) FROM episodes GROUP BY 1, 2 ORDER BY 1") == [
+        assert _rows(
+            db, "SELECT agent_id, conversation_id, count(*) FROM episodes GROUP BY 1, 2 ORDER BY 1"
+        ) == [
             ("a", "c1", 1),
             ("b", "c2", 1),
         ]
         assert inferd.generate_calls == calls_before_restart + 2
-        assert _rows(db, "SELECT agent_id, count(*) FROM pinned_facts GROUP BY 1 ORDER BY 1") == [("a", 1), ("b", 1)]
+        assert _rows(db, "SELECT agent_id, count(*) FROM pinned_facts GROUP BY 1 ORDER BY 1") == [
+            ("a", 1),
+            ("b", 1),
+        ]
         with grpc.insecure_channel(second.target) as channel:  # and nothing left for a manual drain
             assert pb_grpc.MemoryServiceStub(channel).SyncNow(pb.SyncNowRequest(), timeout=10).outcomes == []
     finally:

@@ -58,7 +58,7 @@ class FakeGateInferd(pb_grpc.InferenceServiceServicer):
             time.sleep(script.delay_s)
         if script.error is not None:
             raise script.error
-        user = next((m.content for m in request.messages if m.role == pb.ROLE_USER), "")
+        user = next((m.content for m in reversed(request.messages) if m.role == pb.ROLE_USER), "")
         return pb.GenerateResponse(
             text=script.reply(user),
             finish_reason=pb.FINISH_REASON_STOP,

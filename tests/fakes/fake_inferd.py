@@ -86,7 +86,9 @@ class FakeInference(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
             self.state.embed_calls += 1
             self.state.texts_embedded += len(request.texts)
         return pb.EmbedResponse(
-            embeddings=[pb.Embedding(values=fake_vector(t, self.state.dimension).tolist()) for t in request.texts],
+            embeddings=[
+                pb.Embedding(values=fake_vector(t, self.state.dimension).tolist()) for t in request.texts
+            ],
             dimension=self.state.dimension,
             model=self.state.model,
         )
@@ -109,7 +111,9 @@ class FakeInference(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
 
 
 @contextmanager
-def running_fake_inferd(state: FakeInferdState | None = None) -> Iterator[tuple[RunningServer, FakeInferdState]]:
+def running_fake_inferd(
+    state: FakeInferdState | None = None,
+) -> Iterator[tuple[RunningServer, FakeInferdState]]:
     """Serve the fake on 127.0.0.1:0 for the duration of the block."""
     state = state or FakeInferdState()
     servicer = FakeInference(state)

@@ -134,10 +134,22 @@ class ScriptedInferd(pb_grpc.InferenceServiceServicer):
             raise self.status_error
         return pb.GetModelStatusResponse(
             models=[
-                pb.ModelStatus(name=MODEL, kind=pb.MODEL_KIND_LLM, state=self.model_state, backend="fake",
-                               context_window_tokens=8192, is_default=True),
-                pb.ModelStatus(name=EMBED_MODEL, kind=pb.MODEL_KIND_EMBEDDING, state=pb.MODEL_STATE_READY,
-                               backend="fake", embedding_dimension=EMBED_DIM, is_default=True),
+                pb.ModelStatus(
+                    name=MODEL,
+                    kind=pb.MODEL_KIND_LLM,
+                    state=self.model_state,
+                    backend="fake",
+                    context_window_tokens=8192,
+                    is_default=True,
+                ),
+                pb.ModelStatus(
+                    name=EMBED_MODEL,
+                    kind=pb.MODEL_KIND_EMBEDDING,
+                    state=pb.MODEL_STATE_READY,
+                    backend="fake",
+                    embedding_dimension=EMBED_DIM,
+                    is_default=True,
+                ),
             ]
         )
 
@@ -149,7 +161,9 @@ def start_fake_inferd() -> tuple[RunningServer, ScriptedInferd]:
         "osaurus.inference.v1.InferenceService",
         lambda server: pb_grpc.add_InferenceServiceServicer_to_server(servicer, server),
     )
-    running = build_server(ServerOptions("127.0.0.1:0", domain="inference.osaurus.dev", max_workers=8), [binding])
+    running = build_server(
+        ServerOptions("127.0.0.1:0", domain="inference.osaurus.dev", max_workers=8), [binding]
+    )
     return running, servicer
 
 
@@ -158,5 +172,13 @@ def request_text(request: Any) -> str:
     return "\n".join(m.content for m in request.messages if m.role == pb.ROLE_USER)
 
 
-__all__ = ["EMBED_DIM", "EMBED_MODEL", "MODEL", "ScriptedInferd", "digest", "hashed_vector", "request_text",
-           "start_fake_inferd"]
+__all__ = [
+    "EMBED_DIM",
+    "EMBED_MODEL",
+    "MODEL",
+    "ScriptedInferd",
+    "digest",
+    "hashed_vector",
+    "request_text",
+    "start_fake_inferd",
+]

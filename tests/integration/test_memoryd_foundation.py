@@ -14,7 +14,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import memory_pb2 as mpb
-from tests.support.memoryd_server import MemorydHandle, buffer, enable_recall, rpc_error, running_memoryd, search
+from tests.support.memoryd_server import (
+    MemorydHandle,
+    buffer,
+    enable_recall,
+    rpc_error,
+    running_memoryd,
+    search,
+)
 
 HONEY = "Our rooftop beehive produced eleven kilograms of linden honey this summer."
 
@@ -135,7 +142,9 @@ def test_memory_disabled_globally_and_per_agent(memoryd: MemorydHandle) -> None:
     assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "MEMORY_DISABLED")
     assert buffer(memoryd.memory, "on", "c", "hi").signal_id > 0
     memoryd.console.UpdateConfig(
-        cpb.UpdateConfigRequest(config=cpb.MemoryConfig(enabled=False), update_mask=field_mask_pb2.FieldMask(paths=["enabled"])),
+        cpb.UpdateConfigRequest(
+            config=cpb.MemoryConfig(enabled=False), update_mask=field_mask_pb2.FieldMask(paths=["enabled"])
+        ),
         timeout=10,
     )
     error = rpc_error(lambda: buffer(memoryd.memory, "on", "c", "hi"))
@@ -144,15 +153,22 @@ def test_memory_disabled_globally_and_per_agent(memoryd: MemorydHandle) -> None:
 
 def test_agents_crud_paging_and_uuid_canonicalisation(memoryd: MemorydHandle) -> None:
     lower = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
-    created = memoryd.memory.UpsertAgent(mpb.UpsertAgentRequest(agent_id=lower, display_name="Ada"), timeout=10)
+    created = memoryd.memory.UpsertAgent(
+        mpb.UpsertAgentRequest(agent_id=lower, display_name="Ada"), timeout=10
+    )
     assert created.created and created.agent.agent_id == lower.upper()
     assert created.agent.memory_enabled and not created.agent.search_memory_enabled
-    again = memoryd.memory.UpsertAgent(mpb.UpsertAgentRequest(agent_id=lower.upper(), search_memory_enabled=True))
+    again = memoryd.memory.UpsertAgent(
+        mpb.UpsertAgentRequest(agent_id=lower.upper(), search_memory_enabled=True)
+    )
     assert not again.created
     assert again.agent.display_name == "Ada"  # unset fields keep their values
     assert again.agent.search_memory_enabled
     buffer(memoryd.memory, lower, "c", "hello")  # recorded under the canonical id
-    assert memoryd.memory.GetAgent(mpb.GetAgentRequest(agent_id=lower), timeout=10).agent.agent_id == lower.upper()
+    assert (
+        memoryd.memory.GetAgent(mpb.GetAgentRequest(agent_id=lower), timeout=10).agent.agent_id
+        == lower.upper()
+    )
     for i in range(5):
         memoryd.memory.UpsertAgent(mpb.UpsertAgentRequest(agent_id=f"agent-{i}"), timeout=10)
     seen: list[str] = []
@@ -176,13 +192,17 @@ def test_agents_crud_paging_and_uuid_canonicalisation(memoryd: MemorydHandle) ->
 
 
 def test_identity_overrides(memoryd: MemorydHandle) -> None:
-    added = memoryd.memory.AddOverride(mpb.AddOverrideRequest(text="Always reply in English"), timeout=10).override
+    added = memoryd.memory.AddOverride(
+        mpb.AddOverrideRequest(text="Always reply in English"), timeout=10
+    ).override
     memoryd.memory.AddOverride(mpb.AddOverrideRequest(text="My name is Terence"), timeout=10)
     identity = memoryd.memory.GetIdentity(mpb.GetIdentityRequest(), timeout=10).identity
     assert [o.text for o in identity.overrides] == ["Always reply in English", "My name is Terence"]
     after = memoryd.memory.RemoveOverride(mpb.RemoveOverrideRequest(id=added.id), timeout=10).identity
     assert [o.text for o in after.overrides] == ["My name is Terence"]
-    error = rpc_error(lambda: memoryd.memory.RemoveOverride(mpb.RemoveOverrideRequest(id=added.id), timeout=10))
+    error = rpc_error(
+        lambda: memoryd.memory.RemoveOverride(mpb.RemoveOverrideRequest(id=added.id), timeout=10)
+    )
     assert (error.code, error.reason) == (grpc.StatusCode.NOT_FOUND, "OVERRIDE_NOT_FOUND")
     error = rpc_error(lambda: memoryd.memory.AddOverride(mpb.AddOverrideRequest(text=""), timeout=10))
     assert error.code == grpc.StatusCode.INVALID_ARGUMENT
@@ -212,8 +232,12 @@ def test_get_config_defaults_without_writing_a_file(memoryd: MemorydHandle, tmp_
     assert not (tmp_path / "config" / "memory.json").exists()
 
 
-def test_update_config_rejects_out_of_range_with_one_violation_per_field(memoryd: MemorydHandle, tmp_path: Path) -> None:
-    bad = cpb.MemoryConfig(memory_budget_tokens=50, salience_floor=1.5, relevance_gate_mode=99, summary_debounce_seconds=5)
+def test_update_config_rejects_out_of_range_with_one_violation_per_field(
+    memoryd: MemorydHandle, tmp_path: Path
+) -> None:
+    bad = cpb.MemoryConfig(
+        memory_budget_tokens=50, salience_floor=1.5, relevance_gate_mode=99, summary_debounce_seconds=5
+    )
     error = rpc_error(lambda: memoryd.console.UpdateConfig(cpb.UpdateConfigRequest(config=bad), timeout=10))
     assert error.code == grpc.StatusCode.INVALID_ARGUMENT
     assert error.reason == "CONFIG_OUT_OF_RANGE"
@@ -236,8 +260,12 @@ def test_update_config_rejects_out_of_range_with_one_violation_per_field(memoryd
 
 def test_update_config_persists_atomically_pretty_sorted(memoryd: MemorydHandle, tmp_path: Path) -> None:
     request = cpb.UpdateConfigRequest(
-        config=cpb.MemoryConfig(memory_budget_tokens=1200, salience_floor=0.0, extraction_mode=cpb.EXTRACTION_MODE_MANUAL),
-        update_mask=field_mask_pb2.FieldMask(paths=["memory_budget_tokens", "salience_floor", "extraction_mode"]),
+        config=cpb.MemoryConfig(
+            memory_budget_tokens=1200, salience_floor=0.0, extraction_mode=cpb.EXTRACTION_MODE_MANUAL
+        ),
+        update_mask=field_mask_pb2.FieldMask(
+            paths=["memory_budget_tokens", "salience_floor", "extraction_mode"]
+        ),
     )
     updated = memoryd.console.UpdateConfig(request, timeout=10).config
     assert updated.memory_budget_tokens == 1200 and updated.salience_floor == 0.0
@@ -246,10 +274,23 @@ def test_update_config_persists_atomically_pretty_sorted(memoryd: MemorydHandle,
     data = json.loads(text)
     assert list(data) == sorted(data)
     assert text.startswith("{\n  ")
-    assert data["memoryBudgetTokens"] == 1200 and data["extractionMode"] == "manual" and data["salienceFloor"] == 0.0
+    assert (
+        data["memoryBudgetTokens"] == 1200
+        and data["extractionMode"] == "manual"
+        and data["salienceFloor"] == 0.0
+    )
     assert set(data) == {
-        "enabled", "embeddingBackend", "embeddingModel", "extractionMode", "relevanceGateMode", "memoryBudgetTokens",
-        "summaryDebounceSeconds", "consolidationIntervalHours", "salienceFloor", "episodeRetentionDays", "coreModel",
+        "enabled",
+        "embeddingBackend",
+        "embeddingModel",
+        "extractionMode",
+        "relevanceGateMode",
+        "memoryBudgetTokens",
+        "summaryDebounceSeconds",
+        "consolidationIntervalHours",
+        "salienceFloor",
+        "episodeRetentionDays",
+        "coreModel",
     }
     assert [p.name for p in path.parent.iterdir()] == ["memory.json"]  # no temp file left behind
 
@@ -259,7 +300,14 @@ def test_hand_edited_out_of_range_values_are_clamped_with_a_warning(
 ) -> None:
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "memory.json").write_text(
-        json.dumps({"memoryBudgetTokens": 99999, "salienceFloor": -3, "relevanceGateMode": "psychic", "enabled": False})
+        json.dumps(
+            {
+                "memoryBudgetTokens": 99999,
+                "salienceFloor": -3,
+                "relevanceGateMode": "psychic",
+                "enabled": False,
+            }
+        )
     )
     with caplog.at_level(logging.WARNING, logger="memoryd.config"), running_memoryd(tmp_path) as handle:
         config = handle.console.GetConfig(cpb.GetConfigRequest(), timeout=10).config
@@ -268,4 +316,6 @@ def test_hand_edited_out_of_range_values_are_clamped_with_a_warning(
     assert config.relevance_gate_mode == cpb.RELEVANCE_GATE_MODE_HEURISTIC
     assert config.enabled is False
     warnings = " ".join(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
-    assert "memoryBudgetTokens" in warnings and "salienceFloor" in warnings and "relevanceGateMode" in warnings
+    assert (
+        "memoryBudgetTokens" in warnings and "salienceFloor" in warnings and "relevanceGateMode" in warnings
+    )

@@ -69,7 +69,9 @@ def test_search_falls_back_to_fts_while_inferd_fails_then_indexes_later(
     assert search(memoryd.memory, "agent", "automobile").hits[0].text == CAR
 
 
-def test_backend_none_uses_fts_only_and_never_calls_inferd(memoryd: MemorydHandle, inferd: FakeInferdState) -> None:
+def test_backend_none_uses_fts_only_and_never_calls_inferd(
+    memoryd: MemorydHandle, inferd: FakeInferdState
+) -> None:
     memoryd.console.UpdateConfig(
         cpb.UpdateConfigRequest(
             config=cpb.MemoryConfig(embedding_backend=cpb.EMBEDDING_BACKEND_NONE),
@@ -133,7 +135,9 @@ def test_model_change_reembeds_and_never_mixes_vector_spaces(tmp_path: Path, inf
         manifest = json.loads((handle.app.vectors.directory("agent") / MANIFEST_FILE).read_text())
     assert (manifest["model"], manifest["dimension"]) == ("other-embedder", 32)
     with sqlite3.connect(tmp_path / "memory" / "memory.sqlite") as db:
-        assert db.execute("SELECT DISTINCT model, dimension FROM embeddings").fetchall() == [("other-embedder", 32)]
+        assert db.execute("SELECT DISTINCT model, dimension FROM embeddings").fetchall() == [
+            ("other-embedder", 32)
+        ]
 
 
 def test_deleting_rows_and_agents_deletes_their_vectors(memoryd: MemorydHandle, tmp_path: Path) -> None:
@@ -146,7 +150,9 @@ def test_deleting_rows_and_agents_deletes_their_vectors(memoryd: MemorydHandle, 
     row_id = int(store.db.scalar("SELECT min(id) FROM transcript WHERE agent_id = 'keeper'"))
     with store.db.write():
         store.db.execute("DELETE FROM transcript WHERE id = ?", (row_id,))
-    assert not store.db.scalar("SELECT count(*) FROM embeddings WHERE row_id = ? AND kind = 'transcript'", (row_id,))
+    assert not store.db.scalar(
+        "SELECT count(*) FROM embeddings WHERE row_id = ? AND kind = 'transcript'", (row_id,)
+    )
     assert memoryd.app.indexer.forget("keeper", KIND_TRANSCRIPT, [row_id]) == 1
     # A whole agent.
     directory = memoryd.app.vectors.directory("doomed")
@@ -161,13 +167,16 @@ def test_deleting_rows_and_agents_deletes_their_vectors(memoryd: MemorydHandle, 
 
 def test_isolation_probes_fts_and_vectors(memoryd: MemorydHandle) -> None:
     """A query for one agent can never see another agent's rows, by keyword or by vector."""
-    secrets = {"alpha": "The vault combination is periwinkle seven.", "beta": "Beta keeps chickens in the yard."}
+    secrets = {
+        "alpha": "The vault combination is periwinkle seven.",
+        "beta": "Beta keeps chickens in the yard.",
+    }
     for agent, secret in secrets.items():
         enable_recall(memoryd.memory, agent)
         buffer(memoryd.memory, agent, "c", secret)
         buffer(memoryd.memory, agent, "c", "Shared words: vault chickens periwinkle yard combination.")
     memoryd.app.indexer.run_once()
-    for agent, secret in secrets.items():
+    for agent in secrets:
         other = next(a for a in secrets if a != agent)
         for query in (secrets[other], "periwinkle chickens vault", "automobile"):
             for scope in (mpb.SCOPE_TRANSCRIPT, mpb.SCOPE_PINNED, mpb.SCOPE_EPISODES):
@@ -177,7 +186,9 @@ def test_isolation_probes_fts_and_vectors(memoryd: MemorydHandle) -> None:
                 ids = {hit.item.id for hit in reply.hits}
                 own = {
                     str(r[0])
-                    for r in memoryd.app.store.db.query("SELECT id FROM transcript WHERE agent_id = ?", (agent,))
+                    for r in memoryd.app.store.db.query(
+                        "SELECT id FROM transcript WHERE agent_id = ?", (agent,)
+                    )
                 }
                 assert ids <= own or scope != mpb.SCOPE_TRANSCRIPT
 
@@ -192,10 +203,16 @@ def test_per_agent_keyword_statistics_change_the_ranking(memoryd: MemorydHandle)
     for i in range(60):  # ...but very common in the whole table
         buffer(memoryd.memory, "spammer", "c", f"zebra zebra stripes {i}")
     search_engine = memoryd.app.search
-    search_engine.settings = type(search_engine.settings)(use_vectors=False, mmr_lambda=1.0, per_agent_stats=True)
+    search_engine.settings = type(search_engine.settings)(
+        use_vectors=False, mmr_lambda=1.0, per_agent_stats=True
+    )
     per_agent = search(memoryd.memory, "me", "zebra lemon")
     assert per_agent.hits[0].text == "zebra notes from today"
-    search_engine.settings = type(search_engine.settings)(use_vectors=False, mmr_lambda=1.0, per_agent_stats=False)
+    search_engine.settings = type(search_engine.settings)(
+        use_vectors=False, mmr_lambda=1.0, per_agent_stats=False
+    )
     table_wide = search(memoryd.memory, "me", "zebra lemon")
     assert table_wide.hits[0].text != "zebra notes from today"
-    assert {h.text for h in table_wide.hits} <= {h.text for h in per_agent.hits} | {h.text for h in table_wide.hits}
+    assert {h.text for h in table_wide.hits} <= {h.text for h in per_agent.hits} | {
+        h.text for h in table_wide.hits
+    }

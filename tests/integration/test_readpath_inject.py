@@ -255,3 +255,13 @@ def test_inject_nothing_when_block_is_empty(path: ReadPath, reader: InMemoryRead
     reader.identity_snapshot = IdentitySnapshot()
     result = path.inject(AGENT, [ChatMessage("user", "Write a haiku about rain")])
     assert (result.is_injected, result.section, result.reason) == (False, Section.NONE, "none:no_trigger")
+
+
+def test_settings_follow_memory_json() -> None:
+    from memoryd.config import MemoryConfig
+    from memoryd.readpath import settings_from_config
+
+    config = MemoryConfig(enabled=False, relevance_gate_mode="llm", memory_budget_tokens=1200)
+    assert settings_from_config(config) == ReadPathSettings(
+        is_enabled=False, gate_mode=GateMode.LLM, budget_tokens=1200
+    )

@@ -53,7 +53,7 @@ def test_llm_decision_is_used_and_request_is_schema_constrained(
     assert request.model == "core-model"
     assert request.options.max_tokens == 48
     assert request.options.temperature == 0.0
-    assert "Names the user has mentioned before: mochi" in request.messages[1].content
+    assert "Names the user has mentioned before: mochi" in request.messages[-1].content
 
 
 def test_timeout_falls_back_to_heuristic(fake: tuple[FakeGateInferd, InferenceClient]) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from memoryd.domain import TurnInput
 from memoryd.writer.writer import Writer
 from osaurus.inference.v1 import inference_pb2 as ipb
 from servicekit.errors import FailedPreconditionError, NotFoundError, UnavailableError
@@ -34,7 +36,10 @@ def _session(stack: WriterStack, conv: str = "c1", agent: str = "agent-1", turns
 
 
 def _statuses(stack: WriterStack, conv: str = "c1") -> list[str]:
-    return [r[0] for r in stack.q("SELECT status FROM pending_signals WHERE conversation_id = ? ORDER BY id", (conv,))]
+    return [
+        r[0]
+        for r in stack.q("SELECT status FROM pending_signals WHERE conversation_id = ? ORDER BY id", (conv,))
+    ]
 
 
 def _end(stack: WriterStack, conv: str = "c1", agent: str = "agent-1") -> tuple[int, str, int]:
@@ -99,8 +104,14 @@ def test_manual_mode_never_distils_automatically(stack: WriterStack) -> None:
 
 def test_distilled_writes_episode_and_log(stack: WriterStack) -> None:
     stack.inferd.push(
-        digest("The user planned a calm Lisbon trip.", topics=["travel", "lisbon"], decisions=["Stay in Estrela"],
-               action_items=["Book hotel"], entities=["Lisbon"], salience=0.7)
+        digest(
+            "The user planned a calm Lisbon trip.",
+            topics=["travel", "lisbon"],
+            decisions=["Stay in Estrela"],
+            action_items=["Book hotel"],
+            entities=["Lisbon"],
+            salience=0.7,
+        )
     )
     _session(stack)
     _, outcome, episode_id = _end(stack)
@@ -110,15 +121,31 @@ def test_distilled_writes_episode_and_log(stack: WriterStack) -> None:
         "FROM episodes WHERE id = ?",
         (episode_id,),
     )[0]
-    assert row == ("agent-1", "c1", "The user planned a calm Lisbon trip.", "travel, lisbon", "Lisbon",
-                   "Stay in Estrela", "Book hotel", 0.7, MODEL)
-    log = stack.q("SELECT task_type, status, model, input_tokens, output_tokens, duration_ms FROM processing_log")
+    assert row == (
+        "agent-1",
+        "c1",
+        "The user planned a calm Lisbon trip.",
+        "travel, lisbon",
+        "Lisbon",
+        "Stay in Estrela",
+        "Book hotel",
+        0.7,
+        MODEL,
+    )
+    log = stack.q(
+        "SELECT task_type, status, model, input_tokens, output_tokens, duration_ms FROM processing_log"
+    )
     assert len(log) == 1
     task, status, model, tokens_in, tokens_out, duration = log[0]
     assert (task, status, model) == ("distill", "success", MODEL)
     assert tokens_in > 50 and tokens_out > 10 and duration >= 0
     request = stack.inferd.generate_requests[0]
-    assert json.loads(request.json_schema)["required"] == ["episode", "entities", "pinned_candidates", "identity_facts"]
+    assert json.loads(request.json_schema)["required"] == [
+        "episode",
+        "entities",
+        "pinned_candidates",
+        "identity_facts",
+    ]
     assert request.options.temperature == pytest.approx(0.3)
 
 
@@ -209,7 +236,9 @@ def test_model_not_resident_error_maps_to_not_resident(stack: WriterStack) -> No
 
 
 def test_empty_outcomes_mark_signals_processed(stack: WriterStack) -> None:
-    stack.inferd.push(json.dumps({"episode": None, "entities": [], "pinned_candidates": [], "identity_facts": []}))
+    stack.inferd.push(
+        json.dumps({"episode": None, "entities": [], "pinned_candidates": [], "identity_facts": []})
+    )
     _session(stack, "c1")
     assert _end(stack, "c1")[1] == "empty:no_episode"
     assert _statuses(stack, "c1") == ["processed", "processed"]
@@ -217,7 +246,10 @@ def test_empty_outcomes_mark_signals_processed(stack: WriterStack) -> None:
     _session(stack, "c2")
     assert _end(stack, "c2")[1] == "empty:empty_summary"
     assert _statuses(stack, "c2") == ["processed", "processed"]
-    assert [r[0] for r in stack.q("SELECT details FROM processing_log ORDER BY id")] == ["no_episode", "empty_summary"]
+    assert [r[0] for r in stack.q("SELECT details FROM processing_log ORDER BY id")] == [
+        "no_episode",
+        "empty_summary",
+    ]
     assert stack.q("SELECT count(*) FROM episodes") == [(0,)]
 
 
@@ -299,8 +331,12 @@ def test_turns_arriving_mid_call_stay_pending(stack: WriterStack) -> None:
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(stack.writer.end_session, "agent-1", "c1", wait=True)
         assert stack.inferd.entered.wait(10)
-        late = stack.buffer("agent-1", "c1", "And what about day trips to Sintra and Cascais from there?",
-                            "Take the train from Rossio; it is about forty minutes each way.")
+        late = stack.buffer(
+            "agent-1",
+            "c1",
+            "And what about day trips to Sintra and Cascais from there?",
+            "Take the train from Rossio; it is about forty minutes each way.",
+        )
         stack.inferd.hold.set()
         assert future.result(10).outcome == "distilled"
     stack.inferd.hold = None
@@ -367,7 +403,13 @@ def test_other_agents_episodes_are_not_in_the_prompt(stack: WriterStack) -> None
 
 def test_dedup_within_one_reply_and_across_replies(stack: WriterStack) -> None:
     stack.inferd.push(
-        digest(pinned=[("User prefers dark mode.", 0.6), ("The user prefers dark-mode", 0.7), ("User owns a cat", 0.5)]),
+        digest(
+            pinned=[
+                ("User prefers dark mode.", 0.6),
+                ("The user prefers dark-mode", 0.7),
+                ("User owns a cat", 0.5),
+            ]
+        ),
         digest(pinned=[("user PREFERS dark mode!", 0.8), ("User drives an electric car", 0.6)]),
     )
     _session(stack, "c1")
@@ -379,21 +421,33 @@ def test_dedup_within_one_reply_and_across_replies(stack: WriterStack) -> None:
     facts = stack.q("SELECT content, salience, source_count FROM pinned_facts ORDER BY id")
     assert facts[0][0] == "User prefers dark mode." and facts[0][2] == 2
     assert facts[0][1] == pytest.approx(0.85)
-    assert [f[0] for f in facts] == ["User prefers dark mode.", "User owns a cat", "User drives an electric car"]
+    assert [f[0] for f in facts] == [
+        "User prefers dark mode.",
+        "User owns a cat",
+        "User drives an electric car",
+    ]
     assert stack.inferd.embed_requests, "embedding near-duplicate check ran"
 
 
 def test_facts_of_another_agent_are_not_dedup_targets(stack: WriterStack) -> None:
-    stack.inferd.push(digest(pinned=[("User prefers dark mode", 0.6)]), digest(pinned=[("User prefers dark mode", 0.6)]))
+    stack.inferd.push(
+        digest(pinned=[("User prefers dark mode", 0.6)]), digest(pinned=[("User prefers dark mode", 0.6)])
+    )
     _session(stack, "c1", agent="agent-1")
     _end(stack, "c1", agent="agent-1")
     _session(stack, "c2", agent="agent-2")
     _end(stack, "c2", agent="agent-2")
-    assert stack.q("SELECT agent_id, source_count FROM pinned_facts ORDER BY id") == [("agent-1", 1), ("agent-2", 1)]
+    assert stack.q("SELECT agent_id, source_count FROM pinned_facts ORDER BY id") == [
+        ("agent-1", 1),
+        ("agent-2", 1),
+    ]
 
 
 def test_identity_facts_are_kept_apart_from_overrides(stack: WriterStack) -> None:
-    stack.inferd.push(digest(identity=["User's name is Sam", "user's name is Sam."]), digest(identity=["User's name is Sam"]))
+    stack.inferd.push(
+        digest(identity=["User's name is Sam", "user's name is Sam."]),
+        digest(identity=["User's name is Sam"]),
+    )
     _session(stack, "c1")
     _, _, episode_id = _end(stack, "c1")
     rows = stack.q("SELECT agent_id, content, source_episode_id, source_count FROM identity_facts")
@@ -440,9 +494,7 @@ def test_sync_now_for_one_agent(stack: WriterStack) -> None:
 
 def test_startup_recovers_orphaned_signals(stack: WriterStack) -> None:
     for conv in ("c1", "c2"):
-        stack.store.turns.buffer(
-            __import__("memoryd.domain", fromlist=["TurnInput"]).TurnInput("agent-1", conv, LONG_USER, LONG_ASSISTANT, 1)
-        )
+        stack.store.turns.buffer(TurnInput("agent-1", conv, LONG_USER, LONG_ASSISTANT, 1))
     fresh = Writer(stack.wstore, stack.client, stack.settings)
     try:
         future = fresh.start(timer_thread=False)
@@ -453,3 +505,17 @@ def test_startup_recovers_orphaned_signals(stack: WriterStack) -> None:
         fresh.close(2)
     assert stack.q("SELECT count(*) FROM pending_signals WHERE status = 'pending'") == [(0,)]
     assert stack.q("SELECT count(*) FROM episodes") == [(2,)]
+
+
+def test_close_does_not_wait_for_a_model_call_in_flight(stack: WriterStack) -> None:
+    _session(stack)
+    stack.inferd.hold = threading.Event()
+    future = stack.writer.coordinator.submit("agent-1", "c1")
+    assert stack.inferd.entered.wait(10)
+    started = time.monotonic()
+    stack.writer.close(0.3)
+    assert time.monotonic() - started < 2
+    assert _statuses(stack) == ["pending", "pending"]
+    stack.inferd.hold.set()
+    future.result(10)  # the late reply may still commit; either way nothing is lost or doubled
+    assert stack.q("SELECT count(*) FROM episodes") in ([(0,)], [(1,)])

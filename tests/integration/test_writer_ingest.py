@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memoryd.domain import AgentChanges
 from memoryd.writer.store import IngestTurn
 from servicekit.errors import FailedPreconditionError
 from tests.fakes.fake_writer_inferd import digest, request_text
@@ -29,13 +30,24 @@ def stack(tmp_path: Path) -> Iterator[WriterStack]:
 
 
 def test_ingest_distils_synchronously(stack: WriterStack) -> None:
-    stack.inferd.push(digest("Alice introduced herself.", pinned=[("User prefers Postgres", 0.8)], identity=["User's name is Alice"]))
+    stack.inferd.push(
+        digest(
+            "Alice introduced herself.",
+            pinned=[("User prefers Postgres", 0.8)],
+            identity=["User's name is Alice"],
+        )
+    )
     when = int(datetime(2023, 3, 4, tzinfo=UTC).timestamp() * 1000)
     result = stack.writer.ingest("agent-1", "s1", TURNS, session_time_ms=when)
     assert result.turns_ingested == 3 and result.distillation == "distilled" and result.episode_id > 0
     transcript = stack.q("SELECT chunk_index, role, created_at_ms FROM transcript ORDER BY chunk_index")
-    assert transcript == [(0, "user", when), (1, "assistant", when), (2, "user", when), (3, "assistant", when),
-                          (4, "user", when)]
+    assert transcript == [
+        (0, "user", when),
+        (1, "assistant", when),
+        (2, "user", when),
+        (3, "assistant", when),
+        (4, "user", when),
+    ]
     assert stack.q("SELECT conversation_at_ms FROM episodes") == [(when,)]
     assert stack.q("SELECT status FROM pending_signals") == [("processed",)] * 3
     assert "Conversation date: 2023-03-04" in request_text(stack.inferd.generate_requests[0])
@@ -45,7 +57,11 @@ def test_ingest_distils_synchronously(stack: WriterStack) -> None:
 def test_reingest_replaces_transcript_signals_episode_and_derived_facts(stack: WriterStack) -> None:
     stack.inferd.push(
         digest("First version.", pinned=[("User prefers Postgres", 0.8)], identity=["User's name is Alice"]),
-        digest("Second version.", pinned=[("User works at Acme Corp", 0.7)], identity=["User is on the billing team"]),
+        digest(
+            "Second version.",
+            pinned=[("User works at Acme Corp", 0.7)],
+            identity=["User is on the billing team"],
+        ),
     )
     first = stack.writer.ingest("agent-1", "s1", TURNS)
     second = stack.writer.ingest("agent-1", "s1", TURNS[:2])
@@ -85,12 +101,25 @@ def test_reingest_does_not_touch_other_conversations_or_agents(stack: WriterStac
     stack.inferd.set_default(digest(pinned=[("User prefers Postgres", 0.8)]))
     stack.writer.ingest("agent-1", "s1", TURNS)
     stack.writer.ingest("agent-2", "s1", TURNS)
-    stack.writer.ingest("agent-1", "s2", [IngestTurn("A different chat about gardening: tomatoes, basil and watering schedules.", "Water early.")])
+    stack.writer.ingest(
+        "agent-1",
+        "s2",
+        [
+            IngestTurn(
+                "A different chat about gardening: tomatoes, basil and watering schedules.", "Water early."
+            )
+        ],
+    )
     stack.writer.ingest("agent-1", "s1", TURNS)
     assert stack.q("SELECT agent_id, conversation_id FROM episodes ORDER BY agent_id, conversation_id") == [
-        ("agent-1", "s1"), ("agent-1", "s2"), ("agent-2", "s1")
+        ("agent-1", "s1"),
+        ("agent-1", "s2"),
+        ("agent-2", "s1"),
     ]
-    assert stack.q("SELECT agent_id, count(*) FROM transcript GROUP BY agent_id") == [("agent-1", 7), ("agent-2", 5)]
+    assert stack.q("SELECT agent_id, count(*) FROM transcript GROUP BY agent_id") == [
+        ("agent-1", 7),
+        ("agent-2", 5),
+    ]
 
 
 def test_skip_extraction_only_replaces_transcript(stack: WriterStack) -> None:
@@ -130,7 +159,7 @@ def test_memory_disabled_rejects_ingest(stack: WriterStack) -> None:
         stack.writer.ingest("agent-1", "s1", TURNS)
     assert info.value.reason == "MEMORY_DISABLED"
     stack.settings.set(enabled=True)
-    stack.store.agents.upsert("agent-2", __import__("memoryd.domain", fromlist=["x"]).AgentChanges(memory_enabled=False))
+    stack.store.agents.upsert("agent-2", AgentChanges(memory_enabled=False))
     with pytest.raises(FailedPreconditionError):
         stack.writer.ingest("agent-2", "s1", TURNS)
     assert stack.q("SELECT count(*) FROM transcript") == [(0,)]

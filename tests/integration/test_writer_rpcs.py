@@ -70,8 +70,12 @@ def _violations(error: grpc.RpcError) -> tuple[str, list[str]]:
 
 def test_buffer_turn_arms_the_debounce_and_end_session_distils(rig: Rig) -> None:
     before = time.time()
-    reply = rig.stub.BufferTurn(pb.BufferTurnRequest(agent_id="a", conversation_id="c", user_message=USER,
-                                                     assistant_message=ASSISTANT), timeout=5)
+    reply = rig.stub.BufferTurn(
+        pb.BufferTurnRequest(
+            agent_id="a", conversation_id="c", user_message=USER, assistant_message=ASSISTANT
+        ),
+        timeout=5,
+    )
     assert reply.distillation_scheduled
     assert before + 9 <= reply.flush_time.seconds + reply.flush_time.nanos / 1e9 <= time.time() + 11
     assert rig.inferd.generate_calls == 0
@@ -83,8 +87,12 @@ def test_buffer_turn_arms_the_debounce_and_end_session_distils(rig: Rig) -> None
 
 
 def test_end_session_without_wait_returns_at_once(rig: Rig) -> None:
-    rig.stub.BufferTurn(pb.BufferTurnRequest(agent_id="a", conversation_id="c", user_message=USER,
-                                             assistant_message=ASSISTANT), timeout=5)
+    rig.stub.BufferTurn(
+        pb.BufferTurnRequest(
+            agent_id="a", conversation_id="c", user_message=USER, assistant_message=ASSISTANT
+        ),
+        timeout=5,
+    )
     end = rig.stub.EndSession(pb.EndSessionRequest(agent_id="a", conversation_id="c"), timeout=5)
     assert (end.signals_flushed, end.outcome, end.episode_id) == (1, "", 0)
     deadline = time.monotonic() + 10
@@ -104,8 +112,9 @@ def test_ingest_reports_outcome_and_episode(rig: Rig) -> None:
     reply = rig.stub.Ingest(request, timeout=30)
     assert (reply.turns_ingested, reply.distillation) == (2, "distilled") and reply.episode_id > 0
     skipped = rig.stub.Ingest(
-        pb.IngestRequest(agent_id="bench-agent", conversation_id="s2", turns=[pb.Turn(user="hi")],
-                         skip_extraction=True),
+        pb.IngestRequest(
+            agent_id="bench-agent", conversation_id="s2", turns=[pb.Turn(user="hi")], skip_extraction=True
+        ),
         timeout=30,
     )
     assert (skipped.turns_ingested, skipped.distillation, skipped.episode_id) == (1, "", 0)
@@ -115,9 +124,16 @@ def test_ingest_reports_outcome_and_episode(rig: Rig) -> None:
 
 def test_ingest_canonicalises_uuid_agent_ids(rig: Rig) -> None:
     agent = str(uuid.uuid4())
-    rig.stub.Ingest(pb.IngestRequest(agent_id=agent.lower(), conversation_id="s", turns=[pb.Turn(user=USER)],
-                                     skip_extraction=True), timeout=10)
-    assert rig.stub.GetAgent(pb.GetAgentRequest(agent_id=agent.upper()), timeout=5).agent.agent_id == agent.upper()
+    rig.stub.Ingest(
+        pb.IngestRequest(
+            agent_id=agent.lower(), conversation_id="s", turns=[pb.Turn(user=USER)], skip_extraction=True
+        ),
+        timeout=10,
+    )
+    assert (
+        rig.stub.GetAgent(pb.GetAgentRequest(agent_id=agent.upper()), timeout=5).agent.agent_id
+        == agent.upper()
+    )
 
 
 def test_ingest_validation(rig: Rig) -> None:
@@ -128,7 +144,9 @@ def test_ingest_validation(rig: Rig) -> None:
     assert reason == "INVALID_AGENT_ID" and fields == ["agent_id", "conversation_id", "turns"]
     with pytest.raises(grpc.RpcError) as info:
         rig.stub.Ingest(
-            pb.IngestRequest(agent_id="a", conversation_id="c", turns=[pb.Turn(user="ok"), pb.Turn(assistant="x")]),
+            pb.IngestRequest(
+                agent_id="a", conversation_id="c", turns=[pb.Turn(user="ok"), pb.Turn(assistant="x")]
+            ),
             timeout=5,
         )
     assert _violations(info.value) == ("MISSING_FIELD", ["turns[1].user"])
@@ -137,7 +155,9 @@ def test_ingest_validation(rig: Rig) -> None:
 def test_ingest_when_memory_is_disabled(rig: Rig) -> None:
     rig.app.config.update({"enabled": False})
     with pytest.raises(grpc.RpcError) as info:
-        rig.stub.Ingest(pb.IngestRequest(agent_id="a", conversation_id="c", turns=[pb.Turn(user=USER)]), timeout=5)
+        rig.stub.Ingest(
+            pb.IngestRequest(agent_id="a", conversation_id="c", turns=[pb.Turn(user=USER)]), timeout=5
+        )
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert _violations(info.value)[0] == "MEMORY_DISABLED"
 
@@ -145,8 +165,12 @@ def test_ingest_when_memory_is_disabled(rig: Rig) -> None:
 def test_sync_now_reports_each_conversation(rig: Rig) -> None:
     rig.app.config.update({"extraction_mode": "manual"})
     for agent, conv in (("a", "c1"), ("b", "c2")):
-        reply = rig.stub.BufferTurn(pb.BufferTurnRequest(agent_id=agent, conversation_id=conv, user_message=USER,
-                                                         assistant_message=ASSISTANT), timeout=5)
+        reply = rig.stub.BufferTurn(
+            pb.BufferTurnRequest(
+                agent_id=agent, conversation_id=conv, user_message=USER, assistant_message=ASSISTANT
+            ),
+            timeout=5,
+        )
         assert not reply.distillation_scheduled
     only_b = rig.stub.SyncNow(pb.SyncNowRequest(agent_id="b"), timeout=30)
     assert [(o.agent_id, o.conversation_id, o.outcome) for o in only_b.outcomes] == [("b", "c2", "distilled")]

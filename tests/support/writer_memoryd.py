@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from inferd.client import InferenceClient
 from memoryd.app import App, build_app, serve, write_port_file
 from memoryd.config import ServiceSettings, parse_settings
 from memoryd.service import MemoryService, ServiceDeps
 from memoryd.writer import Writer
 from memoryd.writer_rpcs import WriterRpcs, turn_hook
-from memoryd.writer_wiring import build_writer
+from memoryd.writer_wiring import build_writer, rows_remover
 from servicekit.logsetup import setup_logging
 from servicekit.server import RunningServer, serve_until_signal
 
@@ -40,12 +39,19 @@ def write_config(home: Path, **values: Any) -> None:
 
 def wire_writer(app: App) -> Writer:
     """Build the writer on the app's store/config, hook BufferTurn to it and swap in the wired servicer."""
-    client = InferenceClient(app.settings.inferd_addr, deadline_s=600)
-    writer = build_writer(app.store, app.config, client)
+    writer = build_writer(
+        app.store,
+        app.config,
+        app.inference,  # every writer call passes its own timeout
+        on_agent_changed=[app.indexer.notify, app.search.keyword_stats.invalidate],
+        on_rows_removed=rows_remover(app.vectors.remove),
+    )
     app.recorder.on_turn_buffered = turn_hook(writer)
-    deps = ServiceDeps(store=app.store, config=app.config, recorder=app.recorder, search=app.search)
+    deps = ServiceDeps(
+        store=app.store, config=app.config, recorder=app.recorder, search=app.search, vectors=app.vectors
+    )
     app.memory = WiredMemoryService(deps, writer)
-    app.closers.extend([client, writer])
+    app.closers.append(writer)  # closed before inference and the indexer (closers run in reverse)
     return writer
 
 

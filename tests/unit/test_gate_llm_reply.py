@@ -21,9 +21,12 @@ def test_schema_enumerates_exactly_the_sections() -> None:
 
 def test_prompt_carries_query_and_a_few_entities() -> None:
     messages = build_messages("  How is Mochi?  ", [f"name{i}" for i in range(50)] + ["mochi"])
-    assert [m.role for m in messages] == ["system", "user"]
-    assert messages[1].content.endswith("Message: How is Mochi?")
-    assert messages[1].content.count(",") == 19  # at most 20 names
+    assert messages[0].role == "system"
+    assert [m.role for m in messages[1:-1]] == ["user", "assistant"] * 6
+    assert all(parse_reply(m.content) for m in messages[2:-1:2])  # the examples are valid replies
+    assert messages[-1].role == "user"
+    assert messages[-1].content.endswith("Message: How is Mochi?")
+    assert messages[-1].content.count(",") == 19  # at most 20 names
 
 
 @pytest.mark.parametrize(

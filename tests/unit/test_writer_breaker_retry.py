@@ -100,7 +100,10 @@ def test_retries_transient_errors_with_backoff_then_succeeds() -> None:
         return value
 
     result, calls = call_with_retries(
-        call, RetryPolicy(max_calls=3, base_delay_s=1, factor=2), cancelled=threading.Event(), sleep=sleeps.append
+        call,
+        RetryPolicy(max_calls=3, base_delay_s=1, factor=2),
+        cancelled=threading.Event(),
+        sleep=sleeps.append,
     )
     assert (result, calls) == ("ok", 3)
     assert sleeps == [1, 2]

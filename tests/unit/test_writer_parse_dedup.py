@@ -20,7 +20,9 @@ from tests.fakes.fake_writer_inferd import digest, hashed_vector
 
 
 def test_plain_json_parses() -> None:
-    d = parse_reply(digest("Talked about Rust.", pinned=[("User prefers Rust for CLIs", 0.8)], identity=["Name: Sam"]))
+    d = parse_reply(
+        digest("Talked about Rust.", pinned=[("User prefers Rust for CLIs", 0.8)], identity=["Name: Sam"])
+    )
     assert d.has_episode and d.summary == "Talked about Rust."
     assert d.candidates == (Candidate("User prefers Rust for CLIs", 0.8, ()),)
     assert d.identity_facts == ("Name: Sam",)
@@ -45,7 +47,9 @@ def test_summary_preamble_is_stripped_and_can_leave_it_empty() -> None:
 
 
 def test_no_episode_is_a_valid_empty_reply() -> None:
-    d = parse_reply(json.dumps({"episode": None, "entities": [], "pinned_candidates": [], "identity_facts": []}))
+    d = parse_reply(
+        json.dumps({"episode": None, "entities": [], "pinned_candidates": [], "identity_facts": []})
+    )
     assert not d.has_episode
 
 
@@ -121,9 +125,13 @@ def test_duplicates_within_one_reply_merge() -> None:
 
 
 def test_duplicate_of_an_existing_fact_bumps_it() -> None:
-    existing = [ExistingFact("7", "user prefers DARK mode", 0.5, 1), ExistingFact("8", "User owns a cat", 0.4, 1)]
+    existing = [
+        ExistingFact("7", "user prefers DARK mode", 0.5, 1),
+        ExistingFact("8", "User owns a cat", 0.4, 1),
+    ]
     plan = plan_facts(
-        [Candidate("User prefers dark mode!", 0.7, ()), Candidate("user prefers dark-mode", 0.3, ())], existing
+        [Candidate("User prefers dark mode!", 0.7, ()), Candidate("user prefers dark-mode", 0.3, ())],
+        existing,
     )
     assert plan.inserts == ()
     assert len(plan.bumps) == 1 and plan.bumps[0].fact_id == "7"
@@ -158,3 +166,15 @@ def test_identity_facts_dedup_within_reply_and_against_existing() -> None:
     plan = plan_identity(["user's name is Sam.", "User is a nurse", "The user is a nurse"], existing)
     assert plan.bump_ids == ("3",)
     assert plan.inserts == ("User is a nurse",)
+
+
+def test_repeated_sentences_in_a_summary_collapse() -> None:
+    looping = "Alice is a nurse. I'm excited to start running. I'm excited to start running. i'm excited to start running"
+    assert parse_reply(digest(looping)).summary == "Alice is a nurse. I'm excited to start running."
+
+
+def test_negation_is_not_a_duplicate() -> None:
+    plan = plan_facts(
+        [Candidate("User does not like tea", 0.5, ())], [ExistingFact("1", "User likes tea", 0.5, 1)]
+    )
+    assert len(plan.inserts) == 1

@@ -1,0 +1,435 @@
+"""AssembleContext latency on a cache miss over real memoryd storage: 100k turns, 10k facts, 5k episodes (issue 6).
+
+The store is the real one (SQLite + FTS5 + per-agent faiss through memoryd.search) filled with synthetic rows and
+indexed by memoryd's Indexer through an in-process inferd. Corpus and query vectors come from inferd's `fake`
+embedding model (hashed bag of words, 384-d) because embedding 115k rows with MiniLM on CPU takes ~10 minutes;
+the real MiniLM single-query Embed latency is measured separately and added for the headline estimate.
+
+`BenchStoreReader` adapts memoryd's store to readpath.MemoryReader. Three of its methods use SQL directly
+(known entities, episode decisions, usage bumps): storage has no such methods yet; the lead moves them there.
+
+Run alone: `python -m bench.bench_assemble`. OSAURUS_BENCH_ASSEMBLE_SCALE (default 1.0) scales the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.retrieval.gate import GateMode
+from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
+from memoryd.retrieval.tokens import InferdTokenCounter
+
+try:
+    from bench.report import BenchResult
+except ImportError:  # pragma: no cover - bench/report.py is the infra engineer's; keep working without it
+
+    @dataclass(frozen=True)
+    class BenchResult:  # type: ignore[no-redef]
+        """Local stand-in compatible with bench.report.BenchResult."""
+
+        issue: int
+        metric: str
+        value: str
+        target: str
+        detail: str = ""
+
+
+ISSUE = 6
+AGENT = "bench-agent"
+OTHER_AGENT = "bench-other"
+DAY_MS = 86_400_000
+_KIND = {Section.PINNED: "pinned_fact", Section.EPISODES: "episode", Section.TRANSCRIPT: "transcript"}
+_ITEM_KIND = {
+    "pinned_fact": ItemKind.PINNED_FACT,
+    "episode": ItemKind.EPISODE,
+    "transcript": ItemKind.TRANSCRIPT_TURN,
+}
+
+
+class BenchStoreReader:
+    """MemoryReader over memoryd's App (store + search). SQL here is a stop-gap for missing storage methods."""
+
+    def __init__(self, app: Any, now_ms: Callable[[], int]) -> None:
+        self._app = app
+        self._now_ms = now_ms
+
+    def is_memory_enabled(self, agent_id: str) -> bool:
+        return bool(self._app.store.agents.is_memory_enabled(agent_id))
+
+    def identity(self, agent_id: str) -> IdentitySnapshot:
+        record = self._app.store.identity.get()
+        return IdentitySnapshot(
+            overrides=tuple(o.text for o in record.overrides),
+            narrative=record.content,
+            facts=tuple(
+                IdentityFact(f.id, f.text, f.source_count)
+                for f in record.facts
+                if f.source_agent_id == agent_id
+            ),
+        )
+
+    def known_entities(self, agent_id: str) -> Sequence[str]:
+        since = self._now_ms() - 90 * DAY_MS
+        db = self._app.store.db
+        episodes = db.query(
+            "SELECT entities_csv FROM episodes WHERE agent_id = ? AND status = 'active' AND conversation_at_ms >= ?"
+            " ORDER BY conversation_at_ms DESC LIMIT 25",
+            (agent_id, since),
+        )
+        tags = db.query(
+            "SELECT tags_csv FROM pinned_facts WHERE agent_id = ? AND status = 'active' AND tags_csv != ''"
+            " ORDER BY salience DESC LIMIT 200",
+            (agent_id,),
+        )
+        return [name.strip() for (csv,) in [*episodes, *tags] for name in csv.split(",") if name.strip()]
+
+    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
+        outcome = self._app.search.search(agent_id, _KIND[scope], query, limit)
+        decisions: dict[int, tuple[str, ...]] = {}
+        if scope is Section.EPISODES and outcome.hits:
+            ids = [h.row.id for h in outcome.hits]
+            marks = ",".join("?" * len(ids))
+            for row_id, text in self._app.store.db.query(
+                f"SELECT id, decisions FROM episodes WHERE id IN ({marks})", ids
+            ):
+                decisions[row_id] = tuple(line for line in text.splitlines() if line.strip())
+        return [
+            MemoryHit(
+                ref=ItemRef(_ITEM_KIND[h.row.kind], str(h.row.id)),
+                text=h.row.text,
+                score=h.score,
+                salience=h.row.salience,
+                occurred_at_ms=h.row.occurred_at_ms,
+                role=h.row.role,
+                decisions=decisions.get(h.row.id, ()),
+                conversation_id=h.row.conversation_id,
+            )
+            for h in outcome.hits
+        ]
+
+    def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
+        if not fact_ids:
+            return
+        db = self._app.store.db
+        marks = ",".join("?" * len(fact_ids))
+        with db.write():
+            db.execute(
+                f"UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
+                f"WHERE agent_id = ? AND id IN ({marks})",
+                (used_at_ms, agent_id, *[int(i) for i in fact_ids]),
+            )
+
+
+# ------------------------------------------------------------------------------------------------- corpus
+@dataclass(frozen=True)
+class Corpus:
+    """Vocabulary the synthetic rows and queries are drawn from."""
+
+    words: list[str]
+    entities: list[str]
+    topics: list[str]
+
+
+def make_corpus(rng: random.Random) -> Corpus:
+    syllables = "ka lo mi ter sun dra vel po ri nax bel tor qui zen ham".split()  # noqa: SIM905
+    common = (  # noqa: SIM905 - a word list reads better as text
+        "the a to and of in is for on with that it this we you i my our was be have can will about from at"
+        " project plan meeting budget trip code bug release team client database server design deadline week"
+        " doctor cat dog gym book movie recipe flight hotel train apartment lease salary invoice contract"
+    ).split()
+    invented = sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(4000)})
+    entities = [w.capitalize() for w in rng.sample(invented, 400)]
+    topics = rng.sample(invented, 300)
+    return Corpus(common * 20 + invented, entities, topics)
+
+
+def _sentence(rng: random.Random, corpus: Corpus, n: int, *extra: str) -> str:
+    words = [rng.choice(corpus.words) for _ in range(n)]
+    for item in extra:
+        words.insert(rng.randrange(len(words) + 1), item)
+    return " ".join(words).capitalize() + "."
+
+
+def populate(app: Any, corpus: Corpus, rng: random.Random, scale: float, now_ms: int) -> dict[str, int]:
+    """Bulk-insert rows for AGENT (plus a smaller OTHER_AGENT); the FTS triggers fill the mirrors."""
+    n_turns, n_facts, n_episodes = int(100_000 * scale), int(10_000 * scale), int(5_000 * scale)
+    store = app.store
+    store.agents.ensure(AGENT)
+    store.agents.ensure(OTHER_AGENT)
+    store.identity.add_override("My name is Terence")
+    store.identity.add_override("Always reply in English")
+    conn = store.db.pw.connection()
+    with store.db.write():
+        conn.execute(
+            "UPDATE identity SET content = ? WHERE id = 1",
+            ("Terence builds Swift apps for macOS, prefers Postgres, and lives in Lisbon with his cat.",),
+        )
+        turns = []
+        for i in range(n_turns):
+            conv = f"c{i // 20}"
+            at = now_ms - (n_turns - i) * 60_000
+            text = _sentence(rng, corpus, rng.randint(8, 30), *rng.sample(corpus.topics, 1))
+            turns.append(
+                (AGENT, conv, i % 20, "user" if i % 2 == 0 else "assistant", text, len(text) // 4, at)
+            )
+        conn.executemany(
+            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
+            " created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            turns,
+        )
+        facts = []
+        for _ in range(n_facts):
+            entity = rng.choice(corpus.entities)
+            text = _sentence(rng, corpus, rng.randint(6, 16), entity)
+            at = now_ms - rng.randint(0, 400) * DAY_MS
+            facts.append((AGENT, text, rng.random(), entity, at, at))
+        conn.executemany(
+            "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            facts,
+        )
+        episodes = []
+        for i in range(n_episodes):
+            ents = rng.sample(corpus.entities, 3)
+            topic = rng.sample(corpus.topics, 2)
+            summary = _sentence(rng, corpus, rng.randint(15, 40), *ents[:1], *topic)
+            decisions = "\n".join(_sentence(rng, corpus, 6) for _ in range(rng.randint(0, 3)))
+            at = now_ms - (n_episodes - i) * DAY_MS // 10
+            episodes.append(
+                (AGENT, f"c{i}", summary, ",".join(topic), ",".join(ents), decisions, rng.random(), at, at)
+            )
+        conn.executemany(
+            "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, salience,"
+            " conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            episodes,
+        )
+        other = [(OTHER_AGENT, _sentence(rng, corpus, 10), 0.5, "", now_ms, now_ms) for _ in range(1000)]
+        conn.executemany(
+            "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            other,
+        )
+    return {"transcript": n_turns, "pinned": n_facts, "episodes": n_episodes}
+
+
+def make_queries(corpus: Corpus, rng: random.Random, n_per_section: int) -> list[tuple[str, str]]:
+    """(intended section, unique query): every query distinct, so the query-embedding cache never hits."""
+    recent = (
+        corpus.entities
+    )  # entities of recent episodes are known; the gate sees only those the store lists
+    out: list[tuple[str, str]] = []
+    for i in range(n_per_section):
+        topic = rng.choice(corpus.topics)
+        word = rng.choice(corpus.words)
+        out.append(("none", f"How do I write a {word} parser in Python, variant {i}?"))
+        out.append(("identity", f"What do you know about me? ({i} {word})"))
+        out.append(("pinned", f"Do you remember my {topic} plans with {rng.choice(recent)}? #{i}"))
+        out.append(("episodes", f"What did we discuss about {topic} {word} last week? #{i}"))
+        out.append(("transcript", f"What were my exact words about {topic} {word}? #{i}"))
+    rng.shuffle(out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- measuring
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))] if ordered else 0.0
+
+
+def time_calls(fn: Callable[[str], object], queries: Sequence[str]) -> list[float]:
+    """Milliseconds per call."""
+    out = []
+    for q in queries:
+        started = time.perf_counter()
+        fn(q)
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def real_embed_latency_ms(queries: Sequence[str]) -> tuple[float, float] | str:
+    """p50/p95 of one-query Embed with the real default embedding model (MiniLM on MLX), or why not."""
+    try:
+        from inferd.app import close_all, start
+        from inferd.client import InferenceClient
+        from inferd.config import for_tests
+    except ImportError as error:
+        return f"inferd not importable ({error})"
+    home = Path(tempfile.mkdtemp(prefix="bench-embed-"))
+    try:
+        running, app = start(for_tests(home, fake=False))
+    except Exception as error:
+        return f"inferd did not start ({type(error).__name__})"
+    client = InferenceClient(running.target, deadline_s=300.0)
+    try:
+        client.embed(["warm up"], timeout_s=300.0)
+        times = time_calls(lambda q: client.embed([q], timeout_s=30.0), queries)
+        return statistics.median(times), percentile(times, 0.95)
+    except Exception as error:
+        return f"real embedding model unavailable ({type(error).__name__}: {error})"
+    finally:
+        client.close()
+        close_all(running, app)
+
+
+def run() -> list[BenchResult]:
+    """Build the store, then time cache-miss assemblies per section, in-process and over gRPC."""
+    from inferd.app import close_all as close_inferd
+    from inferd.app import start as start_inferd
+    from inferd.client import InferenceClient
+    from inferd.config import for_tests
+    from memoryd.app import build_app
+    from memoryd.config import ServiceSettings
+
+    scale = float(os.environ.get("OSAURUS_BENCH_ASSEMBLE_SCALE", "1.0"))
+    rng = random.Random(606)
+    home = Path(tempfile.mkdtemp(prefix="bench-assemble-"))
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "memory.json").write_text(json.dumps({"embeddingModel": "fake-embedding"}))
+    inferd_running, inferd_app = start_inferd(for_tests(home / "inferd", fake=True))
+    app = build_app(
+        ServiceSettings(
+            listen="127.0.0.1:0", home=home, inferd_addr=inferd_running.target, background_indexing=False
+        )
+    )
+    try:
+        now_ms = int(time.time() * 1000)
+        corpus = make_corpus(rng)
+        started = time.perf_counter()
+        sizes = populate(app, corpus, rng, scale, now_ms)
+        insert_s = time.perf_counter() - started
+        started = time.perf_counter()
+        indexed = app.indexer.run_once()
+        index_s = time.perf_counter() - started
+        reader = BenchStoreReader(app, lambda: now_ms)
+        counter_client = InferenceClient(inferd_running.target, deadline_s=5.0)
+        path = ReadPath(
+            reader,
+            lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
+            counter=InferdTokenCounter(counter_client, "fake-llm"),
+        )
+        queries = make_queries(corpus, rng, 40)
+        for _, q in queries[:10]:  # warm connections and code paths (not measured)
+            path.assemble(AGENT, "warm " + q)
+        per_section: dict[str, list[float]] = {}
+        chosen: dict[str, int] = {}
+        all_ms: list[float] = []
+        for intended, query in queries:
+            path.invalidate(AGENT)  # a cache miss every time, entities re-read too
+            started = time.perf_counter()
+            assembly = path.assemble(AGENT, query)
+            ms = (time.perf_counter() - started) * 1000
+            all_ms.append(ms)
+            per_section.setdefault(assembly.section.value, []).append(ms)
+            chosen[f"{intended}->{assembly.section.value}"] = (
+                chosen.get(f"{intended}->{assembly.section.value}", 0) + 1
+            )
+        grpc_ms = _grpc_latencies(path, [f"{q} (rpc)" for _, q in queries])
+        fake_embed = time_calls(lambda q: app.embedder.embed([q]), [f"{q} (embed)" for _, q in queries[:80]])
+        counter_client.close()
+    finally:
+        app.close()
+        close_inferd(inferd_running, inferd_app)
+    real = real_embed_latency_ms([q for _, q in queries[:40]])
+    p50, p95 = statistics.median(all_ms), percentile(all_ms, 0.95)
+    g50, g95 = statistics.median(grpc_ms), percentile(grpc_ms, 0.95)
+    fe50 = statistics.median(fake_embed)
+    lines = [
+        "### AssembleContext latency (`bench/bench_assemble.py`)",
+        f"One agent with {sizes['transcript']:,} transcript turns, {sizes['pinned']:,} pinned facts and"
+        f" {sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
+        " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.search). Bulk insert"
+        f" {insert_s:.1f} s; indexing {indexed:,} vectors through inferd {index_s:.1f} s. Heuristic gate,"
+        " budget 800 tokens, token counts through inferd CountTokens (cached). Every call is a cache miss:"
+        " the assembly and known-entity caches are invalidated before it and every query text is unique,"
+        " so the query embedding is computed each time (fake 384-d model over gRPC, median"
+        f" {fe50:.1f} ms per Embed call).",
+        "| path | calls | p50 ms | p95 ms | max ms |",
+        "| --- | --- | --- | --- | --- |",
+        f"| ReadPath.assemble (in-process) | {len(all_ms)} | {p50:.1f} | {p95:.1f} | {max(all_ms):.1f} |",
+        f"| AssembleContext over gRPC (loopback) | {len(grpc_ms)} | {g50:.1f} | {g95:.1f} | {max(grpc_ms):.1f} |",
+        "",
+        "| section chosen | calls | p50 ms | p95 ms |",
+        "| --- | --- | --- | --- |",
+        *(
+            f"| {sec} | {len(v)} | {statistics.median(v):.1f} | {percentile(v, 0.95):.1f} |"
+            for sec, v in sorted(per_section.items())
+        ),
+        "",
+        "Intended → chosen section: " + ", ".join(f"{k} {v}" for k, v in sorted(chosen.items())) + ".",
+    ]
+    if isinstance(real, str):
+        estimate = f"{g95:.1f} ms (fake embeddings; real MiniLM not measured: {real})"
+        lines.append(f"Real MiniLM query embedding: not measured — {real}.")
+    else:
+        r50, r95 = real
+        est95 = g95 - fe50 + r95
+        estimate = f"{g95:.1f} ms measured (fake embeddings); ≈{est95:.1f} ms with real MiniLM"
+        lines.append(
+            f"Real MiniLM (MLX, CPU) one-query Embed through inferd: p50 {r50:.1f} ms, p95 {r95:.1f} ms."
+            f" Estimated AssembleContext p95 with it: {g95:.1f} − {fe50:.1f} (fake embed) + {r95:.1f}"
+            f" ≈ {est95:.1f} ms."
+        )
+    return [
+        BenchResult(
+            ISSUE,
+            "AssembleContext p50 / p95, cache miss, heuristic (100k turns, 10k facts, 5k episodes)",
+            f"{g50:.1f} / {estimate}",
+            "p95 ≤ 25 ms",
+            "\n".join(lines),
+        )
+    ]
+
+
+def _grpc_latencies(path: ReadPath, queries: Sequence[str]) -> list[float]:
+    """Time AssembleContext through a real gRPC server hosting the ReadPathRpcs mixin."""
+    from memoryd.readpath_rpcs import ReadPathRpcs
+    from osaurus.memory.v1 import memory_pb2 as pb
+    from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+    from servicekit.channel import make_channel
+    from servicekit.server import ServerOptions, ServiceBinding, build_server
+
+    class Servicer(ReadPathRpcs, pb_grpc.MemoryServiceServicer):  # type: ignore[misc]
+        def __init__(self, read_path: ReadPath) -> None:
+            self.read_path = read_path
+
+    servicer = Servicer(path)
+    server = build_server(
+        ServerOptions(address="127.0.0.1:0", domain="memory.osaurus.dev", max_workers=4),
+        [
+            ServiceBinding(
+                "osaurus.memory.v1.MemoryService",
+                lambda s: pb_grpc.add_MemoryServiceServicer_to_server(servicer, s),
+            )
+        ],
+    )
+    channel = make_channel(server.target, deadline_s=10.0)
+    stub = pb_grpc.MemoryServiceStub(channel)
+    try:
+        stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query="warm up the channel"))
+        out = []
+        for q in queries:
+            path.invalidate(AGENT)
+            started = time.perf_counter()
+            stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query=q))
+            out.append((time.perf_counter() - started) * 1000)
+        return out
+    finally:
+        channel.close()
+        server.stop(0)
+
+
+if __name__ == "__main__":
+    for result in run():
+        print(f"{result.metric}: {result.value} (target {result.target})")
+        print(result.detail)

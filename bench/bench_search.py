@@ -1,0 +1,387 @@
+"""Issue 3 benchmarks: LoCoMo evidence recall through the real memoryd, and SearchMemory latency at 10k/100k rows.
+
+`python -m bench.bench_search [--part locomo|latency|all]`. Settings were fixed on the dev split (conv-26, conv-30,
+conv-41) before the test split (the other seven) was scored; the all-10 numbers are printed for comparison with
+reference/locomo-baselines.md, which reports over all ten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bench import locomo_data as lc
+from bench.report import BenchResult
+from bench.search_stack import Stack, running_stack
+from memoryd.domain import KIND_TRANSCRIPT
+from memoryd.search import SearchSettings
+from memoryd.vectors.codec import to_blob
+from osaurus.memory.v1 import memory_pb2 as mpb
+
+ISSUE = 3
+DEV = ("conv-26", "conv-30", "conv-41")
+K_VALUES = (5, 10)
+RANKING_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One retrieval configuration to score."""
+
+    name: str
+    settings: SearchSettings
+
+
+SERVICE_DEFAULT = SearchSettings()
+VARIANTS = (
+    Variant(
+        "bm25, FTS5 table-wide IDF", SearchSettings(use_vectors=False, per_agent_stats=False, mmr_lambda=1.0)
+    ),
+    Variant("bm25, per-agent IDF", SearchSettings(use_vectors=False, mmr_lambda=1.0)),
+    Variant("dense (faiss) only", SearchSettings(bm25_weight=0.0, mmr_lambda=1.0)),
+    Variant("hybrid RRF", SearchSettings(mmr_lambda=1.0)),
+    Variant("hybrid RRF + MMR (service default)", SERVICE_DEFAULT),
+)
+
+
+# ------------------------------------------------------------------------------------------------------ LoCoMo
+def _agent(sample_id: str) -> str:
+    return f"locomo-{sample_id}"
+
+
+def ingest(stack: Stack, conversations: Sequence[lc.Conversation]) -> dict[tuple[str, int], str]:
+    """BufferTurn every dialog turn (one transcript row each); returns (agent, transcript id) → dia_id."""
+    mapping: dict[tuple[str, int], str] = {}
+    for conv in conversations:
+        agent = _agent(conv.sample_id)
+        stack.memory.UpsertAgent(
+            mpb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=30
+        )
+        for turn in conv.turns:
+            request = mpb.BufferTurnRequest(
+                agent_id=agent, conversation_id=f"{conv.sample_id}-s{turn.session}", user_message=turn.text
+            )
+            if turn.occurred_at_ms:
+                request.occur_time.FromMilliseconds(turn.occurred_at_ms)
+            reply = stack.memory.BufferTurn(request, timeout=30)
+            mapping[(agent, reply.transcript_ids[0])] = turn.dia_id
+    return mapping
+
+
+def _ranking(
+    stack: Stack, mapping: dict[tuple[str, int], str], agent: str, question: str, limit: int
+) -> list[str]:
+    reply = stack.memory.SearchMemory(
+        mpb.SearchMemoryRequest(agent_id=agent, scope=mpb.SCOPE_TRANSCRIPT, query=question, limit=limit),
+        timeout=30,
+    )
+    return [mapping[(agent, int(hit.item.id))] for hit in reply.hits]
+
+
+def score_variant(
+    stack: Stack,
+    mapping: dict[tuple[str, int], str],
+    conversations: Sequence[lc.Conversation],
+    variant: Variant,
+) -> dict[str, dict[int, list[float]]]:
+    """metric → category → per-question values, for recall@5, @10 and within 800 tokens."""
+    stack.app.search.settings = variant.settings
+    prefix_safe = variant.settings.mmr_lambda >= 1.0  # without MMR the top k of a longer list is the top k
+    values: dict[str, dict[int, list[float]]] = {"r@5": {}, "r@10": {}, "budget": {}}
+    for conv in conversations:
+        agent = _agent(conv.sample_id)
+        tokens = {t.dia_id: lc.estimate_tokens(t.text) for t in conv.turns}
+        for q in conv.questions:
+            deep = _ranking(stack, mapping, agent, q.question, RANKING_DEPTH)
+            for k in K_VALUES:
+                ranking = deep if prefix_safe else _ranking(stack, mapping, agent, q.question, k)
+                values[f"r@{k}"].setdefault(q.category, []).append(lc.recall_at(ranking, q.evidence, k))
+            values["budget"].setdefault(q.category, []).append(
+                lc.recall_within_budget(deep, q.evidence, tokens)
+            )
+    return values
+
+
+def _mean(items: Sequence[float]) -> float:
+    return 100.0 * sum(items) / len(items) if items else float("nan")
+
+
+def _overall(by_category: dict[int, list[float]]) -> float:
+    return _mean([v for values in by_category.values() for v in values])
+
+
+def _table(rows: list[tuple[str, str, dict[int, list[float]]]]) -> str:
+    head = (
+        "| retriever | metric | "
+        + " | ".join(f"{c} {lc.CATEGORY_NAMES[c]}" for c in sorted(lc.CATEGORY_NAMES))
+        + " | **overall 1-4** | n |"
+    )
+    lines = [head, "|" + "---|" * (len(lc.CATEGORY_NAMES) + 4)]
+    for name, metric, by_category in rows:
+        cells = " | ".join(f"{_mean(by_category.get(c, [])):.1f}" for c in sorted(lc.CATEGORY_NAMES))
+        n = sum(len(v) for v in by_category.values())
+        lines.append(f"| {name} | {metric} | {cells} | **{_overall(by_category):.1f}** | {n} |")
+    return "\n".join(lines)
+
+
+def _split(
+    values: dict[str, dict[int, list[float]]], questions: list[lc.Question], keep: set[str]
+) -> dict[str, dict[int, list[float]]]:
+    """Restrict per-question values (aligned with `questions`) to conversations in `keep`."""
+    result: dict[str, dict[int, list[float]]] = {}
+    for metric, by_category in values.items():
+        counters = dict.fromkeys(by_category, 0)
+        out: dict[int, list[float]] = {}
+        for q in questions:
+            index = counters[q.category]
+            counters[q.category] += 1
+            if q.conversation in keep:
+                out.setdefault(q.category, []).append(by_category[q.category][index])
+        result[metric] = out
+    return result
+
+
+def locomo(home: Path) -> list[BenchResult]:
+    """Ingest the ten conversations (one agent each, all in one store) and score every variant."""
+    conversations = lc.load()
+    questions = [q for c in conversations for q in c.questions]
+    started = time.perf_counter()
+    with running_stack(home) as stack:
+        mapping = ingest(stack, conversations)
+        ingest_s = time.perf_counter() - started
+        started = time.perf_counter()
+        embedded = stack.app.indexer.run_once()
+        index_s = time.perf_counter() - started
+        scored = {v.name: score_variant(stack, mapping, conversations, v) for v in VARIANTS}
+    dev_ids = set(DEV)
+    test_ids = {c.sample_id for c in conversations} - dev_ids
+    sections: list[str] = []
+    for label, keep in (
+        ("dev split (conv-26, 30, 41; settings chosen here)", dev_ids),
+        ("test split (the other 7 conversations; reported)", test_ids),
+        ("all 10 conversations (same questions as the baseline table)", dev_ids | test_ids),
+    ):
+        rows = []
+        for variant in VARIANTS:
+            split = _split(scored[variant.name], questions, keep)
+            rows += [
+                (variant.name, "r@5", split["r@5"]),
+                (variant.name, "r@10", split["r@10"]),
+                (variant.name, "800 tok", split["budget"]),
+            ]
+        sections.append(f"**{label}** — turn evidence recall (%)\n\n{_table(rows)}")
+    default = SERVICE_DEFAULT
+    chosen = next(v for v in VARIANTS if v.settings == default)
+    test = _split(scored[chosen.name], questions, test_ids)
+    everything = scored[chosen.name]
+    table_wide = _split(scored[VARIANTS[0].name], questions, test_ids)
+    per_agent = _split(scored[VARIANTS[1].name], questions, test_ids)
+    detail = "\n\n".join(
+        [
+            "### LoCoMo evidence retrieval through the real memoryd",
+            f"All 10 LoCoMo conversations ingested with `BufferTurn` (one transcript row per dialog turn, "
+            f"`speaker: text [shares caption]`), one agent per conversation, **all ten agents in one store**; "
+            f"{len(mapping)} turns in {ingest_s:.0f} s, {embedded} embedded by inferd (all-MiniLM-L6-v2, MLX) in "
+            f"{index_s:.0f} s. Each category 1-4 question is one `SearchMemory` (scope transcript) call; recall and "
+            "the len/4 token budget follow reference/locomo-baselines.md exactly (longest prefix of the ranking "
+            "within 800 estimated tokens). Rankings are the top 50 hits; with MMR on, r@5 and r@10 come from calls "
+            "with limit 5 and 10.",
+            "Fusion is reciprocal rank fusion (k = 60) of the per-agent BM25 ranking and the faiss cosine ranking: "
+            "it needs no score calibration between unbounded BM25 and narrow-band cosine, and with vectors missing it "
+            "is exactly the BM25 order. Baselines (same data, all 10): BM25 turn r@5/r@10/800 tok = 46.7/55.3/63.6, "
+            "hybrid 46.6/56.4/70.1, mem0 hybrid shared store 45.2/53.3/65.9.",
+            *sections,
+        ]
+    )
+    return [
+        BenchResult(
+            ISSUE,
+            "LoCoMo evidence recall within 800 tokens (cats 1-4, test split)",
+            f"{_overall(test['budget']):.1f}% (all 10: {_overall(everything['budget']):.1f}%)",
+            ">= 80% (baselines all 10: hybrid 70.1%, BM25 63.6%)",
+            detail,
+        ),
+        BenchResult(
+            ISSUE,
+            "LoCoMo turn recall@5 / @10 (cats 1-4, test split)",
+            f"{_overall(test['r@5']):.1f}% / {_overall(test['r@10']):.1f}% "
+            f"(all 10: {_overall(everything['r@5']):.1f} / {_overall(everything['r@10']):.1f})",
+            "baselines all 10: hybrid 46.6 / 56.4, BM25 46.7 / 55.3",
+        ),
+        BenchResult(
+            ISSUE,
+            "Per-agent vs table-wide BM25 IDF, 10 agents in one store (800 tok, test split)",
+            f"{_overall(per_agent['budget']):.1f}% vs {_overall(table_wide['budget']):.1f}% "
+            f"(r@10 {_overall(per_agent['r@10']):.1f} vs {_overall(table_wide['r@10']):.1f})",
+            "per-agent >= table-wide (mem0 lost 4-5 points to shared statistics)",
+        ),
+    ]
+
+
+# ----------------------------------------------------------------------------------------------------- latency
+def _percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def _fill(
+    stack: Stack,
+    agent: str,
+    texts: Sequence[str],
+    vectors: dict[str, bytes],
+    model: str,
+    dim: int,
+    have: int,
+    total: int,
+) -> None:
+    """Append rows have..total-1 (texts cycled) with their stored vectors, straight into the store."""
+    store = stack.app.store
+    table = store.tables.Transcript
+    last = int(store.db.scalar("SELECT coalesce(max(id), 0) FROM transcript"))
+    with store.db.write():
+        store.agents.ensure(agent)
+        rows = [
+            {
+                "agent_id": agent,
+                "conversation_id": f"load-{i // 500}",
+                "chunk_index": i % 500,
+                "role": "user",
+                "content": texts[i % len(texts)],
+                "token_count": len(texts[i % len(texts)]) // 4,
+                "created_at_ms": 1_700_000_000_000 + i * 1000,
+            }
+            for i in range(have, total)
+        ]
+        for start in range(0, len(rows), 2000):
+            table.insert_many(rows[start : start + 2000]).execute()
+    new_rows = store.db.query(
+        "SELECT id, content FROM transcript WHERE id > ? AND agent_id = ?", (last, agent)
+    )
+    items = [(int(row_id), vectors[content]) for row_id, content in new_rows]
+    for start in range(0, len(items), 5000):
+        store.embeddings.put(KIND_TRANSCRIPT, agent, model, dim, items[start : start + 5000])
+
+
+def _time_queries(stack: Stack, agent: str, questions: Sequence[str]) -> list[float]:
+    latencies = []
+    for question in questions:
+        started = time.perf_counter()
+        stack.memory.SearchMemory(
+            mpb.SearchMemoryRequest(agent_id=agent, scope=mpb.SCOPE_TRANSCRIPT, query=question, limit=10),
+            timeout=30,
+        )
+        latencies.append((time.perf_counter() - started) * 1000)
+    return latencies
+
+
+def latency(home: Path) -> list[BenchResult]:
+    """SearchMemory p50/p95 through gRPC at 10k and 100k transcript rows of one agent, hybrid vs BM25-only."""
+    conversations = lc.load()
+    texts = sorted({t.text for c in conversations for t in c.turns})
+    questions = [q.question for c in conversations for q in c.questions]
+    warmup, measured = questions[:20], questions[20:220]
+    agent = "latency-agent"
+    rows: list[tuple[int, str, list[float]]] = []
+    with running_stack(home) as stack:
+        stack.memory.UpsertAgent(
+            mpb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=30
+        )
+        embedder = stack.app.embedder
+        vectors: dict[str, bytes] = {}
+        dim = 0
+        started = time.perf_counter()
+        for start in range(0, len(texts), 64):
+            batch = embedder.embed(texts[start : start + 64])
+            if batch is None:
+                raise RuntimeError("inferd could not embed the corpus")
+            dim = int(batch.vectors.shape[1])
+            vectors.update(
+                (t, to_blob(v)) for t, v in zip(texts[start : start + 64], batch.vectors, strict=True)
+            )
+        embed_s = time.perf_counter() - started
+        model = embedder.model or ""
+        have = 0
+        for total in (10_000, 100_000):
+            _fill(stack, agent, texts, vectors, model, dim, have, total)
+            have = total
+            for mode, settings in (
+                ("hybrid", SERVICE_DEFAULT),
+                ("bm25 only", replace(SERVICE_DEFAULT, use_vectors=False)),
+            ):
+                stack.app.search.settings = settings
+                embedder._cache.clear()  # every measured query pays for its embedding
+                _time_queries(stack, agent, warmup)
+                embedder._cache.clear()
+                rows.append((total, mode, _time_queries(stack, agent, measured)))
+        embed_only = []
+        for question in measured[:100]:
+            started = time.perf_counter()
+            embedder.embed([question + " ?"])
+            embed_only.append((time.perf_counter() - started) * 1000)
+    table = ["| rows | mode | p50 ms | p95 ms | mean ms | queries |", "|---|---|---|---|---|---|"]
+    for total, mode, values in rows:
+        table.append(
+            f"| {total:,} | {mode} | {_percentile(values, 0.5):.1f} | {_percentile(values, 0.95):.1f} | "
+            f"{statistics.fmean(values):.1f} | {len(values)} |"
+        )
+    hybrid_100k = next(v for t, m, v in rows if t == 100_000 and m == "hybrid")
+    bm25_100k = next(v for t, m, v in rows if t == 100_000 and m == "bm25 only")
+    detail = "\n\n".join(
+        [
+            "### SearchMemory latency (one agent, gRPC round trip on loopback, limit 10)",
+            f"Rows are the {len(texts):,} distinct LoCoMo turns cycled to 10k and then 100k rows (each text ~17x at "
+            "100k, which inflates document frequencies: a pessimistic corpus for BM25), with their real "
+            f"all-MiniLM-L6-v2 vectors (embedded once in {embed_s:.0f} s, copied per row). 200 distinct LoCoMo "
+            "questions per cell after 20 warm-up queries; the query-embedding cache is cleared, so every hybrid "
+            "query includes one inferd Embed call "
+            f"(alone: p50 {_percentile(embed_only, 0.5):.1f} ms, p95 {_percentile(embed_only, 0.95):.1f} ms).",
+            "\n".join(table),
+        ]
+    )
+    return [
+        BenchResult(
+            ISSUE,
+            "SearchMemory p95 at 100k rows, hybrid incl. query embedding",
+            f"{_percentile(hybrid_100k, 0.95):.1f} ms (p50 {_percentile(hybrid_100k, 0.5):.1f})",
+            "<= 20 ms",
+            detail,
+        ),
+        BenchResult(
+            ISSUE,
+            "SearchMemory p95 at 100k rows, BM25 only",
+            f"{_percentile(bm25_100k, 0.95):.1f} ms (p50 {_percentile(bm25_100k, 0.5):.1f})",
+            "<= 20 ms",
+        ),
+    ]
+
+
+def run(parts: Sequence[str] = ("locomo", "latency")) -> list[BenchResult]:
+    """Every issue-3 benchmark; each part runs in its own temporary OSAURUS_HOME."""
+    results: list[BenchResult] = []
+    for part in parts:
+        with tempfile.TemporaryDirectory(prefix=f"bench-search-{part}-") as tmp:
+            results += locomo(Path(tmp)) if part == "locomo" else latency(Path(tmp))
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the results of one part or both."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--part", choices=("locomo", "latency", "all"), default="all")
+    args = parser.parse_args(argv)
+    parts = ("locomo", "latency") if args.part == "all" else (args.part,)
+    for result in run(parts):
+        print(f"\n## {result.metric}: {result.value} (target {result.target})")
+        if result.detail:
+            print(result.detail)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""A real inferd (MLX embeddings) and a real memoryd, in-process on loopback ports, for the search benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from inferd.app import close_all
+from inferd.app import start as start_inferd
+from inferd.config import for_tests as inferd_settings
+from memoryd.app import App
+from memoryd.app import start as start_memoryd
+from memoryd.config import ServiceSettings
+from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
+
+
+@dataclass
+class Stack:
+    """memoryd's app (for settings switches) and a MemoryService stub over a real channel."""
+
+    app: App
+    memory: mpb_grpc.MemoryServiceStub
+    target: str
+
+
+@contextmanager
+def running_stack(home: Path, inferd_target: str | None = None) -> Iterator[Stack]:
+    """inferd with the real default models (unless a target is given) and memoryd pointed at it."""
+    inferd = None
+    if inferd_target is None:
+        inferd = start_inferd(inferd_settings(home / "inferd", fake=False))
+        inferd_target = inferd[0].target
+    server, app = start_memoryd(
+        ServiceSettings(
+            listen="127.0.0.1:0", home=home / "memoryd", inferd_addr=inferd_target, background_indexing=False
+        )
+    )
+    channel = grpc.insecure_channel(server.target)
+    try:
+        yield Stack(app, mpb_grpc.MemoryServiceStub(channel), server.target)
+    finally:
+        channel.close()
+        server.stop(2)
+        app.close()
+        if inferd is not None:
+            close_all(*inferd)

@@ -1,0 +1,94 @@
+"""Diagnose's SQLite checks: row counts per table and agent, and FTS mirror health (counts + FTS5 integrity-check)."""
+
+from __future__ import annotations
+
+from memoryd.console_types import FtsHealth, TableCount
+from memoryd.storage.db import Database
+from memoryd.storage.fts import MIRRORS
+
+#: Tables counted overall.
+COUNTED_TABLES = (
+    "agents",
+    "identity_facts",
+    "pinned_facts",
+    "episodes",
+    "transcript",
+    "pending_signals",
+    "processing_log",
+    "embeddings",
+)
+#: Tables also counted per agent.
+PER_AGENT_TABLES = ("identity_facts", "pinned_facts", "episodes", "transcript", "pending_signals", "embeddings")
+#: Tables whose disabled rows are counted separately, reported as "<table>.disabled".
+STATUS_TABLES = ("pinned_facts", "episodes")
+
+
+def table_counts(db: Database) -> list[TableCount]:
+    """Overall counts, disabled counts, then per-agent counts (agents sorted), in one read snapshot."""
+    counts: list[TableCount] = []
+    with db.read():
+        for table in COUNTED_TABLES:
+            if db.table_exists(table):
+                counts.append(TableCount(table, "", int(db.scalar(f"SELECT count(*) FROM {table}") or 0)))
+        for table in STATUS_TABLES:
+            disabled = int(db.scalar(f"SELECT count(*) FROM {table} WHERE status = 'disabled'") or 0)
+            counts.append(TableCount(f"{table}.disabled", "", disabled))
+        per_agent: list[TableCount] = []
+        for table in PER_AGENT_TABLES:
+            if not db.table_exists(table):
+                continue
+            for agent_id, rows in db.query(f"SELECT agent_id, count(*) FROM {table} GROUP BY agent_id"):
+                per_agent.append(TableCount(table, str(agent_id), int(rows)))
+        for table in STATUS_TABLES:
+            for agent_id, rows in db.query(
+                f"SELECT agent_id, count(*) FROM {table} WHERE status = 'disabled' GROUP BY agent_id"
+            ):
+                per_agent.append(TableCount(f"{table}.disabled", str(agent_id), int(rows)))
+    per_agent.sort(key=lambda c: (c.agent_id, c.table))
+    return counts + per_agent
+
+
+def fts_health(db: Database) -> list[FtsHealth]:
+    """Per mirror: source rows vs indexed rows, and FTS5's integrity-check against the content table."""
+    report: list[FtsHealth] = []
+    for m in MIRRORS.values():
+        with db.read():
+            source_rows = int(db.scalar(f"SELECT count(*) FROM {m.source}") or 0)
+            if not db.table_exists(m.fts) or not db.table_exists(f"{m.fts}_docsize"):
+                report.append(FtsHealth(m.fts, m.source, source_rows, 0, False, "mirror table missing"))
+                continue
+            # count(*) on an external-content table reads the source; the docsize shadow counts indexed rows.
+            fts_rows = int(db.scalar(f"SELECT count(*) FROM {m.fts}_docsize") or 0)
+            problem = ""
+            try:
+                # rank = 1 also compares the index with the external content table.
+                db.execute(f"INSERT INTO {m.fts} ({m.fts}, rank) VALUES ('integrity-check', 1)")
+            except Exception as error:  # noqa: BLE001 - peewee wraps sqlite errors; reported, never raised
+                # SQLite's own messages ("database disk image is malformed") carry no row content.
+                problem = f"integrity-check failed: {str(error)[:120] or type(error).__name__}"
+        if not problem and fts_rows != source_rows:
+            problem = f"{fts_rows} indexed rows for {source_rows} source rows"
+        report.append(FtsHealth(m.fts, m.source, source_rows, fts_rows, not problem, problem))
+    return report
+
+
+
+
+
+def vector_rows_per_agent(db: Database) -> dict[str, int]:
+    """Rows that should have a vector (pinned facts, episodes, transcript turns) per agent; known agents at 0."""
+    with db.read():
+        rows = {str(r[0]): 0 for r in db.query("SELECT agent_id FROM agents UNION SELECT agent_id FROM embeddings")}
+        for m in MIRRORS.values():
+            for agent_id, count in db.query(f"SELECT agent_id, count(*) FROM {m.source} GROUP BY agent_id"):
+                rows[str(agent_id)] = rows.get(str(agent_id), 0) + int(count)
+    return dict(sorted(rows.items()))
+
+
+def stored_dimension(db: Database, agent_id: str, model: str) -> int:
+    """Dimension of the agent's stored vectors for `model`, 0 when it has none."""
+    return int(
+        db.scalar("SELECT dimension FROM embeddings WHERE agent_id = ? AND model = ? LIMIT 1", (agent_id, model)) or 0
+    )
+
+__all__ = ["COUNTED_TABLES", "PER_AGENT_TABLES", "fts_health", "stored_dimension", "table_counts", "vector_rows_per_agent"]

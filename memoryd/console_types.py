@@ -1,0 +1,209 @@
+"""Plain dataclasses of the Memory Console (no protobuf, no peewee): rows, hits, health report, import result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
+
+#: Console kinds and their source tables.
+TABLE_OF_KIND = {
+    KIND_PINNED: "pinned_facts",
+    KIND_EPISODE: "episodes",
+    KIND_TRANSCRIPT: "transcript",
+    KIND_IDENTITY_FACT: "identity_facts",
+}
+#: The column holding each kind's main text.
+TEXT_COLUMN = {KIND_PINNED: "content", KIND_EPISODE: "summary", KIND_TRANSCRIPT: "content", KIND_IDENTITY_FACT: "content"}
+#: Kinds with an active/disabled status the console may flip (transcript has none; identity facts are derived).
+DISABLEABLE = (KIND_PINNED, KIND_EPISODE)
+#: Console search scopes → kinds searched.
+SCOPE_KINDS = {
+    "all": (KIND_PINNED, KIND_EPISODE, KIND_TRANSCRIPT),
+    "pinned": (KIND_PINNED,),
+    "episodes": (KIND_EPISODE,),
+    "transcript": (KIND_TRANSCRIPT,),
+}
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    """One row as stored (unredacted): main text, status, creation time and every other column as raw values."""
+
+    kind: str
+    id: int
+    agent_id: str
+    text: str
+    is_disabled: bool
+    created_at_ms: int
+    columns: dict[str, object] = field(default_factory=dict)
+    vector_model: str = ""
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """One console search match (unredacted text); score higher is better."""
+
+    kind: str
+    id: int
+    agent_id: str
+    text: str
+    score: float
+    is_disabled: bool
+    created_at_ms: int
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """A redacted view of one row."""
+
+    kind: str
+    id: int
+    agent_id: str
+    preview: str
+    metadata: dict[str, str]
+    is_disabled: bool
+    created_at_ms: int
+    redactions: tuple[str, ...]
+    has_vector: bool
+
+
+@dataclass(frozen=True)
+class ConsoleMatch:
+    """A redacted search hit."""
+
+    kind: str
+    id: int
+    agent_id: str
+    preview: str
+    score: float
+    is_disabled: bool
+    created_at_ms: int
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What Forget removed: the row's agent, and whether a vector went with it."""
+
+    agent_id: str
+    vector_removed: bool
+
+
+@dataclass(frozen=True)
+class TableCount:
+    """Rows of one table, overall (agent_id "") or for one agent."""
+
+    table: str
+    agent_id: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class FtsHealth:
+    """One FTS mirror against its source table."""
+
+    fts_table: str
+    source_table: str
+    source_rows: int
+    fts_rows: int
+    is_healthy: bool
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class VectorState:
+    """One agent's faiss index against the rows that should have vectors."""
+
+    agent_id: str
+    model: str
+    dimension: int
+    vectors: int
+    rows: int
+    is_stale: bool
+
+
+@dataclass(frozen=True)
+class StorageErrorRecord:
+    """One recent storage failure (never memory content)."""
+
+    occurred_at_ms: int
+    operation: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Diagnose's report."""
+
+    schema_version: int
+    table_counts: tuple[TableCount, ...]
+    pending_signals: int
+    dead_letter_signals: int
+    total_calls: int
+    success_rate: float
+    mean_duration_ms: float
+    fts: tuple[FtsHealth, ...]
+    vector_indexes: tuple[VectorState, ...]
+    database_bytes: int
+    recent_errors: tuple[StorageErrorRecord, ...]
+    is_encrypted: bool = False
+    #: "healthy" or "degraded" (degraded stores arrive with the security work).
+    store_state: str = "healthy"
+    degraded_reason: str = ""
+
+    @property
+    def is_healthy(self) -> bool:
+        """Store usable, every FTS mirror healthy, no stale vector index."""
+        return (
+            self.store_state == "healthy"
+            and all(f.is_healthy for f in self.fts)
+            and not any(v.is_stale for v in self.vector_indexes)
+        )
+
+
+@dataclass(frozen=True)
+class ContextPreview:
+    """PreviewContext's answer: the redacted block, the section (read-path name), why, unredacted tokens."""
+
+    block: str
+    section: str
+    reason: str
+    block_tokens: int
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """Records imported per type, identical rows skipped, rows re-embedded."""
+
+    imported: dict[str, int]
+    skipped: int
+    reembedded: int
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    """Vector index states after a rebuild, and whether the FTS mirrors were rebuilt."""
+
+    vector_indexes: tuple[VectorState, ...]
+    is_fts_rebuilt: bool
+
+
+__all__ = [
+    "DISABLEABLE",
+    "SCOPE_KINDS",
+    "TABLE_OF_KIND",
+    "TEXT_COLUMN",
+    "ConsoleMatch",
+    "ContextPreview",
+    "Diagnosis",
+    "Forgotten",
+    "FtsHealth",
+    "ImportResult",
+    "Inspection",
+    "ReindexResult",
+    "StorageErrorRecord",
+    "StoredMatch",
+    "StoredRow",
+    "TableCount",
+    "VectorState",
+]

@@ -1,0 +1,593 @@
+"""The consolidation steps, one function per step, over explicit dependencies (database, vectors, clock, model).
+
+Every step reads outside the write lock and writes in short paced batches (consolidate/pacing.py), each batch one
+transaction, so a pass never stalls BufferTurn and a crash at any point leaves a consistent store: a later pass
+finishes the work (decay is measured per row from its last_decayed_at_ms, merge restarts from its watermark).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from inferd.client import GenerateOptions, Generation, Message
+from memoryd.consolidate import narrative, state
+from memoryd.consolidate.pacing import Pacer
+from memoryd.consolidate.report import (
+    STEP_DECAY,
+    STEP_EVICT,
+    STEP_IDENTITY,
+    STEP_MERGE,
+    STEP_PROMOTE,
+    STEP_PRUNE,
+    STEP_PURGE,
+    StepResult,
+)
+from memoryd.consolidate.similarity import VECTOR_WINDOW, EpisodeFeature, MergePair, find_duplicates
+from memoryd.consolidate.support import WordIds, support_counts
+from memoryd.consolidate.text import (
+    content_words,
+    is_identity_grade,
+    jaccard,
+    merge_csv,
+    merge_lines,
+)
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.storage.db import Database
+from memoryd.vectors.codec import normalise
+from servicekit.errors import FailedPreconditionError, NotFoundError, UnavailableError, UnimplementedError
+
+_log = logging.getLogger("memoryd.consolidate.jobs")
+
+DAY_MS = 86_400_000
+#: Spec: salience × exp(−Δdays / 30).
+DECAY_TAU_DAYS = 30.0
+#: Pinned facts below salienceFloor and unused this long are evicted.
+EVICT_IDLE_DAYS = 30
+#: Episodes this recent can support a pinned fact; at most PROMOTE_MAX_EPISODES per agent are considered.
+PROMOTE_WINDOW_DAYS = 60
+PROMOTE_MAX_EPISODES = 500
+#: Supporting episodes needed for a salience boost, and the boost per day of elapsed time (capped at one day).
+PROMOTE_MIN_SUPPORT = 3
+PROMOTE_BOOST_PER_DAY = 0.05
+#: An identity-grade pinned fact seen in this many episodes (or sessions) becomes an identity fact.
+IDENTITY_MIN_SUPPORT = 2
+IDENTITY_DUPLICATE_JACCARD = 0.8
+#: Purge: processing_log rows and processed signals after 30 days (reference), dead letters after 90.
+LOG_RETENTION_DAYS = 30
+PROCESSED_SIGNAL_RETENTION_DAYS = 30
+DEAD_LETTER_RETENTION_DAYS = 90
+_MERGES_PER_BATCH = 64
+
+
+class PassStoppedError(RuntimeError):
+    """The pass stopped between two batches because memoryd is shutting down; the next pass resumes."""
+
+
+class VectorRemover(Protocol):
+    """Drops rows' vectors from the loaded per-agent index (memoryd.vectors.registry.VectorRegistry)."""
+
+    def remove(self, agent_id: str, kind: str, row_ids: Sequence[int]) -> int: ...
+
+
+class NarrativeModel(Protocol):
+    """The part of inferd.client.InferenceClient the narrative step calls."""
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str = "",
+        json_schema: str = "",
+        options: GenerateOptions | None = None,
+        timeout_s: float | None = None,
+    ) -> Generation: ...
+
+
+@dataclass(frozen=True)
+class PassSettings:
+    """The memory.json keys a pass reads, snapshotted at its start."""
+
+    salience_floor: float = 0.2
+    episode_retention_days: int = 365
+    core_model: str = ""
+    #: None when embeddings are off (embeddingBackend none): merge then compares words only.
+    embedding_model: str | None = None
+
+
+@dataclass
+class BatchTally:
+    """Rows a batch changed (the pacer sizes the next batch from it)."""
+
+    rows: int = 0
+
+
+@dataclass
+class JobContext:
+    """Everything a step may touch. `now_ms` is read once per pass from the injectable clock."""
+
+    db: Database
+    state: state.StateStore
+    settings: PassSettings
+    now_ms: int
+    vectors: VectorRemover | None = None
+    inference: NarrativeModel | None = None
+    pacer: Pacer = field(default_factory=Pacer)
+    #: Called with the step name after every committed batch (progress; tests use it to crash mid-pass).
+    on_batch: Callable[[str], None] | None = None
+    #: True once memoryd is shutting down: the pass stops before its next batch.
+    should_stop: Callable[[], bool] = lambda: False
+
+    @contextmanager
+    def batch(self, step: str) -> Iterator[BatchTally]:
+        """One paced write transaction (PassStoppedError instead, once shutdown began)."""
+        if self.should_stop():
+            raise PassStoppedError("memoryd is shutting down")
+        tally = BatchTally()
+        started = time.perf_counter()
+        with self.db.write():
+            yield tally
+        elapsed = time.perf_counter() - started
+        if self.on_batch is not None:
+            self.on_batch(step)
+        self.pacer.done(tally.rows, elapsed)
+
+    def forget_vectors(self, kind: str, by_agent: dict[str, list[int]]) -> None:
+        """Remove deleted rows from the in-memory faiss indexes (their embeddings rows are already gone)."""
+        if self.vectors is None:
+            return
+        for agent_id, row_ids in by_agent.items():
+            self.vectors.remove(agent_id, kind, row_ids)
+
+
+def _marks(items: Sequence[Any]) -> str:
+    return ", ".join("?" * len(items))
+
+
+def _vector_owners(db: Database, kind: str, row_ids: Sequence[int]) -> dict[str, list[int]]:
+    """agent → the given rows that have a stored vector."""
+    owners: dict[str, list[int]] = {}
+    if row_ids:
+        for row_id, agent_id in db.query(
+            f"SELECT row_id, agent_id FROM embeddings WHERE kind = ? AND row_id IN ({_marks(row_ids)})",
+            (kind, *row_ids),
+        ):
+            owners.setdefault(str(agent_id), []).append(int(row_id))
+    return owners
+
+
+@dataclass
+class _Deleted:
+    rows: int = 0
+    vectors: int = 0
+    agents: set[str] = field(default_factory=set)
+
+
+def _delete_matching(
+    ctx: JobContext, step: str, table: str, kind: str | None, where: str, params: Sequence[Any]
+) -> _Deleted:
+    """Delete every row of `table` matching `where`, with its vector: found by a lock-free keyset scan, then
+    re-checked and deleted under the write lock in paced batches (a row touched meanwhile is re-judged)."""
+    result = _Deleted()
+    last_id = 0
+    while True:
+        found = [
+            int(r[0])
+            for r in ctx.db.query(
+                f"SELECT id FROM {table} WHERE id > ? AND ({where}) ORDER BY id LIMIT ?",
+                (last_id, *params, ctx.pacer.size()),
+            )
+        ]
+        if not found:
+            return result
+        last_id = found[-1]
+        owners: dict[str, list[int]] = {}
+        with ctx.batch(step) as tally:
+            rows = ctx.db.query(
+                f"SELECT id, agent_id FROM {table} WHERE id IN ({_marks(found)}) AND ({where})",
+                (*found, *params),
+            )
+            ids = [int(r[0]) for r in rows]
+            if ids:
+                if kind is not None:
+                    owners = _vector_owners(ctx.db, kind, ids)
+                    ctx.db.execute(
+                        f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({_marks(ids)})", (kind, *ids)
+                    )
+                ctx.db.execute(f"DELETE FROM {table} WHERE id IN ({_marks(ids)})", ids)
+            tally.rows = len(ids)
+        ctx.forget_vectors(kind or "", owners)
+        result.rows += len(ids)
+        result.vectors += sum(len(v) for v in owners.values())
+        result.agents.update(str(r[1]) for r in rows)
+
+
+# --------------------------------------------------------------------------------------------------------- decay
+def decay(ctx: JobContext) -> StepResult:
+    """salience ×= exp(−Δdays/30) for active pinned facts and episodes, Δ from each row's last decay (never
+    compounding: n passes give exactly the closed form). A row never decayed (imported) is only stamped."""
+    tau_ms = DECAY_TAU_DAYS * DAY_MS
+    counts: dict[str, int] = {}
+    for table in ("pinned_facts", "episodes"):
+        low, high = ctx.db.query(f"SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM {table}")[0]
+        changed, start = 0, int(low)
+        while start <= int(high):
+            width = ctx.pacer.size()
+            with ctx.batch(STEP_DECAY) as tally:
+                tally.rows = ctx.db.execute(
+                    f"UPDATE {table} SET salience = CASE WHEN last_decayed_at_ms > 0 THEN "
+                    f"min(1.0, max(0.0, salience * exp(-(? - last_decayed_at_ms) / ?))) ELSE salience END, "
+                    f"last_decayed_at_ms = ? "
+                    f"WHERE id >= ? AND id < ? AND status = 'active' AND last_decayed_at_ms < ?",
+                    (ctx.now_ms, tau_ms, ctx.now_ms, start, start + width, ctx.now_ms),
+                ).rowcount
+            changed += tally.rows
+            start += width
+        counts[table] = changed
+    return StepResult(rows_changed=sum(counts.values()), counts=counts)
+
+
+# --------------------------------------------------------------------------------------------------------- merge
+def _episode_vectors(ctx: JobContext, agent_id: str) -> dict[int, npt.NDArray[np.float32]]:
+    """Unit vectors of the agent's most recent active episodes under the current embedding model."""
+    model = ctx.settings.embedding_model
+    if model is None:
+        return {}
+    rows = ctx.db.query(
+        "SELECT e.row_id, e.vector, e.dimension FROM embeddings AS e JOIN episodes AS p ON p.id = e.row_id "
+        "WHERE e.kind = ? AND e.agent_id = ? AND e.model = ? AND p.status = 'active' AND p.agent_id = ? "
+        "ORDER BY p.conversation_at_ms DESC, p.id DESC LIMIT ?",
+        (KIND_EPISODE, agent_id, model, agent_id, VECTOR_WINDOW),
+    )
+    by_dimension: dict[int, list[tuple[int, bytes]]] = {}
+    for row_id, blob, dimension in rows:
+        if len(blob) == 4 * int(dimension):
+            by_dimension.setdefault(int(dimension), []).append((int(row_id), bytes(blob)))
+    if not by_dimension:
+        return {}
+    # One dimension only (a model change leaves old vectors until they are re-embedded): take the commonest.
+    dimension, items = max(by_dimension.items(), key=lambda kv: len(kv[1]))
+    matrix = normalise(np.frombuffer(b"".join(blob for _, blob in items), dtype="<f4").reshape(-1, dimension))
+    return {row_id: matrix[i] for i, (row_id, _) in enumerate(items)}
+
+
+def _apply_merge(ctx: JobContext, agent_id: str, pair: MergePair) -> int:
+    """Fold the duplicate's decisions, action items, entities and sources into the survivor; delete the duplicate
+    and its vector. Returns vectors deleted, or -1 when either row changed meanwhile (skipped)."""
+    rows = {
+        int(r[0]): r
+        for r in ctx.db.query(
+            "SELECT id, decisions, action_items, entities_csv, salience FROM episodes "
+            "WHERE id IN (?, ?) AND agent_id = ? AND status = 'active'",
+            (pair.survivor_id, pair.duplicate_id, agent_id),
+        )
+    }
+    keep, drop = rows.get(pair.survivor_id), rows.get(pair.duplicate_id)
+    if keep is None or drop is None:
+        return -1
+    decisions, actions = merge_lines(keep[1], drop[1]), merge_lines(keep[2], drop[2])
+    entities = merge_csv(keep[3], drop[3])
+    if (decisions, actions, entities) != (keep[1], keep[2], keep[3]) or drop[4] > keep[4]:
+        ctx.db.execute(
+            "UPDATE episodes SET decisions = ?, action_items = ?, entities_csv = ?, salience = max(salience, ?) "
+            "WHERE id = ?",
+            (decisions, actions, entities, float(drop[4]), pair.survivor_id),
+        )
+    for table in ("pinned_facts", "identity_facts"):
+        ctx.db.execute(
+            f"UPDATE {table} SET source_episode_id = ? WHERE source_episode_id = ? AND agent_id = ?",
+            (pair.survivor_id, pair.duplicate_id, agent_id),
+        )
+    vectors = ctx.db.execute(
+        "DELETE FROM embeddings WHERE kind = ? AND row_id = ?", (KIND_EPISODE, pair.duplicate_id)
+    ).rowcount
+    ctx.db.execute("DELETE FROM episodes WHERE id = ?", (pair.duplicate_id,))
+    return int(vectors)
+
+
+def merge(ctx: JobContext) -> StepResult:
+    """Per agent, fold near-duplicate episodes (Jaccard >= 0.9 over summary+topics, or embedding cosine >= 0.95)
+    into the older one. Only episodes new since the last pass's watermark are compared (with all others)."""
+    watermark = ctx.state.get_int(state.MERGE_WATERMARK)
+    top = int(ctx.db.scalar("SELECT coalesce(max(id), 0) FROM episodes") or 0)
+    if top < watermark:  # the table was emptied and ids started again
+        watermark = 0
+    agents = [
+        str(r[0])
+        for r in ctx.db.query(
+            "SELECT DISTINCT agent_id FROM episodes WHERE id > ? AND id <= ? AND status = 'active'",
+            (watermark, top),
+        )
+    ]
+    merged = vectors = 0
+    changed: set[str] = set()
+    for agent_id in agents:
+        features: list[EpisodeFeature] = []
+        for row_id, at_ms, summary, topics in ctx.db.query(
+            "SELECT id, conversation_at_ms, summary, topics_csv FROM episodes "
+            "WHERE agent_id = ? AND status = 'active' AND id <= ?",
+            (agent_id, top),
+        ):
+            features.append(
+                EpisodeFeature(
+                    int(row_id), int(at_ms), content_words(f"{summary} {topics}"), row_id > watermark
+                )
+            )
+            ctx.pacer.breathe()
+        pairs = find_duplicates(features, _episode_vectors(ctx, agent_id))
+        for start in range(0, len(pairs), _MERGES_PER_BATCH):
+            chunk = pairs[start : start + _MERGES_PER_BATCH]
+            removed: list[int] = []
+            with ctx.batch(STEP_MERGE) as tally:
+                for pair in chunk:
+                    deleted = _apply_merge(ctx, agent_id, pair)
+                    if deleted >= 0:
+                        merged += 1
+                        tally.rows += 1
+                        vectors += deleted
+                        if deleted:
+                            removed.append(pair.duplicate_id)
+            ctx.forget_vectors(KIND_EPISODE, {agent_id: removed} if removed else {})
+            if tally.rows:
+                changed.add(agent_id)
+    ctx.state.set(state.MERGE_WATERMARK, top, ctx.now_ms)
+    return StepResult(rows_changed=merged, vectors_deleted=vectors, agents=frozenset(changed))
+
+
+# ------------------------------------------------------------------------------------------------------- promote
+@dataclass(frozen=True)
+class _Candidate:
+    agent_id: str
+    content: str
+    source_episode_id: int | None
+    support: int
+
+
+def _identity_inserts(ctx: JobContext, candidates: Sequence[_Candidate]) -> int:
+    """Insert identity facts that no active identity fact already states; raise the support of those that do."""
+    existing = [
+        (int(r[0]), content_words(str(r[1])))
+        for r in ctx.db.query("SELECT id, content FROM identity_facts WHERE status = 'active'")
+    ]
+    inserted = 0
+    for candidate in candidates:
+        words = content_words(candidate.content)
+        twin = next(
+            (fid for fid, other in existing if jaccard(words, other) >= IDENTITY_DUPLICATE_JACCARD), None
+        )
+        if twin is not None:
+            ctx.db.execute(
+                "UPDATE identity_facts SET source_count = ?, updated_at_ms = ? WHERE id = ? AND source_count < ?",
+                (candidate.support, ctx.now_ms, twin, candidate.support),
+            )
+            continue
+        cursor = ctx.db.execute(
+            "INSERT INTO identity_facts (agent_id, content, source_episode_id, source_count, created_at_ms, "
+            "updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                candidate.agent_id,
+                candidate.content,
+                candidate.source_episode_id,
+                candidate.support,
+                ctx.now_ms,
+                ctx.now_ms,
+            ),
+        )
+        existing.append((int(cursor.lastrowid or 0), words))
+        inserted += 1
+    return inserted
+
+
+def promote(ctx: JobContext) -> StepResult:
+    """Boost pinned facts supported by >= 3 recent episodes of their agent (+0.05 per elapsed day, capped at one
+    day per pass); identity-grade facts seen in >= 2 episodes or sessions become identity facts."""
+    since = ctx.now_ms - PROMOTE_WINDOW_DAYS * DAY_MS
+    last = ctx.state.get_int(state.PROMOTE_LAST_MS)
+    elapsed_days = 1.0 if last <= 0 else min(1.0, max(0.0, (ctx.now_ms - last) / DAY_MS))
+    boost = PROMOTE_BOOST_PER_DAY * elapsed_days
+    agents = [
+        str(r[0])
+        for r in ctx.db.query(
+            "SELECT agent_id FROM episodes WHERE status = 'active' AND conversation_at_ms BETWEEN ? AND ? "
+            "GROUP BY agent_id HAVING count(*) >= ?",
+            (since, ctx.now_ms, min(PROMOTE_MIN_SUPPORT, IDENTITY_MIN_SUPPORT)),
+        )
+    ]
+    boosts: list[int] = []
+    candidates: dict[int, _Candidate] = {}
+    vocabulary = WordIds()
+    changed: set[str] = set()
+    for agent_id in agents:
+        episodes = [
+            " ".join(texts)
+            for texts in ctx.db.query(
+                "SELECT summary, topics_csv, entities_csv, decisions, action_items FROM episodes "
+                "WHERE agent_id = ? AND status = 'active' AND conversation_at_ms BETWEEN ? AND ? "
+                "ORDER BY conversation_at_ms DESC, id DESC LIMIT ?",
+                (agent_id, since, ctx.now_ms, PROMOTE_MAX_EPISODES),
+            )
+        ]
+        facts = ctx.db.query(
+            "SELECT id, content, salience, source_count, tags_csv, source_episode_id FROM pinned_facts "
+            "WHERE agent_id = ? AND status = 'active'",
+            (agent_id,),
+        )
+        support = support_counts(
+            [f[1] for f in facts], episodes, vocabulary=vocabulary, breathe=ctx.pacer.breathe
+        )
+        for fact, count in zip(facts, support.tolist(), strict=True):
+            if count >= PROMOTE_MIN_SUPPORT and fact[2] < 1.0 and boost > 0:
+                boosts.append(int(fact[0]))
+                changed.add(agent_id)
+            seen = max(int(fact[3]), int(count))
+            if seen >= IDENTITY_MIN_SUPPORT and is_identity_grade(fact[1], fact[4]):
+                candidates[int(fact[0])] = _Candidate(agent_id, fact[1], fact[5], seen)
+    # Agents without recent episodes too: for them recurrence is known from the writer's source_count alone.
+    for fact in ctx.db.query(
+        "SELECT id, agent_id, content, source_count, tags_csv, source_episode_id FROM pinned_facts "
+        "WHERE status = 'active' AND source_count >= ?",
+        (IDENTITY_MIN_SUPPORT,),
+    ):
+        if int(fact[0]) not in candidates and is_identity_grade(fact[2], fact[4]):
+            candidates[int(fact[0])] = _Candidate(str(fact[1]), fact[2], fact[5], int(fact[3]))
+    # One transaction: the boosts and the promote watermark commit together, so a crash never boosts twice.
+    with ctx.batch(STEP_PROMOTE) as tally:
+        for start in range(0, len(boosts), 500):
+            chunk = boosts[start : start + 500]
+            ctx.db.execute(
+                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({_marks(chunk)}) "
+                f"AND status = 'active'",
+                (boost, *chunk),
+            )
+        identity = _identity_inserts(ctx, list(candidates.values()))
+        ctx.state.set(state.PROMOTE_LAST_MS, ctx.now_ms, ctx.now_ms)
+        tally.rows = len(boosts) + identity
+    return StepResult(
+        rows_changed=len(boosts) + identity,
+        counts={"boosted": len(boosts), "identity_promoted": identity},
+        agents=frozenset(changed),
+    )
+
+
+# ----------------------------------------------------------------------------------------- evict, prune, purge
+def evict(ctx: JobContext) -> StepResult:
+    """Delete active pinned facts below salienceFloor not used (nor created) in the last 30 days, and vectors."""
+    cutoff = ctx.now_ms - EVICT_IDLE_DAYS * DAY_MS
+    done = _delete_matching(
+        ctx,
+        STEP_EVICT,
+        "pinned_facts",
+        KIND_PINNED,
+        "status = 'active' AND salience < ? AND max(last_used_at_ms, created_at_ms) <= ?",
+        (ctx.settings.salience_floor, cutoff),
+    )
+    return StepResult(rows_changed=done.rows, vectors_deleted=done.vectors, agents=frozenset(done.agents))
+
+
+def prune(ctx: JobContext) -> StepResult:
+    """Delete episodes (by conversation time) and transcript turns older than episodeRetentionDays, with their
+    vectors; 0 keeps everything."""
+    days = ctx.settings.episode_retention_days
+    if days <= 0:
+        return StepResult(skip_reason="retention_forever")
+    cutoff = ctx.now_ms - days * DAY_MS
+    episodes = _delete_matching(
+        ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "conversation_at_ms < ?", (cutoff,)
+    )
+    turns = _delete_matching(ctx, STEP_PRUNE, "transcript", KIND_TRANSCRIPT, "created_at_ms < ?", (cutoff,))
+    return StepResult(
+        rows_changed=episodes.rows + turns.rows,
+        vectors_deleted=episodes.vectors + turns.vectors,
+        counts={"episodes": episodes.rows, "transcript": turns.rows},
+        agents=frozenset(episodes.agents | turns.agents),
+    )
+
+
+def purge(ctx: JobContext) -> StepResult:
+    """Delete processing_log rows and processed signals older than 30 days, dead-lettered signals after 90."""
+    log = _delete_matching(
+        ctx,
+        STEP_PURGE,
+        "processing_log",
+        None,
+        "created_at_ms < ?",
+        (ctx.now_ms - LOG_RETENTION_DAYS * DAY_MS,),
+    )
+    processed = _delete_matching(
+        ctx,
+        STEP_PURGE,
+        "pending_signals",
+        None,
+        "status = 'processed' AND updated_at_ms < ?",
+        (ctx.now_ms - PROCESSED_SIGNAL_RETENTION_DAYS * DAY_MS,),
+    )
+    dead = _delete_matching(
+        ctx,
+        STEP_PURGE,
+        "pending_signals",
+        None,
+        "status = 'dead_letter' AND updated_at_ms < ?",
+        (ctx.now_ms - DEAD_LETTER_RETENTION_DAYS * DAY_MS,),
+    )
+    return StepResult(
+        rows_changed=log.rows + processed.rows + dead.rows,
+        counts={
+            "processing_log": log.rows,
+            "processed_signals": processed.rows,
+            "dead_letter_signals": dead.rows,
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------------------------ identity
+class EmptyNarrativeError(RuntimeError):
+    """The model replied with nothing usable; the previous narrative is kept."""
+
+
+def identity_narrative(ctx: JobContext) -> StepResult:
+    """Regenerate identity.content from the active identity facts with ONE Generate call. Overrides are never
+    read into it nor written; skipped (with the reason) without facts, without a model, or when nothing changed."""
+    facts = [
+        narrative.FactLine(str(r[0]), int(r[1]))
+        for r in ctx.db.query(
+            "SELECT content, source_count FROM identity_facts WHERE status = 'active' "
+            "ORDER BY source_count DESC, id LIMIT ?",
+            (narrative.MAX_FACTS,),
+        )
+    ]
+    if not facts:
+        return StepResult(skip_reason="no_identity_facts")
+    model = ctx.settings.core_model
+    if not model:
+        return StepResult(skip_reason="core_model_unset")
+    if ctx.inference is None:
+        return StepResult(skip_reason="core_model_unavailable")
+    current = ctx.db.query("SELECT content, model FROM identity WHERE id = 1")
+    content, author = (str(current[0][0]), str(current[0][1])) if current else ("", "")
+    imported = content if author == "v1-import" else ""
+    digest = narrative.facts_digest(facts, model, imported)
+    if content and ctx.state.get(state.IDENTITY_DIGEST) == digest:
+        return StepResult(skip_reason="unchanged")
+    try:
+        reply = ctx.inference.generate(
+            narrative.build_messages(facts, imported),
+            model=model,
+            options=narrative.NARRATIVE_OPTIONS,
+            timeout_s=narrative.NARRATIVE_TIMEOUT_S,
+        )
+    except (UnavailableError, FailedPreconditionError, NotFoundError, UnimplementedError) as error:
+        _log.info("identity narrative skipped: core model unavailable (%s)", error.reason)
+        return StepResult(skip_reason="core_model_unavailable")
+    text = narrative.clean_reply(reply.text)
+    if not text:
+        raise EmptyNarrativeError("the model returned an empty narrative")
+    tokens = reply.completion_tokens or math.ceil(len(text) / 4)
+    used = reply.model or model
+    with ctx.batch(STEP_IDENTITY) as tally:
+        tally.rows = ctx.db.execute(
+            "UPDATE identity SET content = ?, token_count = ?, version = version + 1, model = ?, generated_at_ms = ? "
+            "WHERE id = 1",
+            (text, tokens, used, ctx.now_ms),
+        ).rowcount
+        ctx.state.set(state.IDENTITY_DIGEST, digest, ctx.now_ms)
+    return StepResult(rows_changed=tally.rows, model=used)
+
+
+#: The pass, in the spec's order.
+STEPS: tuple[tuple[str, Callable[[JobContext], StepResult]], ...] = (
+    (STEP_DECAY, decay),
+    (STEP_MERGE, merge),
+    (STEP_PROMOTE, promote),
+    (STEP_EVICT, evict),
+    (STEP_PRUNE, prune),
+    (STEP_PURGE, purge),
+    (STEP_IDENTITY, identity_narrative),
+)

@@ -1,0 +1,237 @@
+"""The Consolidator: runs one pass (the steps of jobs.py in order) at a time, and records its report."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memoryd.config import ConfigStore, MemoryConfig
+from memoryd.consolidate import jobs
+from memoryd.consolidate.pacing import Pacer
+from memoryd.consolidate.report import (
+    STEP_DECAY,
+    TASK_TYPE,
+    TRIGGER_MANUAL,
+    PassReport,
+    StepReport,
+    StepResult,
+)
+from memoryd.consolidate.state import StateStore
+from memoryd.domain import now_ms
+from memoryd.storage.db import Database
+from servicekit.errors import AbortedError, ServiceError
+
+_log = logging.getLogger("memoryd.consolidate")
+
+#: Reason of the ABORTED error when a pass is already running.
+CONSOLIDATION_RUNNING = "CONSOLIDATION_RUNNING"
+#: Reason of the ABORTED error once memoryd is shutting down.
+CONSOLIDATION_STOPPED = "CONSOLIDATION_STOPPED"
+
+#: Exceptions from these modules carry SQLite's message, which never holds row content (values are bound).
+_DATABASE_MODULES = frozenset({"sqlite3", "peewee"})
+
+Clock = Callable[[], int]
+#: Called with an agent id (or None for "every agent") after a pass changed memory: cache invalidation.
+AgentsChanged = Callable[[str | None], None]
+Step = tuple[str, Callable[[jobs.JobContext], StepResult]]
+
+
+def pass_settings(config: MemoryConfig) -> jobs.PassSettings:
+    """The consolidator's view of memory.json."""
+    return jobs.PassSettings(
+        salience_floor=config.salience_floor,
+        episode_retention_days=config.episode_retention_days,
+        core_model=config.core_model,
+        embedding_model=None if config.embedding_backend == "none" else config.embedding_model,
+    )
+
+
+def _error_text(error: BaseException) -> str:
+    """What the report says about a failure: the type, plus SQLite's or a ServiceError's own (content-free) text.
+
+    peewee re-raises sqlite3 errors as its own classes (not importable here), hence the module test."""
+    if isinstance(error, (sqlite3.Error, ServiceError)) or type(error).__module__ in _DATABASE_MODULES:
+        return f"{type(error).__name__}: {error}"[:300]
+    return type(error).__name__
+
+
+@dataclass
+class ConsolidatorOptions:
+    """Pacing and hooks; defaults suit a live server."""
+
+    pacer_factory: Callable[[], Pacer] = Pacer
+    on_batch: Callable[[str], None] | None = None
+    steps: Sequence[Step] = jobs.STEPS
+
+
+class Consolidator:
+    """Runs consolidation passes. Never two at once: a second caller gets ABORTED (CONSOLIDATION_RUNNING)."""
+
+    def __init__(
+        self,
+        db: Database,
+        config: ConfigStore,
+        *,
+        vectors: jobs.VectorRemover | None = None,
+        inference: jobs.NarrativeModel | None = None,
+        clock: Clock = now_ms,
+        on_changed: Sequence[AgentsChanged] = (),
+        options: ConsolidatorOptions | None = None,
+    ) -> None:
+        self._db = db
+        self._config = config
+        self._vectors = vectors
+        self._inference = inference
+        self._clock = clock
+        self._on_changed = list(on_changed)
+        self._options = options or ConsolidatorOptions()
+        self._state = StateStore(db)
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+
+    @property
+    def is_running(self) -> bool:
+        """Whether a pass is in progress."""
+        return self._lock.locked()
+
+    def run(self, trigger: str = TRIGGER_MANUAL) -> PassReport:
+        """Run one pass now; raises AbortedError(CONSOLIDATION_RUNNING) if one is already running."""
+        if self._closing.is_set():
+            raise AbortedError(CONSOLIDATION_STOPPED, "memoryd is shutting down")
+        if not self._lock.acquire(blocking=False):
+            raise AbortedError(CONSOLIDATION_RUNNING, "a consolidation pass is already running")
+        try:
+            return self._run(trigger)
+        finally:
+            self._lock.release()
+
+    def try_run(self, trigger: str) -> PassReport | None:
+        """Run one pass unless one is running (then None): what the scheduler calls."""
+        try:
+            return self.run(trigger)
+        except AbortedError:
+            _log.info("consolidation (%s) skipped: a pass is already running", trigger)
+            return None
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Stop accepting passes; a running pass stops before its next batch. Waits for it up to `timeout_s`."""
+        self._closing.set()
+        if self._lock.acquire(timeout=timeout_s):
+            self._lock.release()
+        else:
+            _log.warning("a consolidation pass did not stop within %.0f s", timeout_s)
+
+    def last_pass_ms(self) -> int | None:
+        """When the most recent recorded pass finished (epoch ms), or None."""
+        value = self._db.scalar(
+            "SELECT max(created_at_ms) FROM processing_log WHERE task_type = ?", (TASK_TYPE,)
+        )
+        return None if value is None else int(value)
+
+    def last_report(self) -> PassReport | None:
+        """The most recent pass's report as kept in processing_log."""
+        rows = self._db.query(
+            "SELECT details, duration_ms, model FROM processing_log WHERE task_type = ? ORDER BY id DESC LIMIT 1",
+            (TASK_TYPE,),
+        )
+        return PassReport.from_details(rows[0][0], int(rows[0][1]), str(rows[0][2])) if rows else None
+
+    def _run(self, trigger: str) -> PassReport:
+        start_ms = self._clock()
+        started = time.perf_counter()
+        ctx = jobs.JobContext(
+            db=self._db,
+            state=self._state,
+            settings=pass_settings(self._config.get()),
+            now_ms=start_ms,
+            vectors=self._vectors,
+            inference=self._inference,
+            pacer=self._options.pacer_factory(),
+            on_batch=self._options.on_batch,
+            should_stop=self._closing.is_set,
+        )
+        steps: list[StepReport] = []
+        changed: set[str] = set()
+        model = ""
+        for name, job in self._options.steps:
+            step_started = time.perf_counter()
+            if self._closing.is_set():
+                break
+            try:
+                result = job(ctx)
+            except jobs.PassStoppedError:
+                steps.append(
+                    StepReport(name, duration_ms=_ms_since(step_started), error="stopped: shutting down")
+                )
+                break
+            except Exception as error:
+                _log.error("consolidation step %s failed: %s", name, type(error).__name__)
+                _log.debug("consolidation step failure", exc_info=error)
+                steps.append(StepReport(name, duration_ms=_ms_since(step_started), error=_error_text(error)))
+                continue
+            changed.update(result.agents)
+            model = result.model or model
+            steps.append(
+                StepReport(
+                    name,
+                    rows_changed=result.rows_changed,
+                    vectors_deleted=result.vectors_deleted,
+                    duration_ms=_ms_since(step_started),
+                    skip_reason=result.skip_reason,
+                    counts=dict(result.counts),
+                )
+            )
+        report = PassReport(start_ms, _ms_since(started), tuple(steps), trigger, model)
+        self._record(report)
+        self._notify(report, changed)
+        _log.info(
+            "consolidation (%s) done in %d ms: %s",
+            trigger,
+            report.duration_ms,
+            ", ".join(
+                f"{s.name}={'error' if s.error else s.skip_reason or s.rows_changed}" for s in report.steps
+            ),
+        )
+        return report
+
+    def _record(self, report: PassReport) -> None:
+        """Keep the report in processing_log (task_type consolidate), stamped by the pass's clock."""
+        try:
+            with self._db.write():
+                self._db.execute(
+                    "INSERT INTO processing_log (agent_id, task_type, model, status, details, duration_ms, "
+                    "created_at_ms) VALUES ('', ?, ?, ?, ?, ?, ?)",
+                    (
+                        TASK_TYPE,
+                        report.model,
+                        "error" if report.errors else "success",
+                        report.to_details(),
+                        report.duration_ms,
+                        report.start_ms + report.duration_ms,
+                    ),
+                )
+        except Exception as error:
+            _log.error("could not record the consolidation report: %s", type(error).__name__)
+
+    def _notify(self, report: PassReport, agents: set[str]) -> None:
+        """Tell caches what changed: every agent after decay (salience moved everywhere), else the touched ones."""
+        decayed = any(s.name == STEP_DECAY and s.rows_changed for s in report.steps)
+        everyone = decayed or any(s.error for s in report.steps)
+        targets: list[str | None] = [None]
+        if not everyone:
+            targets = [*sorted(agents)]
+        for callback in self._on_changed:
+            for agent_id in targets:
+                try:
+                    callback(agent_id)
+                except Exception as error:
+                    _log.warning("consolidation callback failed: %s", type(error).__name__)
+
+
+def _ms_since(started: float) -> int:
+    return int((time.perf_counter() - started) * 1000)

@@ -1,0 +1,170 @@
+"""Text features the consolidator compares: folded content-word sets, Jaccard, containment, identity-grade facts."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WORD = re.compile(r"\w+")
+#: Filler that carries no meaning for overlap. Negations ("not", "never", "no") are deliberately kept.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "user",
+        "user's",
+        "s",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "am",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "but",
+        "that",
+        "this",
+        "it",
+        "its",
+        "with",
+        "as",
+        "by",
+        "from",
+        "now",
+        "currently",
+        "really",
+        "very",
+        "also",
+        "just",
+        "about",
+        "into",
+        "over",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "we",
+        "our",
+        "you",
+        "your",
+        "i",
+        "my",
+        "me",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+    ]
+)
+#: Words of an identity-grade fact: who the user is, not what they happen to like or do today.
+_IDENTITY_SUBJECT = re.compile(
+    r"^(?:the\s+)?user(?:'s|s)?\s+(?:"
+    r"(?:full\s+|first\s+|last\s+|preferred\s+|nick)?name|pronouns|birthday|birth\s*date|age|nationality|"
+    r"hometown|home\s*town|native\s+language|mother\s+tongue|job|occupation|profession|job\s+title|title|role|"
+    r"employer|company|wife|husband|spouse|partner|son|daughter|children|kids|mother|father|parents|"
+    r"brother|sister|dog|cat|pet)\b"
+    r"|^(?:the\s+)?user\s+(?:is\s+(?:called|named|a|an|from|based|married|\d+)|was\s+born|lives|grew\s+up|"
+    r"works\s+(?:as|at|for)|studied|speaks|has\s+(?:a|an|two|three|\d+)\s+(?:son|daughter|child|children|kids|"
+    r"wife|husband|partner|dog|cat|pet)s?)\b"
+    r"|^my\s+name\s+is\b",
+    re.IGNORECASE,
+)
+#: Tags the writer may put on a pinned candidate that mark it as a fact about the user themself.
+IDENTITY_TAGS = frozenset(
+    {"identity", "personal", "profile", "bio", "biography", "name", "family", "occupation"}
+)
+
+
+#: ASCII characters that are not word characters become spaces: str.translate + split is ~3× faster than
+#: a regex on the common all-ASCII text, with the same result.
+_ASCII_SEPARATORS = str.maketrans(
+    {chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+)
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+
+
+def fold(text: str) -> str:
+    """Lower-case, accents removed (ASCII text skips the Unicode pass: it is the common case)."""
+    lowered = text.casefold()
+    if lowered.isascii():
+        return lowered
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", lowered))
+
+
+def words(text: str) -> list[str]:
+    """Folded word tokens (runs of letters, digits and underscores), in order."""
+    folded = fold(text)
+    if folded.isascii():
+        return folded.translate(_ASCII_SEPARATORS).split()
+    return _WORD.findall(folded)
+
+
+def stem(word: str) -> str:
+    """Crude suffix stripping so "prefers"/"preferred"/"preferring" meet; never below three letters."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            base = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # preferred → prefer, running → run
+            return base
+    return word
+
+
+def content_words(text: str, *, stemmed: bool = False) -> frozenset[str]:
+    """Set of folded content words (filler dropped unless nothing else is left)."""
+    tokens = words(text)
+    found = frozenset(stem(w) for w in tokens) if stemmed else frozenset(tokens)
+    return (found - STOPWORDS) or found
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a ∩ b| / |a ∪ b|; 0 for two empty sets."""
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+def is_identity_grade(content: str, tags_csv: str = "") -> bool:
+    """Whether a pinned fact states who the user is (name, origin, job, family), by wording or by tag."""
+    tags = {t.strip().casefold() for t in tags_csv.split(",") if t.strip()}
+    return bool(tags & IDENTITY_TAGS) or bool(_IDENTITY_SUBJECT.search(content.strip()))
+
+
+def merge_lines(first: str, second: str) -> str:
+    """Newline lists joined, duplicates (case-insensitive) dropped, order kept."""
+    return _merge(first.split("\n"), second.split("\n"), "\n")
+
+
+def merge_csv(first: str, second: str) -> str:
+    """Comma lists joined the way the writer writes them (", "), duplicates dropped, order kept."""
+    return _merge(first.split(","), second.split(","), ", ")
+
+
+def _merge(first: list[str], second: list[str], separator: str) -> str:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for item in (*first, *second):
+        text = item.strip()
+        key = text.casefold()
+        if text and key not in seen:
+            seen.add(key)
+            kept.append(text)
+    return separator.join(kept)

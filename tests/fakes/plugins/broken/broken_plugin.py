@@ -1,0 +1,3 @@
+"""Test plugin that cannot even be imported."""
+
+raise ImportError("this plugin is broken at import time")

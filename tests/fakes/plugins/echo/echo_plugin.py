@@ -1,0 +1,50 @@
+"""Test plugin: every SDK call, with errors either propagated (ask, search) or reported (probe)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from plugin_host.sdk import Context, Message, Payload, PermissionDeniedError, Plugin, Scope, command
+
+
+class Echo(Plugin):
+    name = "echo"
+
+    @command(
+        payload_schema={"type": "object", "required": ["text"], "properties": {"text": {"type": "string"}}}
+    )
+    def ask(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """ctx.complete with a system prompt and the user's text."""
+        reply = ctx.complete([Message.system("Be brief."), Message.user(payload["text"])])
+        return {"reply": reply.text, "memory": asdict(reply.memory)}
+
+    @command()
+    def stream(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """ctx.stream, collected."""
+        stream = ctx.stream(payload["text"])
+        deltas = list(stream)
+        return {"deltas": deltas, "memory": asdict(stream.memory) if stream.memory else None}
+
+    @command()
+    def search(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """ctx.search_memory; a PermissionDeniedError propagates to the caller."""
+        hits = ctx.search_memory(Scope(payload.get("scope", "pinned")), payload["query"])
+        return {"hits": [{"text": h.text, "kind": h.kind, "topics": list(h.topics)} for h in hits]}
+
+    @command()
+    def probe(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """Call the SDK for another agent (or search) and report the typed error the plugin sees."""
+        try:
+            if payload["action"] == "complete":
+                ctx.complete(payload.get("text", "hello"), agent_id=payload.get("agent"))
+            else:
+                ctx.search_memory("pinned", "anything", agent_id=payload.get("agent"))
+        except PermissionDeniedError as error:
+            return {"error": type(error).__name__, "reason": error.reason}
+        return {"error": None}
+
+    @command()
+    def ping(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """Answer at once (no host call)."""
+        return {"pong": True, "agent": ctx.agent_id, "conversation": ctx.conversation_id}

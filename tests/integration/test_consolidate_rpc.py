@@ -1,0 +1,110 @@
+"""RunConsolidation over gRPC: the report in order, ABORTED while a pass runs, and the request path (BufferTurn,
+SearchMemory) answering normally while a pass is in the middle of its work."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from memoryd.consolidate import ConsolidatorOptions
+from memoryd.consolidate.report import STEP_ORDER
+from memoryd.storage.store import Store
+from osaurus.memory.v1 import memory_pb2 as pb
+from servicekit.errors import from_rpc_error
+from tests.support.consolidate_rows import DAY_MS, fixed_pacer, insert_episode, insert_fact, insert_turn
+from tests.support.consolidate_server import running_consolidating_memoryd
+
+
+def test_run_consolidation_returns_the_report(tmp_path: Path) -> None:
+    with running_consolidating_memoryd(tmp_path) as memoryd:
+        store = memoryd.app.store
+        now = int(time.time() * 1000)
+        insert_fact(
+            memoryd.app.store,
+            "a",
+            "a forgotten fact",
+            salience=0.05,
+            created_ms=now - 90 * DAY_MS,
+            last_decayed_ms=now,
+        )
+        insert_turn(store, "a", "a message from two years ago", created_ms=now - 730 * DAY_MS)
+        reply = memoryd.memory.RunConsolidation(pb.RunConsolidationRequest(), timeout=30)
+        report = reply.report
+        assert tuple(s.name for s in report.steps) == STEP_ORDER
+        assert report.trigger == "manual"
+        steps = {s.name: s for s in report.steps}
+        assert steps["evict"].rows_changed == 1
+        assert steps["prune"].rows_changed == 1
+        assert steps["identity"].skip_reason == "no_identity_facts"
+        assert report.duration_ms >= 0 and abs(report.start_time.ToMilliseconds() - now) < 60_000
+        assert all(not s.error for s in report.steps)
+        # Also kept in processing_log.
+        assert store.db.scalar("SELECT count(*) FROM processing_log WHERE task_type = 'consolidate'") == 1
+
+
+def _seed(store: Store, rows: int) -> None:
+    """Distinct episodes older than the default 365-day retention."""
+    now = int(time.time() * 1000)
+    for i in range(rows):
+        insert_episode(
+            store, "agent", f"Episode {i} about subject {i} and topic {i * 7}", at_ms=now - 400 * DAY_MS
+        )
+
+
+def test_aborted_while_a_pass_runs_and_requests_are_served_meanwhile(tmp_path: Path) -> None:
+    inside, release = threading.Event(), threading.Event()
+
+    def hold(step: str) -> None:
+        if step == "prune":  # stop in the middle of a step that deletes rows
+            inside.set()
+            release.wait(30)
+
+    options = ConsolidatorOptions(pacer_factory=lambda: fixed_pacer(5), on_batch=hold)
+    with running_consolidating_memoryd(tmp_path, options=options) as memoryd:
+        _seed(memoryd.app.store, 20)
+        memoryd.memory.UpsertAgent(
+            pb.UpsertAgentRequest(agent_id="agent", search_memory_enabled=True), timeout=5
+        )
+        replies: list[pb.RunConsolidationResponse] = []
+        worker = threading.Thread(
+            target=lambda: replies.append(
+                memoryd.memory.RunConsolidation(pb.RunConsolidationRequest(), timeout=60)
+            )
+        )
+        worker.start()
+        try:
+            assert inside.wait(20)
+            with pytest.raises(grpc.RpcError) as caught:
+                memoryd.memory.RunConsolidation(pb.RunConsolidationRequest(), timeout=10)
+            error = from_rpc_error(caught.value)
+            assert caught.value.code() == grpc.StatusCode.ABORTED and error.reason == "CONSOLIDATION_RUNNING"
+
+            # The pass is mid-prune; the hot path is not waiting for it.
+            latencies = []
+            for i in range(20):
+                started = time.perf_counter()
+                reply = memoryd.memory.BufferTurn(
+                    pb.BufferTurnRequest(
+                        agent_id="agent", conversation_id="live", user_message=f"hello number {i}"
+                    ),
+                    timeout=2,
+                )
+                latencies.append(time.perf_counter() - started)
+                assert reply.signal_id > 0
+            found = memoryd.memory.SearchMemory(
+                pb.SearchMemoryRequest(
+                    agent_id="agent", scope=pb.SCOPE_TRANSCRIPT, query="hello number", limit=5
+                ),
+                timeout=2,
+            )
+            assert len(found.hits) == 5
+            assert max(latencies) < 1.0
+        finally:
+            release.set()
+            worker.join(60)
+        report = replies[0].report
+        assert {s.name: s.rows_changed for s in report.steps}["prune"] == 20

@@ -1,0 +1,50 @@
+"""Pure retrieval functions: terms, BM25 with per-agent statistics, RRF, candidate pruning, MMR."""
+
+from __future__ import annotations
+
+from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
+from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingles
+from memoryd.retrieval.terms import fold, query_terms, tokens
+
+
+def test_terms_fold_accents_case_and_drop_stop_words() -> None:
+    assert fold("Crème Brûlée") == "creme brulee"
+    assert tokens("Zoë's café_au-lait!") == ["zoe", "s", "cafe", "au", "lait"]
+    assert query_terms("What did I say about the Café in Lisbon?") == ["cafe", "lisbon"]
+    assert query_terms("who are you") == ["who", "are", "you"]  # only stop words: keep them
+    assert query_terms("?!") == []
+
+
+def test_rrf_fuses_ranks_and_tolerates_a_missing_side() -> None:
+    fused = rrf([[1, 2, 3], [3, 1]])
+    assert ranked(fused)[0] == 1 and set(fused) == {1, 2, 3}
+    assert ranked(rrf([[7, 8, 9]])) == [7, 8, 9]  # one side only: that side's order
+    assert ranked(rrf([[1, 2], [2, 1]], weights=[1.0, 0.0])) == [1, 2]
+
+
+def test_bm25_uses_the_agents_own_document_frequencies() -> None:
+    docs = {1: "zebra notes", 2: "lemon notes"}
+    corpus = AgentCorpus(rows=100, mean_chars=11.0)
+    rare_zebra = bm25_scores(["zebra", "lemon"], docs, corpus, {"zebra": 1, "lemon": 50}.__getitem__)
+    rare_lemon = bm25_scores(["zebra", "lemon"], docs, corpus, {"zebra": 50, "lemon": 1}.__getitem__)
+    assert ranked(rare_zebra) == [1, 2] and ranked(rare_lemon) == [2, 1]
+    assert idf(100, 1) > idf(100, 50) > 0
+
+
+def test_candidate_terms_skip_absent_and_very_common_terms() -> None:
+    dfs = {"caroline": 900, "painting": 12, "absent": 0, "sunrise": 3}
+    assert candidate_terms(list(dfs), dfs, rows=1000) == ["painting", "sunrise"]
+    assert candidate_terms(["caroline", "absent"], dfs, rows=1000) == ["caroline"]  # all common: rarest kept
+    assert candidate_terms(["absent"], dfs, rows=1000) == []
+
+
+def test_mmr_prefers_relevant_but_different_items() -> None:
+    assert jaccard(shingles("painting"), shingles("paintings")) > 0.5
+    items = [
+        Candidate(1, 1.0, "we painted the sunrise over the lake"),
+        Candidate(2, 0.99, "we painted the sunrise over the lake!"),
+        Candidate(3, 0.9, "the kids went camping in the forest"),
+    ]
+    assert [i for i, _ in mmr(items, 2, lam=0.5)] == [1, 3]
+    assert [i for i, _ in mmr(items, 3, lam=1.0)] == [1, 2, 3]
+    assert mmr([], 3) == []
