@@ -130,6 +130,41 @@ class BenchStoreReader:
             )
 
 
+class TimedReader:
+    """Wraps a MemoryReader and accumulates milliseconds per method, to split latency into stages."""
+
+    def __init__(self, inner: BenchStoreReader) -> None:
+        self.inner = inner
+        self.ms: dict[str, float] = {}
+
+    def _timed(self, name: str, fn: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.ms[name] = self.ms.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+    def is_memory_enabled(self, agent_id: str) -> bool:
+        return bool(self._timed("agent", lambda: self.inner.is_memory_enabled(agent_id)))
+
+    def identity(self, agent_id: str) -> IdentitySnapshot:
+        result: IdentitySnapshot = self._timed("identity", lambda: self.inner.identity(agent_id))
+        return result
+
+    def known_entities(self, agent_id: str) -> Sequence[str]:
+        result: Sequence[str] = self._timed("entities", lambda: self.inner.known_entities(agent_id))
+        return result
+
+    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
+        result: Sequence[MemoryHit] = self._timed(
+            "search", lambda: self.inner.search(agent_id, scope, query, limit)
+        )
+        return result
+
+    def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
+        self._timed("bump", lambda: self.inner.bump_pinned_usage(agent_id, fact_ids, used_at_ms))
+
+
 # ------------------------------------------------------------------------------------------------- corpus
 @dataclass(frozen=True)
 class Corpus:
@@ -311,7 +346,7 @@ def run() -> list[BenchResult]:
         started = time.perf_counter()
         indexed = app.indexer.run_once()
         index_s = time.perf_counter() - started
-        reader = BenchStoreReader(app, lambda: now_ms)
+        reader = TimedReader(BenchStoreReader(app, lambda: now_ms))
         counter_client = InferenceClient(inferd_running.target, deadline_s=5.0)
         path = ReadPath(
             reader,
@@ -321,6 +356,7 @@ def run() -> list[BenchResult]:
         queries = make_queries(corpus, rng, 40)
         for _, q in queries[:10]:  # warm connections and code paths (not measured)
             path.assemble(AGENT, "warm " + q)
+        reader.ms.clear()
         per_section: dict[str, list[float]] = {}
         chosen: dict[str, int] = {}
         all_ms: list[float] = []
@@ -334,6 +370,7 @@ def run() -> list[BenchResult]:
             chosen[f"{intended}->{assembly.section.value}"] = (
                 chosen.get(f"{intended}->{assembly.section.value}", 0) + 1
             )
+        stage_ms = dict(reader.ms)
         grpc_ms = _grpc_latencies(path, [f"{q} (rpc)" for _, q in queries])
         fake_embed = time_calls(lambda q: app.embedder.embed([q]), [f"{q} (embed)" for _, q in queries[:80]])
         counter_client.close()
@@ -365,6 +402,11 @@ def run() -> list[BenchResult]:
             f"| {sec} | {len(v)} | {statistics.median(v):.1f} | {percentile(v, 0.95):.1f} |"
             for sec, v in sorted(per_section.items())
         ),
+        "",
+        "Where the in-process time went (sum over all calls): "
+        + ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(stage_ms.items(), key=lambda kv: -kv[1]))
+        + f", everything else (gate, planner, token counts, block) {sum(all_ms) - sum(stage_ms.values()):.0f} ms"
+        + f" — of {sum(all_ms):.0f} ms total.",
         "",
         "Intended → chosen section: " + ", ".join(f"{k} {v}" for k, v in sorted(chosen.items())) + ".",
     ]

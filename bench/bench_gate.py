@@ -449,7 +449,8 @@ def _llm_report(outcome: LlmRun, entities: frozenset[str]) -> tuple[str, list[Be
         BenchResult(
             ISSUE,
             f"gate llm with the {LLM_DEADLINE_S:g} s deadline (timeouts fall back to the heuristic)",
-            f"{100 * eff_s.accuracy:.1f}% / {100 * eff_s.false_injection_rate:.1f}%",
+            f"{100 * eff_s.accuracy:.1f}% / {100 * eff_s.false_injection_rate:.1f}%"
+            f" ({in_time}/{len(cases)} model answers in time; the rest are heuristic fallbacks)",
             "≥ 85% / ≤ 5%",
         ),
     ]

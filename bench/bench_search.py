@@ -39,14 +39,14 @@ class Variant:
 
 
 SERVICE_DEFAULT = SearchSettings()
+_PLAIN = replace(SERVICE_DEFAULT, mmr_lambda=1.0, conversation_weight=0.0, neighbour_weight=0.0)
 VARIANTS = (
-    Variant(
-        "bm25, FTS5 table-wide IDF", SearchSettings(use_vectors=False, per_agent_stats=False, mmr_lambda=1.0)
-    ),
-    Variant("bm25, per-agent IDF", SearchSettings(use_vectors=False, mmr_lambda=1.0)),
-    Variant("dense (faiss) only", SearchSettings(bm25_weight=0.0, mmr_lambda=1.0)),
-    Variant("hybrid RRF", SearchSettings(mmr_lambda=1.0)),
-    Variant("hybrid RRF + MMR (service default)", SERVICE_DEFAULT),
+    Variant("bm25, FTS5 table-wide IDF", replace(_PLAIN, use_vectors=False, per_agent_stats=False)),
+    Variant("bm25, per-agent IDF", replace(_PLAIN, use_vectors=False)),
+    Variant("dense (faiss) only", replace(_PLAIN, bm25_weight=0.0)),
+    Variant("hybrid RRF", _PLAIN),
+    Variant("hybrid RRF + conversation prior", replace(SERVICE_DEFAULT, mmr_lambda=1.0)),
+    Variant("hybrid RRF + prior + MMR (service default)", SERVICE_DEFAULT),
 )
 
 

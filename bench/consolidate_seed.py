@@ -21,7 +21,7 @@ from memoryd.storage.store import open_store
 
 DAY_MS = 86_400_000
 #: Seed format version: bump when the generator changes so a stale cache is not reused.
-FORMAT = 3
+FORMAT = 4
 AGENTS = 200
 FACTS = 1_000_000
 EPISODES = 200_000
@@ -155,7 +155,7 @@ def build(home: Path, scale: float, now_ms: int, seed: int = 7) -> Seed:
                     for i in range(a, b)
                 ],
             )
-        con.executemany("UPDATE episodes SET summary = ? WHERE id = ?", [(summaries[e], e + 1) for e in recent])
+        con.executemany("UPDATE episodes SET summary = ? WHERE id = ?", [(summaries[e], e + 1) for e in recent.tolist()])
     # Transcript: 20-word turns in conversations of 10.
     turn_agent = rng.integers(0, agents, size=n_turns // 10)
     with con:

@@ -18,8 +18,14 @@ from inferd.registry import Loader, ModelRegistry
 from inferd.service import SERVICE_NAME, InferenceService
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.logsetup import setup_logging
-from servicekit.server import InsecureBindError, RunningServer, ServerOptions, ServiceBinding, build_server
-from servicekit.server import serve_until_signal
+from servicekit.server import (
+    InsecureBindError,
+    RunningServer,
+    ServerOptions,
+    ServiceBinding,
+    build_server,
+    serve_until_signal,
+)
 
 _log = logging.getLogger("inferd.app")
 DOMAIN = "inference.osaurus.dev"
@@ -52,7 +58,9 @@ def start(settings: Settings, loader: Loader | None = None) -> tuple[RunningServ
     options = ServerOptions(
         address=settings.listen, domain=DOMAIN, tls=credentials, auth_token=settings.auth_token
     )
-    binding = ServiceBinding(SERVICE_NAME, lambda server: pb_grpc.add_InferenceServiceServicer_to_server(app.service, server))
+    binding = ServiceBinding(
+        SERVICE_NAME, lambda server: pb_grpc.add_InferenceServiceServicer_to_server(app.service, server)
+    )
     try:
         running = build_server(options, [binding])
     except BaseException:

@@ -110,7 +110,9 @@ class InferenceClient:
             model=model, messages=_messages(messages), options=_options(options), json_schema=json_schema
         )
         with typed_errors():
-            reply = self._stub.Generate(request, timeout=timeout_s, metadata=_metadata(only_if_resident, agent_id))
+            reply = self._stub.Generate(
+                request, timeout=timeout_s, metadata=_metadata(only_if_resident, agent_id)
+            )
         return Generation(
             text=reply.text,
             finish_reason=_FINISH.get(reply.finish_reason, "unspecified"),
@@ -162,10 +164,14 @@ class InferenceClient:
             vectors = np.zeros((0, reply.dimension), dtype=np.float32)
         return Embeddings(vectors=vectors, model=reply.model, dimension=reply.dimension)
 
-    def count_tokens(self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None) -> list[int]:
+    def count_tokens(
+        self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
+    ) -> list[int]:
         """Token counts by the model's own tokenizer."""
         with typed_errors():
-            reply = self._stub.CountTokens(pb.CountTokensRequest(model=model, texts=list(texts)), timeout=timeout_s)
+            reply = self._stub.CountTokens(
+                pb.CountTokensRequest(model=model, texts=list(texts)), timeout=timeout_s
+            )
         return list(reply.counts)
 
     def models(self, *, timeout_s: float | None = None) -> list[ModelInfo]:
@@ -220,4 +226,4 @@ def _options(options: GenerateOptions | None) -> pb.GenerationOptions:
     )
 
 
-__all__ = ["Embeddings", "Generation", "GenerateOptions", "InferenceClient", "Message", "ModelInfo"]
+__all__ = ["Embeddings", "GenerateOptions", "Generation", "InferenceClient", "Message", "ModelInfo"]

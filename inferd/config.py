@@ -94,10 +94,14 @@ def builtin_models(queue_capacity: int = 8, idle_unload_s: float = 0.0) -> tuple
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="inferd", description="osaurus inference service (gRPC)")
-    parser.add_argument("--listen", help=f"address to bind (default $OSAURUS_INFERD_LISTEN or {DEFAULT_LISTEN})")
+    parser.add_argument(
+        "--listen", help=f"address to bind (default $OSAURUS_INFERD_LISTEN or {DEFAULT_LISTEN})"
+    )
     parser.add_argument("--home", help="data root (default $OSAURUS_HOME or ~/.osaurus)")
     parser.add_argument("--port-file", help="write the bound address here once serving")
-    parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default $OSAURUS_LOG_LEVEL or INFO)")
+    parser.add_argument(
+        "--log-level", default=None, help="DEBUG, INFO, WARNING (default $OSAURUS_LOG_LEVEL or INFO)"
+    )
     parser.add_argument("--backend", choices=("auto", "fake"), help="'fake' serves deterministic fake models")
     parser.add_argument("--config", help="models config file (default $OSAURUS_HOME/config/inference.json)")
     return parser.parse_args(argv)
@@ -119,7 +123,11 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         models[spec.name] = spec
     default_llm = str(file_cfg.get("default_llm", DEFAULT_LLM))
     default_embedding = str(file_cfg.get("default_embedding", DEFAULT_EMBEDDING))
-    common: dict[str, Any] = {"queue_capacity": queue_capacity, "idle_unload_s": idle_unload_s, "remote": remote}
+    common: dict[str, Any] = {
+        "queue_capacity": queue_capacity,
+        "idle_unload_s": idle_unload_s,
+        "remote": remote,
+    }
     if remote_llm := env.get("OSAURUS_INFERD_REMOTE_LLM_MODEL"):
         models[remote_llm] = ModelSpec(remote_llm, "llm", "openai", remote_llm, **common)
         default_llm = remote_llm
@@ -144,7 +152,9 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         models=tuple(models.values()),
         default_llm=default_llm,
         default_embedding=default_embedding,
-        request_timeout_s=_float(file_cfg.get("request_timeout_s", 600.0), "request_timeout_s", 1.0, 86_400.0),
+        request_timeout_s=_float(
+            file_cfg.get("request_timeout_s", 600.0), "request_timeout_s", 1.0, 86_400.0
+        ),
         auth_token=Path(token_file).read_text().strip() if token_file else None,
         tls_cert=Path(env["OSAURUS_TLS_CERT"]) if env.get("OSAURUS_TLS_CERT") else None,
         tls_key=Path(env["OSAURUS_TLS_KEY"]) if env.get("OSAURUS_TLS_KEY") else None,

@@ -196,21 +196,29 @@ def _minimal(node: Any, root: dict[str, Any], hint: str) -> Any:
     kind = kind[0] if isinstance(kind, list) else kind or "object"
     if kind == "object":
         props: dict[str, Any] = node.get("properties", {})
-        return {name: _minimal(props.get(name, True), root, hint) for name in node.get("required", list(props))}
+        return {
+            name: _minimal(props.get(name, True), root, hint) for name in node.get("required", list(props))
+        }
     if kind == "array":
         return [_minimal(node.get("items", True), root, hint) for _ in range(node.get("minItems", 0))]
     if kind == "string":
         text = hint or "x"
-        text = (text * (node.get("minLength", 0) // max(1, len(text)) + 1))[: max(len(text), node.get("minLength", 0))]
+        text = (text * (node.get("minLength", 0) // max(1, len(text)) + 1))[
+            : max(len(text), node.get("minLength", 0))
+        ]
         return text[: node["maxLength"]] if "maxLength" in node else text
     if kind in ("number", "integer"):
-        low = node.get("minimum", node.get("exclusiveMinimum", 0))
-        high = node.get("maximum", node.get("exclusiveMaximum", low + 1))
+        low = _bound(node, ("minimum", "exclusiveMinimum"), 0.0)
+        high = _bound(node, ("maximum", "exclusiveMaximum"), low + 1)
         middle = (low + high) / 2
         return int(middle) if kind == "integer" and low <= int(middle) <= high else middle
     if kind == "boolean":
         return False
     return None
+
+
+def _bound(node: dict[str, Any], keys: tuple[str, ...], default: float) -> float:
+    return next((float(node[key]) for key in keys if key in node), default)
 
 
 __all__ = ["SchemaError", "check_schema", "minimal_instance", "validate"]

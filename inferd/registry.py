@@ -45,7 +45,7 @@ class _Slot:
     error: str = ""
     backend: Backend | None = None
     worker: InferenceWorker | None = None
-    info: LoadedInfo = LoadedInfo()
+    info: LoadedInfo = field(default_factory=LoadedInfo)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -69,10 +69,14 @@ class ModelRegistry:
                 raise FailedPreconditionError("MODEL_UNSET", f"no default {kind} model is configured")
         slot = self._slots.get(name)
         if slot is None:
-            raise NotFoundError("MODEL_NOT_FOUND", f"model {name!r} is not configured", metadata={"model": name})
+            raise NotFoundError(
+                "MODEL_NOT_FOUND", f"model {name!r} is not configured", metadata={"model": name}
+            )
         if slot.spec.kind != kind:
             raise InvalidArgumentError(
-                "WRONG_MODEL_KIND", f"model {name!r} is a {slot.spec.kind} model, not {kind}", metadata={"model": name}
+                "WRONG_MODEL_KIND",
+                f"model {name!r} is a {slot.spec.kind} model, not {kind}",
+                metadata={"model": name},
             )
         return name
 
@@ -83,7 +87,9 @@ class ModelRegistry:
             return slot.worker
         if only_if_resident:
             raise FailedPreconditionError(
-                "MODEL_NOT_RESIDENT", f"model {name!r} is not loaded", metadata={"model": name, "state": slot.state}
+                "MODEL_NOT_RESIDENT",
+                f"model {name!r} is not loaded",
+                metadata={"model": name, "state": slot.state},
             )
         self.load(name)
         if slot.worker is None:  # unloaded again between load() and here
@@ -99,7 +105,7 @@ class ModelRegistry:
                 started = time.monotonic()
                 try:
                     backend = self._loader(slot.spec)
-                except Exception as error:  # noqa: BLE001 - any load failure is reported, not raised as INTERNAL
+                except Exception as error:
                     slot.state, slot.error = "failed", _describe(error)
                     _log.warning("model %s failed to load: %s", name, slot.error)
                 else:
@@ -109,7 +115,9 @@ class ModelRegistry:
                     _log.info("model %s loaded in %.2fs", name, time.monotonic() - started)
             if slot.state == "failed":
                 raise FailedPreconditionError(
-                    "MODEL_UNAVAILABLE", f"model {name!r} could not be loaded: {slot.error}", metadata={"model": name}
+                    "MODEL_UNAVAILABLE",
+                    f"model {name!r} could not be loaded: {slot.error}",
+                    metadata={"model": name},
                 )
         return self.snapshot(name)
 
@@ -125,7 +133,11 @@ class ModelRegistry:
         slot.worker, slot.backend = None, None
         slot.state, slot.error = "unloaded", ""
         if worker is not None:
-            worker.stop(UnavailableError("MODEL_UNLOADED", f"model {slot.spec.name!r} was unloaded", retry_after_s=1.0))
+            worker.stop(
+                UnavailableError(
+                    "MODEL_UNLOADED", f"model {slot.spec.name!r} was unloaded", retry_after_s=1.0
+                )
+            )
         if backend is not None:
             backend.close()
             _log.info("model %s unloaded", slot.spec.name)
@@ -161,7 +173,9 @@ class ModelRegistry:
     def _slot(self, name: str) -> _Slot:
         slot = self._slots.get(name)
         if slot is None:
-            raise NotFoundError("MODEL_NOT_FOUND", f"model {name!r} is not configured", metadata={"model": name})
+            raise NotFoundError(
+                "MODEL_NOT_FOUND", f"model {name!r} is not configured", metadata={"model": name}
+            )
         return slot
 
     def _reap_idle(self) -> None:
@@ -174,7 +188,9 @@ class ModelRegistry:
                 if slot.lock.acquire(blocking=False):
                     try:
                         if slot.worker is worker and not worker.is_busy:
-                            _log.info("model %s idle for %.0fs; unloading", slot.spec.name, now - worker.last_used_s)
+                            _log.info(
+                                "model %s idle for %.0fs; unloading", slot.spec.name, now - worker.last_used_s
+                            )
                             self._unload_locked(slot)
                     finally:
                         slot.lock.release()

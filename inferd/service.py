@@ -48,7 +48,11 @@ MAX_STOP_SEQUENCES = 8
 DEFAULT_MAX_TOKENS = 512
 
 _ROLES: dict[int, Role] = {pb.ROLE_SYSTEM: "system", pb.ROLE_USER: "user", pb.ROLE_ASSISTANT: "assistant"}
-_FINISH = {"stop": pb.FINISH_REASON_STOP, "length": pb.FINISH_REASON_LENGTH, "cancelled": pb.FINISH_REASON_CANCELLED}
+_FINISH = {
+    "stop": pb.FINISH_REASON_STOP,
+    "length": pb.FINISH_REASON_LENGTH,
+    "cancelled": pb.FINISH_REASON_CANCELLED,
+}
 _STATES = {
     "unloaded": pb.MODEL_STATE_UNLOADED,
     "loading": pb.MODEL_STATE_LOADING,
@@ -59,7 +63,7 @@ _KINDS = {"llm": pb.MODEL_KIND_LLM, "embedding": pb.MODEL_KIND_EMBEDDING}
 
 
 @planned_rpcs(pb_grpc.InferenceServiceServicer, SERVICE_NAME)
-class InferenceService(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
+class InferenceService(pb_grpc.InferenceServiceServicer):
     """The gRPC face of inferd. Protobuf stops here: below it are plain dataclasses and arrays."""
 
     def __init__(self, registry: ModelRegistry, request_timeout_s: float) -> None:
@@ -108,7 +112,9 @@ class InferenceService(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
                 finish_reason=_FINISH[event.finish_reason], usage=_usage(event, duration_ms), model=name
             )
 
-    def _generate_call(self, request: pb.GenerateRequest | pb.GenerateStreamRequest) -> tuple[str, GenerateCall]:
+    def _generate_call(
+        self, request: pb.GenerateRequest | pb.GenerateStreamRequest
+    ) -> tuple[str, GenerateCall]:
         with Violations() as v:
             v.require_id(request.model, "model", max_chars=128, reason="INVALID_MODEL_NAME", required=False)
             messages = _messages(v, request.messages)
@@ -150,7 +156,9 @@ class InferenceService(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
             embeddings=[pb.Embedding(values=row) for row in vectors.tolist()], dimension=dimension, model=name
         )
 
-    def CountTokens(self, request: pb.CountTokensRequest, context: grpc.ServicerContext) -> pb.CountTokensResponse:
+    def CountTokens(
+        self, request: pb.CountTokensRequest, context: grpc.ServicerContext
+    ) -> pb.CountTokensResponse:
         with Violations() as v:
             v.require_id(request.model, "model", max_chars=128, reason="INVALID_MODEL_NAME", required=False)
             texts = _texts(v, request.texts, "texts", MAX_COUNT_TEXTS, MAX_MESSAGE_CHARS, allow_empty=True)
@@ -172,7 +180,9 @@ class InferenceService(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
             v.require_id(request.model, "model", max_chars=128, reason="INVALID_MODEL_NAME")
         return pb.LoadModelResponse(status=_status(self._registry.load(request.model)))
 
-    def UnloadModel(self, request: pb.UnloadModelRequest, context: grpc.ServicerContext) -> pb.UnloadModelResponse:
+    def UnloadModel(
+        self, request: pb.UnloadModelRequest, context: grpc.ServicerContext
+    ) -> pb.UnloadModelResponse:
         with Violations() as v:
             v.require_id(request.model, "model", max_chars=128, reason="INVALID_MODEL_NAME")
         return pb.UnloadModelResponse(status=_status(self._registry.unload(request.model)))
@@ -210,7 +220,9 @@ def _messages(v: Violations, messages: Sequence[pb.ChatMessage]) -> tuple[ChatTu
     if not messages:
         v.add("messages", "is required (at least one message)", "MISSING_FIELD")
     elif len(messages) > MAX_MESSAGES:
-        v.add("messages", f"has {len(messages)} messages; at most {MAX_MESSAGES} allowed", "TOO_MANY_MESSAGES")
+        v.add(
+            "messages", f"has {len(messages)} messages; at most {MAX_MESSAGES} allowed", "TOO_MANY_MESSAGES"
+        )
     turns: list[ChatTurn] = []
     for i, message in enumerate(messages[:MAX_MESSAGES]):
         v.require_enum(message.role, pb.Role.DESCRIPTOR, f"messages[{i}].role", reason="INVALID_ROLE")
@@ -224,7 +236,9 @@ def _params(v: Violations, options: pb.GenerationOptions) -> SamplingParams:
     v.require_range(options.temperature, "options.temperature", 0.0, 2.0, "OUT_OF_RANGE")
     v.require_range(options.top_p, "options.top_p", 0.0, 1.0, "OUT_OF_RANGE")
     if len(options.stop) > MAX_STOP_SEQUENCES:
-        v.add("options.stop", f"at most {MAX_STOP_SEQUENCES} stop sequences allowed", "TOO_MANY_STOP_SEQUENCES")
+        v.add(
+            "options.stop", f"at most {MAX_STOP_SEQUENCES} stop sequences allowed", "TOO_MANY_STOP_SEQUENCES"
+        )
     for i, stop in enumerate(options.stop[:MAX_STOP_SEQUENCES]):
         v.require_text(stop, f"options.stop[{i}]", max_chars=64)
     top_p = options.top_p if math.isfinite(options.top_p) and options.top_p > 0 else 1.0
@@ -241,7 +255,9 @@ def _schema(v: Violations, text: str) -> dict[str, Any] | None:
     if not text:
         return None
     if len(text) > MAX_SCHEMA_CHARS:
-        v.add("json_schema", f"is {len(text)} characters; at most {MAX_SCHEMA_CHARS} allowed", "FIELD_TOO_LONG")
+        v.add(
+            "json_schema", f"is {len(text)} characters; at most {MAX_SCHEMA_CHARS} allowed", "FIELD_TOO_LONG"
+        )
         return None
     try:
         schema = json.loads(text)
@@ -282,7 +298,9 @@ def _check_json(text: str, schema: dict[str, Any] | None) -> None:
 
 def _usage(finished: Finished, duration_ms: int) -> pb.Usage:
     return pb.Usage(
-        prompt_tokens=finished.prompt_tokens, completion_tokens=finished.completion_tokens, duration_ms=duration_ms
+        prompt_tokens=finished.prompt_tokens,
+        completion_tokens=finished.completion_tokens,
+        duration_ms=duration_ms,
     )
 
 

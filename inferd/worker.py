@@ -104,7 +104,9 @@ class InferenceWorker:
         job = Job(work, deadline_s)
         with self._cond:
             if self._stopping:
-                raise self._stop_error or UnavailableError("MODEL_UNLOADED", f"model {self.name} was unloaded")
+                raise self._stop_error or UnavailableError(
+                    "MODEL_UNLOADED", f"model {self.name} was unloaded"
+                )
             if len(self._pending) >= self.capacity:
                 retry_s = round(min(30.0, max(0.5, self._avg_job_s * (len(self._pending) + 1))), 1)
                 raise ResourceExhaustedError(
@@ -162,7 +164,7 @@ class InferenceWorker:
                 with self._cond:
                     self._running = None
                 job = None
-        except BaseException as error:  # noqa: BLE001 - SystemExit/KeyboardInterrupt inside a model: end the thread
+        except BaseException as error:
             _log.error("inference thread of %s stopped: %s", self.name, type(error).__name__)
         finally:
             # Only a BaseException (not a model error) gets here with work left: fail it rather than hang callers.
@@ -200,10 +202,13 @@ class InferenceWorker:
         except BackendRequestError as error:
             violations = [FieldViolation(error.field, str(error), error.reason)] if error.field else []
             job.put(_ERROR, InvalidArgumentError(error.reason, str(error), field_violations=violations))
-        except Exception as error:  # noqa: BLE001 - a model failure must reach the caller, never hang it
+        except Exception as error:
             _log.error("model %s crashed: %s", self.name, type(error).__name__)
             _log.debug("model %s crash traceback", self.name, exc_info=error)
-            job.put(_ERROR, UnavailableError("MODEL_CRASHED", f"model {self.name} failed while serving the request"))
+            job.put(
+                _ERROR,
+                UnavailableError("MODEL_CRASHED", f"model {self.name} failed while serving the request"),
+            )
         finally:
             elapsed = time.monotonic() - started
             self._avg_job_s = 0.8 * self._avg_job_s + 0.2 * elapsed

@@ -141,7 +141,9 @@ def _is_locomo(data: Any) -> bool:
     return isinstance(first, dict) and isinstance(first.get("conversation"), dict)
 
 
-def read_sessions(path: Path, file_format: str = "auto", default_agent: str | None = None) -> list[IngestSession]:
+def read_sessions(
+    path: Path, file_format: str = "auto", default_agent: str | None = None
+) -> list[IngestSession]:
     """Sessions of a file; ValueError naming the line or sample when it cannot be read."""
     text = path.read_text(encoding="utf-8")
     whole: Any = None
@@ -174,7 +176,9 @@ def read_sessions(path: Path, file_format: str = "auto", default_agent: str | No
 class ProgressBar:
     """A one-line bar on a terminal (redrawn in place); elsewhere a line at every 10 %."""
 
-    def __init__(self, out: TextIO, total: int, unit: str, *, is_enabled: bool = True, width: int = 30) -> None:
+    def __init__(
+        self, out: TextIO, total: int, unit: str, *, is_enabled: bool = True, width: int = 30
+    ) -> None:
         self._out = out
         self._total = max(total, 1)
         self._unit = unit

@@ -21,16 +21,23 @@ REF_PREFIXES = {
     "identity_fact": KIND_IDENTITY_FACT,
     "identity": KIND_IDENTITY_FACT,
 }
-_REF_NAME = {KIND_PINNED: "pinned", KIND_EPISODE: "episode", KIND_TRANSCRIPT: "transcript", KIND_IDENTITY_FACT: "identity_fact"}
+_REF_NAME = {
+    KIND_PINNED: "pinned",
+    KIND_EPISODE: "episode",
+    KIND_TRANSCRIPT: "transcript",
+    KIND_IDENTITY_FACT: "identity_fact",
+}
 MAX_CELL_CHARS = 72
 
 
 def parse_ref(text: str) -> tuple[str, int]:
-    """"pinned:12" → (kind, 12); ValueError with the accepted forms otherwise."""
+    """ "pinned:12" → (kind, 12); ValueError with the accepted forms otherwise."""
     prefix, _, number = text.partition(":")
     kind = REF_PREFIXES.get(prefix.strip().lower())
     if kind is None or not number.strip().isdigit() or int(number) <= 0:
-        raise ValueError(f"bad item reference {text!r}: use pinned:ID, episode:ID, transcript:ID or identity_fact:ID")
+        raise ValueError(
+            f"bad item reference {text!r}: use pinned:ID, episode:ID, transcript:ID or identity_fact:ID"
+        )
     return kind, int(number)
 
 
@@ -62,7 +69,9 @@ def _cell(value: object) -> str:
     return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
 
 
-def table(out: TextIO, headers: Sequence[str], rows: Sequence[Sequence[object]], empty: str = "(none)") -> None:
+def table(
+    out: TextIO, headers: Sequence[str], rows: Sequence[Sequence[object]], empty: str = "(none)"
+) -> None:
     """Left-aligned columns, two spaces apart, with a header row."""
     if not rows:
         print(empty, file=out)
@@ -74,7 +83,7 @@ def table(out: TextIO, headers: Sequence[str], rows: Sequence[Sequence[object]],
 
 
 def pairs(out: TextIO, items: Sequence[tuple[str, object]]) -> None:
-    """"key: value" lines with aligned values."""
+    """ "key: value" lines with aligned values."""
     width = max((len(k) for k, _ in items), default=0)
     for key, value in items:
         print(f"{key + ':':<{width + 1}} {value}", file=out)

@@ -150,8 +150,13 @@ class ConsolidationReport:
 
 def _agent(a: pb.Agent) -> AgentInfo:
     return AgentInfo(
-        a.agent_id, a.display_name, a.memory_enabled, a.search_memory_enabled, a.memory_entry_count,
-        _ms(a.create_time), _ms(a.update_time),
+        a.agent_id,
+        a.display_name,
+        a.memory_enabled,
+        a.search_memory_enabled,
+        a.memory_entry_count,
+        _ms(a.create_time),
+        _ms(a.update_time),
     )
 
 
@@ -178,10 +183,14 @@ def _diagnosis(r: cpb.DiagnoseResponse) -> Diagnosis:
         total_calls=r.processing.total_calls,
         success_rate=r.processing.success_rate,
         mean_duration_ms=r.processing.mean_duration_ms,
-        fts=tuple(FtsHealth(f.fts_table, f.source_table, f.source_rows, f.fts_rows, f.healthy) for f in r.fts),
+        fts=tuple(
+            FtsHealth(f.fts_table, f.source_table, f.source_rows, f.fts_rows, f.healthy) for f in r.fts
+        ),
         vector_indexes=tuple(_vector_state(s) for s in r.vector_indexes),
         database_bytes=r.database_bytes,
-        recent_errors=tuple(StorageErrorRecord(_ms(e.occur_time), e.operation, e.message) for e in r.recent_errors),
+        recent_errors=tuple(
+            StorageErrorRecord(_ms(e.occur_time), e.operation, e.message) for e in r.recent_errors
+        ),
         is_encrypted=r.encrypted,
         store_state=_STORE_STATES.get(r.store_state, "unknown"),
         degraded_reason=r.degraded_reason,
@@ -302,7 +311,9 @@ class MemoryClient:
         """Distil every pending conversation now (or one agent's)."""
         with typed_errors():
             reply = self._memory.SyncNow(pb.SyncNowRequest(agent_id=agent_id), timeout=timeout_s)
-        return [SessionOutcome(o.agent_id, o.conversation_id, o.outcome, o.episode_id) for o in reply.outcomes]
+        return [
+            SessionOutcome(o.agent_id, o.conversation_id, o.outcome, o.episode_id) for o in reply.outcomes
+        ]
 
     def run_consolidation(self, *, timeout_s: float = LONG_DEADLINE_S) -> ConsolidationReport:
         """One consolidation pass; AbortedError (CONSOLIDATION_RUNNING) if one is running."""
@@ -312,7 +323,9 @@ class MemoryClient:
             duration_ms=report.duration_ms,
             trigger=report.trigger,
             steps=tuple(
-                ConsolidationStep(s.name, s.rows_changed, s.vectors_deleted, s.duration_ms, s.skip_reason, s.error)
+                ConsolidationStep(
+                    s.name, s.rows_changed, s.vectors_deleted, s.duration_ms, s.skip_reason, s.error
+                )
                 for s in report.steps
             ),
         )
@@ -362,13 +375,22 @@ class MemoryClient:
     ) -> list[ConsoleMatch]:
         """Redacted console search hits, best first."""
         request = cpb.SearchRequest(
-            query=query, scope=_SCOPES[scope], agent_id=agent_id, include_disabled=include_disabled, limit=limit
+            query=query,
+            scope=_SCOPES[scope],
+            agent_id=agent_id,
+            include_disabled=include_disabled,
+            limit=limit,
         )
         with typed_errors():
             hits = self._console.Search(request).hits
         return [
             ConsoleMatch(
-                cc.KIND_FROM_PB[h.item.kind], int(h.item.id), h.agent_id, h.preview, h.score, h.disabled,
+                cc.KIND_FROM_PB[h.item.kind],
+                int(h.item.id),
+                h.agent_id,
+                h.preview,
+                h.score,
+                h.disabled,
                 _ms(h.create_time),
             )
             for h in hits
@@ -387,7 +409,9 @@ class MemoryClient:
     def forget(self, kind: str, row_id: int) -> bool:
         """Delete a row permanently; whether a vector went with it."""
         with typed_errors():
-            return bool(self._console.Forget(cpb.ForgetRequest(item=cc.item_ref(kind, row_id))).vector_removed)
+            return bool(
+                self._console.Forget(cpb.ForgetRequest(item=cc.item_ref(kind, row_id))).vector_removed
+            )
 
     def diagnose(self) -> Diagnosis:
         """Storage health report."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 
@@ -13,6 +13,7 @@ from memoryd.console_convert import changes_from_proto, config_to_proto
 from memoryd.console_core import Console, ConsoleDeps, ContextAssembler
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
+from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.errors import NotFoundError, not_yet_available
 from servicekit.planned import planned_rpcs
 from servicekit.validate import Violations
@@ -41,7 +42,7 @@ def _agent(v: Violations, value: str, *, required: bool) -> str | None:
 
 
 @planned_rpcs(cpb_grpc.MemoryConsoleServiceServicer, _SERVICE)
-class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):  # type: ignore[misc]
+class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):
     """Operator API. RecoverStore / SetEncryption / RotateKey answer UNIMPLEMENTED / NOT_YET_AVAILABLE."""
 
     def __init__(self, config: ConfigStore, deps: ConsoleDeps | None = None) -> None:
@@ -50,11 +51,13 @@ class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):  # type: igno
         if deps is not None:
             deps.errors.attach()
 
-    def attach_read_path(self, read_path: ContextAssembler, invalidate: object | None = None) -> None:
+    def attach_read_path(
+        self, read_path: ContextAssembler, invalidate: Callable[[str | None], None] | None = None
+    ) -> None:
         """Wire the read path for PreviewContext (and its cache invalidation, e.g. ReadPath.invalidate)."""
         console = self._require("PreviewContext")
         console.deps.read_path = read_path
-        if callable(invalidate):
+        if invalidate is not None:
             console.deps.on_memory_changed.append(invalidate)
 
     def close(self) -> None:
@@ -140,7 +143,7 @@ class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):  # type: igno
         preview = console.preview(agent, query, request.max_tokens, _deadline_s(context))
         return cpb.PreviewContextResponse(
             block=preview.block,
-            section=cc.SECTION_TO_PB.get(preview.section, 0),
+            section=cc.SECTION_TO_PB.get(preview.section, pb.SECTION_UNSPECIFIED),
             reason=preview.reason,
             block_tokens=preview.block_tokens,
         )

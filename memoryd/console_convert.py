@@ -115,7 +115,9 @@ def diagnosis(report: Diagnosis) -> cpb.DiagnoseResponse:
     """Diagnosis → DiagnoseResponse (the store is always HEALTHY until degraded stores exist)."""
     return cpb.DiagnoseResponse(
         schema_version=report.schema_version,
-        table_counts=[cpb.TableCount(table=c.table, agent_id=c.agent_id, rows=c.rows) for c in report.table_counts],
+        table_counts=[
+            cpb.TableCount(table=c.table, agent_id=c.agent_id, rows=c.rows) for c in report.table_counts
+        ],
         pending_signals=report.pending_signals,
         dead_letter_signals=report.dead_letter_signals,
         processing=pb.ProcessingStats(
@@ -136,7 +138,9 @@ def diagnosis(report: Diagnosis) -> cpb.DiagnoseResponse:
         vector_indexes=[vector_state(s) for s in report.vector_indexes],
         database_bytes=report.database_bytes,
         recent_errors=[
-            cpb.StorageError(occur_time=convert.timestamp(e.occurred_at_ms), operation=e.operation, message=e.message)
+            cpb.StorageError(
+                occur_time=convert.timestamp(e.occurred_at_ms), operation=e.operation, message=e.message
+            )
             for e in report.recent_errors
         ],
         store_state=cpb.STORE_STATE_HEALTHY,
@@ -178,7 +182,9 @@ def changes_from_proto(request: cpb.UpdateConfigRequest) -> dict[str, Any]:
         for path in paths:
             name = path.removeprefix("config.")
             if name not in KEYS_BY_ATTR:
-                violations.append(FieldViolation(f"update_mask.{path}", "is not a MemoryConfig field", "UNKNOWN_FIELD"))
+                violations.append(
+                    FieldViolation(f"update_mask.{path}", "is not a MemoryConfig field", "UNKNOWN_FIELD")
+                )
         named = [p.removeprefix("config.") for p in paths if p.removeprefix("config.") in KEYS_BY_ATTR]
     else:
         # proto3 cannot tell "unset" from a zero value, so an empty mask applies every non-zero field; clearing a
@@ -193,7 +199,9 @@ def changes_from_proto(request: cpb.UpdateConfigRequest) -> dict[str, Any]:
                 violations.append(
                     FieldViolation(
                         f"config.{attr}",
-                        "must not be UNSPECIFIED" if known else f"unknown {_ENUM_TYPES[attr].name} value {value}",
+                        "must not be UNSPECIFIED"
+                        if known
+                        else f"unknown {_ENUM_TYPES[attr].name} value {value}",
                         "INVALID_ENUM",
                     )
                 )

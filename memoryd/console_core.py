@@ -142,7 +142,7 @@ class Console:
         for hook in list(self._d.on_memory_changed):
             try:
                 hook(agent_id)
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 _log.warning("memory-changed hook failed: %s", type(error).__name__)
 
     def _row(self, kind: str, row_id: int) -> StoredRow:
@@ -234,7 +234,7 @@ class Console:
         """Run one diagnosis part; a damaged store fails that part (reported as a storage error), not the report."""
         try:
             return check()
-        except Exception as error:  # noqa: BLE001 - Diagnose must answer on a damaged store
+        except Exception as error:  # Diagnose must answer on a damaged store
             self._d.errors.report(f"diagnose.{part}", f"{type(error).__name__}: {str(error)[:120]}")
             return fallback
 
@@ -258,7 +258,9 @@ class Console:
             recent_errors=tuple(self._d.errors.recent()),
         )
 
-    def preview(self, agent_id: str, query: str, max_tokens: int, deadline_s: float | None = None) -> ContextPreview:
+    def preview(
+        self, agent_id: str, query: str, max_tokens: int, deadline_s: float | None = None
+    ) -> ContextPreview:
         """The block the agent would get, assembled by the read path under the cap, then redacted and cut."""
         if self._d.read_path is None:
             raise not_yet_available("osaurus.memory.v1.MemoryConsoleService/PreviewContext")
@@ -270,7 +272,9 @@ class Console:
     def clear_all(self, confirm: bool) -> int:
         """Delete all memory (identity, facts, episodes, transcript, signals, vectors); needs confirm."""
         if not confirm:
-            raise FailedPreconditionError("CONFIRMATION_REQUIRED", "ClearAll deletes all memory; set confirm=true")
+            raise FailedPreconditionError(
+                "CONFIRMATION_REQUIRED", "ClearAll deletes all memory; set confirm=true"
+            )
         deleted, agents = self._rows.clear_all()
         self._d.vectors.drop(agents)
         self.changed(None)
@@ -293,4 +297,12 @@ class Console:
         return ReindexResult(vector_indexes=states, is_fts_rebuilt=True)
 
 
-__all__ = ["Assembly", "Console", "ConsoleDeps", "ContextAssembler", "MemoryChanged", "RowIndexer", "embedding_model"]
+__all__ = [
+    "Assembly",
+    "Console",
+    "ConsoleDeps",
+    "ContextAssembler",
+    "MemoryChanged",
+    "RowIndexer",
+    "embedding_model",
+]

@@ -53,7 +53,7 @@ class StorageErrorLog(logging.Handler):
             return
         try:
             message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a bad format string must not break logging
+        except Exception:  # a bad format string must not break logging
             message = str(record.msg)
         self.report(record.name, message, int(record.created * 1000))
 

@@ -80,7 +80,10 @@ def export_lines(
         if agent_id is None:
             row = db.query(f"SELECT {', '.join(IDENTITY_COLUMNS)} FROM identity WHERE id = 1")
             if row:
-                record: dict[str, Any] = {"type": "identity", **dict(zip(IDENTITY_COLUMNS, row[0], strict=True))}
+                record: dict[str, Any] = {
+                    "type": "identity",
+                    **dict(zip(IDENTITY_COLUMNS, row[0], strict=True)),
+                }
                 try:
                     record["overrides"] = json.loads(record["overrides"] or "[]")
                 except ValueError:
@@ -91,7 +94,9 @@ def export_lines(
         for record_type, table in ROW_TABLES.items():
             names = [c[0] for c in table_columns(db, table)]
             order = "agent_id" if table == "agents" else "id"
-            for values in _rows(db, f"SELECT {', '.join(names)} FROM {table} {where} ORDER BY {order}", params):
+            for values in _rows(
+                db, f"SELECT {', '.join(names)} FROM {table} {where} ORDER BY {order}", params
+            ):
                 counts[record_type] += 1
                 yield encode({"type": record_type, **dict(zip(names, values, strict=True))})
         sql = f"SELECT {', '.join(EMBEDDING_COLUMNS)} FROM embeddings {where} ORDER BY kind, row_id"

@@ -18,7 +18,14 @@ COUNTED_TABLES = (
     "embeddings",
 )
 #: Tables also counted per agent.
-PER_AGENT_TABLES = ("identity_facts", "pinned_facts", "episodes", "transcript", "pending_signals", "embeddings")
+PER_AGENT_TABLES = (
+    "identity_facts",
+    "pinned_facts",
+    "episodes",
+    "transcript",
+    "pending_signals",
+    "embeddings",
+)
 #: Tables whose disabled rows are counted separately, reported as "<table>.disabled".
 STATUS_TABLES = ("pinned_facts", "episodes")
 
@@ -63,7 +70,7 @@ def fts_health(db: Database) -> list[FtsHealth]:
             try:
                 # rank = 1 also compares the index with the external content table.
                 db.execute(f"INSERT INTO {m.fts} ({m.fts}, rank) VALUES ('integrity-check', 1)")
-            except Exception as error:  # noqa: BLE001 - peewee wraps sqlite errors; reported, never raised
+            except Exception as error:  # peewee wraps sqlite errors; reported, never raised
                 # SQLite's own messages ("database disk image is malformed") carry no row content.
                 problem = f"integrity-check failed: {str(error)[:120] or type(error).__name__}"
         if not problem and fts_rows != source_rows:
@@ -72,13 +79,13 @@ def fts_health(db: Database) -> list[FtsHealth]:
     return report
 
 
-
-
-
 def vector_rows_per_agent(db: Database) -> dict[str, int]:
     """Rows that should have a vector (pinned facts, episodes, transcript turns) per agent; known agents at 0."""
     with db.read():
-        rows = {str(r[0]): 0 for r in db.query("SELECT agent_id FROM agents UNION SELECT agent_id FROM embeddings")}
+        rows = {
+            str(r[0]): 0
+            for r in db.query("SELECT agent_id FROM agents UNION SELECT agent_id FROM embeddings")
+        }
         for m in MIRRORS.values():
             for agent_id, count in db.query(f"SELECT agent_id, count(*) FROM {m.source} GROUP BY agent_id"):
                 rows[str(agent_id)] = rows.get(str(agent_id), 0) + int(count)
@@ -88,7 +95,18 @@ def vector_rows_per_agent(db: Database) -> dict[str, int]:
 def stored_dimension(db: Database, agent_id: str, model: str) -> int:
     """Dimension of the agent's stored vectors for `model`, 0 when it has none."""
     return int(
-        db.scalar("SELECT dimension FROM embeddings WHERE agent_id = ? AND model = ? LIMIT 1", (agent_id, model)) or 0
+        db.scalar(
+            "SELECT dimension FROM embeddings WHERE agent_id = ? AND model = ? LIMIT 1", (agent_id, model)
+        )
+        or 0
     )
 
-__all__ = ["COUNTED_TABLES", "PER_AGENT_TABLES", "fts_health", "stored_dimension", "table_counts", "vector_rows_per_agent"]
+
+__all__ = [
+    "COUNTED_TABLES",
+    "PER_AGENT_TABLES",
+    "fts_health",
+    "stored_dimension",
+    "table_counts",
+    "vector_rows_per_agent",
+]

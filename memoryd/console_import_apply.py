@@ -155,7 +155,9 @@ class ImportApplier:
                 for original in records[start : start + _BATCH]:
                     record = dict(original)
                     if record.get("source_episode_id") is not None:
-                        record["source_episode_id"] = episodes.get(record["source_episode_id"], record["source_episode_id"])
+                        record["source_episode_id"] = episodes.get(
+                            record["source_episode_id"], record["source_episode_id"]
+                        )
                     file_id = record.get("id")
                     where = " AND ".join(f"{k} IS ?" for k in keys)
                     same = self._db.scalar(
@@ -166,7 +168,9 @@ class ImportApplier:
                         if file_id is not None:
                             id_map[int(file_id)] = int(same)
                         continue
-                    if file_id is not None and self._db.scalar(f"SELECT 1 FROM {table} WHERE id = ?", (file_id,)):
+                    if file_id is not None and self._db.scalar(
+                        f"SELECT 1 FROM {table} WHERE id = ?", (file_id,)
+                    ):
                         record.pop("id")
                     cols = [c for c in record if c in self._columns[record_type]]
                     cursor = self._db.execute(
@@ -188,7 +192,12 @@ class ImportApplier:
                 continue
             done.vectors.append(
                 VectorRecord(
-                    vector.kind, stored, vector.agent_id, vector.model, vector.dimension, vector.blob,
+                    vector.kind,
+                    stored,
+                    vector.agent_id,
+                    vector.model,
+                    vector.dimension,
+                    vector.blob,
                     vector.created_at_ms,
                 )
             )

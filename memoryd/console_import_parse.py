@@ -93,7 +93,9 @@ class ImportReader:
     def _raise(self) -> None:
         first = self._violations[0]
         summary = "; ".join(f"{v.field}: {v.description}" for v in self._violations[:3])
-        raise InvalidArgumentError(first.reason, f"invalid import: {summary}", field_violations=self._violations)
+        raise InvalidArgumentError(
+            first.reason, f"invalid import: {summary}", field_violations=self._violations
+        )
 
     def feed(self, line: str) -> None:
         """Validate one line (blank lines are ignored)."""
@@ -133,7 +135,10 @@ class ImportReader:
             return
         version = record.get("version")
         if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
-            self._bad("IMPORT_UNSUPPORTED_VERSION", f"format version {version!r} is not supported (1-{FORMAT_VERSION})")
+            self._bad(
+                "IMPORT_UNSUPPORTED_VERSION",
+                f"format version {version!r} is not supported (1-{FORMAT_VERSION})",
+            )
             return
         self._has_header = True
         self._plan.header = record
@@ -145,7 +150,9 @@ class ImportReader:
             self._bad("IMPORT_INVALID_FIELD", f"identity has unknown fields {sorted(unknown)[:5]}")
         elif not isinstance(record.get("content", ""), str) or not isinstance(record.get("model", ""), str):
             self._bad("IMPORT_INVALID_FIELD", "identity content and model must be strings")
-        elif not all(isinstance(record.get(k, 0), int) for k in ("token_count", "version", "generated_at_ms")):
+        elif not all(
+            isinstance(record.get(k, 0), int) for k in ("token_count", "version", "generated_at_ms")
+        ):
             self._bad("IMPORT_INVALID_FIELD", "identity counters and times must be integers")
         elif not isinstance(overrides, list) or not all(
             isinstance(o, dict) and isinstance(o.get("text"), str) and isinstance(o.get("id", ""), str)
@@ -170,7 +177,9 @@ class ImportReader:
                     return
                 continue
             if not _type_ok(record[name], decl, nullable or name == "id"):
-                self._bad("IMPORT_INVALID_FIELD", f"{kind} field {name!r} must be {decl.lower() or 'a value'}")
+                self._bad(
+                    "IMPORT_INVALID_FIELD", f"{kind} field {name!r} must be {decl.lower() or 'a value'}"
+                )
                 return
         if not _AGENT_ID.match(str(record.get("agent_id", ""))):
             self._bad("IMPORT_INVALID_FIELD", f"{kind} field 'agent_id' is not a valid agent id")
@@ -181,7 +190,9 @@ class ImportReader:
             return
         status = record.get("status")
         if kind in _STATUSES and status is not None and status not in _STATUSES[kind]:
-            self._bad("IMPORT_INVALID_FIELD", f"{kind} field 'status' must be one of {sorted(_STATUSES[kind])}")
+            self._bad(
+                "IMPORT_INVALID_FIELD", f"{kind} field 'status' must be one of {sorted(_STATUSES[kind])}"
+            )
             return
         self._plan.rows[kind].append(record)
 
@@ -191,7 +202,10 @@ class ImportReader:
             model, dimension = record["model"], record["dimension"]
             blob = base64.b64decode(record["vector"], validate=True)
         except (KeyError, TypeError, binascii.Error, ValueError):
-            self._bad("IMPORT_INVALID_FIELD", "embedding needs kind, row_id, agent_id, model, dimension, base64 vector")
+            self._bad(
+                "IMPORT_INVALID_FIELD",
+                "embedding needs kind, row_id, agent_id, model, dimension, base64 vector",
+            )
             return
         if kind not in KINDS or not isinstance(row_id, int) or not isinstance(model, str) or not model:
             self._bad("IMPORT_INVALID_FIELD", "embedding kind, row_id or model is invalid")
@@ -202,7 +216,9 @@ class ImportReader:
         else:
             created = record.get("created_at_ms", 0)
             self._plan.vectors.append(
-                VectorRecord(kind, row_id, agent, model, dimension, blob, created if isinstance(created, int) else 0)
+                VectorRecord(
+                    kind, row_id, agent, model, dimension, blob, created if isinstance(created, int) else 0
+                )
             )
 
     def _end(self, record: dict[str, Any]) -> None:
@@ -221,7 +237,9 @@ class ImportReader:
         if not self._violations and self._plan.declared_counts is not None:
             declared = {k: v for k, v in self._plan.declared_counts.items() if v}
             if declared != self._plan.counts():
-                self._bad("IMPORT_TRUNCATED", "record counts differ from the end record (truncated or edited file)")
+                self._bad(
+                    "IMPORT_TRUNCATED", "record counts differ from the end record (truncated or edited file)"
+                )
         if self._violations:
             self._raise()
         return self._plan

@@ -51,7 +51,9 @@ class ConsoleStore:
             vector_model = ""
             if kind != KIND_IDENTITY_FACT:
                 vector_model = str(
-                    self._db.scalar("SELECT model FROM embeddings WHERE kind = ? AND row_id = ?", (kind, row_id))
+                    self._db.scalar(
+                        "SELECT model FROM embeddings WHERE kind = ? AND row_id = ?", (kind, row_id)
+                    )
                     or ""
                 )
         values = dict(zip(names, row, strict=True))
@@ -79,7 +81,13 @@ class ConsoleStore:
         return found[:limit]
 
     def _search_kind(
-        self, kind: str, query: str, terms: Sequence[str], agent_id: str | None, include_disabled: bool, limit: int
+        self,
+        kind: str,
+        query: str,
+        terms: Sequence[str],
+        agent_id: str | None,
+        include_disabled: bool,
+        limit: int,
     ) -> list[StoredMatch]:
         m = MIRRORS[kind]
         text = TEXT_COLUMN[kind]
@@ -130,7 +138,8 @@ class ConsoleStore:
         params: tuple[object, ...] = (status, now_ms()) if touch else (status,)
         with self._db.write():
             changed = self._db.execute(
-                f"UPDATE {table} SET status = ?{touch} WHERE id = ? AND status <> ?", (*params, row_id, status)
+                f"UPDATE {table} SET status = ?{touch} WHERE id = ? AND status <> ?",
+                (*params, row_id, status),
             ).rowcount
             if changed:
                 return True
@@ -176,7 +185,9 @@ class ConsoleStore:
             ).rowcount
         return deleted, agents
 
-    def put_vectors(self, kind: str, agent_id: str, model: str, dimension: int, items: Sequence[tuple[int, bytes, int]]) -> int:
+    def put_vectors(
+        self, kind: str, agent_id: str, model: str, dimension: int, items: Sequence[tuple[int, bytes, int]]
+    ) -> int:
         """Store imported vectors (row id, blob, created_at_ms) of rows that exist, keeping their timestamps."""
         table = TABLE_OF_KIND[kind]
         stored = 0

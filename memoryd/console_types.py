@@ -14,7 +14,12 @@ TABLE_OF_KIND = {
     KIND_IDENTITY_FACT: "identity_facts",
 }
 #: The column holding each kind's main text.
-TEXT_COLUMN = {KIND_PINNED: "content", KIND_EPISODE: "summary", KIND_TRANSCRIPT: "content", KIND_IDENTITY_FACT: "content"}
+TEXT_COLUMN = {
+    KIND_PINNED: "content",
+    KIND_EPISODE: "summary",
+    KIND_TRANSCRIPT: "content",
+    KIND_IDENTITY_FACT: "content",
+}
 #: Kinds with an active/disabled status the console may flip (transcript has none; identity facts are derived).
 DISABLEABLE = (KIND_PINNED, KIND_EPISODE)
 #: Console search scopes → kinds searched.

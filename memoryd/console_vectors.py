@@ -71,7 +71,9 @@ class ConsoleVectors:
             dimension = stored_dimension(self._db, agent_id, model)
             if dimension:
                 # Loading an agent rebuilds its index from the embeddings table; adding no rows just triggers that.
-                self._registry.add(agent_id, KIND_PINNED, model, [], np.zeros((0, dimension), dtype=np.float32))
+                self._registry.add(
+                    agent_id, KIND_PINNED, model, [], np.zeros((0, dimension), dtype=np.float32)
+                )
                 self._registry.flush()
         return self.states(model, agent_id)[0]
 

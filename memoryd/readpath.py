@@ -209,13 +209,23 @@ class ReadPath:
             # The budget covers everything but the always-on overrides.
             return blocks.render_block(today, "", body)
 
+        def block_and_overrides(body: str) -> list[str]:
+            # Counted in the planner's verifying call: one tokenizer round trip instead of two.
+            return [blocks.render_block(today, overrides_text, body), overrides_text]
+
         plan = self._planner.plan(
-            agent_id, decision.section, query[:MAX_SEARCH_QUERY_CHARS], budget, frame, identity
+            agent_id,
+            decision.section,
+            query[:MAX_SEARCH_QUERY_CHARS],
+            budget,
+            frame,
+            identity,
+            block_and_overrides,
         )
         block = blocks.render_block(today, overrides_text, plan.body)
         if not block:
             return Assembly("", decision.section, decision.reason, 0, (), plan.considered, plan.dropped)
-        counts = self._counter.count([block, overrides_text])
+        counts = list(plan.extra_counts) or self._counter.count([block, overrides_text])
         return Assembly(
             block=block,
             section=decision.section,

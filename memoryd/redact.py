@@ -94,11 +94,7 @@ def _entropy_bits(text: str) -> float:
 
 def _is_random_token(text: str) -> bool:
     """Long, mixed letters and digits, and close to random (Shannon entropy ≥ 4.2 bits per character)."""
-    return (
-        any(c.isdigit() for c in text)
-        and any(c.isalpha() for c in text)
-        and _entropy_bits(text) >= 4.2
-    )
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text) and _entropy_bits(text) >= 4.2
 
 
 def _has_digit_or_symbol(text: str) -> bool:
@@ -178,7 +174,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "url",
-        re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{1,15}://[^\s<>\"'`]+|\bwww\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+[^\s<>\"'`]*"),
+        re.compile(
+            r"\b[A-Za-z][A-Za-z0-9+.\-]{1,15}://[^\s<>\"'`]+|\bwww\.[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+[^\s<>\"'`]*"
+        ),
         _whole("url"),
     ),
     Rule("email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b"), _whole("email")),
@@ -208,7 +206,11 @@ RULES: tuple[Rule, ...] = (
         ),
         _value("credential", _has_digit_or_symbol),
     ),
-    Rule("iban", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"), _whole("iban", _iban_like)),
+    Rule(
+        "iban",
+        re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
+        _whole("iban", _iban_like),
+    ),
     Rule("ssn", re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), _whole("ssn")),
     Rule(
         "card",

@@ -10,9 +10,10 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.domain import ScoredRow, SearchOutcome
+from memoryd.domain import KIND_TRANSCRIPT, ScoredRow, SearchOutcome
 from memoryd.keyword_stats import KeywordStats
 from memoryd.retrieval import hybrid
+from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
 from memoryd.storage.store import Store
@@ -48,6 +49,16 @@ class SearchSettings:
     mmr_pool_factor: int = 3
     bm25_weight: float = 1.0
     vector_weight: float = 1.0
+    #: Terms in more than max(fraction x rows, floor) of the agent's rows are left out of the FTS5 query (they still
+    #: count when candidates are re-scored).
+    common_term_fraction: float = 0.02
+    common_term_floor: int = 50
+    #: Transcript only (retrieval/context_prior.py): RRF weight of the conversation order (0 = off), how many of a
+    #: conversation's best rows make its strength, the pool it is computed over, and the neighbour bonus.
+    conversation_weight: float = 1.0
+    conversation_top: int = 1
+    conversation_pool: int = 200
+    neighbour_weight: float = 0.25
 
 
 class MemorySearch:
@@ -90,6 +101,8 @@ class MemorySearch:
             weights.append(1.0)
             method = "like"
         fused = hybrid.rrf(rankings, weights=weights)
+        if kind == KIND_TRANSCRIPT and fused and (s.conversation_weight > 0 or s.neighbour_weight > 0):
+            fused = self._with_conversation_prior(agent_id, kind, fused, limit)
         pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
         rows = self._store.rows.fetch(kind, agent_id, pool_ids)
         pool = [Candidate(i, fused[i], rows[i].text) for i in pool_ids if i in rows]
@@ -98,13 +111,26 @@ class MemorySearch:
         )
         return SearchOutcome(hits=tuple(ScoredRow(rows[i], score) for i, score in chosen), method=method)
 
+    def _with_conversation_prior(
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int
+    ) -> dict[int, float]:
+        """Transcript only: neighbour smoothing, then the conversation prior, over the best `conversation_pool`."""
+        s = self.settings
+        pool_ids = hybrid.ranked(fused)[: max(s.conversation_pool, limit * s.mmr_pool_factor)]
+        rows = self._store.rows.fetch(kind, agent_id, pool_ids)
+        where = {i: Position(rows[i].conversation_id, rows[i].chunk_index) for i in pool_ids if i in rows}
+        smoothed = smooth_neighbours({i: fused[i] for i in where}, where, s.neighbour_weight)
+        return conversation_prior(smoothed, where, s.conversation_weight, s.conversation_top)
+
     def _keyword_ranking(self, agent_id: str, kind: str, terms: Sequence[str]) -> list[int]:
         stats = self.keyword_stats
         corpus = stats.corpus(kind, agent_id)
         if corpus.rows == 0:
             return []
         dfs = {t: stats.doc_frequency(kind, agent_id, t, corpus.rows) for t in terms}
-        match_terms = hybrid.candidate_terms(terms, dfs, corpus.rows)
+        match_terms = hybrid.candidate_terms(
+            terms, dfs, corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor
+        )
         if not match_terms:
             return []
         # Restrict inside FTS5 when the agent is a small part of the table; else filter in the join.

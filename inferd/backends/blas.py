@@ -54,6 +54,7 @@ def _preload() -> str:
             _log.info("OpenBLAS preloaded from %s", candidate)
             return f"loaded {candidate}"
     _log.warning(
-        "OpenBLAS (libopenblas0-pthread) not found: MLX on the CPU will be ~30x slower. Install it: %s", INSTALL_HINT
+        "OpenBLAS (libopenblas0-pthread) not found: MLX on the CPU will be ~30x slower. Install it: %s",
+        INSTALL_HINT,
     )
     return f"missing; install with: {INSTALL_HINT}"

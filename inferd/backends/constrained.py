@@ -30,14 +30,18 @@ _SHORT_VALUES = frozenset({"0", "[]", '""', "false", "null", "{}"})
 @functools.lru_cache(maxsize=64)
 def _grammar(schema_json: str) -> str:
     # Compact JSON (no free whitespace): small models otherwise loop on newlines and spaces between tokens.
-    return str(llguidance.LLMatcher.grammar_from_json_schema(schema_json, overrides={"whitespace_flexible": False}))
+    return str(
+        llguidance.LLMatcher.grammar_from_json_schema(schema_json, overrides={"whitespace_flexible": False})
+    )
 
 
 class GrammarTokenizer:
     """The llguidance view of a model's tokenizer plus the closing-mode bonus vectors; build once per model."""
 
     def __init__(self, hf_tokenizer: Any, vocab_size: int, eos_token_ids: Sequence[int]) -> None:
-        self.ll = llguidance.hf.from_tokenizer(hf_tokenizer, n_vocab=vocab_size, eos_token=list(eos_token_ids))
+        self.ll = llguidance.hf.from_tokenizer(
+            hf_tokenizer, n_vocab=vocab_size, eos_token=list(eos_token_ids)
+        )
         self.vocab_size = vocab_size
         self.token_bytes: list[bytes] = []
         in_string = np.zeros(vocab_size, dtype=np.float32)
@@ -49,7 +53,7 @@ class GrammarTokenizer:
             text = raw.decode("utf-8", "replace")
             if not text:
                 continue
-            if text[0] == '"' and set(text[1:]) <= set(']},'):
+            if text[0] == '"' and set(text[1:]) <= set("]},"):
                 in_string[token_id] = _IN_STRING_BONUS
             if set(text) <= set("]}"):
                 outside[token_id] = _CLOSE_BONUS
@@ -87,11 +91,17 @@ class JsonSchemaProcessor:
     mlx-lm calls it as processor(tokens, logits) before each sample; `tokens` ends with the previous sample.
     """
 
-    def __init__(self, tokenizer: GrammarTokenizer, schema: dict[str, Any], closing_after_tokens: int) -> None:
+    def __init__(
+        self, tokenizer: GrammarTokenizer, schema: dict[str, Any], closing_after_tokens: int
+    ) -> None:
         self._tok = tokenizer
-        self._matcher = llguidance.LLMatcher(tokenizer.ll, _grammar(json.dumps(schema, sort_keys=False)), log_level=0)
+        self._matcher = llguidance.LLMatcher(
+            tokenizer.ll, _grammar(json.dumps(schema, sort_keys=False)), log_level=0
+        )
         if self._matcher.is_error():
-            raise BackendRequestError("INVALID_JSON_SCHEMA", f"schema not usable: {self._matcher.get_error()}", "json_schema")
+            raise BackendRequestError(
+                "INVALID_JSON_SCHEMA", f"schema not usable: {self._matcher.get_error()}", "json_schema"
+            )
         self._bitmask = allocate_token_bitmask(1, tokenizer.ll.vocab_size)
         self._closing_after = closing_after_tokens
         self._started = False
@@ -108,7 +118,7 @@ class JsonSchemaProcessor:
 
     def __call__(self, tokens: mx.array, logits: mx.array) -> mx.array:
         if self._started:
-            self._consume(int(tokens[-1].item()))
+            self._consume(int(tokens[-1].item()))  # type: ignore[arg-type]
         self._started = True
         if self._matcher.is_stopped():
             allowed = np.zeros(self._tok.vocab_size, dtype=bool)
@@ -120,7 +130,9 @@ class JsonSchemaProcessor:
             count = min(self._tok.vocab_size, bits.shape[0])
             allowed[:count] = bits[:count].astype(bool)
         width = logits.shape[-1]
-        mask = mx.array(allowed[:width] if width <= allowed.shape[0] else np.pad(allowed, (0, width - allowed.shape[0])))
+        mask = mx.array(
+            allowed[:width] if width <= allowed.shape[0] else np.pad(allowed, (0, width - allowed.shape[0]))
+        )
         if self.is_closing:
             bonus = self._tok.bonus_in_string if self._lex.in_string else self._tok.bonus_outside
             logits = logits + bonus[:width]

@@ -59,7 +59,9 @@ def model_config(meta: Mapping[str, Any], weights: Mapping[str, mx.array]) -> di
     """config.json for mlx_lm.models.llama from GGUF hyper-parameters and the weights' quantization."""
     arch = _scalar(meta, "general.architecture")
     if arch not in _SUPPORTED_ARCHS:
-        raise ModelLoadError(f"GGUF architecture {arch!r} is not supported (supported: {', '.join(_SUPPORTED_ARCHS)})")
+        raise ModelLoadError(
+            f"GGUF architecture {arch!r} is not supported (supported: {', '.join(_SUPPORTED_ARCHS)})"
+        )
 
     def hp(key: str, default: Any = None) -> Any:
         value = _scalar(meta, f"{arch}.{key}", default)
@@ -113,7 +115,12 @@ def _quantization(weights: Mapping[str, mx.array]) -> dict[str, Any]:
 
 def _fingerprint(gguf: Path) -> dict[str, Any]:
     stat = gguf.stat()
-    return {"source": str(gguf.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "version": CONVERTER_VERSION}
+    return {
+        "source": str(gguf.resolve()),
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "version": CONVERTER_VERSION,
+    }
 
 
 def is_converted(folder: Path, gguf: Path) -> bool:
@@ -132,8 +139,10 @@ def convert_gguf(gguf: Path, folder: Path) -> Path:
     try:
         weights, meta = mx.load(str(gguf), return_metadata=True)
     except (RuntimeError, ValueError) as error:
-        raise ModelLoadError(f"cannot read {gguf.name}: {error} (MLX reads GGUF Q4_0, Q4_1, Q8_0, F16, F32)") from error
-    assert isinstance(weights, dict)
+        raise ModelLoadError(
+            f"cannot read {gguf.name}: {error} (MLX reads GGUF Q4_0, Q4_1, Q8_0, F16, F32)"
+        ) from error
+    assert isinstance(weights, dict) and isinstance(meta, dict)
     config = model_config(meta, weights)
     renamed = {mlx_name(name): array for name, array in weights.items()}
     folder.parent.mkdir(parents=True, exist_ok=True)

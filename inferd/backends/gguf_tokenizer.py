@@ -13,12 +13,8 @@ from inferd.backends.base import ModelLoadError
 
 _CONTROL, _USER_DEFINED = 3, 4
 # llama.cpp's pre-tokenizer names (tokenizer.ggml.pre) → the split regexes its converter used.
-_LLAMA3_REGEX = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
-_QWEN2_REGEX = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
+_LLAMA3_REGEX = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+_QWEN2_REGEX = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 
 
 def _pre_tokenizer(pre: str) -> pre_tokenizers.PreTokenizer:
@@ -30,7 +26,9 @@ def _pre_tokenizer(pre: str) -> pre_tokenizers.PreTokenizer:
         return pre_tokenizers.ByteLevel(add_prefix_space=False)
     regex = {"llama-bpe": _LLAMA3_REGEX, "llama3": _LLAMA3_REGEX, "qwen2": _QWEN2_REGEX}.get(pre)
     if regex is None:
-        raise ModelLoadError(f"GGUF pre-tokenizer {pre!r} is not supported (supported: smollm, gpt2, llama-bpe, qwen2)")
+        raise ModelLoadError(
+            f"GGUF pre-tokenizer {pre!r} is not supported (supported: smollm, gpt2, llama-bpe, qwen2)"
+        )
     return pre_tokenizers.Sequence(
         [
             pre_tokenizers.Split(Regex(regex), behavior="isolated", invert=False),
@@ -51,8 +49,8 @@ def build_tokenizer(meta: Mapping[str, Any]) -> tuple[Tokenizer, dict[str, Any]]
             f"GGUF tokenizer model {_scalar(meta, 'tokenizer.ggml.model')!r} is not supported (only BPE 'gpt2')"
         )
     tokens: list[str] = list(meta["tokenizer.ggml.tokens"])
-    raw_types = meta.get("tokenizer.ggml.token_type")
-    types: list[int] = raw_types.tolist() if hasattr(raw_types, "tolist") else list(raw_types or [])
+    raw_types: Any = meta.get("tokenizer.ggml.token_type", [])
+    types: list[int] = raw_types.tolist() if hasattr(raw_types, "tolist") else list(raw_types)
     merges = [tuple(m.split(" ", 1)) for m in meta.get("tokenizer.ggml.merges", [])]
     vocab = {token: index for index, token in enumerate(tokens)}
     tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges, fuse_unk=False, byte_fallback=False))

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
-import mlx.nn as nn
 import mlx_lm
 from mlx_lm.generate import generate_step
 from mlx_lm.sample_utils import make_sampler
@@ -56,7 +55,8 @@ def load_mlx_llm(name: str, source: Path, models_dir: Path, options: Mapping[str
     if not (folder / "config.json").exists():
         raise ModelLoadError(f"{folder} is not an mlx-lm model folder (no config.json)")
     try:
-        model, tokenizer, config = mlx_lm.load(str(folder), return_config=True)
+        loaded: Any = mlx_lm.load(str(folder), return_config=True)
+        model, tokenizer, config = loaded
     except (OSError, ValueError, KeyError) as error:
         raise ModelLoadError(f"mlx-lm could not load {folder.name}: {error}") from error
     dequantize = options.get("dequantize", "auto")
@@ -67,14 +67,16 @@ def load_mlx_llm(name: str, source: Path, models_dir: Path, options: Mapping[str
         model.set_dtype(mx.float32)
         mx.eval(model.parameters())
     context = int(options.get("context_window_tokens") or config.get("max_position_embeddings") or 4096)
-    _log.info("loaded %s from %s in %.2fs (dequantized: %s)", name, folder, time.monotonic() - started, dequantize)
+    _log.info(
+        "loaded %s from %s in %.2fs (dequantized: %s)", name, folder, time.monotonic() - started, dequantize
+    )
     return MlxLLM(model, tokenizer, context, int(config.get("vocab_size", 0)))
 
 
 class MlxLLM:
     """One mlx-lm model and tokenizer. Not thread-safe for generation: its worker calls it from one thread."""
 
-    def __init__(self, model: nn.Module, tokenizer: Any, context_window_tokens: int, vocab_size: int) -> None:
+    def __init__(self, model: Any, tokenizer: Any, context_window_tokens: int, vocab_size: int) -> None:
         self._model = model
         self._tokenizer = tokenizer
         self._context = context_window_tokens
@@ -111,7 +113,9 @@ class MlxLLM:
         room = self._context - len(prompt)
         if room < 1:
             raise BackendRequestError(
-                "PROMPT_TOO_LONG", f"prompt is {len(prompt)} tokens; the context window is {self._context}", "messages"
+                "PROMPT_TOO_LONG",
+                f"prompt is {len(prompt)} tokens; the context window is {self._context}",
+                "messages",
             )
         params = call.params
         max_tokens = min(params.max_tokens, room)

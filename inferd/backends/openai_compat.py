@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
@@ -29,7 +28,12 @@ from inferd.jsonschema_lite import validate
 from servicekit.errors import FailedPreconditionError, ResourceExhaustedError, ServiceError, UnavailableError
 
 _log = logging.getLogger("inferd.openai")
-_FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length", "content_filter": "stop", "tool_calls": "stop"}
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "stop",
+    "tool_calls": "stop",
+}
 #: A schema reply that does not validate is asked for again this many times in total.
 _SCHEMA_ATTEMPTS = 2
 
@@ -44,19 +48,23 @@ class _Http:
     def timeout_s(self) -> float:
         return self._remote.timeout_s
 
-    def open(self, method: str, path: str, body: Mapping[str, Any] | None = None, timeout_s: float | None = None) -> Any:
+    def open(
+        self, method: str, path: str, body: Mapping[str, Any] | None = None, timeout_s: float | None = None
+    ) -> Any:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if self._remote.api_key:
             headers["Authorization"] = f"Bearer {self._remote.api_key}"
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self._remote.base_url + path, data=data, headers=headers, method=method)
+        request = urllib.request.Request(
+            self._remote.base_url + path, data=data, headers=headers, method=method
+        )
         try:
-            return urllib.request.urlopen(request, timeout=timeout_s or self._remote.timeout_s)  # noqa: S310
+            return urllib.request.urlopen(request, timeout=timeout_s or self._remote.timeout_s)
         except urllib.error.HTTPError as error:
             mapped = _http_error(error)
             error.close()  # it holds the response and its socket
             raise mapped from None
-        except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError) as error:
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
             reason = getattr(error, "reason", error)
             raise UnavailableError(
                 "REMOTE_UNAVAILABLE", f"remote endpoint unreachable: {reason}", retry_after_s=5.0
@@ -75,11 +83,17 @@ def _http_error(error: urllib.error.HTTPError) -> ServiceError:
     retry_after = error.headers.get("Retry-After") if error.headers else None
     retry_s = float(retry_after) if retry_after and retry_after.replace(".", "", 1).isdigit() else 5.0
     if status == 429:
-        return ResourceExhaustedError("REMOTE_RATE_LIMITED", "remote endpoint rate-limited the call", retry_after_s=retry_s)
+        return ResourceExhaustedError(
+            "REMOTE_RATE_LIMITED", "remote endpoint rate-limited the call", retry_after_s=retry_s
+        )
     if status in (401, 403):
-        return FailedPreconditionError("REMOTE_AUTH_FAILED", f"remote endpoint refused the credentials (HTTP {status})")
+        return FailedPreconditionError(
+            "REMOTE_AUTH_FAILED", f"remote endpoint refused the credentials (HTTP {status})"
+        )
     if 400 <= status < 500:
-        return FailedPreconditionError("REMOTE_REJECTED", f"remote endpoint rejected the call (HTTP {status})")
+        return FailedPreconditionError(
+            "REMOTE_REJECTED", f"remote endpoint rejected the call (HTTP {status})"
+        )
     return UnavailableError("REMOTE_ERROR", f"remote endpoint failed (HTTP {status})", retry_after_s=retry_s)
 
 
@@ -158,7 +172,9 @@ class OpenAILLM:
             _log.warning("remote reply failed the schema on attempt %d (%d problems)", attempt, len(problems))
             if should_stop():
                 break
-        raise UnavailableError("INVALID_MODEL_OUTPUT", "the remote model's reply did not satisfy the JSON schema")
+        raise UnavailableError(
+            "INVALID_MODEL_OUTPUT", "the remote model's reply did not satisfy the JSON schema"
+        )
 
     def _generate_stream(self, call: GenerateCall, should_stop: ShouldStop) -> Iterator[GenerationEvent]:
         finish: FinishReason = "stop"
@@ -195,7 +211,9 @@ def _parse_completion(reply: Any) -> tuple[str, FinishReason, dict[str, int]]:
         choice = reply["choices"][0]
         text = choice["message"]["content"] or ""
     except (KeyError, IndexError, TypeError):
-        raise UnavailableError("REMOTE_BAD_RESPONSE", "remote reply has no choices[0].message.content") from None
+        raise UnavailableError(
+            "REMOTE_BAD_RESPONSE", "remote reply has no choices[0].message.content"
+        ) from None
     usage = reply.get("usage") or {}
     return str(text), _FINISH.get(choice.get("finish_reason") or "stop", "stop"), usage
 
@@ -230,4 +248,5 @@ class OpenAIEmbedder:
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             raise UnavailableError("REMOTE_BAD_RESPONSE", "remote returned the wrong number of embeddings")
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+        normalised: npt.NDArray[np.float32] = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+        return normalised

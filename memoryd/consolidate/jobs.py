@@ -40,6 +40,7 @@ from memoryd.consolidate.text import (
     merge_csv,
     merge_lines,
 )
+from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.db import Database
 from memoryd.vectors.codec import normalise
@@ -125,6 +126,8 @@ class JobContext:
     on_batch: Callable[[str], None] | None = None
     #: True once memoryd is shutting down: the pass stops before its next batch.
     should_stop: Callable[[], bool] = lambda: False
+    #: Checkpoints the WAL between batches (outside the write lock); None leaves it to SQLite.
+    checkpointer: WalCheckpointer | None = None
 
     @contextmanager
     def batch(self, step: str) -> Iterator[BatchTally]:
@@ -138,6 +141,8 @@ class JobContext:
         elapsed = time.perf_counter() - started
         if self.on_batch is not None:
             self.on_batch(step)
+        if self.checkpointer is not None:
+            self.checkpointer.maybe()
         self.pacer.done(tally.rows, elapsed)
 
     def forget_vectors(self, kind: str, by_agent: dict[str, list[int]]) -> None:
@@ -217,10 +222,14 @@ def decay(ctx: JobContext) -> StepResult:
     tau_ms = DECAY_TAU_DAYS * DAY_MS
     counts: dict[str, int] = {}
     for table in ("pinned_facts", "episodes"):
-        low, high = ctx.db.query(f"SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM {table}")[0]
-        changed, start = 0, int(low)
-        while start <= int(high):
-            width = ctx.pacer.size()
+        high = int(ctx.db.scalar(f"SELECT coalesce(max(id), -1) FROM {table}"))
+        changed, start = 0, 0
+        while True:
+            # Skip gaps in the ids (pruned ranges) with one index seek instead of empty batches.
+            found = ctx.db.scalar(f"SELECT min(id) FROM {table} WHERE id >= ? AND id <= ?", (start, high))
+            if found is None:
+                break
+            start, width = int(found), ctx.pacer.size()
             with ctx.batch(STEP_DECAY) as tally:
                 tally.rows = ctx.db.execute(
                     f"UPDATE {table} SET salience = CASE WHEN last_decayed_at_ms > 0 THEN "
@@ -322,7 +331,7 @@ def merge(ctx: JobContext) -> StepResult:
                 )
             )
             ctx.pacer.breathe()
-        pairs = find_duplicates(features, _episode_vectors(ctx, agent_id))
+        pairs = find_duplicates(features, _episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
         for start in range(0, len(pairs), _MERGES_PER_BATCH):
             chunk = pairs[start : start + _MERGES_PER_BATCH]
             removed: list[int] = []

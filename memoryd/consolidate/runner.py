@@ -7,6 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from memoryd.config import ConfigStore, MemoryConfig
@@ -21,6 +22,7 @@ from memoryd.consolidate.report import (
     StepResult,
 )
 from memoryd.consolidate.state import StateStore
+from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.domain import now_ms
 from memoryd.storage.db import Database
 from servicekit.errors import AbortedError, ServiceError
@@ -93,6 +95,8 @@ class Consolidator:
         self._state = StateStore(db)
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        # Passes run on one dedicated thread: its own SQLite connection, whose pragmas the pass may change.
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-consolidate")
 
     @property
     def is_running(self) -> bool:
@@ -106,7 +110,7 @@ class Consolidator:
         if not self._lock.acquire(blocking=False):
             raise AbortedError(CONSOLIDATION_RUNNING, "a consolidation pass is already running")
         try:
-            return self._run(trigger)
+            return self._worker.submit(self._run, trigger).result()
         finally:
             self._lock.release()
 
@@ -125,6 +129,7 @@ class Consolidator:
             self._lock.release()
         else:
             _log.warning("a consolidation pass did not stop within %.0f s", timeout_s)
+        self._worker.shutdown(wait=False)
 
     def last_pass_ms(self) -> int | None:
         """When the most recent recorded pass finished (epoch ms), or None."""
@@ -154,9 +159,35 @@ class Consolidator:
             pacer=self._options.pacer_factory(),
             on_batch=self._options.on_batch,
             should_stop=self._closing.is_set,
+            checkpointer=WalCheckpointer(self._db),
         )
         steps: list[StepReport] = []
         changed: set[str] = set()
+        checkpointer = ctx.checkpointer
+        assert checkpointer is not None
+        checkpointer.begin()
+        try:
+            model = self._steps(ctx, steps, changed)
+        finally:
+            try:
+                checkpointer.end()
+            except Exception as error:
+                _log.warning("final checkpoint failed: %s", type(error).__name__)
+        report = PassReport(start_ms, _ms_since(started), tuple(steps), trigger, model)
+        self._record(report)
+        self._notify(report, changed)
+        _log.info(
+            "consolidation (%s) done in %d ms: %s",
+            trigger,
+            report.duration_ms,
+            ", ".join(
+                f"{s.name}={'error' if s.error else s.skip_reason or s.rows_changed}" for s in report.steps
+            ),
+        )
+        return report
+
+    def _steps(self, ctx: jobs.JobContext, steps: list[StepReport], changed: set[str]) -> str:
+        """Run the steps in order, appending their reports; returns the model the narrative used ("" if none)."""
         model = ""
         for name, job in self._options.steps:
             step_started = time.perf_counter()
@@ -186,18 +217,7 @@ class Consolidator:
                     counts=dict(result.counts),
                 )
             )
-        report = PassReport(start_ms, _ms_since(started), tuple(steps), trigger, model)
-        self._record(report)
-        self._notify(report, changed)
-        _log.info(
-            "consolidation (%s) done in %d ms: %s",
-            trigger,
-            report.duration_ms,
-            ", ".join(
-                f"{s.name}={'error' if s.error else s.skip_reason or s.rows_changed}" for s in report.steps
-            ),
-        )
-        return report
+        return model
 
     def _record(self, report: PassReport) -> None:
         """Keep the report in processing_log (task_type consolidate), stamped by the pass's clock."""

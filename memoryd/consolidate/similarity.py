@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -88,30 +89,35 @@ def find_duplicates(
     cosine_min: float = MERGE_COSINE,
     vector_window: int = VECTOR_WINDOW,
     vector_band_days: float = VECTOR_BAND_DAYS,
+    breathe: Callable[[], None] | None = None,
 ) -> list[MergePair]:
     """Merges to apply, oldest survivor first. Only pairs involving a new episode are considered (old pairs were
     compared by an earlier pass). A duplicate folds into the best-matching older episode still alive."""
     order = sorted(items, key=lambda e: (e.at_ms, e.id))
-    rank = Counter(word for item in order for word in item.words)
-    sorted_words = [sorted(item.words, key=lambda w: (rank[w], w)) for item in order]
+    # Words become ints numbered rarest first: a set's prefix is then its smallest ints.
+    counts = Counter(chain.from_iterable(item.words for item in order))
+    number = {word: i for i, (word, _) in enumerate(sorted(counts.items(), key=lambda wc: (wc[1], wc[0])))}
+    sets = [frozenset(map(number.__getitem__, item.words)) for item in order]
+    prefixes = [sorted(words)[: _prefix_length(len(words), jaccard_min)] if words else [] for words in sets]
     band_ms = int(vector_band_days * _DAY_MS)
     cosine = _cosine_neighbours(order, vectors, cosine_min, vector_window, band_ms) if vectors else {}
     alive = [True] * len(order)
-    index: dict[str, list[int]] = {}
+    index: dict[int, list[int]] = {}
     pairs: list[MergePair] = []
     for pos, item in enumerate(order):
-        size = len(item.words)
+        if breathe is not None:
+            breathe()
+        words = sets[pos]
         candidates: set[int] = set(cosine.get(pos, {}))
-        if size:
-            for word in sorted_words[pos][: _prefix_length(size, jaccard_min)]:
-                candidates.update(index.get(word, ()))
+        for word in prefixes[pos]:
+            candidates.update(index.get(word, ()))
         best: tuple[float, int, float, float | None] | None = None
         for other in candidates:
             earlier = order[other]
             if not alive[other] or other >= pos or not (item.is_new or earlier.is_new):
                 continue
-            union = len(item.words | earlier.words)
-            similarity = len(item.words & earlier.words) / union if union else 0.0
+            union = len(words | sets[other])
+            similarity = len(words & sets[other]) / union if union else 0.0
             cos = cosine.get(pos, {}).get(other)
             if similarity < jaccard_min and (cos is None or cos < cosine_min):
                 continue
@@ -122,7 +128,7 @@ def find_duplicates(
             _, other, similarity, cos = best
             alive[pos] = False
             pairs.append(MergePair(order[other].id, item.id, similarity, cos))
-        elif size:
-            for word in sorted_words[pos][: _prefix_length(size, jaccard_min)]:
+        else:
+            for word in prefixes[pos]:
                 index.setdefault(word, []).append(pos)
     return pairs

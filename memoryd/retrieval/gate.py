@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection, Iterable
@@ -93,6 +94,7 @@ _EPISODES_ANCHOR = _compile(p.EPISODES_ANCHOR)
 _PINNED = _compile(p.PINNED)
 
 
+@functools.lru_cache(maxsize=16384)
 def normalise_entity(entity: str) -> str:
     """An entity as the matcher compares it: folded words joined by single spaces ("" when unusable)."""
     words = _WORDS.findall(fold(entity))

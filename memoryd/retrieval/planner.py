@@ -40,6 +40,8 @@ class Plan:
     placed: tuple[ItemRef, ...]
     considered: int
     dropped: int
+    #: Counts of the texts `extra(body)` returned, taken in the same counting call that verified the body.
+    extra_counts: tuple[int, ...] = ()
 
 
 class SectionSource(Protocol):
@@ -129,10 +131,12 @@ def fit(
     budget_tokens: int,
     counter: TokenCounter,
     frame: Callable[[str], str],
+    extra: Callable[[str], Sequence[str]] | None = None,
 ) -> Plan:
     """Greedy fill by rank, skipping lines that do not fit, then verified on the rendered text.
 
-    Guarantee: counter.count([frame(plan.body)])[0] <= budget_tokens, or plan.body == "".
+    Guarantee: counter.count([frame(plan.body)])[0] <= budget_tokens, or plan.body == "". `extra(body)` names
+    texts to count in the verifying call (saves a round trip to the tokenizer); empty when the body is "".
     """
     considered = len(candidates)
     ranked = sorted(candidates, key=lambda c: -c.rank)
@@ -157,14 +161,18 @@ def fit(
                 chosen.append(cut)
                 chosen_words.append(words)
                 used += counter.count([cut.line + "\n"])[0]
-    body = _body(section, chosen)
     # Token counts of parts need not add up to the count of the whole; drop the weakest lines until it fits.
-    while chosen and counter.count([frame(body)])[0] > budget_tokens:
-        chosen.pop()
+    extra_counts: tuple[int, ...] = ()
+    while chosen:
         body = _body(section, chosen)
+        counts = counter.count([frame(body), *(extra(body) if extra else ())])
+        if counts[0] <= budget_tokens:
+            extra_counts = tuple(counts[1:])
+            break
+        chosen.pop()
+    body = _body(section, chosen)
     placed = tuple(c.ref for c in chosen if c.ref is not None)
-    placed_lines = len(chosen)
-    return Plan(section, body, placed, considered, considered - placed_lines)
+    return Plan(section, body, placed, considered, considered - len(chosen), extra_counts)
 
 
 def _cut_to_fit(cand: Candidate, tokens_left: int, full_cost: int, counter: TokenCounter) -> Candidate | None:
@@ -204,6 +212,7 @@ class Planner:
         budget_tokens: int,
         frame: Callable[[str], str],
         identity: IdentitySnapshot | None = None,
+        extra: Callable[[str], Sequence[str]] | None = None,
     ) -> Plan:
         """One section's body under budget_tokens, counting the frame that will surround it."""
         if section is Section.NONE:
@@ -213,11 +222,11 @@ class Planner:
         else:
             hits = self._source.search(agent_id, section, query, fetch_limit(section, budget_tokens))
             candidates = hit_candidates(section, hits, query)
-        plan = fit(section, candidates, budget_tokens, self._counter, frame)
+        plan = fit(section, candidates, budget_tokens, self._counter, frame, extra)
         if section is not Section.IDENTITY and len(hits) != plan.considered:
             # Rows skipped before ranking (empty, the query itself) count as considered and dropped.
-            extra = len(hits) - plan.considered
-            plan = replace(plan, considered=len(hits), dropped=plan.dropped + extra)
+            skipped = len(hits) - plan.considered
+            plan = replace(plan, considered=len(hits), dropped=plan.dropped + skipped)
         if section is Section.PINNED and plan.placed:
             ids = [ref.id for ref in plan.placed if ref.kind is ItemKind.PINNED_FACT]
             self._source.bump_pinned_usage(agent_id, ids, self._now_ms())

@@ -63,7 +63,8 @@ def test_mirror_missing_rows_is_reported_and_reindex_repairs_it(rig: ConsoleRig)
     with db.write():  # drop one row from the index behind the triggers' back
         row = db.query("SELECT id, content, agent_key FROM transcript ORDER BY id LIMIT 1")[0]
         db.execute(
-            "INSERT INTO fts_transcript (fts_transcript, rowid, content, agent_key) VALUES ('delete', ?, ?, ?)", row
+            "INSERT INTO fts_transcript (fts_transcript, rowid, content, agent_key) VALUES ('delete', ?, ?, ?)",
+            row,
         )
     report = rig.client.diagnose()
     assert _fts(report, "fts_transcript") == (3, 2, False)

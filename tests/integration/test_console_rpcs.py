@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import grpc
 import numpy as np
@@ -21,7 +23,7 @@ from tests.fakes.fake_inferd import fake_vector
 from tests.fakes.memory_reader import InMemoryReader
 from tests.support.console_rig import ConsoleRig, console_rig
 from tests.support.memoryd_server import enable_recall, rpc_error, search
-from tests.support.secret_corpus import SECRETS
+from tests.support.secret_corpus import ORDINARY, SECRETS
 
 
 @pytest.fixture
@@ -39,8 +41,12 @@ def _seed_secrets(rig: ConsoleRig) -> list[tuple[str, int]]:
     refs: list[tuple[str, int]] = []
     for shape, text, _secret in SECRETS:
         refs.append((KIND_PINNED, rig.pinned("vault", f"ledger note: {text}", tags=text[:200])))
-        refs.append((KIND_EPISODE, rig.episode("vault", f"ledger summary {text}", topics=text, entities=shape)))
-        refs.extend((KIND_TRANSCRIPT, i) for i in rig.turn("vault", f"ledger turn {text}", conversation=shape))
+        refs.append(
+            (KIND_EPISODE, rig.episode("vault", f"ledger summary {text}", topics=text, entities=shape))
+        )
+        refs.extend(
+            (KIND_TRANSCRIPT, i) for i in rig.turn("vault", f"ledger turn {text}", conversation=shape)
+        )
     return refs
 
 
@@ -56,6 +62,14 @@ def test_inspect_never_leaks_a_secret_in_preview_or_metadata(rig: ConsoleRig) ->
         assert found.agent_id == "vault"
 
 
+def test_ordinary_text_is_shown_unredacted(rig: ConsoleRig) -> None:
+    for text in ORDINARY:
+        found = rig.client.inspect(KIND_PINNED, rig.pinned("plain", text))
+        assert (found.preview, found.redactions) == (text, ())
+    hits = rig.client.search("2024", agent_id="plain", limit=50)
+    assert hits and all(h.preview in ORDINARY for h in hits)
+
+
 def test_search_previews_never_leak_a_secret(rig: ConsoleRig) -> None:
     refs = _seed_secrets(rig)
     hits = rig.client.search("ledger", limit=200)
@@ -67,10 +81,14 @@ def test_search_previews_never_leak_a_secret(rig: ConsoleRig) -> None:
 
 
 def test_preview_context_is_redacted_and_capped(rig: ConsoleRig) -> None:
-    reader = InMemoryReader(identity_snapshot=IdentitySnapshot(overrides=("My backup email is ops@example.org",)))
+    reader = InMemoryReader(
+        identity_snapshot=IdentitySnapshot(overrides=("My backup email is ops@example.org",))
+    )
     for _shape, text, _secret in SECRETS:
         reader.add("vault", Section.EPISODES, f"ledger {text}")
-    read_path = ReadPath(reader, lambda: ReadPathSettings(is_enabled=True, gate_mode=GateMode.OFF, budget_tokens=800))
+    read_path = ReadPath(
+        reader, lambda: ReadPathSettings(is_enabled=True, gate_mode=GateMode.OFF, budget_tokens=800)
+    )
     rig.memoryd.app.console.attach_read_path(read_path, read_path.invalidate)
     preview = rig.client.preview_context("vault", "what is in the ledger", 4000)
     assert preview.section == "episodes"
@@ -158,8 +176,10 @@ def test_forget_leaves_no_trace_in_fts_embeddings_or_faiss(rig: ConsoleRig, tmp_
 
     assert rig.q("SELECT count(*) FROM fts_pinned WHERE fts_pinned MATCH 'flowerpot'") == [(0,)]
     assert rig.q("SELECT count(*) FROM fts_transcript WHERE fts_transcript MATCH 'flowerpot'") == [(0,)]
-    assert rig.q("SELECT count(*) FROM embeddings WHERE (kind, row_id) IN (VALUES ('pinned_fact', ?), ('transcript', ?))",
-                 (secret_fact, turn)) == [(0,)]
+    assert rig.q(
+        "SELECT count(*) FROM embeddings WHERE (kind, row_id) IN (VALUES ('pinned_fact', ?), ('transcript', ?))",
+        (secret_fact, turn),
+    ) == [(0,)]
     assert secret_fact not in [i for i, _ in app.vectors.search("alpha", KIND_PINNED, model, query, 10)]
     on_disk = AgentIndex.load(app.vectors.directory("alpha"))
     assert on_disk is not None
@@ -202,7 +222,14 @@ def test_clear_all_needs_confirmation_then_removes_everything(rig: ConsoleRig) -
     assert rig.q("SELECT count(*) FROM pinned_facts") == [(1,)]
     deleted = rig.client.clear_all(confirm=True)
     assert deleted >= 1 + 1 + 2 + 1 + 4 + 1  # fact, episode, 2 turns, signal, 4 vectors, identity
-    for table in ("pinned_facts", "episodes", "transcript", "pending_signals", "embeddings", "identity_facts"):
+    for table in (
+        "pinned_facts",
+        "episodes",
+        "transcript",
+        "pending_signals",
+        "embeddings",
+        "identity_facts",
+    ):
         assert rig.q(f"SELECT count(*) FROM {table}") == [(0,)], table
     assert rig.client.identity().overrides == ()
     assert not rig.memoryd.app.vectors.directory("alpha").exists()
@@ -213,19 +240,29 @@ def test_clear_all_needs_confirmation_then_removes_everything(rig: ConsoleRig) -
 # --------------------------------------------------------------------------------------------- bad input
 def test_bad_requests_are_invalid_argument_and_missing_rows_not_found(rig: ConsoleRig) -> None:
     console = rig.memoryd.console
-    bad = [
+    unknown_kind: Any = 99
+    inspects = [
         cpb.InspectRequest(),
         cpb.InspectRequest(item=mpb.ItemRef(kind=mpb.ITEM_KIND_PINNED_FACT, id="abc")),
         cpb.InspectRequest(item=mpb.ItemRef(kind=mpb.ITEM_KIND_PINNED_FACT, id="-3")),
-        cpb.InspectRequest(item=mpb.ItemRef(kind=99, id="3")),
+        cpb.InspectRequest(item=mpb.ItemRef(kind=unknown_kind, id="3")),
     ]
-    for request in bad:
-        error = rpc_error(lambda r=request: console.Inspect(r, timeout=10))  # type: ignore[misc]
-        assert isinstance(error, InvalidArgumentError), request
-    for request in (cpb.SearchRequest(), cpb.SearchRequest(query="x", limit=500), cpb.SearchRequest(query="x", agent_id="a b")):
-        assert isinstance(rpc_error(lambda r=request: console.Search(r, timeout=10)), InvalidArgumentError)  # type: ignore[misc]
-    for request in (cpb.PreviewContextRequest(agent_id="a", query="q"), cpb.PreviewContextRequest(query="q", max_tokens=5)):
-        assert isinstance(rpc_error(lambda r=request: console.PreviewContext(r, timeout=10)), InvalidArgumentError)  # type: ignore[misc]
+    searches = [
+        cpb.SearchRequest(),
+        cpb.SearchRequest(query="x", limit=500),
+        cpb.SearchRequest(query="x", agent_id="a b"),
+    ]
+    previews = [
+        cpb.PreviewContextRequest(agent_id="a", query="q"),
+        cpb.PreviewContextRequest(query="q", max_tokens=5),
+    ]
+    calls: list[Callable[[], Any]] = [
+        *(partial(console.Inspect, r, timeout=10) for r in inspects),
+        *(partial(console.Search, r, timeout=10) for r in searches),
+        *(partial(console.PreviewContext, r, timeout=10) for r in previews),
+    ]
+    for call in calls:
+        assert isinstance(rpc_error(call), InvalidArgumentError), call
     missing = mpb.ItemRef(kind=mpb.ITEM_KIND_EPISODE, id="424242")
     for call in (
         lambda: console.Inspect(cpb.InspectRequest(item=missing), timeout=10),

@@ -46,7 +46,9 @@ def seed(rig: ConsoleRig) -> None:
     rig.client.add_override("Always answer in British English")
     db = rig.memoryd.app.store.db
     with db.write():
-        db.execute("UPDATE identity SET content = 'The user is a cellist.', version = 2, model = 'm' WHERE id = 1")
+        db.execute(
+            "UPDATE identity SET content = 'The user is a cellist.', version = 2, model = 'm' WHERE id = 1"
+        )
     rig.turn("alpha", "I drove my car to the coast", "Sounds lovely")
     episode = rig.episode("alpha", "Trip to the coast by car", topics="travel,car", entities="Coast")
     fact = rig.pinned("alpha", "Alpha drives a 1998 Volvo", tags="car")
@@ -69,8 +71,16 @@ def test_export_clear_import_gives_the_same_rows(rig: ConsoleRig) -> None:
     lines = list(rig.client.export())
     records = [json.loads(line) for line in lines]
     assert records[0]["type"] == "header" and records[-1]["type"] == "end"
-    assert {r["type"] for r in records} >= {"identity", "agent", "episode", "pinned_fact", "identity_fact",
-                                             "transcript", "pending_signal", "embedding"}
+    assert {r["type"] for r in records} >= {
+        "identity",
+        "agent",
+        "episode",
+        "pinned_fact",
+        "identity_fact",
+        "transcript",
+        "pending_signal",
+        "embedding",
+    }
     rig.client.clear_all(confirm=True)
     assert rig.q("SELECT count(*) FROM transcript") == [(0,)]
     embedded_before = rig.inferd.texts_embedded
@@ -83,7 +93,9 @@ def test_export_clear_import_gives_the_same_rows(rig: ConsoleRig) -> None:
     report = rig.client.diagnose()
     assert report.is_healthy, report
     enable_recall(rig.memoryd.memory, "alpha")
-    reply = search(rig.memoryd.memory, "alpha", "automobile", scope=mpb.SCOPE_TRANSCRIPT)  # a vector-only match
+    reply = search(
+        rig.memoryd.memory, "alpha", "automobile", scope=mpb.SCOPE_TRANSCRIPT
+    )  # a vector-only match
     assert reply.method == "hybrid" and reply.hits[0].text == "I drove my car to the coast"
 
 
@@ -117,9 +129,9 @@ def test_ids_taken_by_other_rows_are_remapped_with_their_references(rig: Console
         assert result.imported["episode"] == 1
         (moved,) = other.q("SELECT id FROM episodes WHERE summary = 'Trip to the coast by car'")
         assert moved[0] != squatter_episode
-        assert other.q("SELECT source_episode_id FROM pinned_facts WHERE content = 'Alpha drives a 1998 Volvo'") == [
-            (moved[0],)
-        ]
+        assert other.q(
+            "SELECT source_episode_id FROM pinned_facts WHERE content = 'Alpha drives a 1998 Volvo'"
+        ) == [(moved[0],)]
         assert other.q("SELECT source_episode_id FROM identity_facts") == [(moved[0],)]
         other.index()  # the squatters' own rows
         assert other.client.diagnose().is_healthy

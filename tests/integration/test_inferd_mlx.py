@@ -65,7 +65,11 @@ def test_embeddings_match_sentence_transformers(client: InferenceClient) -> None
 
 
 def test_embedding_order_and_batching_do_not_change_vectors(client: InferenceClient) -> None:
-    texts = ["short", "a much longer sentence about coffee, tea and the morning routine of the user", "mid size text"]
+    texts = [
+        "short",
+        "a much longer sentence about coffee, tea and the morning routine of the user",
+        "mid size text",
+    ]
     together = client.embed(texts).vectors
     alone = np.vstack([client.embed([t]).vectors for t in texts])
     assert np.allclose(together, alone, atol=1e-5)
@@ -78,7 +82,9 @@ def test_answers_a_simple_question(client: InferenceClient) -> None:
     assert reply.prompt_tokens > 10 and 0 < reply.completion_tokens < 40
 
 
-def test_converted_once_into_the_models_dir(client: InferenceClient, served: tuple[RunningServer, App, Path]) -> None:
+def test_converted_once_into_the_models_dir(
+    client: InferenceClient, served: tuple[RunningServer, App, Path]
+) -> None:
     client.load_model(DEFAULT_LLM)
     marker = served[2] / "models" / DEFAULT_LLM / MARKER
     first = marker.stat().st_mtime_ns
@@ -99,11 +105,16 @@ def test_stream_matches_generate_and_ends_with_usage(client: InferenceClient) ->
     assert "".join(deltas) == whole.text
     final = events[-1]
     assert final.finish_reason in (pb.FINISH_REASON_STOP, pb.FINISH_REASON_LENGTH)
-    assert final.usage.completion_tokens == whole.completion_tokens and final.usage.prompt_tokens == whole.prompt_tokens
+    assert (
+        final.usage.completion_tokens == whole.completion_tokens
+        and final.usage.prompt_tokens == whole.prompt_tokens
+    )
 
 
 def test_max_tokens_and_stop_sequence(client: InferenceClient) -> None:
-    short = client.generate([Message("user", "Write a long story about a dragon.")], options=GenerateOptions(max_tokens=5))
+    short = client.generate(
+        [Message("user", "Write a long story about a dragon.")], options=GenerateOptions(max_tokens=5)
+    )
     assert short.finish_reason == "length" and short.completion_tokens == 5
     counted = client.generate(
         [Message("user", "Count from 1 to 10, one number per line.")], options=GenerateOptions(stop=["4"])
@@ -113,7 +124,11 @@ def test_max_tokens_and_stop_sequence(client: InferenceClient) -> None:
 
 def test_count_tokens_uses_the_model_tokenizer(client: InferenceClient) -> None:
     counts = client.count_tokens(["Hello world 12345", "", "<|im_start|>"])
-    assert counts == [8, 0, 1]  # digits split one per token (SmolLM pre-tokenizer); chat specials are one token
+    assert counts == [
+        8,
+        0,
+        1,
+    ]  # digits split one per token (SmolLM pre-tokenizer); chat specials are one token
 
 
 def test_prompt_longer_than_the_window_is_invalid_argument(client: InferenceClient) -> None:
@@ -126,10 +141,14 @@ def test_prompt_longer_than_the_window_is_invalid_argument(client: InferenceClie
 def test_distillation_json_always_parses_and_validates(client: InferenceClient, session: int) -> None:
     messages = [
         Message("system", SYSTEM),
-        Message("user", f"Conversation turns:\n{SESSIONS[session]}\n\nDistill this session into the JSON digest."),
+        Message(
+            "user", f"Conversation turns:\n{SESSIONS[session]}\n\nDistill this session into the JSON digest."
+        ),
     ]
     reply = client.generate(
-        messages, json_schema=DISTILLATION_SCHEMA_JSON, options=GenerateOptions(max_tokens=120, temperature=0.3, seed=7)
+        messages,
+        json_schema=DISTILLATION_SCHEMA_JSON,
+        options=GenerateOptions(max_tokens=120, temperature=0.3, seed=7),
     )
     digest = json.loads(reply.text)
     assert validate(digest, DISTILLATION_SCHEMA) == []
@@ -138,7 +157,9 @@ def test_distillation_json_always_parses_and_validates(client: InferenceClient, 
 
 def test_distillation_json_is_valid_even_when_the_budget_is_tiny(client: InferenceClient) -> None:
     messages = [Message("system", SYSTEM), Message("user", f"Conversation turns:\n{SESSIONS[1]}\n\nDistill.")]
-    reply = client.generate(messages, json_schema=DISTILLATION_SCHEMA_JSON, options=GenerateOptions(max_tokens=24))
+    reply = client.generate(
+        messages, json_schema=DISTILLATION_SCHEMA_JSON, options=GenerateOptions(max_tokens=24)
+    )
     assert validate(json.loads(reply.text), DISTILLATION_SCHEMA) == []
     assert reply.finish_reason == "length"
 
@@ -146,17 +167,24 @@ def test_distillation_json_is_valid_even_when_the_budget_is_tiny(client: Inferen
 def test_streamed_json_is_valid_when_joined(client: InferenceClient) -> None:
     schema = {
         "type": "object",
-        "properties": {"answer": {"type": "string", "maxLength": 40}, "confidence": {"type": "integer", "minimum": 1, "maximum": 5}},
+        "properties": {
+            "answer": {"type": "string", "maxLength": 40},
+            "confidence": {"type": "integer", "minimum": 1, "maximum": 5},
+        },
         "required": ["answer", "confidence"],
         "additionalProperties": False,
     }
-    events = list(client.stream([Message("user", "What is the capital of France?")], json_schema=json.dumps(schema)))
+    events = list(
+        client.stream([Message("user", "What is the capital of France?")], json_schema=json.dumps(schema))
+    )
     value = json.loads("".join(e.delta for e in events))
     assert validate(value, schema) == []
     assert events[-1].finish_reason == pb.FINISH_REASON_STOP
 
 
-def test_cancelled_stream_frees_the_model_quickly(client: InferenceClient, served: tuple[RunningServer, App, Path]) -> None:
+def test_cancelled_stream_frees_the_model_quickly(
+    client: InferenceClient, served: tuple[RunningServer, App, Path]
+) -> None:
     import grpc
 
     from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc

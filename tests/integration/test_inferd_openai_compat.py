@@ -65,7 +65,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        self.server.requests.append(
+            {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+        )
         if self.headers.get("Authorization") != f"Bearer {API_KEY}":
             self._json(401, {"error": "bad key"})
         elif self.server.fail_status:
@@ -119,11 +121,14 @@ def endpoint() -> Iterator[_OpenAIish]:
 
 def _start(home: Path, base_url: str, key: str = API_KEY) -> tuple[RunningServer, App]:
     remote = RemoteSettings(base_url, key, timeout_s=10)
-    models = builtin_models() + (
+    models = (
+        *builtin_models(),
         ModelSpec("remote-chat", "llm", "openai", "tiny-chat", remote=remote),
         ModelSpec("remote-embed", "embedding", "openai", "tiny-embed", remote=remote),
     )
-    return start(replace(for_tests(home), models=models, default_llm="remote-chat", default_embedding="remote-embed"))
+    return start(
+        replace(for_tests(home), models=models, default_llm="remote-chat", default_embedding="remote-embed")
+    )
 
 
 @pytest.fixture
@@ -136,7 +141,9 @@ def client(tmp_path: Path, endpoint: _OpenAIish) -> Iterator[InferenceClient]:
 
 
 def test_chat_streams_deltas_usage_and_finish_reason(client: InferenceClient, endpoint: _OpenAIish) -> None:
-    events = list(client.stream([Message("user", "hello there")], options=GenerateOptions(max_tokens=7, seed=3)))
+    events = list(
+        client.stream([Message("user", "hello there")], options=GenerateOptions(max_tokens=7, seed=3))
+    )
     assert "".join(e.delta for e in events) == "remote says hello there "
     assert events[-1].finish_reason == pb.FINISH_REASON_LENGTH and events[-1].usage.prompt_tokens == 9
     sent = endpoint.requests[-1]

@@ -14,12 +14,19 @@ import numpy as np
 import pytest
 
 from inferd.app import App, close_all, start
-from inferd.backends.base import Backend, GenerateCall, GenerationEvent, LoadedInfo, ModelLoadError, ShouldStop
+from inferd.backends.base import (
+    Backend,
+    GenerateCall,
+    GenerationEvent,
+    LoadedInfo,
+    ModelLoadError,
+    ShouldStop,
+)
 from inferd.client import GenerateOptions, InferenceClient, Message
 from inferd.config import FAKE_LLM, ModelSpec, Settings, builtin_models, for_tests
+from inferd.jsonschema_lite import validate
 from inferd.loaders import BackendLoader
 from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
-from inferd.jsonschema_lite import validate
 from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import (
@@ -131,7 +138,11 @@ def test_embed_count_tokens_and_status(client: InferenceClient) -> None:
     [
         (pb.GenerateRequest(), "messages", "MISSING_FIELD"),
         (pb.GenerateRequest(messages=[pb.ChatMessage(content="hi")]), "messages[0].role", "MISSING_FIELD"),
-        (pb.GenerateRequest(messages=[pb.ChatMessage(role=9, content="hi")]), "messages[0].role", "INVALID_ROLE"),
+        (
+            pb.GenerateRequest(messages=[pb.ChatMessage(role=9, content="hi")]),
+            "messages[0].role",
+            "INVALID_ROLE",
+        ),
         (
             pb.GenerateRequest(
                 messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
@@ -142,13 +153,16 @@ def test_embed_count_tokens_and_status(client: InferenceClient) -> None:
         ),
         (
             pb.GenerateRequest(
-                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")], options=pb.GenerationOptions(temperature=-1)
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                options=pb.GenerationOptions(temperature=-1),
             ),
             "options.temperature",
             "OUT_OF_RANGE",
         ),
         (
-            pb.GenerateRequest(messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")], json_schema="{nope"),
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")], json_schema="{nope"
+            ),
             "json_schema",
             "INVALID_JSON_SCHEMA",
         ),
@@ -159,7 +173,11 @@ def test_embed_count_tokens_and_status(client: InferenceClient) -> None:
             "json_schema",
             "INVALID_JSON_SCHEMA",
         ),
-        (pb.GenerateRequest(model="x" * 300, messages=[pb.ChatMessage(role=1, content="hi")]), "model", "INVALID_MODEL_NAME"),
+        (
+            pb.GenerateRequest(model="x" * 300, messages=[pb.ChatMessage(role=1, content="hi")]),
+            "model",
+            "INVALID_MODEL_NAME",
+        ),
     ],
 )
 def test_generate_validation(
@@ -176,7 +194,12 @@ def test_generate_validation(
 
 
 def test_embed_validation(client: InferenceClient) -> None:
-    for texts, reason in (([], "MISSING_FIELD"), (["x"] * 257, "TOO_MANY_TEXTS"), (["x" * 50_001], "FIELD_TOO_LONG"), ([""], "MISSING_FIELD")):
+    for texts, reason in (
+        ([], "MISSING_FIELD"),
+        (["x"] * 257, "TOO_MANY_TEXTS"),
+        (["x" * 50_001], "FIELD_TOO_LONG"),
+        ([""], "MISSING_FIELD"),
+    ):
         with pytest.raises(InvalidArgumentError) as caught:
             client.embed(texts)
         assert caught.value.reason == reason
@@ -212,7 +235,8 @@ def test_full_queue_is_resource_exhausted_with_retry_info(server: tuple[RunningS
         _wait_for(lambda: _depth(stub, "slow-llm") == 0)
         running.cancel()
         reply = stub.Generate(
-            pb.GenerateRequest(model="slow-llm", messages=[pb.ChatMessage(role=pb.ROLE_USER, content="ok")]), timeout=10
+            pb.GenerateRequest(model="slow-llm", messages=[pb.ChatMessage(role=pb.ROLE_USER, content="ok")]),
+            timeout=10,
         )
         assert reply.text == "echo: ok"
 
@@ -221,7 +245,9 @@ def test_expired_request_leaves_the_queue(server: tuple[RunningServer, App]) -> 
     with grpc.insecure_channel(server[0].target) as channel:
         stub = pb_grpc.InferenceServiceStub(channel)
         messages = [pb.ChatMessage(role=pb.ROLE_USER, content="w " * 40)]
-        running = stub.GenerateStream(pb.GenerateStreamRequest(model="slow-llm", messages=messages), timeout=30)
+        running = stub.GenerateStream(
+            pb.GenerateStreamRequest(model="slow-llm", messages=messages), timeout=30
+        )
         next(running)
         started = time.monotonic()
         with pytest.raises(grpc.RpcError) as caught:
@@ -268,7 +294,7 @@ def test_unload_fails_queued_requests_with_model_unloaded(server: tuple[RunningS
     def call() -> None:
         try:
             client.generate(_user("w " * 200), model="slow-llm")
-        except Exception as error:  # noqa: BLE001 - collected for the assertion
+        except Exception as error:
             errors.append(error)
 
     thread = threading.Thread(target=call)
@@ -278,7 +304,9 @@ def test_unload_fails_queued_requests_with_model_unloaded(server: tuple[RunningS
     client.unload_model("slow-llm")
     thread.join(10)
     assert not thread.is_alive()
-    assert len(errors) == 1 and isinstance(errors[0], UnavailableError) and errors[0].reason == "MODEL_UNLOADED"
+    assert (
+        len(errors) == 1 and isinstance(errors[0], UnavailableError) and errors[0].reason == "MODEL_UNLOADED"
+    )
 
 
 def test_idle_model_is_unloaded(client: InferenceClient) -> None:

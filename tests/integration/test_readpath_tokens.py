@@ -8,7 +8,7 @@ import pytest
 
 from inferd.client import InferenceClient
 from memoryd.readpath import ReadPath, ReadPathSettings
-from memoryd.retrieval.items import Section
+from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.tokens import InferdTokenCounter, estimate_tokens
 from servicekit.errors import NotFoundError
 from tests.fakes.fake_gate_inferd import FakeGateInferd, GateScript, running_fake, words_as_tokens
@@ -70,3 +70,22 @@ def test_block_fits_the_budget_as_the_model_counts_it(fake: tuple[FakeGateInferd
     assert len(assembly.block) <= 400  # no overrides here, so the whole block is budgeted
     assert assembly.tokens == len(assembly.block)
     assert len(assembly.block) > 400 - 80  # and the budget was used, not wasted
+
+
+def test_two_counting_calls_per_fresh_assembly(fake: tuple[FakeGateInferd, InferenceClient]) -> None:
+    servicer, client = fake
+    reader = InMemoryReader(
+        identity_snapshot=IdentitySnapshot(overrides=("Always reply in English",)), entities={"a": ["Mochi"]}
+    )
+    for i in range(40):
+        reader.add("a", Section.PINNED, f"Mochi detail {i}: " + " ".join(f"t{i}w{j}" for j in range(6)))
+    path = ReadPath(
+        reader, lambda: ReadPathSettings(budget_tokens=400), counter=InferdTokenCounter(client, "core")
+    )
+    path.assemble("a", "How is Mochi?")
+    before = len(servicer.recorded.count_tokens)
+    other = path.assemble("a", "Mochi t39w0 t38w0 t37w0")  # brings rows the first query did not fetch
+    assert other.placed[0].id in {"38", "39", "40"}
+    assert "Always reply in English" in other.block
+    # One call for the new candidate lines, one that verifies the body and counts block and overrides.
+    assert len(servicer.recorded.count_tokens) - before == 2

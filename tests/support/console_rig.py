@@ -42,7 +42,9 @@ class ConsoleRig:
             )
         return int(cursor.lastrowid or 0)
 
-    def episode(self, agent: str, summary: str, *, conversation: str = "c1", topics: str = "", entities: str = "") -> int:
+    def episode(
+        self, agent: str, summary: str, *, conversation: str = "c1", topics: str = "", entities: str = ""
+    ) -> int:
         """Insert one episode as the writer would."""
         stamp = now_ms()
         db = self.memoryd.app.store.db
@@ -50,7 +52,17 @@ class ConsoleRig:
             cursor = db.execute(
                 "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, "
                 "action_items, conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (agent, conversation, summary, topics, entities, "decided something", "do something", stamp, stamp),
+                (
+                    agent,
+                    conversation,
+                    summary,
+                    topics,
+                    entities,
+                    "decided something",
+                    "do something",
+                    stamp,
+                    stamp,
+                ),
             )
             db.execute(
                 "INSERT OR IGNORE INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?)",
@@ -81,7 +93,10 @@ class ConsoleRig:
 @contextmanager
 def console_rig(home: Path, inferd_state: FakeInferdState | None = None) -> Iterator[ConsoleRig]:
     """Fake inferd on a real port, memoryd in-process, a MemoryClient on it."""
-    with running_fake_inferd(inferd_state) as (server, state), running_memoryd(home, inferd_addr=server.target) as handle:
+    with (
+        running_fake_inferd(inferd_state) as (server, state),
+        running_memoryd(home, inferd_addr=server.target) as handle,
+    ):
         client = MemoryClient(handle.target, deadline_s=30)
         try:
             yield ConsoleRig(handle, state, client)

@@ -35,7 +35,9 @@ def test_defaults(tmp_path: Path) -> None:
 
 def test_flags_beat_environment(tmp_path: Path) -> None:
     env = {"OSAURUS_HOME": str(tmp_path / "env"), "OSAURUS_INFERD_LISTEN": "127.0.0.1:1"}
-    s = load_settings(["--listen", "127.0.0.1:2", "--home", str(tmp_path / "flag"), "--log-level", "debug"], env)
+    s = load_settings(
+        ["--listen", "127.0.0.1:2", "--home", str(tmp_path / "flag"), "--log-level", "debug"], env
+    )
     assert (s.listen, s.home, s.log_level) == ("127.0.0.1:2", tmp_path / "flag", "DEBUG")
     assert load_settings([], env).listen == "127.0.0.1:1"
 
@@ -56,7 +58,13 @@ def test_file_adds_models_and_remote(tmp_path: Path) -> None:
             "remote": {"base_url": "http://127.0.0.1:11434/v1/", "api_key_env": "MY_KEY"},
             "models": [
                 {"name": "qwen", "kind": "llm", "backend": "openai", "source": "qwen2.5:7b"},
-                {"name": "local", "kind": "llm", "backend": "mlx", "source": "/models/x", "idle_unload_s": 60},
+                {
+                    "name": "local",
+                    "kind": "llm",
+                    "backend": "mlx",
+                    "source": "/models/x",
+                    "idle_unload_s": 60,
+                },
             ],
         },
     )
@@ -81,7 +89,12 @@ def test_remote_from_environment_becomes_default(tmp_path: Path) -> None:
     s = load_settings([], env)
     assert (s.default_llm, s.default_embedding) == ("gpt-x", "emb-x")
     spec = s.model("emb-x")
-    assert spec is not None and spec.kind == "embedding" and spec.remote is not None and spec.remote.api_key == "k"
+    assert (
+        spec is not None
+        and spec.kind == "embedding"
+        and spec.remote is not None
+        and spec.remote.api_key == "k"
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,7 +107,13 @@ def test_remote_from_environment_becomes_default(tmp_path: Path) -> None:
         ({"queue_capacity": 0}, "queue_capacity"),
         ({"default_llm": "nope"}, "not a configured llm model"),
         ({"default_embedding": DEFAULT_LLM}, "not a configured embedding model"),
-        ({"models": [{"name": "r", "kind": "llm", "backend": "openai", "source": "m"}], "default_llm": "r"}, "no remote"),
+        (
+            {
+                "models": [{"name": "r", "kind": "llm", "backend": "openai", "source": "m"}],
+                "default_llm": "r",
+            },
+            "no remote",
+        ),
     ],
 )
 def test_bad_files_are_config_errors(tmp_path: Path, data: object, message: str) -> None:

@@ -69,7 +69,11 @@ def test_config_and_mixed_quantization() -> None:
     config = model_config(_meta(), weights)
     assert config["model_type"] == "llama" and config["rope_traditional"] is True
     assert (config["hidden_size"], config["num_hidden_layers"], config["num_key_value_heads"]) == (64, 2, 2)
-    assert config["head_dim"] == 16 and config["rope_theta"] == 100000.0 and config["max_position_embeddings"] == 2048
+    assert (
+        config["head_dim"] == 16
+        and config["rope_theta"] == 100000.0
+        and config["max_position_embeddings"] == 2048
+    )
     assert config["tie_word_embeddings"] is True  # no output.weight in the file
     assert config["quantization"] == {
         "group_size": 32,

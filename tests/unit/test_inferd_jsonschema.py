@@ -16,7 +16,12 @@ from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 def test_distillation_schema_is_supported_and_round_trips() -> None:
     check_schema(DISTILLATION_SCHEMA)
     assert json.loads(DISTILLATION_SCHEMA_JSON) == DISTILLATION_SCHEMA
-    assert set(DISTILLATION_SCHEMA["required"]) == {"episode", "entities", "pinned_candidates", "identity_facts"}
+    assert set(DISTILLATION_SCHEMA["required"]) == {
+        "episode",
+        "entities",
+        "pinned_candidates",
+        "identity_facts",
+    }
     episode = DISTILLATION_SCHEMA["properties"]["episode"]
     assert episode["required"] == ["summary", "topics", "decisions", "action_items", "salience"]
 
@@ -88,9 +93,18 @@ _leaf = st.sampled_from(
 _schemas = st.recursive(
     _leaf,
     lambda children: st.one_of(
-        st.builds(lambda item, n: {"type": "array", "items": item, "minItems": n, "maxItems": n + 2}, children, st.integers(0, 2)),
+        st.builds(
+            lambda item, n: {"type": "array", "items": item, "minItems": n, "maxItems": n + 2},
+            children,
+            st.integers(0, 2),
+        ),
         st.dictionaries(st.text("abcdef", min_size=1, max_size=3), children, max_size=3).map(
-            lambda props: {"type": "object", "properties": props, "required": sorted(props), "additionalProperties": False}
+            lambda props: {
+                "type": "object",
+                "properties": props,
+                "required": sorted(props),
+                "additionalProperties": False,
+            }
         ),
     ),
     max_leaves=8,

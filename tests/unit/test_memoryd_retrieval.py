@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
 from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingles
 from memoryd.retrieval.terms import fold, query_terms, tokens
@@ -48,3 +49,21 @@ def test_mmr_prefers_relevant_but_different_items() -> None:
     assert [i for i, _ in mmr(items, 2, lam=0.5)] == [1, 3]
     assert [i for i, _ in mmr(items, 3, lam=1.0)] == [1, 2, 3]
     assert mmr([], 3) == []
+
+
+def test_neighbour_smoothing_lifts_rows_next_to_strong_matches() -> None:
+    where = {1: Position("s1", 0), 2: Position("s1", 1), 3: Position("s2", 0)}
+    smoothed = smooth_neighbours({1: 1.0, 2: 0.2, 3: 0.3}, where, 0.25)
+    assert smoothed[2] == 0.2 + 0.25 * 1.0  # next to the best row
+    assert smoothed[3] == 0.3  # alone in its conversation
+    assert ranked(smoothed)[1] == 2
+    assert smooth_neighbours({1: 1.0}, {1: Position("s", 0)}, 0.0) == {1: 1.0}
+
+
+def test_conversation_prior_groups_by_the_best_conversation() -> None:
+    where = {1: Position("a", 0), 2: Position("b", 5), 3: Position("a", 9), 4: Position("c", 0)}
+    scores = {1: 0.9, 2: 0.8, 3: 0.1, 4: 0.7}
+    boosted = ranked(conversation_prior(scores, where, weight=1.0))
+    assert boosted[0] == 1
+    assert boosted.index(3) < boosted.index(4)  # same session as the best match beats an unrelated, better row
+    assert ranked(conversation_prior(scores, where, weight=0.0)) == [1, 2, 4, 3]

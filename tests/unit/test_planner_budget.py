@@ -181,3 +181,20 @@ def test_no_bump_when_nothing_is_placed_or_section_is_not_pinned() -> None:
     assert planner.plan("a", Section.PINNED, "postgres", 100, frame).placed == ()
     assert planner.plan("a", Section.EPISODES, "postgres", 800, frame).placed != ()
     assert reader.bumps == []
+
+
+def test_extra_texts_are_counted_in_the_verifying_call() -> None:
+    calls: list[list[str]] = []
+
+    class Recording(EstimatingCounter):
+        def count(self, texts: Sequence[str]) -> list[int]:
+            calls.append(list(texts))
+            return super().count(texts)
+
+    cands = [candidate(1, "User prefers Postgres", 0.9), candidate(2, "User has a cat named Mochi", 0.5)]
+    plan = fit(Section.PINNED, cands, 800, Recording(), frame, extra=lambda body: [body, "overrides"])
+    assert plan.extra_counts == (estimate_tokens(plan.body), estimate_tokens("overrides"))
+    assert calls[-1] == [frame(plan.body), plan.body, "overrides"]
+    assert len(calls) == 3  # header, lines, verification (+ extras)
+    empty = fit(Section.PINNED, [], 800, Recording(), frame, extra=lambda body: [body])
+    assert empty.extra_counts == ()

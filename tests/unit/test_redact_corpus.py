@@ -7,6 +7,7 @@ import pytest
 from memoryd.redact import placeholder, redact
 from tests.support.secret_corpus import ORDINARY, SECRETS
 
+
 @pytest.mark.parametrize(("shape", "text", "secret"), SECRETS, ids=[s[0] for s in SECRETS])
 def test_secret_is_redacted(shape: str, text: str, secret: str) -> None:
     result = redact(text)
@@ -44,7 +45,9 @@ def test_truncation_happens_after_redaction_and_never_splits_a_placeholder() -> 
     result = redact(text, max_chars=30)
     assert result.is_truncated and result.text.endswith("...")
     assert len(result.text) <= 30
-    assert "alice" not in result.text and "[redacted" not in result.text  # cut before the placeholder, not inside
+    assert (
+        "alice" not in result.text and "[redacted" not in result.text
+    )  # cut before the placeholder, not inside
     assert result.original_chars == len(text)
 
 

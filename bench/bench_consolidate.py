@@ -1,0 +1,264 @@
+"""Consolidation benchmark (issue 7): one pass over 1M pinned facts + 200k episodes + 2M transcript rows in one
+store — wall time, peak memory — and BufferTurn / SearchMemory latency during the pass against idle, same run.
+
+memoryd runs as a subprocess (`python -m bench.bench_consolidate serve HOME PORT_FILE`: memoryd's own parts plus
+the consolidator and its RunConsolidation mixin, composed as app.py will); this process is the client. It times
+BufferTurn and SearchMemory while idle, then starts RunConsolidation and keeps timing them until the pass returns.
+OSAURUS_BENCH_CONSOLIDATE_SCALE shrinks the store (default 1.0); the built store is cached in the temp dir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from bench import consolidate_seed as seed_store
+from bench.report import BenchResult
+from osaurus.memory.v1 import memory_pb2 as pb
+from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+
+REPO = Path(__file__).resolve().parents[1]
+ISSUE = 7
+SCALE = float(os.environ.get("OSAURUS_BENCH_CONSOLIDATE_SCALE", "1.0"))
+IDLE_S = float(os.environ.get("OSAURUS_BENCH_CONSOLIDATE_IDLE_SECONDS", "20"))
+#: Pause between a client's calls: chat-like traffic, not a saturation test (bench_write measures that).
+THINK_S = 0.01
+TARGET_PASS_S = 60.0
+USER = "Can you remind me which Postgres index type suits prefix search on product codes in our catalog?"
+
+
+@dataclass
+class Samples:
+    """Latencies (ms) of one RPC in one phase."""
+
+    values: list[float]
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.values)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+# -- server (subprocess) -----------------------------------------------------------------------------------------
+
+
+def serve(home: Path, port_file: Path) -> None:
+    """memoryd + Consolidator + RunConsolidation, serving until SIGTERM."""
+    from memoryd.app import DOMAIN, MEMORY_SERVICE, build_app, write_port_file
+    from memoryd.config import ServiceSettings
+    from memoryd.consolidate import Consolidator
+    from memoryd.consolidate_rpcs import ConsolidationRpcs
+    from memoryd.service import MemoryService, ServiceDeps
+    from servicekit.server import ServerOptions, ServiceBinding, build_server
+
+    class Servicer(ConsolidationRpcs, MemoryService):
+        def __init__(self, deps: ServiceDeps, consolidator: Consolidator) -> None:
+            super().__init__(deps)
+            self.consolidator = consolidator
+
+    settings = ServiceSettings(listen="127.0.0.1:0", home=home, inferd_addr="127.0.0.1:1", background_indexing=False)
+    app = build_app(settings)
+    consolidator = Consolidator(app.store.db, app.config, vectors=app.vectors, inference=app.inference,
+                                on_changed=[app.search.keyword_stats.invalidate])
+    deps = ServiceDeps(store=app.store, config=app.config, recorder=app.recorder, search=app.search,
+                       vectors=app.vectors)
+    servicer = Servicer(deps, consolidator)
+    server = build_server(
+        ServerOptions(address="127.0.0.1:0", domain=DOMAIN, max_workers=16),
+        [ServiceBinding(MEMORY_SERVICE, lambda s: pb_grpc.add_MemoryServiceServicer_to_server(servicer, s))],
+    )
+    write_port_file(port_file, server.target)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop.wait()
+    server.stop(5)
+    consolidator.close()
+    app.close()
+
+
+def _spawn(home: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port_file = home / "memoryd.port"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "protos" / "gen")]))
+    log = (home / "memoryd.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bench.bench_consolidate", "serve", str(home), str(port_file)],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 120
+    while not port_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"memoryd did not start: {(home / 'memoryd.log').read_text()[-2000:]}")
+        time.sleep(0.05)
+    return process, port_file.read_text().strip()
+
+
+def _memory_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _reset_peak(pid: int) -> bool:
+    """Reset VmHWM to the current RSS (Linux: write 5 to clear_refs); False when not permitted."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+# -- clients -----------------------------------------------------------------------------------------------------
+
+
+def _traffic(stub: pb_grpc.MemoryServiceStub, stop: threading.Event, turns: Samples, searches: Samples) -> None:
+    """One chat-like client: BufferTurn, then a SearchMemory, with a short think time."""
+    i = 0
+    while not stop.is_set():
+        started = time.perf_counter()
+        stub.BufferTurn(
+            pb.BufferTurnRequest(agent_id="agent-0001", conversation_id=f"bench-{i // 20}", user_message=f"{USER} {i}",
+                                 assistant_message="Use a B-tree index with text_pattern_ops."),
+            timeout=30,
+        )
+        turns.values.append((time.perf_counter() - started) * 1000)
+        time.sleep(THINK_S)
+        started = time.perf_counter()
+        stub.SearchMemory(
+            pb.SearchMemoryRequest(agent_id="agent-0001", scope=pb.SCOPE_TRANSCRIPT, query="index catalog", limit=5),
+            timeout=30,
+        )
+        searches.values.append((time.perf_counter() - started) * 1000)
+        time.sleep(THINK_S)
+        i += 1
+
+
+def _phase(stub: pb_grpc.MemoryServiceStub, seconds: float | None, until: threading.Event | None) -> tuple[Samples, Samples]:
+    turns, searches = Samples([]), Samples([])
+    stop = until or threading.Event()
+    worker = threading.Thread(target=_traffic, args=(stub, stop, turns, searches))
+    worker.start()
+    if seconds is not None:
+        time.sleep(seconds)
+        stop.set()
+    worker.join()
+    return turns, searches
+
+
+def _measure(seed: seed_store.Seed, home: Path) -> dict[str, object]:
+    seed_store.copy_to(seed, home)
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "memory.json").write_text(
+        json.dumps({"summaryDebounceSeconds": 3600, "coreModel": "", "embeddingModel": seed_store.MODEL})
+    )
+    process, target = _spawn(home)
+    try:
+        with grpc.insecure_channel(target) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            stub = pb_grpc.MemoryServiceStub(channel)
+            stub.UpsertAgent(pb.UpsertAgentRequest(agent_id="agent-0001", search_memory_enabled=True), timeout=30)
+            _phase(stub, 2.0, None)  # warm-up
+            idle = _phase(stub, IDLE_S, None)
+            rss_before = _memory_kb(process.pid, "VmRSS")
+            peak_reset = _reset_peak(process.pid)
+            done = threading.Event()
+            reply: list[pb.RunConsolidationResponse] = []
+
+            def consolidate() -> None:
+                try:
+                    reply.append(stub.RunConsolidation(pb.RunConsolidationRequest(), timeout=1800))
+                finally:
+                    done.set()
+
+            started = time.perf_counter()
+            runner = threading.Thread(target=consolidate)
+            runner.start()
+            during = _phase(stub, None, done)
+            runner.join()
+            wall_s = time.perf_counter() - started
+            peak = _memory_kb(process.pid, "VmHWM")
+            rss_after = _memory_kb(process.pid, "VmRSS")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    return {
+        "report": reply[0].report, "wall_s": wall_s, "idle": idle, "during": during, "rss_before_kb": rss_before,
+        "peak_kb": peak, "rss_after_kb": rss_after, "peak_reset": peak_reset,
+    }
+
+
+def _row(name: str, idle: Samples, during: Samples) -> str:
+    ratio = during.pct(0.99) / idle.pct(0.99)
+    return (
+        f"| {name} | {len(idle.values)} | {idle.pct(0.5):.2f} | {idle.pct(0.99):.2f} | {len(during.values)} | "
+        f"{during.pct(0.5):.2f} | {during.pct(0.99):.2f} | {max(during.values):.1f} | {ratio:.2f}× |"
+    )
+
+
+def run() -> list[BenchResult]:
+    """Build (or reuse) the store, measure one pass under chat-like traffic, return the headline results."""
+    seed = seed_store.cached(SCALE, int(time.time() * 1000))
+    with tempfile.TemporaryDirectory(prefix="bench-consolidate-") as tmp:
+        m = _measure(seed, Path(tmp))
+    report: pb.ConsolidationReport = m["report"]  # type: ignore[assignment]
+    idle_turns, idle_search = m["idle"]  # type: ignore[misc]
+    during_turns, during_search = m["during"]  # type: ignore[misc]
+    pass_s = report.duration_ms / 1000
+    peak_mb = int(m["peak_kb"]) / 1024  # type: ignore[call-overload]
+    before_mb = int(m["rss_before_kb"]) / 1024  # type: ignore[call-overload]
+    ratio = during_turns.pct(0.99) / idle_turns.pct(0.99)
+    steps = "\n".join(
+        f"| {s.name} | {s.rows_changed:,} | {s.vectors_deleted:,} | {s.duration_ms / 1000:.1f} | "
+        f"{s.skip_reason or s.error or ''} |"
+        for s in report.steps
+    )
+    peak_note = "" if m["peak_reset"] else " (peak reset not permitted: VmHWM since start)"
+    detail = f"""Store: {seed_store.describe(seed)} (scale {SCALE:g}; built in {seed.build_s:.0f} s, cached). Rows span
+{seed_store.SPAN_DAYS} days; retention 365 days, salience floor 0.2; 2% of episodes are near-copies; a first pass
+(every episode is new to merge — the worst case). memoryd is a subprocess; one client sends BufferTurn then
+SearchMemory with {THINK_S * 1000:.0f} ms think time, {IDLE_S:.0f} s idle, then for the whole pass.
+
+| step | rows changed | vectors deleted | seconds | skip / error |
+| --- | --- | --- | --- | --- |
+{steps}
+
+Pass: **{pass_s:.1f} s** (target ≤ {TARGET_PASS_S:.0f} s). Server RSS {before_mb:.0f} MB before the pass, peak
+**{peak_mb:.0f} MB** during it{peak_note}.
+
+| rpc | idle calls | idle p50 ms | idle p99 ms | calls during pass | p50 ms | p99 ms | max ms | p99 ratio |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+{_row("BufferTurn", idle_turns, during_turns)}
+{_row("SearchMemory", idle_search, during_search)}
+
+Median idle BufferTurn {statistics.median(idle_turns.values):.2f} ms."""
+    return [
+        BenchResult(ISSUE, "consolidation pass wall time (1M facts, 200k episodes, 2M turns)"
+                    if SCALE == 1.0 else f"consolidation pass wall time (scale {SCALE:g})",
+                    f"{pass_s:.1f} s", f"≤ {TARGET_PASS_S:.0f} s", detail),
+        BenchResult(ISSUE, "consolidation pass peak memory (server RSS)", f"{peak_mb:.0f} MB", "reported"),
+        BenchResult(ISSUE, "BufferTurn p99 during a pass / idle p99", f"{ratio:.2f}×", "≤ 2×"),
+    ]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "serve":
+        serve(Path(sys.argv[2]), Path(sys.argv[3]))
+    else:
+        results = run()
+        for result in results:
+            print(f"{result.metric}: {result.value} (target {result.target})")
+        print(results[0].detail)

@@ -1,0 +1,49 @@
+"""WAL checkpoints during a pass, run by the pass itself outside memoryd's write lock.
+
+With SQLite's autocheckpoint, whichever commit pushes the WAL past 1,000 pages runs the checkpoint: during a pass
+that is either the pass's own commit (inside memoryd's write lock, so BufferTurn waits for it) or a BufferTurn's.
+The pass turns autocheckpoint off on its own connection and checkpoints (PASSIVE: never blocks a writer) every
+`every_s` between batches, so the WAL stays short and no request pays for the pass's pages.
+"""
+
+from __future__ import annotations
+
+import time
+
+from memoryd.storage.db import Database
+
+#: SQLite's default autocheckpoint threshold, restored when the pass ends.
+DEFAULT_AUTOCHECKPOINT_PAGES = 1000
+
+
+class WalCheckpointer:
+    """Call begin() on the pass thread, maybe() after each committed batch, end() when the pass finishes."""
+
+    def __init__(self, db: Database, every_s: float = 0.05) -> None:
+        self._db = db
+        self._every_s = every_s
+        self._last = 0.0
+        self.checkpoints = 0
+
+    def begin(self) -> None:
+        """Stop this connection's commits from checkpointing inside the write lock."""
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+        self._last = time.perf_counter()
+
+    def maybe(self) -> None:
+        """Checkpoint if `every_s` passed since the last one."""
+        if time.perf_counter() - self._last >= self._every_s:
+            self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """One PASSIVE checkpoint now (copies what it can; never waits for readers or writers)."""
+        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._last = time.perf_counter()
+        self.checkpoints += 1
+
+    def end(self) -> None:
+        """Final checkpoint and the default autocheckpoint again."""
+        try:
+            self.checkpoint()
+        finally:
+            self._db.execute(f"PRAGMA wal_autocheckpoint={DEFAULT_AUTOCHECKPOINT_PAGES}")
