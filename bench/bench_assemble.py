@@ -1,7 +1,7 @@
 """AssembleContext latency on a cache miss over real memoryd storage: 100k turns, 10k facts, 5k episodes (issue 6).
 
 The store is the real one (SQLite + FTS5 + per-agent faiss through memoryd.search) filled with synthetic rows and
-indexed by memoryd's Indexer through an in-process inferd. Corpus and query vectors come from inferd's `fake`
+indexed by memoryd's Indexer through inferd running as its own process. Corpus and query vectors come from inferd's `fake`
 embedding model (hashed bag of words, 384-d) because embedding 115k rows with MiniLM on CPU takes ~10 minutes;
 the real MiniLM single-query Embed latency is measured separately and added for the headline estimate.
 
@@ -16,10 +16,14 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -317,26 +321,77 @@ def real_embed_latency_ms(queries: Sequence[str]) -> tuple[float, float] | str:
         close_all(running, app)
 
 
+@contextmanager
+def inferd_process(home: Path) -> Iterator[str]:
+    """`python -m inferd --backend fake` as its own process (as deployed); yields its target."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    repo = Path(__file__).resolve().parents[1]
+    home.mkdir(parents=True, exist_ok=True)
+    port_file = home / "inferd.port"
+    env = dict(os.environ, OSAURUS_HOME=str(home))
+    env["PYTHONPATH"] = os.pathsep.join([str(repo), str(repo / "protos" / "gen"), env.get("PYTHONPATH", "")])
+    args = [sys.executable, "-m", "inferd", "--backend", "fake", "--listen", "127.0.0.1:0"]
+    args += ["--home", str(home), "--port-file", str(port_file), "--log-level", "WARNING"]
+    process = subprocess.Popen(args, env=env, cwd=repo)
+    try:
+        deadline = time.monotonic() + 60
+        while not port_file.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("inferd did not start")
+            time.sleep(0.05)
+        target = port_file.read_text().strip()
+        with grpc.insecure_channel(target) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            health.Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
+        yield target
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@dataclass
+class Measured:
+    """Raw measurements of one run."""
+
+    sizes: dict[str, int]
+    insert_s: float
+    indexed: int
+    index_s: float
+    local_ms: list[float]
+    grpc_ms: list[float]
+    per_section: dict[str, list[float]]
+    chosen: dict[str, int]
+    stage_ms: dict[str, float]
+    fake_embed_ms: list[float]
+
+
 def run() -> list[BenchResult]:
     """Build the store, then time cache-miss assemblies per section, in-process and over gRPC."""
-    from inferd.app import close_all as close_inferd
-    from inferd.app import start as start_inferd
+    scale = float(os.environ.get("OSAURUS_BENCH_ASSEMBLE_SCALE", "1.0"))
+    home = Path(tempfile.mkdtemp(prefix="bench-assemble-"))
+    with inferd_process(home / "inferd") as target:
+        measured, probe_queries = measure(home, target, scale)
+    return report(measured, real_embed_latency_ms(probe_queries))
+
+
+def measure(home: Path, inferd_target: str, scale: float) -> tuple[Measured, list[str]]:
+    """Fill the store, index it, then time interleaved in-process and gRPC assemblies (all cache misses)."""
     from inferd.client import InferenceClient
-    from inferd.config import for_tests
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
 
-    scale = float(os.environ.get("OSAURUS_BENCH_ASSEMBLE_SCALE", "1.0"))
     rng = random.Random(606)
-    home = Path(tempfile.mkdtemp(prefix="bench-assemble-"))
     (home / "config").mkdir(parents=True)
     (home / "config" / "memory.json").write_text(json.dumps({"embeddingModel": "fake-embedding"}))
-    inferd_running, inferd_app = start_inferd(for_tests(home / "inferd", fake=True))
-    app = build_app(
-        ServiceSettings(
-            listen="127.0.0.1:0", home=home, inferd_addr=inferd_running.target, background_indexing=False
-        )
+    settings = ServiceSettings(
+        listen="127.0.0.1:0", home=home, inferd_addr=inferd_target, background_indexing=False
     )
+    app = build_app(settings)
     try:
         now_ms = int(time.time() * 1000)
         corpus = make_corpus(rng)
@@ -347,68 +402,77 @@ def run() -> list[BenchResult]:
         indexed = app.indexer.run_once()
         index_s = time.perf_counter() - started
         reader = TimedReader(BenchStoreReader(app, lambda: now_ms))
-        counter_client = InferenceClient(inferd_running.target, deadline_s=5.0)
+        counter_client = InferenceClient(inferd_target, deadline_s=5.0)
         path = ReadPath(
             reader,
             lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
             counter=InferdTokenCounter(counter_client, "fake-llm"),
         )
         queries = make_queries(corpus, rng, 40)
-        for _, q in queries[:10]:  # warm connections and code paths (not measured)
-            path.assemble(AGENT, "warm " + q)
-        reader.ms.clear()
-        per_section: dict[str, list[float]] = {}
-        chosen: dict[str, int] = {}
-        all_ms: list[float] = []
-        for intended, query in queries:
-            path.invalidate(AGENT)  # a cache miss every time, entities re-read too
-            started = time.perf_counter()
-            assembly = path.assemble(AGENT, query)
-            ms = (time.perf_counter() - started) * 1000
-            all_ms.append(ms)
-            per_section.setdefault(assembly.section.value, []).append(ms)
-            chosen[f"{intended}->{assembly.section.value}"] = (
-                chosen.get(f"{intended}->{assembly.section.value}", 0) + 1
-            )
-        stage_ms = dict(reader.ms)
-        grpc_ms = _grpc_latencies(path, [f"{q} (rpc)" for _, q in queries])
-        fake_embed = time_calls(lambda q: app.embedder.embed([q]), [f"{q} (embed)" for _, q in queries[:80]])
+        rpc_queries = [q for _, q in make_queries(corpus, rng, 40)]  # independent draws for the gRPC path
+        for _, q in make_queries(corpus, rng, 4):  # warm connections and code paths (not measured)
+            path.assemble(AGENT, q)
+        m = Measured(sizes, insert_s, indexed, index_s, [], [], {}, {}, {}, [])
+        with grpc_caller(path) as call_rpc:
+            # Interleaved, so neither path profits from caches the other warmed (search keeps per-term stats).
+            for (intended, query), rpc_query in zip(queries, rpc_queries, strict=True):
+                path.invalidate(AGENT)  # a cache miss every time; entities are re-read too
+                reader.ms.clear()
+                started = time.perf_counter()
+                assembly = path.assemble(AGENT, query)
+                ms = (time.perf_counter() - started) * 1000
+                for stage, spent in reader.ms.items():
+                    m.stage_ms[stage] = m.stage_ms.get(stage, 0.0) + spent
+                m.local_ms.append(ms)
+                m.per_section.setdefault(assembly.section.value, []).append(ms)
+                key = f"{intended}->{assembly.section.value}"
+                m.chosen[key] = m.chosen.get(key, 0) + 1
+                path.invalidate(AGENT)
+                m.grpc_ms.append(call_rpc(rpc_query))
+        m.fake_embed_ms = time_calls(lambda q: app.embedder.embed([q]), [f"{q} (embed)" for _, q in queries])
         counter_client.close()
     finally:
         app.close()
-        close_inferd(inferd_running, inferd_app)
-    real = real_embed_latency_ms([q for _, q in queries[:40]])
-    p50, p95 = statistics.median(all_ms), percentile(all_ms, 0.95)
-    g50, g95 = statistics.median(grpc_ms), percentile(grpc_ms, 0.95)
-    fe50 = statistics.median(fake_embed)
+    return m, [q for _, q in queries[:40]]
+
+
+def report(m: Measured, real: tuple[float, float] | str) -> list[BenchResult]:
+    """The headline result and the markdown detail."""
+    p50, p95 = statistics.median(m.local_ms), percentile(m.local_ms, 0.95)
+    g50, g95 = statistics.median(m.grpc_ms), percentile(m.grpc_ms, 0.95)
+    fe50 = statistics.median(m.fake_embed_ms)
+    other_ms = sum(m.local_ms) - sum(m.stage_ms.values())
     lines = [
         "### AssembleContext latency (`bench/bench_assemble.py`)",
-        f"One agent with {sizes['transcript']:,} transcript turns, {sizes['pinned']:,} pinned facts and"
-        f" {sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
-        " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.search). Bulk insert"
-        f" {insert_s:.1f} s; indexing {indexed:,} vectors through inferd {index_s:.1f} s. Heuristic gate,"
-        " budget 800 tokens, token counts through inferd CountTokens (cached). Every call is a cache miss:"
-        " the assembly and known-entity caches are invalidated before it and every query text is unique,"
-        " so the query embedding is computed each time (fake 384-d model over gRPC, median"
-        f" {fe50:.1f} ms per Embed call).",
+        f"One agent with {m.sizes['transcript']:,} transcript turns, {m.sizes['pinned']:,} pinned facts and"
+        f" {m.sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
+        " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.search); inferd runs as its own"
+        f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
+        f" {m.index_s:.1f} s. Heuristic gate, budget 800 tokens, token counts through inferd CountTokens"
+        " (cached). Every call is a cache miss: the assembly and known-entity caches are invalidated"
+        " before it and every query text is unique, so the query embedding is computed each time (fake 384-d"
+        f" model, median {fe50:.1f} ms per Embed call). In-process and gRPC calls alternate, with different"
+        " queries, so neither warms the other's search caches.",
+        "",
         "| path | calls | p50 ms | p95 ms | max ms |",
         "| --- | --- | --- | --- | --- |",
-        f"| ReadPath.assemble (in-process) | {len(all_ms)} | {p50:.1f} | {p95:.1f} | {max(all_ms):.1f} |",
-        f"| AssembleContext over gRPC (loopback) | {len(grpc_ms)} | {g50:.1f} | {g95:.1f} | {max(grpc_ms):.1f} |",
+        f"| ReadPath.assemble (in-process) | {len(m.local_ms)} | {p50:.1f} | {p95:.1f} | {max(m.local_ms):.1f} |",
+        f"| AssembleContext over gRPC (loopback) | {len(m.grpc_ms)} | {g50:.1f} | {g95:.1f} |"
+        f" {max(m.grpc_ms):.1f} |",
         "",
-        "| section chosen | calls | p50 ms | p95 ms |",
+        "| section chosen (in-process) | calls | p50 ms | p95 ms |",
         "| --- | --- | --- | --- |",
         *(
             f"| {sec} | {len(v)} | {statistics.median(v):.1f} | {percentile(v, 0.95):.1f} |"
-            for sec, v in sorted(per_section.items())
+            for sec, v in sorted(m.per_section.items())
         ),
         "",
         "Where the in-process time went (sum over all calls): "
-        + ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(stage_ms.items(), key=lambda kv: -kv[1]))
-        + f", everything else (gate, planner, token counts, block) {sum(all_ms) - sum(stage_ms.values()):.0f} ms"
-        + f" — of {sum(all_ms):.0f} ms total.",
+        + ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(m.stage_ms.items(), key=lambda kv: -kv[1]))
+        + f", everything else (gate, planner, token-count calls, block) {other_ms:.0f} ms"
+        + f" — of {sum(m.local_ms):.0f} ms total.",
         "",
-        "Intended → chosen section: " + ", ".join(f"{k} {v}" for k, v in sorted(chosen.items())) + ".",
+        "Intended → chosen section: " + ", ".join(f"{k} {v}" for k, v in sorted(m.chosen.items())) + ".",
     ]
     if isinstance(real, str):
         estimate = f"{g95:.1f} ms (fake embeddings; real MiniLM not measured: {real})"
@@ -416,7 +480,7 @@ def run() -> list[BenchResult]:
     else:
         r50, r95 = real
         est95 = g95 - fe50 + r95
-        estimate = f"{g95:.1f} ms measured (fake embeddings); ≈{est95:.1f} ms with real MiniLM"
+        estimate = f"{g95:.1f} ms with fake embeddings; ≈{est95:.1f} ms with real MiniLM"
         lines.append(
             f"Real MiniLM (MLX, CPU) one-query Embed through inferd: p50 {r50:.1f} ms, p95 {r95:.1f} ms."
             f" Estimated AssembleContext p95 with it: {g95:.1f} − {fe50:.1f} (fake embed) + {r95:.1f}"
@@ -425,16 +489,17 @@ def run() -> list[BenchResult]:
     return [
         BenchResult(
             ISSUE,
-            "AssembleContext p50 / p95, cache miss, heuristic (100k turns, 10k facts, 5k episodes)",
-            f"{g50:.1f} / {estimate}",
+            "AssembleContext p50 / p95 over gRPC, cache miss, heuristic (100k turns, 10k facts, 5k episodes)",
+            f"{g50:.1f} ms / {estimate}",
             "p95 ≤ 25 ms",
             "\n".join(lines),
         )
     ]
 
 
-def _grpc_latencies(path: ReadPath, queries: Sequence[str]) -> list[float]:
-    """Time AssembleContext through a real gRPC server hosting the ReadPathRpcs mixin."""
+@contextmanager
+def grpc_caller(path: ReadPath) -> Iterator[Callable[[str], float]]:
+    """A real gRPC server hosting the ReadPathRpcs mixin; yields a function timing one AssembleContext (ms)."""
     from memoryd.readpath_rpcs import ReadPathRpcs
     from osaurus.memory.v1 import memory_pb2 as pb
     from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
@@ -457,15 +522,15 @@ def _grpc_latencies(path: ReadPath, queries: Sequence[str]) -> list[float]:
     )
     channel = make_channel(server.target, deadline_s=10.0)
     stub = pb_grpc.MemoryServiceStub(channel)
+
+    def call(query: str) -> float:
+        started = time.perf_counter()
+        stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query=query))
+        return (time.perf_counter() - started) * 1000
+
     try:
-        stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query="warm up the channel"))
-        out = []
-        for q in queries:
-            path.invalidate(AGENT)
-            started = time.perf_counter()
-            stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query=q))
-            out.append((time.perf_counter() - started) * 1000)
-        return out
+        call("warm up the channel")
+        yield call
     finally:
         channel.close()
         server.stop(0)

@@ -8,6 +8,7 @@ reference/locomo-baselines.md, which reports over all ten.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -324,6 +325,7 @@ def latency(home: Path) -> list[BenchResult]:
             started = time.perf_counter()
             embedder.embed([question + " ?"])
             embed_only.append((time.perf_counter() - started) * 1000)
+    load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
     table = ["| rows | mode | p50 ms | p95 ms | mean ms | queries |", "|---|---|---|---|---|---|"]
     for total, mode, values in rows:
         table.append(
@@ -342,6 +344,8 @@ def latency(home: Path) -> list[BenchResult]:
             "query includes one inferd Embed call "
             f"(alone: p50 {_percentile(embed_only, 0.5):.1f} ms, p95 {_percentile(embed_only, 0.95):.1f} ms).",
             "\n".join(table),
+            f"Machine load average during the run (1/5/15 min): {load}. Other processes share the 2 cores, so "
+            "absolute times are pessimistic; hybrid and BM25-only were measured in the same run.",
         ]
     )
     return [

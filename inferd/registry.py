@@ -22,6 +22,9 @@ from servicekit.errors import (
 _log = logging.getLogger("inferd.registry")
 
 State = Literal["unloaded", "loading", "ready", "failed"]
+#: After a failed load, implicit loads (from Generate/Embed) answer MODEL_UNAVAILABLE at once for this long
+#: instead of retrying a conversion or a remote probe on every call; LoadModel always retries.
+RETRY_FAILED_LOAD_AFTER_S = 30.0
 #: Builds a loaded backend for a spec; raises ModelLoadError (or anything) when it cannot.
 Loader = Callable[[ModelSpec], Backend]
 
@@ -46,6 +49,7 @@ class _Slot:
     backend: Backend | None = None
     worker: InferenceWorker | None = None
     info: LoadedInfo = field(default_factory=LoadedInfo)
+    failed_at_s: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -91,6 +95,8 @@ class ModelRegistry:
                 f"model {name!r} is not loaded",
                 metadata={"model": name, "state": slot.state},
             )
+        if slot.state == "failed" and time.monotonic() - slot.failed_at_s < RETRY_FAILED_LOAD_AFTER_S:
+            raise _unavailable(name, slot.error)
         self.load(name)
         if slot.worker is None:  # unloaded again between load() and here
             raise UnavailableError("MODEL_UNLOADED", f"model {name!r} was unloaded", retry_after_s=1.0)
@@ -106,7 +112,7 @@ class ModelRegistry:
                 try:
                     backend = self._loader(slot.spec)
                 except Exception as error:
-                    slot.state, slot.error = "failed", _describe(error)
+                    slot.state, slot.error, slot.failed_at_s = "failed", _describe(error), time.monotonic()
                     _log.warning("model %s failed to load: %s", name, slot.error)
                 else:
                     slot.backend, slot.info = backend, backend.info()
@@ -114,11 +120,7 @@ class ModelRegistry:
                     slot.state = "ready"
                     _log.info("model %s loaded in %.2fs", name, time.monotonic() - started)
             if slot.state == "failed":
-                raise FailedPreconditionError(
-                    "MODEL_UNAVAILABLE",
-                    f"model {name!r} could not be loaded: {slot.error}",
-                    metadata={"model": name},
-                )
+                raise _unavailable(name, slot.error)
         return self.snapshot(name)
 
     def unload(self, name: str) -> ModelSnapshot:
@@ -194,6 +196,12 @@ class ModelRegistry:
                             self._unload_locked(slot)
                     finally:
                         slot.lock.release()
+
+
+def _unavailable(name: str, reason: str) -> FailedPreconditionError:
+    return FailedPreconditionError(
+        "MODEL_UNAVAILABLE", f"model {name!r} could not be loaded: {reason}", metadata={"model": name}
+    )
 
 
 def _describe(error: BaseException) -> str:

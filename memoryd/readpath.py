@@ -170,14 +170,23 @@ class ReadPath:
         budget_tokens: int = 0,
         *,
         deadline_s: float | None = None,
+        is_preview: bool = False,
     ) -> Assembly:
-        """The block for `query` (budget 0 = memoryBudgetTokens), served from the 10 s cache when possible."""
+        """The block for `query` (budget 0 = memoryBudgetTokens), served from the 10 s cache when possible.
+
+        A preview (the console's PreviewContext) neither uses the cache nor bumps pinned-fact usage: its block
+        never reaches a model.
+        """
         settings = self._settings()
         if not settings.is_enabled:
             return _disabled("memory_disabled")
         if not self._reader.is_memory_enabled(agent_id):
             return _disabled("memory_disabled_for_agent")
         budget = budget_tokens if budget_tokens > 0 else settings.budget_tokens
+        if is_preview:
+            return self._assemble_fresh(
+                agent_id, query, budget, settings.gate_mode, deadline_s, is_usage_recorded=False
+            )
         variant = (budget, settings.gate_mode.value)
         cached = self._cache.get(agent_id, query, variant)
         if cached is not None:
@@ -197,7 +206,14 @@ class ReadPath:
         return prepared
 
     def _assemble_fresh(
-        self, agent_id: str, query: str, budget: int, mode: GateMode, deadline_s: float | None
+        self,
+        agent_id: str,
+        query: str,
+        budget: int,
+        mode: GateMode,
+        deadline_s: float | None,
+        *,
+        is_usage_recorded: bool = True,
     ) -> Assembly:
         entities = self._known_entities(agent_id) if mode is not GateMode.OFF else frozenset()
         decision = self._gate.decide(query, entities, mode, deadline_s=deadline_s)
@@ -221,6 +237,7 @@ class ReadPath:
             frame,
             identity,
             block_and_overrides,
+            is_usage_recorded=is_usage_recorded,
         )
         block = blocks.render_block(today, overrides_text, plan.body)
         if not block:

@@ -268,38 +268,67 @@ def _episode_vectors(ctx: JobContext, agent_id: str) -> dict[int, npt.NDArray[np
     return {row_id: matrix[i] for i, (row_id, _) in enumerate(items)}
 
 
-def _apply_merge(ctx: JobContext, agent_id: str, pair: MergePair) -> int:
-    """Fold the duplicate's decisions, action items, entities and sources into the survivor; delete the duplicate
-    and its vector. Returns vectors deleted, or -1 when either row changed meanwhile (skipped)."""
+@dataclass(frozen=True)
+class _Applied:
+    merged: int
+    vectors: tuple[int, ...]  # duplicates whose vector was deleted
+
+
+def _apply_merges(ctx: JobContext, agent_id: str, pairs: Sequence[MergePair]) -> _Applied:
+    """Inside one transaction: fold each duplicate's decisions, action items, entities, salience and sources into
+    its survivor, then delete the duplicates and their vectors. A pair whose rows changed meanwhile is skipped."""
+    wanted = sorted({p.survivor_id for p in pairs} | {p.duplicate_id for p in pairs})
     rows = {
-        int(r[0]): r
+        int(r[0]): (str(r[1]), str(r[2]), str(r[3]), float(r[4]))
         for r in ctx.db.query(
-            "SELECT id, decisions, action_items, entities_csv, salience FROM episodes "
-            "WHERE id IN (?, ?) AND agent_id = ? AND status = 'active'",
-            (pair.survivor_id, pair.duplicate_id, agent_id),
+            f"SELECT id, decisions, action_items, entities_csv, salience FROM episodes "
+            f"WHERE agent_id = ? AND status = 'active' AND id IN ({_marks(wanted)})",
+            (agent_id, *wanted),
         )
     }
-    keep, drop = rows.get(pair.survivor_id), rows.get(pair.duplicate_id)
-    if keep is None or drop is None:
-        return -1
-    decisions, actions = merge_lines(keep[1], drop[1]), merge_lines(keep[2], drop[2])
-    entities = merge_csv(keep[3], drop[3])
-    if (decisions, actions, entities) != (keep[1], keep[2], keep[3]) or drop[4] > keep[4]:
-        ctx.db.execute(
-            "UPDATE episodes SET decisions = ?, action_items = ?, entities_csv = ?, salience = max(salience, ?) "
-            "WHERE id = ?",
-            (decisions, actions, entities, float(drop[4]), pair.survivor_id),
+    valid = [p for p in pairs if p.survivor_id in rows and p.duplicate_id in rows]
+    if not valid:
+        return _Applied(0, ())
+    folded: dict[int, tuple[str, str, str, float]] = {}
+    for pair in valid:  # a survivor may absorb several duplicates of this chunk, in time order
+        keep = folded.get(pair.survivor_id, rows[pair.survivor_id])
+        drop = rows[pair.duplicate_id]
+        folded[pair.survivor_id] = (
+            merge_lines(keep[0], drop[0]),
+            merge_lines(keep[1], drop[1]),
+            merge_csv(keep[2], drop[2]),
+            max(keep[3], drop[3]),
         )
+    for survivor, values in folded.items():
+        if values != rows[survivor]:
+            ctx.db.execute(
+                "UPDATE episodes SET decisions = ?, action_items = ?, entities_csv = ?, salience = ? WHERE id = ?",
+                (*values, survivor),
+            )
+    duplicates = [p.duplicate_id for p in valid]
+    # One statement per table re-points every fact sourced from a duplicate (source_episode_id has no index:
+    # agent_id narrows the scan to this agent's facts).
+    cases = " ".join("WHEN ? THEN ?" for _ in valid)
+    mapping = [value for p in valid for value in (p.duplicate_id, p.survivor_id)]
     for table in ("pinned_facts", "identity_facts"):
         ctx.db.execute(
-            f"UPDATE {table} SET source_episode_id = ? WHERE source_episode_id = ? AND agent_id = ?",
-            (pair.survivor_id, pair.duplicate_id, agent_id),
+            f"UPDATE {table} SET source_episode_id = CASE source_episode_id {cases} END "
+            f"WHERE agent_id = ? AND source_episode_id IN ({_marks(duplicates)})",
+            (*mapping, agent_id, *duplicates),
         )
-    vectors = ctx.db.execute(
-        "DELETE FROM embeddings WHERE kind = ? AND row_id = ?", (KIND_EPISODE, pair.duplicate_id)
-    ).rowcount
-    ctx.db.execute("DELETE FROM episodes WHERE id = ?", (pair.duplicate_id,))
-    return int(vectors)
+    with_vectors = tuple(
+        int(r[0])
+        for r in ctx.db.query(
+            f"SELECT row_id FROM embeddings WHERE kind = ? AND row_id IN ({_marks(duplicates)})",
+            (KIND_EPISODE, *duplicates),
+        )
+    )
+    ctx.db.execute(
+        f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({_marks(duplicates)})",
+        (KIND_EPISODE, *duplicates),
+    )
+    ctx.db.execute(f"DELETE FROM episodes WHERE id IN ({_marks(duplicates)})", duplicates)
+    return _Applied(len(valid), with_vectors)
 
 
 def merge(ctx: JobContext) -> StepResult:
@@ -333,19 +362,13 @@ def merge(ctx: JobContext) -> StepResult:
             ctx.pacer.breathe()
         pairs = find_duplicates(features, _episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
         for start in range(0, len(pairs), _MERGES_PER_BATCH):
-            chunk = pairs[start : start + _MERGES_PER_BATCH]
-            removed: list[int] = []
             with ctx.batch(STEP_MERGE) as tally:
-                for pair in chunk:
-                    deleted = _apply_merge(ctx, agent_id, pair)
-                    if deleted >= 0:
-                        merged += 1
-                        tally.rows += 1
-                        vectors += deleted
-                        if deleted:
-                            removed.append(pair.duplicate_id)
-            ctx.forget_vectors(KIND_EPISODE, {agent_id: removed} if removed else {})
-            if tally.rows:
+                applied = _apply_merges(ctx, agent_id, pairs[start : start + _MERGES_PER_BATCH])
+                tally.rows = applied.merged
+            ctx.forget_vectors(KIND_EPISODE, {agent_id: list(applied.vectors)} if applied.vectors else {})
+            merged += applied.merged
+            vectors += len(applied.vectors)
+            if applied.merged:
                 changed.add(agent_id)
     ctx.state.set(state.MERGE_WATERMARK, top, ctx.now_ms)
     return StepResult(rows_changed=merged, vectors_deleted=vectors, agents=frozenset(changed))

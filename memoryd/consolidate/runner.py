@@ -66,7 +66,8 @@ def _error_text(error: BaseException) -> str:
 class ConsolidatorOptions:
     """Pacing and hooks; defaults suit a live server."""
 
-    pacer_factory: Callable[[], Pacer] = Pacer
+    #: None: a Pacer that watches memoryd's commit counter to tell busy from quiet.
+    pacer_factory: Callable[[], Pacer] | None = None
     on_batch: Callable[[str], None] | None = None
     steps: Sequence[Step] = jobs.STEPS
 
@@ -146,6 +147,12 @@ class Consolidator:
         )
         return PassReport.from_details(rows[0][0], int(rows[0][1]), str(rows[0][2])) if rows else None
 
+    def _pacer(self) -> Pacer:
+        if self._options.pacer_factory is not None:
+            return self._options.pacer_factory()
+        db = self._db
+        return Pacer(commits=lambda: db.generation)
+
     def _run(self, trigger: str) -> PassReport:
         start_ms = self._clock()
         started = time.perf_counter()
@@ -156,7 +163,7 @@ class Consolidator:
             now_ms=start_ms,
             vectors=self._vectors,
             inference=self._inference,
-            pacer=self._options.pacer_factory(),
+            pacer=self._pacer(),
             on_batch=self._options.on_batch,
             should_stop=self._closing.is_set,
             checkpointer=WalCheckpointer(self._db),

@@ -1,1 +1,1 @@
-"""Read-path building blocks: relevance gate, token counting, block format, planner, assembly cache."""
+"""Retrieval: hybrid search scoring (hybrid, mmr, terms, context_prior) and the read path (gate, planner, blocks)."""

@@ -213,8 +213,13 @@ class Planner:
         frame: Callable[[str], str],
         identity: IdentitySnapshot | None = None,
         extra: Callable[[str], Sequence[str]] | None = None,
+        *,
+        is_usage_recorded: bool = True,
     ) -> Plan:
-        """One section's body under budget_tokens, counting the frame that will surround it."""
+        """One section's body under budget_tokens, counting the frame that will surround it.
+
+        Pinned facts placed in the body get their usage bumped unless is_usage_recorded is False (previews).
+        """
         if section is Section.NONE:
             return Plan(section, "", (), 0, 0)
         if section is Section.IDENTITY:
@@ -227,7 +232,7 @@ class Planner:
             # Rows skipped before ranking (empty, the query itself) count as considered and dropped.
             skipped = len(hits) - plan.considered
             plan = replace(plan, considered=len(hits), dropped=plan.dropped + skipped)
-        if section is Section.PINNED and plan.placed:
+        if section is Section.PINNED and plan.placed and is_usage_recorded:
             ids = [ref.id for ref in plan.placed if ref.kind is ItemKind.PINNED_FACT]
             self._source.bump_pinned_usage(agent_id, ids, self._now_ms())
         return plan

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import numpy as np
 import pytest
 
@@ -17,6 +18,7 @@ from inferd.config import DEFAULT_EMBEDDING, DEFAULT_LLM, for_tests
 from inferd.jsonschema_lite import validate
 from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 from osaurus.inference.v1 import inference_pb2 as pb
+from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import InvalidArgumentError
 from servicekit.server import RunningServer
 
@@ -185,10 +187,6 @@ def test_streamed_json_is_valid_when_joined(client: InferenceClient) -> None:
 def test_cancelled_stream_frees_the_model_quickly(
     client: InferenceClient, served: tuple[RunningServer, App, Path]
 ) -> None:
-    import grpc
-
-    from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
-
     with grpc.insecure_channel(served[0].target) as channel:
         stub = pb_grpc.InferenceServiceStub(channel)
         request = pb.GenerateStreamRequest(

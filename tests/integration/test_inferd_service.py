@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -273,6 +273,14 @@ def test_failed_load_is_reported(client: InferenceClient) -> None:
     assert caught.value.reason == "MODEL_UNAVAILABLE" and "truncated" in caught.value.message
     status = {m.name: m for m in client.models()}["broken"]
     assert status.state == "failed" and "truncated" in status.error
+    started = time.monotonic()
+    with pytest.raises(
+        FailedPreconditionError
+    ):  # no reload attempt on every call: answered from the failed state
+        client.generate(_user("again"), model="broken")
+    assert time.monotonic() - started < 1
+    with pytest.raises(FailedPreconditionError):  # LoadModel always retries
+        client.load_model("broken")
 
 
 def test_residency_load_unload_and_only_if_resident(client: InferenceClient) -> None:
@@ -325,10 +333,10 @@ def _depth(stub: pb_grpc.InferenceServiceStub, name: str) -> int:
     return next(m.queue_depth for m in reply.models if m.name == name)
 
 
-def _wait_for(predicate: object, timeout_s: float = 5.0) -> None:
+def _wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
+        if predicate():
             return
         time.sleep(0.02)
     raise AssertionError("condition not reached in time")

@@ -216,3 +216,51 @@ def test_per_agent_keyword_statistics_change_the_ranking(memoryd: MemorydHandle)
     assert {h.text for h in table_wide.hits} <= {h.text for h in per_agent.hits} | {
         h.text for h in table_wide.hits
     }
+
+
+def _insert_memory_rows(handle: MemorydHandle, agent: str) -> dict[str, int]:
+    """Pinned facts and episodes as the writer would store them (the writer is another module's job)."""
+    t = handle.app.store.tables
+    ids: dict[str, int] = {}
+    with handle.app.store.db.write():
+        handle.app.store.agents.ensure(agent)
+        for name, content, status in (
+            ("fact", "The user is allergic to peanuts.", "active"),
+            ("disabled_fact", "The user hates peanuts in salads.", "disabled"),
+        ):
+            ids[name] = t.PinnedFact.insert(
+                agent_id=agent, content=content, status=status, salience=0.7, created_at_ms=1, updated_at_ms=1
+            ).execute()
+        for name, summary, topics, status in (
+            ("episode", "Planned a trip to Lisbon with a cafe crawl.", "travel, lisbon", "active"),
+            ("disabled_episode", "Discussed Lisbon tram routes.", "travel", "disabled"),
+        ):
+            ids[name] = t.Episode.insert(
+                agent_id=agent,
+                conversation_id=name,
+                summary=summary,
+                topics_csv=topics,
+                status=status,
+                conversation_at_ms=1,
+                created_at_ms=1,
+            ).execute()
+    return ids
+
+
+def test_pinned_and_episode_scopes_hide_disabled_rows(memoryd: MemorydHandle) -> None:
+    enable_recall(memoryd.memory, "agent")
+    ids = _insert_memory_rows(memoryd, "agent")
+    assert memoryd.app.indexer.run_once() == 4
+    pinned = search(memoryd.memory, "agent", "peanuts", scope=mpb.SCOPE_PINNED)
+    assert [h.item.id for h in pinned.hits] == [str(ids["fact"])]
+    assert pinned.hits[0].item.kind == mpb.ITEM_KIND_PINNED_FACT and pinned.hits[0].salience == pytest.approx(
+        0.7
+    )
+    episodes = search(memoryd.memory, "agent", "lisbon travel", scope=mpb.SCOPE_EPISODES)
+    assert [h.item.id for h in episodes.hits] == [str(ids["episode"])]
+    assert list(episodes.hits[0].topics) == ["travel", "lisbon"]
+    assert not search(memoryd.memory, "agent", "peanuts", scope=mpb.SCOPE_TRANSCRIPT).hits
+    agent = memoryd.memory.GetAgent(mpb.GetAgentRequest(agent_id="agent"), timeout=10).agent
+    assert agent.memory_entry_count == 2  # active episodes + active pinned facts; disabled rows do not count
+    listed = memoryd.memory.ListAgents(mpb.ListAgentsRequest(), timeout=10).agents
+    assert [a.memory_entry_count for a in listed if a.agent_id == "agent"] == [2]

@@ -265,3 +265,14 @@ def test_settings_follow_memory_json() -> None:
     assert settings_from_config(config) == ReadPathSettings(
         is_enabled=False, gate_mode=GateMode.LLM, budget_tokens=1200
     )
+
+
+def test_preview_neither_bumps_usage_nor_touches_the_cache(path: ReadPath, reader: InMemoryReader) -> None:
+    preview = path.assemble(AGENT, "How is Mochi doing?", is_preview=True)
+    assert "Mochi is the user's cat" in preview.block
+    assert reader.bumps == []
+    real = path.assemble(AGENT, "How is Mochi doing?")
+    assert real.cached is False
+    assert len(reader.bumps) == 1
+    assert path.assemble(AGENT, "How is Mochi doing?", is_preview=True).cached is False
+    assert len(reader.bumps) == 1

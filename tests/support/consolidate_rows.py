@@ -149,7 +149,9 @@ def config_store(home: Path, **changes: Any) -> ConfigStore:
 
 def fixed_pacer(rows: int = 1000) -> Pacer:
     """Batches of exactly `rows`, no rests: deterministic batch boundaries for tests."""
-    return Pacer(target_ms=1e12, rest_ratio=0.0, min_rows=rows, max_rows=rows, rows=rows, slice_ms=1e12)
+    return Pacer(
+        busy_target_ms=1e12, busy_rest_ratio=0.0, min_rows=rows, max_rows=rows, rows=rows, slice_ms=1e12
+    )
 
 
 @dataclass
