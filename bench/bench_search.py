@@ -29,6 +29,8 @@ ISSUE = 3
 DEV = ("conv-26", "conv-30", "conv-41")
 K_VALUES = (5, 10)
 RANKING_DEPTH = 50
+#: Turn text → its stored vector, filled by the LoCoMo part so the latency part does not embed the corpus again.
+_VECTORS: dict[str, bytes] = {}
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,13 @@ def locomo(home: Path) -> list[BenchResult]:
         embedded = stack.app.indexer.run_once()
         index_s = time.perf_counter() - started
         scored = {v.name: score_variant(stack, mapping, conversations, v) for v in VARIANTS}
+        _VECTORS.update(
+            (str(text), bytes(blob))
+            for text, blob in stack.app.store.db.query(
+                "SELECT t.content, e.vector FROM embeddings AS e JOIN transcript AS t "
+                "ON e.kind = 'transcript' AND t.id = e.row_id"
+            )
+        )
     dev_ids = set(DEV)
     test_ids = {c.sample_id for c in conversations} - dev_ids
     sections: list[str] = []
@@ -294,18 +303,18 @@ def latency(home: Path) -> list[BenchResult]:
             mpb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=30
         )
         embedder = stack.app.embedder
-        vectors: dict[str, bytes] = {}
-        dim = 0
+        vectors = {t: _VECTORS[t] for t in texts if t in _VECTORS}  # reused from the LoCoMo part when it ran
+        missing = [t for t in texts if t not in vectors]
         started = time.perf_counter()
-        for start in range(0, len(texts), 64):
-            batch = embedder.embed(texts[start : start + 64])
+        for start in range(0, len(missing), 64):
+            batch = embedder.embed(missing[start : start + 64])
             if batch is None:
                 raise RuntimeError("inferd could not embed the corpus")
-            dim = int(batch.vectors.shape[1])
             vectors.update(
-                (t, to_blob(v)) for t, v in zip(texts[start : start + 64], batch.vectors, strict=True)
+                (t, to_blob(v)) for t, v in zip(missing[start : start + 64], batch.vectors, strict=True)
             )
         embed_s = time.perf_counter() - started
+        dim = len(next(iter(vectors.values()))) // 4
         model = embedder.model or ""
         have = 0
         for total in (10_000, 100_000):
@@ -339,7 +348,7 @@ def latency(home: Path) -> list[BenchResult]:
             "### SearchMemory latency (one agent, gRPC round trip on loopback, limit 10)",
             f"Rows are the {len(texts):,} distinct LoCoMo turns cycled to 10k and then 100k rows (each text ~17x at "
             "100k, which inflates document frequencies: a pessimistic corpus for BM25), with their real "
-            f"all-MiniLM-L6-v2 vectors (embedded once in {embed_s:.0f} s, copied per row). 200 distinct LoCoMo "
+            f"all-MiniLM-L6-v2 vectors (embedded once, {embed_s:.0f} s in this part, copied per row). 200 distinct LoCoMo "
             "questions per cell after 20 warm-up queries; the query-embedding cache is cleared, so every hybrid "
             "query includes one inferd Embed call "
             f"(alone: p50 {_percentile(embed_only, 0.5):.1f} ms, p95 {_percentile(embed_only, 0.95):.1f} ms).",

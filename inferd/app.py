@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-
-import grpc
 
 from inferd.backends.blas import ensure_openblas
 from inferd.config import ConfigError, Settings, load_settings
@@ -18,6 +14,7 @@ from inferd.registry import Loader, ModelRegistry
 from inferd.service import SERVICE_NAME, InferenceService
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.logsetup import setup_logging
+from servicekit.portfile import write_port_file
 from servicekit.server import (
     InsecureBindError,
     RunningServer,
@@ -54,9 +51,11 @@ def build_app(settings: Settings, loader: Loader | None = None) -> App:
 def start(settings: Settings, loader: Loader | None = None) -> tuple[RunningServer, App]:
     """Build and start inferd in this process; health is SERVING when this returns. Stop with close_all()."""
     app = build_app(settings, loader)
-    credentials = _tls(settings)
     options = ServerOptions(
-        address=settings.listen, domain=DOMAIN, tls=credentials, auth_token=settings.auth_token
+        address=settings.listen,
+        domain=DOMAIN,
+        tls=settings.transport.server_credentials(),
+        auth_token=settings.transport.token,
     )
     binding = ServiceBinding(
         SERVICE_NAME, lambda server: pb_grpc.add_InferenceServiceServicer_to_server(app.service, server)
@@ -73,20 +72,6 @@ def close_all(running: RunningServer, app: App, grace_s: float = 5.0) -> None:
     """Stop serving (health NOT_SERVING first), then unload the models."""
     running.stop(grace_s)
     app.close()
-
-
-def _tls(settings: Settings) -> grpc.ServerCredentials | None:
-    if settings.tls_cert is None or settings.tls_key is None:
-        return None
-    return grpc.ssl_server_credentials([(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())])
-
-
-def write_port_file(path: Path, target: str) -> None:
-    """Write the bound address atomically (tmp + rename) so a reader never sees half a line."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(target + "\n")
-    tmp.replace(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

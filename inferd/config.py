@@ -18,7 +18,7 @@ inference.json (every key optional):
 openai. Environment: OSAURUS_HOME, OSAURUS_INFERD_LISTEN, OSAURUS_INFERD_CONFIG, OSAURUS_INFERD_BACKEND=fake,
 OSAURUS_INFERD_DEFAULT_LLM, OSAURUS_INFERD_DEFAULT_EMBEDDING, OSAURUS_INFERD_REMOTE_BASE_URL,
 OSAURUS_INFERD_REMOTE_API_KEY, OSAURUS_INFERD_REMOTE_LLM_MODEL / _EMBEDDING_MODEL (each adds that remote model and
-makes it the default), OSAURUS_LOG_LEVEL, OSAURUS_AUTH_TOKEN_FILE, OSAURUS_TLS_CERT / OSAURUS_TLS_KEY.
+makes it the default), OSAURUS_LOG_LEVEL, and servicekit.tls's OSAURUS_TLS_* / OSAURUS_AUTH_TOKEN_FILE.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+
+from servicekit.tls import TransportConfigError, TransportSecurity, load_transport
 
 DEFAULT_LISTEN = "127.0.0.1:50052"
 DEFAULT_LLM = "smollm2-135m-instruct"
@@ -85,9 +87,7 @@ class Settings:
     default_llm: str = DEFAULT_LLM
     default_embedding: str = DEFAULT_EMBEDDING
     request_timeout_s: float = 600.0
-    auth_token: str | None = None
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
+    transport: TransportSecurity = field(default_factory=TransportSecurity)
 
     @property
     def models_dir(self) -> Path:
@@ -164,7 +164,10 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
             raise ConfigError(f"default {kind} model {name!r} is not a configured {kind} model")
         if models.get(name) is not None and models[name].backend == "openai" and models[name].remote is None:
             raise ConfigError(f"model {name!r} uses the openai backend but no remote base_url is configured")
-    token_file = env.get("OSAURUS_AUTH_TOKEN_FILE")
+    try:
+        transport = load_transport(env)
+    except TransportConfigError as error:
+        raise ConfigError(str(error)) from error
     return Settings(
         listen=args.listen or env.get("OSAURUS_INFERD_LISTEN") or DEFAULT_LISTEN,
         home=home,
@@ -176,9 +179,7 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         request_timeout_s=_float(
             file_cfg.get("request_timeout_s", 600.0), "request_timeout_s", 1.0, 86_400.0
         ),
-        auth_token=Path(token_file).read_text().strip() if token_file else None,
-        tls_cert=Path(env["OSAURUS_TLS_CERT"]) if env.get("OSAURUS_TLS_CERT") else None,
-        tls_key=Path(env["OSAURUS_TLS_KEY"]) if env.get("OSAURUS_TLS_KEY") else None,
+        transport=transport,
     )
 
 

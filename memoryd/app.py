@@ -88,7 +88,7 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook = no_hook) -> Ap
         embedder=embedder,
         vectors=vectors,
         indexer=indexer,
-        closers=[inference, indexer, console],
+        closers=[inference, indexer, search, console],
     )
     if settings.background_indexing:
         indexer.start()

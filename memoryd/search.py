@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -76,6 +77,12 @@ class MemorySearch:
         self._vectors = vectors
         self.settings = settings or SearchSettings()
         self.keyword_stats = KeywordStats(store.fts, lambda: store.db.generation)
+        # The vector side (embed the query, then faiss) runs beside the keyword side, not after it.
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-search")
+
+    def close(self) -> None:
+        """Stop the helper threads."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
     def search(self, agent_id: str, kind: str, query: str, limit: int) -> SearchOutcome:
         """Best `limit` rows of `kind` for `query`, best first."""
@@ -84,12 +91,13 @@ class MemorySearch:
         rankings: list[list[int]] = []
         weights: list[float] = []
         method = "fts"
+        vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query)
         if terms:
             keyword = self._keyword_ranking(agent_id, kind, terms)
             if keyword:
                 rankings.append(keyword)
                 weights.append(s.bm25_weight)
-        vector_ranking = self._vector_ranking(agent_id, kind, query)
+        vector_ranking = vector_side.result()
         if vector_ranking is not None:
             method = "hybrid"
             if vector_ranking:

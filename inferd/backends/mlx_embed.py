@@ -187,15 +187,23 @@ class MlxEmbedder:
         pooled = (hidden * weights).sum(axis=1) / mx.maximum(weights.sum(axis=1), 1e-9)
         return pooled / mx.maximum(mx.linalg.norm(pooled, axis=-1, keepdims=True), 1e-12)
 
-    def embed(self, texts: Sequence[str], batch_tokens: int = 4096) -> npt.NDArray[np.float32]:
+    def embed(
+        self, texts: Sequence[str], batch_tokens: int = 4096, max_stretch: float = 1.6
+    ) -> npt.NDArray[np.float32]:
         encodings = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i]))
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         start = 0
         while start < len(order):
-            # Grow the batch while its padded size stays under batch_tokens (lengths ascend, so the last is max).
+            # Grow the batch while its padded size stays under batch_tokens and its longest text is at most
+            # max_stretch times its shortest (lengths ascend): one long text must not pad a batch of short ones.
             end = start + 1
-            while end < len(order) and len(encodings[order[end]]) * (end - start + 1) <= batch_tokens:
+            limit = max(8.0, max_stretch * len(encodings[order[start]]))
+            while (
+                end < len(order)
+                and len(encodings[order[end]]) <= limit
+                and len(encodings[order[end]]) * (end - start + 1) <= batch_tokens
+            ):
                 end += 1
             chunk = order[start:end]
             width = len(encodings[chunk[-1]])

@@ -32,7 +32,7 @@ from memoryd.consolidate.report import (
     StepResult,
 )
 from memoryd.consolidate.similarity import VECTOR_WINDOW, EpisodeFeature, MergePair, find_duplicates
-from memoryd.consolidate.support import WordIds, support_counts
+from memoryd.consolidate.support import EpisodeSupport, WordIds
 from memoryd.consolidate.text import (
     content_words,
     is_identity_grade,
@@ -67,6 +67,8 @@ LOG_RETENTION_DAYS = 30
 PROCESSED_SIGNAL_RETENTION_DAYS = 30
 DEAD_LETTER_RETENTION_DAYS = 90
 _MERGES_PER_BATCH = 64
+#: Pinned facts read per query by promote (rowid order).
+_FACT_CHUNK = 100_000
 
 
 class PassStoppedError(RuntimeError):
@@ -433,53 +435,60 @@ def promote(ctx: JobContext) -> StepResult:
             (since, ctx.now_ms, min(PROMOTE_MIN_SUPPORT, IDENTITY_MIN_SUPPORT)),
         )
     ]
-    boosts: list[int] = []
-    candidates: dict[int, _Candidate] = {}
     vocabulary = WordIds()
-    changed: set[str] = set()
+    supports: dict[str, EpisodeSupport] = {}
     for agent_id in agents:
-        episodes = [
-            " ".join(texts)
-            for texts in ctx.db.query(
+        texts = [
+            " ".join(columns)
+            for columns in ctx.db.query(
                 "SELECT summary, topics_csv, entities_csv, decisions, action_items FROM episodes "
                 "WHERE agent_id = ? AND status = 'active' AND conversation_at_ms BETWEEN ? AND ? "
                 "ORDER BY conversation_at_ms DESC, id DESC LIMIT ?",
                 (agent_id, since, ctx.now_ms, PROMOTE_MAX_EPISODES),
             )
         ]
-        facts = ctx.db.query(
-            "SELECT id, content, salience, source_count, tags_csv, source_episode_id FROM pinned_facts "
-            "WHERE agent_id = ? AND status = 'active'",
-            (agent_id,),
+        supports[agent_id] = EpisodeSupport(texts, vocabulary)
+        ctx.pacer.breathe()
+    boosts: list[int] = []
+    candidates: list[_Candidate] = []
+    changed: set[str] = set()
+    # Facts stream in rowid order (sequential pages), a chunk at a time, grouped by agent.
+    last_id = 0
+    while True:
+        chunk = ctx.db.query(
+            "SELECT id, agent_id, content, salience, source_count, tags_csv, source_episode_id FROM pinned_facts "
+            "WHERE id > ? AND status = 'active' ORDER BY id LIMIT ?",
+            (last_id, _FACT_CHUNK),
         )
-        support = support_counts(
-            [f[1] for f in facts], episodes, vocabulary=vocabulary, breathe=ctx.pacer.breathe
-        )
-        for fact, count in zip(facts, support.tolist(), strict=True):
-            if count >= PROMOTE_MIN_SUPPORT and fact[2] < 1.0 and boost > 0:
-                boosts.append(int(fact[0]))
-                changed.add(agent_id)
-            seen = max(int(fact[3]), int(count))
-            if seen >= IDENTITY_MIN_SUPPORT and is_identity_grade(fact[1], fact[4]):
-                candidates[int(fact[0])] = _Candidate(agent_id, fact[1], fact[5], seen)
-    # Agents without recent episodes too: for them recurrence is known from the writer's source_count alone.
-    for fact in ctx.db.query(
-        "SELECT id, agent_id, content, source_count, tags_csv, source_episode_id FROM pinned_facts "
-        "WHERE status = 'active' AND source_count >= ?",
-        (IDENTITY_MIN_SUPPORT,),
-    ):
-        if int(fact[0]) not in candidates and is_identity_grade(fact[2], fact[4]):
-            candidates[int(fact[0])] = _Candidate(str(fact[1]), fact[2], fact[5], int(fact[3]))
+        if not chunk:
+            break
+        last_id = int(chunk[-1][0])
+        by_agent: dict[str, list[tuple[Any, ...]]] = {}
+        for fact in chunk:
+            by_agent.setdefault(str(fact[1]), []).append(fact)
+        for agent_id, facts in by_agent.items():
+            support = supports.get(agent_id)
+            counts = support.counts([f[2] for f in facts], ctx.pacer.breathe).tolist() if support else None
+            for index, fact in enumerate(facts):
+                count = counts[index] if counts is not None else 0
+                if count >= PROMOTE_MIN_SUPPORT and fact[3] < 1.0 and boost > 0:
+                    boosts.append(int(fact[0]))
+                    changed.add(agent_id)
+                # Recurrence: supporting episodes now, or sessions that restated it (the writer's source_count).
+                seen = max(int(fact[4]), count)
+                if seen >= IDENTITY_MIN_SUPPORT and is_identity_grade(fact[2], fact[5]):
+                    candidates.append(_Candidate(agent_id, fact[2], fact[6], seen))
+        ctx.pacer.breathe()
     # One transaction: the boosts and the promote watermark commit together, so a crash never boosts twice.
     with ctx.batch(STEP_PROMOTE) as tally:
         for start in range(0, len(boosts), 500):
-            chunk = boosts[start : start + 500]
+            ids = boosts[start : start + 500]
             ctx.db.execute(
-                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({_marks(chunk)}) "
+                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({_marks(ids)}) "
                 f"AND status = 'active'",
-                (boost, *chunk),
+                (boost, *ids),
             )
-        identity = _identity_inserts(ctx, list(candidates.values()))
+        identity = _identity_inserts(ctx, candidates)
         ctx.state.set(state.PROMOTE_LAST_MS, ctx.now_ms, ctx.now_ms)
         tally.rows = len(boosts) + identity
     return StepResult(

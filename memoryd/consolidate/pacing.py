@@ -21,7 +21,7 @@ class Pacer:
 
     busy_target_ms: float = 2.0
     busy_rest_ratio: float = 1.0
-    quiet_target_ms: float = 25.0
+    quiet_target_ms: float = 50.0
     quiet_rest_ratio: float = 0.1
     quiet_after_s: float = 1.0
     min_rows: int = 16

@@ -156,6 +156,7 @@ class Consolidator:
     def _run(self, trigger: str) -> PassReport:
         start_ms = self._clock()
         started = time.perf_counter()
+        pacer = self._pacer()
         ctx = jobs.JobContext(
             db=self._db,
             state=self._state,
@@ -163,10 +164,10 @@ class Consolidator:
             now_ms=start_ms,
             vectors=self._vectors,
             inference=self._inference,
-            pacer=self._pacer(),
+            pacer=pacer,
             on_batch=self._options.on_batch,
             should_stop=self._closing.is_set,
-            checkpointer=WalCheckpointer(self._db),
+            checkpointer=WalCheckpointer(self._db, busy=lambda: pacer.is_busy),
         )
         steps: list[StepReport] = []
         changed: set[str] = set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -94,11 +95,9 @@ IDENTITY_TAGS = frozenset(
 )
 
 
-#: ASCII characters that are not word characters become spaces: str.translate + split is ~3× faster than
-#: a regex on the common all-ASCII text, with the same result.
-_ASCII_SEPARATORS = str.maketrans(
-    {chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
-)
+#: Byte table mapping ASCII non-word characters to spaces: translate + split is ~4× faster than the regex on
+#: the common all-ASCII text, with the same tokens.
+_ASCII_SEPARATORS = bytes(c if chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 
@@ -114,8 +113,23 @@ def words(text: str) -> list[str]:
     """Folded word tokens (runs of letters, digits and underscores), in order."""
     folded = fold(text)
     if folded.isascii():
-        return folded.translate(_ASCII_SEPARATORS).split()
+        return ascii_words(folded)
     return _WORD.findall(folded)
+
+
+def ascii_words(text: str, keep: bytes = b"") -> list[str]:
+    """Word tokens of ASCII text: a byte-table translate and split (several times faster than the regex).
+    Bytes in `keep` survive as (parts of) tokens."""
+    table = _ASCII_SEPARATORS if not keep else _with_kept(keep)
+    return text.encode("ascii").translate(table).decode("ascii").split()
+
+
+@functools.lru_cache(maxsize=8)
+def _with_kept(keep: bytes) -> bytes:
+    table = bytearray(_ASCII_SEPARATORS)
+    for byte in keep:
+        table[byte] = byte
+    return bytes(table)
 
 
 def stem(word: str) -> str:

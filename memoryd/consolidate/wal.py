@@ -2,13 +2,15 @@
 
 With SQLite's autocheckpoint, whichever commit pushes the WAL past 1,000 pages runs the checkpoint: during a pass
 that is either the pass's own commit (inside memoryd's write lock, so BufferTurn waits for it) or a BufferTurn's.
-The pass turns autocheckpoint off on its own connection and checkpoints (PASSIVE: never blocks a writer) every
-`every_s` between batches, so the WAL stays short and no request pays for the pass's pages.
+The pass turns autocheckpoint off on its own connection and checkpoints (PASSIVE: never blocks a writer) between
+batches: every `busy_every_s` while requests are writing (so the WAL stays short and no request pays for the
+pass's pages), every `quiet_every_s` otherwise (pages rewritten by several batches are then copied once).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from memoryd.storage.db import Database
 
@@ -19,9 +21,18 @@ DEFAULT_AUTOCHECKPOINT_PAGES = 1000
 class WalCheckpointer:
     """Call begin() on the pass thread, maybe() after each committed batch, end() when the pass finishes."""
 
-    def __init__(self, db: Database, every_s: float = 0.05) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        busy: Callable[[], bool] = lambda: True,
+        busy_every_s: float = 0.05,
+        quiet_every_s: float = 0.2,
+    ) -> None:
         self._db = db
-        self._every_s = every_s
+        self._busy = busy
+        self._busy_every_s = busy_every_s
+        self._quiet_every_s = quiet_every_s
         self._last = 0.0
         self.checkpoints = 0
 
@@ -31,8 +42,9 @@ class WalCheckpointer:
         self._last = time.perf_counter()
 
     def maybe(self) -> None:
-        """Checkpoint if `every_s` passed since the last one."""
-        if time.perf_counter() - self._last >= self._every_s:
+        """Checkpoint if the interval for the current traffic passed since the last one."""
+        every_s = self._busy_every_s if self._busy() else self._quiet_every_s
+        if time.perf_counter() - self._last >= every_s:
             self.checkpoint()
 
     def checkpoint(self) -> None:

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from inferd.app import App, close_all, start
+from inferd.backends.base import ChatTurn, GenerateCall, SamplingParams, TextDelta
 from inferd.backends.gguf_convert import MARKER
+from inferd.backends.mlx_llm import load_mlx_llm
 from inferd.client import GenerateOptions, InferenceClient, Message
 from inferd.config import DEFAULT_EMBEDDING, DEFAULT_LLM, for_tests
 from inferd.jsonschema_lite import validate
@@ -96,6 +98,23 @@ def test_converted_once_into_the_models_dir(
     assert status.state == "ready" and status.context_window_tokens == 8192
     assert marker.stat().st_mtime_ns == first  # reloaded, not re-converted
     assert time.monotonic() - started < 30
+
+
+def test_any_mlx_lm_folder_loads_quantized_too(
+    client: InferenceClient, served: tuple[RunningServer, App, Path]
+) -> None:
+    client.load_model(DEFAULT_LLM)
+    folder = served[2] / "models" / DEFAULT_LLM  # written by the GGUF conversion; a plain mlx-lm folder
+    llm = load_mlx_llm("folder-model", folder, served[2] / "unused", {"dequantize": False})
+    try:
+        call = GenerateCall(
+            (ChatTurn("user", "What is the capital of France?"),), SamplingParams(max_tokens=8)
+        )
+        text = "".join(e.text for e in llm.generate(call, lambda: False) if isinstance(e, TextDelta))
+        assert "Paris" in text
+    finally:
+        llm.close()
+    assert not (served[2] / "unused").exists()  # a folder source is used in place, never converted
 
 
 def test_stream_matches_generate_and_ends_with_usage(client: InferenceClient) -> None:

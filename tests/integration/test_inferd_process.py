@@ -48,3 +48,16 @@ def test_bad_config_exits_2_with_a_message(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "default llm model 'missing'" in result.stderr
+
+
+def test_refuses_a_public_bind_without_tls_or_token(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "inferd", "--listen", "0.0.0.0:0", "--backend", "fake"],
+        cwd=REPO,
+        env=child_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "refusing to bind non-loopback address" in result.stderr

@@ -340,3 +340,16 @@ def _wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("condition not reached in time")
+
+
+def test_unset_default_model_is_a_distinct_error(tmp_path: Path) -> None:
+    running, app = start(_settings(tmp_path, default_llm=""))
+    try:
+        client = InferenceClient(running.target, deadline_s=10)
+        with pytest.raises(FailedPreconditionError) as caught:
+            client.generate(_user("hi"))
+        assert caught.value.reason == "MODEL_UNSET"
+        assert client.generate(_user("named"), model=FAKE_LLM).text == "echo: named"
+        assert not any(m.is_default for m in client.models() if m.kind == "llm")
+    finally:
+        close_all(running, app, grace_s=1)

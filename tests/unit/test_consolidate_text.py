@@ -119,3 +119,9 @@ def test_narrative_prompt_and_reply_cleanup() -> None:
     long = "The user is Ana. " * 200
     cleaned = clean_reply(long)
     assert len(cleaned) <= 1500 and cleaned.endswith(".")
+
+
+def test_support_counts_survive_texts_holding_the_internal_break_byte() -> None:
+    facts = ["alpha\x01beta gamma", "delta epsilon"]
+    episodes = ["alpha beta gamma", "delta\x01epsilon"]
+    assert support_counts(facts, episodes).tolist() == [1, 1]

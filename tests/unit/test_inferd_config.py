@@ -127,3 +127,12 @@ def test_unparseable_file(tmp_path: Path) -> None:
     (tmp_path / "config" / "inference.json").write_text("{not json")
     with pytest.raises(ConfigError, match="not readable JSON"):
         load_settings([], {"OSAURUS_HOME": str(tmp_path)})
+
+
+def test_transport_settings_come_from_servicekit(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    s = load_settings([], {"OSAURUS_HOME": str(tmp_path), "OSAURUS_AUTH_TOKEN_FILE": str(token)})
+    assert s.transport.token == "s3cret" and not s.transport.is_tls
+    with pytest.raises(ConfigError, match="must be set together"):
+        load_settings([], {"OSAURUS_HOME": str(tmp_path), "OSAURUS_TLS_CERT": str(token)})

@@ -65,5 +65,7 @@ def test_conversation_prior_groups_by_the_best_conversation() -> None:
     scores = {1: 0.9, 2: 0.8, 3: 0.1, 4: 0.7}
     boosted = ranked(conversation_prior(scores, where, weight=1.0))
     assert boosted[0] == 1
-    assert boosted.index(3) < boosted.index(4)  # same session as the best match beats an unrelated, better row
+    assert boosted.index(3) < boosted.index(
+        4
+    )  # same session as the best match beats an unrelated, better row
     assert ranked(conversation_prior(scores, where, weight=0.0)) == [1, 2, 4, 3]
