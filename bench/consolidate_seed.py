@@ -54,7 +54,23 @@ class Seed:
 
 
 def _words(rng: np.random.Generator) -> list[str]:
-    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qui", "dor", "len", "mar", "bel"]
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ne",
+        "ru",
+        "sa",
+        "ti",
+        "vo",
+        "ze",
+        "pa",
+        "qui",
+        "dor",
+        "len",
+        "mar",
+        "bel",
+    ]
     words: set[str] = set()
     while len(words) < _VOCABULARY:
         words.add("".join(rng.choice(syllables, size=int(rng.integers(2, 5)))))
@@ -123,8 +139,17 @@ def build(home: Path, scale: float, now_ms: int, seed: int = 7) -> Seed:
                 "salience, token_count, conversation_at_ms, created_at_ms, last_decayed_at_ms) "
                 "VALUES (?, ?, ?, ?, ?, '', '', ?, 40, ?, ?, ?)",
                 [
-                    (i + 1, agent_of[episode_agent[i]], f"conv-{i}", summaries[i], topics[i],
-                     float(rng.random()), int(episode_at[i]), int(episode_at[i]), now_ms - DAY_MS)
+                    (
+                        i + 1,
+                        agent_of[episode_agent[i]],
+                        f"conv-{i}",
+                        summaries[i],
+                        topics[i],
+                        float(rng.random()),
+                        int(episode_at[i]),
+                        int(episode_at[i]),
+                        now_ms - DAY_MS,
+                    )
                     for i in range(a, b)
                 ],
             )
@@ -150,12 +175,23 @@ def build(home: Path, scale: float, now_ms: int, seed: int = 7) -> Seed:
                 "INSERT INTO pinned_facts (id, agent_id, content, salience, source_count, use_count, last_used_at_ms, "
                 "created_at_ms, updated_at_ms, last_decayed_at_ms) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
                 [
-                    (i + 1, agent_of[fact_agent[i]], fact_text[i], float(rng.random()), int(source_count[i]),
-                     int(last_used[i]), int(created[i]), int(created[i]), now_ms - DAY_MS)
+                    (
+                        i + 1,
+                        agent_of[fact_agent[i]],
+                        fact_text[i],
+                        float(rng.random()),
+                        int(source_count[i]),
+                        int(last_used[i]),
+                        int(created[i]),
+                        int(created[i]),
+                        now_ms - DAY_MS,
+                    )
                     for i in range(a, b)
                 ],
             )
-        con.executemany("UPDATE episodes SET summary = ? WHERE id = ?", [(summaries[e], e + 1) for e in recent.tolist()])
+        con.executemany(
+            "UPDATE episodes SET summary = ? WHERE id = ?", [(summaries[e], e + 1) for e in recent.tolist()]
+        )
     # Transcript: 20-word turns in conversations of 10.
     turn_agent = rng.integers(0, agents, size=n_turns // 10)
     with con:
@@ -166,17 +202,24 @@ def build(home: Path, scale: float, now_ms: int, seed: int = 7) -> Seed:
                 "INSERT INTO transcript (id, agent_id, conversation_id, chunk_index, role, content, token_count, "
                 "created_at_ms) VALUES (?, ?, ?, ?, ?, ?, 30, ?)",
                 [
-                    (i + 1, agent_of[turn_agent[i // 10]], f"t-{i // 10}", i % 10, "user" if i % 2 == 0 else
-                     "assistant", texts[i - a], int(times[i - a]))
+                    (
+                        i + 1,
+                        agent_of[turn_agent[i // 10]],
+                        f"t-{i // 10}",
+                        i % 10,
+                        "user" if i % 2 == 0 else "assistant",
+                        texts[i - a],
+                        int(times[i - a]),
+                    )
                     for i in range(a, b)
                 ],
             )
     vectors = 0
     with con:
-        for kind, table, count, share, owners in (
-            ("episode", "episodes", n_episodes, 1.0, episode_agent),
-            ("pinned_fact", "pinned_facts", n_facts, FACT_VECTOR_SHARE, fact_agent),
-            ("transcript", "transcript", n_turns, TURN_VECTOR_SHARE, None),
+        for kind, count, share, owners in (
+            ("episode", n_episodes, 1.0, episode_agent),
+            ("pinned_fact", n_facts, FACT_VECTOR_SHARE, fact_agent),
+            ("transcript", n_turns, TURN_VECTOR_SHARE, None),
         ):
             chosen = np.nonzero(rng.random(count) < share)[0]
             for a, b in _chunks(len(chosen)):
@@ -214,11 +257,21 @@ def cached(scale: float, now_ms: int) -> Seed:
         (root / "build_s").write_text(f"{seed.build_s:.1f}")
     built_at = int(marker.read_text())
     con = sqlite3.connect(root / "memory" / "memory.sqlite")
-    counts = [con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in
-              ("pinned_facts", "episodes", "transcript", "agents", "embeddings")]
+    counts = [
+        con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+        for t in ("pinned_facts", "episodes", "transcript", "agents", "embeddings")
+    ]
     con.close()
-    return Seed(root, built_at, counts[0], counts[1], counts[2], counts[3], counts[4],
-                float((root / "build_s").read_text()))
+    return Seed(
+        root,
+        built_at,
+        counts[0],
+        counts[1],
+        counts[2],
+        counts[3],
+        counts[4],
+        float((root / "build_s").read_text()),
+    )
 
 
 def copy_to(seed: Seed, home: Path) -> None:

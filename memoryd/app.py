@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,10 +18,19 @@ from memoryd.console import MemoryConsoleService
 from memoryd.console_wiring import build_console
 from memoryd.embedding import Embedder
 from memoryd.indexer import Indexer
+from memoryd.domain import now_ms
+from memoryd.readpath import ReadPath, settings_from_config
+from memoryd.readpath_rpcs import ReadPathRpcs
+from memoryd.readpath_store import StoreMemoryReader
+from memoryd.retrieval.gate_llm import LlmGateClassifier
+from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.search import MemorySearch
 from memoryd.service import MemoryService, ServiceDeps
+from memoryd.writer import Writer
+from memoryd.writer_rpcs import WriterRpcs
+from memoryd.writer_wiring import build_writer, rows_remover
 from memoryd.storage.store import Store, open_store
-from memoryd.turns import TurnHook, TurnRecorder, no_hook
+from memoryd.turns import TurnHook, TurnRecorder
 from memoryd.vectors.registry import VectorRegistry
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
@@ -33,6 +42,23 @@ _log = logging.getLogger("memoryd.app")
 DOMAIN = "memory.osaurus.dev"
 MEMORY_SERVICE = "osaurus.memory.v1.MemoryService"
 CONSOLE_SERVICE = "osaurus.memory.v1.MemoryConsoleService"
+
+
+class MemoryServicer(WriterRpcs, ReadPathRpcs, MemoryService):
+    """MemoryService with the write path (EndSession, Ingest, SyncNow) and read path (AssembleContext, Inject)."""
+
+    def __init__(self, deps: ServiceDeps, writer: Writer, read_path: ReadPath) -> None:
+        super().__init__(deps)
+        self.writer = writer
+        self.read_path = read_path
+
+
+def _fan_out(*callbacks: Callable[[str], None]) -> Callable[[str], None]:
+    def notify(agent_id: str) -> None:
+        for callback in callbacks:
+            callback(agent_id)
+
+    return notify
 
 
 @dataclass
@@ -50,6 +76,8 @@ class App:
     embedder: Embedder
     vectors: VectorRegistry
     indexer: Indexer
+    writer: Writer
+    read_path: ReadPath
     closers: list[object] = field(default_factory=list)
 
     def close(self) -> None:
@@ -64,7 +92,7 @@ class App:
         self.store.close()
 
 
-def build_app(settings: ServiceSettings, *, turn_hook: TurnHook = no_hook) -> App:
+def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -> App:
     """Construct every part from settings; nothing is listening yet."""
     config = ConfigStore(settings.config_path)
     store = open_store(settings.database_path)
@@ -73,22 +101,55 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook = no_hook) -> Ap
     vectors = VectorRegistry(settings.vectors_dir, store.embeddings)
     indexer = Indexer(store, embedder, vectors)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
-    recorder = TurnRecorder(store, config, on_turn_buffered=turn_hook, on_rows_written=indexer.notify)
-    deps = ServiceDeps(store=store, config=config, recorder=recorder, search=search, vectors=vectors)
+    core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
+    read_path = ReadPath(
+        StoreMemoryReader(store, search, now_ms),
+        lambda: settings_from_config(config.get()),
+        counter=InferdTokenCounter(inference, core_model),
+        classifier=LlmGateClassifier(inference, core_model),
+    )
+    # Whatever changes an agent's rows: nudge the indexer, drop per-agent keyword statistics and cached blocks.
+    agent_changed = [indexer.notify, search.keyword_stats.invalidate, read_path.invalidate]
+    writer = build_writer(
+        store,
+        config,
+        inference,
+        on_agent_changed=agent_changed,
+        on_rows_removed=rows_remover(vectors.remove),
+    )
+    recorder = TurnRecorder(
+        store,
+        config,
+        on_turn_buffered=turn_hook or writer.on_turn_buffered,
+        on_rows_written=_fan_out(indexer.notify, read_path.invalidate),
+    )
+    deps = ServiceDeps(
+        store=store,
+        config=config,
+        recorder=recorder,
+        search=search,
+        vectors=vectors,
+        on_agent_deleted=[read_path.invalidate],
+        on_identity_changed=[lambda: read_path.invalidate(None)],
+    )
     console = build_console(store, config, vectors, indexer, search)
+    console.attach_read_path(read_path, read_path.invalidate)
     app = App(
         settings=settings,
         config=config,
         store=store,
         search=search,
         recorder=recorder,
-        memory=MemoryService(deps),
+        memory=MemoryServicer(deps, writer, read_path),
         console=console,
         inference=inference,
         embedder=embedder,
         vectors=vectors,
         indexer=indexer,
-        closers=[inference, indexer, search, console],
+        writer=writer,
+        read_path=read_path,
+        # Closed in reverse: the writer first (no new model calls), then the console, indexer and client.
+        closers=[inference, indexer, console, writer],
     )
     if settings.background_indexing:
         indexer.start()
@@ -122,14 +183,22 @@ def serve(app: App) -> RunningServer:
     return build_server(options, bindings)
 
 
-def start(settings: ServiceSettings, *, turn_hook: TurnHook = no_hook) -> tuple[RunningServer, App]:
-    """Build and serve in-process (tests): returns the running server and the app; stop server, then app.close()."""
+def start(
+    settings: ServiceSettings, *, turn_hook: TurnHook | None = None, start_writer: bool = True, recover: bool = True
+) -> tuple[RunningServer, App]:
+    """Build and serve in-process (tests): returns the running server and the app; stop server, then app.close().
+
+    turn_hook replaces the writer's debounce (tests of storage alone); start_writer=False leaves timers and orphan
+    recovery off.
+    """
     app = build_app(settings, turn_hook=turn_hook)
     try:
         running = serve(app)
     except BaseException:
         app.close()
         raise
+    if start_writer and turn_hook is None:
+        app.writer.start(recover=recover)
     return running, app
 
 

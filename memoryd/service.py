@@ -40,6 +40,8 @@ class ServiceDeps:
     vectors: AgentVectors | None = None
     #: Extra callbacks run after an agent was deleted (cache invalidation and the like).
     on_agent_deleted: list[Callable[[str], None]] = field(default_factory=list)
+    #: Callbacks run after the global identity (overrides) changed.
+    on_identity_changed: list[Callable[[], None]] = field(default_factory=list)
 
 
 @planned_rpcs(pb_grpc.MemoryServiceServicer, "osaurus.memory.v1.MemoryService")
@@ -124,7 +126,9 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
         self, request: pb.AddOverrideRequest, context: grpc.ServicerContext
     ) -> pb.AddOverrideResponse:
         text = convert.parse_override_text(request)
-        return pb.AddOverrideResponse(override=convert.override(self._d.store.identity.add_override(text)))
+        added = self._d.store.identity.add_override(text)
+        self._identity_changed()
+        return pb.AddOverrideResponse(override=convert.override(added))
 
     def RemoveOverride(
         self, request: pb.RemoveOverrideRequest, context: grpc.ServicerContext
@@ -132,7 +136,12 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
         override_id = convert.parse_override_id(request)
         if not self._d.store.identity.remove_override(override_id):
             raise NotFoundError("OVERRIDE_NOT_FOUND", "no override with that id")
+        self._identity_changed()
         return pb.RemoveOverrideResponse(identity=convert.identity(self._d.store.identity.get()))
+
+    def _identity_changed(self) -> None:
+        for callback in self._d.on_identity_changed:
+            callback()
 
     def GetStats(self, request: pb.GetStatsRequest, context: grpc.ServicerContext) -> pb.GetStatsResponse:
         return convert.stats(self._d.store.stats.collect())

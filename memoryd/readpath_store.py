@@ -1,0 +1,65 @@
+"""Adapts memoryd's store and hybrid search to the read path's MemoryReader protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
+from memoryd.search import MemorySearch
+from memoryd.storage import readpath_queries as queries
+from memoryd.storage.store import Store
+
+_KIND = {Section.PINNED: KIND_PINNED, Section.EPISODES: KIND_EPISODE, Section.TRANSCRIPT: KIND_TRANSCRIPT}
+_ITEM_KIND = {
+    KIND_PINNED: ItemKind.PINNED_FACT,
+    KIND_EPISODE: ItemKind.EPISODE,
+    KIND_TRANSCRIPT: ItemKind.TRANSCRIPT_TURN,
+}
+
+
+class StoreMemoryReader:
+    """MemoryReader over the SQLite store: agent toggles, identity, known entities, hybrid search, usage bumps."""
+
+    def __init__(self, store: Store, search: MemorySearch, now_ms: Callable[[], int]) -> None:
+        self._store = store
+        self._search = search
+        self._now_ms = now_ms
+
+    def is_memory_enabled(self, agent_id: str) -> bool:
+        return bool(self._store.agents.is_memory_enabled(agent_id))
+
+    def identity(self, agent_id: str) -> IdentitySnapshot:
+        record = self._store.identity.get()
+        return IdentitySnapshot(
+            overrides=tuple(o.text for o in record.overrides),
+            narrative=record.content,
+            facts=tuple(
+                IdentityFact(f.id, f.text, f.source_count) for f in record.facts if f.source_agent_id == agent_id
+            ),
+        )
+
+    def known_entities(self, agent_id: str) -> Sequence[str]:
+        return queries.known_entities(self._store.db, agent_id, self._now_ms())
+
+    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
+        outcome = self._search.search(agent_id, _KIND[scope], query, limit)
+        decisions: dict[int, tuple[str, ...]] = {}
+        if scope is Section.EPISODES and outcome.hits:
+            decisions = queries.episode_decisions(self._store.db, agent_id, [h.row.id for h in outcome.hits])
+        return [
+            MemoryHit(
+                ref=ItemRef(_ITEM_KIND[h.row.kind], str(h.row.id)),
+                text=h.row.text,
+                score=h.score,
+                salience=h.row.salience,
+                occurred_at_ms=h.row.occurred_at_ms,
+                role=h.row.role,
+                decisions=decisions.get(h.row.id, ()),
+                conversation_id=h.row.conversation_id,
+            )
+            for h in outcome.hits
+        ]
+
+    def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
+        queries.bump_pinned_usage(self._store.db, agent_id, [int(i) for i in fact_ids], used_at_ms)

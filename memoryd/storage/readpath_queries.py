@@ -1,0 +1,51 @@
+"""The read path's queries: known entities, episode decisions and pinned-usage bumps for one agent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memoryd.storage.db import Database
+
+#: How far back an episode's entities count as "known" to the gate, and how many episodes are read.
+ENTITY_WINDOW_MS = 90 * 86_400_000
+ENTITY_EPISODES = 25
+ENTITY_TAGGED_FACTS = 200
+
+
+def known_entities(db: Database, agent_id: str, now_ms: int) -> list[str]:
+    """Entity names from the agent's recent active episodes plus the tags of its most salient pinned facts."""
+    episodes = db.query(
+        "SELECT entities_csv FROM episodes WHERE agent_id = ? AND status = 'active' AND conversation_at_ms >= ?"
+        " ORDER BY conversation_at_ms DESC LIMIT ?",
+        (agent_id, now_ms - ENTITY_WINDOW_MS, ENTITY_EPISODES),
+    )
+    tags = db.query(
+        "SELECT tags_csv FROM pinned_facts WHERE agent_id = ? AND status = 'active' AND tags_csv != ''"
+        " ORDER BY salience DESC LIMIT ?",
+        (agent_id, ENTITY_TAGGED_FACTS),
+    )
+    return [name.strip() for (csv,) in [*episodes, *tags] for name in (csv or "").split(",") if name.strip()]
+
+
+def episode_decisions(db: Database, agent_id: str, episode_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+    """Decision lines of the given episodes of one agent."""
+    if not episode_ids:
+        return {}
+    marks = ",".join("?" * len(episode_ids))
+    rows = db.query(
+        f"SELECT id, decisions FROM episodes WHERE agent_id = ? AND id IN ({marks})", (agent_id, *episode_ids)
+    )
+    return {int(row_id): tuple(line for line in (text or "").splitlines() if line.strip()) for row_id, text in rows}
+
+
+def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used_at_ms: int) -> None:
+    """use_count + 1 and last_used = used_at_ms for exactly these facts of this agent."""
+    if not fact_ids:
+        return
+    marks = ",".join("?" * len(fact_ids))
+    with db.write():
+        db.execute(
+            f"UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
+            f"WHERE agent_id = ? AND id IN ({marks})",
+            (used_at_ms, agent_id, *fact_ids),
+        )
