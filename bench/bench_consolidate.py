@@ -52,38 +52,31 @@ class Samples:
 
 
 def serve(home: Path, port_file: Path) -> None:
-    """memoryd + Consolidator + RunConsolidation, serving until SIGTERM."""
-    from memoryd.app import DOMAIN, MEMORY_SERVICE, build_app, write_port_file
+    """memoryd as app.py builds it, plus RunConsolidation (app.consolidator once app.py wires it), until SIGTERM."""
+    from typing import Any
+
+    from memoryd.app import build_app, serve, write_port_file
     from memoryd.config import ServiceSettings
     from memoryd.consolidate import Consolidator
     from memoryd.consolidate_rpcs import ConsolidationRpcs
-    from memoryd.service import MemoryService, ServiceDeps
-    from servicekit.server import ServerOptions, ServiceBinding, build_server
-
-    class Servicer(ConsolidationRpcs, MemoryService):
-        def __init__(self, deps: ServiceDeps, consolidator: Consolidator) -> None:
-            super().__init__(deps)
-            self.consolidator = consolidator
 
     settings = ServiceSettings(
         listen="127.0.0.1:0", home=home, inferd_addr="127.0.0.1:1", background_indexing=False
     )
     app = build_app(settings)
-    consolidator = Consolidator(
-        app.store.db,
-        app.config,
-        vectors=app.vectors,
-        inference=app.inference,
-        on_changed=[app.search.keyword_stats.invalidate],
-    )
-    deps = ServiceDeps(
-        store=app.store, config=app.config, recorder=app.recorder, search=app.search, vectors=app.vectors
-    )
-    servicer = Servicer(deps, consolidator)
-    server = build_server(
-        ServerOptions(address="127.0.0.1:0", domain=DOMAIN, max_workers=16),
-        [ServiceBinding(MEMORY_SERVICE, lambda s: pb_grpc.add_MemoryServiceServicer_to_server(servicer, s))],
-    )
+    consolidator: Consolidator | None = getattr(app, "consolidator", None)
+    if consolidator is None:
+        consolidator = Consolidator(
+            app.store.db,
+            app.config,
+            vectors=app.vectors,
+            inference=app.inference,
+            on_changed=[app.search.keyword_stats.invalidate, app.read_path.invalidate],
+        )
+        servicer: Any = app.memory
+        servicer.__class__ = type("ConsolidatingServicer", (ConsolidationRpcs, type(servicer)), {})
+        servicer.consolidator = consolidator
+    server = serve(app)
     write_port_file(port_file, server.target)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import logging
 import math
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from inferd.client import GenerateOptions, Generation, Message
 from memoryd.consolidate import narrative, state
-from memoryd.consolidate.pacing import Pacer
+from memoryd.consolidate.context import (
+    BatchTally,
+    JobContext,
+    NarrativeModel,
+    PassSettings,
+    PassStoppedError,
+    VectorRemover,
+    delete_matching,
+    marks,
+)
+from memoryd.consolidate.merging import apply_merges, episode_vectors
 from memoryd.consolidate.report import (
     STEP_DECAY,
     STEP_EVICT,
@@ -31,19 +35,10 @@ from memoryd.consolidate.report import (
     STEP_PURGE,
     StepResult,
 )
-from memoryd.consolidate.similarity import VECTOR_WINDOW, EpisodeFeature, MergePair, find_duplicates
+from memoryd.consolidate.similarity import EpisodeFeature, find_duplicates
 from memoryd.consolidate.support import EpisodeSupport, WordIds
-from memoryd.consolidate.text import (
-    content_words,
-    is_identity_grade,
-    jaccard,
-    merge_csv,
-    merge_lines,
-)
-from memoryd.consolidate.wal import WalCheckpointer
+from memoryd.consolidate.text import content_words, is_identity_grade, jaccard
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.storage.db import Database
-from memoryd.vectors.codec import normalise
 from servicekit.errors import FailedPreconditionError, NotFoundError, UnavailableError, UnimplementedError
 
 _log = logging.getLogger("memoryd.consolidate.jobs")
@@ -68,153 +63,7 @@ PROCESSED_SIGNAL_RETENTION_DAYS = 30
 DEAD_LETTER_RETENTION_DAYS = 90
 _MERGES_PER_BATCH = 64
 #: Pinned facts read per query by promote (rowid order).
-_FACT_CHUNK = 100_000
-
-
-class PassStoppedError(RuntimeError):
-    """The pass stopped between two batches because memoryd is shutting down; the next pass resumes."""
-
-
-class VectorRemover(Protocol):
-    """Drops rows' vectors from the loaded per-agent index (memoryd.vectors.registry.VectorRegistry)."""
-
-    def remove(self, agent_id: str, kind: str, row_ids: Sequence[int]) -> int: ...
-
-
-class NarrativeModel(Protocol):
-    """The part of inferd.client.InferenceClient the narrative step calls."""
-
-    def generate(
-        self,
-        messages: Sequence[Message],
-        *,
-        model: str = "",
-        json_schema: str = "",
-        options: GenerateOptions | None = None,
-        timeout_s: float | None = None,
-    ) -> Generation: ...
-
-
-@dataclass(frozen=True)
-class PassSettings:
-    """The memory.json keys a pass reads, snapshotted at its start."""
-
-    salience_floor: float = 0.2
-    episode_retention_days: int = 365
-    core_model: str = ""
-    #: None when embeddings are off (embeddingBackend none): merge then compares words only.
-    embedding_model: str | None = None
-
-
-@dataclass
-class BatchTally:
-    """Rows a batch changed (the pacer sizes the next batch from it)."""
-
-    rows: int = 0
-
-
-@dataclass
-class JobContext:
-    """Everything a step may touch. `now_ms` is read once per pass from the injectable clock."""
-
-    db: Database
-    state: state.StateStore
-    settings: PassSettings
-    now_ms: int
-    vectors: VectorRemover | None = None
-    inference: NarrativeModel | None = None
-    pacer: Pacer = field(default_factory=Pacer)
-    #: Called with the step name after every committed batch (progress; tests use it to crash mid-pass).
-    on_batch: Callable[[str], None] | None = None
-    #: True once memoryd is shutting down: the pass stops before its next batch.
-    should_stop: Callable[[], bool] = lambda: False
-    #: Checkpoints the WAL between batches (outside the write lock); None leaves it to SQLite.
-    checkpointer: WalCheckpointer | None = None
-
-    @contextmanager
-    def batch(self, step: str) -> Iterator[BatchTally]:
-        """One paced write transaction (PassStoppedError instead, once shutdown began)."""
-        if self.should_stop():
-            raise PassStoppedError("memoryd is shutting down")
-        tally = BatchTally()
-        started = time.perf_counter()
-        with self.db.write():
-            yield tally
-        elapsed = time.perf_counter() - started
-        if self.on_batch is not None:
-            self.on_batch(step)
-        if self.checkpointer is not None:
-            self.checkpointer.maybe()
-        self.pacer.done(tally.rows, elapsed)
-
-    def forget_vectors(self, kind: str, by_agent: dict[str, list[int]]) -> None:
-        """Remove deleted rows from the in-memory faiss indexes (their embeddings rows are already gone)."""
-        if self.vectors is None:
-            return
-        for agent_id, row_ids in by_agent.items():
-            self.vectors.remove(agent_id, kind, row_ids)
-
-
-def _marks(items: Sequence[Any]) -> str:
-    return ", ".join("?" * len(items))
-
-
-def _vector_owners(db: Database, kind: str, row_ids: Sequence[int]) -> dict[str, list[int]]:
-    """agent → the given rows that have a stored vector."""
-    owners: dict[str, list[int]] = {}
-    if row_ids:
-        for row_id, agent_id in db.query(
-            f"SELECT row_id, agent_id FROM embeddings WHERE kind = ? AND row_id IN ({_marks(row_ids)})",
-            (kind, *row_ids),
-        ):
-            owners.setdefault(str(agent_id), []).append(int(row_id))
-    return owners
-
-
-@dataclass
-class _Deleted:
-    rows: int = 0
-    vectors: int = 0
-    agents: set[str] = field(default_factory=set)
-
-
-def _delete_matching(
-    ctx: JobContext, step: str, table: str, kind: str | None, where: str, params: Sequence[Any]
-) -> _Deleted:
-    """Delete every row of `table` matching `where`, with its vector: found by a lock-free keyset scan, then
-    re-checked and deleted under the write lock in paced batches (a row touched meanwhile is re-judged)."""
-    result = _Deleted()
-    last_id = 0
-    while True:
-        found = [
-            int(r[0])
-            for r in ctx.db.query(
-                f"SELECT id FROM {table} WHERE id > ? AND ({where}) ORDER BY id LIMIT ?",
-                (last_id, *params, ctx.pacer.size()),
-            )
-        ]
-        if not found:
-            return result
-        last_id = found[-1]
-        owners: dict[str, list[int]] = {}
-        with ctx.batch(step) as tally:
-            rows = ctx.db.query(
-                f"SELECT id, agent_id FROM {table} WHERE id IN ({_marks(found)}) AND ({where})",
-                (*found, *params),
-            )
-            ids = [int(r[0]) for r in rows]
-            if ids:
-                if kind is not None:
-                    owners = _vector_owners(ctx.db, kind, ids)
-                    ctx.db.execute(
-                        f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({_marks(ids)})", (kind, *ids)
-                    )
-                ctx.db.execute(f"DELETE FROM {table} WHERE id IN ({_marks(ids)})", ids)
-            tally.rows = len(ids)
-        ctx.forget_vectors(kind or "", owners)
-        result.rows += len(ids)
-        result.vectors += sum(len(v) for v in owners.values())
-        result.agents.update(str(r[1]) for r in rows)
+_FACT_CHUNK = 20_000
 
 
 # --------------------------------------------------------------------------------------------------------- decay
@@ -247,92 +96,6 @@ def decay(ctx: JobContext) -> StepResult:
 
 
 # --------------------------------------------------------------------------------------------------------- merge
-def _episode_vectors(ctx: JobContext, agent_id: str) -> dict[int, npt.NDArray[np.float32]]:
-    """Unit vectors of the agent's most recent active episodes under the current embedding model."""
-    model = ctx.settings.embedding_model
-    if model is None:
-        return {}
-    rows = ctx.db.query(
-        "SELECT e.row_id, e.vector, e.dimension FROM embeddings AS e JOIN episodes AS p ON p.id = e.row_id "
-        "WHERE e.kind = ? AND e.agent_id = ? AND e.model = ? AND p.status = 'active' AND p.agent_id = ? "
-        "ORDER BY p.conversation_at_ms DESC, p.id DESC LIMIT ?",
-        (KIND_EPISODE, agent_id, model, agent_id, VECTOR_WINDOW),
-    )
-    by_dimension: dict[int, list[tuple[int, bytes]]] = {}
-    for row_id, blob, dimension in rows:
-        if len(blob) == 4 * int(dimension):
-            by_dimension.setdefault(int(dimension), []).append((int(row_id), bytes(blob)))
-    if not by_dimension:
-        return {}
-    # One dimension only (a model change leaves old vectors until they are re-embedded): take the commonest.
-    dimension, items = max(by_dimension.items(), key=lambda kv: len(kv[1]))
-    matrix = normalise(np.frombuffer(b"".join(blob for _, blob in items), dtype="<f4").reshape(-1, dimension))
-    return {row_id: matrix[i] for i, (row_id, _) in enumerate(items)}
-
-
-@dataclass(frozen=True)
-class _Applied:
-    merged: int
-    vectors: tuple[int, ...]  # duplicates whose vector was deleted
-
-
-def _apply_merges(ctx: JobContext, agent_id: str, pairs: Sequence[MergePair]) -> _Applied:
-    """Inside one transaction: fold each duplicate's decisions, action items, entities, salience and sources into
-    its survivor, then delete the duplicates and their vectors. A pair whose rows changed meanwhile is skipped."""
-    wanted = sorted({p.survivor_id for p in pairs} | {p.duplicate_id for p in pairs})
-    rows = {
-        int(r[0]): (str(r[1]), str(r[2]), str(r[3]), float(r[4]))
-        for r in ctx.db.query(
-            f"SELECT id, decisions, action_items, entities_csv, salience FROM episodes "
-            f"WHERE agent_id = ? AND status = 'active' AND id IN ({_marks(wanted)})",
-            (agent_id, *wanted),
-        )
-    }
-    valid = [p for p in pairs if p.survivor_id in rows and p.duplicate_id in rows]
-    if not valid:
-        return _Applied(0, ())
-    folded: dict[int, tuple[str, str, str, float]] = {}
-    for pair in valid:  # a survivor may absorb several duplicates of this chunk, in time order
-        keep = folded.get(pair.survivor_id, rows[pair.survivor_id])
-        drop = rows[pair.duplicate_id]
-        folded[pair.survivor_id] = (
-            merge_lines(keep[0], drop[0]),
-            merge_lines(keep[1], drop[1]),
-            merge_csv(keep[2], drop[2]),
-            max(keep[3], drop[3]),
-        )
-    for survivor, values in folded.items():
-        if values != rows[survivor]:
-            ctx.db.execute(
-                "UPDATE episodes SET decisions = ?, action_items = ?, entities_csv = ?, salience = ? WHERE id = ?",
-                (*values, survivor),
-            )
-    duplicates = [p.duplicate_id for p in valid]
-    # One statement per table re-points every fact sourced from a duplicate (source_episode_id has no index:
-    # agent_id narrows the scan to this agent's facts).
-    cases = " ".join("WHEN ? THEN ?" for _ in valid)
-    mapping = [value for p in valid for value in (p.duplicate_id, p.survivor_id)]
-    for table in ("pinned_facts", "identity_facts"):
-        ctx.db.execute(
-            f"UPDATE {table} SET source_episode_id = CASE source_episode_id {cases} END "
-            f"WHERE agent_id = ? AND source_episode_id IN ({_marks(duplicates)})",
-            (*mapping, agent_id, *duplicates),
-        )
-    with_vectors = tuple(
-        int(r[0])
-        for r in ctx.db.query(
-            f"SELECT row_id FROM embeddings WHERE kind = ? AND row_id IN ({_marks(duplicates)})",
-            (KIND_EPISODE, *duplicates),
-        )
-    )
-    ctx.db.execute(
-        f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({_marks(duplicates)})",
-        (KIND_EPISODE, *duplicates),
-    )
-    ctx.db.execute(f"DELETE FROM episodes WHERE id IN ({_marks(duplicates)})", duplicates)
-    return _Applied(len(valid), with_vectors)
-
-
 def merge(ctx: JobContext) -> StepResult:
     """Per agent, fold near-duplicate episodes (Jaccard >= 0.9 over summary+topics, or embedding cosine >= 0.95)
     into the older one. Only episodes new since the last pass's watermark are compared (with all others)."""
@@ -362,10 +125,10 @@ def merge(ctx: JobContext) -> StepResult:
                 )
             )
             ctx.pacer.breathe()
-        pairs = find_duplicates(features, _episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
+        pairs = find_duplicates(features, episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
         for start in range(0, len(pairs), _MERGES_PER_BATCH):
             with ctx.batch(STEP_MERGE) as tally:
-                applied = _apply_merges(ctx, agent_id, pairs[start : start + _MERGES_PER_BATCH])
+                applied = apply_merges(ctx, agent_id, pairs[start : start + _MERGES_PER_BATCH])
                 tally.rows = applied.merged
             ctx.forget_vectors(KIND_EPISODE, {agent_id: list(applied.vectors)} if applied.vectors else {})
             merged += applied.merged
@@ -484,7 +247,7 @@ def promote(ctx: JobContext) -> StepResult:
         for start in range(0, len(boosts), 500):
             ids = boosts[start : start + 500]
             ctx.db.execute(
-                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({_marks(ids)}) "
+                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({marks(ids)}) "
                 f"AND status = 'active'",
                 (boost, *ids),
             )
@@ -502,7 +265,7 @@ def promote(ctx: JobContext) -> StepResult:
 def evict(ctx: JobContext) -> StepResult:
     """Delete active pinned facts below salienceFloor not used (nor created) in the last 30 days, and vectors."""
     cutoff = ctx.now_ms - EVICT_IDLE_DAYS * DAY_MS
-    done = _delete_matching(
+    done = delete_matching(
         ctx,
         STEP_EVICT,
         "pinned_facts",
@@ -520,10 +283,8 @@ def prune(ctx: JobContext) -> StepResult:
     if days <= 0:
         return StepResult(skip_reason="retention_forever")
     cutoff = ctx.now_ms - days * DAY_MS
-    episodes = _delete_matching(
-        ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "conversation_at_ms < ?", (cutoff,)
-    )
-    turns = _delete_matching(ctx, STEP_PRUNE, "transcript", KIND_TRANSCRIPT, "created_at_ms < ?", (cutoff,))
+    episodes = delete_matching(ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "conversation_at_ms < ?", (cutoff,))
+    turns = delete_matching(ctx, STEP_PRUNE, "transcript", KIND_TRANSCRIPT, "created_at_ms < ?", (cutoff,))
     return StepResult(
         rows_changed=episodes.rows + turns.rows,
         vectors_deleted=episodes.vectors + turns.vectors,
@@ -534,7 +295,7 @@ def prune(ctx: JobContext) -> StepResult:
 
 def purge(ctx: JobContext) -> StepResult:
     """Delete processing_log rows and processed signals older than 30 days, dead-lettered signals after 90."""
-    log = _delete_matching(
+    log = delete_matching(
         ctx,
         STEP_PURGE,
         "processing_log",
@@ -542,7 +303,7 @@ def purge(ctx: JobContext) -> StepResult:
         "created_at_ms < ?",
         (ctx.now_ms - LOG_RETENTION_DAYS * DAY_MS,),
     )
-    processed = _delete_matching(
+    processed = delete_matching(
         ctx,
         STEP_PURGE,
         "pending_signals",
@@ -550,7 +311,7 @@ def purge(ctx: JobContext) -> StepResult:
         "status = 'processed' AND updated_at_ms < ?",
         (ctx.now_ms - PROCESSED_SIGNAL_RETENTION_DAYS * DAY_MS,),
     )
-    dead = _delete_matching(
+    dead = delete_matching(
         ctx,
         STEP_PURGE,
         "pending_signals",
@@ -632,3 +393,20 @@ STEPS: tuple[tuple[str, Callable[[JobContext], StepResult]], ...] = (
     (STEP_PURGE, purge),
     (STEP_IDENTITY, identity_narrative),
 )
+
+__all__ = [
+    "STEPS",
+    "BatchTally",
+    "JobContext",
+    "NarrativeModel",
+    "PassSettings",
+    "PassStoppedError",
+    "VectorRemover",
+    "decay",
+    "evict",
+    "identity_narrative",
+    "merge",
+    "promote",
+    "prune",
+    "purge",
+]

@@ -20,7 +20,7 @@ MERGE_COSINE = 0.95
 VECTOR_WINDOW = 5000
 VECTOR_BAND_DAYS = 30
 _DAY_MS = 86_400_000
-_BLOCK = 256
+_BLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,9 @@ def _cosine_neighbours(
         rows = new_rows[start : start + _BLOCK]
         low = int(np.searchsorted(times, times[rows[0]] - band_ms, side="left"))
         high = int(np.searchsorted(times, times[rows[-1]] + band_ms, side="right"))
-        scores = matrix[rows] @ matrix[low:high].T
+        # einsum, not matmul: a multi-threaded BLAS leaves worker threads spinning on the other core after each
+        # call, which is what request threads need; this stays on the pass's own thread.
+        scores = np.einsum("ij,kj->ik", matrix[rows], matrix[low:high], optimize=False)
         near = np.abs(times[rows][:, np.newaxis] - times[np.newaxis, low:high]) <= band_ms
         hit_rows, hit_cols = np.nonzero((scores >= threshold) & near)
         for r, c in zip(hit_rows.tolist(), hit_cols.tolist(), strict=True):

@@ -3,8 +3,9 @@
 With SQLite's autocheckpoint, whichever commit pushes the WAL past 1,000 pages runs the checkpoint: during a pass
 that is either the pass's own commit (inside memoryd's write lock, so BufferTurn waits for it) or a BufferTurn's.
 The pass turns autocheckpoint off on its own connection and checkpoints (PASSIVE: never blocks a writer) between
-batches: every `busy_every_s` while requests are writing (so the WAL stays short and no request pays for the
-pass's pages), every `quiet_every_s` otherwise (pages rewritten by several batches are then copied once).
+batches: after every batch while requests are writing (the WAL then never holds the 1,000 pages that would make
+a request's commit checkpoint them), every `quiet_every_s` otherwise (pages rewritten by several batches are then
+copied once).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class WalCheckpointer:
         db: Database,
         *,
         busy: Callable[[], bool] = lambda: True,
-        busy_every_s: float = 0.05,
+        busy_every_s: float = 0.0,
         quiet_every_s: float = 0.2,
     ) -> None:
         self._db = db

@@ -32,7 +32,7 @@ class NarrativeInferdState:
 
 
 @planned_rpcs(pb_grpc.InferenceServiceServicer, "osaurus.inference.v1.InferenceService")
-class FakeNarrativeInference(pb_grpc.InferenceServiceServicer):  # type: ignore[misc]
+class FakeNarrativeInference(pb_grpc.InferenceServiceServicer):
     """Generate only."""
 
     def __init__(self, state: NarrativeInferdState) -> None:

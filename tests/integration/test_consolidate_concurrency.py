@@ -131,7 +131,8 @@ def test_a_pass_during_concurrent_writes_loses_nothing(tmp_path: Path) -> None:
         memoryd.consolidator.run()  # and one more after
 
         transcript = {r[0] for r in store.db.query("SELECT id FROM transcript")}
-        signals = {r[0] for r in store.db.query("SELECT id FROM pending_signals WHERE status = 'pending'")}
+        # The writer may have processed some signals meanwhile (short turns fail its novelty gate); none is gone.
+        signals = {r[0] for r in store.db.query("SELECT id FROM pending_signals")}
         assert len(buffered) == CLIENTS * TURNS_PER_CLIENT
         for signal_id, turn_ids in buffered:
             assert signal_id in signals

@@ -1,4 +1,4 @@
-"""An in-process memoryd whose MemoryService carries the ConsolidationRpcs mixin, wired the way app.py will."""
+"""An in-process memoryd whose MemoryService answers RunConsolidation with a consolidator the test configures."""
 
 from __future__ import annotations
 
@@ -6,26 +6,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 
-from memoryd.app import DOMAIN, MEMORY_SERVICE, App, build_app
+from memoryd.app import App, build_app, serve
 from memoryd.config import ServiceSettings
 from memoryd.consolidate import Consolidator, ConsolidatorOptions
 from memoryd.consolidate_rpcs import ConsolidationRpcs
 from memoryd.domain import now_ms
-from memoryd.service import MemoryService, ServiceDeps
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
-from servicekit.server import ServerOptions, ServiceBinding, build_server
 from tests.support.consolidate_rows import ManualClock
-
-
-class ConsolidatingMemoryService(ConsolidationRpcs, MemoryService):
-    """MemoryService with RunConsolidation, as the lead mixes it in."""
-
-    def __init__(self, deps: ServiceDeps, consolidator: Consolidator) -> None:
-        super().__init__(deps)
-        self.consolidator = consolidator
 
 
 @dataclass
@@ -38,11 +29,19 @@ class ConsolidatingMemoryd:
     memory: pb_grpc.MemoryServiceStub
 
 
+def attach(app: App, consolidator: Consolidator) -> None:
+    """Serve RunConsolidation from `consolidator` on app.memory (mixing ConsolidationRpcs in if app.py did not)."""
+    servicer: Any = app.memory
+    if not isinstance(servicer, ConsolidationRpcs):
+        servicer.__class__ = type("ConsolidatingServicer", (ConsolidationRpcs, type(servicer)), {})
+    servicer.consolidator = consolidator
+
+
 @contextmanager
 def running_consolidating_memoryd(
     home: Path, *, options: ConsolidatorOptions | None = None, clock: ManualClock | None = None
 ) -> Iterator[ConsolidatingMemoryd]:
-    """memoryd on 127.0.0.1:0 with a Consolidator over its store, vectors and inferd client."""
+    """memoryd on 127.0.0.1:0 (writer timers not started) with a Consolidator over its store, vectors and inferd."""
     settings = ServiceSettings(
         listen="127.0.0.1:0", home=home, inferd_addr="127.0.0.1:1", background_indexing=False
     )
@@ -53,17 +52,11 @@ def running_consolidating_memoryd(
         vectors=app.vectors,
         inference=app.inference,
         clock=clock or now_ms,
-        on_changed=[app.search.keyword_stats.invalidate],
+        on_changed=[app.search.keyword_stats.invalidate, app.read_path.invalidate],
         options=options,
     )
-    deps = ServiceDeps(
-        store=app.store, config=app.config, recorder=app.recorder, search=app.search, vectors=app.vectors
-    )
-    servicer = ConsolidatingMemoryService(deps, consolidator)
-    server = build_server(
-        ServerOptions(address="127.0.0.1:0", domain=DOMAIN, max_workers=16),
-        [ServiceBinding(MEMORY_SERVICE, lambda s: pb_grpc.add_MemoryServiceServicer_to_server(servicer, s))],
-    )
+    attach(app, consolidator)
+    server = serve(app)
     channel = grpc.insecure_channel(server.target)
     try:
         yield ConsolidatingMemoryd(server.target, app, consolidator, pb_grpc.MemoryServiceStub(channel))

@@ -30,6 +30,10 @@ def test_busy_rests_as_long_as_the_batch() -> None:
     assert time.perf_counter() - started >= 0.05
 
 
+def _busy(pacer: Pacer) -> bool:
+    return pacer.is_busy
+
+
 def test_quiet_until_someone_else_commits() -> None:
     commits = [0]
 
@@ -46,9 +50,9 @@ def test_quiet_until_someone_else_commits() -> None:
     )
     commits[0] += 1  # our own batch
     pacer.done(100, 0.010)  # 10 ms for 100 rows; quiet target 20 ms: grow
-    assert not pacer.is_busy
+    assert not _busy(pacer)
     assert pacer.size() == 150
     commits[0] += 2  # our batch and a BufferTurn
     pacer.done(150, 0.010)
-    assert pacer.is_busy
+    assert _busy(pacer)
     assert pacer.size() == 37  # busy target 2 ms: 150 × 2/10 = 30, but shrink at most to a quarter

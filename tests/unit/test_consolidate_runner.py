@@ -62,6 +62,10 @@ def test_a_failing_step_is_reported_and_later_steps_still_run(store: Store, tmp_
     assert store.db.scalar("SELECT status FROM processing_log WHERE task_type = 'consolidate'") == "error"
 
 
+def _running(runner: Consolidator) -> bool:
+    return runner.is_running
+
+
 def test_two_passes_never_overlap(store: Store, tmp_path: Path) -> None:
     for i in range(30):
         insert_fact(store, "a", f"fact {i}", created_ms=ManualClock().now_ms)
@@ -77,14 +81,14 @@ def test_two_passes_never_overlap(store: Store, tmp_path: Path) -> None:
     first = threading.Thread(target=runner.run, args=("schedule",))
     first.start()
     assert inside.wait(10)
-    assert runner.is_running
+    assert _running(runner)
     with pytest.raises(AbortedError) as caught:
         runner.run()
     assert caught.value.reason == CONSOLIDATION_RUNNING
     assert runner.try_run("schedule") is None
     release.set()
     first.join(10)
-    assert not runner.is_running
+    assert not _running(runner)
     assert runner.run().trigger == "manual"  # free again
     assert store.db.scalar("SELECT count(*) FROM processing_log WHERE task_type = 'consolidate'") == 2
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+# isort: off
+import inferd.backends  # noqa: F401 - preloads OpenBLAS before mlx.core (inferd/backends/blas.py)
 import mlx.core as mx
+
+# isort: on
 import numpy as np
 import pytest
 from tokenizers import pre_tokenizers

@@ -1,0 +1,161 @@
+"""What every consolidation step works with: its dependencies (JobContext) and the paced, vector-aware delete."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from inferd.client import GenerateOptions, Generation, Message
+from memoryd.consolidate import state
+from memoryd.consolidate.pacing import Pacer
+from memoryd.consolidate.wal import WalCheckpointer
+from memoryd.storage.db import Database
+
+
+class PassStoppedError(RuntimeError):
+    """The pass stopped between two batches because memoryd is shutting down; the next pass resumes."""
+
+
+class VectorRemover(Protocol):
+    """Drops rows' vectors from the loaded per-agent index (memoryd.vectors.registry.VectorRegistry)."""
+
+    def remove(self, agent_id: str, kind: str, row_ids: Sequence[int]) -> int: ...
+
+
+class NarrativeModel(Protocol):
+    """The part of inferd.client.InferenceClient the narrative step calls."""
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str = "",
+        json_schema: str = "",
+        options: GenerateOptions | None = None,
+        timeout_s: float | None = None,
+    ) -> Generation: ...
+
+
+@dataclass(frozen=True)
+class PassSettings:
+    """The memory.json keys a pass reads, snapshotted at its start."""
+
+    salience_floor: float = 0.2
+    episode_retention_days: int = 365
+    core_model: str = ""
+    #: None when embeddings are off (embeddingBackend none): merge then compares words only.
+    embedding_model: str | None = None
+
+
+@dataclass
+class BatchTally:
+    """Rows a batch changed (the pacer sizes the next batch from it)."""
+
+    rows: int = 0
+
+
+@dataclass
+class JobContext:
+    """Everything a step may touch. `now_ms` is read once per pass from the injectable clock."""
+
+    db: Database
+    state: state.StateStore
+    settings: PassSettings
+    now_ms: int
+    vectors: VectorRemover | None = None
+    inference: NarrativeModel | None = None
+    pacer: Pacer = field(default_factory=Pacer)
+    #: Called with the step name after every committed batch (progress; tests use it to crash mid-pass).
+    on_batch: Callable[[str], None] | None = None
+    #: True once memoryd is shutting down: the pass stops before its next batch.
+    should_stop: Callable[[], bool] = lambda: False
+    #: Checkpoints the WAL between batches (outside the write lock); None leaves it to SQLite.
+    checkpointer: WalCheckpointer | None = None
+
+    @contextmanager
+    def batch(self, step: str) -> Iterator[BatchTally]:
+        """One paced write transaction (PassStoppedError instead, once shutdown began)."""
+        if self.should_stop():
+            raise PassStoppedError("memoryd is shutting down")
+        tally = BatchTally()
+        started = time.perf_counter()
+        with self.db.write():
+            yield tally
+        elapsed = time.perf_counter() - started
+        if self.on_batch is not None:
+            self.on_batch(step)
+        if self.checkpointer is not None:
+            self.checkpointer.maybe()
+        self.pacer.done(tally.rows, elapsed)
+
+    def forget_vectors(self, kind: str, by_agent: dict[str, list[int]]) -> None:
+        """Remove deleted rows from the in-memory faiss indexes (their embeddings rows are already gone)."""
+        if self.vectors is None:
+            return
+        for agent_id, row_ids in by_agent.items():
+            self.vectors.remove(agent_id, kind, row_ids)
+
+
+def marks(items: Sequence[Any]) -> str:
+    return ", ".join("?" * len(items))
+
+
+def vector_owners(db: Database, kind: str, row_ids: Sequence[int]) -> dict[str, list[int]]:
+    """agent → the given rows that have a stored vector."""
+    owners: dict[str, list[int]] = {}
+    if row_ids:
+        for row_id, agent_id in db.query(
+            f"SELECT row_id, agent_id FROM embeddings WHERE kind = ? AND row_id IN ({marks(row_ids)})",
+            (kind, *row_ids),
+        ):
+            owners.setdefault(str(agent_id), []).append(int(row_id))
+    return owners
+
+
+@dataclass
+class Deleted:
+    rows: int = 0
+    vectors: int = 0
+    agents: set[str] = field(default_factory=set)
+
+
+def delete_matching(
+    ctx: JobContext, step: str, table: str, kind: str | None, where: str, params: Sequence[Any]
+) -> Deleted:
+    """Delete every row of `table` matching `where`, with its vector: found by a lock-free keyset scan, then
+    re-checked and deleted under the write lock in paced batches (a row touched meanwhile is re-judged)."""
+    result = Deleted()
+    last_id = 0
+    while True:
+        found = [
+            int(r[0])
+            for r in ctx.db.query(
+                f"SELECT id FROM {table} WHERE id > ? AND ({where}) ORDER BY id LIMIT ?",
+                (last_id, *params, ctx.pacer.size()),
+            )
+        ]
+        if not found:
+            return result
+        last_id = found[-1]
+        owners: dict[str, list[int]] = {}
+        with ctx.batch(step) as tally:
+            rows = ctx.db.query(
+                f"SELECT id, agent_id FROM {table} WHERE id IN ({marks(found)}) AND ({where})",
+                (*found, *params),
+            )
+            ids = [int(r[0]) for r in rows]
+            if ids:
+                if kind is not None:
+                    owners = vector_owners(ctx.db, kind, ids)
+                    ctx.db.execute(
+                        f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({marks(ids)})", (kind, *ids)
+                    )
+                ctx.db.execute(f"DELETE FROM {table} WHERE id IN ({marks(ids)})", ids)
+            tally.rows = len(ids)
+        ctx.forget_vectors(kind or "", owners)
+        result.rows += len(ids)
+        result.vectors += sum(len(v) for v in owners.values())
+        result.agents.update(str(r[1]) for r in rows)
