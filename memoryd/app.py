@@ -18,6 +18,9 @@ from memoryd.console import MemoryConsoleService
 from memoryd.console_wiring import build_console
 from memoryd.embedding import Embedder
 from memoryd.indexer import Indexer
+from memoryd.consolidate import Consolidator
+from memoryd.consolidate.scheduler import ConsolidationScheduler
+from memoryd.consolidate_rpcs import ConsolidationRpcs
 from memoryd.domain import now_ms
 from memoryd.readpath import ReadPath, settings_from_config
 from memoryd.readpath_rpcs import ReadPathRpcs
@@ -44,13 +47,17 @@ MEMORY_SERVICE = "osaurus.memory.v1.MemoryService"
 CONSOLE_SERVICE = "osaurus.memory.v1.MemoryConsoleService"
 
 
-class MemoryServicer(WriterRpcs, ReadPathRpcs, MemoryService):
-    """MemoryService with the write path (EndSession, Ingest, SyncNow) and read path (AssembleContext, Inject)."""
+class MemoryServicer(ConsolidationRpcs, WriterRpcs, ReadPathRpcs, MemoryService):
+    """MemoryService with the write path (EndSession, Ingest, SyncNow), the read path (AssembleContext,
+    InjectMemory) and consolidation (RunConsolidation)."""
 
-    def __init__(self, deps: ServiceDeps, writer: Writer, read_path: ReadPath) -> None:
+    def __init__(
+        self, deps: ServiceDeps, writer: Writer, read_path: ReadPath, consolidator: Consolidator
+    ) -> None:
         super().__init__(deps)
         self.writer = writer
         self.read_path = read_path
+        self.consolidator = consolidator
 
 
 def _fan_out(*callbacks: Callable[[str], None]) -> Callable[[str], None]:
@@ -78,6 +85,8 @@ class App:
     indexer: Indexer
     writer: Writer
     read_path: ReadPath
+    consolidator: Consolidator
+    scheduler: ConsolidationScheduler
     closers: list[object] = field(default_factory=list)
 
     def close(self) -> None:
@@ -132,6 +141,14 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -
         on_agent_deleted=[read_path.invalidate],
         on_identity_changed=[lambda: read_path.invalidate(None)],
     )
+    consolidator = Consolidator(
+        store.db,
+        config,
+        vectors=vectors,
+        inference=inference,
+        on_changed=[search.keyword_stats.invalidate, read_path.invalidate],
+    )
+    scheduler = ConsolidationScheduler(consolidator, config)
     console = build_console(store, config, vectors, indexer, search)
     console.attach_read_path(read_path, read_path.invalidate)
     app = App(
@@ -140,7 +157,7 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -
         store=store,
         search=search,
         recorder=recorder,
-        memory=MemoryServicer(deps, writer, read_path),
+        memory=MemoryServicer(deps, writer, read_path, consolidator),
         console=console,
         inference=inference,
         embedder=embedder,
@@ -148,8 +165,11 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -
         indexer=indexer,
         writer=writer,
         read_path=read_path,
-        # Closed in reverse: the writer first (no new model calls), then the console, indexer and client.
-        closers=[inference, indexer, console, writer],
+        consolidator=consolidator,
+        scheduler=scheduler,
+        # Closed in reverse: the scheduler, a running pass (stops before its next batch), the writer (no new
+        # model calls), then the console, indexer and client.
+        closers=[inference, indexer, console, writer, consolidator, scheduler],
     )
     if settings.background_indexing:
         indexer.start()
@@ -199,6 +219,7 @@ def start(
         raise
     if start_writer and turn_hook is None:
         app.writer.start(recover=recover)
+        app.scheduler.start()
     return running, app
 
 

@@ -18,7 +18,7 @@ from memoryd.turns import TurnRecorder
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.errors import NotFoundError, PermissionDeniedError
-from servicekit.planned import planned_rpcs
+from servicekit.planned import planned_rpcs, still_planned
 
 _log = logging.getLogger("memoryd.service")
 
@@ -149,4 +149,4 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
 
 def planned(servicer: Any) -> tuple[str, ...]:
     """RPC names the servicer still answers with NOT_YET_AVAILABLE."""
-    return tuple(getattr(type(servicer), "__planned_rpcs__", ()))
+    return still_planned(servicer)

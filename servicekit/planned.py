@@ -38,4 +38,12 @@ def _stub(rpc: str) -> Callable[..., Any]:
         raise not_yet_available(rpc)
 
     planned.__name__ = rpc.rsplit("/", 1)[-1]
+    planned.__is_planned__ = True  # type: ignore[attr-defined]
     return planned
+
+
+def still_planned(servicer: object) -> tuple[str, ...]:
+    """RPC names that still answer NOT_YET_AVAILABLE on this servicer (subclasses and mixins may serve them)."""
+    cls = type(servicer)
+    names = getattr(cls, PLANNED_ATTR, ())
+    return tuple(name for name in names if getattr(getattr(cls, name, None), "__is_planned__", False))

@@ -99,12 +99,6 @@ def test_preview_context_is_redacted_and_capped(rig: ConsoleRig) -> None:
     assert len(small.block) <= 20 * 4
 
 
-def test_preview_context_is_not_yet_available_without_a_read_path(rig: ConsoleRig) -> None:
-    with pytest.raises(UnimplementedError) as caught:
-        rig.client.preview_context("vault", "hello", 100)
-    assert caught.value.reason == "NOT_YET_AVAILABLE"
-
-
 # ---------------------------------------------------------------------------------------------- search
 def test_search_scopes_agent_filter_and_disabled_rows(rig: ConsoleRig) -> None:
     fact = rig.pinned("alpha", "Alpha prefers green tea in the morning")
