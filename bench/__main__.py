@@ -10,10 +10,11 @@ import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.report import BenchResult, ModuleRun, headline_table, render
+from bench.report import BenchResult, ModuleRun, headline_table, load_runs, render, save_run
 
 BENCH_DIR = Path(__file__).resolve().parent
 DOC_PATH = BENCH_DIR.parent / "docs" / "benchmarks.md"
+RESULTS_DIR = BENCH_DIR / "results"
 
 
 def discover() -> list[str]:
@@ -37,14 +38,23 @@ def run_module(name: str) -> ModuleRun:
     return ModuleRun(name.removeprefix("bench."), tuple(results), time.perf_counter() - started, error)
 
 
-def main() -> int:
-    """Run all, print the headline table, write the doc; exit 1 if any benchmark failed."""
-    runs = [run_module(name) for name in discover()]
+def main(argv: list[str] | None = None) -> int:
+    """Run the named benchmarks (default: all), save their figures, rebuild the doc from every saved run.
+
+    Exit 1 if any benchmark run now failed.
+    """
+    names = argv if argv is not None else sys.argv[1:]
+    selected = [f"bench.{n.removeprefix('bench.')}" for n in names] if names else discover()
     run_date = datetime.now(UTC).date()
+    runs = [run_module(name) for name in selected]
+    for run in runs:
+        save_run(run, RESULTS_DIR, run_date)
     print()
     print(headline_table(runs, run_date))
+    current = set(discover())
+    everything = [run for run in load_runs(RESULTS_DIR) if f"bench.{run.module}" in current]
     DOC_PATH.parent.mkdir(parents=True, exist_ok=True)
-    DOC_PATH.write_text(render(runs, run_date, os.cpu_count()), encoding="utf-8")
+    DOC_PATH.write_text(render(everything, run_date, os.cpu_count()), encoding="utf-8")
     print(f"\nbench: wrote {DOC_PATH.relative_to(BENCH_DIR.parent)}")
     failed = [run.module for run in runs if run.error is not None]
     if failed:
