@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+import grpc
 import numpy as np
 import numpy.typing as npt
 
@@ -83,8 +84,15 @@ class GenerateOptions:
 class InferenceClient:
     """Talks to inferd. Every method raises servicekit.errors.ServiceError subclasses, never grpc.RpcError."""
 
-    def __init__(self, target: str, *, deadline_s: float = 30.0, token: str | None = None) -> None:
-        self._channel = make_channel(target, deadline_s=deadline_s, token=token)
+    def __init__(
+        self,
+        target: str,
+        *,
+        deadline_s: float = 30.0,
+        token: str | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
+        self._channel = make_channel(target, deadline_s=deadline_s, token=token, credentials=credentials)
         self._stub = pb_grpc.InferenceServiceStub(self._channel)
 
     def close(self) -> None:

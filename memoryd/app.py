@@ -10,35 +10,43 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
-
 from inferd.client import InferenceClient
 from memoryd.config import ConfigStore, ServiceSettings, parse_settings
 from memoryd.console import MemoryConsoleService
 from memoryd.console_wiring import build_console
-from memoryd.embedding import Embedder
-from memoryd.indexer import Indexer
 from memoryd.consolidate import Consolidator
 from memoryd.consolidate.scheduler import ConsolidationScheduler
 from memoryd.consolidate_rpcs import ConsolidationRpcs
 from memoryd.domain import now_ms
+from memoryd.embedding import Embedder
+from memoryd.indexer import Indexer
 from memoryd.readpath import ReadPath, settings_from_config
 from memoryd.readpath_rpcs import ReadPathRpcs
 from memoryd.readpath_store import StoreMemoryReader
 from memoryd.retrieval.gate_llm import LlmGateClassifier
 from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.search import MemorySearch
+from memoryd.security.manager import StoreSecurity
+from memoryd.security.wiring import build_security, check_bind, degraded_guard, open_secured
 from memoryd.service import MemoryService, ServiceDeps
+from memoryd.storage.store import Store
+from memoryd.turns import TurnHook, TurnRecorder
+from memoryd.vectors.registry import VectorRegistry
 from memoryd.writer import Writer
 from memoryd.writer_rpcs import WriterRpcs
 from memoryd.writer_wiring import build_writer, rows_remover
-from memoryd.storage.store import Store, open_store
-from memoryd.turns import TurnHook, TurnRecorder
-from memoryd.vectors.registry import VectorRegistry
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.logsetup import setup_logging
-from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server, serve_until_signal
+from servicekit.server import (
+    InsecureBindError,
+    RunningServer,
+    ServerOptions,
+    ServiceBinding,
+    build_server,
+    serve_until_signal,
+)
+from servicekit.tls import TransportConfigError
 
 _log = logging.getLogger("memoryd.app")
 
@@ -87,6 +95,7 @@ class App:
     read_path: ReadPath
     consolidator: Consolidator
     scheduler: ConsolidationScheduler
+    security: StoreSecurity | None = None
     closers: list[object] = field(default_factory=list)
 
     def close(self) -> None:
@@ -104,10 +113,16 @@ class App:
 def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -> App:
     """Construct every part from settings; nothing is listening yet."""
     config = ConfigStore(settings.config_path)
-    store = open_store(settings.database_path)
-    inference = InferenceClient(settings.inferd_addr, deadline_s=60.0, token=settings.auth_token)
+    secured = open_secured(settings)  # plaintext or SQLCipher by content; degraded (scratch store) on failure
+    store = secured.store
+    inference = InferenceClient(
+        settings.inferd_addr,
+        deadline_s=60.0,
+        token=settings.transport.token,
+        credentials=settings.transport.channel_credentials(),
+    )
     embedder = Embedder(inference, config)
-    vectors = VectorRegistry(settings.vectors_dir, store.embeddings)
+    vectors = VectorRegistry(secured.vectors_root, store.embeddings, sealer=secured.sealer)
     indexer = Indexer(store, embedder, vectors)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
@@ -149,8 +164,12 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -
         on_changed=[search.keyword_stats.invalidate, read_path.invalidate],
     )
     scheduler = ConsolidationScheduler(consolidator, config)
+    security = build_security(
+        secured, vectors, on_replaced=[read_path.invalidate, search.keyword_stats.invalidate, indexer.notify]
+    )
     console = build_console(store, config, vectors, indexer, search)
     console.attach_read_path(read_path, read_path.invalidate)
+    console.attach_security(security)
     app = App(
         settings=settings,
         config=config,
@@ -167,19 +186,14 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -
         read_path=read_path,
         consolidator=consolidator,
         scheduler=scheduler,
+        security=security,
         # Closed in reverse: the scheduler, a running pass (stops before its next batch), the writer (no new
-        # model calls), then the console, indexer and client.
-        closers=[inference, indexer, console, writer, consolidator, scheduler],
+        # model calls), then the console, indexer and client; the degraded scratch folder last.
+        closers=[security, inference, indexer, console, writer, consolidator, scheduler],
     )
     if settings.background_indexing:
         indexer.start()
     return app
-
-
-def _credentials(settings: ServiceSettings) -> grpc.ServerCredentials | None:
-    if settings.tls_cert is None or settings.tls_key is None:
-        return None
-    return grpc.ssl_server_credentials([(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())])
 
 
 def serve(app: App) -> RunningServer:
@@ -188,8 +202,9 @@ def serve(app: App) -> RunningServer:
         address=app.settings.listen,
         domain=DOMAIN,
         max_workers=app.settings.max_workers,
-        tls=_credentials(app.settings),
-        auth_token=app.settings.auth_token,
+        tls=app.settings.transport.server_credentials(),
+        auth_token=app.settings.transport.token,
+        extra_interceptors=[degraded_guard(app.security)] if app.security is not None else [],
     )
     bindings = [
         ServiceBinding(
@@ -204,13 +219,18 @@ def serve(app: App) -> RunningServer:
 
 
 def start(
-    settings: ServiceSettings, *, turn_hook: TurnHook | None = None, start_writer: bool = True, recover: bool = True
+    settings: ServiceSettings,
+    *,
+    turn_hook: TurnHook | None = None,
+    start_writer: bool = True,
+    recover: bool = True,
 ) -> tuple[RunningServer, App]:
     """Build and serve in-process (tests): returns the running server and the app; stop server, then app.close().
 
     turn_hook replaces the writer's debounce (tests of storage alone); start_writer=False leaves timers and orphan
     recovery off.
     """
+    check_bind(settings)  # before the store is opened
     app = build_app(settings, turn_hook=turn_hook)
     try:
         running = serve(app)
@@ -234,10 +254,17 @@ def write_port_file(path: Path, target: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m memoryd`: serve until SIGINT/SIGTERM, then shut down gracefully."""
-    settings = parse_settings(argv)
+    try:
+        settings = parse_settings(argv)
+    except TransportConfigError as error:
+        print(f"memoryd: {error}", file=sys.stderr)
+        return 2
     setup_logging(settings.log_level, "memoryd")
     try:
         running, app = start(settings)
+    except InsecureBindError as error:
+        print(f"memoryd: {error}", file=sys.stderr)
+        return 2
     except Exception as error:
         _log.error("memoryd failed to start: %s: %s", type(error).__name__, error)
         return 1

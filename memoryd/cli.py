@@ -20,6 +20,7 @@ from memoryd import cli_commands as cmds
 from memoryd import cli_io, cli_upkeep
 from memoryd.cli_config import ctl_settings
 from memoryd.cli_ingest import FORMATS
+from memoryd.cli_security import add_security_commands
 from memoryd.client import MemoryClient
 from servicekit.errors import NOT_YET_AVAILABLE, ServiceError
 from servicekit.tls import TransportConfigError
@@ -165,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memoryctl",
         description="Administer memoryd: agents, overrides, console search/inspect/disable/forget, diagnose, "
-        "previews, export/import, reindex, sync, consolidation and ingest.",
+        "previews, export/import, reindex, sync, consolidation, ingest, encryption, recovery and certificates.",
         epilog="Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 4 invalid input, 5 precondition, 6 unavailable, "
         "7 not available in this memoryd, 8 denied, 9 conflict, 10 unhealthy, 11 partial failure.",
     )
@@ -179,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     _config(sub)
     _transfer(sub)
     _upkeep(sub)
+    add_security_commands(sub)
     return parser
 
 

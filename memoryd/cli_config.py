@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
@@ -34,4 +35,10 @@ def ctl_settings(addr: str | None, deadline_s: float, env: Mapping[str, str] | N
     )
 
 
-__all__ = ["CtlSettings", "ctl_settings"]
+def ctl_home(explicit: str | None, env: Mapping[str, str] | None = None) -> Path:
+    """--home, else $OSAURUS_HOME, else ~/.osaurus (commands that work on local files)."""
+    env = os.environ if env is None else env
+    return Path(explicit or env.get("OSAURUS_HOME") or "~/.osaurus").expanduser()
+
+
+__all__ = ["CtlSettings", "ctl_home", "ctl_settings"]

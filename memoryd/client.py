@@ -14,6 +14,7 @@ import grpc
 from google.protobuf import field_mask_pb2, timestamp_pb2
 
 from memoryd import console_convert as cc
+from memoryd.client_security import ACTION_NAMES, SecurityCalls
 from memoryd.config import MemoryConfig
 from memoryd.console_types import (
     ConsoleMatch,
@@ -194,10 +195,11 @@ def _diagnosis(r: cpb.DiagnoseResponse) -> Diagnosis:
         is_encrypted=r.encrypted,
         store_state=_STORE_STATES.get(r.store_state, "unknown"),
         degraded_reason=r.degraded_reason,
+        recovery_actions=tuple(ACTION_NAMES.get(a, "unspecified") for a in r.recovery_actions),
     )
 
 
-class MemoryClient:
+class MemoryClient(SecurityCalls):
     """Talks to memoryd. Every method raises servicekit.errors.ServiceError subclasses, never grpc.RpcError."""
 
     def __init__(

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servicekit.tls import TransportSecurity, load_transport
+
 _log = logging.getLogger("memoryd.config")
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -35,9 +37,10 @@ class ServiceSettings:
     port_file: Path | None = None
     log_level: str = "INFO"
     max_workers: int = 32
-    auth_token: str | None = None
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
+    #: TLS / mTLS / bearer token for our server and for calls to inferd (OSAURUS_TLS_*, OSAURUS_AUTH_TOKEN_FILE).
+    transport: TransportSecurity = field(default_factory=TransportSecurity)
+    #: File holding the store passphrase (first line) when the store is encrypted with one; re-read on Retry.
+    passphrase_file: Path | None = None
     #: Start the background indexer thread (tests may turn it off to index synchronously).
     background_indexing: bool = True
 
@@ -57,6 +60,16 @@ class ServiceSettings:
         return self.memory_dir / "vectors"
 
     @property
+    def keys_dir(self) -> Path:
+        """$OSAURUS_HOME/keys: store key files (0600), KDF parameters, the encryption posture."""
+        return self.home / "keys"
+
+    @property
+    def quarantine_dir(self) -> Path:
+        """$OSAURUS_HOME/quarantine: stores that could not be opened, moved aside (never deleted)."""
+        return self.home / "quarantine"
+
+    @property
     def config_path(self) -> Path:
         """$OSAURUS_HOME/config/memory.json."""
         return self.home / "config" / "memory.json"
@@ -65,7 +78,7 @@ class ServiceSettings:
 def parse_settings(
     argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
 ) -> ServiceSettings:
-    """Flags win over environment, environment over defaults."""
+    """Flags win over environment, environment over defaults; TransportConfigError for bad TLS/token settings."""
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(prog="memoryd", description="Osaurus memory service (gRPC).")
     parser.add_argument("--listen", default=env.get("OSAURUS_MEMORYD_LISTEN", DEFAULT_LISTEN))
@@ -75,9 +88,7 @@ def parse_settings(
     parser.add_argument("--log-level", default=env.get("OSAURUS_LOG_LEVEL", "INFO"))
     parser.add_argument("--max-workers", type=int, default=int(env.get("OSAURUS_MEMORYD_WORKERS", "32")))
     args = parser.parse_args(list(argv) if argv is not None else None)
-    token_file = env.get("OSAURUS_AUTH_TOKEN_FILE")
-    token = Path(token_file).expanduser().read_text().strip() if token_file else None
-    cert, key = env.get("OSAURUS_TLS_CERT"), env.get("OSAURUS_TLS_KEY")
+    passphrase_file = env.get("OSAURUS_MEMORY_PASSPHRASE_FILE", "").strip()
     return ServiceSettings(
         listen=args.listen,
         home=Path(args.home).expanduser(),
@@ -85,9 +96,8 @@ def parse_settings(
         port_file=Path(args.port_file) if args.port_file else None,
         log_level=args.log_level,
         max_workers=args.max_workers,
-        auth_token=token or None,
-        tls_cert=Path(cert).expanduser() if cert else None,
-        tls_key=Path(key).expanduser() if key else None,
+        transport=load_transport(env),
+        passphrase_file=Path(passphrase_file).expanduser() if passphrase_file else None,
     )
 
 

@@ -11,6 +11,7 @@ from memoryd import console_transfer
 from memoryd.config import ConfigStore
 from memoryd.console_convert import changes_from_proto, config_to_proto
 from memoryd.console_core import Console, ConsoleDeps, ContextAssembler
+from memoryd.console_security import ConsoleSecurityRpcs, store_fields
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as pb
@@ -42,8 +43,8 @@ def _agent(v: Violations, value: str, *, required: bool) -> str | None:
 
 
 @planned_rpcs(cpb_grpc.MemoryConsoleServiceServicer, _SERVICE)
-class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):
-    """Operator API. RecoverStore / SetEncryption / RotateKey answer UNIMPLEMENTED / NOT_YET_AVAILABLE."""
+class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceServicer):
+    """Operator API. RecoverStore / SetEncryption / RotateKey (console_security.py) need attach_security()."""
 
     def __init__(self, config: ConfigStore, deps: ConsoleDeps | None = None) -> None:
         self._config = config
@@ -124,7 +125,15 @@ class MemoryConsoleService(cpb_grpc.MemoryConsoleServiceServicer):
 
     # ----------------------------------------------------------------------------------------- whole store
     def Diagnose(self, request: cpb.DiagnoseRequest, context: grpc.ServicerContext) -> cpb.DiagnoseResponse:
-        return cc.diagnosis(self._require("Diagnose").diagnose())
+        response = cc.diagnosis(self._require("Diagnose").diagnose())
+        if self._security is not None:
+            status = self._security.status()
+            for name, value in store_fields(status).items():
+                if name == "recovery_actions":
+                    response.recovery_actions.extend(value)  # type: ignore[arg-type]
+                else:
+                    setattr(response, name, value)
+        return response
 
     def PreviewContext(
         self, request: cpb.PreviewContextRequest, context: grpc.ServicerContext

@@ -152,9 +152,11 @@ class Diagnosis:
     database_bytes: int
     recent_errors: tuple[StorageErrorRecord, ...]
     is_encrypted: bool = False
-    #: "healthy" or "degraded" (degraded stores arrive with the security work).
+    #: "healthy" or "degraded" (memoryd.security: missing/wrong key, corrupt file; the store is quarantined).
     store_state: str = "healthy"
     degraded_reason: str = ""
+    #: What RecoverStore can do while degraded: "retry", "reset".
+    recovery_actions: tuple[str, ...] = ()
 
     @property
     def is_healthy(self) -> bool:

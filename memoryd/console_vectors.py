@@ -48,12 +48,12 @@ class ConsoleVectors:
             self._registry.flush()
             return removed
         directory = self._registry.directory(agent_id)
-        index = AgentIndex.load(directory)
+        index = AgentIndex.load(directory, self._registry.sealer)
         if index is None:
             return 0
         removed = index.remove(kind, [row_id])
         if removed:
-            index.save(directory)
+            index.save(directory, self._registry.sealer)
         return removed
 
     def add(self, agent_id: str, kind: str, model: str, row_ids: list[int], vectors: Vector) -> None:

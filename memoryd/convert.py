@@ -49,10 +49,18 @@ def timestamp(ms: int) -> timestamp_pb2.Timestamp:
     return stamp
 
 
-def millis(stamp: timestamp_pb2.Timestamp, default_ms: int) -> int:
-    """Timestamp → epoch milliseconds; `default_ms` when unset."""
+#: google.protobuf.Timestamp's valid range: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z.
+_MIN_TIMESTAMP_S = -62_135_596_800
+_MAX_TIMESTAMP_S = 253_402_300_799
+
+
+def millis(stamp: timestamp_pb2.Timestamp, default_ms: int, field: str = "time") -> int:
+    """Timestamp → epoch milliseconds; `default_ms` when unset; INVALID_ARGUMENT when outside Timestamp's range."""
     if stamp.seconds == 0 and stamp.nanos == 0:
         return default_ms
+    if not (_MIN_TIMESTAMP_S <= stamp.seconds <= _MAX_TIMESTAMP_S and 0 <= stamp.nanos <= 999_999_999):
+        with Violations() as v:
+            v.add(field, "must be a valid Timestamp (years 1-9999, nanos 0-999999999)", "INVALID_TIMESTAMP")
     return int(stamp.ToMilliseconds())
 
 
@@ -86,7 +94,7 @@ def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
         assistant = v.require_text(
             request.assistant_message, "assistant_message", max_chars=d.MAX_CONTENT_CHARS, required=False
         )
-        occurred = millis(request.occur_time, d.now_ms())
+        occurred = millis(request.occur_time, d.now_ms(), "occur_time")
     return d.TurnInput(agent, conversation, user, assistant, occurred)
 
 

@@ -16,6 +16,8 @@ _log = logging.getLogger("memoryd.indexer")
 
 BATCH_SIZE = 64
 FLUSH_INTERVAL_S = 10.0
+#: After a nudge the thread waits this long before a pass, so a burst of turns costs one wake-up and one batch.
+SETTLE_S = 0.1
 
 
 class Indexer:
@@ -29,12 +31,14 @@ class Indexer:
         *,
         batch_size: int = BATCH_SIZE,
         flush_interval_s: float = FLUSH_INTERVAL_S,
+        settle_s: float = SETTLE_S,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._registry = registry
         self._batch_size = batch_size
         self._flush_interval_s = flush_interval_s
+        self._settle_s = settle_s
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._run_lock = threading.Lock()
@@ -44,8 +48,10 @@ class Indexer:
         self._last_flush = time.monotonic()
 
     def notify(self, agent_id: str | None = None) -> None:
-        """New rows were written; index them soon."""
-        self._wake.set()
+        """New rows were written; index them soon. Called on every BufferTurn: a flag, no thread wake-up while
+        one is already pending."""
+        if not self._wake.is_set():
+            self._wake.set()
 
     def run_once(self, max_rows: int | None = None) -> int:
         """Embed and index pending rows now; returns how many got vectors. Stops early if inferd fails."""
@@ -102,7 +108,8 @@ class Indexer:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(timeout=self._flush_interval_s)
+            if self._wake.wait(timeout=self._flush_interval_s):
+                self._stop.wait(self._settle_s)  # nudges meanwhile only find the flag already set
             self._wake.clear()
             if self._stop.is_set():
                 break

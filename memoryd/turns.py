@@ -10,6 +10,7 @@ from typing import Protocol
 from memoryd.config import ConfigStore
 from memoryd.domain import BufferedTurn, TurnInput, now_ms
 from memoryd.storage.store import Store
+from memoryd.storage.turns import AgentMemoryDisabledError
 from servicekit.errors import FailedPreconditionError
 
 _log = logging.getLogger("memoryd.turns")
@@ -53,9 +54,11 @@ class TurnRecorder:
         """Store the turn; FAILED_PRECONDITION (MEMORY_DISABLED) when memory is off globally or for the agent."""
         if not self._config.get().enabled:
             raise FailedPreconditionError("MEMORY_DISABLED", "memory is disabled in the configuration")
-        if not self._store.agents.is_memory_enabled(turn.agent_id):
-            raise FailedPreconditionError("MEMORY_DISABLED", "memory is disabled for this agent")
-        stored = self._store.turns.buffer(turn)
+        try:
+            # The agent's toggle is read inside the write transaction: one round trip, and atomic with the write.
+            stored = self._store.turns.buffer_if_enabled(turn)
+        except AgentMemoryDisabledError:
+            raise FailedPreconditionError("MEMORY_DISABLED", "memory is disabled for this agent") from None
         if self._on_rows_written is not None:
             self._on_rows_written(turn.agent_id)
         try:

@@ -39,7 +39,7 @@ def parse_ingest(request: pb.IngestRequest) -> tuple[str, str, list[IngestTurn],
                 if len(v.items) >= 20:  # enough to fix the request; keep the error small
                     break
     turns = [IngestTurn(t.user, t.assistant) for t in request.turns]
-    session_ms = convert.millis(request.session_time, 0) or None
+    session_ms = convert.millis(request.session_time, 0, "session_time") or None
     return agent, conversation, turns, session_ms
 
 

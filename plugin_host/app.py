@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import shutil
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,15 @@ from plugin_host.service import SERVICE_NAME, PluginHostServicer
 from plugin_host.turns import TurnRunner
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
-from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server, serve_until_signal
+from servicekit.server import (
+    InsecureBindError,
+    RunningServer,
+    ServerOptions,
+    ServiceBinding,
+    build_server,
+    serve_until_signal,
+)
+from servicekit.tls import TransportConfigError
 
 DOMAIN = "plugin.osaurus.dev"
 #: Deadline of model calls that arrive without one.
@@ -71,9 +80,16 @@ def _start_bridge(servicer: BridgeServicer, workers: int, token: str, socket_pat
 
 def build_app(settings: Settings) -> App:
     """Build the peers, the turn runner and the plugin host (plugins are not started yet)."""
-    memory = MemoryPeer(settings.memoryd_addr, token=settings.auth_token)
+    transport = settings.transport
+    credentials = transport.channel_credentials()
+    memory = MemoryPeer(settings.memoryd_addr, token=transport.token, credentials=credentials)
     inference = InferencePeer(
-        InferenceClient(settings.inferd_addr, deadline_s=INFERENCE_DEADLINE_S, token=settings.auth_token)
+        InferenceClient(
+            settings.inferd_addr,
+            deadline_s=INFERENCE_DEADLINE_S,
+            token=transport.token,
+            credentials=credentials,
+        )
     )
     turns = TurnRunner(
         memory, inference, ContextWindows(inference), memory_timeout_s=settings.memory_timeout_s
@@ -113,9 +129,13 @@ def start(settings: Settings) -> tuple[RunningServer, App]:
         binding = ServiceBinding(
             SERVICE_NAME, lambda s: ppb_grpc.add_PluginHostServiceServicer_to_server(servicer, s)
         )
-        running = build_server(
-            ServerOptions(settings.listen, DOMAIN, auth_token=settings.auth_token), [binding]
+        options = ServerOptions(
+            settings.listen,
+            DOMAIN,
+            tls=settings.transport.server_credentials(),
+            auth_token=settings.transport.token,
         )
+        running = build_server(options, [binding])
     except BaseException:
         app.close()
         raise
@@ -126,9 +146,17 @@ def start(settings: Settings) -> tuple[RunningServer, App]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run plugin_host until SIGINT/SIGTERM."""
-    settings = load_settings(argv)
+    try:
+        settings = load_settings(argv)
+    except TransportConfigError as error:
+        print(f"plugin-host: {error}", file=sys.stderr)
+        return 2
     setup_logging(settings.log_level, "plugin_host")
     Path(settings.home).mkdir(parents=True, exist_ok=True)
-    running, app = start(settings)
+    try:
+        running, app = start(settings)
+    except InsecureBindError as error:
+        print(f"plugin-host: {error}", file=sys.stderr)
+        return 2
     serve_until_signal(running, settings.grace_s, on_stop=app.close)
     return 0

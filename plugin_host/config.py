@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from servicekit.tls import TransportSecurity, load_transport
+
 DEFAULT_LISTEN = "127.0.0.1:50053"
 DEFAULT_MEMORYD = "127.0.0.1:50051"
 DEFAULT_INFERD = "127.0.0.1:50052"
@@ -47,7 +49,8 @@ class Settings:
     port_file: Path | None
     log_level: str
     grace_s: float
-    auth_token: str | None
+    transport: TransportSecurity = field(default_factory=TransportSecurity)
+    """TLS / mTLS / bearer token for our public server and for calls to memoryd and inferd."""
     plugin_dirs: tuple[Path, ...] = ()
     """Folders searched for plugins (each holds plugin folders with a plugin.json, or is one)."""
     load_entry_points: bool = True
@@ -112,8 +115,6 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
     parser.add_argument("--plugin-max-failures", type=int, default=SupervisorSettings.max_failures)
     parser.add_argument("--memory-timeout-s", type=float, default=3.0)
     args = parser.parse_args(argv)
-    token_file = environ.get("OSAURUS_AUTH_TOKEN_FILE")
-    token = Path(token_file).read_text().strip() if token_file else None
     home = Path(args.home).expanduser()
     env_dirs = [d for d in environ.get("OSAURUS_PLUGIN_DIRS", "").split(os.pathsep) if d]
     dirs = [home / "plugins", *(Path(d).expanduser() for d in [*env_dirs, *args.plugin_dir])]
@@ -126,7 +127,7 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         port_file=Path(args.port_file) if args.port_file else None,
         log_level=args.log_level,
         grace_s=args.grace_s,
-        auth_token=token or None,
+        transport=load_transport(environ),
         plugin_dirs=tuple(dict.fromkeys(dirs)),
         load_entry_points=not entry_points_off,
         entry_point_paths=tuple(args.plugin_site),

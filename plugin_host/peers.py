@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import grpc
+
 from inferd.client import GenerateOptions, InferenceClient, Message
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
@@ -53,8 +55,15 @@ class MemoryHit:
 class MemoryPeer:
     """The memoryd RPCs of the composed path. Raises servicekit ServiceErrors, never grpc.RpcError."""
 
-    def __init__(self, target: str, *, deadline_s: float = 5.0, token: str | None = None) -> None:
-        self._channel = make_channel(target, deadline_s=deadline_s, token=token)
+    def __init__(
+        self,
+        target: str,
+        *,
+        deadline_s: float = 5.0,
+        token: str | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
+        self._channel = make_channel(target, deadline_s=deadline_s, token=token, credentials=credentials)
         self._stub = mpb_grpc.MemoryServiceStub(self._channel)
 
     def close(self) -> None:

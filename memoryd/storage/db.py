@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import peewee
+from memoryd.storage.keyed import SwappableSqliteDatabase
 
 #: PRAGMAs applied to every connection. WAL lets readers run while one writer commits.
 PRAGMAS: dict[str, Any] = {
@@ -29,12 +29,14 @@ class Database:
     no reader ever sees "database is locked"; WAL readers never block.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, key: bytes | None = None) -> None:
         self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
         if str(self.path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.pw = peewee.SqliteDatabase(
+        # key: SQLCipher raw key (None = plaintext). Swappable so memoryd.security can convert the store live.
+        self.pw = SwappableSqliteDatabase(
             str(self.path),
+            key=key,
             pragmas=PRAGMAS,
             timeout=15,
             lock_type="IMMEDIATE",
@@ -64,6 +66,23 @@ class Database:
             return
         with self.pw.atomic("DEFERRED"):
             yield
+
+    @property
+    def is_encrypted(self) -> bool:
+        """Whether the open file is SQLCipher-encrypted."""
+        return self.pw.is_keyed
+
+    @contextmanager
+    def writes_held(self) -> Iterator[None]:
+        """Hold the write lock without a transaction (a conversion copies the file while nobody writes)."""
+        with self._write_lock:
+            yield
+
+    def swap(self, path: Path, key: bytes | None) -> None:
+        """Point every thread at `path` with `key` (call between pw.go_offline() and here, writes held)."""
+        self.path = path
+        self._generation += 1
+        self.pw.go_online(str(path), key)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         """Run one statement on this thread's connection."""

@@ -41,10 +41,14 @@ class Store:
         self.db.close()
 
 
-def open_store(path: Path | str) -> Store:
-    """Open (creating if needed) and migrate the database at `path`."""
-    db = Database(path)
-    migrate(db)
+def open_store(path: Path | str, *, key: bytes | None = None) -> Store:
+    """Open (creating if needed) and migrate the database at `path`; `key` opens it with SQLCipher."""
+    db = Database(path, key=key)
+    try:
+        migrate(db)
+    except BaseException:
+        db.close()
+        raise
     tables = define_tables(db.pw)
     agents = AgentStore(db, tables)
     return Store(

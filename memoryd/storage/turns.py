@@ -1,11 +1,39 @@
-"""The hot-path write: transcript rows and a pending signal for one turn, in one transaction."""
+"""The hot-path write: transcript rows and a pending signal per turn; concurrent turns share one transaction.
+
+Plain prepared SQL on this thread's sqlite3 connection (peewee's query builder cost more than the statements), and
+group commit: turns arriving while another commit is in flight go into the next transaction together, so the
+commit and the FTS5 segment flush are paid once per batch. A turn is acknowledged only after its commit.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from memoryd.domain import BufferedTurn, TurnInput, now_ms
 from memoryd.storage.agents import AgentStore
 from memoryd.storage.db import Database
+from memoryd.storage.group_commit import GroupCommit, GroupCommitThread
 from memoryd.storage.tables import Tables
+
+_AGENT_SQL = "SELECT memory_enabled FROM agents WHERE agent_id = ?"
+_NEW_AGENT_SQL = (
+    "INSERT INTO agents (agent_id, display_name, memory_enabled, search_memory_enabled, created_at_ms, "
+    "updated_at_ms) VALUES (?, '', 1, 0, ?, ?) ON CONFLICT (agent_id) DO NOTHING"
+)
+_LAST_CHUNK_SQL = "SELECT max(chunk_index) FROM transcript WHERE agent_id = ? AND conversation_id = ?"
+_TRANSCRIPT_SQL = (
+    "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, created_at_ms) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_SIGNAL_SQL = (
+    "INSERT INTO pending_signals (agent_id, conversation_id, user_message, assistant_message, status, attempts, "
+    "occurred_at_ms, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)"
+)
+
+
+DEDICATED_WRITER = True
 
 
 def estimate_tokens(text: str) -> int:
@@ -13,48 +41,113 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+class AgentMemoryDisabledError(Exception):
+    """The agent exists with its Memory toggle off; nothing was written."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    turn: TurnInput
+    is_toggle_checked: bool
+
+
 class TurnStore:
     """Writes buffered turns; the agent is created on first use inside the same transaction."""
 
     def __init__(self, db: Database, tables: Tables, agents: AgentStore) -> None:
+        # tables and agents are accepted for the Store's wiring; the hot path uses plain SQL only.
+        del tables, agents
         self._db = db
-        self._t = tables
-        self._agents = agents
+        self._group: GroupCommit[_Job, BufferedTurn] | GroupCommitThread[_Job, BufferedTurn]
+        if DEDICATED_WRITER:
+            self._group = GroupCommitThread(self._write_batch, name="memoryd-turn-writer", on_exit=db.close)
+        else:
+            self._group = GroupCommit(self._write_batch)
 
     def buffer(self, turn: TurnInput) -> BufferedTurn:
         """Insert transcript row(s) and one pending signal atomically; returns their ids."""
-        t = self._t
+        return self._submit(_Job(turn, is_toggle_checked=False))
+
+    def buffer_if_enabled(self, turn: TurnInput) -> BufferedTurn:
+        """Like buffer, but reads the agent's Memory toggle in the same transaction: AgentMemoryDisabledError when
+        it is off. An unknown agent counts as enabled and is created."""
+        return self._submit(_Job(turn, is_toggle_checked=True))
+
+    def _submit(self, job: _Job) -> BufferedTurn:
+        if self._db.pw.in_transaction():
+            # Inside a caller's transaction: joining a batch would acknowledge others before that commit.
+            with self._db.write():  # a savepoint, as before
+                return self._write_one(self._connection(), job)
+        return self._group.submit(job)
+
+    def _connection(self) -> Any:
+        """This thread's DB-API connection (sqlite3, or sqlcipher3 for an encrypted store)."""
+        return self._db.pw.connection()
+
+    def _write_batch(self, jobs: Sequence[_Job]) -> list[BufferedTurn | BaseException]:
+        """One transaction for the whole batch; if it fails, each turn gets its own so one cannot sink the rest."""
+        try:
+            with self._db.write():
+                connection = self._connection()
+                return [self._write_or_refuse(connection, job) for job in jobs]
+        except Exception as error:
+            if len(jobs) == 1:
+                return [error]
+        outcomes: list[BufferedTurn | BaseException] = []
+        for job in jobs:
+            try:
+                with self._db.write():
+                    outcomes.append(self._write_or_refuse(self._connection(), job))
+            except Exception as error:
+                outcomes.append(error)
+        return outcomes
+
+    def _write_or_refuse(
+        self, connection: Any, job: _Job
+    ) -> BufferedTurn | AgentMemoryDisabledError:
+        try:
+            return self._write_one(connection, job)
+        except AgentMemoryDisabledError as refused:
+            return refused  # nothing was written for this turn; the rest of the batch commits
+
+    def _write_one(self, connection: Any, job: _Job) -> BufferedTurn:
+        turn = job.turn
         stamp = now_ms()
-        with self._db.write():
-            self._agents.ensure(turn.agent_id)
-            last = self._db.scalar(
-                "SELECT max(chunk_index) FROM transcript WHERE agent_id = ? AND conversation_id = ?",
-                (turn.agent_id, turn.conversation_id),
+        enabled = connection.execute(_AGENT_SQL, (turn.agent_id,)).fetchone()
+        if enabled is None:
+            connection.execute(_NEW_AGENT_SQL, (turn.agent_id, stamp, stamp))
+        elif job.is_toggle_checked and not enabled[0]:
+            raise AgentMemoryDisabledError(turn.agent_id)
+        last = connection.execute(_LAST_CHUNK_SQL, (turn.agent_id, turn.conversation_id)).fetchone()[0]
+        index = 0 if last is None else int(last) + 1
+        ids: list[int] = []
+        messages = [("user", turn.user_message)]
+        if turn.assistant_message:
+            messages.append(("assistant", turn.assistant_message))
+        for offset, (role, content) in enumerate(messages):
+            cursor = connection.execute(
+                _TRANSCRIPT_SQL,
+                (
+                    turn.agent_id,
+                    turn.conversation_id,
+                    index + offset,
+                    role,
+                    content,
+                    estimate_tokens(content),
+                    turn.occurred_at_ms,
+                ),
             )
-            index = 0 if last is None else int(last) + 1
-            ids: list[int] = []
-            messages = [("user", turn.user_message)]
-            if turn.assistant_message:
-                messages.append(("assistant", turn.assistant_message))
-            for offset, (role, content) in enumerate(messages):
-                ids.append(
-                    t.Transcript.insert(
-                        agent_id=turn.agent_id,
-                        conversation_id=turn.conversation_id,
-                        chunk_index=index + offset,
-                        role=role,
-                        content=content,
-                        token_count=estimate_tokens(content),
-                        created_at_ms=turn.occurred_at_ms,
-                    ).execute()
-                )
-            signal_id = t.PendingSignal.insert(
-                agent_id=turn.agent_id,
-                conversation_id=turn.conversation_id,
-                user_message=turn.user_message,
-                assistant_message=turn.assistant_message,
-                occurred_at_ms=turn.occurred_at_ms,
-                created_at_ms=stamp,
-                updated_at_ms=stamp,
-            ).execute()
-        return BufferedTurn(signal_id=int(signal_id), transcript_ids=tuple(int(i) for i in ids))
+            ids.append(int(cursor.lastrowid or 0))
+        cursor = connection.execute(
+            _SIGNAL_SQL,
+            (
+                turn.agent_id,
+                turn.conversation_id,
+                turn.user_message,
+                turn.assistant_message,
+                turn.occurred_at_ms,
+                stamp,
+                stamp,
+            ),
+        )
+        return BufferedTurn(signal_id=int(cursor.lastrowid or 0), transcript_ids=tuple(ids))

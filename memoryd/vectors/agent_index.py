@@ -16,6 +16,7 @@ import numpy as np
 
 from memoryd.domain import KINDS, now_ms
 from memoryd.vectors.codec import Vector, kind_range, normalise, split_id, vector_id
+from memoryd.vectors.sealing import FileSealer, read_file, write_file
 
 INDEX_FILE = "index.faiss"
 MANIFEST_FILE = "manifest.json"
@@ -103,9 +104,20 @@ class AgentIndex:
             self.agent_id, self.model, self.dimension, self.count, self.counts(), FORMAT, now_ms()
         )
 
-    def save(self, directory: Path) -> None:
-        """Write index then manifest, each atomically (tmp + rename); a crash leaves a stale, rebuildable pair."""
+    def save(self, directory: Path, sealer: FileSealer | None = None) -> None:
+        """Write index then manifest, each atomically (tmp + rename); a crash leaves a stale, rebuildable pair.
+
+        With a sealer (encrypted store) both files are AES-GCM sealed (memoryd.vectors.sealing).
+        """
         directory.mkdir(parents=True, exist_ok=True)
+        if sealer is not None:
+            with self._lock:
+                manifest = self.manifest()
+                data = faiss.serialize_index(self._index).tobytes()
+                write_file(directory / INDEX_FILE, data, sealer)
+                self.dirty = False
+            write_file(directory / MANIFEST_FILE, json.dumps(asdict(manifest)).encode(), sealer)
+            return
         with self._lock:
             manifest = self.manifest()
             fd, tmp = tempfile.mkstemp(prefix=".index.", dir=directory)
@@ -119,13 +131,19 @@ class AgentIndex:
         _write_json(directory / MANIFEST_FILE, asdict(manifest))
 
     @classmethod
-    def load(cls, directory: Path) -> AgentIndex | None:
-        """The saved index, or None when missing, unreadable, or inconsistent with its manifest."""
-        manifest = read_manifest(directory)
+    def load(cls, directory: Path, sealer: FileSealer | None = None) -> AgentIndex | None:
+        """The saved index, or None when missing, unreadable, sealed differently, or inconsistent with its manifest."""
+        manifest = read_manifest(directory, sealer)
         if manifest is None or not (directory / INDEX_FILE).exists():
             return None
         try:
-            index = faiss.read_index(str(directory / INDEX_FILE))
+            if sealer is None:
+                index = faiss.read_index(str(directory / INDEX_FILE))
+            else:
+                data = read_file(directory / INDEX_FILE, sealer)
+                if data is None:
+                    return None
+                index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
         except RuntimeError:
             return None
         if index.d != manifest.dimension or index.ntotal != manifest.count:
@@ -133,10 +151,13 @@ class AgentIndex:
         return cls(manifest.agent_id, manifest.model, manifest.dimension, index)
 
 
-def read_manifest(directory: Path) -> Manifest | None:
-    """The manifest in `directory`, or None when absent or malformed."""
+def read_manifest(directory: Path, sealer: FileSealer | None = None) -> Manifest | None:
+    """The manifest in `directory`, or None when absent, malformed, or sealed differently."""
     try:
-        data = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+        raw = read_file(directory / MANIFEST_FILE, sealer)
+        if raw is None:
+            return None
+        data = json.loads(raw.decode("utf-8"))
         manifest = Manifest(**data)
     except (OSError, ValueError, TypeError):
         return None

@@ -16,6 +16,7 @@ import numpy as np
 from memoryd.storage.embeddings import EmbeddingStore
 from memoryd.vectors.agent_index import AgentIndex, read_manifest
 from memoryd.vectors.codec import Vector, from_blob
+from memoryd.vectors.sealing import FileSealer
 
 _log = logging.getLogger("memoryd.vectors")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -42,9 +43,11 @@ class IndexState:
 class VectorRegistry:
     """Per-agent indexes under $OSAURUS_HOME/memory/vectors/<agent>/. The embeddings table is the source of truth."""
 
-    def __init__(self, root: Path, embeddings: EmbeddingStore) -> None:
+    def __init__(self, root: Path, embeddings: EmbeddingStore, *, sealer: FileSealer | None = None) -> None:
         self._root = root
         self._embeddings = embeddings
+        #: Seals index files when the store is encrypted (memoryd.security sets it on conversion).
+        self.sealer = sealer
         self._lock = threading.Lock()
         self._indexes: dict[str, AgentIndex] = {}
         self.rebuilds = 0
@@ -63,7 +66,7 @@ class VectorRegistry:
             ):
                 return index
             stored = self._embeddings.count(agent_id, model)
-            loaded = AgentIndex.load(self.directory(agent_id))
+            loaded = AgentIndex.load(self.directory(agent_id), self.sealer)
             if (
                 loaded is not None
                 and loaded.agent_id == agent_id
@@ -104,7 +107,7 @@ class VectorRegistry:
                 return None
             index = AgentIndex(agent_id, model, dimension)
         self.rebuilds += 1
-        index.save(self.directory(agent_id))
+        index.save(self.directory(agent_id), self.sealer)
         _log.info("rebuilt a vector index: %d vectors, model %s", index.count, model)
         return index
 
@@ -134,7 +137,7 @@ class VectorRegistry:
         directory = self.directory(agent_id)
         count = index.count if index is not None else 0
         if index is None:
-            manifest = read_manifest(directory)
+            manifest = read_manifest(directory, self.sealer)
             count = manifest.count if manifest is not None else 0
         shutil.rmtree(directory, ignore_errors=True)
         return count
@@ -144,7 +147,7 @@ class VectorRegistry:
         with self._lock:
             dirty = [index for index in self._indexes.values() if index.dirty]
         for index in dirty:
-            index.save(self.directory(index.agent_id))
+            index.save(self.directory(index.agent_id), self.sealer)
         return len(dirty)
 
     def state(self, agent_id: str, model: str) -> IndexState:
@@ -152,7 +155,7 @@ class VectorRegistry:
         stored = self._embeddings.count(agent_id, model)
         with self._lock:
             index = self._indexes.get(agent_id)
-        manifest = read_manifest(self.directory(agent_id))
+        manifest = read_manifest(self.directory(agent_id), self.sealer)
         if index is not None:
             return IndexState(
                 agent_id,
@@ -166,6 +169,33 @@ class VectorRegistry:
             return IndexState(agent_id, "", 0, 0, stored, stored > 0)
         stale = manifest.model != model or manifest.count != stored
         return IndexState(agent_id, manifest.model, manifest.dimension, manifest.count, stored, stale)
+
+    def reseal(self, sealer: FileSealer | None) -> int:
+        """Rewrite every index file under the new sealer (store encrypted, decrypted or re-keyed); files that
+        cannot be read are removed and rebuild from the embeddings table on next use. Returns files rewritten."""
+        with self._lock:
+            old, rewritten = self.sealer, 0
+            for index in self._indexes.values():
+                if index.dirty:
+                    index.save(self.directory(index.agent_id), old)
+            self._indexes.clear()
+            self.sealer = sealer
+            folders = sorted(p for p in self._root.iterdir() if p.is_dir()) if self._root.is_dir() else []
+            for folder in folders:
+                loaded = AgentIndex.load(folder, old)
+                if loaded is None:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    continue
+                loaded.save(folder, sealer)
+                rewritten += 1
+        return rewritten
+
+    def retarget(self, root: Path, sealer: FileSealer | None) -> None:
+        """Serve indexes from another folder (degraded mode, recovery); cached indexes are dropped, not saved."""
+        with self._lock:
+            self._indexes.clear()
+            self._root = root
+            self.sealer = sealer
 
     def close(self) -> None:
         """Persist what changed."""

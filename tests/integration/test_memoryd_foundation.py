@@ -218,9 +218,18 @@ def test_stats_count_rows(memoryd: MemorydHandle) -> None:
     assert stats.database_bytes > 0
 
 
-def test_planned_rpcs_answer_not_yet_available(memoryd: MemorydHandle) -> None:
-    error = rpc_error(lambda: memoryd.memory.RunConsolidation(mpb.RunConsolidationRequest(), timeout=10))
-    assert (error.code, error.reason) == (grpc.StatusCode.UNIMPLEMENTED, "NOT_YET_AVAILABLE")
+def test_run_consolidation_reports_every_step_in_order(memoryd: MemorydHandle) -> None:
+    report = memoryd.memory.RunConsolidation(mpb.RunConsolidationRequest(), timeout=30).report
+    assert [step.name for step in report.steps] == [
+        "decay",
+        "merge",
+        "promote",
+        "evict",
+        "prune",
+        "purge",
+        "identity",
+    ]
+    assert report.trigger == "manual"
 
 
 # ------------------------------------------------------------------------------------------------------ config

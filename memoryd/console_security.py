@@ -1,0 +1,89 @@
+"""Console RPCs of the store's protection: SetEncryption, RotateKey, RecoverStore, and Diagnose's store fields."""
+
+from __future__ import annotations
+
+import grpc
+
+from memoryd.security.keys import MODE_KEY_FILE, MODE_PASSPHRASE, MODE_PLAINTEXT
+from memoryd.security.manager import ACTION_RESET, ACTION_RETRY, STATE_DEGRADED, StoreSecurity, StoreStatus
+from osaurus.memory.v1 import console_pb2 as cpb
+from servicekit.errors import not_yet_available
+from servicekit.validate import Violations
+
+MAX_PASSPHRASE_CHARS = 1_024
+_SERVICE = "osaurus.memory.v1.MemoryConsoleService"
+
+MODE_FROM_PB = {
+    cpb.ENCRYPTION_MODE_PLAINTEXT: MODE_PLAINTEXT,
+    cpb.ENCRYPTION_MODE_KEY_FILE: MODE_KEY_FILE,
+    cpb.ENCRYPTION_MODE_PASSPHRASE: MODE_PASSPHRASE,
+}
+MODE_TO_PB = {mode: number for number, mode in MODE_FROM_PB.items()}
+ACTION_TO_PB = {ACTION_RETRY: cpb.RECOVERY_ACTION_RETRY, ACTION_RESET: cpb.RECOVERY_ACTION_RESET}
+
+
+def store_fields(status: StoreStatus) -> dict[str, object]:
+    """DiagnoseResponse's store_state, degraded_reason, recovery_actions and encrypted."""
+    return {
+        "store_state": cpb.STORE_STATE_DEGRADED
+        if status.state == STATE_DEGRADED
+        else cpb.STORE_STATE_HEALTHY,
+        "degraded_reason": status.reason,
+        "recovery_actions": [ACTION_TO_PB[a] for a in status.actions],
+        "encrypted": status.is_encrypted,
+    }
+
+
+def _recover_response(status: StoreStatus) -> cpb.RecoverStoreResponse:
+    state = cpb.STORE_STATE_DEGRADED if status.state == STATE_DEGRADED else cpb.STORE_STATE_HEALTHY
+    return cpb.RecoverStoreResponse(store_state=state, degraded_reason=status.reason)
+
+
+class ConsoleSecurityRpcs:
+    """Mixin for MemoryConsoleService; answers NOT_YET_AVAILABLE until attach_security() was called."""
+
+    _security: StoreSecurity | None = None
+
+    def attach_security(self, security: StoreSecurity) -> None:
+        """Serve the encryption and recovery RPCs (and Diagnose's store fields) from `security`."""
+        self._security = security
+
+    def _secured(self, rpc: str) -> StoreSecurity:
+        if self._security is None:
+            raise not_yet_available(f"{_SERVICE}/{rpc}")
+        return self._security
+
+    def SetEncryption(
+        self, request: cpb.SetEncryptionRequest, context: grpc.ServicerContext
+    ) -> cpb.SetEncryptionResponse:
+        security = self._secured("SetEncryption")
+        with Violations() as v:
+            v.require_enum(request.mode, cpb.EncryptionMode.DESCRIPTOR, "mode", required=True)
+            mode = MODE_FROM_PB.get(request.mode, "")
+            if mode == MODE_PASSPHRASE:
+                v.require_text(request.passphrase, "passphrase", max_chars=MAX_PASSPHRASE_CHARS)
+            elif request.passphrase:
+                v.add("passphrase", "is only used with ENCRYPTION_MODE_PASSPHRASE", "UNEXPECTED_FIELD")
+        return cpb.SetEncryptionResponse(mode=MODE_TO_PB[security.set_encryption(mode, request.passphrase)])
+
+    def RotateKey(
+        self, request: cpb.RotateKeyRequest, context: grpc.ServicerContext
+    ) -> cpb.RotateKeyResponse:
+        security = self._secured("RotateKey")
+        with Violations() as v:
+            if request.new_passphrase:
+                v.require_text(request.new_passphrase, "new_passphrase", max_chars=MAX_PASSPHRASE_CHARS)
+        return cpb.RotateKeyResponse(mode=MODE_TO_PB[security.rotate_key(request.new_passphrase)])
+
+    def RecoverStore(
+        self, request: cpb.RecoverStoreRequest, context: grpc.ServicerContext
+    ) -> cpb.RecoverStoreResponse:
+        security = self._secured("RecoverStore")
+        with Violations() as v:
+            v.require_enum(request.action, cpb.RecoveryAction.DESCRIPTOR, "action", required=True)
+        if request.action == cpb.RECOVERY_ACTION_RETRY:
+            return _recover_response(security.retry())
+        return _recover_response(security.reset(request.confirm))
+
+
+__all__ = ["MODE_FROM_PB", "MODE_TO_PB", "ConsoleSecurityRpcs", "store_fields"]

@@ -1,0 +1,239 @@
+"""Opening the store: plaintext or SQLCipher decided by the file's first 16 bytes, never by configuration.
+
+| file                               | action                                                         |
+|------------------------------------|----------------------------------------------------------------|
+| starts with "SQLite format 3\\0"    | open as plaintext; keys are never read                          |
+| non-empty without that header      | try the keys (active first); none opens it → degraded (locked) |
+| missing or empty                   | create it as the posture says (plaintext, key file, passphrase)|
+
+A store that cannot be opened is quarantined (memoryd.security.quarantine) and memoryd serves an empty scratch
+store in its place until Retry or Reset.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoryd.security.keys import (
+    MODE_KEY_FILE,
+    MODE_PASSPHRASE,
+    MODE_PLAINTEXT,
+    KeyStore,
+    StoreKey,
+)
+from memoryd.security.quarantine import (
+    StorePaths,
+    clear_marker,
+    files_of,
+    quarantine,
+    quarantined_database,
+    read_marker,
+    restore,
+    write_marker,
+)
+from memoryd.storage.keyed import DB_ERRORS, connect_raw
+from memoryd.storage.store import Store, open_store
+
+_log = logging.getLogger("memoryd.security")
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+KIND_LOCKED = "locked"
+KIND_CORRUPT = "corrupt"
+KIND_MIGRATION = "migration"
+KIND_UNKNOWN = "unknown"
+
+
+class StoreOpenError(Exception):
+    """The store could not be opened: kind (locked, corrupt, migration, unknown) and a reason without content."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+def file_kind(path: Path) -> str:
+    """'missing' (absent or empty), 'plaintext' (SQLite header) or 'encrypted' (anything else)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return "missing"
+    if not head:
+        return "missing"
+    return "plaintext" if head == SQLITE_HEADER else "encrypted"
+
+
+def classify(error: BaseException) -> str:
+    """Sort an open error like the reference app (StorageOpenIssueKind.classify)."""
+    text = f"{type(error).__name__} {error}".lower()
+    if "hmac" in text or "key verification" in text:
+        return KIND_LOCKED
+    if "migration" in text or "schema" in text:
+        return KIND_MIGRATION
+    if "not a database" in text or "notadb" in text or "malformed" in text:
+        return KIND_CORRUPT
+    return KIND_UNKNOWN
+
+
+def find_key(path: Path, keys: KeyStore) -> StoreKey:
+    """The first available key that opens the encrypted file; StoreOpenError(locked) when none does."""
+    tried = 0
+    for candidate in keys.candidates():
+        tried += 1
+        try:
+            connect_raw(path, candidate.key).close()
+        except DB_ERRORS:
+            continue
+        return candidate
+    if tried == 0:
+        raise StoreOpenError(
+            KIND_LOCKED,
+            "the store is encrypted and no key is available (key file missing, or the passphrase is not set: "
+            "OSAURUS_MEMORY_PASSPHRASE_FILE)",
+        )
+    raise StoreOpenError(
+        KIND_LOCKED, f"the store is encrypted and none of the {tried} available keys opens it"
+    )
+
+
+def open_existing(path: Path, keys: KeyStore) -> tuple[Store, StoreKey | None]:
+    """Open and migrate an existing file, choosing plaintext or a key by its content."""
+    key = find_key(path, keys) if file_kind(path) == "encrypted" else None
+    try:
+        store = open_store(path, key=key.key if key is not None else None)
+    except Exception as error:  # any open or migration failure degrades the store; it is never fatal
+        raise StoreOpenError(classify(error), f"{type(error).__name__}: {str(error)[:160]}") from error
+    if key is not None and keys.posture().key_id != key.key_id:
+        keys.set_posture(key.mode, key.key_id)  # a crash between swap and posture update, repaired
+    return store, key
+
+
+def key_for_new_store(keys: KeyStore) -> StoreKey | None:
+    """The key a new store gets under the posture (None: plaintext), generating a key file when needed."""
+    posture = keys.posture()
+    if posture.mode == MODE_PLAINTEXT:
+        return None
+    active = keys.active()
+    if active is not None:
+        return active
+    passphrase = keys.passphrase() if posture.mode == MODE_PASSPHRASE else None
+    if passphrase is not None:
+        fresh = keys.new_passphrase_key(passphrase)
+    else:
+        if posture.mode == MODE_PASSPHRASE:
+            _log.warning(
+                "no passphrase available for the new store; it is encrypted with a new key file instead"
+            )
+        fresh = keys.new_key_file()
+    keys.set_posture(fresh.mode, fresh.key_id)
+    return fresh
+
+
+def create_store(path: Path, keys: KeyStore) -> tuple[Store, StoreKey | None]:
+    """Create an empty store at `path` as the posture says."""
+    key = key_for_new_store(keys)
+    # An empty file or orphaned WAL/SHM files: a stale WAL would be replayed into the new store, so move them aside.
+    leftovers = files_of(path)
+    if leftovers:
+        folder = path.parent / ".orphans" / f"{time.time_ns()}"
+        folder.mkdir(parents=True)
+        for leftover in leftovers:
+            os.replace(leftover, folder / leftover.name)
+    return open_store(path, key=key.key if key is not None else None), key
+
+
+def recover_quarantined(paths: StorePaths, keys: KeyStore, folder: Path) -> StoreKey | None:
+    """Open the quarantined copy in place (proving the key, migrating), close it and move it back."""
+    store, key = open_existing(quarantined_database(folder, paths), keys)
+    store.close()
+    restore(paths, folder)
+    return key
+
+
+def scratch_store() -> tuple[Store, Path]:
+    """An empty plaintext store in a private temporary folder, served while degraded (writes are refused)."""
+    folder = Path(tempfile.mkdtemp(prefix="memoryd-degraded-"))
+    return open_store(folder / "empty.sqlite"), folder
+
+
+@dataclass
+class Opened:
+    """What the opener produced: the store to serve, its key, and the failure when degraded."""
+
+    store: Store
+    key: StoreKey | None
+    failure: StoreOpenError | None = None
+    scratch: Path | None = None
+
+
+def _degraded(paths: StorePaths, failure: StoreOpenError) -> Opened:
+    store, folder = scratch_store()
+    _log.warning("memory store degraded (%s): %s", failure.kind, failure.reason)
+    return Opened(store, None, failure, folder)
+
+
+def open_memory_store(paths: StorePaths, keys: KeyStore) -> Opened:
+    """Open the live store, retry a quarantined one, or create one; degrade (never raise, never delete) on failure."""
+    paths.converting.unlink(
+        missing_ok=True
+    )  # a conversion that crashed before its swap; the original is intact
+    marker = read_marker(paths)
+    if marker is not None and file_kind(paths.database) == "missing":
+        try:
+            if marker.folder is not None:
+                key = recover_quarantined(paths, keys, marker.folder)
+                store = open_store(paths.database, key=key.key if key is not None else None)
+            else:
+                store, key = create_store(paths.database, keys)
+        except StoreOpenError as failure:
+            write_marker(paths, type(marker)(failure.kind, failure.reason, marker.folder, marker.at_ms))
+            return _degraded(paths, failure)
+        clear_marker(paths)
+        _log.info("quarantined memory store recovered")
+        return Opened(store, key)
+    if file_kind(paths.database) == "missing":
+        store, key = create_store(paths.database, keys)
+        clear_marker(paths)
+        return Opened(store, key)
+    try:
+        store, key = open_existing(paths.database, keys)
+    except StoreOpenError as failure:
+        quarantine(paths, failure.kind, failure.reason)
+        return _degraded(paths, failure)
+    clear_marker(paths)
+    return Opened(store, key)
+
+
+def remove_scratch(folder: Path | None) -> None:
+    """Delete a scratch folder (it only ever held an empty store)."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+__all__ = [
+    "KIND_CORRUPT",
+    "KIND_LOCKED",
+    "KIND_MIGRATION",
+    "KIND_UNKNOWN",
+    "MODE_KEY_FILE",
+    "SQLITE_HEADER",
+    "Opened",
+    "StoreOpenError",
+    "classify",
+    "create_store",
+    "file_kind",
+    "find_key",
+    "key_for_new_store",
+    "open_existing",
+    "open_memory_store",
+    "recover_quarantined",
+    "remove_scratch",
+    "scratch_store",
+]

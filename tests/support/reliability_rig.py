@@ -1,0 +1,245 @@
+"""Reliability rig: a slow fake inferd that records which turns each distillation saw, and an audit of memory.sqlite
+(integrity, every acknowledged turn present, no turn distilled into two episodes) for the crash and load tests.
+
+Every turn a test buffers carries a token "[tok:<id>]". The fake answers each distillation with a digest whose
+summary names a fresh reply id and records the tokens it found in the prompt's turns, so the episodes in the store
+say exactly which turns each committed distillation covered.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from osaurus.inference.v1 import inference_pb2 as ipb
+from osaurus.inference.v1 import inference_pb2_grpc as ipb_grpc
+from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
+from tests.fakes.fake_writer_inferd import EMBED_MODEL, MODEL, ScriptedInferd, digest
+
+TOKEN = re.compile(r"\[tok:([A-Za-z0-9_-]+)\]")
+REPLY = re.compile(r"\breply(\d+)\b")
+_TURNS_HEADER = "Conversation turns:"
+_WORDS = [
+    "amber",
+    "basalt",
+    "cobalt",
+    "dune",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kelp",
+    "lagoon",
+    "mesa",
+    "nectar",
+    "onyx",
+    "prairie",
+    "quartz",
+    "reef",
+    "sierra",
+    "tundra",
+    "umber",
+    "vale",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
+]
+
+FTS_TABLES = ("fts_pinned", "fts_episodes", "fts_transcript")
+
+
+def turn_text(token: str, role: str) -> str:
+    """A turn long enough for the novelty gate (80 characters per session), carrying its token."""
+    return f"[tok:{token}] The {role} talks about the migration plan, the schema conversion and the cut-over window."
+
+
+class RecordingInferd(ScriptedInferd):
+    """Distillation replies name a reply id and remember the prompt's turn tokens; Generate takes `delay_s`."""
+
+    def __init__(self, delay_s: tuple[float, float] = (0.0, 0.0)) -> None:
+        super().__init__()
+        self.delay_s = delay_s
+        self.replies: dict[int, tuple[str, ...]] = {}
+        self.in_flight = 0
+        self._next = 0
+        self._state = threading.Lock()
+        self._rng = random.Random(7)
+
+    def Generate(self, request: ipb.GenerateRequest, context: grpc.ServicerContext) -> ipb.GenerateResponse:
+        prompt = "\n".join(m.content for m in request.messages if m.role == ipb.ROLE_USER)
+        turns = prompt.split(_TURNS_HEADER, 1)[-1]
+        with self._state:
+            self._next += 1
+            reply_id = self._next
+            self.replies[reply_id] = tuple(TOKEN.findall(turns))
+            self.in_flight += 1
+            words = " ".join(self._rng.sample(_WORDS, 6))
+            pause = self._rng.uniform(*self.delay_s)
+        with self._lock:
+            self.generate_requests.append(request)
+        try:
+            time.sleep(pause)
+            text = digest(f"Session reply{reply_id} {words}.", topics=(f"r{reply_id}",))
+            return ipb.GenerateResponse(
+                text=text,
+                finish_reason=ipb.FINISH_REASON_STOP,
+                usage=ipb.Usage(
+                    prompt_tokens=len(prompt) // 4, completion_tokens=len(text) // 4, duration_ms=1
+                ),
+                model=request.model or MODEL,
+            )
+        finally:
+            with self._state:
+                self.in_flight -= 1
+
+
+def start_recording_inferd(
+    delay_s: tuple[float, float] = (0.0, 0.0),
+) -> tuple[RunningServer, RecordingInferd]:
+    """Serve a RecordingInferd on 127.0.0.1:0."""
+    servicer = RecordingInferd(delay_s)
+    binding = ServiceBinding(
+        "osaurus.inference.v1.InferenceService",
+        lambda server: ipb_grpc.add_InferenceServiceServicer_to_server(servicer, server),
+    )
+    options = ServerOptions("127.0.0.1:0", domain="inference.osaurus.dev", max_workers=16)
+    return build_server(options, [binding]), servicer
+
+
+def memory_config() -> dict[str, object]:
+    """memory.json for memoryd against the fake: its model names, the shortest debounce."""
+    return {"coreModel": MODEL, "embeddingModel": EMBED_MODEL, "summaryDebounceSeconds": 10}
+
+
+@dataclass(frozen=True)
+class Ack:
+    """One acknowledged BufferTurn: what the client sent and the ids memoryd returned."""
+
+    agent_id: str
+    conversation_id: str
+    token: str
+    signal_id: int
+    transcript_ids: tuple[int, ...]
+
+
+@dataclass
+class Audit:
+    """What one look at the database found; `problems` must be empty."""
+
+    problems: list[str] = field(default_factory=list)
+    signals: Counter[str] = field(default_factory=Counter)
+    episodes: int = 0
+
+    def fail(self, message: str) -> None:
+        self.problems.append(message)
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(db, timeout=30)
+    connection.execute("PRAGMA busy_timeout = 30000")
+    return connection
+
+
+def integrity(db: Path, audit: Audit) -> None:
+    """PRAGMA integrity_check and FTS5's own integrity-check of every mirror against its content table."""
+    with _connect(db) as connection:
+        result = [row[0] for row in connection.execute("PRAGMA integrity_check")]
+        if result != ["ok"]:
+            audit.fail(f"integrity_check: {result[:5]}")
+        for table in FTS_TABLES:
+            try:
+                connection.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+            except sqlite3.DatabaseError as error:
+                audit.fail(f"{table} integrity-check: {error}")
+    connection.close()
+
+
+def acknowledged_present(db: Path, acks: Iterable[Ack], audit: Audit) -> None:
+    """Every acknowledged turn's signal and transcript rows exist, with the content that was sent."""
+    with _connect(db) as connection:
+        signals = {
+            int(row[0]): (row[1], row[2], row[3])
+            for row in connection.execute(
+                "SELECT id, agent_id, conversation_id, user_message FROM pending_signals"
+            )
+        }
+        transcript = {
+            int(row[0]): (row[1], row[2])
+            for row in connection.execute("SELECT id, agent_id, content FROM transcript")
+        }
+    connection.close()
+    for ack in acks:
+        found = signals.get(ack.signal_id)
+        if found is None or found[0] != ack.agent_id or f"[tok:{ack.token}]" not in found[2]:
+            audit.fail(
+                f"acknowledged signal {ack.signal_id} ({ack.token}) missing or different: {found!r:.80}"
+            )
+        for row_id in ack.transcript_ids:
+            row = transcript.get(row_id)
+            if row is None or row[0] != ack.agent_id or f"[tok:{ack.token}]" not in row[1]:
+                audit.fail(f"acknowledged transcript row {row_id} ({ack.token}) missing or different")
+
+
+def distilled_once(db: Path, replies: dict[int, tuple[str, ...]], audit: Audit) -> None:
+    """Each turn is in at most one committed episode; processed turns are in exactly one, pending ones in none."""
+    with _connect(db) as connection:
+        summaries = [str(row[0]) for row in connection.execute("SELECT summary FROM episodes")]
+        signals = list(connection.execute("SELECT status, user_message FROM pending_signals"))
+    connection.close()
+    covered: Counter[str] = Counter()
+    for summary in summaries:
+        match = REPLY.search(summary)
+        if match is None:
+            audit.fail(f"episode without a reply id: {summary[:60]!r}")
+            continue
+        covered.update(replies.get(int(match.group(1)), ()))
+    audit.episodes = len(summaries)
+    for token, count in covered.items():
+        if count > 1:
+            audit.fail(f"turn {token} distilled into {count} episodes")
+    for status, user_message in signals:
+        audit.signals[str(status)] += 1
+        for token in TOKEN.findall(str(user_message)):
+            if status == "processed" and covered[token] != 1:
+                audit.fail(f"processed turn {token} is in {covered[token]} episodes")
+            if status == "pending" and covered[token]:
+                audit.fail(f"pending turn {token} is already in an episode (would be distilled again)")
+            if status == "dead_letter":
+                audit.fail(f"turn {token} dead-lettered")
+
+
+def audit_store(db: Path, acks: Iterable[Ack], replies: dict[int, tuple[str, ...]]) -> Audit:
+    """All three checks on a database no process is writing."""
+    audit = Audit()
+    integrity(db, audit)
+    acknowledged_present(db, acks, audit)
+    distilled_once(db, dict(replies), audit)
+    return audit
+
+
+__all__ = [
+    "EMBED_MODEL",
+    "MODEL",
+    "Ack",
+    "Audit",
+    "RecordingInferd",
+    "acknowledged_present",
+    "audit_store",
+    "distilled_once",
+    "integrity",
+    "memory_config",
+    "start_recording_inferd",
+    "turn_text",
+]
