@@ -16,7 +16,6 @@ from servicekit.channel import make_channel, typed_errors
 _ROLES = {"system": pb.ROLE_SYSTEM, "user": pb.ROLE_USER, "assistant": pb.ROLE_ASSISTANT}
 #: Request metadata understood by inferd (see inferd/service.py).
 AGENT_ID_KEY = "x-osaurus-agent-id"
-ONLY_IF_RESIDENT_KEY = "x-osaurus-only-if-resident"
 
 _FINISH = {
     pb.FINISH_REASON_STOP: "stop",
@@ -115,12 +114,14 @@ class InferenceClient:
         agent_id: tags the request in inferd's logs only.
         """
         request = pb.GenerateRequest(
-            model=model, messages=_messages(messages), options=_options(options), json_schema=json_schema
+            model=model,
+            messages=_messages(messages),
+            options=_options(options),
+            json_schema=json_schema,
+            only_if_resident=only_if_resident,
         )
         with typed_errors():
-            reply = self._stub.Generate(
-                request, timeout=timeout_s, metadata=_metadata(only_if_resident, agent_id)
-            )
+            reply = self._stub.Generate(request, timeout=timeout_s, metadata=_metadata(agent_id))
         return Generation(
             text=reply.text,
             finish_reason=_FINISH.get(reply.finish_reason, "unspecified"),
@@ -143,12 +144,14 @@ class InferenceClient:
     ) -> Iterator[pb.GenerateStreamResponse]:
         """Stream events: text deltas, then a final event carrying usage and the finish reason."""
         request = pb.GenerateStreamRequest(
-            model=model, messages=_messages(messages), options=_options(options), json_schema=json_schema
+            model=model,
+            messages=_messages(messages),
+            options=_options(options),
+            json_schema=json_schema,
+            only_if_resident=only_if_resident,
         )
         with typed_errors():
-            yield from self._stub.GenerateStream(
-                request, timeout=timeout_s, metadata=_metadata(only_if_resident, agent_id)
-            )
+            yield from self._stub.GenerateStream(request, timeout=timeout_s, metadata=_metadata(agent_id))
 
     def embed(
         self,
@@ -162,9 +165,9 @@ class InferenceClient:
         """Embed texts; returns an (n, dimension) float32 array."""
         with typed_errors():
             reply = self._stub.Embed(
-                pb.EmbedRequest(model=model, texts=list(texts)),
+                pb.EmbedRequest(model=model, texts=list(texts), only_if_resident=only_if_resident),
                 timeout=timeout_s,
-                metadata=_metadata(only_if_resident, agent_id),
+                metadata=_metadata(agent_id),
             )
         if reply.embeddings:
             vectors = np.asarray([list(e.values) for e in reply.embeddings], dtype=np.float32)
@@ -216,11 +219,8 @@ def _model_info(m: pb.ModelStatus) -> ModelInfo:
     )
 
 
-def _metadata(only_if_resident: bool, agent_id: str) -> list[tuple[str, str]]:
-    metadata = [(ONLY_IF_RESIDENT_KEY, "1")] if only_if_resident else []
-    if agent_id:
-        metadata.append((AGENT_ID_KEY, agent_id))
-    return metadata
+def _metadata(agent_id: str) -> list[tuple[str, str]]:
+    return [(AGENT_ID_KEY, agent_id)] if agent_id else []
 
 
 def _messages(messages: Sequence[Message]) -> list[pb.ChatMessage]:

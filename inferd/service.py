@@ -77,7 +77,7 @@ class InferenceService(pb_grpc.InferenceServiceServicer):
         started = time.monotonic()
         parts: list[str] = []
         finished = Finished("stop", 0, 0)
-        for event in self._run_generation(name, call, context):
+        for event in self._run_generation(name, call, context, request.only_if_resident):
             if isinstance(event, TextDelta):
                 parts.append(event.text)
             else:
@@ -99,7 +99,7 @@ class InferenceService(pb_grpc.InferenceServiceServicer):
         name, call = self._generate_call(request)
         started = time.monotonic()
         parts: list[str] = []
-        for event in self._run_generation(name, call, context):
+        for event in self._run_generation(name, call, context, request.only_if_resident):
             if isinstance(event, TextDelta):
                 if event.text:
                     parts.append(event.text)
@@ -124,9 +124,9 @@ class InferenceService(pb_grpc.InferenceServiceServicer):
         return name, GenerateCall(messages=messages, params=params, json_schema=schema)
 
     def _run_generation(
-        self, name: str, call: GenerateCall, context: grpc.ServicerContext
+        self, name: str, call: GenerateCall, context: grpc.ServicerContext, only_if_resident: bool
     ) -> Iterator[GenerationEvent]:
-        worker = self._registry.worker(name, only_if_resident=_only_if_resident(context))
+        worker = self._registry.worker(name, only_if_resident=only_if_resident or _only_if_resident(context))
         backend = self._registry.backend(name)
         assert isinstance(backend, LLMBackend)
         job = worker.submit(lambda should_stop: backend.generate(call, should_stop), self._deadline(context))
@@ -140,7 +140,8 @@ class InferenceService(pb_grpc.InferenceServiceServicer):
             v.require_id(request.model, "model", max_chars=128, reason="INVALID_MODEL_NAME", required=False)
             texts = _texts(v, request.texts, "texts", MAX_EMBED_TEXTS, MAX_EMBED_CHARS)
         name = self._registry.resolve(request.model, "embedding")
-        worker = self._registry.worker(name, only_if_resident=_only_if_resident(context))
+        resident_only = request.only_if_resident or _only_if_resident(context)
+        worker = self._registry.worker(name, only_if_resident=resident_only)
         backend = self._registry.backend(name)
         assert isinstance(backend, EmbeddingBackend)
         started = time.monotonic()
@@ -213,6 +214,7 @@ def _agent(context: grpc.ServicerContext) -> str:
 
 
 def _only_if_resident(context: grpc.ServicerContext) -> bool:
+    """The request field's older spelling as metadata, still honoured for existing clients."""
     return _metadata(context).get(ONLY_IF_RESIDENT_KEY, "").lower() in ("1", "true", "yes")
 
 

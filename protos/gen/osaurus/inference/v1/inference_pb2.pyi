@@ -84,16 +84,18 @@ class Usage(_message.Message):
     def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., duration_ms: _Optional[int] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ("model", "messages", "options", "json_schema")
+    __slots__ = ("model", "messages", "options", "json_schema", "only_if_resident")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_RESIDENT_FIELD_NUMBER: _ClassVar[int]
     model: str
     messages: _containers.RepeatedCompositeFieldContainer[ChatMessage]
     options: GenerationOptions
     json_schema: str
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ...) -> None: ...
+    only_if_resident: bool
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ..., only_if_resident: _Optional[bool] = ...) -> None: ...
 
 class GenerateResponse(_message.Message):
     __slots__ = ("text", "finish_reason", "usage", "model")
@@ -108,16 +110,18 @@ class GenerateResponse(_message.Message):
     def __init__(self, text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., model: _Optional[str] = ...) -> None: ...
 
 class GenerateStreamRequest(_message.Message):
-    __slots__ = ("model", "messages", "options", "json_schema")
+    __slots__ = ("model", "messages", "options", "json_schema", "only_if_resident")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_RESIDENT_FIELD_NUMBER: _ClassVar[int]
     model: str
     messages: _containers.RepeatedCompositeFieldContainer[ChatMessage]
     options: GenerationOptions
     json_schema: str
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ...) -> None: ...
+    only_if_resident: bool
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ..., only_if_resident: _Optional[bool] = ...) -> None: ...
 
 class GenerateStreamResponse(_message.Message):
     __slots__ = ("delta", "finish_reason", "usage", "model")
@@ -132,12 +136,14 @@ class GenerateStreamResponse(_message.Message):
     def __init__(self, delta: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., model: _Optional[str] = ...) -> None: ...
 
 class EmbedRequest(_message.Message):
-    __slots__ = ("model", "texts")
+    __slots__ = ("model", "texts", "only_if_resident")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     TEXTS_FIELD_NUMBER: _ClassVar[int]
+    ONLY_IF_RESIDENT_FIELD_NUMBER: _ClassVar[int]
     model: str
     texts: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, model: _Optional[str] = ..., texts: _Optional[_Iterable[str]] = ...) -> None: ...
+    only_if_resident: bool
+    def __init__(self, model: _Optional[str] = ..., texts: _Optional[_Iterable[str]] = ..., only_if_resident: _Optional[bool] = ...) -> None: ...
 
 class Embedding(_message.Message):
     __slots__ = ("values",)

@@ -100,7 +100,7 @@ class InferenceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CountTokens(self, request, context):
-        """CountTokens counts tokens with a model's own tokenizer.
+        """CountTokens counts tokens with a model's own tokenizer (an estimate, characters / 4, for remote models).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
