@@ -32,7 +32,8 @@ from memoryd.service import MemoryService, ServiceDeps
 from memoryd.storage.store import Store
 from memoryd.turns import TurnHook, TurnRecorder
 from memoryd.vectors.registry import VectorRegistry
-from memoryd.writer import Writer
+from memoryd.writer import DistillPolicy, Writer
+from memoryd.writer.breaker import CircuitBreaker
 from memoryd.writer_rpcs import WriterRpcs
 from memoryd.writer_wiring import build_writer, rows_remover
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
@@ -110,8 +111,17 @@ class App:
         self.store.close()
 
 
-def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -> App:
-    """Construct every part from settings; nothing is listening yet."""
+def build_app(
+    settings: ServiceSettings,
+    *,
+    turn_hook: TurnHook | None = None,
+    writer_policy: DistillPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
+) -> App:
+    """Construct every part from settings; nothing is listening yet.
+
+    writer_policy / breaker: the writer's timeouts, retries and breaker (tests shorten them; None = defaults).
+    """
     config = ConfigStore(settings.config_path)
     secured = open_secured(settings)  # plaintext or SQLCipher by content; degraded (scratch store) on failure
     store = secured.store
@@ -140,6 +150,8 @@ def build_app(settings: ServiceSettings, *, turn_hook: TurnHook | None = None) -
         inference,
         on_agent_changed=agent_changed,
         on_rows_removed=rows_remover(vectors.remove),
+        policy=writer_policy,
+        breaker=breaker,
     )
     recorder = TurnRecorder(
         store,
@@ -224,6 +236,8 @@ def start(
     turn_hook: TurnHook | None = None,
     start_writer: bool = True,
     recover: bool = True,
+    writer_policy: DistillPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
 ) -> tuple[RunningServer, App]:
     """Build and serve in-process (tests): returns the running server and the app; stop server, then app.close().
 
@@ -231,7 +245,7 @@ def start(
     recovery off.
     """
     check_bind(settings)  # before the store is opened
-    app = build_app(settings, turn_hook=turn_hook)
+    app = build_app(settings, turn_hook=turn_hook, writer_policy=writer_policy, breaker=breaker)
     try:
         running = serve(app)
     except BaseException:

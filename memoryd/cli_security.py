@@ -88,8 +88,11 @@ def recover(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
 def export_plain(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     home = ctl_home(args.home)
     database = home / "memory" / "memory.sqlite"
+    target = Path(args.output).expanduser()
     if file_kind(database) == "missing":
         raise UsageError(f"no memory store at {database}")
+    if target.exists():
+        raise UsageError(f"{target} exists; export-plaintext never overwrites a file")
     keys = KeyStore(home / "keys")
     passphrase = _passphrase(args, io, required=False)
     if passphrase:
@@ -99,7 +102,6 @@ def export_plain(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     except StoreOpenError as error:
         print(f"memoryctl: {error.reason}", file=io.err)
         return EXIT_PRECONDITION
-    target = Path(args.output).expanduser()
     rows = export_plaintext(database, key.key if key is not None else None, target)
     io.emit(
         {"output": str(target), "rows": rows},

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,13 +63,19 @@ class ImportPlan:
         return counts
 
 
+def _is_int64(value: Any) -> bool:
+    """An integer SQLite can store (a bigger Python int would fail the insert with OverflowError)."""
+    return isinstance(value, int) and -(2**63) <= value < 2**63
+
+
 def _type_ok(value: Any, decl: str, nullable: bool) -> bool:
     if value is None:
         return nullable
     if "INT" in decl:
-        return isinstance(value, int)
+        return _is_int64(value)
     if "REAL" in decl or "FLOA" in decl or "DOUB" in decl:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        # json.loads accepts NaN and Infinity; SQLite stores NaN as NULL.
+        return _is_int64(value) or (isinstance(value, float) and math.isfinite(value))
     if "TEXT" in decl or "CHAR" in decl:
         return isinstance(value, str)
     return True
@@ -150,9 +157,7 @@ class ImportReader:
             self._bad("IMPORT_INVALID_FIELD", f"identity has unknown fields {sorted(unknown)[:5]}")
         elif not isinstance(record.get("content", ""), str) or not isinstance(record.get("model", ""), str):
             self._bad("IMPORT_INVALID_FIELD", "identity content and model must be strings")
-        elif not all(
-            isinstance(record.get(k, 0), int) for k in ("token_count", "version", "generated_at_ms")
-        ):
+        elif not all(_is_int64(record.get(k, 0)) for k in ("token_count", "version", "generated_at_ms")):
             self._bad("IMPORT_INVALID_FIELD", "identity counters and times must be integers")
         elif not isinstance(overrides, list) or not all(
             isinstance(o, dict) and isinstance(o.get("text"), str) and isinstance(o.get("id", ""), str)

@@ -70,9 +70,15 @@ class Embedder:
 
     def embed(self, texts: Sequence[str], timeout_s: float = BATCH_TIMEOUT_S) -> Batch | None:
         """Vectors for `texts`, or None when the backend is off or inferd failed (a back-off starts)."""
-        model = self.model
-        if model is None or not texts or not self.available():
+        return self._embed(self.model, texts, timeout_s)
+
+    def _embed(self, model: str | None, texts: Sequence[str], timeout_s: float) -> Batch | None:
+        # The model is read once by the caller: each read of the configuration stats memory.json.
+        if model is None or not texts:
             return None
+        with self._lock:
+            if self._clock() < self._retry_at:
+                return None
         try:
             reply = self._client.embed(list(texts), model=model, timeout_s=timeout_s)
         except ServiceError as error:
@@ -96,7 +102,7 @@ class Embedder:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached, model
-        batch = self.embed([text], timeout_s=QUERY_TIMEOUT_S)
+        batch = self._embed(model, [text], QUERY_TIMEOUT_S)
         if batch is None:
             return None
         vector = batch.vectors[0]

@@ -11,13 +11,14 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.domain import KIND_TRANSCRIPT, ScoredRow, SearchOutcome
+from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow, SearchOutcome
 from memoryd.keyword_stats import KeywordStats
 from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
 from memoryd.storage.store import Store
+from memoryd.vectors.threads import use_one_thread
 
 _log = logging.getLogger("memoryd.search")
 
@@ -78,7 +79,9 @@ class MemorySearch:
         self.settings = settings or SearchSettings()
         self.keyword_stats = KeywordStats(store.fts, lambda: store.db.generation)
         # The vector side (embed the query, then faiss) runs beside the keyword side, not after it.
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-search")
+        self._pool = ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
+        )
 
     def close(self) -> None:
         """Stop the helper threads."""
@@ -91,9 +94,11 @@ class MemorySearch:
         rankings: list[list[int]] = []
         weights: list[float] = []
         method = "fts"
+        # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
+        rows: dict[int, MemoryRow] = {}
         vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query)
         if terms:
-            keyword = self._keyword_ranking(agent_id, kind, terms)
+            keyword = self._keyword_ranking(agent_id, kind, terms, rows)
             if keyword:
                 rankings.append(keyword)
                 weights.append(s.bm25_weight)
@@ -110,27 +115,35 @@ class MemorySearch:
             method = "like"
         fused = hybrid.rrf(rankings, weights=weights)
         if kind == KIND_TRANSCRIPT and fused and (s.conversation_weight > 0 or s.neighbour_weight > 0):
-            fused = self._with_conversation_prior(agent_id, kind, fused, limit)
+            fused = self._with_conversation_prior(agent_id, kind, fused, limit, rows)
         pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
-        rows = self._store.rows.fetch(kind, agent_id, pool_ids)
+        self._load(kind, agent_id, pool_ids, rows)
         pool = [Candidate(i, fused[i], rows[i].text) for i in pool_ids if i in rows]
         chosen = (
             mmr(pool, limit, s.mmr_lambda) if s.mmr_lambda < 1.0 else [(c.id, c.score) for c in pool[:limit]]
         )
         return SearchOutcome(hits=tuple(ScoredRow(rows[i], score) for i, score in chosen), method=method)
 
+    def _load(self, kind: str, agent_id: str, ids: Sequence[int], rows: dict[int, MemoryRow]) -> None:
+        """Add the rows of `ids` not loaded yet to `rows` (ids of deleted rows stay absent)."""
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            rows.update(self._store.rows.fetch(kind, agent_id, missing))
+
     def _with_conversation_prior(
-        self, agent_id: str, kind: str, fused: dict[int, float], limit: int
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
     ) -> dict[int, float]:
         """Transcript only: neighbour smoothing, then the conversation prior, over the best `conversation_pool`."""
         s = self.settings
         pool_ids = hybrid.ranked(fused)[: max(s.conversation_pool, limit * s.mmr_pool_factor)]
-        rows = self._store.rows.fetch(kind, agent_id, pool_ids)
+        self._load(kind, agent_id, pool_ids, rows)
         where = {i: Position(rows[i].conversation_id, rows[i].chunk_index) for i in pool_ids if i in rows}
         smoothed = smooth_neighbours({i: fused[i] for i in where}, where, s.neighbour_weight)
         return conversation_prior(smoothed, where, s.conversation_weight, s.conversation_top)
 
-    def _keyword_ranking(self, agent_id: str, kind: str, terms: Sequence[str]) -> list[int]:
+    def _keyword_ranking(
+        self, agent_id: str, kind: str, terms: Sequence[str], rows: dict[int, MemoryRow]
+    ) -> list[int]:
         stats = self.keyword_stats
         corpus = stats.corpus(kind, agent_id)
         if corpus.rows == 0:
@@ -148,7 +161,7 @@ class MemorySearch:
         )
         if not candidates or not self.settings.per_agent_stats:
             return [row_id for row_id, _ in candidates]
-        rows = self._store.rows.fetch(kind, agent_id, [row_id for row_id, _ in candidates])
+        self._load(kind, agent_id, [row_id for row_id, _ in candidates], rows)
         docs = {row_id: rows[row_id].indexed_text for row_id, _ in candidates if row_id in rows}
         scores = hybrid.bm25_scores(terms, docs, corpus, lambda term: dfs[term])
         return hybrid.ranked(scores)

@@ -9,6 +9,7 @@ from memoryd.config import ConfigStore, MemoryConfig
 from memoryd.storage.store import Store
 from memoryd.storage.writer_store import SqliteWriterStore
 from memoryd.writer import DistillPolicy, Writer, WriterSettings
+from memoryd.writer.breaker import CircuitBreaker
 from memoryd.writer.dedup import FactPlan
 from memoryd.writer.model import Inference
 from memoryd.writer.session import DEFAULT_POLICY
@@ -84,7 +85,8 @@ def build_writer(
     *,
     on_agent_changed: Sequence[AgentChanged] = (),
     on_rows_removed: RowsRemoved | None = None,
-    policy: DistillPolicy = DEFAULT_POLICY,
+    policy: DistillPolicy | None = None,
+    breaker: CircuitBreaker | None = None,
 ) -> Writer:
     """A Writer over memory.sqlite that reads memory.json on every operation. Call .start() once serving."""
     return Writer(
@@ -92,7 +94,8 @@ def build_writer(
         inference,
         lambda: writer_settings(config.get()),
         hooks=CallbackHooks(on_agent_changed, on_rows_removed),
-        policy=policy,
+        policy=policy or DEFAULT_POLICY,
+        breaker=breaker,
     )
 
 

@@ -59,7 +59,7 @@ def _issue(
     issuer_cert: x509.Certificate,
     issuer_key: ec.EllipticCurvePrivateKey,
     days: int,
-    usage: x509.ObjectIdentifier,
+    usages: list[x509.ObjectIdentifier],
     hosts: list[str],
 ) -> x509.Certificate:
     now = dt.datetime.now(dt.UTC)
@@ -72,7 +72,7 @@ def _issue(
         .not_valid_before(now - dt.timedelta(minutes=5))
         .not_valid_after(now + dt.timedelta(days=days))
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage(usages), critical=False)
     )
     if hosts:
         names: list[x509.GeneralName] = []
@@ -121,11 +121,12 @@ def init_certs(directory: Path, hosts: list[str] | None = None, days: int = 825)
         .sign(ca_key, hashes.SHA256())
     )
     server_key, client_key = _key(), _key()
-    server_cert = _issue(
-        "osaurus-memory server", server_key, ca_cert, ca_key, days, ExtendedKeyUsageOID.SERVER_AUTH, hosts
-    )
+    # Services present their server certificate when they call each other (memoryd → inferd, plugin_host →
+    # memoryd) under mTLS, so it carries clientAuth too; without it the peer rejects "unsupported purpose".
+    server_usages = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
+    server_cert = _issue("osaurus-memory server", server_key, ca_cert, ca_key, days, server_usages, hosts)
     client_cert = _issue(
-        "osaurus-memory client", client_key, ca_cert, ca_key, days, ExtendedKeyUsageOID.CLIENT_AUTH, []
+        "osaurus-memory client", client_key, ca_cert, ca_key, days, [ExtendedKeyUsageOID.CLIENT_AUTH], []
     )
     files = IssuedFiles(
         ca_cert=directory / "ca.pem",

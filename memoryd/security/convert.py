@@ -103,16 +103,19 @@ def wait_quiet(path: Path, key: bytes | None, timeout_s: float = QUIET_WAIT_S) -
         time.sleep(0.05)
 
 
-def swap_file(db: Database, staged: Path, new_key: bytes | None, old_key: bytes | None) -> None:
-    """With writes held: close every connection, wait until the old file is free, rename `staged` over it."""
-    live = db.path
+def _take_offline(db: Database, old_key: bytes | None, quiet_wait_s: float) -> None:
+    """Close every connection and wait until the file is free; back online on it if that fails."""
     db.pw.go_offline()
     try:
-        wait_quiet(live, old_key)
+        wait_quiet(db.path, old_key, quiet_wait_s)
     except BaseException:
-        db.swap(live, old_key)
-        staged.unlink(missing_ok=True)
+        db.swap(db.path, old_key)
         raise
+
+
+def _install(db: Database, staged: Path, new_key: bytes | None) -> None:
+    """With the store offline and free: rename `staged` over it and go online with `new_key`."""
+    live = db.path
     for suffix in ("-wal", "-shm"):
         Path(f"{live}{suffix}").unlink(missing_ok=True)  # empty after DELETE mode: nothing is lost
     os.replace(staged, live)
@@ -120,13 +123,52 @@ def swap_file(db: Database, staged: Path, new_key: bytes | None, old_key: bytes 
     db.swap(live, new_key)
 
 
-def convert_live(db: Database, staged: Path, old_key: bytes | None, new_key: bytes | None) -> Conversion:
-    """Re-write the open store under `new_key` (None: plaintext) and swap it in while memoryd keeps serving."""
+def swap_file(
+    db: Database,
+    staged: Path,
+    new_key: bytes | None,
+    old_key: bytes | None,
+    quiet_wait_s: float = QUIET_WAIT_S,
+) -> None:
+    """With writes held: close every connection, wait until the old file is free, rename `staged` over it."""
+    try:
+        _take_offline(db, old_key, quiet_wait_s)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+    _install(db, staged, new_key)
+
+
+def convert_live(
+    db: Database,
+    staged: Path,
+    old_key: bytes | None,
+    new_key: bytes | None,
+    quiet_wait_s: float = QUIET_WAIT_S,
+) -> Conversion:
+    """Re-write the open store under `new_key` (None: plaintext) and swap it in while memoryd keeps serving.
+
+    A plaintext store is served by the standard library's SQLite but exported by SQLCipher's own copy: two SQLite
+    libraries must never have one file open in one process (POSIX locks are per process, so each thinks it is
+    alone and re-initialises the -shm under the other: SIGBUS, or a corrupt store). So a plaintext store goes
+    offline before the export (reads wait for the copy); an encrypted one is exported by the library serving it.
+    """
     with db.writes_held():
         started = time.perf_counter()
-        rows = export_copy(db.path, old_key, staged, new_key)
+        if old_key is not None:
+            rows = export_copy(db.path, old_key, staged, new_key)
+            copied = time.perf_counter()
+            swap_file(db, staged, new_key, old_key, quiet_wait_s)
+            return Conversion(rows, copied - started, time.perf_counter() - copied)
+        _take_offline(db, None, quiet_wait_s)
+        try:
+            rows = export_copy(db.path, None, staged, new_key)
+        except BaseException:
+            staged.unlink(missing_ok=True)
+            db.swap(db.path, None)
+            raise
         copied = time.perf_counter()
-        swap_file(db, staged, new_key, old_key)
+        _install(db, staged, new_key)
     return Conversion(rows, copied - started, time.perf_counter() - copied)
 
 

@@ -82,7 +82,7 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _stamp() -> str:
-    return f"{time.time_ns() // 1000:x}-{secrets.token_hex(2)}"
+    return f"{time.time_ns():x}-{secrets.token_hex(2)}"
 
 
 class KeyStore:

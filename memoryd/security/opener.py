@@ -173,7 +173,7 @@ class Opened:
     scratch: Path | None = None
 
 
-def _degraded(paths: StorePaths, failure: StoreOpenError) -> Opened:
+def _degraded(failure: StoreOpenError) -> Opened:
     store, folder = scratch_store()
     _log.warning("memory store degraded (%s): %s", failure.kind, failure.reason)
     return Opened(store, None, failure, folder)
@@ -194,7 +194,7 @@ def open_memory_store(paths: StorePaths, keys: KeyStore) -> Opened:
                 store, key = create_store(paths.database, keys)
         except StoreOpenError as failure:
             write_marker(paths, type(marker)(failure.kind, failure.reason, marker.folder, marker.at_ms))
-            return _degraded(paths, failure)
+            return _degraded(failure)
         clear_marker(paths)
         _log.info("quarantined memory store recovered")
         return Opened(store, key)
@@ -206,7 +206,7 @@ def open_memory_store(paths: StorePaths, keys: KeyStore) -> Opened:
         store, key = open_existing(paths.database, keys)
     except StoreOpenError as failure:
         quarantine(paths, failure.kind, failure.reason)
-        return _degraded(paths, failure)
+        return _degraded(failure)
     clear_marker(paths)
     return Opened(store, key)
 

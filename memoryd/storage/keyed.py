@@ -18,8 +18,12 @@ from typing import Any
 import peewee
 from sqlcipher3 import dbapi2 as sqlcipher
 
+from memoryd.storage.guarded import guarded_connection_class
+
 #: How long a statement waits for a conversion or recovery to put the store back online.
 OFFLINE_WAIT_S = 120.0
+#: How long a swap lets open read transactions finish before closing their connections anyway.
+TXN_WAIT_S = 5.0
 #: Errors a DB-API call can raise, from either driver.
 DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, sqlcipher.Error)
 
@@ -83,7 +87,9 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
         self._epoch = 0
         self._online = threading.Event()
         self._online.set()
-        self._open: dict[int, Any] = {}
+        # id(conn) -> (conn, the thread it belongs to). sqlite3 connections take no weak references, so the
+        # connections of threads that have ended (one per distillation, timers, …) are closed by _prune_dead().
+        self._open: dict[int, tuple[Any, threading.Thread]] = {}
         self._registry_lock = threading.Lock()
         super().__init__(database, check_same_thread=False, **kwargs)
 
@@ -98,7 +104,11 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
         module: Any = sqlcipher if self._key is not None else sqlite3
         internals: Any = self  # peewee's private members are not in its type stubs
         conn = module.connect(
-            self.database, timeout=internals._timeout, isolation_level=None, **self.connect_params
+            self.database,
+            timeout=internals._timeout,
+            isolation_level=None,
+            factory=guarded_connection_class(module),  # go_offline may close it from another thread
+            **self.connect_params,
         )
         try:
             if self._key is not None:
@@ -108,14 +118,26 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
             conn.close()
             raise
         with self._registry_lock:
-            self._open[id(conn)] = conn
+            dead = self._prune_dead()
+            self._open[id(conn)] = (conn, threading.current_thread())
+        for stale in dead:
+            with contextlib.suppress(*DB_ERRORS):
+                stale.close()
         self._state.epoch = self._epoch  # type: ignore[attr-defined]
         return conn
 
+    def _prune_dead(self) -> list[Any]:
+        """Unregister the connections of threads that have ended; the caller closes them (lock held)."""
+        dead = [key for key, (_, thread) in self._open.items() if not thread.is_alive()]
+        return [self._open.pop(key)[0] for key in dead]
+
     def _close(self, conn: Any) -> None:
+        # Whoever takes a connection out of the registry closes it, exactly once: two threads closing one
+        # sqlite3/sqlcipher connection at the same time corrupt the heap (go_offline vs. its owner).
         with self._registry_lock:
-            self._open.pop(id(conn), None)
-        conn.close()
+            owned = self._open.pop(id(conn), None) is not None
+        if owned:
+            conn.close()
 
     def connect(self, reuse_if_open: bool = False) -> bool:
         """Open this thread's connection, waiting while the store is offline."""
@@ -138,23 +160,71 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
         ):
             stale = state.conn
             with self._registry_lock:
-                self._open.pop(id(stale), None)
-            with contextlib.suppress(*DB_ERRORS):
-                stale.close()
+                owned = self._open.pop(id(stale), None) is not None
+            if owned:  # else go_offline took it and closes it
+                with contextlib.suppress(*DB_ERRORS):
+                    stale.close()
             state.reset()
         return bool(state.closed)
 
-    def go_offline(self) -> None:
-        """New connections wait; every registered connection (every thread's) is closed now."""
+    # Transactions hold their connection's _txn lock from BEGIN to COMMIT/ROLLBACK, so a swap lets open read
+    # transactions finish instead of closing their connection under them (writes are already held).
+    def begin(self, *args: Any, **kwargs: Any) -> None:
+        """BEGIN, first taking this connection's transaction lock (a swap in progress holds it)."""
+        while True:
+            conn: Any = self.connection()  # type: ignore[no-untyped-call]
+            guard = conn._txn
+            guard.acquire()
+            if self._state.epoch == self._epoch:  # type: ignore[attr-defined]
+                break
+            guard.release()  # swapped while we waited: the next connection() opens the new file
+        self._state.txn_guard = guard  # type: ignore[attr-defined]
+        try:
+            super().begin(*args, **kwargs)
+        except BaseException:
+            self._release_txn()
+            raise
+
+    def commit(self) -> None:
+        """COMMIT and release the transaction lock."""
+        try:
+            super().commit()
+        finally:
+            self._release_txn()
+
+    def rollback(self) -> None:
+        """ROLLBACK and release the transaction lock."""
+        try:
+            super().rollback()
+        finally:
+            self._release_txn()
+
+    def _release_txn(self) -> None:
+        guard = getattr(self._state, "txn_guard", None)  # type: ignore[attr-defined]
+        if guard is not None:
+            self._state.txn_guard = None  # type: ignore[attr-defined]
+            guard.release()
+
+    def go_offline(self, txn_wait_s: float = TXN_WAIT_S) -> None:
+        """New connections wait, open transactions get up to txn_wait_s to finish, then every registered
+        connection (every thread's) is closed; a statement in flight finishes first (memoryd.storage.guarded)."""
         self._online.clear()
-        with self._lock:  # type: ignore[attr-defined]  # peewee's connect lock: nobody is half-way through opening a connection
-            self._epoch += 1
-            with self._registry_lock:
-                conns = list(self._open.values())
-                self._open.clear()
-        for conn in conns:
-            with contextlib.suppress(*DB_ERRORS):
-                conn.close()
+        with self._registry_lock:
+            pending = [conn for conn, _ in self._open.values()]
+        deadline = time.monotonic() + txn_wait_s
+        held = [c for c in pending if c._txn.acquire(timeout=max(0.0, deadline - time.monotonic()))]
+        try:
+            with self._lock:  # type: ignore[attr-defined]  # peewee's connect lock: nobody is half-way through opening a connection
+                self._epoch += 1
+                with self._registry_lock:
+                    conns = [conn for conn, _ in self._open.values()]
+                    self._open.clear()
+            for conn in conns:
+                with contextlib.suppress(*DB_ERRORS):
+                    conn.close()
+        finally:
+            for conn in held:
+                conn._txn.release()
 
     def go_online(self, database: str, key: bytes | None) -> None:
         """Point at `database` with `key` (None: plaintext) and let connections open again."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,9 +35,17 @@ class Coordinator:
     `max_concurrent` bounds distillations across conversations (inferd serialises per model anyway).
     """
 
-    def __init__(self, distiller: SessionDistiller, store: WriterStore, *, max_concurrent: int = 2) -> None:
+    def __init__(
+        self,
+        distiller: SessionDistiller,
+        store: WriterStore,
+        *,
+        max_concurrent: int = 2,
+        on_outcome: Callable[[oc.Outcome], None] | None = None,
+    ) -> None:
         self._distiller = distiller
         self._store = store
+        self._on_outcome = on_outcome
         self._mu = threading.Lock()
         self._slots: dict[Key, _Slot] = {}
         self._running = threading.Semaphore(max_concurrent)
@@ -101,14 +109,29 @@ class Coordinator:
         thread.start()
         return future
 
-    def sync_now(self, agent_id: str | None = None, *, require_resident: bool = False) -> list[oc.Outcome]:
-        """Drain every conversation with pending signals (optionally one agent's), serially; one outcome each."""
+    def sync_now(
+        self,
+        agent_id: str | None = None,
+        *,
+        require_resident: bool = False,
+        skip: Collection[Key] = (),
+        stop: Callable[[oc.Outcome], bool] | None = None,
+    ) -> list[oc.Outcome]:
+        """Drain every conversation with pending signals (optionally one agent's), serially; one outcome each.
+
+        `skip`: conversations to leave alone (armed for more turns); `stop`: end the drain after an outcome it
+        accepts (a cause that would skip every other conversation too).
+        """
         outcomes: list[oc.Outcome] = []
         for agent, conversation in self._store.pending_conversations(agent_id):
+            if (agent, conversation) in skip:
+                continue
             if self.cancelled.is_set():
                 outcomes.append(oc.Outcome(agent, conversation, oc.SKIPPED_CANCELLED))
                 continue
             outcomes.append(self.run_now(agent, conversation, require_resident=require_resident))
+            if stop is not None and stop(outcomes[-1]):
+                break
         return outcomes
 
     def recover_orphans(self) -> Future[list[oc.Outcome]]:
@@ -162,9 +185,15 @@ class Coordinator:
         self, agent_id: str, conversation_id: str, require_resident: bool, session_time_ms: int | None
     ) -> oc.Outcome:
         with self._running:
-            return self._distiller.run(
+            outcome = self._distiller.run(
                 agent_id, conversation_id, require_resident=require_resident, session_time_ms=session_time_ms
             )
+        if self._on_outcome is not None:
+            try:
+                self._on_outcome(outcome)
+            except Exception:
+                _log.exception("outcome callback failed")
+        return outcome
 
     def _enter(self, key: Key) -> _Slot:
         with self._mu:

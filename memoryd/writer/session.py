@@ -95,6 +95,9 @@ class DistillPolicy:
     max_attempts: int = 3
     call_timeout_s: float = 300.0
     allow_cold_load: bool = True
+    #: Stranded work (inferd down or slow, breaker open): first re-sweep after this long, doubling to the max.
+    resume_first_s: float = 30.0
+    resume_max_s: float = 600.0
 
 
 #: The policy used when none is given.

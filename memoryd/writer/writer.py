@@ -13,6 +13,7 @@ from memoryd.writer.buffer import ArmResult, Debouncer
 from memoryd.writer.coordinator import Coordinator
 from memoryd.writer.ingest import Ingestor, IngestResult
 from memoryd.writer.model import Inference, WriterSettings
+from memoryd.writer.resume import ResumeSweeper
 from memoryd.writer.session import DEFAULT_POLICY, DistillPolicy, SessionDistiller, WriterHooks
 from memoryd.writer.store import IngestTurn, WriterStore
 
@@ -51,8 +52,16 @@ class Writer:
         self.distiller = SessionDistiller(
             store, inference, settings, self.breaker, policy=policy, hooks=hooks, sleep=sleep
         )
-        self.coordinator = Coordinator(self.distiller, store, max_concurrent=max_concurrent)
+        self.coordinator = Coordinator(
+            self.distiller, store, max_concurrent=max_concurrent, on_outcome=self._observe
+        )
         self.debouncer = Debouncer(self._flush, clock=clock)
+        self.resume = ResumeSweeper(
+            self._sweep,
+            first_s=policy.resume_first_s,
+            max_s=policy.resume_max_s,
+            hold_s=lambda: max(0.0, self.breaker.snapshot().open_until_s - clock()),
+        )
         self.ingestor = Ingestor(store, self.coordinator, self.debouncer, settings, self.distiller.hooks)
         self._recovery: Future[list[oc.Outcome]] | None = None
 
@@ -109,11 +118,23 @@ class Writer:
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Stop timers and cancel queued work; pending signals stay in the store for the next start."""
+        self.resume.close()
         self.debouncer.close()
         self.coordinator.close(timeout_s)
 
     def _flush(self, agent_id: str, conversation_id: str, reason: str) -> None:
         self.coordinator.submit(agent_id, conversation_id, require_resident=True)
+
+    def _observe(self, outcome: oc.Outcome) -> None:
+        """Every distillation's outcome: stranded work schedules a resume sweep."""
+        self.resume.observe(outcome)
+
+    def _sweep(self, stop: Callable[[oc.Outcome], bool]) -> list[oc.Outcome]:
+        """Retry every pending conversation that is not armed for more turns (the debounce decides those)."""
+        if not self._settings().is_automatic:
+            return []
+        armed = set(self.debouncer.armed())
+        return self.coordinator.sync_now(require_resident=True, skip=armed, stop=stop)
 
 
 __all__ = ["EndSessionResult", "Writer"]

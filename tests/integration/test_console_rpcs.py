@@ -18,7 +18,7 @@ from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.vectors.agent_index import AgentIndex
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import memory_pb2 as mpb
-from servicekit.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, UnimplementedError
+from servicekit.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from tests.fakes.fake_inferd import fake_vector
 from tests.fakes.memory_reader import InMemoryReader
 from tests.support.console_rig import ConsoleRig, console_rig
@@ -271,15 +271,19 @@ def test_bad_requests_are_invalid_argument_and_missing_rows_not_found(rig: Conso
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_planned_security_rpcs_stay_not_yet_available(rig: ConsoleRig) -> None:
+def test_security_rpcs_reject_unset_enums_and_a_healthy_reset(rig: ConsoleRig) -> None:
     console = rig.memoryd.console
     for call in (
         lambda: console.RecoverStore(cpb.RecoverStoreRequest(), timeout=10),
         lambda: console.SetEncryption(cpb.SetEncryptionRequest(), timeout=10),
-        lambda: console.RotateKey(cpb.RotateKeyRequest(), timeout=10),
     ):
         error = rpc_error(call)
-        assert isinstance(error, UnimplementedError) and error.reason == "NOT_YET_AVAILABLE"
+        assert isinstance(error, InvalidArgumentError) and error.reason == "MISSING_FIELD"
+    error = rpc_error(lambda: console.RotateKey(cpb.RotateKeyRequest(), timeout=10))
+    assert isinstance(error, FailedPreconditionError) and error.reason == "NOT_ENCRYPTED"
+    reset = cpb.RecoverStoreRequest(action=cpb.RECOVERY_ACTION_RESET, confirm=True)
+    error = rpc_error(lambda: console.RecoverStore(reset, timeout=10))
+    assert isinstance(error, FailedPreconditionError) and error.reason == "STORE_NOT_DEGRADED"
 
 
 def test_inspect_shows_metadata_and_vector_state(rig: ConsoleRig) -> None:

@@ -1,16 +1,22 @@
-"""Property-based bad input to every RPC of memoryd, inferd and plugin_host, sent as raw bytes built from the
-request descriptors: never INTERNAL/UNKNOWN, never a hang, never a crash, health SERVING afterwards."""
+"""Property-based bad input to every RPC of every service: memoryd (memory + console), inferd and plugin_host as
+subprocesses, and the plugin bridge and plugin runtime (served inside plugin processes in production) in this
+process on unix sockets. Requests are raw bytes built from the request descriptors (tests/support/fuzz_wire.py):
+never INTERNAL/UNKNOWN/DATA_LOSS, never a hang, never a crash, health SERVING afterwards."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import message_factory
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,131 +25,189 @@ from osaurus.inference.v1 import inference_pb2 as ipb
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.plugin.v1 import plugin_pb2 as ppb
+from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
+from plugin_host.app import build_app as build_plugin_host
+from plugin_host.app import build_bridge
+from plugin_host.config import load_settings
+from plugin_host.grants import Access
+from plugin_host.runner.bridge import BridgeConnection
+from plugin_host.runner.loader import load_plugin
+from plugin_host.runner.runtime_service import RuntimeServicer
+from plugin_host.runner.watchdog import Watchdog
+from plugin_host.sdk import Permission
 from servicekit.errors import from_rpc_error
-from tests.support.fuzz_wire import Profile, garbage, message_body, method_paths, request_bytes
+from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
+from tests.support.fuzz_wire import Profile, garbage, message_body, request_bytes
 from tests.support.procs import ServiceProcess, spawn
 
 pytestmark = [pytest.mark.e2e]
 
 REPO = Path(__file__).resolve().parents[2]
-#: A call that has not answered by then is a hang (the slowest legitimate case here is a synchronous
-#: distillation of a 5,000-turn Ingest by the fake model).
+ECHO_PLUGIN = REPO / "tests" / "fakes" / "plugins" / "echo"
+#: A call that has not answered by then is a hang (the slowest legitimate case: a synchronous distillation).
 CALL_TIMEOUT_S = 60.0
-EXAMPLES_PER_RPC = int(__import__("os").environ.get("FUZZ_N", "12"))
+#: ~0.1 s per example at worst (1 MB fields, 5,000-entry lists); the whole module stays near a minute.
+EXAMPLES_PER_RPC = 250
+GARBAGE_PER_RPC = 8
 #: Statuses that mean "the server broke", whatever the input.
 BROKEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS}
+TOKEN = "fuzz-token"
 _OPTIONS = [("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)]
 
-MEMORYD_SERVICES = (mpb.DESCRIPTOR.services_by_name["MemoryService"], cpb.DESCRIPTOR.services_by_name["MemoryConsoleService"])
-INFERD_SERVICES = (ipb.DESCRIPTOR.services_by_name["InferenceService"],)
-PLUGIN_HOST_SERVICES = (ppb.DESCRIPTOR.services_by_name["PluginHostService"],)
-#: (service process, full method path, method descriptor) for every RPC the three processes serve. The console's
-#: destructive RPCs run last so the memory RPCs see a populated store.
-CASES = [
-    ("inferd", path, method) for path, method in method_paths(INFERD_SERVICES)
-] + [
-    ("plugin_host", path, method) for path, method in method_paths(PLUGIN_HOST_SERVICES)
-] + [
-    ("memoryd", path, method) for path, method in method_paths(MEMORYD_SERVICES)
-]
+
+def _service(module: Any, name: str) -> ServiceDescriptor:
+    service: ServiceDescriptor = module.DESCRIPTOR.services_by_name[name]
+    return service
+
+
+#: Which endpoint serves each service.
+SERVICES: tuple[tuple[str, ServiceDescriptor], ...] = (
+    ("inferd", _service(ipb, "InferenceService")),
+    ("plugin_host", _service(ppb, "PluginHostService")),
+    ("bridge", _service(ppb, "PluginBridgeService")),
+    ("runtime", _service(ppb, "PluginRuntimeService")),
+    ("memoryd", _service(mpb, "MemoryService")),
+    ("memoryd", _service(cpb, "MemoryConsoleService")),  # last: ClearAll, Import… then hit a populated store
+)
+ALL_CASES = [(endpoint, f"/{svc.full_name}/{m.name}", m) for endpoint, svc in SERVICES for m in svc.methods]
+#: Requests that convert the live store. Converting while background threads read crashes memoryd (the swap closes
+#: connections other threads are using: SIGSEGV/SIGBUS, see the reliability report), so they run last, expected to
+#: fail until the security engineer's live swap is fixed.
+CONVERTING = {
+    "/osaurus.memory.v1.MemoryConsoleService/SetEncryption",
+    "/osaurus.memory.v1.MemoryConsoleService/RotateKey",
+}
+CASES = [case for case in ALL_CASES if case[1] not in CONVERTING]
+
+
+@dataclass
+class Endpoint:
+    """One server under test: a channel, the metadata its calls need, and whether it still runs."""
+
+    channel: grpc.Channel
+    is_alive: Callable[[], bool]
+    metadata: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
 class Stack:
-    """The three services and one open channel to each."""
-
-    processes: dict[str, ServiceProcess]
-    channels: dict[str, grpc.Channel] = field(default_factory=dict)
-    seen: dict[str, dict[str, int]] = field(default_factory=dict)
-    calls: dict[str, int] = field(default_factory=dict)
+    endpoints: dict[str, Endpoint] = field(default_factory=dict)
+    outcomes: dict[str, Counter[str]] = field(default_factory=dict)
 
 
-def _write_memory_config(home: Path) -> None:
-    path = home / "config" / "memory.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps({"coreModel": "fake-llm", "embeddingModel": "fake-embedding", "summaryDebounceSeconds": 10})
-    )
+def _write_config(home: Path) -> None:
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    memory = {"coreModel": "fake-llm", "embeddingModel": "fake-embedding", "summaryDebounceSeconds": 10}
+    (home / "config" / "memory.json").write_text(json.dumps(memory))
+    grants = {"plugins": {"echo": {"permissions": ["inference", "memory_search"], "agents": ["*"]}}}
+    (home / "config" / "plugins.json").write_text(json.dumps(grants))
 
 
-def _write_grants(home: Path) -> None:
-    path = home / "config" / "plugins.json"
-    path.write_text(json.dumps({"plugins": {"echo": {"permissions": ["inference", "memory_search"], "agents": ["*"]}}}))
+def _subprocess(process: ServiceProcess) -> Endpoint:
+    channel = grpc.insecure_channel(process.target, options=_OPTIONS)
+    return Endpoint(channel, lambda: process.process.poll() is None)
+
+
+def _in_process(running: RunningServer) -> Endpoint:
+    channel = grpc.insecure_channel(running.target, options=_OPTIONS)
+    return Endpoint(channel, lambda: True, (("authorization", f"Bearer {TOKEN}"),))
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    home: Path = tmp_path_factory.mktemp("fuzz-home")
-    _write_memory_config(home)
-    _write_grants(home)
-    started: dict[str, ServiceProcess] = {}
-    result = Stack(started)
+    home: Path = tmp_path_factory.mktemp("fuzz")
+    _write_config(home)
+    processes: dict[str, ServiceProcess] = {}
+    servers: list[RunningServer] = []
+    result = Stack()
+    host_app = None
     try:
-        started["inferd"] = spawn("inferd", home, ["--backend", "fake", "--log-level", "WARNING"])
-        inferd = started["inferd"].target
-        started["memoryd"] = spawn("memoryd", home, ["--inferd", inferd, "--log-level", "WARNING"])
-        started["plugin_host"] = spawn(
-            "plugin_host",
-            home,
-            [
-                "--memoryd", started["memoryd"].target, "--inferd", inferd, "--no-entry-points",
-                "--plugin-dir", str(REPO / "tests" / "fakes" / "plugins" / "echo"), "--log-level", "WARNING",
-            ],
-        )  # fmt: skip
-        for name, process in started.items():
-            result.channels[name] = grpc.insecure_channel(process.target, options=_OPTIONS)
+        processes["inferd"] = spawn("inferd", home, ["--backend", "fake", "--log-level", "WARNING"])
+        inferd = processes["inferd"].target
+        processes["memoryd"] = spawn("memoryd", home, ["--inferd", inferd, "--log-level", "WARNING"])
+        memoryd = processes["memoryd"].target
+        host_args = ["--memoryd", memoryd, "--inferd", inferd, "--no-entry-points", "--log-level", "WARNING"]
+        processes["plugin_host"] = spawn("plugin_host", home, [*host_args, "--plugin-dir", str(ECHO_PLUGIN)])
+        # The bridge and the runtime, wired as plugin_host and the plugin runner wire them.
+        host_app = build_plugin_host(load_settings(["--home", str(home), *host_args], env={}))
+        access = Access(frozenset(Permission), frozenset({"*"}))
+        sockets = home / "sock"
+        sockets.mkdir()
+        bridge = build_bridge(host_app.turns, host_app.memory, 3.0, 4, "echo", access)(
+            TOKEN, sockets / "host.sock"
+        )
+        servers.append(bridge)
+        plugin = load_plugin("echo_plugin:Echo", [str(ECHO_PLUGIN)])
+        runtime = RuntimeServicer(
+            plugin,
+            "echo",
+            BridgeConnection(sockets / "host.sock", TOKEN),
+            home / "plugin-data",
+            Watchdog(60.0),
+        )
+        binding = ServiceBinding(
+            "osaurus.plugin.v1.PluginRuntimeService",
+            lambda server: ppb_grpc.add_PluginRuntimeServiceServicer_to_server(runtime, server),
+        )
+        options = ServerOptions(f"unix:{sockets / 'plugin.sock'}", "plugin.osaurus.dev", 4, auth_token=TOKEN)
+        servers.append(build_server(options, [binding]))
+        result.endpoints = {name: _subprocess(p) for name, p in processes.items()}
+        result.endpoints["bridge"] = _in_process(servers[0])
+        result.endpoints["runtime"] = _in_process(servers[1])
         yield result
     finally:
-        for channel in result.channels.values():
-            channel.close()
-        for process in reversed(list(started.values())):
+        for endpoint in result.endpoints.values():
+            endpoint.channel.close()
+        for server in servers:
+            server.stop(0)
+        if host_app is not None:
+            host_app.close()
+        for process in reversed(list(processes.values())):
             process.stop()
 
 
-def _invoke(channel: grpc.Channel, path: str, method: object, payloads: list[bytes]) -> None:
-    """One raw call; raises grpc.RpcError on a non-OK status."""
-    client_streaming = method.client_streaming  # type: ignore[attr-defined]
-    server_streaming = method.server_streaming  # type: ignore[attr-defined]
-    if client_streaming and server_streaming:
-        list(channel.stream_stream(path)(iter(payloads), timeout=CALL_TIMEOUT_S))
-    elif client_streaming:
-        channel.stream_unary(path)(iter(payloads), timeout=CALL_TIMEOUT_S)
-    elif server_streaming:
-        for _ in channel.unary_stream(path)(payloads[0], timeout=CALL_TIMEOUT_S):
-            pass
+def _invoke(endpoint: Endpoint, path: str, method: MethodDescriptor, payloads: list[bytes]) -> None:
+    """One raw call (bytes in, bytes out); raises grpc.RpcError on a non-OK status."""
+    channel, kw = endpoint.channel, {"timeout": CALL_TIMEOUT_S, "metadata": endpoint.metadata}
+    if method.client_streaming and method.server_streaming:
+        list(channel.stream_stream(path)(iter(payloads), **kw))
+    elif method.client_streaming:
+        channel.stream_unary(path)(iter(payloads), **kw)
+    elif method.server_streaming:
+        list(channel.unary_stream(path)(payloads[0], **kw))
     else:
-        channel.unary_unary(path)(payloads[0], timeout=CALL_TIMEOUT_S)
+        channel.unary_unary(path)(payloads[0], **kw)
 
 
-def _check_call(stack: Stack, service: str, path: str, method: object, payloads: list[bytes]) -> None:
+def _call(stack: Stack, name: str, path: str, method: MethodDescriptor, payloads: list[bytes]) -> str:
+    """Make the call and return its outcome; fails the test on a broken status, a hang or a dead server."""
+    endpoint = stack.endpoints[name]
     started = time.monotonic()
+    outcome, details = "OK", ""
     try:
-        _invoke(stack.channels[service], path, method, payloads)
-        outcome = "OK"
+        _invoke(endpoint, path, method, payloads)
     except grpc.RpcError as error:
-        code = error.code()  # type: ignore[attr-defined]
-        elapsed = time.monotonic() - started
-        assert code not in BROKEN, f"{path}: {code.name} {error.details()}"  # type: ignore[attr-defined]
-        assert not (code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed >= CALL_TIMEOUT_S * 0.9), f"{path} hung"
-        process = stack.processes[service].process
-        assert process.poll() is None, f"{service} died on {path}: exit {process.returncode}"
-        typed = from_rpc_error(error)
-        outcome = f"{code.name}:{typed.reason}"
-        if typed.reason == code.name:
-            outcome += f" ({error.details()[:80]}, {sum(map(len, payloads))} bytes)"  # type: ignore[attr-defined]
-    stack.seen.setdefault(path, {}).setdefault(outcome, 0)
-    stack.seen[path][outcome] += 1
-    stack.calls[path] = stack.calls.get(path, 0) + 1
+        code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+        hung = (
+            code == grpc.StatusCode.DEADLINE_EXCEEDED and time.monotonic() - started >= CALL_TIMEOUT_S * 0.9
+        )
+        outcome = f"{'BROKEN ' if code in BROKEN or hung else ''}{code.name}:{from_rpc_error(error).reason}"
+        details = error.details() or ""  # type: ignore[attr-defined]
+    assert endpoint.is_alive(), f"{name} died on {path}"
+    stack.outcomes.setdefault(path, Counter())[outcome] += 1
+    return f"{outcome} {details}" if outcome.startswith("BROKEN") else outcome
 
 
 def _assert_serving(stack: Stack) -> None:
-    for name, process in stack.processes.items():
-        assert process.process.poll() is None, f"{name} exited with {process.process.returncode}"
-        reply = health_pb2_grpc.HealthStub(stack.channels[name]).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    for name, endpoint in stack.endpoints.items():
+        assert endpoint.is_alive(), f"{name} is not running"
+        reply = health_pb2_grpc.HealthStub(endpoint.channel).Check(
+            health_pb2.HealthCheckRequest(), timeout=10
+        )
         assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
 
 
-_FUZZ_SETTINGS = settings(
+_SETTINGS = settings(
     max_examples=EXAMPLES_PER_RPC,
     deadline=None,
     database=None,
@@ -152,52 +216,90 @@ _FUZZ_SETTINGS = settings(
 )
 
 
-@pytest.mark.parametrize(("service", "path", "method"), CASES, ids=[case[1] for case in CASES])
-def test_generated_requests_never_break_the_server(stack: Stack, service: str, path: str, method: object) -> None:
-    body = request_bytes(method.input_type)  # type: ignore[attr-defined]
-    payloads = st.lists(body, min_size=1, max_size=3) if method.client_streaming else body.map(lambda b: [b])  # type: ignore[attr-defined]
+def _fuzz_generated(stack: Stack, endpoint: str, path: str, method: MethodDescriptor) -> None:
+    body = request_bytes(method.input_type)
+    requests = st.lists(body, min_size=1, max_size=3) if method.client_streaming else body.map(lambda b: [b])
 
-    @_FUZZ_SETTINGS
-    @given(payloads=payloads)
+    @_SETTINGS
+    @given(payloads=requests)
     def one_call(payloads: list[bytes]) -> None:
-        _check_call(stack, service, path, method, payloads)
+        outcome = _call(stack, endpoint, path, method, payloads)
+        assert not outcome.startswith("BROKEN"), f"{path}: {outcome}"
 
     one_call()
     _assert_serving(stack)
 
 
-@pytest.mark.parametrize(("service", "path", "method"), CASES, ids=[case[1] for case in CASES])
-def test_undecodable_bytes_are_refused_with_a_reason(stack: Stack, service: str, path: str, method: object) -> None:
-    @settings(_FUZZ_SETTINGS, max_examples=4)
+@pytest.mark.parametrize(("endpoint", "path", "method"), CASES, ids=[case[1] for case in CASES])
+def test_generated_requests_never_break_a_server(
+    stack: Stack, endpoint: str, path: str, method: MethodDescriptor
+) -> None:
+    _fuzz_generated(stack, endpoint, path, method)
+
+
+@pytest.mark.parametrize(("endpoint", "path", "method"), ALL_CASES, ids=[case[1] for case in ALL_CASES])
+def test_undecodable_bytes_are_refused_with_a_reason(
+    stack: Stack, endpoint: str, path: str, method: MethodDescriptor
+) -> None:
+    request_class = message_factory.GetMessageClass(method.input_type)
+
+    @settings(_SETTINGS, max_examples=GARBAGE_PER_RPC)
     @given(raw=garbage())
     def one_call(raw: bytes) -> None:
-        _check_call(stack, service, path, method, [raw])
+        try:
+            request_class.FromString(raw)
+            decodable = True
+        except Exception:
+            decodable = False
+        outcome = _call(stack, endpoint, path, method, [raw])
+        assert not outcome.startswith("BROKEN"), f"{path}: {outcome}"
+        # Some "garbage" is a valid message (an empty group, unknown fields): then any domain answer is fine.
+        assert decodable or outcome == "INVALID_ARGUMENT:MALFORMED_REQUEST", f"{path}: {outcome}"
 
     one_call()
     _assert_serving(stack)
 
 
-def test_encoder_writes_messages_the_generated_code_can_read() -> None:
-    """Guards the strategy itself: valid-profile bytes parse as the request type (else the fuzzing tests nothing)."""
-    for _service, path, method in CASES:
-        request_class = _message_class(method.input_type)  # type: ignore[attr-defined]
-
-        @settings(max_examples=5, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
-        @given(raw=message_body(method.input_type, Profile(invalid_utf8=False, huge=False)))  # type: ignore[attr-defined]
-        def parses(raw: bytes) -> None:
-            request_class.FromString(raw)
-
-        parses()
-        assert path.count("/") == 2
-
-
-def _message_class(descriptor: object) -> type:
-    from google.protobuf import message_factory
-
-    return message_factory.GetMessageClass(descriptor)  # type: ignore[arg-type]
+def test_the_fuzzing_reached_past_validation(stack: Stack) -> None:
+    """Guards the generator: every RPC but a few with deeply structured input saw an answer past validation."""
+    hard = {
+        "/osaurus.memory.v1.MemoryConsoleService/Import",  # JSON lines with a header: see test_fuzz_import.py
+        "/osaurus.plugin.v1.PluginHostService/RunAgent",  # every message valid and one from the user
+        "/osaurus.plugin.v1.PluginBridgeService/StreamComplete",
+    }
+    shallow = {
+        path
+        for _, path, _ in CASES
+        if not any(o == "OK" or not o.startswith("INVALID_ARGUMENT") for o in stack.outcomes.get(path, {}))
+    }
+    assert shallow <= hard, sorted(shallow - hard)
 
 
-def test_zz_dump(stack: Stack) -> None:
-    for path, seen in sorted(stack.seen.items()):
-        print(path, stack.calls[path], sorted(seen.items()))
+@pytest.mark.parametrize(("endpoint", "path", "method"), ALL_CASES, ids=[case[1] for case in ALL_CASES])
+def test_encoder_writes_messages_the_generated_code_reads(
+    endpoint: str, path: str, method: MethodDescriptor
+) -> None:
+    """Guards the strategy: sane, valid-UTF-8 bytes parse as the request type (else nothing deep is tested)."""
+    request_class = message_factory.GetMessageClass(method.input_type)
+
+    @settings(_SETTINGS, max_examples=10)
+    @given(raw=message_body(method.input_type, Profile(invalid_utf8=False, huge=False, sane=True)))
+    def parses(raw: bytes) -> None:
+        request_class.FromString(raw)
+
+    parses()
+
+
+@pytest.mark.xfail(
+    reason="live store conversion closes connections in use by other threads (crash)", strict=False
+)
+@pytest.mark.parametrize(
+    ("endpoint", "path", "method"),
+    [case for case in ALL_CASES if case[1] in CONVERTING],
+    ids=[case[1] for case in ALL_CASES if case[1] in CONVERTING],
+)
+def test_zz_generated_conversion_requests_never_break_memoryd(
+    stack: Stack, endpoint: str, path: str, method: MethodDescriptor
+) -> None:
+    """Last in the module: a crash here cannot take the other tests' memoryd down with it."""
+    _fuzz_generated(stack, endpoint, path, method)

@@ -31,6 +31,8 @@ PLAUSIBLE_IDS: tuple[str, ...] = (
     "ping",
     "fake-llm",
     "fake-embedding",
+    "1",
+    "7",
 )
 #: Values of free-text fields that some RPC parses further (plugin payloads, JSON schemas).
 PLAUSIBLE_TEXT: tuple[str, ...] = (

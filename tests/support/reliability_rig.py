@@ -28,6 +28,10 @@ from tests.fakes.fake_writer_inferd import EMBED_MODEL, MODEL, ScriptedInferd, d
 TOKEN = re.compile(r"\[tok:([A-Za-z0-9_-]+)\]")
 REPLY = re.compile(r"\breply(\d+)\b")
 _TURNS_HEADER = "Conversation turns:"
+#: The consolidator's identity-narrative prompt (memoryd.consolidate.narrative.build_messages).
+_NARRATIVE_MARK = "Facts about the user"
+#: The LLM relevance gate's system prompt (memoryd.retrieval.gate_llm.SYSTEM_PROMPT).
+_GATE_MARK = "You decide which memory helps"
 _WORDS = [
     "amber",
     "basalt",
@@ -66,32 +70,52 @@ def turn_text(token: str, role: str) -> str:
 
 
 class RecordingInferd(ScriptedInferd):
-    """Distillation replies name a reply id and remember the prompt's turn tokens; Generate takes `delay_s`."""
+    """Distillation replies name a reply id, remember the prompt's turn tokens and add one new identity fact (so the
+    next consolidation pass regenerates the narrative: a model call inside the pass). Generate takes `delay_s`."""
 
     def __init__(self, delay_s: tuple[float, float] = (0.0, 0.0)) -> None:
         super().__init__()
         self.delay_s = delay_s
         self.replies: dict[int, tuple[str, ...]] = {}
+        self.embed_delay_s = 0.0
+        #: Distillation replies to give, in order, before the generated ones (a test's chosen facts).
+        self.scripted: list[str] = []
         self.in_flight = 0
+        self.narratives_in_flight = 0
         self._next = 0
         self._state = threading.Lock()
         self._rng = random.Random(7)
 
     def Generate(self, request: ipb.GenerateRequest, context: grpc.ServicerContext) -> ipb.GenerateResponse:
         prompt = "\n".join(m.content for m in request.messages if m.role == ipb.ROLE_USER)
-        turns = prompt.split(_TURNS_HEADER, 1)[-1]
+        system = "\n".join(m.content for m in request.messages if m.role == ipb.ROLE_SYSTEM)
+        is_narrative = _NARRATIVE_MARK in prompt
+        is_gate = _GATE_MARK in system
         with self._state:
             self._next += 1
             reply_id = self._next
-            self.replies[reply_id] = tuple(TOKEN.findall(turns))
+            if not is_narrative and not is_gate:
+                self.replies[reply_id] = tuple(TOKEN.findall(prompt.split(_TURNS_HEADER, 1)[-1]))
             self.in_flight += 1
-            words = " ".join(self._rng.sample(_WORDS, 6))
+            self.narratives_in_flight += is_narrative
+            words = self._rng.sample(_WORDS, 6)
             pause = self._rng.uniform(*self.delay_s)
         with self._lock:
             self.generate_requests.append(request)
         try:
             time.sleep(pause)
-            text = digest(f"Session reply{reply_id} {words}.", topics=(f"r{reply_id}",))
+            if is_gate:
+                text = '{"section": "episodes", "reason": "earlier conversation"}'
+            elif is_narrative:
+                text = f"The user has talked about {words[0]} and {words[1]}."
+            elif self.scripted:
+                text = self.scripted.pop(0)
+            else:
+                text = digest(
+                    f"Session reply{reply_id} {' '.join(words)}.",
+                    topics=(f"r{reply_id}",),
+                    identity=(f"The user mentioned {words[0]} {reply_id}",),
+                )
             return ipb.GenerateResponse(
                 text=text,
                 finish_reason=ipb.FINISH_REASON_STOP,
@@ -103,18 +127,23 @@ class RecordingInferd(ScriptedInferd):
         finally:
             with self._state:
                 self.in_flight -= 1
+                self.narratives_in_flight -= is_narrative
+
+    def Embed(self, request: ipb.EmbedRequest, context: grpc.ServicerContext) -> ipb.EmbedResponse:
+        time.sleep(self.embed_delay_s)
+        return super().Embed(request, context)
 
 
 def start_recording_inferd(
-    delay_s: tuple[float, float] = (0.0, 0.0),
+    delay_s: tuple[float, float] = (0.0, 0.0), *, servicer: RecordingInferd | None = None, port: int = 0
 ) -> tuple[RunningServer, RecordingInferd]:
-    """Serve a RecordingInferd on 127.0.0.1:0."""
-    servicer = RecordingInferd(delay_s)
+    """Serve a RecordingInferd on 127.0.0.1:`port` (0: any); pass `servicer` to bring the same one back up."""
+    servicer = servicer or RecordingInferd(delay_s)
     binding = ServiceBinding(
         "osaurus.inference.v1.InferenceService",
         lambda server: ipb_grpc.add_InferenceServiceServicer_to_server(servicer, server),
     )
-    options = ServerOptions("127.0.0.1:0", domain="inference.osaurus.dev", max_workers=16)
+    options = ServerOptions(f"127.0.0.1:{port}", domain="inference.osaurus.dev", max_workers=16)
     return build_server(options, [binding]), servicer
 
 
@@ -204,7 +233,7 @@ def distilled_once(db: Path, replies: dict[int, tuple[str, ...]], audit: Audit) 
         if match is None:
             audit.fail(f"episode without a reply id: {summary[:60]!r}")
             continue
-        covered.update(replies.get(int(match.group(1)), ()))
+        covered.update(set(replies.get(int(match.group(1)), ())))
     audit.episodes = len(summaries)
     for token, count in covered.items():
         if count > 1:

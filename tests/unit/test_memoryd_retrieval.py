@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
+
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
 from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingles
@@ -49,6 +52,45 @@ def test_mmr_prefers_relevant_but_different_items() -> None:
     assert [i for i, _ in mmr(items, 2, lam=0.5)] == [1, 3]
     assert [i for i, _ in mmr(items, 3, lam=1.0)] == [1, 2, 3]
     assert mmr([], 3) == []
+
+
+def _plain_mmr(candidates: Sequence[Candidate], top_k: int, lam: float) -> list[tuple[int, float]]:
+    """The textbook greedy loop over Python sets, as the reference for the vectorised one."""
+    low, high = min(c.score for c in candidates), max(c.score for c in candidates)
+    relevance = [1.0 if high == low else (c.score - low) / (high - low) for c in candidates]
+    sets = [shingles(c.text) for c in candidates]
+    picked: list[int] = []
+    while len(picked) < min(top_k, len(candidates)):
+        left = [i for i in range(len(candidates)) if i not in picked]
+        penalty = [max((jaccard(sets[i], sets[p]) for p in picked), default=0.0) for i in left]
+        best = max(
+            range(len(left)), key=lambda j: (lam * relevance[left[j]] - (1 - lam) * penalty[j], -left[j])
+        )
+        picked.append(left[best])
+    return [(candidates[i].id, candidates[i].score) for i in picked]
+
+
+def test_vectorised_mmr_picks_exactly_what_the_plain_greedy_loop_picks() -> None:
+    rng = random.Random(7)
+    words = [
+        "sunrise",
+        "lake",
+        "painting",
+        "camping",
+        "forest",
+        "kids",
+        "pottery",
+        "museum",
+        "picnic",
+        "guitar",
+    ]
+    for _ in range(60):
+        size = rng.choice([1, 3, 12, 40])
+        texts = [" ".join(rng.choices(words, k=rng.randint(0, 6))) for _ in range(size)]
+        texts += texts[: size // 3]  # exact duplicates and empty texts (no shingles) included
+        pool = [Candidate(i, rng.choice([0.5, rng.random()]), t) for i, t in enumerate(texts)]
+        for top_k, lam in ((5, 0.85), (len(pool), 0.5), (3, 0.0)):
+            assert mmr(pool, top_k, lam) == _plain_mmr(pool, top_k, lam)
 
 
 def test_neighbour_smoothing_lifts_rows_next_to_strong_matches() -> None:

@@ -1,0 +1,205 @@
+"""inferd down, then slow, then back: memoryd keeps accepting turns and answering reads (full-text search, the gate's
+heuristic fallback), the signals stay pending, the writer's breaker opens, and once inferd is healthy everything
+drains by itself (no new turn, no SyncNow), each turn into exactly one episode."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import grpc
+import pytest
+
+from memoryd.app import start
+from memoryd.config import ServiceSettings
+from memoryd.writer import DistillPolicy
+from memoryd.writer.breaker import CircuitBreaker
+from memoryd.writer.retry import RetryPolicy
+from osaurus.memory.v1 import memory_pb2 as pb
+from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+from tests.support.reliability_rig import audit_store, memory_config, start_recording_inferd, turn_text
+
+pytestmark = [pytest.mark.e2e]
+
+T = TypeVar("T")
+#: Production waits minutes; the same mechanisms with second-scale knobs.
+POLICY = DistillPolicy(
+    retry=RetryPolicy(max_calls=2, base_delay_s=0.05, max_delay_s=0.1),
+    call_timeout_s=0.5,
+    resume_first_s=0.5,
+    resume_max_s=2.0,
+)
+QUERY = "what did we discuss before about the migration plan?"
+
+
+def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as connection:
+        rows = list(connection.execute(sql).fetchall())
+    connection.close()
+    return rows
+
+
+def _timed(call: Callable[[], T]) -> tuple[T, float]:
+    started = time.monotonic()
+    result = call()
+    return result, time.monotonic() - started
+
+
+def _wait(predicate: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+class TurnPump:
+    """A client buffering a turn every 50 ms on its own conversations; records every latency and failure."""
+
+    def __init__(self, stub: pb_grpc.MemoryServiceStub) -> None:
+        self._stub = stub
+        self.latencies_s: list[float] = []
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        n = 0
+        while not self._stop.wait(0.05):
+            request = pb.BufferTurnRequest(
+                agent_id="pump",
+                conversation_id=f"p{n // 5}",  # a new conversation every 5 turns: the switch flushes the last
+                user_message=turn_text(f"p{n}", "user"),
+                assistant_message=turn_text(f"p{n}", "assistant"),
+            )
+            try:
+                _, took = _timed(lambda: self._stub.BufferTurn(request, timeout=5))  # noqa: B023
+                self.latencies_s.append(took)
+            except grpc.RpcError as error:
+                self.failures.append(error.code().name)  # type: ignore[attr-defined]
+            n += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def test_memoryd_rides_out_inferd_down_then_slow_then_drains(tmp_path: Path) -> None:
+    config = {**memory_config(), "relevanceGateMode": "llm"}
+    (tmp_path / "config").mkdir(parents=True)
+    (tmp_path / "config" / "memory.json").write_text(json.dumps(config))
+    db = tmp_path / "memory" / "memory.sqlite"
+    inferd_server, inferd = start_recording_inferd()
+    port = inferd_server.port
+    breaker = CircuitBreaker(threshold=3, base_cooldown_s=2.0, max_cooldown_s=4.0)
+    settings = ServiceSettings(listen="127.0.0.1:0", home=tmp_path, inferd_addr=inferd_server.target)
+    running, app = start(settings, writer_policy=POLICY, breaker=breaker)
+    channel = grpc.insecure_channel(running.target)
+    stub = pb_grpc.MemoryServiceStub(channel)
+    pump: TurnPump | None = None
+    try:
+        for agent in ("alpha", "pump"):
+            stub.UpsertAgent(pb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=5)
+
+        def talk(conversation: str, turns: int = 3) -> None:
+            for i in range(turns):
+                token = f"{conversation}-{i}"
+                stub.BufferTurn(
+                    pb.BufferTurnRequest(
+                        agent_id="alpha",
+                        conversation_id=conversation,
+                        user_message=turn_text(token, "user"),
+                        assistant_message=turn_text(token, "assistant"),
+                    ),
+                    timeout=5,
+                )
+            stub.EndSession(pb.EndSessionRequest(agent_id="alpha", conversation_id=conversation), timeout=5)
+
+        asked = iter(range(1000))
+
+        def read() -> tuple[pb.AssembleContextResponse, pb.SearchMemoryResponse, float]:
+            """A fresh query each time: a cached query vector would make search hybrid without inferd."""
+            n = next(asked)
+            started = time.monotonic()
+            block = stub.AssembleContext(
+                pb.AssembleContextRequest(agent_id="alpha", query=f"{QUERY} ({n})"), timeout=10
+            )
+            hits = stub.SearchMemory(
+                pb.SearchMemoryRequest(
+                    agent_id="alpha", scope=pb.SCOPE_TRANSCRIPT, query=f"schema conversion {n}"
+                ),
+                timeout=10,
+            )
+            return block, hits, time.monotonic() - started
+
+        # Healthy: distilled at once; reads use the model gate and hybrid search.
+        talk("healthy")
+        _wait(lambda: _rows(db, "SELECT count(*) FROM episodes") == [(1,)], 10, "the first episode")
+        _wait(lambda: app.embedder.available() and read()[1].method == "hybrid", 10, "hybrid search")
+        block, hits, _ = read()
+        assert block.reason.startswith("llm") and hits.method == "hybrid"
+
+        # Down: turns still acknowledged; reads answer from full text with the heuristic gate; nothing distilled.
+        inferd_server.stop(0)
+        pump = TurnPump(stub)
+        for conversation in ("down-1", "down-2"):
+            talk(conversation)
+        time.sleep(1.0)
+        block, hits, took = read()
+        assert block.reason.startswith("llm_fallback:") and hits.method == "fts" and hits.hits, (block, hits)
+        assert took < 2.0, f"reads took {took:.1f}s with inferd down"
+        assert _rows(db, "SELECT count(*) FROM episodes") == [(1,)]
+        assert _rows(db, "SELECT max(attempts) FROM pending_signals WHERE status = 'pending'") == [(0,)]
+        assert breaker.snapshot().state == "closed"  # an unreachable inferd is not a model failure
+
+        # Slow: status answers, Generate and Embed outlast their deadlines; failures open the breaker.
+        inferd.delay_s = (3.0, 3.0)  # longer than the writer's call timeout and the LLM gate's 2.5 s
+        inferd.embed_delay_s = 4.0  # longer than the 3 s query-embedding timeout
+        inferd_server, _ = start_recording_inferd(servicer=inferd, port=port)
+        for conversation in ("slow-1", "slow-2", "slow-3"):
+            talk(conversation)
+        _wait(lambda: breaker.snapshot().state == "open", 20, "the breaker to open")
+        slow = [read() for _ in range(4)]
+        # Bounded by the read path's own deadlines (gate 2.5 s + query embedding 3 s + token count 0.5 s), then
+        # the classifier rests and the embedder backs off.
+        assert max(r[2] for r in slow) < 7.0, [round(r[2], 2) for r in slow]
+        assert slow[-1][0].reason.startswith("llm_fallback:") and slow[-1][1].method == "fts", slow[-1][:2]
+        pending = _rows(db, "SELECT count(*), max(attempts) FROM pending_signals WHERE status = 'pending'")
+        assert pending[0][0] and int(pending[0][1]) < POLICY.max_attempts, pending  # type: ignore[arg-type]
+        assert _rows(db, "SELECT count(*) FROM pending_signals WHERE status = 'dead_letter'") == [(0,)]
+        assert _rows(db, "SELECT count(*) FROM processing_log WHERE details = 'breaker_open'")[0][0]
+
+        # Healthy again: the resume sweep drains every stranded conversation once the breaker lets it.
+        pump.stop()
+        inferd.delay_s = (0.0, 0.0)
+        inferd.embed_delay_s = 0.0
+        _wait(
+            lambda: _rows(db, "SELECT count(*) FROM pending_signals WHERE status = 'pending'") == [(0,)],
+            30,
+            "stranded turns to drain",
+        )
+        assert breaker.snapshot().state == "closed"
+        assert pump.failures == [], pump.failures[:5]
+        assert max(pump.latencies_s) < 1.0, f"BufferTurn took {max(pump.latencies_s):.2f}s"
+        per_conversation = _rows(
+            db,
+            "SELECT conversation_id, count(*) FROM episodes WHERE agent_id = 'alpha' GROUP BY 1 ORDER BY 1",
+        )
+        assert per_conversation == [
+            (c, 1) for c in ("down-1", "down-2", "healthy", "slow-1", "slow-2", "slow-3")
+        ]
+    finally:
+        if pump is not None:
+            pump.stop()
+        channel.close()
+        running.stop(1)
+        app.close()
+        inferd_server.stop(0)
+    audit = audit_store(db, [], inferd.replies)
+    assert not audit.problems, audit.problems[:10]
+    assert audit.signals["pending"] == 0 and audit.signals["dead_letter"] == 0
