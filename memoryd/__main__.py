@@ -7,6 +7,6 @@ import sys
 # slowed a consolidation step 10x and BufferTurn tail latency 8x in measurements. Set before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from memoryd.app import main  # noqa: E402 - must follow the BLAS setting
+from memoryd.app import main
 
 sys.exit(main())

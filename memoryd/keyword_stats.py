@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from memoryd.retrieval.hybrid import AgentCorpus
 from memoryd.storage.fts import FtsIndex
@@ -13,22 +15,41 @@ from memoryd.storage.fts import FtsIndex
 GROWTH_TOLERANCE = 0.02
 #: Corpus sizes are refreshed at most this often, and only after a write.
 REFRESH_S = 2.0
+#: Agents with more rows than this refresh their corpus size in the background while the previous figures keep
+#: serving (counting 100k rows took ~15 ms, paid by the first search after every write otherwise); smaller agents
+#: refresh inline, which is cheap and exact right after their first rows arrive.
+INLINE_REFRESH_ROWS = 5000
 _MAX_TERMS = 200_000
+
+_log = logging.getLogger("memoryd.keyword_stats")
+
+#: Runs a refresh off the search's path (e.g. an executor's submit).
+Background = Callable[[Callable[[], None]], Any]
 
 
 class KeywordStats:
     """FTS5's bm25() takes IDF from the whole table (every agent); this supplies one agent's own statistics."""
 
-    def __init__(self, fts: FtsIndex, generation: Callable[[], int] = lambda: 0) -> None:
+    def __init__(
+        self,
+        fts: FtsIndex,
+        generation: Callable[[], int] = lambda: 0,
+        background: Background | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._fts = fts
         self._generation = generation
+        self._background = background
+        self._clock = clock
         self._lock = threading.Lock()
+        self._epoch = 0
+        self._refreshing: set[tuple[str, str]] = set()
         self._corpus: dict[tuple[str, str], tuple[AgentCorpus, float, int]] = {}
         self._table: dict[str, tuple[int, float, int]] = {}
         self._df: dict[tuple[str, str, str], tuple[int, int]] = {}
 
     def _fresh(self, stamp: float, generation: int) -> bool:
-        return generation == self._generation() or time.monotonic() - stamp < REFRESH_S
+        return generation == self._generation() or self._clock() - stamp < REFRESH_S
 
     def corpus(self, kind: str, agent_id: str) -> AgentCorpus:
         """Rows and mean characters of one agent's rows of one kind."""
@@ -37,12 +58,44 @@ class KeywordStats:
             cached = self._corpus.get(key)
         if cached is not None and self._fresh(cached[1], cached[2]):
             return cached[0]
+        if cached is not None and cached[0].rows > INLINE_REFRESH_ROWS and self._background is not None:
+            self._refresh_later(key)
+            return cached[0]
+        return self._refresh(key)
+
+    def _refresh(self, key: tuple[str, str]) -> AgentCorpus:
+        with self._lock:
+            epoch = self._epoch
         generation = self._generation()
-        rows, mean_chars = self._fts.agent_text_stats(kind, agent_id)
+        rows, mean_chars = self._fts.agent_text_stats(*key)
         corpus = AgentCorpus(rows=rows, mean_chars=mean_chars)
         with self._lock:
-            self._corpus[key] = (corpus, time.monotonic(), generation)
+            if epoch == self._epoch:  # an invalidate() meanwhile: these figures may predate it
+                self._corpus[key] = (corpus, self._clock(), generation)
         return corpus
+
+    def _refresh_later(self, key: tuple[str, str]) -> None:
+        """One background refresh per key at a time."""
+        with self._lock:
+            if key in self._refreshing:
+                return
+            self._refreshing.add(key)
+
+        def refresh() -> None:
+            try:
+                self._refresh(key)
+            except Exception as error:
+                _log.warning("refreshing keyword statistics failed: %s", type(error).__name__)
+            finally:
+                with self._lock:
+                    self._refreshing.discard(key)
+
+        assert self._background is not None
+        try:
+            self._background(refresh)
+        except RuntimeError:  # the executor is shutting down: the cached figures stay
+            with self._lock:
+                self._refreshing.discard(key)
 
     def table_rows(self, kind: str) -> int:
         """Rows of the whole table (all agents)."""
@@ -53,7 +106,7 @@ class KeywordStats:
         generation = self._generation()
         rows = self._fts.table_rows(kind)
         with self._lock:
-            self._table[kind] = (rows, time.monotonic(), generation)
+            self._table[kind] = (rows, self._clock(), generation)
         return rows
 
     def doc_frequency(self, kind: str, agent_id: str, term: str, rows_now: int) -> int:
@@ -73,6 +126,7 @@ class KeywordStats:
     def invalidate(self, agent_id: str | None = None) -> None:
         """Forget cached statistics (after deletes), for one agent or all."""
         with self._lock:
+            self._epoch += 1
             self._table.clear()
             if agent_id is None:
                 self._corpus.clear()

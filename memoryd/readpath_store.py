@@ -35,7 +35,9 @@ class StoreMemoryReader:
             overrides=tuple(o.text for o in record.overrides),
             narrative=record.content,
             facts=tuple(
-                IdentityFact(f.id, f.text, f.source_count) for f in record.facts if f.source_agent_id == agent_id
+                IdentityFact(f.id, f.text, f.source_count)
+                for f in record.facts
+                if f.source_agent_id == agent_id
             ),
         )
 

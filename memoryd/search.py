@@ -77,10 +77,13 @@ class MemorySearch:
         self._embedder = embedder
         self._vectors = vectors
         self.settings = settings or SearchSettings()
-        self.keyword_stats = KeywordStats(store.fts, lambda: store.db.generation)
-        # The vector side (embed the query, then faiss) runs beside the keyword side, not after it.
+        # The vector side (embed the query, then faiss) runs beside the keyword side, not after it; the pool also
+        # refreshes large agents' keyword statistics in the background.
         self._pool = ThreadPoolExecutor(
             max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
+        )
+        self.keyword_stats = KeywordStats(
+            store.fts, lambda: store.db.generation, background=self._pool.submit
         )
 
     def close(self) -> None:

@@ -35,7 +35,10 @@ def episode_decisions(db: Database, agent_id: str, episode_ids: Sequence[int]) -
     rows = db.query(
         f"SELECT id, decisions FROM episodes WHERE agent_id = ? AND id IN ({marks})", (agent_id, *episode_ids)
     )
-    return {int(row_id): tuple(line for line in (text or "").splitlines() if line.strip()) for row_id, text in rows}
+    return {
+        int(row_id): tuple(line for line in (text or "").splitlines() if line.strip())
+        for row_id, text in rows
+    }
 
 
 def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used_at_ms: int) -> None:

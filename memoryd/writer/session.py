@@ -11,7 +11,7 @@ from typing import Protocol
 
 from inferd.client import Generation
 from memoryd.writer import outcome as oc
-from memoryd.writer.breaker import CircuitBreaker
+from memoryd.writer.breaker import CLOSED, CircuitBreaker
 from memoryd.writer.dedup import FactPlan, plan_facts, plan_identity
 from memoryd.writer.distill import (
     CONTEXT_EPISODE_MAX_AGE_DAYS,
@@ -45,9 +45,12 @@ from memoryd.writer.store import (
     StaleSnapshotError,
     WriterStore,
 )
-from servicekit.errors import DeadlineExceededError, ServiceError
+from servicekit.errors import DeadlineExceededError, ResourceExhaustedError, ServiceError, UnavailableError
 
 _log = logging.getLogger("memoryd.writer.session")
+
+#: Failures that say inferd is unwell (slow, overloaded, crashing) rather than that the session is bad.
+_INFERD_TROUBLE = (DeadlineExceededError, ResourceExhaustedError, UnavailableError)
 
 #: Existing facts compared against (reference: 200).
 DEDUP_POOL = 200
@@ -177,6 +180,8 @@ class SessionDistiller:
             token = oc.low_novelty(chars)
             self._store.mark_processed(ids, _skip(agent_id, token.removeprefix("skipped:"), ""))
             return done(token)
+        # A half-open probe tests inferd's health more than this session: its timeout is not held against it.
+        is_probe = self._breaker.snapshot().state != CLOSED
         if not self._breaker.allow():
             self._store.log(_skip(agent_id, "breaker_open", settings.core_model))
             return done(oc.SKIPPED_BREAKER_OPEN)
@@ -221,6 +226,11 @@ class SessionDistiller:
                 self._store.log(_skip(agent_id, reason, settings.core_model, duration_ms))
                 return done(f"skipped:{reason}")
             self._breaker.record_failure()
+            if is_probe and isinstance(failure, _INFERD_TROUBLE):
+                phrase = failure_phrase(failure)
+                self._store.log(LogEntry(agent_id, LOG_ERROR, phrase, settings.core_model, 0, 0, duration_ms))
+                # Signals stay pending with their attempts unchanged; the resume sweep tries again.
+                return done(oc.error(phrase))
             return done(self._fail(agent_id, ids, failure, settings.core_model, duration_ms))
         self._breaker.record_success()
         duration_ms = int((time.monotonic() - started) * 1000)

@@ -269,5 +269,5 @@ def test_kill_9_at_random_moments_loses_and_repeats_nothing(tmp_path: Path) -> N
     assert sum(landed.values()) >= 20
     assert landed["distillation"] >= 3, landed
     assert landed["consolidation"] >= 1, landed
-    assert len(acks) > 500, len(acks)
+    assert len(acks) > 200, len(acks)
     assert audit.episodes > 20

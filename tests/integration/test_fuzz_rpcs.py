@@ -70,9 +70,8 @@ SERVICES: tuple[tuple[str, ServiceDescriptor], ...] = (
     ("memoryd", _service(cpb, "MemoryConsoleService")),  # last: ClearAll, Import… then hit a populated store
 )
 ALL_CASES = [(endpoint, f"/{svc.full_name}/{m.name}", m) for endpoint, svc in SERVICES for m in svc.methods]
-#: Requests that convert the live store. Converting while background threads read crashes memoryd (the swap closes
-#: connections other threads are using: SIGSEGV/SIGBUS, see the reliability report), so they run last, expected to
-#: fail until the security engineer's live swap is fixed.
+#: Requests that convert the live store (SetEncryption, RotateKey): generated last, so that a conversion cannot
+#: change the store under the other RPCs' tests.
 CONVERTING = {
     "/osaurus.memory.v1.MemoryConsoleService/SetEncryption",
     "/osaurus.memory.v1.MemoryConsoleService/RotateKey",
@@ -290,9 +289,6 @@ def test_encoder_writes_messages_the_generated_code_reads(
     parses()
 
 
-@pytest.mark.xfail(
-    reason="live store conversion closes connections in use by other threads (crash)", strict=False
-)
 @pytest.mark.parametrize(
     ("endpoint", "path", "method"),
     [case for case in ALL_CASES if case[1] in CONVERTING],
@@ -301,5 +297,5 @@ def test_encoder_writes_messages_the_generated_code_reads(
 def test_zz_generated_conversion_requests_never_break_memoryd(
     stack: Stack, endpoint: str, path: str, method: MethodDescriptor
 ) -> None:
-    """Last in the module: a crash here cannot take the other tests' memoryd down with it."""
+    """Last in the module (conversions swap the store file; a crash here used to be SIGBUS/SIGSEGV)."""
     _fuzz_generated(stack, endpoint, path, method)

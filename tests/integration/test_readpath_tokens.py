@@ -27,7 +27,7 @@ def fake() -> Iterator[tuple[FakeGateInferd, InferenceClient]]:
 
 def test_counts_come_from_the_model_and_are_cached(fake: tuple[FakeGateInferd, InferenceClient]) -> None:
     servicer, client = fake
-    counter = InferdTokenCounter(client, "core")
+    counter = InferdTokenCounter(client, "core", timeout_s=10.0)  # generous: CI machines are loaded
     assert counter.count(["one two three", "", "four"]) == [4, 0, 2]
     assert counter.source == "model:core"
     assert [list(r.texts) for r in servicer.recorded.count_tokens] == [["one two three", "four"]]

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memoryd.app import App, main as memoryd_main, start
+from memoryd.app import App, start
+from memoryd.app import main as memoryd_main
 from memoryd.config import ServiceSettings
 from memoryd.writer import Writer
 from servicekit.server import RunningServer

@@ -16,7 +16,9 @@ def test_preloaded_before_mlx_when_installed() -> None:
     if not any(Path(c).exists() for c in blas.CANDIDATES):
         pytest.skip("libopenblas0-pthread is not installed here")
     status = blas.ensure_openblas()
-    assert status.startswith("loaded "), status  # not "too late": nothing imported mlx.core before inferd.backends
+    assert status.startswith("loaded "), (
+        status
+    )  # not "too late": nothing imported mlx.core before inferd.backends
 
 
 def test_missing_library_warns_with_the_install_command(

@@ -20,8 +20,9 @@ def test_connections_of_ended_threads_are_closed(tmp_path: Path) -> None:
     db.execute("CREATE TABLE t (x)")
     for _ in range(40):
         _query_in_a_thread(db)
-    registered = len(db.pw._open)  # noqa: SLF001 - the registry is what leaked
-    assert registered <= 2, registered  # this thread's, and at most the last ended thread's (pruned on next open)
+    registered = len(db.pw._open)  # the registry is what leaked
+    # This thread's, and at most the last ended thread's (pruned when the next connection opens).
+    assert registered <= 2, registered
     db.close()
 
 
@@ -38,9 +39,9 @@ def test_go_offline_closes_live_threads_connections(tmp_path: Path) -> None:
     worker = threading.Thread(target=hold)
     worker.start()
     assert opened.wait(5)
-    assert len(db.pw._open) == 2  # noqa: SLF001
+    assert len(db.pw._open) == 2
     db.pw.go_offline()
-    assert db.pw._open == {}  # noqa: SLF001
+    assert db.pw._open == {}
     db.pw.go_online(str(db.path), None)
     release.set()
     worker.join()

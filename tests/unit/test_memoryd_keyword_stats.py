@@ -1,0 +1,107 @@
+"""Per-agent keyword statistics: cached between writes, large agents refreshed in the background."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from memoryd.domain import KIND_TRANSCRIPT, TurnInput
+from memoryd.keyword_stats import INLINE_REFRESH_ROWS, REFRESH_S, KeywordStats
+from memoryd.storage.fts import FtsIndex
+from memoryd.storage.store import Store, open_store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Deferred:
+    """Collects background refreshes so the test decides when they run."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Callable[[], None]] = []
+
+    def __call__(self, job: Callable[[], None]) -> None:
+        self.jobs.append(job)
+
+    def run_all(self) -> None:
+        jobs, self.jobs = self.jobs, []
+        for job in jobs:
+            job()
+
+
+def _add_rows(store: Store, agent: str, count: int) -> None:
+    with store.db.write():
+        store.db.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2) "
+            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, created_at_ms) "
+            "SELECT ?1, 'c', i, 'user', 'row text', 1 FROM n",
+            (agent, count),
+        )
+
+
+def _stats(store: Store, clock: Clock, deferred: Deferred) -> KeywordStats:
+    return KeywordStats(store.fts, lambda: store.db.generation, background=deferred, clock=clock)
+
+
+def test_a_small_agent_is_recounted_inline_after_a_write(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    clock, deferred = Clock(), Deferred()
+    stats = _stats(store, clock, deferred)
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == 0
+    store.turns.buffer(TurnInput("a", "c", "first words", "", 1))
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == 0  # within REFRESH_S of the last count: cached
+    clock.now += REFRESH_S
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == 1
+    assert deferred.jobs == []
+    store.close()
+
+
+def test_a_large_agent_keeps_serving_its_figures_while_one_background_recount_runs(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    _add_rows(store, "big", INLINE_REFRESH_ROWS + 10)
+    clock, deferred = Clock(), Deferred()
+    stats = _stats(store, clock, deferred)
+    assert stats.corpus(KIND_TRANSCRIPT, "big").rows == INLINE_REFRESH_ROWS + 10
+    _add_rows(store, "big", 5)
+    clock.now += REFRESH_S
+    assert stats.corpus(KIND_TRANSCRIPT, "big").rows == INLINE_REFRESH_ROWS + 10  # stale figures, no wait
+    assert stats.corpus(KIND_TRANSCRIPT, "big").rows == INLINE_REFRESH_ROWS + 10
+    assert len(deferred.jobs) == 1  # one recount in flight, not one per search
+    deferred.run_all()
+    assert stats.corpus(KIND_TRANSCRIPT, "big").rows == INLINE_REFRESH_ROWS + 15
+    store.close()
+
+
+class InvalidatedMidCount(FtsIndex):
+    """Runs `during` between counting and returning, like a delete + invalidate racing a recount."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store.db)
+        self.during: Callable[[], None] = lambda: None
+        self.counts = 0
+
+    def agent_text_stats(self, kind: str, agent_id: str, sample: int = 2000) -> tuple[int, float]:
+        self.counts += 1
+        result = super().agent_text_stats(kind, agent_id, sample)
+        self.during()
+        return result
+
+
+def test_a_count_that_raced_an_invalidation_is_not_cached(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    store.turns.buffer(TurnInput("a", "c", "first words", "", 1))
+    fts = InvalidatedMidCount(store)
+    stats = KeywordStats(fts, lambda: store.db.generation, clock=Clock())
+    fts.during = lambda: stats.invalidate("a")
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == 1
+    fts.during = lambda: None
+    stats.corpus(KIND_TRANSCRIPT, "a")
+    assert fts.counts == 2  # the raced figures were not kept
+    stats.corpus(KIND_TRANSCRIPT, "a")
+    assert fts.counts == 2  # these were
+    store.close()
