@@ -5,8 +5,7 @@ indexed by memoryd's Indexer through inferd running as its own process. Corpus a
 embedding model (hashed bag of words, 384-d) because embedding 115k rows with MiniLM on CPU takes ~10 minutes;
 the real MiniLM single-query Embed latency is measured separately and added for the headline estimate.
 
-`BenchStoreReader` adapts memoryd's store to readpath.MemoryReader. Three of its methods use SQL directly
-(known entities, episode decisions, usage bumps): storage has no such methods yet; the lead moves them there.
+The reader is memoryd's own StoreMemoryReader (what `python -m memoryd` uses), wrapped to time each stage.
 
 Run alone: `python -m bench.bench_assemble`. OSAURUS_BENCH_ASSEMBLE_SCALE (default 1.0) scales the corpus.
 """
@@ -28,116 +27,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report import BenchResult
 from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.readpath_store import StoreMemoryReader
 from memoryd.retrieval.gate import GateMode
-from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
+from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
 from memoryd.retrieval.tokens import InferdTokenCounter
-
-try:
-    from bench.report import BenchResult
-except ImportError:  # pragma: no cover - bench/report.py is the infra engineer's; keep working without it
-
-    @dataclass(frozen=True)
-    class BenchResult:  # type: ignore[no-redef]
-        """Local stand-in compatible with bench.report.BenchResult."""
-
-        issue: int
-        metric: str
-        value: str
-        target: str
-        detail: str = ""
-
 
 ISSUE = 6
 AGENT = "bench-agent"
 OTHER_AGENT = "bench-other"
 DAY_MS = 86_400_000
-_KIND = {Section.PINNED: "pinned_fact", Section.EPISODES: "episode", Section.TRANSCRIPT: "transcript"}
-_ITEM_KIND = {
-    "pinned_fact": ItemKind.PINNED_FACT,
-    "episode": ItemKind.EPISODE,
-    "transcript": ItemKind.TRANSCRIPT_TURN,
-}
-
-
-class BenchStoreReader:
-    """MemoryReader over memoryd's App (store + search). SQL here is a stop-gap for missing storage methods."""
-
-    def __init__(self, app: Any, now_ms: Callable[[], int]) -> None:
-        self._app = app
-        self._now_ms = now_ms
-
-    def is_memory_enabled(self, agent_id: str) -> bool:
-        return bool(self._app.store.agents.is_memory_enabled(agent_id))
-
-    def identity(self, agent_id: str) -> IdentitySnapshot:
-        record = self._app.store.identity.get()
-        return IdentitySnapshot(
-            overrides=tuple(o.text for o in record.overrides),
-            narrative=record.content,
-            facts=tuple(
-                IdentityFact(f.id, f.text, f.source_count)
-                for f in record.facts
-                if f.source_agent_id == agent_id
-            ),
-        )
-
-    def known_entities(self, agent_id: str) -> Sequence[str]:
-        since = self._now_ms() - 90 * DAY_MS
-        db = self._app.store.db
-        episodes = db.query(
-            "SELECT entities_csv FROM episodes WHERE agent_id = ? AND status = 'active' AND conversation_at_ms >= ?"
-            " ORDER BY conversation_at_ms DESC LIMIT 25",
-            (agent_id, since),
-        )
-        tags = db.query(
-            "SELECT tags_csv FROM pinned_facts WHERE agent_id = ? AND status = 'active' AND tags_csv != ''"
-            " ORDER BY salience DESC LIMIT 200",
-            (agent_id,),
-        )
-        return [name.strip() for (csv,) in [*episodes, *tags] for name in csv.split(",") if name.strip()]
-
-    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
-        outcome = self._app.search.search(agent_id, _KIND[scope], query, limit)
-        decisions: dict[int, tuple[str, ...]] = {}
-        if scope is Section.EPISODES and outcome.hits:
-            ids = [h.row.id for h in outcome.hits]
-            marks = ",".join("?" * len(ids))
-            for row_id, text in self._app.store.db.query(
-                f"SELECT id, decisions FROM episodes WHERE id IN ({marks})", ids
-            ):
-                decisions[row_id] = tuple(line for line in text.splitlines() if line.strip())
-        return [
-            MemoryHit(
-                ref=ItemRef(_ITEM_KIND[h.row.kind], str(h.row.id)),
-                text=h.row.text,
-                score=h.score,
-                salience=h.row.salience,
-                occurred_at_ms=h.row.occurred_at_ms,
-                role=h.row.role,
-                decisions=decisions.get(h.row.id, ()),
-                conversation_id=h.row.conversation_id,
-            )
-            for h in outcome.hits
-        ]
-
-    def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
-        if not fact_ids:
-            return
-        db = self._app.store.db
-        marks = ",".join("?" * len(fact_ids))
-        with db.write():
-            db.execute(
-                f"UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
-                f"WHERE agent_id = ? AND id IN ({marks})",
-                (used_at_ms, agent_id, *[int(i) for i in fact_ids]),
-            )
 
 
 class TimedReader:
     """Wraps a MemoryReader and accumulates milliseconds per method, to split latency into stages."""
 
-    def __init__(self, inner: BenchStoreReader) -> None:
+    def __init__(self, inner: StoreMemoryReader) -> None:
         self.inner = inner
         self.ms: dict[str, float] = {}
 
@@ -401,7 +307,7 @@ def measure(home: Path, inferd_target: str, scale: float) -> tuple[Measured, lis
         started = time.perf_counter()
         indexed = app.indexer.run_once()
         index_s = time.perf_counter() - started
-        reader = TimedReader(BenchStoreReader(app, lambda: now_ms))
+        reader = TimedReader(StoreMemoryReader(app.store, app.search, lambda: now_ms))
         counter_client = InferenceClient(inferd_target, deadline_s=5.0)
         path = ReadPath(
             reader,

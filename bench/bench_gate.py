@@ -21,23 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.report import BenchResult
 from memoryd.retrieval.gate import decide_heuristic, prepare_entities
 from memoryd.retrieval.items import Section
-
-try:
-    from bench.report import BenchResult
-except ImportError:  # pragma: no cover - bench/report.py is the infra engineer's; keep working without it
-
-    @dataclass(frozen=True)
-    class BenchResult:  # type: ignore[no-redef]
-        """Local stand-in compatible with bench.report.BenchResult."""
-
-        issue: int
-        metric: str
-        value: str
-        target: str
-        detail: str = ""
-
 
 ISSUE = 6
 GATE_SET = Path(__file__).resolve().parent / "gate_set.jsonl"

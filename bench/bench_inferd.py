@@ -25,27 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report import BenchResult
 from inferd.backends.base import ChatTurn, Finished, GenerateCall, SamplingParams, TextDelta
 from inferd.backends.blas import ensure_openblas
 from inferd.config import MINILM_SOURCE, SMOLLM2_SOURCE
 from inferd.jsonschema_lite import validate
 from inferd.loaders import resolve_source
 from inferd.schemas import DISTILLATION_SCHEMA
-
-try:
-    from bench.report import BenchResult
-except ImportError:  # pragma: no cover - keep working without the infra engineer's module
-
-    @dataclass(frozen=True)
-    class BenchResult:  # type: ignore[no-redef]
-        """Local stand-in compatible with bench.report.BenchResult."""
-
-        issue: int
-        metric: str
-        value: str
-        target: str
-        detail: str = ""
-
 
 ISSUE = 4
 _WORDS = (

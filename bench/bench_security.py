@@ -13,27 +13,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bench.report import BenchResult
 from memoryd.security.convert import convert_live
 from memoryd.security.keys import MODE_PASSPHRASE, KeyStore
 from memoryd.security.opener import open_memory_store
 from memoryd.security.quarantine import StorePaths
 from memoryd.storage.store import Store, open_store
-
-try:
-    from bench.report import BenchResult
-except ImportError:  # pragma: no cover
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class BenchResult:  # type: ignore[no-redef]
-        """Local stand-in compatible with bench.report.BenchResult."""
-
-        issue: int
-        metric: str
-        value: str
-        target: str
-        detail: str = ""
-
 
 ISSUE = 10
 WORDS = [

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from inferd.client import InferenceClient
 from memoryd.config import ConfigStore, ServiceSettings, parse_settings
@@ -39,6 +36,7 @@ from memoryd.writer_wiring import build_writer, rows_remover
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.logsetup import setup_logging
+from servicekit.portfile import write_port_file
 from servicekit.server import (
     InsecureBindError,
     RunningServer,
@@ -255,15 +253,6 @@ def start(
         app.writer.start(recover=recover)
         app.scheduler.start()
     return running, app
-
-
-def write_port_file(path: Path, target: str) -> None:
-    """Atomically write the real listen target (tmp file + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(target)
-    os.replace(tmp, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
