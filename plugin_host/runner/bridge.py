@@ -60,28 +60,11 @@ class BridgeContext(Context):
         data_dir: Path,
         deadline_monotonic: float | None,
     ) -> None:
+        super().__init__(
+            agent_id=agent_id, conversation_id=conversation_id, plugin_name=plugin_name, data_dir=data_dir
+        )
         self._stub = connection.stub
-        self._plugin_name = plugin_name
-        self._agent_id = agent_id
-        self._conversation_id = conversation_id
-        self._data_dir = data_dir
         self._deadline = deadline_monotonic
-
-    @property
-    def agent_id(self) -> str:
-        return self._agent_id
-
-    @property
-    def conversation_id(self) -> str:
-        return self._conversation_id
-
-    @property
-    def plugin_name(self) -> str:
-        return self._plugin_name
-
-    @property
-    def data_dir(self) -> Path:
-        return self._data_dir
 
     @property
     def time_remaining_s(self) -> float | None:

@@ -20,25 +20,31 @@ class Context(ABC):
     Every call acts for `agent_id` unless another agent is named, and that agent must be granted to the plugin.
     """
 
+    def __init__(self, *, agent_id: str, conversation_id: str, plugin_name: str, data_dir: Path) -> None:
+        self._agent_id = agent_id
+        self._conversation_id = conversation_id
+        self._plugin_name = plugin_name
+        self._data_dir = data_dir
+
     @property
-    @abstractmethod
     def agent_id(self) -> str:
         """The agent this invocation acts for."""
+        return self._agent_id
 
     @property
-    @abstractmethod
     def conversation_id(self) -> str:
         """The conversation this invocation belongs to."""
+        return self._conversation_id
 
     @property
-    @abstractmethod
     def plugin_name(self) -> str:
         """This plugin's name."""
+        return self._plugin_name
 
     @property
-    @abstractmethod
     def data_dir(self) -> Path:
         """A private directory the plugin may write to; it survives restarts."""
+        return self._data_dir
 
     @property
     def logger(self) -> logging.Logger:

@@ -56,36 +56,22 @@ class RecordingContext(Context):
         memory_recall: bool = False,
         data_dir: Path | None = None,
     ) -> None:
-        self._agent_id = agent_id
-        self._conversation_id = conversation_id
-        self._plugin_name = plugin_name
+        super().__init__(
+            agent_id=agent_id,
+            conversation_id=conversation_id,
+            plugin_name=plugin_name,
+            data_dir=data_dir or Path(tempfile.mkdtemp(prefix="plugin-test-")),
+        )
         self._replies = replies
         self._reply_index = 0
         self._hits = dict(hits or {})
         self._permissions = frozenset(Permission(p) for p in permissions)
         self._allowed = frozenset(allowed_agents) if allowed_agents is not None else frozenset({agent_id})
         self._memory_recall = memory_recall
-        self._data_dir = data_dir or Path(tempfile.mkdtemp(prefix="plugin-test-"))
         self.completions: list[list[Message]] = []
         """The messages of every complete()/stream() call, in order."""
         self.searches: list[tuple[Scope, str]] = []
         """(scope, query) of every search_memory() call."""
-
-    @property
-    def agent_id(self) -> str:
-        return self._agent_id
-
-    @property
-    def conversation_id(self) -> str:
-        return self._conversation_id
-
-    @property
-    def plugin_name(self) -> str:
-        return self._plugin_name
-
-    @property
-    def data_dir(self) -> Path:
-        return self._data_dir
 
     def complete(
         self,
