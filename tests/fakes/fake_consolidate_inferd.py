@@ -13,7 +13,8 @@ from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import ServiceError
 from servicekit.planned import planned_rpcs
-from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
+from servicekit.server import RunningServer
+from tests.fakes.inference_server import serving_inference
 
 MODEL = "fake-core"
 
@@ -59,17 +60,5 @@ def running_narrative_inferd(
 ) -> Iterator[tuple[RunningServer, NarrativeInferdState]]:
     """Serve the fake on 127.0.0.1:0 for the duration of the block."""
     state = state or NarrativeInferdState()
-    servicer = FakeNarrativeInference(state)
-    server = build_server(
-        ServerOptions(address="127.0.0.1:0", domain="inference.osaurus.dev", max_workers=4),
-        [
-            ServiceBinding(
-                "osaurus.inference.v1.InferenceService",
-                lambda s: pb_grpc.add_InferenceServiceServicer_to_server(servicer, s),
-            )
-        ],
-    )
-    try:
+    with serving_inference(FakeNarrativeInference(state), max_workers=4) as server:
         yield server, state
-    finally:
-        server.stop(grace_s=1)

@@ -13,7 +13,7 @@ import grpc
 from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import ServiceError
-from servicekit.server import ServerOptions, ServiceBinding, build_server
+from tests.fakes.inference_server import serving_inference
 
 MODEL = "fake-gate-llm"
 
@@ -83,16 +83,5 @@ class FakeGateInferd(pb_grpc.InferenceServiceServicer):
 def running_fake() -> Iterator[tuple[FakeGateInferd, str]]:
     """Serve a FakeGateInferd on 127.0.0.1:0; yields (servicer, target)."""
     fake = FakeGateInferd()
-    server = build_server(
-        ServerOptions(address="127.0.0.1:0", domain="inference.osaurus.dev", max_workers=4),
-        [
-            ServiceBinding(
-                "osaurus.inference.v1.InferenceService",
-                lambda s: pb_grpc.add_InferenceServiceServicer_to_server(fake, s),
-            )
-        ],
-    )
-    try:
+    with serving_inference(fake, max_workers=4, grace_s=0) as server:
         yield fake, server.target
-    finally:
-        server.stop(0)

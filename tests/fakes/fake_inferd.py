@@ -21,7 +21,8 @@ from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import InvalidArgumentError, NotFoundError, UnavailableError
 from servicekit.planned import planned_rpcs
-from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
+from servicekit.server import RunningServer
+from tests.fakes.inference_server import serving_inference
 
 MODEL = "all-minilm-l6-v2"
 DIMENSION = 64
@@ -116,17 +117,5 @@ def running_fake_inferd(
 ) -> Iterator[tuple[RunningServer, FakeInferdState]]:
     """Serve the fake on 127.0.0.1:0 for the duration of the block."""
     state = state or FakeInferdState()
-    servicer = FakeInference(state)
-    server = build_server(
-        ServerOptions(address="127.0.0.1:0", domain="inference.osaurus.dev", max_workers=8),
-        [
-            ServiceBinding(
-                "osaurus.inference.v1.InferenceService",
-                lambda s: pb_grpc.add_InferenceServiceServicer_to_server(servicer, s),
-            )
-        ],
-    )
-    try:
+    with serving_inference(FakeInference(state)) as server:
         yield server, state
-    finally:
-        server.stop(grace_s=1)

@@ -17,7 +17,8 @@ import numpy as np
 from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import ServiceError
-from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
+from servicekit.server import RunningServer
+from tests.fakes.inference_server import start_inference
 
 MODEL = "fake-core"
 EMBED_MODEL = "fake-embed"
@@ -157,14 +158,7 @@ class ScriptedInferd(pb_grpc.InferenceServiceServicer):
 def start_fake_inferd() -> tuple[RunningServer, ScriptedInferd]:
     """Serve a ScriptedInferd on 127.0.0.1:0 with the standard interceptors (so ServiceErrors map to status)."""
     servicer = ScriptedInferd()
-    binding = ServiceBinding(
-        "osaurus.inference.v1.InferenceService",
-        lambda server: pb_grpc.add_InferenceServiceServicer_to_server(servicer, server),
-    )
-    running = build_server(
-        ServerOptions("127.0.0.1:0", domain="inference.osaurus.dev", max_workers=8), [binding]
-    )
-    return running, servicer
+    return start_inference(servicer), servicer
 
 
 def request_text(request: Any) -> str:
