@@ -1,5 +1,6 @@
 """Cost of opt-in encryption (issue 10): store open time (plaintext, key file, passphrase KDF), conversion time per
-row count, and encrypted vs plaintext read/write latency measured in the same run.
+row count, encrypted vs plaintext read/write latency measured in the same run, live conversions under concurrent
+readers (failed reads: target 0; the longest read), and the per-statement cost of swap-safe connections.
 
 Run alone: `python -m bench.bench_security`. Environment: OSAURUS_BENCH_SECURITY_ROWS (default "10000,50000").
 """
@@ -7,8 +8,10 @@ Run alone: `python -m bench.bench_security`. Environment: OSAURUS_BENCH_SECURITY
 from __future__ import annotations
 
 import os
+import sqlite3
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -155,6 +158,68 @@ def _latency(root: Path) -> tuple[str, str, str, str]:
     return _ms(plain[0]), _ms(enc[0]), _ms(plain[1]), _ms(enc[1])
 
 
+def _swaps_under_reads(root: Path, readers: int = 4, swaps: int = 6) -> tuple[str, int, str, int]:
+    """Live conversions of a 20k-row store while `readers` threads query it: (median conversion, failed reads,
+    longest read, reads done)."""
+    store = open_store(root / "swaps" / "memory.sqlite")
+    _fill(store, 20_000)
+    stop, failures, longest, done = threading.Event(), [0], [0.0], [0]
+
+    def read() -> None:
+        while not stop.is_set():
+            started = time.perf_counter()
+            try:
+                store.db.scalar("SELECT count(*) FROM transcript")
+                store.db.query("SELECT id, content FROM transcript ORDER BY id DESC LIMIT 50")
+                with store.db.read():
+                    store.db.query("SELECT id FROM transcript WHERE agent_id = 'a' LIMIT 20")
+                done[0] += 1
+            except Exception:  # counted: the target is zero
+                failures[0] += 1
+            longest[0] = max(longest[0], time.perf_counter() - started)
+        store.db.close()
+
+    threads = [threading.Thread(target=read) for _ in range(readers)]
+    for thread in threads:
+        thread.start()
+    keys: list[bytes | None] = [b"a" * 32, b"b" * 32, None] * (swaps // 3)
+    current: bytes | None = None
+    took: list[float] = []
+    try:
+        for new in keys:
+            time.sleep(0.1)
+            started = time.perf_counter()
+            convert_live(store.db, root / "swaps" / ".c", current, new)
+            took.append(time.perf_counter() - started)
+            current = new
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(60)
+    store.close()
+    return f"{statistics.median(took):.2f} s", failures[0], f"{longest[0] * 1000:.0f} ms", done[0]
+
+
+def _statement_cost(root: Path) -> tuple[str, str]:
+    """Median µs of one small SELECT: the swap-safe Database vs a bare sqlite3 connection on the same file."""
+    store = open_store(root / "stmt" / "memory.sqlite")
+    _fill(store, 1_000)
+    raw = sqlite3.connect(str(root / "stmt" / "memory.sqlite"), isolation_level=None)
+
+    def batch(action: Callable[[], object]) -> float:
+        started = time.perf_counter()
+        for _ in range(2_000):
+            action()
+        return (time.perf_counter() - started) / 2_000 * 1e6
+
+    sql = "SELECT count(*) FROM agents"
+    guarded = statistics.median(batch(lambda: store.db.scalar(sql)) for _ in range(9))
+    bare = statistics.median(batch(lambda: raw.execute(sql).fetchone()) for _ in range(9))
+    raw.close()
+    store.close()
+    return f"{guarded:.1f} µs", f"{bare:.1f} µs"
+
+
 def run() -> list[BenchResult]:
     """Measure and return the headline results (with a markdown detail section)."""
     counts = [int(c) for c in os.environ.get("OSAURUS_BENCH_SECURITY_ROWS", "10000,50000").split(",")]
@@ -163,6 +228,8 @@ def run() -> list[BenchResult]:
         opens = _open_times(root)
         conversions = _conversions(root, counts)
         search_plain, search_enc, insert_plain, insert_enc = _latency(root)
+        swap_median, failed_reads, longest_read, reads = _swaps_under_reads(root)
+        guarded_us, bare_us = _statement_cost(root)
     lines = ["| store | open (sniff + key + migrations check) |", "| --- | --- |"]
     lines += [f"| {mode} | {value} |" for mode, value in opens]
     lines += ["", "| transcript rows | file | encrypt | rekey | decrypt |", "| --- | --- | --- | --- | --- |"]
@@ -173,6 +240,14 @@ def run() -> list[BenchResult]:
         "| --- | --- | --- |",
         f"| FTS5 bm25 query | {search_plain} | {search_enc} |",
         f"| one-row write transaction | {insert_plain} | {insert_enc} |",
+        "",
+        "",
+        "| live conversions, 20k rows, 4 reader threads | value |",
+        "| --- | --- |",
+        f"| conversion (median of 6: encrypt, rekey, decrypt ×2) | {swap_median} |",
+        f"| reads done / failed | {reads} / {failed_reads} |",
+        f"| longest read (waits for the swap) | {longest_read} |",
+        f"| one small SELECT: swap-safe Database vs bare sqlite3 | {guarded_us} vs {bare_us} |",
         "",
         "Key files open with a raw 32-byte key (no per-connection PBKDF2); a passphrase costs one scrypt "
         "(n=2^15, r=8) per open. Conversion = sqlcipher_export to a new file + fsync + atomic rename.",
@@ -186,6 +261,12 @@ def run() -> list[BenchResult]:
             ISSUE, f"encrypt {largest[0]} rows ({largest[1]})", largest[2], "one command, atomic swap"
         ),
         BenchResult(ISSUE, "FTS query plaintext → encrypted", f"{search_plain} → {search_enc}", "same order"),
+        BenchResult(
+            ISSUE,
+            "reads failed during 6 live conversions (4 readers)",
+            f"{failed_reads} of {reads + failed_reads}, longest read {longest_read}",
+            "0 failed",
+        ),
     ]
 
 

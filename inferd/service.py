@@ -7,9 +7,11 @@ import logging
 import math
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import grpc
+import numpy as np
+import numpy.typing as npt
 
 from inferd.backends.base import (
     ChatTurn,
@@ -60,6 +62,13 @@ _STATES = {
     "failed": pb.MODEL_STATE_FAILED,
 }
 _KINDS = {"llm": pb.MODEL_KIND_LLM, "embedding": pb.MODEL_KIND_EMBEDDING}
+
+
+@runtime_checkable
+class InlineEmbedder(Protocol):
+    """An embedding backend with a thread-safe path for single short texts (MlxEmbedder.embed_inline)."""
+
+    def embed_inline(self, texts: Sequence[str]) -> npt.NDArray[np.float32] | None: ...
 
 
 @planned_rpcs(pb_grpc.InferenceServiceServicer, SERVICE_NAME)
@@ -145,9 +154,15 @@ class InferenceService(pb_grpc.InferenceServiceServicer):
         backend = self._registry.backend(name)
         assert isinstance(backend, EmbeddingBackend)
         started = time.monotonic()
-        job = worker.submit(lambda _stop: [backend.embed(texts)], self._deadline(context))
-        context.add_callback(lambda: worker.cancel(job))
-        (vectors,) = list(job.results(is_active=context.is_active))
+        # A search query (one short text) runs right here when the backend can: it must not queue behind an
+        # indexing batch, and its thread-safe path needs no model thread.
+        vectors = backend.embed_inline(texts) if isinstance(backend, InlineEmbedder) else None
+        if vectors is not None:
+            worker.last_used_s = time.monotonic()  # keeps the idle unloader away from a model in use
+        else:
+            job = worker.submit(lambda _stop: [backend.embed(texts)], self._deadline(context))
+            context.add_callback(lambda: worker.cancel(job))
+            (vectors,) = list(job.results(is_active=context.is_active))
         _log.info(
             "Embed model=%s agent=%s texts=%d %.0fms",
             name, _agent(context), len(texts), (time.monotonic() - started) * 1000,

@@ -129,16 +129,17 @@ def build_app(
         token=settings.transport.token,
         credentials=settings.transport.channel_credentials(),
     )
-    embedder = Embedder(inference, config)
+    embedder = Embedder(inference, config, query_timeout_s=settings.query_embed_timeout_s)
     vectors = VectorRegistry(secured.vectors_root, store.embeddings, sealer=secured.sealer)
     indexer = Indexer(store, embedder, vectors)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
     read_path = ReadPath(
-        StoreMemoryReader(store, search, now_ms),
+        StoreMemoryReader(store, search, now_ms, embedder),
         lambda: settings_from_config(config.get()),
         counter=InferdTokenCounter(inference, core_model),
         classifier=LlmGateClassifier(inference, core_model),
+        read_budget_s=settings.query_embed_timeout_s,
     )
     # Whatever changes an agent's rows: nudge the indexer, drop per-agent keyword statistics and cached blocks.
     agent_changed = [indexer.notify, search.keyword_stats.invalidate, read_path.invalidate]

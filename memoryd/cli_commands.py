@@ -16,6 +16,7 @@ from memoryd.cli_io import (
     on_off,
 )
 from memoryd.cli_render import pairs, parse_ref, ref, size, table, when
+from memoryd.cli_security import degraded_pairs
 from memoryd.client import MemoryClient
 from memoryd.config import KEYS_BY_ATTR, MemoryConfig
 
@@ -232,6 +233,7 @@ def diagnose(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
                     "store",
                     report.store_state + (f" ({report.degraded_reason})" if report.degraded_reason else ""),
                 ),
+                *degraded_pairs(report.degraded_store),
                 ("schema", report.schema_version),
                 ("database", size(report.database_bytes)),
                 ("encrypted", "yes" if report.is_encrypted else "no"),

@@ -2,7 +2,9 @@
 
 encrypt/decrypt/rekey/recover call the running memoryd (it owns the file). export-plaintext and certs init work
 locally on $OSAURUS_HOME, with or without memoryd running. Passphrases come from a file, stdin or a terminal
-prompt — never from the command line, where other users could read them.
+prompt — never from the command line, where other users could read them (`recover retry --passphrase` prompts once,
+`--passphrase-file F` / `--passphrase-stdin` for scripts; the passphrase travels in RecoverStoreRequest, which
+memoryd never logs or stores).
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ from typing import TextIO
 
 from memoryd.cli_config import ctl_home
 from memoryd.cli_io import EXIT_OK, EXIT_PRECONDITION, EXIT_UNHEALTHY, IO, Handler, UsageError, confirmed
+from memoryd.cli_render import pairs, size
 from memoryd.client import MemoryClient
+from memoryd.console_types import DegradedStoreInfo
 from memoryd.security.convert import export_plaintext
 from memoryd.security.keys import KeyStore
 from memoryd.security.opener import StoreOpenError, file_kind, find_key
 from servicekit.certs import init_certs
 
 
-def _passphrase(args: argparse.Namespace, io: IO, *, required: bool) -> str:
-    """From --passphrase-file, --passphrase-stdin, or a terminal prompt (twice); "" when not required."""
+def _passphrase(args: argparse.Namespace, io: IO, *, required: bool, existing: bool = False) -> str:
+    """From --passphrase-file, --passphrase-stdin, or a terminal prompt (twice for a new passphrase, once for an
+    `existing` one); "" when none was asked for."""
     if args.passphrase_file:
         text = Path(args.passphrase_file).expanduser().read_text(encoding="utf-8")
         return text.splitlines()[0] if text else ""
@@ -32,6 +37,8 @@ def _passphrase(args: argparse.Namespace, io: IO, *, required: bool) -> str:
         return ""
     if not io.stdin.isatty():
         raise UsageError("--passphrase needs a terminal; use --passphrase-file or --passphrase-stdin")
+    if existing:
+        return getpass.getpass("Passphrase of the memory store: ")
     first = getpass.getpass("New passphrase: ")
     if first != getpass.getpass("Repeat it: "):
         raise UsageError("the passphrases differ")
@@ -40,11 +47,11 @@ def _passphrase(args: argparse.Namespace, io: IO, *, required: bool) -> str:
     return first
 
 
-def _passphrase_args(parser: argparse.ArgumentParser) -> None:
+def _passphrase_args(
+    parser: argparse.ArgumentParser, text: str = "derive the key from a passphrase (prompted)"
+) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--passphrase", action="store_true", help="derive the key from a passphrase (prompted)"
-    )
+    group.add_argument("--passphrase", action="store_true", help=text)
     group.add_argument("--passphrase-file", help="read the passphrase from the first line of this file")
     group.add_argument("--passphrase-stdin", action="store_true", help="read the passphrase from stdin")
 
@@ -70,18 +77,59 @@ def rekey(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     return EXIT_OK
 
 
+_LOOKS = {
+    "encrypted": "encrypted (no plaintext SQLite header): it needs the key it was encrypted with",
+    "plaintext": "plaintext SQLite: damaged or a newer schema, not a key problem",
+    "missing": "no database file (nothing was quarantined)",
+}
+_SOURCES = {
+    "key_file": "key file(s)",
+    "passphrase_file": "passphrase key(s) with OSAURUS_MEMORY_PASSPHRASE_FILE",
+    "passphrase_request": "passphrase key(s) with the given passphrase",
+    "passphrase_memory": "passphrase key(s) with the passphrase memoryd holds",
+}
+
+
+def degraded_pairs(info: DegradedStoreInfo | None) -> list[tuple[str, object]]:
+    """Diagnose/recover lines about a degraded store: what the file looks like, which keys were tried."""
+    if info is None:
+        return []
+    lines: list[tuple[str, object]] = [
+        ("degraded file", f"{_LOOKS.get(info.file_kind, info.file_kind)} ({size(info.file_bytes)})")
+    ]
+    if info.file_kind == "encrypted":
+        tried = ", ".join(f"{n} {_SOURCES.get(source, source)}" for source, n in info.key_attempts)
+        lines.append(("keys tried", tried or "none (no key available)"))
+        if info.passphrase_keys_untried:
+            lines.append(
+                (
+                    "not tried",
+                    f"{info.passphrase_keys_untried} passphrase key(s), no passphrase: run "
+                    "`memoryctl recover retry --passphrase` or set OSAURUS_MEMORY_PASSPHRASE_FILE",
+                )
+            )
+    if info.quarantine_folder:
+        lines.append(("quarantine", info.quarantine_folder))
+    return lines
+
+
 def recover(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     if args.action == "reset" and not confirmed(
         args, io, "Start an EMPTY memory store? The degraded one stays in quarantine."
     ):
         return EXIT_PRECONDITION
-    result = client.recover_store(args.action, confirm=args.action == "reset")
-    io.emit(
-        result,
-        lambda out: print(
+    passphrase = _passphrase(args, io, required=False, existing=True)
+    if passphrase and args.action != "retry":
+        raise UsageError("a passphrase is only used with `recover retry`")
+    result = client.recover_store(args.action, confirm=args.action == "reset", passphrase=passphrase)
+
+    def human(out: TextIO) -> None:
+        print(
             result.store_state + (f": {result.degraded_reason}" if result.degraded_reason else ""), file=out
-        ),
-    )
+        )
+        pairs(out, degraded_pairs(result.degraded_store))
+
+    io.emit(result, human)
     return EXIT_OK if result.store_state == "healthy" else EXIT_UNHEALTHY
 
 
@@ -156,6 +204,7 @@ def add_security_commands(sub: argparse._SubParsersAction) -> None:  # type: ign
     recovery = _add(sub, "recover", recover, "recover a degraded store: retry opening it, or reset to empty")
     recovery.add_argument("action", choices=("retry", "reset"))
     recovery.add_argument("--yes", action="store_true", help="do not ask for confirmation (reset)")
+    _passphrase_args(recovery, "retry: prompt for the store's passphrase (sent to memoryd, never stored)")
     export = _add(sub, "export-plaintext", export_plain, "write a plaintext SQLite copy of the store (local)")
     export.add_argument("output", help="file to create (must not exist); written 0600")
     export.add_argument("--home", help="OSAURUS_HOME (default $OSAURUS_HOME or ~/.osaurus)")
@@ -171,4 +220,4 @@ def add_security_commands(sub: argparse._SubParsersAction) -> None:  # type: ign
     init.add_argument("--days", type=int, default=825, help="validity in days (default 825)")
 
 
-__all__ = ["add_security_commands"]
+__all__ = ["add_security_commands", "degraded_pairs"]

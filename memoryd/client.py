@@ -14,7 +14,7 @@ import grpc
 from google.protobuf import field_mask_pb2, timestamp_pb2
 
 from memoryd import console_convert as cc
-from memoryd.client_security import ACTION_NAMES, SecurityCalls
+from memoryd.client_security import ACTION_NAMES, SecurityCalls, degraded_store_info
 from memoryd.config import MemoryConfig
 from memoryd.console_types import (
     ConsoleMatch,
@@ -196,6 +196,7 @@ def _diagnosis(r: cpb.DiagnoseResponse) -> Diagnosis:
         store_state=_STORE_STATES.get(r.store_state, "unknown"),
         degraded_reason=r.degraded_reason,
         recovery_actions=tuple(ACTION_NAMES.get(a, "unspecified") for a in r.recovery_actions),
+        degraded_store=degraded_store_info(r),
     )
 
 

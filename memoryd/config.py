@@ -10,6 +10,7 @@ import math
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,9 @@ class ServiceSettings:
     passphrase_file: Path | None = None
     #: Start the background indexer thread (tests may turn it off to index synchronously).
     background_indexing: bool = True
+    #: The read path's budget for waiting on inferd (heuristic gate): a query embedding later than this leaves
+    #: search on full text alone (OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS; the llm gate's own timeout adds to it).
+    query_embed_timeout_s: float = 0.15
 
     @property
     def memory_dir(self) -> Path:
@@ -89,6 +93,7 @@ def parse_settings(
     parser.add_argument("--max-workers", type=int, default=int(env.get("OSAURUS_MEMORYD_WORKERS", "32")))
     args = parser.parse_args(list(argv) if argv is not None else None)
     passphrase_file = env.get("OSAURUS_MEMORY_PASSPHRASE_FILE", "").strip()
+    query_embed_ms = _env_ms(env, "OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS", 150.0, low=1.0, high=60_000.0)
     return ServiceSettings(
         listen=args.listen,
         home=Path(args.home).expanduser(),
@@ -98,7 +103,21 @@ def parse_settings(
         max_workers=args.max_workers,
         transport=load_transport(env),
         passphrase_file=Path(passphrase_file).expanduser() if passphrase_file else None,
+        query_embed_timeout_s=query_embed_ms / 1000.0,
     )
+
+
+def _env_ms(env: Mapping[str, str], name: str, default: float, *, low: float, high: float) -> float:
+    """A millisecond setting from the environment, clamped to [low, high]; the default when unset or not a number."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        _log.warning("%s=%r is not a number; using %g", name, raw, default)
+        return default
+    return default if not math.isfinite(value) else min(max(value, low), high)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -253,15 +272,32 @@ def to_json_object(config: MemoryConfig) -> dict[str, Any]:
     return {key.json_key: getattr(config, key.attr) for key in KEYS}
 
 
-class ConfigStore:
-    """Thread-safe holder of memory.json: cached, re-read when the file changes on disk, written atomically."""
+#: A hand edit of memory.json is noticed within this many seconds: get() runs on every BufferTurn (twice), and an
+#: os.stat per call was a measurable part of the hot path. Changes made through update() apply at once.
+RECHECK_S = 0.25
 
-    def __init__(self, path: Path) -> None:
+
+class ConfigStore:
+    """Thread-safe holder of memory.json: cached, re-read when the file changes on disk, written atomically.
+
+    The file's mtime and size are checked at most every `recheck_s` seconds of `clock` (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        recheck_s: float = RECHECK_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._path = path
         self._lock = threading.Lock()
         self._config = MemoryConfig()
         self._stamp: tuple[int, int] | None = None
         self._listeners: list[Callable[[MemoryConfig], None]] = []
+        self._recheck_s = recheck_s
+        self._clock = clock
+        self._next_check = clock() + recheck_s
         self._reload_if_changed()
 
     @property
@@ -270,10 +306,12 @@ class ConfigStore:
         return self._path
 
     def get(self) -> MemoryConfig:
-        """The effective configuration (re-reads the file if someone edited it)."""
-        self._reload_if_changed()
-        with self._lock:
-            return self._config
+        """The effective configuration (re-reads the file if someone edited it, noticed within recheck_s)."""
+        now = self._clock()
+        if now >= self._next_check:
+            self._next_check = now + self._recheck_s
+            self._reload_if_changed()
+        return self._config  # one attribute read: atomic, and the object is immutable
 
     def subscribe(self, listener: Callable[[MemoryConfig], None]) -> None:
         """Call `listener` with the new configuration after every change (update or file edit)."""

@@ -131,6 +131,8 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
             for name, value in store_fields(status).items():
                 if name == "recovery_actions":
                     response.recovery_actions.extend(value)  # type: ignore[arg-type]
+                elif name == "degraded_store":
+                    response.degraded_store.CopyFrom(value)  # type: ignore[arg-type]
                 else:
                     setattr(response, name, value)
         return response

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import grpc
 
-from memoryd.security.keys import MODE_KEY_FILE, MODE_PASSPHRASE, MODE_PLAINTEXT
+from memoryd.security.keys import (
+    MODE_KEY_FILE,
+    MODE_PASSPHRASE,
+    MODE_PLAINTEXT,
+    SOURCE_FILE,
+    SOURCE_MEMORY,
+    SOURCE_REQUEST,
+)
 from memoryd.security.manager import ACTION_RESET, ACTION_RETRY, STATE_DEGRADED, StoreSecurity, StoreStatus
+from memoryd.security.opener import SOURCE_KEY_FILE
 from osaurus.memory.v1 import console_pb2 as cpb
 from servicekit.errors import not_yet_available
 from servicekit.validate import Violations
@@ -20,11 +28,38 @@ MODE_FROM_PB = {
 }
 MODE_TO_PB = {mode: number for number, mode in MODE_FROM_PB.items()}
 ACTION_TO_PB = {ACTION_RETRY: cpb.RECOVERY_ACTION_RETRY, ACTION_RESET: cpb.RECOVERY_ACTION_RESET}
+FILE_KIND_TO_PB = {
+    "missing": cpb.STORE_FILE_KIND_MISSING,
+    "plaintext": cpb.STORE_FILE_KIND_PLAINTEXT,
+    "encrypted": cpb.STORE_FILE_KIND_ENCRYPTED,
+}
+KEY_SOURCE_TO_PB = {
+    SOURCE_KEY_FILE: cpb.KEY_SOURCE_KEY_FILE,
+    SOURCE_FILE: cpb.KEY_SOURCE_PASSPHRASE_FILE,
+    SOURCE_REQUEST: cpb.KEY_SOURCE_PASSPHRASE_REQUEST,
+    SOURCE_MEMORY: cpb.KEY_SOURCE_PASSPHRASE_MEMORY,
+}
+
+
+def degraded_store(status: StoreStatus) -> cpb.DegradedStore | None:
+    """What the degraded store's file looks like and which key sources were tried; None while healthy."""
+    if status.state != STATE_DEGRADED:
+        return None
+    return cpb.DegradedStore(
+        file_kind=FILE_KIND_TO_PB.get(status.file_kind, cpb.STORE_FILE_KIND_UNSPECIFIED),
+        file_bytes=status.file_bytes,
+        key_attempts=[
+            cpb.KeyAttempt(source=KEY_SOURCE_TO_PB.get(source, cpb.KEY_SOURCE_UNSPECIFIED), keys_tried=n)
+            for source, n in status.attempts.tried
+        ],
+        passphrase_keys_untried=status.attempts.passphrase_untried,
+        quarantine_folder=status.quarantine,
+    )
 
 
 def store_fields(status: StoreStatus) -> dict[str, object]:
-    """DiagnoseResponse's store_state, degraded_reason, recovery_actions and encrypted."""
-    return {
+    """DiagnoseResponse's store_state, degraded_reason, recovery_actions, encrypted and (degraded) degraded_store."""
+    fields: dict[str, object] = {
         "store_state": cpb.STORE_STATE_DEGRADED
         if status.state == STATE_DEGRADED
         else cpb.STORE_STATE_HEALTHY,
@@ -32,11 +67,17 @@ def store_fields(status: StoreStatus) -> dict[str, object]:
         "recovery_actions": [ACTION_TO_PB[a] for a in status.actions],
         "encrypted": status.is_encrypted,
     }
+    detail = degraded_store(status)
+    if detail is not None:
+        fields["degraded_store"] = detail
+    return fields
 
 
 def _recover_response(status: StoreStatus) -> cpb.RecoverStoreResponse:
     state = cpb.STORE_STATE_DEGRADED if status.state == STATE_DEGRADED else cpb.STORE_STATE_HEALTHY
-    return cpb.RecoverStoreResponse(store_state=state, degraded_reason=status.reason)
+    return cpb.RecoverStoreResponse(
+        store_state=state, degraded_reason=status.reason, degraded_store=degraded_store(status)
+    )
 
 
 class ConsoleSecurityRpcs:
@@ -81,9 +122,14 @@ class ConsoleSecurityRpcs:
         security = self._secured("RecoverStore")
         with Violations() as v:
             v.require_enum(request.action, cpb.RecoveryAction.DESCRIPTOR, "action", required=True)
+            if request.passphrase:  # secret: violations name the field, never its value
+                if request.action != cpb.RECOVERY_ACTION_RETRY:
+                    v.add("passphrase", "is only used with RECOVERY_ACTION_RETRY", "UNEXPECTED_FIELD")
+                else:
+                    v.require_text(request.passphrase, "passphrase", max_chars=MAX_PASSPHRASE_CHARS)
         if request.action == cpb.RECOVERY_ACTION_RETRY:
-            return _recover_response(security.retry())
+            return _recover_response(security.retry(request.passphrase))
         return _recover_response(security.reset(request.confirm))
 
 
-__all__ = ["MODE_FROM_PB", "MODE_TO_PB", "ConsoleSecurityRpcs", "store_fields"]
+__all__ = ["MODE_FROM_PB", "MODE_TO_PB", "ConsoleSecurityRpcs", "degraded_store", "store_fields"]

@@ -137,6 +137,19 @@ class StorageErrorRecord:
 
 
 @dataclass(frozen=True)
+class DegradedStoreInfo:
+    """Why a degraded store did not open: what its file looks like and which key sources were tried."""
+
+    #: "missing", "plaintext" (damaged or newer schema; no key involved) or "encrypted" (no plaintext header).
+    file_kind: str
+    file_bytes: int
+    #: (source, keys tried): "key_file", "passphrase_file", "passphrase_request", "passphrase_memory".
+    key_attempts: tuple[tuple[str, int], ...]
+    passphrase_keys_untried: int
+    quarantine_folder: str
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     """Diagnose's report."""
 
@@ -157,6 +170,8 @@ class Diagnosis:
     degraded_reason: str = ""
     #: What RecoverStore can do while degraded: "retry", "reset".
     recovery_actions: tuple[str, ...] = ()
+    #: While degraded: the file's kind and the key sources tried (memoryd.security).
+    degraded_store: DegradedStoreInfo | None = None
 
     @property
     def is_healthy(self) -> bool:
@@ -202,6 +217,7 @@ __all__ = [
     "TEXT_COLUMN",
     "ConsoleMatch",
     "ContextPreview",
+    "DegradedStoreInfo",
     "Diagnosis",
     "Forgotten",
     "FtsHealth",

@@ -10,6 +10,7 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 
 from memoryd import domain as d
+from memoryd.writer.distill import strip_memory_blocks
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.validate import Violations
 
@@ -85,8 +86,18 @@ def conversation_id(v: Violations, value: str, field: str = "conversation_id") -
     return value
 
 
+def own_text(text: str) -> str:
+    """A turn's text without the `[Memory] … [/Memory]` blocks InjectMemory put in (fed back by the caller), so the
+    transcript never stores, finds and re-injects our own memory; text without a block is returned unchanged."""
+    if "[" not in text:
+        return text
+    cleaned = strip_memory_blocks(text)
+    return text if cleaned == text.strip() else cleaned
+
+
 def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
-    """Validated BufferTurn arguments."""
+    """Validated BufferTurn arguments, injected memory blocks removed (an empty user_message then means the turn
+    was only our own block: TurnRecorder stores nothing)."""
     with Violations() as v:
         agent = agent_id(v, request.agent_id)
         conversation = conversation_id(v, request.conversation_id)
@@ -95,7 +106,7 @@ def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
             request.assistant_message, "assistant_message", max_chars=d.MAX_CONTENT_CHARS, required=False
         )
         occurred = millis(request.occur_time, d.now_ms(), "occur_time")
-    return d.TurnInput(agent, conversation, user, assistant, occurred)
+    return d.TurnInput(agent, conversation, own_text(user), own_text(assistant), occurred)
 
 
 def parse_search(request: pb.SearchMemoryRequest) -> tuple[str, str, str, int]:

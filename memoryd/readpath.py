@@ -6,7 +6,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -15,7 +15,7 @@ from memoryd.retrieval import blocks
 from memoryd.retrieval.cache import AssemblyCache
 from memoryd.retrieval.gate import GateClassifier, GateMode, RelevanceGate, prepare_entities
 from memoryd.retrieval.items import IdentitySnapshot, ItemRef, MemoryHit, Section
-from memoryd.retrieval.planner import Planner
+from memoryd.retrieval.planner import Plan, Planner
 from memoryd.retrieval.tokens import EstimatingCounter, TokenCounter
 
 _log = logging.getLogger("memoryd.readpath")
@@ -24,6 +24,13 @@ _log = logging.getLogger("memoryd.readpath")
 SMALL_CONTEXT_TOKENS = 8192
 #: Characters of the query handed to search (the gate scans its own window).
 MAX_SEARCH_QUERY_CHARS = 2000
+#: The read path's own budget for waiting on inferd in heuristic mode: the query embedding gets at most this, then
+#: search runs on full text alone (the `llm` gate's timeout is added on top in llm mode). Config: ServiceSettings.
+DEFAULT_READ_BUDGET_S = 0.15
+#: Sections that fall back to the transcript when they yield nothing (before the first distillation there are no
+#: pinned facts, episodes or identity facts yet, but the transcript already holds what the user said). The fallback
+#: places only turns that share a word with the query: nearest vectors exist even when nothing is relevant.
+FALLBACK_SECTIONS = frozenset({Section.PINNED, Section.EPISODES, Section.IDENTITY})
 
 
 class MemoryReader(Protocol):
@@ -45,8 +52,13 @@ class MemoryReader(Protocol):
         """Names the gate treats as "about the user": entities of recent episodes, pinned tags."""
         ...
 
-    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
-        """Hybrid search of one scope (PINNED / EPISODES / TRANSCRIPT), active rows only, best first."""
+    def search(
+        self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> Sequence[MemoryHit]:
+        """Hybrid search of one scope (PINNED / EPISODES / TRANSCRIPT), active rows only, best first.
+
+        The query embedding may take vector_timeout_s at most (then full text alone). May return NotedHits.
+        """
         ...
 
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
@@ -145,9 +157,12 @@ class ReadPath:
         classifier: GateClassifier | None = None,
         llm_timeout_s: float = 2.5,
         clock: Clock | None = None,
+        read_budget_s: float = DEFAULT_READ_BUDGET_S,
     ) -> None:
         self._reader = reader
         self._settings = settings
+        self._llm_timeout_s = llm_timeout_s
+        self._read_budget_s = read_budget_s
         self._counter: TokenCounter = counter or EstimatingCounter()
         self._gate = RelevanceGate(classifier, llm_timeout_s=llm_timeout_s)
         self._clock: Clock = clock or SystemClock()
@@ -215,6 +230,12 @@ class ReadPath:
         *,
         is_usage_recorded: bool = True,
     ) -> Assembly:
+        # One deadline for everything the read path waits on inferd for: the llm gate (llm mode), then the query
+        # embedding; never past the caller's own deadline.
+        budget_s = self._read_budget_s + (self._llm_timeout_s if mode is GateMode.LLM else 0.0)
+        if deadline_s is not None:
+            budget_s = min(budget_s, deadline_s)
+        ends_at = self._clock.monotonic() + budget_s
         entities = self._known_entities(agent_id) if mode is not GateMode.OFF else frozenset()
         decision = self._gate.decide(query, entities, mode, deadline_s=deadline_s)
         identity = self._reader.identity(agent_id)
@@ -229,24 +250,47 @@ class ReadPath:
             # Counted in the planner's verifying call: one tokenizer round trip instead of two.
             return [blocks.render_block(today, overrides_text, body), overrides_text]
 
-        plan = self._planner.plan(
-            agent_id,
-            decision.section,
-            query[:MAX_SEARCH_QUERY_CHARS],
-            budget,
-            frame,
-            identity,
-            block_and_overrides,
-            is_usage_recorded=is_usage_recorded,
-        )
+        def plan_section(section: Section, *, is_fallback: bool = False) -> Plan:
+            return self._planner.plan(
+                agent_id,
+                section,
+                query[:MAX_SEARCH_QUERY_CHARS],
+                budget,
+                frame,
+                identity,
+                block_and_overrides,
+                is_usage_recorded=is_usage_recorded,
+                vector_timeout_s=max(0.0, ends_at - self._clock.monotonic()),
+                require_shared_term=is_fallback,
+            )
+
+        section, reasons = decision.section, [decision.reason]
+        plan = plan_section(section)
+        if plan.search_note:
+            reasons.append(plan.search_note)
+        if not plan.body and section in FALLBACK_SECTIONS:
+            fallback = plan_section(Section.TRANSCRIPT, is_fallback=True)
+            if fallback.search_note and fallback.search_note not in reasons:
+                reasons.append(fallback.search_note)
+            if fallback.body:
+                reasons.append(f"fallback:{section.value}_empty->transcript")
+                section = Section.TRANSCRIPT
+                plan = replace(
+                    fallback,
+                    considered=plan.considered + fallback.considered,
+                    dropped=plan.dropped + fallback.dropped,
+                )
+            else:
+                reasons.append("fallback:transcript_empty")
+        reason = ";".join(reasons)
         block = blocks.render_block(today, overrides_text, plan.body)
         if not block:
-            return Assembly("", decision.section, decision.reason, 0, (), plan.considered, plan.dropped)
+            return Assembly("", section, reason, 0, (), plan.considered, plan.dropped)
         counts = list(plan.extra_counts) or self._counter.count([block, overrides_text])
         return Assembly(
             block=block,
-            section=decision.section,
-            reason=decision.reason,
+            section=section,
+            reason=reason,
             tokens=counts[0],
             placed=plan.placed,
             considered=plan.considered,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
+from memoryd.retrieval.planner import NotedHits
 from memoryd.search import MemorySearch
 from memoryd.storage import readpath_queries as queries
 from memoryd.storage.store import Store
@@ -18,13 +20,33 @@ _ITEM_KIND = {
 }
 
 
-class StoreMemoryReader:
-    """MemoryReader over the SQLite store: agent toggles, identity, known entities, hybrid search, usage bumps."""
+class QueryIssues(Protocol):
+    """The part of memoryd.embedding.Embedder that says whether vectors are on and why a query got none."""
 
-    def __init__(self, store: Store, search: MemorySearch, now_ms: Callable[[], int]) -> None:
+    @property
+    def model(self) -> str | None: ...
+
+    def query_issue(self, text: str) -> str | None: ...
+
+
+class StoreMemoryReader:
+    """MemoryReader over the SQLite store: agent toggles, identity, known entities, hybrid search, usage bumps.
+
+    With `embedder`, a search that ran on full text alone although vectors are configured comes back as NotedHits
+    whose note says why ("fts_only:embedding_timeout"), so the read path's decision can show it.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        search: MemorySearch,
+        now_ms: Callable[[], int],
+        embedder: QueryIssues | None = None,
+    ) -> None:
         self._store = store
         self._search = search
         self._now_ms = now_ms
+        self._embedder = embedder
 
     def is_memory_enabled(self, agent_id: str) -> bool:
         return bool(self._store.agents.is_memory_enabled(agent_id))
@@ -44,12 +66,14 @@ class StoreMemoryReader:
     def known_entities(self, agent_id: str) -> Sequence[str]:
         return queries.known_entities(self._store.db, agent_id, self._now_ms())
 
-    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
-        outcome = self._search.search(agent_id, _KIND[scope], query, limit)
+    def search(
+        self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> Sequence[MemoryHit]:
+        outcome = self._search.search(agent_id, _KIND[scope], query, limit, vector_timeout_s=vector_timeout_s)
         decisions: dict[int, tuple[str, ...]] = {}
         if scope is Section.EPISODES and outcome.hits:
             decisions = queries.episode_decisions(self._store.db, agent_id, [h.row.id for h in outcome.hits])
-        return [
+        hits = [
             MemoryHit(
                 ref=ItemRef(_ITEM_KIND[h.row.kind], str(h.row.id)),
                 text=h.row.text,
@@ -62,6 +86,13 @@ class StoreMemoryReader:
             )
             for h in outcome.hits
         ]
+        return NotedHits(hits, self._note(outcome.method, query))
+
+    def _note(self, method: str, query: str) -> str:
+        """Empty for a hybrid search or when vectors are off by configuration; else fts_only:<why>."""
+        if method == "hybrid" or self._embedder is None or self._embedder.model is None:
+            return ""
+        return f"fts_only:{self._embedder.query_issue(query) or 'vectors_unavailable'}"
 
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
         queries.bump_pinned_usage(self._store.db, agent_id, [int(i) for i in fact_ids], used_at_ms)

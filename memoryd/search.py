@@ -1,4 +1,4 @@
-"""Hybrid memory search inside one agent: per-agent BM25 over FTS5, faiss cosine, RRF fusion, MMR rerank."""
+"""Hybrid memory search inside one agent: per-agent BM25 over FTS5, faiss cosine, RRF fusion, priors, MMR rerank."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow, SearchOutcome
 from memoryd.keyword_stats import KeywordStats
 from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
+from memoryd.retrieval.dates import Window, date_windows
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
+from memoryd.storage.dated import DATED_KINDS, rows_in_window
 from memoryd.storage.store import Store
 from memoryd.vectors.threads import use_one_thread
 
@@ -26,7 +28,9 @@ _log = logging.getLogger("memoryd.search")
 class QueryEmbedder(Protocol):
     """Turns a query into (unit vector, model), or None when embeddings are unavailable right now."""
 
-    def embed_query(self, text: str) -> tuple[npt.NDArray[np.float32], str] | None: ...
+    def embed_query(
+        self, text: str, timeout_s: float | None = None
+    ) -> tuple[npt.NDArray[np.float32], str] | None: ...
 
 
 class VectorSearcher(Protocol):
@@ -60,7 +64,11 @@ class SearchSettings:
     conversation_weight: float = 1.0
     conversation_top: int = 1
     conversation_pool: int = 200
-    neighbour_weight: float = 0.25
+    neighbour_weight: float = 0.1
+    #: Transcript and episodes: RRF weight of the date prior (0 = off) when the query names a calendar date
+    #: (retrieval/dates.py), and how many rows of each date window it considers.
+    date_weight: float = 1.0
+    date_rows: int = 200
 
 
 class MemorySearch:
@@ -90,8 +98,10 @@ class MemorySearch:
         """Stop the helper threads."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def search(self, agent_id: str, kind: str, query: str, limit: int) -> SearchOutcome:
-        """Best `limit` rows of `kind` for `query`, best first."""
+    def search(
+        self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> SearchOutcome:
+        """Best `limit` rows of `kind` for `query`, best first; the query vector may take vector_timeout_s at most."""
         s = self.settings
         terms = query_terms(query)
         rankings: list[list[int]] = []
@@ -99,7 +109,7 @@ class MemorySearch:
         method = "fts"
         # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
         rows: dict[int, MemoryRow] = {}
-        vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query)
+        vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
         if terms:
             keyword = self._keyword_ranking(agent_id, kind, terms, rows)
             if keyword:
@@ -117,6 +127,9 @@ class MemorySearch:
             weights.append(1.0)
             method = "like"
         fused = hybrid.rrf(rankings, weights=weights)
+        windows = date_windows(query) if s.date_weight > 0 and kind in DATED_KINDS else []
+        if windows:
+            fused = self._with_date_prior(agent_id, kind, terms, windows, fused, rows)
         if kind == KIND_TRANSCRIPT and fused and (s.conversation_weight > 0 or s.neighbour_weight > 0):
             fused = self._with_conversation_prior(agent_id, kind, fused, limit, rows)
         pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
@@ -132,6 +145,43 @@ class MemorySearch:
         missing = [i for i in ids if i not in rows]
         if missing:
             rows.update(self._store.rows.fetch(kind, agent_id, missing))
+
+    def _with_date_prior(
+        self,
+        agent_id: str,
+        kind: str,
+        terms: Sequence[str],
+        windows: Sequence[Window],
+        fused: dict[int, float],
+        rows: dict[int, MemoryRow],
+    ) -> dict[int, float]:
+        """RRF of the fused order with the rows of the query's date windows (by fused score, then per-agent BM25).
+
+        The dated rows need not be candidates yet: "what did Maria plan on 7 July, 2023?" is answered by a turn of
+        that day that may share no word with the question.
+        """
+        s = self.settings
+        dated: list[int] = []
+        for window in windows:
+            dated += rows_in_window(
+                self._store.db, kind, agent_id, window.start_ms, window.end_ms, s.date_rows
+            )
+        dated = list(dict.fromkeys(dated))
+        if not dated:
+            return fused
+        self._load(kind, agent_id, dated, rows)
+        keyword: dict[int, float] = {}
+        if terms:
+            stats = self.keyword_stats
+            corpus = stats.corpus(kind, agent_id)
+            docs = {i: rows[i].indexed_text for i in dated if i in rows}
+            keyword = hybrid.bm25_scores(
+                terms, docs, corpus, lambda term: stats.doc_frequency(kind, agent_id, term, corpus.rows)
+            )
+        by_date = sorted(
+            (i for i in dated if i in rows), key=lambda i: (-fused.get(i, 0.0), -keyword.get(i, 0.0))
+        )
+        return hybrid.rrf([hybrid.ranked(fused), by_date], weights=[1.0, s.date_weight])
 
     def _with_conversation_prior(
         self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
@@ -169,12 +219,14 @@ class MemorySearch:
         scores = hybrid.bm25_scores(terms, docs, corpus, lambda term: dfs[term])
         return hybrid.ranked(scores)
 
-    def _vector_ranking(self, agent_id: str, kind: str, query: str) -> list[int] | None:
+    def _vector_ranking(
+        self, agent_id: str, kind: str, query: str, timeout_s: float | None = None
+    ) -> list[int] | None:
         """Vector ranking, or None when vectors are off or unavailable (search then runs on FTS alone)."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
             return None
         try:
-            embedded = self._embedder.embed_query(query)
+            embedded = self._embedder.embed_query(query, timeout_s)
             if embedded is None:
                 return None
             vector, model = embedded

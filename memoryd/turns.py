@@ -54,6 +54,9 @@ class TurnRecorder:
         """Store the turn; FAILED_PRECONDITION (MEMORY_DISABLED) when memory is off globally or for the agent."""
         if not self._config.get().enabled:
             raise FailedPreconditionError("MEMORY_DISABLED", "memory is disabled in the configuration")
+        # The user text was only an injected [Memory] block (memoryd.convert.own_text): nothing to store.
+        if not turn.user_message:
+            return BufferedTurn(signal_id=0, transcript_ids=())
         try:
             # The agent's toggle is read inside the write transaction: one round trip, and atomic with the write.
             stored = self._store.turns.buffer_if_enabled(turn)

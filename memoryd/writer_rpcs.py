@@ -8,6 +8,7 @@ from memoryd import convert
 from memoryd.domain import MAX_CONTENT_CHARS
 from memoryd.turns import TurnHook
 from memoryd.writer import Writer
+from memoryd.writer.outcome import NO_SIGNALS
 from memoryd.writer.store import IngestTurn
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.validate import Violations
@@ -22,7 +23,8 @@ def turn_hook(writer: Writer) -> TurnHook:
 
 
 def parse_ingest(request: pb.IngestRequest) -> tuple[str, str, list[IngestTurn], int | None]:
-    """(agent_id, conversation_id, turns, session time in ms or None) of a valid Ingest request."""
+    """(agent_id, conversation_id, turns, session time in ms or None) of a valid Ingest request; turns may be empty
+    when every turn was only an injected memory block."""
     with Violations() as v:
         agent = convert.agent_id(v, request.agent_id)
         conversation = convert.conversation_id(v, request.conversation_id)
@@ -38,7 +40,9 @@ def parse_ingest(request: pb.IngestRequest) -> tuple[str, str, list[IngestTurn],
                 )
                 if len(v.items) >= 20:  # enough to fix the request; keep the error small
                     break
-    turns = [IngestTurn(t.user, t.assistant) for t in request.turns]
+    # Injected memory blocks are removed; a turn whose user text was only a block is dropped (nothing the user said).
+    cleaned = [IngestTurn(convert.own_text(t.user), convert.own_text(t.assistant)) for t in request.turns]
+    turns = [turn for turn in cleaned if turn.user]
     session_ms = convert.millis(request.session_time, 0, "session_time") or None
     return agent, conversation, turns, session_ms
 
@@ -68,6 +72,10 @@ class WriterRpcs:
     def Ingest(self, request: pb.IngestRequest, context: grpc.ServicerContext) -> pb.IngestResponse:
         """Idempotent bulk load of one conversation; distils synchronously unless skip_extraction."""
         agent, conversation, turns, session_ms = parse_ingest(request)
+        if not turns:  # only fed-back memory blocks: the stored conversation is left as it was
+            return pb.IngestResponse(
+                turns_ingested=0, distillation="" if request.skip_extraction else NO_SIGNALS
+            )
         result = self.writer.ingest(
             agent, conversation, turns, session_time_ms=session_ms, skip_extraction=request.skip_extraction
         )

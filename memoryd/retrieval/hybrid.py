@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from memoryd.retrieval.terms import term_counts
+from memoryd.retrieval.terms import index_term, term_counts
 
 #: Okapi BM25 constants (Lucene defaults).
 K1 = 1.2
@@ -62,12 +62,13 @@ def bm25_scores(
 ) -> dict[int, float]:
     """BM25 of each candidate with the agent's own statistics (IDF from the agent's rows, not the whole table).
 
-    Document length is measured in characters on both sides (dl / avgdl is a ratio, so the unit cancels).
+    Document length is measured in characters on both sides (dl / avgdl is a ratio, so the unit cancels). Terms are
+    surface words (what FTS5 was asked); a document counts their stems, as the FTS index does.
     """
     if not terms or not docs:
         return {}
     rows = max(corpus.rows, len(docs))
-    weights = {t: idf(rows, min(doc_frequency(t), rows)) for t in terms}
+    weights = {index_term(t): idf(rows, min(doc_frequency(t), rows)) for t in terms}
     avg_chars = corpus.mean_chars if corpus.mean_chars > 0 else 1.0
     scores: dict[int, float] = {}
     for doc_id, text in docs.items():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from memoryd.retrieval import blocks
 from memoryd.retrieval.gate import fold
 from memoryd.retrieval.items import IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
+from memoryd.retrieval.terms import query_terms, term_counts
 from memoryd.retrieval.tokens import TokenCounter
 
 #: Lines whose word sets overlap this much with a line already placed are dropped as near-duplicates.
@@ -31,6 +32,18 @@ class Candidate:
     is_truncatable: bool = False
 
 
+class NotedHits(tuple[MemoryHit, ...]):
+    """Search hits plus a note on how the search ran: "" normally, "fts_only:<why>" when it ran without vectors
+    although vectors are configured (the query embedding was late or inferd is unavailable)."""
+
+    note: str
+
+    def __new__(cls, hits: Iterable[MemoryHit], note: str = "") -> NotedHits:
+        made = super().__new__(cls, hits)
+        made.note = note
+        return made
+
+
 @dataclass(frozen=True)
 class Plan:
     """The planner's result: the section body ("" when nothing fits) and the bookkeeping for the response."""
@@ -42,13 +55,20 @@ class Plan:
     dropped: int
     #: Counts of the texts `extra(body)` returned, taken in the same counting call that verified the body.
     extra_counts: tuple[int, ...] = ()
+    #: How the section's search ran when it matters for the decision (NotedHits.note), else "".
+    search_note: str = ""
 
 
 class SectionSource(Protocol):
     """The storage the planner reads from and reports usage to."""
 
-    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
-        """Hybrid search of one scope (pinned / episodes / transcript) of one agent, best first."""
+    def search(
+        self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> Sequence[MemoryHit]:
+        """Hybrid search of one scope (pinned / episodes / transcript) of one agent, best first.
+
+        vector_timeout_s caps the wait for the query embedding (None: the embedder's own cap). May return NotedHits.
+        """
         ...
 
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
@@ -96,6 +116,12 @@ def hit_candidates(section: Section, hits: Sequence[MemoryHit], query: str) -> l
             line = blocks.transcript_line(hit.occurred_at_ms, hit.role, hit.text)
             out.append(Candidate(hit.ref, line, rel, hit.occurred_at_ms))
     return out
+
+
+def with_shared_terms(hits: Sequence[MemoryHit], query: str) -> list[MemoryHit]:
+    """Only hits that share a search term with the query (vector neighbours always exist, relevant or not)."""
+    wanted = set(term_counts(" ".join(query_terms(query))))
+    return [hit for hit in hits if wanted & set(term_counts(hit.text))] if wanted else []
 
 
 def identity_candidates(identity: IdentitySnapshot) -> list[Candidate]:
@@ -215,19 +241,32 @@ class Planner:
         extra: Callable[[str], Sequence[str]] | None = None,
         *,
         is_usage_recorded: bool = True,
+        vector_timeout_s: float | None = None,
+        require_shared_term: bool = False,
     ) -> Plan:
         """One section's body under budget_tokens, counting the frame that will surround it.
 
         Pinned facts placed in the body get their usage bumped unless is_usage_recorded is False (previews).
+        vector_timeout_s: how long the search may wait for the query embedding (None: the embedder's default).
+        require_shared_term: keep only hits sharing a word with the query (a fallback section must show evidence).
         """
         if section is Section.NONE:
             return Plan(section, "", (), 0, 0)
+        note = ""
         if section is Section.IDENTITY:
             candidates = identity_candidates(identity or IdentitySnapshot())
         else:
-            hits = self._source.search(agent_id, section, query, fetch_limit(section, budget_tokens))
-            candidates = hit_candidates(section, hits, query)
+            limit = fetch_limit(section, budget_tokens)
+            if vector_timeout_s is None:
+                hits = self._source.search(agent_id, section, query, limit)
+            else:
+                hits = self._source.search(agent_id, section, query, limit, vector_timeout_s=vector_timeout_s)
+            note = hits.note if isinstance(hits, NotedHits) else ""
+            usable = with_shared_terms(hits, query) if require_shared_term else hits
+            candidates = hit_candidates(section, usable, query)
         plan = fit(section, candidates, budget_tokens, self._counter, frame, extra)
+        if note:
+            plan = replace(plan, search_note=note)
         if section is not Section.IDENTITY and len(hits) != plan.considered:
             # Rows skipped before ranking (empty, the query itself) count as considered and dropped.
             skipped = len(hits) - plan.considered
@@ -240,6 +279,7 @@ class Planner:
 
 __all__ = [
     "Candidate",
+    "NotedHits",
     "Plan",
     "Planner",
     "SectionSource",
@@ -247,4 +287,5 @@ __all__ = [
     "fit",
     "hit_candidates",
     "identity_candidates",
+    "with_shared_terms",
 ]

@@ -1,4 +1,9 @@
-"""Text normalisation shared by FTS queries and re-scoring: FTS5-compatible tokens, case and accent folding, stop words."""
+"""Text normalisation shared by FTS queries and re-scoring: FTS5-compatible tokens, case and accent folding, stop words.
+
+The FTS mirrors index Porter stems (`porter unicode61 remove_diacritics 2`): queries send surface words, which FTS5
+stems itself (sending a stem would stem it again, and Porter is not idempotent: "agreed" → "agre" → "agr"); the
+Python re-scoring counts stems (`term_counts`, `index_term`), so both sides see the same terms.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+
+from memoryd.retrieval.stem import stem
 
 #: Most query terms passed to FTS5 (keeps MATCH cheap on long pasted queries).
 MAX_QUERY_TERMS = 24
@@ -40,8 +47,13 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def term_counts(text: str) -> Counter[str]:
-    """Token counts of a text, cached (rows are re-scored again and again; treat the result as read-only)."""
-    return Counter(tokens(text))
+    """Indexed-term (stem) counts of a text, cached (rows are re-scored again and again; treat as read-only)."""
+    return Counter(stem(token) for token in tokens(text))
+
+
+def index_term(token: str) -> str:
+    """The term FTS5 indexes for a folded token: its Porter stem."""
+    return stem(token)
 
 
 def tokens(text: str) -> list[str]:
@@ -50,7 +62,8 @@ def tokens(text: str) -> list[str]:
 
 
 def query_terms(text: str, limit: int = MAX_QUERY_TERMS) -> list[str]:
-    """Distinct non-stop-word tokens in order of appearance; all tokens when every one is a stop word."""
+    """Non-stop-word tokens in order of appearance, one per stem (the first surface form); all tokens when every one
+    is a stop word. Surface words, not stems: FTS5 stems query terms itself."""
     found = tokens(text)
     kept = _distinct(t for t in found if t not in STOP_WORDS and not (len(t) == 1 and t.isascii()))
     if not kept:
@@ -59,7 +72,8 @@ def query_terms(text: str, limit: int = MAX_QUERY_TERMS) -> list[str]:
 
 
 def _distinct(items: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
+    """First token of each stem, in order."""
+    seen: dict[str, str] = {}
     for item in items:
-        seen.setdefault(item, None)
-    return list(seen)
+        seen.setdefault(stem(item), item)
+    return list(seen.values())

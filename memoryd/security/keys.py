@@ -31,6 +31,10 @@ SCRYPT_N = 2**15
 SCRYPT_R = 8
 SCRYPT_P = 1
 MIN_PASSPHRASE_CHARS = 8
+#: Where a passphrase came from (Diagnose reports which sources were tried).
+SOURCE_REQUEST = "request"
+SOURCE_MEMORY = "memory"
+SOURCE_FILE = "file"
 _KEY_SUFFIX = ".key"
 _KDF_SUFFIX = ".kdf.json"
 
@@ -149,17 +153,21 @@ class KeyStore:
 
     def passphrase(self) -> str | None:
         """The remembered passphrase, else the passphrase file's first line (re-read on every call)."""
+        return self.passphrase_and_source()[0]
+
+    def passphrase_and_source(self) -> tuple[str | None, str]:
+        """(passphrase, SOURCE_MEMORY or SOURCE_FILE), or (None, "") when there is none."""
         with self._lock:
             if self._passphrase is not None:
-                return self._passphrase
+                return self._passphrase, SOURCE_MEMORY
         if self._passphrase_file is None:
-            return None
+            return None, ""
         try:
             text = self._passphrase_file.read_text(encoding="utf-8")
         except OSError:
-            return None
+            return None, ""
         line = text.splitlines()[0] if text else ""
-        return line or None
+        return (line, SOURCE_FILE) if line else (None, "")
 
     # ------------------------------------------------------------------------------------------ lookup
     def _files(self, folder: Path) -> list[Path]:
@@ -168,8 +176,9 @@ class KeyStore:
         found = [p for p in folder.iterdir() if p.name.endswith((_KEY_SUFFIX, _KDF_SUFFIX))]
         return sorted(found, key=lambda p: p.name.split("-", 1)[-1], reverse=True)  # newest first
 
-    def load(self, path: Path) -> StoreKey | None:
-        """The key a key file holds, or the passphrase key a KDF file yields (None without a passphrase)."""
+    def load(self, path: Path, passphrase: str | None = None) -> StoreKey | None:
+        """The key a key file holds, or the passphrase key a KDF file yields with `passphrase` (default: the
+        remembered one or the passphrase file's); None without a passphrase."""
         name = path.name
         try:
             if name.endswith(_KEY_SUFFIX):
@@ -177,7 +186,8 @@ class KeyStore:
                 if len(key) != KEY_BYTES:
                     raise ValueError("wrong length")
                 return StoreKey(name.removesuffix(_KEY_SUFFIX), MODE_KEY_FILE, key)
-            passphrase = self.passphrase()
+            if passphrase is None:
+                passphrase = self.passphrase()
             if passphrase is None:
                 return None
             params = json.loads(path.read_text(encoding="utf-8"))
@@ -189,12 +199,21 @@ class KeyStore:
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise KeyFileError(f"cannot use key file {path}: {type(error).__name__}") from error
 
-    def candidates(self) -> Iterator[StoreKey]:
-        """Keys to try on an encrypted file: the active one first, then the others, then retired ones."""
+    def candidate_files(self) -> list[Path]:
+        """Key and KDF files to try on an encrypted file: the active one first, then the others, then retired."""
         active = self.posture().key_id
         files = self._files(self.directory) + self._files(self.directory / "retired")
         files.sort(key=lambda p: p.name.startswith(f"{active}.") if active else False, reverse=True)
-        for path in files:
+        return files
+
+    @staticmethod
+    def is_passphrase_file(path: Path) -> bool:
+        """Whether `path` is a passphrase key's KDF file (rather than a key file)."""
+        return path.name.endswith(_KDF_SUFFIX)
+
+    def candidates(self) -> Iterator[StoreKey]:
+        """Keys to try on an encrypted file: the active one first, then the others, then retired ones."""
+        for path in self.candidate_files():
             try:
                 key = self.load(path)
             except KeyFileError:
@@ -237,6 +256,9 @@ __all__ = [
     "MODE_KEY_FILE",
     "MODE_PASSPHRASE",
     "MODE_PLAINTEXT",
+    "SOURCE_FILE",
+    "SOURCE_MEMORY",
+    "SOURCE_REQUEST",
     "KeyFileError",
     "KeyStore",
     "Posture",

@@ -10,19 +10,28 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memoryd.security.convert import Conversion, StoreBusyError, convert_live
 from memoryd.security.keys import MODE_KEY_FILE, MODE_PASSPHRASE, MODE_PLAINTEXT, KeyStore, StoreKey
 from memoryd.security.opener import (
+    KeyAttempts,
     Opened,
     StoreOpenError,
     create_store,
+    file_kind,
     recover_quarantined,
     remove_scratch,
 )
-from memoryd.security.quarantine import StorePaths, clear_marker, read_marker, set_aside, write_marker
+from memoryd.security.quarantine import (
+    StorePaths,
+    clear_marker,
+    quarantined_database,
+    read_marker,
+    set_aside,
+    write_marker,
+)
 from memoryd.storage.db import Database
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.vectors.sealing import sealer_for
@@ -43,7 +52,12 @@ ACTION_RESET = "reset"
 
 @dataclass(frozen=True)
 class StoreStatus:
-    """Diagnose's view: state, cause, the quarantine folder, encryption, and the actions that can help."""
+    """Diagnose's view: state, cause, the quarantine folder, encryption, and the actions that can help.
+
+    While degraded, also what the quarantined file looks like (opener.file_kind: "missing", "plaintext" — damaged or
+    newer schema, no key involved — or "encrypted": no plaintext header, needs its key), its size, and which key
+    sources the last open attempt tried.
+    """
 
     state: str
     kind: str
@@ -52,6 +66,9 @@ class StoreStatus:
     is_encrypted: bool
     mode: str
     actions: tuple[str, ...]
+    file_kind: str = ""
+    file_bytes: int = 0
+    attempts: KeyAttempts = field(default_factory=KeyAttempts)
 
 
 class StoreSecurity:
@@ -102,6 +119,14 @@ class StoreSecurity:
             return StoreStatus(STATE_HEALTHY, "", "", "", self._key is not None, mode, ())
         marker = read_marker(self._paths)
         folder = str(marker.folder) if marker is not None and marker.folder is not None else ""
+        kind, size = "missing", 0
+        if marker is not None and marker.folder is not None:
+            database = quarantined_database(marker.folder, self._paths)
+            kind = file_kind(database)
+            try:
+                size = database.stat().st_size
+            except OSError:
+                size = 0
         return StoreStatus(
             STATE_DEGRADED,
             failure.kind,
@@ -110,6 +135,9 @@ class StoreSecurity:
             False,
             self._keys.posture().mode,
             (ACTION_RETRY, ACTION_RESET),
+            kind,
+            size,
+            failure.attempts,
         )
 
     def require_healthy(self) -> None:
@@ -215,15 +243,19 @@ class StoreSecurity:
         self._scratch = None
         self._replaced()
 
-    def retry(self) -> StoreStatus:
-        """Open the quarantined store again (e.g. after restoring the key file or passphrase)."""
+    def retry(self, passphrase: str = "") -> StoreStatus:
+        """Open the quarantined store again (e.g. after restoring the key file or passphrase file).
+
+        `passphrase` (optional, never logged) is tried on passphrase keys before the passphrase file; it is kept
+        in memory only when it opens the store.
+        """
         with self._maintenance():
             if self._failure is None:
                 return self.status()
             marker = read_marker(self._paths)
             try:
                 if marker is not None and marker.folder is not None:
-                    key = recover_quarantined(self._paths, self._keys, marker.folder)
+                    key = recover_quarantined(self._paths, self._keys, marker.folder, passphrase or None)
                 else:
                     store, key = create_store(self._paths.database, self._keys)
                     store.close()

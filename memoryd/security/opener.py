@@ -24,6 +24,8 @@ from memoryd.security.keys import (
     MODE_KEY_FILE,
     MODE_PASSPHRASE,
     MODE_PLAINTEXT,
+    SOURCE_REQUEST,
+    KeyFileError,
     KeyStore,
     StoreKey,
 )
@@ -49,13 +51,30 @@ KIND_MIGRATION = "migration"
 KIND_UNKNOWN = "unknown"
 
 
+@dataclass(frozen=True)
+class KeyAttempts:
+    """Which key sources find_key tried on an encrypted file (counts only; never key material).
+
+    tried: (source, keys tried) in order — "key_file", or a passphrase source (keys.SOURCE_REQUEST, SOURCE_MEMORY,
+    SOURCE_FILE) tried once per passphrase KDF file. passphrase_untried: KDF files no passphrase was available for.
+    """
+
+    tried: tuple[tuple[str, int], ...] = ()
+    passphrase_untried: int = 0
+
+
+SOURCE_KEY_FILE = "key_file"
+
+
 class StoreOpenError(Exception):
     """The store could not be opened: kind (locked, corrupt, migration, unknown) and a reason without content."""
 
-    def __init__(self, kind: str, reason: str) -> None:
+    def __init__(self, kind: str, reason: str, attempts: KeyAttempts | None = None) -> None:
         super().__init__(reason)
         self.kind = kind
         self.reason = reason
+        #: The key sources tried, when the file was encrypted.
+        self.attempts = attempts or KeyAttempts()
 
 
 def file_kind(path: Path) -> str:
@@ -82,30 +101,65 @@ def classify(error: BaseException) -> str:
     return KIND_UNKNOWN
 
 
-def find_key(path: Path, keys: KeyStore) -> StoreKey:
-    """The first available key that opens the encrypted file; StoreOpenError(locked) when none does."""
-    tried = 0
-    for candidate in keys.candidates():
-        tried += 1
-        try:
-            connect_raw(path, candidate.key).close()
-        except DB_ERRORS:
+def find_key(path: Path, keys: KeyStore, passphrase: str | None = None) -> StoreKey:
+    """The first available key that opens the encrypted file; StoreOpenError(locked) when none does.
+
+    `passphrase` (RecoverStore's) is tried on passphrase keys first, then the remembered one or the passphrase
+    file's.
+    """
+    phrases: list[tuple[str | None, str]] = [(passphrase, SOURCE_REQUEST)] if passphrase else []
+    other, other_source = keys.passphrase_and_source()
+    if other is not None and other != passphrase:
+        phrases.append((other, other_source))
+    counts: dict[str, int] = {}
+    untried = 0
+    for file in keys.candidate_files():
+        if not keys.is_passphrase_file(file):
+            options: list[tuple[str | None, str]] = [(None, SOURCE_KEY_FILE)]
+        elif phrases:
+            options = phrases
+        else:
+            untried += 1
             continue
-        return candidate
+        for phrase, label in options:
+            try:
+                candidate = keys.load(file, phrase)
+            except KeyFileError:
+                break
+            if candidate is None:
+                continue
+            counts[label] = counts.get(label, 0) + 1
+            try:
+                connect_raw(path, candidate.key).close()
+            except DB_ERRORS:
+                continue
+            if label == SOURCE_REQUEST and phrase is not None:
+                keys.remember_passphrase(phrase)  # it opens the store: keep it (memory only) for this process
+            return candidate
+    attempts = KeyAttempts(tuple(counts.items()), untried)
+    tried = sum(counts.values())
     if tried == 0:
-        raise StoreOpenError(
-            KIND_LOCKED,
-            "the store is encrypted and no key is available (key file missing, or the passphrase is not set: "
-            "OSAURUS_MEMORY_PASSPHRASE_FILE)",
+        missing = (
+            f"{untried} passphrase key(s) need the passphrase (OSAURUS_MEMORY_PASSPHRASE_FILE, or RecoverStore "
+            "RETRY with a passphrase)"
+            if untried
+            else "no key file or passphrase key was found under the keys folder"
         )
+        raise StoreOpenError(
+            KIND_LOCKED, f"the store is encrypted and no key is available: {missing}", attempts
+        )
+    sources = ", ".join(f"{n} from {label}" for label, n in counts.items())
     raise StoreOpenError(
-        KIND_LOCKED, f"the store is encrypted and none of the {tried} available keys opens it"
+        KIND_LOCKED,
+        f"the store is encrypted and none of the {tried} available keys opens it ({sources})"
+        + (f"; {untried} passphrase key(s) untried without a passphrase" if untried else ""),
+        attempts,
     )
 
 
-def open_existing(path: Path, keys: KeyStore) -> tuple[Store, StoreKey | None]:
+def open_existing(path: Path, keys: KeyStore, passphrase: str | None = None) -> tuple[Store, StoreKey | None]:
     """Open and migrate an existing file, choosing plaintext or a key by its content."""
-    key = find_key(path, keys) if file_kind(path) == "encrypted" else None
+    key = find_key(path, keys, passphrase) if file_kind(path) == "encrypted" else None
     try:
         store = open_store(path, key=key.key if key is not None else None)
     except Exception as error:  # any open or migration failure degrades the store; it is never fatal
@@ -149,9 +203,11 @@ def create_store(path: Path, keys: KeyStore) -> tuple[Store, StoreKey | None]:
     return open_store(path, key=key.key if key is not None else None), key
 
 
-def recover_quarantined(paths: StorePaths, keys: KeyStore, folder: Path) -> StoreKey | None:
+def recover_quarantined(
+    paths: StorePaths, keys: KeyStore, folder: Path, passphrase: str | None = None
+) -> StoreKey | None:
     """Open the quarantined copy in place (proving the key, migrating), close it and move it back."""
-    store, key = open_existing(quarantined_database(folder, paths), keys)
+    store, key = open_existing(quarantined_database(folder, paths), keys, passphrase)
     store.close()
     restore(paths, folder)
     return key
@@ -223,7 +279,9 @@ __all__ = [
     "KIND_MIGRATION",
     "KIND_UNKNOWN",
     "MODE_KEY_FILE",
+    "SOURCE_KEY_FILE",
     "SQLITE_HEADER",
+    "KeyAttempts",
     "Opened",
     "StoreOpenError",
     "classify",

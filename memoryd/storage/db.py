@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from memoryd.storage.keyed import SwappableSqliteDatabase
+from memoryd.storage.keyed import StoreSwappedError, SwappableSqliteDatabase
 
 #: PRAGMAs applied to every connection. WAL lets readers run while one writer commits.
 PRAGMAS: dict[str, Any] = {
@@ -18,8 +18,14 @@ PRAGMAS: dict[str, Any] = {
     "foreign_keys": 1,
     "busy_timeout": 15000,
     "temp_store": "memory",
-    "cache_size": -20000,
+    # Per connection, and there is one per thread (~30 under load: gRPC, search, writer, indexer): 4 MB each bounds
+    # the caches at ~120 MB instead of ~600 MB. While turns arrive every commit empties the other connections'
+    # caches anyway; in a reads-only soak 4 MB served as many calls as 20 MB (bench_soak, issue 11).
+    "cache_size": -4000,
 }
+
+#: How often query/scalar re-run a statement whose rows a live store swap took away (outside transactions).
+SWAP_RETRIES = 2
 
 
 class Database:
@@ -86,17 +92,29 @@ class Database:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         """Run one statement on this thread's connection."""
-        cursor: sqlite3.Cursor = self.pw.execute_sql(sql, tuple(params))  # type: ignore[no-untyped-call]
+        cursor: sqlite3.Cursor = self.pw.execute_sql(sql, tuple(params))
         return cursor
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Run a SELECT and fetch every row."""
-        return list(self.execute(sql, params).fetchall())
+        """Run a SELECT and fetch every row (outside a transaction, again on the new store if swapped meanwhile)."""
+        for attempt in range(SWAP_RETRIES + 1):
+            try:
+                return list(self.execute(sql, params).fetchall())
+            except StoreSwappedError:
+                if attempt == SWAP_RETRIES or self.pw.in_transaction():
+                    raise
+        raise AssertionError("unreachable")
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """First column of the first row, or None."""
-        row = self.execute(sql, params).fetchone()
-        return None if row is None else row[0]
+        """First column of the first row, or None (retried like query)."""
+        for attempt in range(SWAP_RETRIES + 1):
+            try:
+                row = self.execute(sql, params).fetchone()
+                return None if row is None else row[0]
+            except StoreSwappedError:
+                if attempt == SWAP_RETRIES or self.pw.in_transaction():
+                    raise
+        raise AssertionError("unreachable")
 
     def file_bytes(self) -> int:
         """Size of the database file plus its WAL and shared-memory files."""

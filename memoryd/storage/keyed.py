@@ -9,6 +9,7 @@ key, and let each thread reconnect lazily on its next statement.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sqlite3
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import Any
 import peewee
 from sqlcipher3 import dbapi2 as sqlcipher
 
-from memoryd.storage.guarded import guarded_connection_class
+from memoryd.storage.guarded import StoreSwappedError, guarded_connection_class
 
 #: How long a statement waits for a conversion or recovery to put the store back online.
 OFFLINE_WAIT_S = 120.0
@@ -28,8 +29,26 @@ TXN_WAIT_S = 5.0
 DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, sqlcipher.Error)
 
 
-class StoreOfflineError(peewee.OperationalError):
-    """The store was offline (being converted or recovered) for longer than OFFLINE_WAIT_S."""
+class StoreOfflineError(RuntimeError):
+    """The store was offline (being converted or recovered) for longer than OFFLINE_WAIT_S.
+
+    Not a DB-API or peewee error on purpose: peewee re-raises those as its own types (by class name, then the first
+    base's), which would hide this one from connect()'s wait loop and from the gRPC mapping.
+    """
+
+
+def _wait_idle(conns: list[Any], deadline: float) -> None:
+    """Wait until every connection is idle (no transaction, no pending rows) or the deadline passes."""
+    collect_at = time.monotonic() + 0.1
+    while True:
+        busy = [conn for conn in conns if not conn.is_idle()]
+        if not busy or time.monotonic() >= deadline:
+            return
+        if collect_at and time.monotonic() >= collect_at:
+            gc.collect()  # an abandoned, half-read cursor in a reference cycle stays pending until collected
+            collect_at = 0.0
+            continue
+        time.sleep(0.002)
 
 
 def key_pragma(key: bytes) -> str:
@@ -151,21 +170,43 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
                 continue
 
     def is_closed(self) -> bool:
-        """Closed, or holding a handle from before the last swap (which is then dropped, outside transactions)."""
+        """Closed, or holding a handle from before the last swap: dropped outside transactions once idle (no rows
+        pending) or closed by the swap. Inside a transaction it stays, so the transaction fails cleanly
+        (StoreSwappedError) instead of running its next statements on another connection."""
         state = self._state  # type: ignore[attr-defined]
-        if (
-            not state.closed
-            and getattr(state, "epoch", self._epoch) != self._epoch
-            and not state.transactions
-        ):
+        if not state.closed and getattr(state, "epoch", self._epoch) != self._epoch:
             stale = state.conn
-            with self._registry_lock:
-                owned = self._open.pop(id(stale), None) is not None
-            if owned:  # else go_offline took it and closes it
-                with contextlib.suppress(*DB_ERRORS):
-                    stale.close()
-            state.reset()
+            if not state.transactions and (stale.swapped or stale.is_idle()):
+                with self._registry_lock:
+                    owned = self._open.pop(id(stale), None) is not None
+                if owned:  # else go_offline took it and closes it
+                    with contextlib.suppress(*DB_ERRORS):
+                        stale.close_for_swap()
+                state.reset()
         return bool(state.closed)
+
+    def execute_sql(self, sql: str, params: Any = None) -> Any:
+        """Run one statement; one refused by a swap before it ran (StoreSwappedError) runs again on the new store."""
+        while True:
+            try:
+                return super().execute_sql(sql, params)  # type: ignore[no-untyped-call]
+            except StoreSwappedError:
+                if self.in_transaction() or not self._drop_swapped():
+                    raise  # a transaction's earlier statements are gone with the old connection
+
+    def _drop_swapped(self) -> bool:
+        """Forget this thread's retired or swapped connection (go_offline closes it); the next call reconnects.
+        False when there was none to drop."""
+        state = self._state  # type: ignore[attr-defined]
+        if state.closed or not (state.conn.retired or state.conn.swapped):
+            return False
+        with self._registry_lock:
+            owned = self._open.pop(id(state.conn), None) is not None
+        if owned:
+            with contextlib.suppress(*DB_ERRORS):
+                state.conn.close_for_swap()
+        state.reset()
+        return True
 
     # Transactions hold their connection's _txn lock from BEGIN to COMMIT/ROLLBACK, so a swap lets open read
     # transactions finish instead of closing their connection under them (writes are already held).
@@ -175,27 +216,39 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
             conn: Any = self.connection()  # type: ignore[no-untyped-call]
             guard = conn._txn
             guard.acquire()
-            if self._state.epoch == self._epoch:  # type: ignore[attr-defined]
-                break
-            guard.release()  # swapped while we waited: the next connection() opens the new file
-        self._state.txn_guard = guard  # type: ignore[attr-defined]
-        try:
-            super().begin(*args, **kwargs)
-        except BaseException:
-            self._release_txn()
-            raise
+            if conn.swapped:  # closed by a swap while we waited
+                guard.release()
+                if not self._drop_swapped():
+                    raise StoreSwappedError()
+                continue
+            self._state.txn_guard = guard  # type: ignore[attr-defined]
+            try:
+                super().begin(*args, **kwargs)
+                return
+            except StoreSwappedError:  # retired before BEGIN ran: start over on the new store
+                self._release_txn()
+                if not self._drop_swapped():
+                    raise
+            except BaseException:
+                self._release_txn()
+                raise
 
     def commit(self) -> None:
-        """COMMIT and release the transaction lock."""
+        """COMMIT and release the transaction lock (StoreSwappedError if a swap closed the connection)."""
         try:
+            state = self._state  # type: ignore[attr-defined]
+            if not state.closed and state.conn.swapped:
+                raise StoreSwappedError()
             super().commit()
         finally:
             self._release_txn()
 
     def rollback(self) -> None:
-        """ROLLBACK and release the transaction lock."""
+        """ROLLBACK and release the transaction lock (a connection closed by a swap has nothing to roll back)."""
         try:
-            super().rollback()
+            state = self._state  # type: ignore[attr-defined]
+            if state.closed or not state.conn.swapped:
+                super().rollback()
         finally:
             self._release_txn()
 
@@ -206,22 +259,28 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
             guard.release()
 
     def go_offline(self, txn_wait_s: float = TXN_WAIT_S) -> None:
-        """New connections wait, open transactions get up to txn_wait_s to finish, then every registered
-        connection (every thread's) is closed; a statement in flight finishes first (memoryd.storage.guarded)."""
+        """Close every thread's connection, letting the work under way finish first (bounded by txn_wait_s).
+
+        New connections wait for go_online. Every open connection is retired at once (an idle one refuses new
+        work, which then waits for the new store), open transactions and cursors with rows still to deliver get
+        up to txn_wait_s, then each connection is closed with its cursors; whatever was still using one gets
+        StoreSwappedError (retryable), never a crash or a closed-database error.
+        """
         self._online.clear()
-        with self._registry_lock:
-            pending = [conn for conn, _ in self._open.values()]
+        with self._lock:  # type: ignore[attr-defined]  # peewee's connect lock: nobody is half-way through opening a connection
+            self._epoch += 1
+            with self._registry_lock:
+                conns = [conn for conn, _ in self._open.values()]
+                self._open.clear()
+        for conn in conns:
+            conn.retire()
         deadline = time.monotonic() + txn_wait_s
-        held = [c for c in pending if c._txn.acquire(timeout=max(0.0, deadline - time.monotonic()))]
+        held = [c for c in conns if c._txn.acquire(timeout=max(0.0, deadline - time.monotonic()))]
         try:
-            with self._lock:  # type: ignore[attr-defined]  # peewee's connect lock: nobody is half-way through opening a connection
-                self._epoch += 1
-                with self._registry_lock:
-                    conns = [conn for conn, _ in self._open.values()]
-                    self._open.clear()
+            _wait_idle(conns, deadline)
             for conn in conns:
                 with contextlib.suppress(*DB_ERRORS):
-                    conn.close()
+                    conn.close_for_swap()
         finally:
             for conn in held:
                 conn._txn.release()
@@ -239,6 +298,7 @@ __all__ = [
     "DB_ERRORS",
     "OFFLINE_WAIT_S",
     "StoreOfflineError",
+    "StoreSwappedError",
     "SwappableSqliteDatabase",
     "apply_key",
     "connect_cipher",

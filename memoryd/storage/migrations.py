@@ -33,7 +33,17 @@ def _core_tables(db: Database) -> None:
 
 def _fts_mirrors(db: Database) -> None:
     for fts, source, columns in schema.FTS_MIRRORS:
-        for statement in schema.fts_statements(fts, source, columns):
+        for statement in schema.fts_statements(fts, source, columns, schema.FTS_TOKENIZER_V2):
+            db.execute(statement)
+
+
+def _fts_porter(db: Database) -> None:
+    """Rebuild every mirror with the Porter tokenizer (stems), re-indexing all rows in one pass per table."""
+    for fts, source, columns in schema.FTS_MIRRORS:
+        for statement in [
+            *schema.fts_drop_statements(fts, source),
+            *schema.fts_statements(fts, source, columns),
+        ]:
             db.execute(statement)
 
 
@@ -47,6 +57,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core tables", _core_tables),
     Migration(2, "fts5 mirrors with triggers, backfilled", _fts_mirrors),
     Migration(3, "import an Osaurus 1.x store", _import_v1),
+    Migration(4, "fts5 mirrors with the porter tokenizer (stemmed terms), re-indexed", _fts_porter),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-#: The tokenizer every FTS mirror uses: folds case and accents so non-English queries match.
-FTS_TOKENIZER = "unicode61 remove_diacritics 2"
+#: The tokenizer every FTS mirror uses (migration 4): folds case and accents so non-English queries match, and
+#: indexes Porter stems so "painting" finds "paintings" and "painted" (retrieval/stem.py mirrors it for re-scoring).
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+#: The tokenizer migration 2 created the mirrors with (kept so that migration stays what it was).
+FTS_TOKENIZER_V2 = "unicode61 remove_diacritics 2"
 
 #: Single-token, exact FTS key of an agent: 'a' + hex(utf-8 bytes). Indexed in each mirror so a MATCH can be
 #: restricted to one agent inside FTS5 itself (its bm25 weight is 0, so it never changes a score).
@@ -164,7 +167,9 @@ FTS_MIRRORS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def fts_statements(fts: str, source: str, columns: tuple[str, ...]) -> list[str]:
+def fts_statements(
+    fts: str, source: str, columns: tuple[str, ...], tokenizer: str = FTS_TOKENIZER
+) -> list[str]:
     """CREATE VIRTUAL TABLE, the three sync triggers, and the one-pass backfill for one mirror."""
     cols = [*columns, "agent_key"]
     col_list = ", ".join(cols)
@@ -173,7 +178,7 @@ def fts_statements(fts: str, source: str, columns: tuple[str, ...]) -> list[str]
     watched = ", ".join([*columns, "agent_id"])
     return [
         f"CREATE VIRTUAL TABLE {fts} USING fts5({col_list}, content='{source}', content_rowid='id', "
-        f"tokenize='{FTS_TOKENIZER}')",
+        f"tokenize='{tokenizer}')",
         f"CREATE TRIGGER {source}_ai AFTER INSERT ON {source} BEGIN "
         f"INSERT INTO {fts} (rowid, {col_list}) VALUES (new.id, {new_vals}); END",
         f"CREATE TRIGGER {source}_ad AFTER DELETE ON {source} BEGIN "
@@ -183,4 +188,12 @@ def fts_statements(fts: str, source: str, columns: tuple[str, ...]) -> list[str]
         f"INSERT INTO {fts} ({fts}, rowid, {col_list}) VALUES ('delete', old.id, {old_vals}); "
         f"INSERT INTO {fts} (rowid, {col_list}) VALUES (new.id, {new_vals}); END",
         f"INSERT INTO {fts} (rowid, {col_list}) SELECT id, {col_list} FROM {source}",
+    ]
+
+
+def fts_drop_statements(fts: str, source: str) -> list[str]:
+    """Drop one mirror and its sync triggers (the source table and its rows are untouched)."""
+    return [
+        *(f"DROP TRIGGER IF EXISTS {source}_{suffix}" for suffix in ("ai", "ad", "au")),
+        f"DROP TABLE IF EXISTS {fts}",
     ]

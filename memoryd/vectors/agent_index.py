@@ -1,4 +1,10 @@
-"""One agent's faiss index (IndexIDMap2 over IndexFlatIP on unit vectors) with its manifest on disk."""
+"""One agent's faiss index (IndexIDMap2 over an fp16 inner-product index on unit vectors) with its manifest on disk.
+
+Why fp16: a query scans every vector of the agent's kind (100k transcript rows: 6.5 ms in fp32, 3.2 ms in fp16 on
+one core — the scan is memory-bound), and the index takes half the memory. Scores move by ~1e-3; on 300 LoCoMo
+questions over 100k real MiniLM rows the top 10 were identical and the top 100 overlapped 99.94% with fp32.
+The embeddings table keeps the fp32 vectors; an index of the old format (flat fp32) is rebuilt from it once.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +26,14 @@ from memoryd.vectors.sealing import FileSealer, read_file, write_file
 
 INDEX_FILE = "index.faiss"
 MANIFEST_FILE = "manifest.json"
-FORMAT = 1
+#: 1: IndexFlatIP (fp32). 2: IndexScalarQuantizer QT_fp16, inner product.
+FORMAT = 2
+
+
+def new_faiss_index(dimension: int) -> Any:
+    """An empty id-mapped fp16 inner-product index."""
+    inner = faiss.IndexScalarQuantizer(dimension, faiss.ScalarQuantizer.QT_fp16, faiss.METRIC_INNER_PRODUCT)
+    return faiss.IndexIDMap2(inner)
 
 
 @dataclass(frozen=True)
@@ -37,15 +50,19 @@ class Manifest:
 
 
 class AgentIndex:
-    """Thread-safe exact cosine index of one agent; every kind shares it, a range selector splits kinds."""
+    """Thread-safe cosine index of one agent (exhaustive, fp16 storage); every kind shares it, a range selector
+    splits kinds."""
 
     def __init__(self, agent_id: str, model: str, dimension: int, index: Any | None = None) -> None:
         self.agent_id = agent_id
         self.model = model
         self.dimension = dimension
-        self._index = index if index is not None else faiss.IndexIDMap2(faiss.IndexFlatIP(dimension))
+        self._index = index if index is not None else new_faiss_index(dimension)
         self._lock = threading.RLock()
         self.dirty = False
+        # Vector ids held, built on first use: add() then removes only ids it replaces, since faiss's remove_ids
+        # scans (and compacts) the whole index even when none of the ids is present.
+        self._held: set[int] | None = None
 
     @property
     def count(self) -> int:
@@ -74,8 +91,12 @@ class AgentIndex:
             raise ValueError(f"expected {len(row_ids)}x{self.dimension} vectors, got {vectors.shape}")
         ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
         with self._lock:
-            self._index.remove_ids(faiss.IDSelectorBatch(ids))
+            held = self._held_ids()
+            replaced = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
+            if len(replaced):
+                self._index.remove_ids(faiss.IDSelectorBatch(replaced))
             self._index.add_with_ids(normalise(vectors), ids)
+            held.update(ids.tolist())
             self.dirty = True
 
     def remove(self, kind: str, row_ids: Sequence[int]) -> int:
@@ -84,9 +105,21 @@ class AgentIndex:
             return 0
         ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
         with self._lock:
-            removed = int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
+            held = self._held_ids()
+            present = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
+            if not len(present):
+                return 0
+            removed = int(self._index.remove_ids(faiss.IDSelectorBatch(present)))
+            held.difference_update(present.tolist())
             self.dirty = self.dirty or removed > 0
         return removed
+
+    def _held_ids(self) -> set[int]:
+        """The vector ids in the index (call with the lock held)."""
+        if self._held is None:
+            held = faiss.vector_to_array(self._index.id_map) if self._index.ntotal else np.empty(0, np.int64)
+            self._held = set(held.tolist())
+        return self._held
 
     def search(self, kind: str, query: Vector, k: int) -> list[tuple[int, float]]:
         """(row id, cosine) of the k nearest rows of `kind`."""

@@ -50,7 +50,9 @@ class InMemoryReader:
         self.entity_calls += 1
         return list(self.entities.get(agent_id, []))
 
-    def search(self, agent_id: str, scope: Section, query: str, limit: int) -> Sequence[MemoryHit]:
+    def search(
+        self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> Sequence[MemoryHit]:
         self.searches.append((agent_id, scope, query, limit))
         wanted = words(query)
         scored = []

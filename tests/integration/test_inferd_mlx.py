@@ -5,19 +5,23 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
 import numpy as np
 import pytest
+from tokenizers import Tokenizer
 
 from inferd.app import App, close_all, start
 from inferd.backends.base import ChatTurn, GenerateCall, SamplingParams, TextDelta
 from inferd.backends.gguf_convert import MARKER
+from inferd.backends.mlx_embed import FAST_PATH_MAX_TOKENS
 from inferd.backends.mlx_llm import load_mlx_llm
 from inferd.client import GenerateOptions, InferenceClient, Message
-from inferd.config import DEFAULT_EMBEDDING, DEFAULT_LLM, for_tests
+from inferd.config import DEFAULT_EMBEDDING, DEFAULT_LLM, MINILM_SOURCE, for_tests
 from inferd.jsonschema_lite import validate
+from inferd.loaders import resolve_source
 from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
@@ -77,6 +81,42 @@ def test_embedding_order_and_batching_do_not_change_vectors(client: InferenceCli
     together = client.embed(texts).vectors
     alone = np.vstack([client.embed([t]).vectors for t in texts])
     assert np.allclose(together, alone, atol=1e-5)
+
+
+def test_single_query_fast_path_matches_the_reference_and_the_batch_path(client: InferenceClient) -> None:
+    # One short text takes the numpy query path (bert_numpy.py); batches take MLX. Stored vectors come from
+    # batches and query vectors from single texts, so the two must agree, and both must match the reference.
+    reference = json.loads((FIXTURES / "minilm_reference.json").read_text())
+    expected = np.asarray(reference["vectors"], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    batch = client.embed(reference["sentences"]).vectors
+    alone = np.vstack([client.embed([s]).vectors for s in reference["sentences"]])
+    assert (alone * expected).sum(axis=1).min() >= 0.999
+    assert (alone * batch).sum(axis=1).min() >= 0.99999
+    assert np.allclose(np.linalg.norm(alone, axis=1), 1.0, atol=1e-5)
+    long_text = " ".join(["the quarterly budget review with Alice and Bob about the Lisbon office"] * 8)
+    tokenizer = Tokenizer.from_file(str(resolve_source(MINILM_SOURCE) / "tokenizer.json"))
+    assert len(tokenizer.encode(long_text).ids) > FAST_PATH_MAX_TOKENS  # one text, but over the fast path
+    single = client.embed([long_text]).vectors
+    paired = client.embed([long_text, "short"]).vectors
+    assert np.allclose(single[0], paired[0], atol=1e-5)
+
+
+def test_a_query_does_not_wait_behind_an_indexing_batch(client: InferenceClient) -> None:
+    batch = [
+        f"turn {i}: " + "we talked about the budget, the Lisbon office and the release plan " * 3
+        for i in range(256)
+    ]
+    started = time.monotonic()
+    with ThreadPoolExecutor(1) as pool:
+        indexing = pool.submit(lambda: client.embed(batch))
+        time.sleep(0.2)  # the batch is running on the model thread
+        query_started = time.monotonic()
+        client.embed(["what did we say about the budget?"])
+        query_s = time.monotonic() - query_started
+        indexing.result()
+    batch_s = time.monotonic() - started
+    assert batch_s > 1.0 and query_s < batch_s / 4, (query_s, batch_s)
 
 
 def test_answers_a_simple_question(client: InferenceClient) -> None:

@@ -7,6 +7,7 @@ import secrets
 import stat
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memoryd.security.quarantine import StorePaths
@@ -63,7 +64,8 @@ def test_encrypted_store_and_vector_files_hold_no_plaintext(tmp_path: Path) -> N
         assert m.app.indexer.run_once() > 0
         m.app.vectors.flush()
         texts = [row[0] for row in m.q("SELECT content FROM transcript WHERE agent_id = 'alpha'")]
-        vector_bytes = [normalise(fake_vector(t)).tobytes() for t in texts]
+        # The faiss index stores vectors as fp16 (memoryd.vectors.agent_index).
+        vector_bytes = [normalise(fake_vector(t)).astype(np.float16).tobytes() for t in texts]
         before = store_files(home)
         faiss_before = b"".join(data for path, data in before.items() if path.name == "index.faiss")
         # The checks below can fail: in plaintext both the words and the raw vectors are on disk.

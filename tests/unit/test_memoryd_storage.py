@@ -280,7 +280,7 @@ def test_config_file_clamping_and_defaults(tmp_path: Path) -> None:
     assert (
         config.episode_retention_days == 0 and config.embedding_backend == "mlx" and config.core_model == "x"
     )
-    store = ConfigStore(tmp_path / "memory.json")
+    store = ConfigStore(tmp_path / "memory.json", recheck_s=0)
     assert store.get().memory_budget_tokens == 800
     (tmp_path / "memory.json").write_text("{not json")
     assert store.get().enabled is True  # unreadable file = defaults

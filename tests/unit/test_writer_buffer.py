@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 
 from memoryd.writer.buffer import Debouncer
 
@@ -138,3 +140,100 @@ def test_a_failing_flush_does_not_stop_the_timer() -> None:
     clock.advance(2)
     assert sorted(deb.fire_due()) == [("a", "c1"), ("b", "c2")]
     assert sorted(calls) == ["c1", "c2"]
+
+
+def _wait_until_sleeping(deb: Debouncer) -> None:
+    """Until the background thread sleeps on its earliest deadline (it then has a finite wake time)."""
+    deadline = time.monotonic() + 5
+    while deb._wake_at == -math.inf and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_re_arming_does_not_wake_the_thread_and_the_heap_stays_one_entry_per_conversation() -> None:
+    clock, rec = FakeClock(), Recorder()
+    deb = Debouncer(rec, clock=clock)
+    deb.start()
+    try:
+        _wait_until_sleeping(deb)  # on its idle wait
+        deb.turn_buffered("a", "c1", debounce_s=60, automatic=True)  # earlier than the idle wait: one wake-up
+        _wait_until_sleeping(deb)
+        for _ in range(500):
+            clock.advance(0.01)
+            deb.turn_buffered("a", "c1", debounce_s=60, automatic=True)  # later deadline: no wake-up
+            deb.turn_buffered("b", "c2", debounce_s=60, automatic=True)  # b's first arm is later too
+        assert deb.wakeups == 1
+        assert len(deb._heap) == 2
+        clock.advance(59)  # c1's first deadline passed, its real one (5 s later) not yet
+        deb.poke()
+        assert not rec.event.wait(0.2)
+        clock.advance(6)
+        deb.poke()
+        assert rec.event.wait(5)
+        deadline = time.monotonic() + 5
+        while len(rec.flushes) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sorted(rec.flushes) == [("a", "c1", "debounce"), ("b", "c2", "debounce")]
+        assert deb.armed() == {} and not deb._entry
+    finally:
+        deb.close()
+
+
+def test_an_earlier_deadline_wakes_the_sleeping_thread_with_the_real_clock() -> None:
+    rec = Recorder()
+    deb = Debouncer(rec)
+    deb.start()
+    try:
+        deb.turn_buffered("a", "long", debounce_s=30, automatic=True)
+        _wait_until_sleeping(deb)
+        started = time.monotonic()
+        deb.turn_buffered(
+            "b", "short", debounce_s=0.1, automatic=True
+        )  # earlier than what the thread sleeps on
+        assert rec.event.wait(5)
+        assert time.monotonic() - started < 2
+        assert rec.flushes == [("b", "short", "debounce")]
+        assert set(deb.armed()) == {("a", "long")}
+    finally:
+        deb.close()
+
+
+def test_a_shorter_debounce_moves_an_armed_deadline_earlier() -> None:
+    clock, rec = FakeClock(), Recorder()
+    deb = Debouncer(rec, clock=clock)
+    deb.turn_buffered("a", "c1", debounce_s=3600, automatic=True)
+    deb.turn_buffered("a", "c1", debounce_s=10, automatic=True)  # summaryDebounceSeconds lowered meanwhile
+    clock.advance(10)
+    assert deb.fire_due() == [("a", "c1")]
+    clock.advance(3600)
+    assert deb.fire_due() == []  # the superseded entry is stale, not a second flush
+    assert rec.flushes == [("a", "c1", "debounce")]
+
+
+def test_cancel_then_re_arm_fires_once_at_the_new_deadline() -> None:
+    clock, rec = FakeClock(), Recorder()
+    deb = Debouncer(rec, clock=clock)
+    deb.turn_buffered("a", "c1", debounce_s=60, automatic=True)
+    deb.cancel("a", "c1")
+    clock.advance(30)
+    deb.turn_buffered("a", "c1", debounce_s=60, automatic=True)
+    clock.advance(31)  # the cancelled deadline passed
+    assert deb.fire_due() == []
+    clock.advance(29)
+    assert deb.fire_due() == [("a", "c1")]
+    clock.advance(600)
+    assert deb.fire_due() == []
+    assert len(rec.flushes) == 1
+
+
+def test_deadlines_fire_earliest_first_and_cancel_all_clears_the_heap() -> None:
+    clock, rec = FakeClock(), Recorder()
+    deb = Debouncer(rec, clock=clock)
+    deb.turn_buffered("a", "late", debounce_s=30, automatic=True)
+    deb.turn_buffered("b", "early", debounce_s=10, automatic=True)
+    clock.advance(40)
+    assert deb.fire_due() == [("b", "early"), ("a", "late")]
+    deb.turn_buffered("c", "x", debounce_s=10, automatic=True)
+    assert deb.cancel_all() == 1
+    assert not deb._heap and not deb._entry
+    clock.advance(40)
+    assert deb.fire_due() == []

@@ -51,6 +51,21 @@ class RecoveryAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RECOVERY_ACTION_RETRY: _ClassVar[RecoveryAction]
     RECOVERY_ACTION_RESET: _ClassVar[RecoveryAction]
 
+class StoreFileKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STORE_FILE_KIND_UNSPECIFIED: _ClassVar[StoreFileKind]
+    STORE_FILE_KIND_MISSING: _ClassVar[StoreFileKind]
+    STORE_FILE_KIND_PLAINTEXT: _ClassVar[StoreFileKind]
+    STORE_FILE_KIND_ENCRYPTED: _ClassVar[StoreFileKind]
+
+class KeySource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    KEY_SOURCE_UNSPECIFIED: _ClassVar[KeySource]
+    KEY_SOURCE_KEY_FILE: _ClassVar[KeySource]
+    KEY_SOURCE_PASSPHRASE_FILE: _ClassVar[KeySource]
+    KEY_SOURCE_PASSPHRASE_REQUEST: _ClassVar[KeySource]
+    KEY_SOURCE_PASSPHRASE_MEMORY: _ClassVar[KeySource]
+
 class EncryptionMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ENCRYPTION_MODE_UNSPECIFIED: _ClassVar[EncryptionMode]
@@ -78,6 +93,15 @@ STORE_STATE_DEGRADED: StoreState
 RECOVERY_ACTION_UNSPECIFIED: RecoveryAction
 RECOVERY_ACTION_RETRY: RecoveryAction
 RECOVERY_ACTION_RESET: RecoveryAction
+STORE_FILE_KIND_UNSPECIFIED: StoreFileKind
+STORE_FILE_KIND_MISSING: StoreFileKind
+STORE_FILE_KIND_PLAINTEXT: StoreFileKind
+STORE_FILE_KIND_ENCRYPTED: StoreFileKind
+KEY_SOURCE_UNSPECIFIED: KeySource
+KEY_SOURCE_KEY_FILE: KeySource
+KEY_SOURCE_PASSPHRASE_FILE: KeySource
+KEY_SOURCE_PASSPHRASE_REQUEST: KeySource
+KEY_SOURCE_PASSPHRASE_MEMORY: KeySource
 ENCRYPTION_MODE_UNSPECIFIED: EncryptionMode
 ENCRYPTION_MODE_PLAINTEXT: EncryptionMode
 ENCRYPTION_MODE_KEY_FILE: EncryptionMode
@@ -269,7 +293,7 @@ class StorageError(_message.Message):
     def __init__(self, occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., operation: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class DiagnoseResponse(_message.Message):
-    __slots__ = ("schema_version", "table_counts", "pending_signals", "dead_letter_signals", "processing", "fts", "vector_indexes", "database_bytes", "recent_errors", "store_state", "degraded_reason", "recovery_actions", "encrypted")
+    __slots__ = ("schema_version", "table_counts", "pending_signals", "dead_letter_signals", "processing", "fts", "vector_indexes", "database_bytes", "recent_errors", "store_state", "degraded_reason", "recovery_actions", "encrypted", "degraded_store")
     SCHEMA_VERSION_FIELD_NUMBER: _ClassVar[int]
     TABLE_COUNTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_SIGNALS_FIELD_NUMBER: _ClassVar[int]
@@ -283,6 +307,7 @@ class DiagnoseResponse(_message.Message):
     DEGRADED_REASON_FIELD_NUMBER: _ClassVar[int]
     RECOVERY_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ENCRYPTED_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_STORE_FIELD_NUMBER: _ClassVar[int]
     schema_version: int
     table_counts: _containers.RepeatedCompositeFieldContainer[TableCount]
     pending_signals: int
@@ -296,23 +321,50 @@ class DiagnoseResponse(_message.Message):
     degraded_reason: str
     recovery_actions: _containers.RepeatedScalarFieldContainer[RecoveryAction]
     encrypted: bool
-    def __init__(self, schema_version: _Optional[int] = ..., table_counts: _Optional[_Iterable[_Union[TableCount, _Mapping]]] = ..., pending_signals: _Optional[int] = ..., dead_letter_signals: _Optional[int] = ..., processing: _Optional[_Union[_memory_pb2.ProcessingStats, _Mapping]] = ..., fts: _Optional[_Iterable[_Union[FtsHealth, _Mapping]]] = ..., vector_indexes: _Optional[_Iterable[_Union[VectorIndexState, _Mapping]]] = ..., database_bytes: _Optional[int] = ..., recent_errors: _Optional[_Iterable[_Union[StorageError, _Mapping]]] = ..., store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., recovery_actions: _Optional[_Iterable[_Union[RecoveryAction, str]]] = ..., encrypted: _Optional[bool] = ...) -> None: ...
+    degraded_store: DegradedStore
+    def __init__(self, schema_version: _Optional[int] = ..., table_counts: _Optional[_Iterable[_Union[TableCount, _Mapping]]] = ..., pending_signals: _Optional[int] = ..., dead_letter_signals: _Optional[int] = ..., processing: _Optional[_Union[_memory_pb2.ProcessingStats, _Mapping]] = ..., fts: _Optional[_Iterable[_Union[FtsHealth, _Mapping]]] = ..., vector_indexes: _Optional[_Iterable[_Union[VectorIndexState, _Mapping]]] = ..., database_bytes: _Optional[int] = ..., recent_errors: _Optional[_Iterable[_Union[StorageError, _Mapping]]] = ..., store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., recovery_actions: _Optional[_Iterable[_Union[RecoveryAction, str]]] = ..., encrypted: _Optional[bool] = ..., degraded_store: _Optional[_Union[DegradedStore, _Mapping]] = ...) -> None: ...
+
+class KeyAttempt(_message.Message):
+    __slots__ = ("source", "keys_tried")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    KEYS_TRIED_FIELD_NUMBER: _ClassVar[int]
+    source: KeySource
+    keys_tried: int
+    def __init__(self, source: _Optional[_Union[KeySource, str]] = ..., keys_tried: _Optional[int] = ...) -> None: ...
+
+class DegradedStore(_message.Message):
+    __slots__ = ("file_kind", "file_bytes", "key_attempts", "passphrase_keys_untried", "quarantine_folder")
+    FILE_KIND_FIELD_NUMBER: _ClassVar[int]
+    FILE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    KEY_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    PASSPHRASE_KEYS_UNTRIED_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINE_FOLDER_FIELD_NUMBER: _ClassVar[int]
+    file_kind: StoreFileKind
+    file_bytes: int
+    key_attempts: _containers.RepeatedCompositeFieldContainer[KeyAttempt]
+    passphrase_keys_untried: int
+    quarantine_folder: str
+    def __init__(self, file_kind: _Optional[_Union[StoreFileKind, str]] = ..., file_bytes: _Optional[int] = ..., key_attempts: _Optional[_Iterable[_Union[KeyAttempt, _Mapping]]] = ..., passphrase_keys_untried: _Optional[int] = ..., quarantine_folder: _Optional[str] = ...) -> None: ...
 
 class RecoverStoreRequest(_message.Message):
-    __slots__ = ("action", "confirm")
+    __slots__ = ("action", "confirm", "passphrase")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_FIELD_NUMBER: _ClassVar[int]
+    PASSPHRASE_FIELD_NUMBER: _ClassVar[int]
     action: RecoveryAction
     confirm: bool
-    def __init__(self, action: _Optional[_Union[RecoveryAction, str]] = ..., confirm: _Optional[bool] = ...) -> None: ...
+    passphrase: str
+    def __init__(self, action: _Optional[_Union[RecoveryAction, str]] = ..., confirm: _Optional[bool] = ..., passphrase: _Optional[str] = ...) -> None: ...
 
 class RecoverStoreResponse(_message.Message):
-    __slots__ = ("store_state", "degraded_reason")
+    __slots__ = ("store_state", "degraded_reason", "degraded_store")
     STORE_STATE_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_REASON_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_STORE_FIELD_NUMBER: _ClassVar[int]
     store_state: StoreState
     degraded_reason: str
-    def __init__(self, store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ...) -> None: ...
+    degraded_store: DegradedStore
+    def __init__(self, store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., degraded_store: _Optional[_Union[DegradedStore, _Mapping]] = ...) -> None: ...
 
 class PreviewContextRequest(_message.Message):
     __slots__ = ("agent_id", "query", "max_tokens")

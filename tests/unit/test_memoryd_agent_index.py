@@ -1,0 +1,50 @@
+"""AgentIndex: add replaces a row's vector, remove counts only what was there, and a reloaded index knows its ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.vectors.agent_index import AgentIndex
+
+DIM = 8
+
+
+def _unit(seed: int) -> np.ndarray:
+    vector = np.random.default_rng(seed).standard_normal((1, DIM)).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_adding_a_row_again_replaces_its_vector() -> None:
+    index = AgentIndex("A", "m", DIM)
+    index.add(KIND_TRANSCRIPT, [1, 2], np.vstack([_unit(1), _unit(2)]))
+    index.add(KIND_TRANSCRIPT, [1], _unit(3))
+    assert index.count == 2
+    best_row, score = index.search(KIND_TRANSCRIPT, _unit(3), 1)[0]
+    assert best_row == 1 and score > 0.99
+
+
+def test_remove_counts_only_vectors_that_were_present_and_keeps_kinds_apart() -> None:
+    index = AgentIndex("A", "m", DIM)
+    index.add(KIND_TRANSCRIPT, [5], _unit(5))
+    index.add(KIND_PINNED, [5], _unit(6))
+    assert index.remove(KIND_TRANSCRIPT, [5, 6, 7]) == 1
+    assert index.remove(KIND_TRANSCRIPT, [5]) == 0
+    assert index.counts() == {KIND_PINNED: 1}
+    index.add(KIND_TRANSCRIPT, [5], _unit(5))
+    assert index.counts() == {KIND_PINNED: 1, KIND_TRANSCRIPT: 1}
+
+
+def test_a_loaded_index_replaces_and_removes_rows_saved_before(tmp_path: Path) -> None:
+    index = AgentIndex("A", "m", DIM)
+    index.add(KIND_TRANSCRIPT, [1, 2, 3], np.vstack([_unit(1), _unit(2), _unit(3)]))
+    index.save(tmp_path)
+    loaded = AgentIndex.load(tmp_path)
+    assert loaded is not None and loaded.count == 3
+    loaded.add(KIND_TRANSCRIPT, [2], _unit(9))
+    assert loaded.count == 3
+    assert loaded.search(KIND_TRANSCRIPT, _unit(9), 1)[0][0] == 2
+    assert loaded.remove(KIND_TRANSCRIPT, [1, 3]) == 2
+    assert loaded.count == 1
