@@ -19,6 +19,9 @@ CREATE TABLE IF NOT EXISTS consolidation_state (
 MERGE_WATERMARK = "merge.episode_watermark"
 PROMOTE_LAST_MS = "promote.last_ms"
 IDENTITY_DIGEST = "identity.facts_digest"
+#: "version:generated_at_ms" of the identity row the narrative step last wrote: tells its own narrative (built from
+#: auto facts) from one it did not write (a 1.x profile carried forward, an imported one).
+IDENTITY_NARRATIVE_STAMP = "identity.narrative_stamp"
 
 
 class StateStore:
