@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -68,6 +69,27 @@ def start(settings: Settings, loader: Loader | None = None) -> tuple[RunningServ
     return running, app
 
 
+def preload_embedding(app: App) -> threading.Thread | None:
+    """Load the default embedding model in the background (the LLM still loads on first use).
+
+    memoryd gives a query's embedding 150 ms before it searches on full text alone; a first query that had to load
+    the model would always miss that. The model is small (about 90 MB) and memoryd's indexer needs it anyway.
+    """
+    name = app.settings.default_embedding
+    if not name:
+        return None
+
+    def load() -> None:
+        try:
+            app.registry.load(name)
+        except Exception as error:  # the registry marks the model FAILED; requests report why
+            _log.warning("preloading embedding model %s failed: %s", name, type(error).__name__)
+
+    thread = threading.Thread(target=load, name="inferd-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 def close_all(running: RunningServer, app: App, grace_s: float = 5.0) -> None:
     """Stop serving (health NOT_SERVING first), then unload the models."""
     running.stop(grace_s)
@@ -89,8 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if settings.port_file is not None:
         write_port_file(settings.port_file, running.target)
+    preload_embedding(app)
     _log.info(
-        "inferd ready on %s (default llm %s, default embedding %s; models load on first use; OpenBLAS %s)",
+        "inferd ready on %s (default llm %s, loads on first use; default embedding %s, loading now; OpenBLAS %s)",
         running.target, settings.default_llm or "unset", settings.default_embedding or "unset", ensure_openblas(),
     )  # fmt: skip
     serve_until_signal(running, grace_s=5.0, on_stop=app.close)

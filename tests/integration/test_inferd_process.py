@@ -28,6 +28,12 @@ def test_serves_fake_models_and_stops_cleanly(tmp_path: Path) -> None:
         client = InferenceClient(proc.target, deadline_s=10)
         assert client.generate([Message("user", "ping")]).text == "echo: ping"
         assert {m.name: m.state for m in client.models()}["smollm2-135m-instruct"] == "unloaded"
+        # The default embedding model is loaded at startup without any Embed call (queries must not pay the load).
+        embedding = next(m.name for m in client.models() if m.is_default and m.kind == "embedding")
+        deadline = time.monotonic() + 20
+        while {m.name: m.state for m in client.models()}[embedding] != "ready":
+            assert time.monotonic() < deadline, "the default embedding model was not preloaded"
+            time.sleep(0.05)
         client.close()
     finally:
         code = proc.stop()
