@@ -21,7 +21,7 @@ DEFAULT_LAMBDA = 0.85
 SHINGLE_CHARS = 4
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def shingles(text: str, size: int = SHINGLE_CHARS) -> frozenset[str]:
     """4-character shingles of each word (words shorter than that are kept whole)."""
     found: set[str] = set()
@@ -33,7 +33,7 @@ def shingles(text: str, size: int = SHINGLE_CHARS) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def shingle_keys(text: str) -> npt.NDArray[np.int64]:
     """The text's shingles as sorted 64-bit keys (their string hashes: collisions among a pool's few thousand
     shingles are ~1e-11 likely, and would only nudge one similarity)."""

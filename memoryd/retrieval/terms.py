@@ -45,7 +45,7 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def term_counts(text: str) -> Counter[str]:
     """Indexed-term (stem) counts of a text, cached (rows are re-scored again and again; treat as read-only)."""
     return Counter(stem(token) for token in tokens(text))
