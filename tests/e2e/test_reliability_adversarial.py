@@ -4,17 +4,12 @@ new turns. Nothing errors, nothing of another agent leaks, the injected [Memory]
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import grpc
 import pytest
 
-from memoryd.app import start
-from memoryd.config import ServiceSettings
 from memoryd.writer.distill import SYSTEM_PROMPT as DISTILL_SYSTEM_PROMPT
 from osaurus.inference.v1 import inference_pb2 as ipb
 from osaurus.memory.v1 import console_pb2 as cpb
@@ -26,9 +21,9 @@ from tests.support.fuzz_wire import NASTY_TEXT
 from tests.support.reliability_rig import (
     Audit,
     RecordingInferd,
+    in_process_memoryd,
     integrity,
-    memory_config,
-    start_recording_inferd,
+    read_rows,
 )
 
 pytestmark = [pytest.mark.e2e]
@@ -83,32 +78,18 @@ class Rig:
         ).block
 
     def rows(self, sql: str) -> list[tuple[object, ...]]:
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as connection:
-            rows = list(connection.execute(sql).fetchall())
-        connection.close()
-        return rows
+        return read_rows(self.db, sql)
 
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
-    (tmp_path / "config").mkdir(parents=True)
-    (tmp_path / "config" / "memory.json").write_text(json.dumps(memory_config()))
-    inferd_server, inferd = start_recording_inferd()
-    settings = ServiceSettings(listen="127.0.0.1:0", home=tmp_path, inferd_addr=inferd_server.target)
-    running, app = start(settings)
-    channel = grpc.insecure_channel(running.target, options=[("grpc.max_send_message_length", 16 << 20)])
-    stub = pb_grpc.MemoryServiceStub(channel)
-    for agent in ("victim", "attacker"):
-        stub.UpsertAgent(pb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=5)
-    try:
+    with in_process_memoryd(tmp_path, agents=("victim", "attacker"), max_send_bytes=16 << 20) as memoryd:
         yield Rig(
-            stub, cpb_grpc.MemoryConsoleServiceStub(channel), inferd, tmp_path / "memory" / "memory.sqlite"
+            pb_grpc.MemoryServiceStub(memoryd.channel),
+            cpb_grpc.MemoryConsoleServiceStub(memoryd.channel),
+            memoryd.inferd,
+            memoryd.db,
         )
-    finally:
-        channel.close()
-        running.stop(1)
-        app.close()
-        inferd_server.stop(0)
 
 
 def _leaks(text: str) -> bool:

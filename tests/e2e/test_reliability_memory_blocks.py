@@ -4,22 +4,17 @@ nothing."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import grpc
 import pytest
 
-from memoryd.app import start
-from memoryd.config import ServiceSettings
 from memoryd.convert import own_text
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.fakes.fake_writer_inferd import digest
-from tests.support.reliability_rig import RecordingInferd, memory_config, start_recording_inferd
+from tests.support.reliability_rig import RecordingInferd, in_process_memoryd, read_rows
 
 pytestmark = [pytest.mark.e2e]
 
@@ -35,10 +30,7 @@ class Rig:
     db: Path
 
     def rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as connection:
-            rows = list(connection.execute(sql, params).fetchall())
-        connection.close()
-        return rows
+        return read_rows(self.db, sql, params)
 
     def transcript(self, conversation: str) -> list[tuple[object, ...]]:
         return self.rows(
@@ -80,29 +72,19 @@ class Rig:
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
-    (tmp_path / "config").mkdir(parents=True)
-    (tmp_path / "config" / "memory.json").write_text(json.dumps(memory_config()))
-    inferd_server, inferd = start_recording_inferd()
-    settings = ServiceSettings(listen="127.0.0.1:0", home=tmp_path, inferd_addr=inferd_server.target)
-    running, app = start(settings)
-    channel = grpc.insecure_channel(running.target)
-    stub = pb_grpc.MemoryServiceStub(channel)
-    stub.UpsertAgent(pb.UpsertAgentRequest(agent_id=AGENT, search_memory_enabled=True), timeout=5)
-    rig = Rig(stub, inferd, tmp_path / "memory" / "memory.sqlite")
-    # Something to remember, so InjectMemory has a real block to prepend.
-    inferd.scripted.append(
-        digest("Talked about tea.", pinned=[("The user prefers green tea in the morning", 0.9)])
-    )
-    rig.buffer("t1", TEA, "Noted: green tea in the morning.")
-    ended = stub.EndSession(pb.EndSessionRequest(agent_id=AGENT, conversation_id="t1", wait=True), timeout=30)
-    assert ended.outcome == "distilled", ended
-    try:
+    with in_process_memoryd(tmp_path, agents=(AGENT,)) as memoryd:
+        stub = pb_grpc.MemoryServiceStub(memoryd.channel)
+        rig = Rig(stub, memoryd.inferd, memoryd.db)
+        # Something to remember, so InjectMemory has a real block to prepend.
+        memoryd.inferd.scripted.append(
+            digest("Talked about tea.", pinned=[("The user prefers green tea in the morning", 0.9)])
+        )
+        rig.buffer("t1", TEA, "Noted: green tea in the morning.")
+        ended = stub.EndSession(
+            pb.EndSessionRequest(agent_id=AGENT, conversation_id="t1", wait=True), timeout=30
+        )
+        assert ended.outcome == "distilled", ended
         yield rig
-    finally:
-        channel.close()
-        running.stop(1)
-        app.close()
-        inferd_server.stop(0)
 
 
 def test_buffer_turn_stores_only_the_users_own_text(rig: Rig) -> None:

@@ -3,7 +3,6 @@ waiting on a slow model) within its 10 s grace period, exits 0, and every acknow
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
@@ -16,7 +15,13 @@ import pytest
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.support.procs import spawn
-from tests.support.reliability_rig import Ack, audit_store, memory_config, start_recording_inferd, turn_text
+from tests.support.reliability_rig import (
+    Ack,
+    audit_store,
+    start_recording_inferd,
+    turn_text,
+    write_memory_config,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -109,8 +114,7 @@ class Load:
 
 
 def test_sigterm_under_load_finishes_in_flight_calls_and_loses_nothing(tmp_path: Path) -> None:
-    (tmp_path / "config").mkdir(parents=True)
-    (tmp_path / "config" / "memory.json").write_text(json.dumps(memory_config()))
+    write_memory_config(tmp_path)
     inferd_server, inferd = start_recording_inferd(delay_s=(0.8, 1.5))
     memoryd = spawn("memoryd", tmp_path, ["--inferd", inferd_server.target, "--log-level", "WARNING"])
     load = Load(memoryd.target)

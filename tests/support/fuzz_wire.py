@@ -229,7 +229,7 @@ def _scalar(field: FieldDescriptor, profile: Profile) -> st.SearchStrategy[bytes
         return _ints(0, 2**32 - 1, profile).map(
             lambda v: _key(n, _FIXED32) + struct.pack("<I", v & 0xFFFFFFFF)
         )
-    raise NotImplementedError(f"field type {t} of {field.full_name}")
+    raise TypeError(f"fuzz_wire has no generator for field type {t} ({field.full_name}); add one above")
 
 
 def _one(field: FieldDescriptor, profile: Profile, depth: int) -> st.SearchStrategy[bytes]:

@@ -8,13 +8,15 @@ say exactly which turns each committed distillation covered.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,6 +152,61 @@ def start_recording_inferd(
 def memory_config() -> dict[str, object]:
     """memory.json for memoryd against the fake: its model names, the shortest debounce."""
     return {"coreModel": MODEL, "embeddingModel": EMBED_MODEL, "summaryDebounceSeconds": 10}
+
+
+def write_memory_config(home: Path) -> None:
+    """Write memory_config() as `home`/config/memory.json, for a memoryd started with that home."""
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "memory.json").write_text(json.dumps(memory_config()))
+
+
+@dataclass(frozen=True)
+class InProcessMemoryd:
+    """memoryd started in this process against a RecordingInferd on a real port; `db` is its memory.sqlite."""
+
+    channel: grpc.Channel
+    inferd: RecordingInferd
+    db: Path
+
+
+@contextmanager
+def in_process_memoryd(
+    home: Path, agents: Iterable[str] = (), max_send_bytes: int = 0
+) -> Iterator[InProcessMemoryd]:
+    """Start memoryd under `home` (memory_config) with a recording fake inferd; `agents` get Memory Recall on.
+
+    Everything is stopped on exit. `max_send_bytes` raises the channel's send limit for oversized requests.
+    """
+    # Imported here: tests that only audit a store do not need memoryd's whole composition root.
+    from memoryd.app import start
+    from memoryd.config import ServiceSettings
+    from osaurus.memory.v1 import memory_pb2 as pb
+    from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+
+    write_memory_config(home)
+    inferd_server, inferd = start_recording_inferd()
+    running, app = start(ServiceSettings(listen="127.0.0.1:0", home=home, inferd_addr=inferd_server.target))
+    options = [("grpc.max_send_message_length", max_send_bytes)] if max_send_bytes else []
+    channel = grpc.insecure_channel(running.target, options=options)
+    try:
+        stub = pb_grpc.MemoryServiceStub(channel)
+        for agent in agents:
+            stub.UpsertAgent(pb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), timeout=5)
+        yield InProcessMemoryd(channel, inferd, home / "memory" / "memory.sqlite")
+    finally:
+        channel.close()
+        running.stop(1)
+        app.close()
+        inferd_server.stop(0)
+
+
+def read_rows(db: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Rows of one query on a read-only connection to the store (the service keeps running)."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return list(connection.execute(sql, params).fetchall())
+    finally:
+        connection.close()
 
 
 @dataclass(frozen=True)
