@@ -55,16 +55,26 @@ class Variant:
 
 
 SERVICE_DEFAULT = SearchSettings()
+_NO_MMR = replace(SERVICE_DEFAULT, mmr_lambda=1.0)
 _PLAIN = replace(
-    SERVICE_DEFAULT, mmr_lambda=1.0, conversation_weight=0.0, neighbour_weight=0.0, date_weight=0.0
+    _NO_MMR,
+    conversation_weight=0.0,
+    neighbour_weight=0.0,
+    date_weight=0.0,
+    time_reference_weight=0.0,
+    length_exponent=0.0,
 )
+_CONVERSATION = replace(_NO_MMR, date_weight=0.0, time_reference_weight=0.0, length_exponent=0.0)
+_DATE = replace(_NO_MMR, time_reference_weight=0.0, length_exponent=0.0)
 VARIANTS = (
     Variant("bm25, FTS5 table-wide IDF", replace(_PLAIN, use_vectors=False, per_agent_stats=False)),
     Variant("bm25, per-agent IDF", replace(_PLAIN, use_vectors=False)),
     Variant("dense (faiss) only", replace(_PLAIN, bm25_weight=0.0)),
     Variant("hybrid RRF", _PLAIN),
-    Variant("hybrid RRF + conversation prior", replace(SERVICE_DEFAULT, mmr_lambda=1.0, date_weight=0.0)),
-    Variant("hybrid RRF + conversation prior + date prior", replace(SERVICE_DEFAULT, mmr_lambda=1.0)),
+    Variant("hybrid RRF + conversation prior", _CONVERSATION),
+    Variant("hybrid RRF + conversation prior + date prior", _DATE),
+    Variant("... + time-reference prior", replace(_NO_MMR, length_exponent=0.0)),
+    Variant("... + informative-row prior", _NO_MMR),
     Variant("hybrid RRF + priors + MMR (service default)", SERVICE_DEFAULT),
 )
 

@@ -16,8 +16,10 @@ from memoryd.keyword_stats import KeywordStats
 from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.dates import Window, date_windows
+from memoryd.retrieval.length_prior import informative_prior
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
+from memoryd.retrieval.when import asks_when, has_time_reference
 from memoryd.storage.dated import DATED_KINDS, rows_in_window
 from memoryd.storage.store import Store
 from memoryd.vectors.threads import use_one_thread
@@ -69,6 +71,11 @@ class SearchSettings:
     #: (retrieval/dates.py), and how many rows of each date window it considers.
     date_weight: float = 1.0
     date_rows: int = 200
+    #: Transcript only: RRF weight of the time-reference prior for "when" questions (retrieval/when.py; 0 = off).
+    time_reference_weight: float = 0.25
+    #: Transcript only: fused score × characters^exponent, informative turns over chatter
+    #: (retrieval/length_prior.py; 0 = off).
+    length_exponent: float = 0.08
 
 
 class MemorySearch:
@@ -127,11 +134,13 @@ class MemorySearch:
             weights.append(1.0)
             method = "like"
         fused = hybrid.rrf(rankings, weights=weights)
+        if kind == KIND_TRANSCRIPT and fused and s.time_reference_weight > 0 and asks_when(query):
+            fused = self._with_time_reference_prior(agent_id, kind, fused, limit, rows)
         windows = date_windows(query) if s.date_weight > 0 and kind in DATED_KINDS else []
         if windows:
             fused = self._with_date_prior(agent_id, kind, terms, windows, fused, rows)
-        if kind == KIND_TRANSCRIPT and fused and (s.conversation_weight > 0 or s.neighbour_weight > 0):
-            fused = self._with_conversation_prior(agent_id, kind, fused, limit, rows)
+        if kind == KIND_TRANSCRIPT and fused:
+            fused = self._with_transcript_priors(agent_id, kind, fused, limit, rows)
         pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
         self._load(kind, agent_id, pool_ids, rows)
         pool = [Candidate(i, fused[i], rows[i].text) for i in pool_ids if i in rows]
@@ -183,16 +192,38 @@ class MemorySearch:
         )
         return hybrid.rrf([hybrid.ranked(fused), by_date], weights=[1.0, s.date_weight])
 
-    def _with_conversation_prior(
+    def _transcript_pool(
         self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
-    ) -> dict[int, float]:
-        """Transcript only: neighbour smoothing, then the conversation prior, over the best `conversation_pool`."""
+    ) -> list[int]:
+        """The best `conversation_pool` fused rows (at least the MMR pool), loaded; deleted rows left out."""
         s = self.settings
         pool_ids = hybrid.ranked(fused)[: max(s.conversation_pool, limit * s.mmr_pool_factor)]
         self._load(kind, agent_id, pool_ids, rows)
-        where = {i: Position(rows[i].conversation_id, rows[i].chunk_index) for i in pool_ids if i in rows}
+        return [i for i in pool_ids if i in rows]
+
+    def _with_time_reference_prior(
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
+    ) -> dict[int, float]:
+        """For a "when" question: RRF of the fused order with its rows that mention a time (retrieval/when.py)."""
+        pool = self._transcript_pool(agent_id, kind, fused, limit, rows)
+        dated = [i for i in pool if has_time_reference(rows[i].text)]
+        if not dated:
+            return fused
+        return hybrid.rrf([hybrid.ranked(fused), dated], weights=[1.0, self.settings.time_reference_weight])
+
+    def _with_transcript_priors(
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
+    ) -> dict[int, float]:
+        """Transcript only, over the best `conversation_pool` rows: neighbour smoothing, the conversation prior,
+        then the informative-row prior."""
+        s = self.settings
+        if s.conversation_weight <= 0 and s.neighbour_weight <= 0 and s.length_exponent == 0:
+            return fused
+        pool = self._transcript_pool(agent_id, kind, fused, limit, rows)
+        where = {i: Position(rows[i].conversation_id, rows[i].chunk_index) for i in pool}
         smoothed = smooth_neighbours({i: fused[i] for i in where}, where, s.neighbour_weight)
-        return conversation_prior(smoothed, where, s.conversation_weight, s.conversation_top)
+        prior = conversation_prior(smoothed, where, s.conversation_weight, s.conversation_top)
+        return informative_prior(prior, {i: len(rows[i].text) for i in where}, s.length_exponent)
 
     def _keyword_ranking(
         self, agent_id: str, kind: str, terms: Sequence[str], rows: dict[int, MemoryRow]

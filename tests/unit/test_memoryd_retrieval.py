@@ -7,8 +7,10 @@ from collections.abc import Sequence
 
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
+from memoryd.retrieval.length_prior import MIN_CHARS, informative_prior
 from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingles
 from memoryd.retrieval.terms import fold, query_terms, tokens
+from memoryd.retrieval.when import asks_when, has_time_reference
 
 
 def test_terms_fold_accents_case_and_drop_stop_words() -> None:
@@ -111,3 +113,38 @@ def test_conversation_prior_groups_by_the_best_conversation() -> None:
         4
     )  # same session as the best match beats an unrelated, better row
     assert ranked(conversation_prior(scores, where, weight=0.0)) == [1, 2, 4, 3]
+
+
+def test_when_questions_and_time_references() -> None:
+    for question in (
+        "When did Maria start volunteering?",
+        "what year did you move?",
+        "How long ago was the trip?",
+    ):
+        assert asks_when(question), question
+    for question in ("Where does Maria volunteer?", "What did John say when he left?", "Which time zone?"):
+        assert not asks_when(question), question
+    for text in (
+        "I went yesterday",
+        "last Friday we met",
+        "two weeks ago",
+        "in May we moved",
+        "since 2019",
+        "May 7",
+        "last Fri.",
+    ):
+        assert has_time_reference(text), text
+    for text in ("I may go there", "We love the shelter", "Maybe later", "Wow, nice!", "the sun sat low"):
+        assert not has_time_reference(text), text
+
+
+def test_informative_prior_lifts_longer_rows_among_close_scores_only() -> None:
+    scores = {1: 1.0, 2: 0.98, 3: 0.5}
+    chars = {1: 12, 2: 140, 3: 400}
+    lifted = informative_prior(scores, chars, 0.08)
+    assert ranked(lifted) == [2, 1, 3]  # close scores: the informative row first; a far weaker row stays last
+    assert lifted[1] == 1.0 * MIN_CHARS**0.08  # a one-word row counts as MIN_CHARS long
+    assert informative_prior({9: 1.0}, {}, 0.08) == {
+        9: MIN_CHARS**0.08
+    }  # unknown length: as short as it gets
+    assert informative_prior(scores, chars, 0.0) == scores

@@ -1,4 +1,5 @@
-"""Retrieval-quality features of search: Porter stems (FTS5 tokenizer + Python re-scoring), the date prior."""
+"""Retrieval-quality features of search: Porter stems (FTS5 tokenizer + Python re-scoring), the date prior, the
+time-reference prior and the informative-row prior."""
 
 from __future__ import annotations
 
@@ -111,10 +112,12 @@ def test_date_prior_brings_up_a_turn_of_the_named_day(tmp_path: Path) -> None:
     try:
         query = "What were Maria's dinner plans for the evening of 7 July, 2023?"
         july7 = _ms(2023, 7, 7)
+        # The date prior alone (the informative-row prior would rank "Enjoy the evening!" below June's dinner).
+        search.settings = SearchSettings(length_exponent=0.0)
         with_date = search.search("maria", KIND_TRANSCRIPT, query, 5).hits
         assert [h.row.occurred_at_ms for h in with_date[:2]] == [july7, july7]  # that day's turns come first
         assert "Maria: Off to eat with some friends from the gym tonight" in {h.row.text for h in with_date}
-        search.settings = SearchSettings(date_weight=0.0)
+        search.settings = SearchSettings(date_weight=0.0, length_exponent=0.0)
         without = search.search("maria", KIND_TRANSCRIPT, query, 5).hits
         assert without[0].row.occurred_at_ms != july7  # on words alone, the June dinner wins
         # The date prior only reorders this agent's rows.
@@ -182,5 +185,51 @@ def test_agent_keys_stay_exact_under_the_porter_tokenizer(tmp_path: Path) -> Non
         for agent in ("mary~", "mary", "mar"):
             hits = search.search(agent, KIND_TRANSCRIPT, "heron", 10).hits
             assert [h.row.agent_id for h in hits] == [agent]
+    finally:
+        search.close()
+
+
+def _transcript_store(tmp_path: Path, texts: list[str]) -> MemorySearch:
+    """One agent "a", each text its own conversation (so neighbour and conversation priors stay neutral)."""
+    store = open_store(tmp_path / "memory.sqlite")
+    with store.db.write():
+        store.agents.ensure("a")
+        for n, text in enumerate(texts):
+            store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, "
+                "created_at_ms) VALUES ('a', ?, 0, 'user', ?, 10, ?)",
+                (f"c{n}", text, _ms(2023, 5, 1 + n)),
+            )
+    return MemorySearch(store)
+
+
+def test_time_reference_prior_answers_when_questions_with_turns_that_say_when(tmp_path: Path) -> None:
+    undated = "Maria: volunteering at the shelter is rewarding"
+    dated = "Maria: I joined the shelter as a volunteer last month"
+    search = _transcript_store(tmp_path, [undated, dated, "John: the weather is nice"])
+    try:
+        question = "When did Maria start volunteering at the shelter?"
+        search.settings = SearchSettings(time_reference_weight=0.0)
+        assert search.search("a", KIND_TRANSCRIPT, question, 3).hits[0].row.text == undated  # words alone
+        search.settings = SearchSettings()
+        assert search.search("a", KIND_TRANSCRIPT, question, 3).hits[0].row.text == dated
+        # Not a "when" question: the prior stays out of it.
+        other = "Why did Maria start volunteering at the shelter?"
+        assert search.search("a", KIND_TRANSCRIPT, other, 3).hits[0].row.text == undated
+    finally:
+        search.close()
+
+
+def test_informative_prior_ranks_a_telling_turn_above_a_short_reaction(tmp_path: Path) -> None:
+    reaction = "Ana: Pottery class!"
+    telling = "Ana: I signed up for a pottery class yesterday, it is like therapy and lets me get creative"
+    search = _transcript_store(tmp_path, [reaction, telling, "John: the weather is nice"])
+    try:
+        search.settings = SearchSettings(length_exponent=0.0)
+        assert (
+            search.search("a", KIND_TRANSCRIPT, "pottery class", 3).hits[0].row.text == reaction
+        )  # BM25 length norm
+        search.settings = SearchSettings()
+        assert search.search("a", KIND_TRANSCRIPT, "pottery class", 3).hits[0].row.text == telling
     finally:
         search.close()
