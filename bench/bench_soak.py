@@ -5,12 +5,14 @@ Knobs: OSAURUS_BENCH_SOAK_S (mixed phase, default 600 s), OSAURUS_BENCH_SOAK_REA
 default 90 s; 0 skips it).
 
 Reports throughput, p50/p99 per RPC and phase, errors (target 0), throughput per minute, and a memory trend that
-separates data growth from leaks. Every 5 s the bench samples memoryd's RSS beside what the store holds: transcript
-rows, stored vectors (every turn is embedded and every vector is kept in memory by the per-agent faiss indexes, so
-their bytes are data that RSS must grow with) and the distillation backlog. It reports the slope of RSS and of
-RSS − vector bytes (the "excess", which must level off) over the second half of the mixed phase, and the RSS slope in
-the reads-only phase after it settled, where nothing is written and RSS must be flat. Clients run in one separate
-process on grpc.aio, one channel each.
+separates data growth from leaks. Every 5 s the bench samples memoryd's RSS and open SQLite connections beside what
+the store holds: transcript rows, stored vectors and the distillation backlog. Every vector stays in memory in the
+per-agent faiss indexes, so RSS must grow with them: the bytes per vector are derived at the end from memoryd's real
+index files (fp16 codes + 8-byte id, `AgentIndex.memory_bytes`) plus the measured id-lookup structures
+(ID_LOOKUP_BYTES). It reports the slope of RSS − vector bytes (the "excess", which must level off) over the second
+half of the mixed phase and over each third of it, and the RSS slope in the reads-only phase after it settled.
+Clients run in one separate process on grpc.aio, one channel each. For a breakdown of the excess run memoryd with
+OSAURUS_MEMORYD_MEMTRACE=PATH (memoryd/memtrace.py); the variable passes through to the memoryd subprocess.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from typing import Any
 import grpc
 
 from bench.report import BenchResult
+from memoryd.storage.db import PRAGMAS
+from memoryd.vectors.agent_index import AgentIndex
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.support.procs import ServiceProcess, spawn
@@ -166,6 +170,13 @@ def _child(target: str, mixed_s: float, reads_s: float, queue: Any) -> None:
 
 # -- server side -------------------------------------------------------------------------------------------------
 
+#: Bytes per vector that memoryd keeps for id lookups besides the index's own 8-byte id: IndexIDMap2's reverse hash
+#: map (~37 B) and AgentIndex's Python set of held ids (~116 B), measured in a separate process at 8 agents x 25k
+#: ids added in batches of 16 (RSS and tracemalloc deltas). They grow with the vectors, like the codes.
+ID_LOOKUP_BYTES = 153
+#: SQLite's page cache per connection, in bytes (memoryd.storage.db: a negative cache_size is KiB).
+CACHE_BYTES_PER_CONNECTION = -int(PRAGMAS["cache_size"]) * 1024
+
 
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -174,40 +185,105 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _connections(pid: int, db: Path) -> int:
+    """Open SQLite connections of memoryd to the store (descriptors on the main database file)."""
+    target, count = str(db), 0
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                count += os.readlink(fd) == target
+            except OSError:
+                continue
+    except OSError:
+        return 0
+    return count
+
+
 @dataclass(frozen=True)
 class Sample:
-    """One 5 s sample: seconds since the clients started, memoryd's RSS, and what the store held then."""
+    """One 5 s sample: seconds since the clients started, memoryd's RSS and SQLite connections, and what the store
+    held then."""
 
     t: float
     rss_mb: float
     transcript_rows: int
     vectors: int
-    vector_mb: float
     pending: int
+    connections: int
+
+
+@dataclass(frozen=True)
+class VectorCost:
+    """Resident bytes per stored vector, derived from memoryd's real index files at the end of the run."""
+
+    code_bytes: int
+    id_bytes: int
+    lookup_bytes: int
+    dimension: int
+    indexed: int
 
     @property
-    def excess_mb(self) -> float:
-        """RSS beyond the vectors the faiss indexes must hold (the data footprint that grows with the store)."""
-        return self.rss_mb - self.vector_mb
+    def per_vector(self) -> int:
+        return self.code_bytes + self.id_bytes + self.lookup_bytes
+
+    def mb(self, vectors: int) -> float:
+        return vectors * self.per_vector / 2**20
+
+    def excess_mb(self, sample: Sample) -> float:
+        """RSS beyond what the vectors need (the data footprint that grows with the store)."""
+        return sample.rss_mb - self.mb(sample.vectors)
+
+
+def _vector_cost(vectors_dir: Path) -> VectorCost:
+    """Code size and id bytes of the saved per-agent indexes (memoryd flushes them on SIGTERM)."""
+    code = dimension = indexed = 0
+    for folder in sorted(p for p in vectors_dir.iterdir() if p.is_dir()) if vectors_dir.is_dir() else []:
+        index = AgentIndex.load(folder)
+        if index is None or not index.count:
+            continue
+        indexed += index.count
+        code = index.memory_bytes() // index.count - 8
+        dimension = index.dimension
+    if not indexed:
+        raise RuntimeError("no saved vector index to derive the vector footprint from")
+    return VectorCost(code, 8, ID_LOOKUP_BYTES, dimension, indexed)
+
+
+@dataclass(frozen=True)
+class PassWindow:
+    """When a consolidation pass ran (seconds since the clients started)."""
+
+    start_t: float
+    end_t: float
 
 
 class StoreProbe:
     """Read-only counts from memoryd's database while it runs (WAL readers never block the writer)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, pid: int) -> None:
+        self._db = db
+        self._pid = pid
         self._connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False)
-        self._vector_bytes = 0
 
-    def sample(self, t: float, rss_mb: float) -> Sample:
+    def sample(self, t: float) -> Sample:
         c = self._connection
         rows = int(c.execute("SELECT coalesce(max(id), 0) FROM transcript").fetchone()[0])
         vectors = int(c.execute("SELECT count(*) FROM embeddings").fetchone()[0])
-        if not self._vector_bytes and vectors:
-            self._vector_bytes = int(c.execute("SELECT length(vector) FROM embeddings LIMIT 1").fetchone()[0])
         pending = int(
             c.execute("SELECT count(*) FROM pending_signals WHERE status = 'pending'").fetchone()[0]
         )
-        return Sample(t, rss_mb, rows, vectors, vectors * self._vector_bytes / 2**20, pending)
+        # The probe's own read-only connection is not memoryd's: only memoryd's descriptors are counted.
+        return Sample(t, _rss_mb(self._pid), rows, vectors, pending, _connections(self._pid, self._db))
+
+    def passes(self, wall_start_s: float) -> list[PassWindow]:
+        """The consolidation passes memoryd ran, as seconds since the clients started."""
+        rows = self._connection.execute(
+            "SELECT created_at_ms, duration_ms FROM processing_log WHERE task_type = 'consolidate' ORDER BY id"
+        ).fetchall()
+        return [
+            PassWindow((int(end) - int(took)) / 1000 - wall_start_s, int(end) / 1000 - wall_start_s)
+            for end, took in rows
+        ]
 
     def close(self) -> None:
         self._connection.close()
@@ -255,52 +331,104 @@ def run() -> list[BenchResult]:
         home = Path(tmp)
         inferd, memoryd = _start_stack(home)
         db = home / "memory" / "memory.sqlite"
-        probe = StoreProbe(db)
+        probe = StoreProbe(db, memoryd.process.pid)
         try:
             context = mp.get_context("spawn")
             queue = context.Queue()
             clients = context.Process(target=_child, args=(memoryd.target, DURATION_S, READ_S, queue))
-            started = time.monotonic()
+            started, wall_start = time.monotonic(), time.time()
             clients.start()
-            samples = [probe.sample(0.0, _rss_mb(memoryd.process.pid))]
+            samples = [probe.sample(0.0)]
             while clients.is_alive() and queue.empty():
                 time.sleep(SAMPLE_EVERY_S)
                 if memoryd.process.poll() is not None:
                     raise RuntimeError(f"memoryd died during the soak:\n{memoryd.log()[-2000:]}")
-                samples.append(probe.sample(time.monotonic() - started, _rss_mb(memoryd.process.pid)))
+                samples.append(probe.sample(time.monotonic() - started))
             stats: ClientStats = queue.get(timeout=DURATION_S + READ_S + 300)
             clients.join(30)
-            samples.append(probe.sample(time.monotonic() - started, _rss_mb(memoryd.process.pid)))
+            samples.append(probe.sample(time.monotonic() - started))
+            passes = probe.passes(wall_start)
         finally:
             probe.close()
             memoryd.stop(signal.SIGTERM)
             inferd.stop(signal.SIGTERM)
         file_mb = _file_mb(db)
-    return _results(stats, samples, file_mb)
+        cost = _vector_cost(home / "memory" / "vectors")
+    return _results(stats, samples, file_mb, cost, passes)
 
 
 @dataclass(frozen=True)
 class Trend:
-    """The memory verdict: slopes (MB/min) over the mixed phase's second half and the settled reads-only phase."""
+    """The memory verdict: excess slopes (MB/min) over the mixed phase (second half, and each third) and the RSS
+    slope of the settled reads-only phase; mean excess per third shows whether it levels off."""
 
     mixed_rss: float
     mixed_vectors: float
     mixed_excess: float
+    thirds_excess: tuple[float, float, float]
+    thirds_mean: tuple[float, float, float]
     reads_rss: float
-    reads_excess: float
     reads_window_s: float
+    around_pass: AroundPass | None = None
 
 
-def _trend(samples: list[Sample], mixed_end_s: float) -> Trend:
-    half = [s for s in samples if mixed_end_s / 2 <= s.t <= mixed_end_s]
+@dataclass(frozen=True)
+class AroundPass:
+    """The excess across the first consolidation pass of the mixed phase: means over the minute before it starts and
+    the minute after it ends, and the slopes before it (from a third of the phase) and after it (to the end)."""
+
+    window: PassWindow
+    before_mb: float
+    after_mb: float
+    slope_before: float
+    slope_after: float
+    after_s: float
+
+
+def _around_pass(
+    samples: list[Sample], mixed_end_s: float, cost: VectorCost, passes: list[PassWindow]
+) -> AroundPass | None:
+    inside = [p for p in passes if p.start_t > 0 and p.end_t < mixed_end_s - 60]
+    if not inside:
+        return None
+    window = inside[0]
+    mixed = [s for s in samples if s.t <= mixed_end_s]
+    before = [s for s in mixed if mixed_end_s / 3 <= s.t < window.start_t]
+    after = [s for s in mixed if s.t > window.end_t + SAMPLE_EVERY_S]
+    last_minute = [s for s in before if s.t >= window.start_t - 60]
+    first_minute = [s for s in after if s.t <= window.end_t + 60 + SAMPLE_EVERY_S]
+
+    def mean(part: list[Sample]) -> float:
+        return sum(cost.excess_mb(s) for s in part) / len(part) if part else float("nan")
+
+    return AroundPass(
+        window,
+        mean(last_minute),
+        mean(first_minute),
+        _slope_per_min([(s.t, cost.excess_mb(s)) for s in before]),
+        _slope_per_min([(s.t, cost.excess_mb(s)) for s in after]),
+        (after[-1].t - after[0].t) if len(after) > 1 else 0.0,
+    )
+
+
+def _trend(
+    samples: list[Sample], mixed_end_s: float, cost: VectorCost, passes: list[PassWindow] | None = None
+) -> Trend:
+    mixed = [s for s in samples if s.t <= mixed_end_s]
+    half = [s for s in mixed if s.t >= mixed_end_s / 2]
     reads = [s for s in samples if s.t >= mixed_end_s + READ_SETTLE_S]
+    thirds = [[s for s in mixed if k * mixed_end_s / 3 <= s.t <= (k + 1) * mixed_end_s / 3] for k in range(3)]
+    slope3 = [_slope_per_min([(s.t, cost.excess_mb(s)) for s in part]) for part in thirds]
+    mean3 = [sum(cost.excess_mb(s) for s in part) / max(1, len(part)) for part in thirds]
     return Trend(
         _slope_per_min([(s.t, s.rss_mb) for s in half]),
-        _slope_per_min([(s.t, s.vector_mb) for s in half]),
-        _slope_per_min([(s.t, s.excess_mb) for s in half]),
+        _slope_per_min([(s.t, cost.mb(s.vectors)) for s in half]),
+        _slope_per_min([(s.t, cost.excess_mb(s)) for s in half]),
+        (slope3[0], slope3[1], slope3[2]),
+        (mean3[0], mean3[1], mean3[2]),
         _slope_per_min([(s.t, s.rss_mb) for s in reads]),
-        _slope_per_min([(s.t, s.excess_mb) for s in reads]),
         (reads[-1].t - reads[0].t) if len(reads) > 1 else 0.0,
+        _around_pass(samples, mixed_end_s, cost, passes or []),
     )
 
 
@@ -323,26 +451,118 @@ def _rpc_rows(stats: ClientStats) -> list[str]:
     return rows
 
 
-def _trace(samples: list[Sample], mixed_end_s: float) -> list[str]:
+def _trace(samples: list[Sample], mixed_end_s: float, cost: VectorCost) -> list[str]:
     """About 16 evenly spaced samples as a table (the last sample of the mixed phase included)."""
     step = max(1, len(samples) // 14)
     chosen = {id(s): s for s in samples[::step]}
     boundary = max((s for s in samples if s.t <= mixed_end_s), key=lambda s: s.t)
     chosen.update({id(boundary): boundary, id(samples[-1]): samples[-1]})
     rows = [
-        "| t s | phase | RSS MB | transcript rows | vectors | vector MB | RSS − vectors MB | pending signals |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| t s | phase | RSS MB | transcript rows | vectors | vector MB | RSS − vectors MB | SQLite connections "
+        "| pending signals |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for s in sorted(chosen.values(), key=lambda s: s.t):
         phase = MIXED if s.t <= mixed_end_s else READS_ONLY
         rows.append(
-            f"| {s.t:.0f} | {phase} | {s.rss_mb:.0f} | {s.transcript_rows:,} | {s.vectors:,} | {s.vector_mb:.0f} | "
-            f"{s.excess_mb:.0f} | {s.pending:,} |"
+            f"| {s.t:.0f} | {phase} | {s.rss_mb:.0f} | {s.transcript_rows:,} | {s.vectors:,} | "
+            f"{cost.mb(s.vectors):.0f} | {cost.excess_mb(s):.0f} | {s.connections} | {s.pending:,} |"
         )
     return rows
 
 
-def _results(stats: ClientStats, samples: list[Sample], file_mb: float) -> list[BenchResult]:
+def _pass_line(trend: Trend) -> str:
+    around = trend.around_pass
+    if around is None:
+        return "No consolidation pass ran inside the mixed phase."
+    w = around.window
+    return (
+        f"The first scheduled consolidation pass ran at t = {w.start_t:.0f}–{w.end_t:.0f} s: RSS − vectors "
+        f"{around.before_mb:.0f} MB over the minute before it → {around.after_mb:.0f} MB over the minute after it; "
+        f"slope before it (from a third of the phase) {around.slope_before:+.2f} MB/min, **after it "
+        f"{around.slope_after:+.2f} MB/min** (over {around.after_s:.0f} s)."
+    )
+
+
+def _memory_text(
+    samples: list[Sample], mixed_end_s: float, cost: VectorCost, trend: Trend, file_mb: float
+) -> str:
+    """The memory section: how vectors are counted, the trace, the slopes, and what the rest is."""
+    first, last = samples[0], samples[-1]
+    at_switch = max((s for s in samples if s.t <= mixed_end_s), key=lambda s: s.t)
+    peak_mb = max(s.rss_mb for s in samples)
+    connections = max(s.connections for s in samples)
+    cache_mb = connections * CACHE_BYTES_PER_CONNECTION / 2**20
+    one_agent_mb = at_switch.vectors / 8 * cost.code_bytes / 2**20
+    reads = [s for s in samples if s.t > mixed_end_s]
+    reads_line = (
+        f"Reads-only phase (judged over its last {trend.reads_window_s:.0f} s, after {READ_SETTLE_S:g} s for the "
+        f"writer and indexer to finish the backlog): RSS slope **{trend.reads_rss:+.2f} MB/min**, RSS "
+        f"{at_switch.rss_mb:.0f} → {last.rss_mb:.0f} MB."
+        if reads
+        else "No reads-only phase (OSAURUS_BENCH_SOAK_READ_S=0)."
+    )
+    thirds = ", ".join(
+        f"{name} {slope:+.1f} MB/min (mean {mean:.0f} MB)"
+        for name, slope, mean in zip(
+            ("first", "middle", "last"), trend.thirds_excess, trend.thirds_mean, strict=True
+        )
+    )
+    return f"""**Memory.** Every turn is kept and embedded, and the per-agent faiss indexes hold every vector in memory, so RSS
+must grow with the vectors while turns arrive; anything else must level off. *Vector MB* is what memoryd keeps per
+stored vector, derived at the end of the run from its real index files (memoryd/vectors: IndexIDMap2 over an fp16
+IndexScalarQuantizer, format 2; {cost.indexed:,} vectors of {cost.dimension} dimensions): {cost.code_bytes} B of
+codes + {cost.id_bytes} B of id (`AgentIndex.memory_bytes`), plus {cost.lookup_bytes} B of id lookups (IndexIDMap2's
+reverse hash map ~37 B and AgentIndex's set of held ids ~116 B, measured apart at 8 agents × 25k ids) =
+**{cost.per_vector} B per vector**; the fp32 blobs of the embeddings table (4 B per dimension) stay on disk. faiss's
+code and id vectors grow by doubling, so up to half their capacity is spare, but spare capacity is never written and
+so not resident (the code vectors, above the mmap threshold, each have their own mapping); a reallocation briefly
+holds one agent's old and new codes (≤ {one_agent_mb:.0f} MB here). Sampled every {SAMPLE_EVERY_S:g} s:
+
+{chr(10).join(_trace(samples, mixed_end_s, cost))}
+
+RSS {first.rss_mb:.0f} → {at_switch.rss_mb:.0f} MB over the mixed phase (peak {peak_mb:.0f} MB), while the vectors
+grew to {cost.mb(at_switch.vectors):.0f} MB ({at_switch.vectors:,} vectors, {at_switch.transcript_rows:,} transcript
+rows; {file_mb:.0f} MB on disk at the end). Second half of the mixed phase: RSS {trend.mixed_rss:+.2f} MB/min, vectors
+{trend.mixed_vectors:+.2f} MB/min, so RSS − vectors **{trend.mixed_excess:+.2f} MB/min**. By third of the mixed
+phase: {thirds}. {_pass_line(trend)} {reads_line}
+
+What the rest is, and its ceiling (split in debug runs with `OSAURUS_MEMORYD_MEMTRACE`, memoryd/memtrace.py: RSS by
+anon/file, glibc's mallinfo2, `sqlite3_memory_used`, faiss bytes, tracemalloc sites):
+- **Code and start-up**: ~90 MB before the first call, ~50 MB of it shared libraries (faiss, numpy, grpc).
+- **SQLite page caches**: `cache_size` {CACHE_BYTES_PER_CONNECTION // 1024:,} KiB per connection
+  (memoryd/storage/db.py), one connection per thread that touched the store: {connections} here, so at most
+  **{cache_mb:.0f} MB**. While turns arrive every commit invalidates the other connections' caches and SQLite held
+  30–45 MB; once writes stop they fill to the ceiling (~135 MB measured), which is the step at the start of the
+  reads-only phase.
+- **Python caches**, all LRU or cleared when full: stems 131,072 tokens (~29 MB at ~230 B), term counts 8,192 texts
+  (~7 MB for soak-sized rows, ~50 MB for 4 KB rows), shingle keys 8,192 texts (4–12 MB), token counts 8,192, entity
+  names 16,384, query embeddings 1,024 (1.5 MB), assemblies 2 × 256 (10 s TTL), keyword document frequencies
+  200,000 terms (~56 MB, cleared when full). Python's traced heap stayed at 10–13 MB in a traced soak (the soak's
+  texts are short and repetitive). The shingle-set cache that duplicated the shingle keys (~100 MB at 8,192 texts
+  of ~12 KB) is gone.
+- **glibc's free lists**: freed memory stays in malloc's arenas for reuse. memoryd fixes glibc's mmap threshold at
+  256 KiB and keeps 2 arenas (memoryd/malloc_tuning.py; glibc's dynamic threshold had climbed to the size of the
+  faiss code vectors, tens of MB, and 30+ threads had up to 16 arenas): at ~95k vectors in 240 s debug soaks the
+  arenas held 157 MB by default and 93 MB tuned, their free part 84 → 25 MB, flat after the first minute.
+- **Consolidation**: the first scheduled pass runs 5 minutes after start (then every `consolidationIntervalHours`,
+  so once per soak). Its working set (every agent's episode features, vectors and duplicate candidates) raises RSS
+  by ~100–150 MB at ~100k rows while it runs; afterwards malloc's in-use memory is back to its level before the
+  pass, but ~70 MB of what it freed stays resident in malloc's free lists (three 420 s debug soaks: +70, +72 and
+  +74 MB; a `malloc_trim` after the pass did not release it). That step shows in the table; the slope after the
+  pass is the levelling figure. Whether the next pass reuses that memory was not observed (one pass per soak).
+
+A leak shows as a steady excess slope in every third and after the pass, and a positive reads-only slope; growth
+with the data alone shows as a flat excess."""
+
+
+def _results(
+    stats: ClientStats,
+    samples: list[Sample],
+    file_mb: float,
+    cost: VectorCost,
+    passes: list[PassWindow] | None = None,
+) -> list[BenchResult]:
     mixed_s, reads_s = stats.seconds.get(MIXED, 0.0), stats.seconds.get(READS_ONLY, 0.0)
     mixed_end_s = WARMUP_S + mixed_s
     total = stats.calls(MIXED)
@@ -351,17 +571,9 @@ def _results(stats: ClientStats, samples: list[Sample], file_mb: float) -> list[
         f"{stats.per_minute[m] / max(1.0, min(60.0, mixed_s + reads_s - 60 * m)):,.0f}"
         for m in sorted(stats.per_minute)
     )
-    trend = _trend(samples, mixed_end_s)
-    first, last = samples[0], samples[-1]
+    trend = _trend(samples, mixed_end_s, cost, passes)
+    first = samples[0]
     at_switch = max((s for s in samples if s.t <= mixed_end_s), key=lambda s: s.t)
-    peak_mb = max(s.rss_mb for s in samples)
-    reads_line = (
-        f"Reads-only phase ({reads_s:.0f} s; judged over its last {trend.reads_window_s:.0f} s, after "
-        f"{READ_SETTLE_S:g} s for the writer and indexer to finish the backlog): RSS slope "
-        f"**{trend.reads_rss:+.2f} MB/min**, RSS {at_switch.rss_mb:.0f} → {last.rss_mb:.0f} MB."
-        if reads_s
-        else "No reads-only phase (OSAURUS_BENCH_SOAK_READ_S=0)."
-    )
     detail = f"""### Soak: {CLIENTS} clients, {mixed_s:.0f} s mixed then {reads_s:.0f} s reads only
 
 memoryd (`python -m memoryd`, log level WARNING) with inferd's fake backend as peers, both subprocesses; clients in
@@ -375,21 +587,7 @@ Then the same clients send only AssembleContext and SearchMemory. First {WARMUP_
 Mixed phase: **{total / max(mixed_s, 1e-9):,.1f} calls/s**, **{errors} errors** over both phases
 ({dict(stats.errors) or "none"}). Throughput per minute (calls/s, both phases): {minutes}.
 
-**Memory.** Every turn is kept and embedded, and the per-agent faiss indexes hold every vector in memory, so RSS
-must grow with the vectors while turns arrive; anything else must level off. Sampled every {SAMPLE_EVERY_S:g} s:
-
-{chr(10).join(_trace(samples, mixed_end_s))}
-
-RSS {first.rss_mb:.0f} → {at_switch.rss_mb:.0f} MB over the mixed phase (peak {peak_mb:.0f} MB), while the vectors
-grew to {at_switch.vector_mb:.0f} MB ({at_switch.vectors:,} vectors, {at_switch.transcript_rows:,} transcript rows;
-{file_mb:.0f} MB on disk at the end). Second half of the mixed phase: RSS {trend.mixed_rss:+.2f} MB/min, vectors
-{trend.mixed_vectors:+.2f} MB/min, so RSS − vectors **{trend.mixed_excess:+.2f} MB/min**. {reads_line}
-
-Reading the trend: besides the vectors, two bounded costs grow early on. SQLite keeps a page cache per connection
-(`cache_size` 4 MB, memoryd/storage/db.py; one connection per gRPC, search and writer thread, about 30), emptied on
-every commit while turns arrive and kept once writes stop, which is the step at the start of the reads-only phase;
-and glibc's malloc keeps some of the memory that churn frees. Both level off; a leak would keep the reads-only slope
-positive."""
+{_memory_text(samples, mixed_end_s, cost, trend, file_mb)}"""
     results = [
         BenchResult(
             ISSUE,
@@ -406,8 +604,8 @@ positive."""
         ),
         BenchResult(
             ISSUE,
-            "Soak memoryd RSS start → end of mixed phase (vectors held)",
-            f"{first.rss_mb:.0f} → {at_switch.rss_mb:.0f} MB ({at_switch.vector_mb:.0f} MB)",
+            f"Soak memoryd RSS start → end of mixed phase (vectors held, {cost.per_vector} B each)",
+            f"{first.rss_mb:.0f} → {at_switch.rss_mb:.0f} MB ({cost.mb(at_switch.vectors):.0f} MB)",
             "grows with the vectors only",
         ),
         BenchResult(
@@ -416,7 +614,22 @@ positive."""
             f"{trend.mixed_excess:+.2f} MB/min",
             "≈ 0",
         ),
+        BenchResult(
+            ISSUE,
+            "Soak RSS − vectors slope (mixed, first → last third)",
+            f"{trend.thirds_excess[0]:+.1f} → {trend.thirds_excess[2]:+.1f} MB/min",
+            "levels off",
+        ),
     ]
+    if trend.around_pass is not None:
+        results.append(
+            BenchResult(
+                ISSUE,
+                "Soak RSS − vectors slope after the consolidation pass (to the end of the mixed phase)",
+                f"{trend.around_pass.slope_after:+.2f} MB/min ({trend.around_pass.after_s:.0f} s)",
+                "≈ 0",
+            )
+        )
     if reads_s:
         results.append(
             BenchResult(

@@ -17,6 +17,8 @@ from memoryd.consolidate_rpcs import ConsolidationRpcs
 from memoryd.domain import now_ms
 from memoryd.embedding import Embedder
 from memoryd.indexer import Indexer
+from memoryd.malloc_tuning import tune_malloc
+from memoryd.memtrace import MemoryTrace
 from memoryd.readpath import ReadPath, settings_from_config
 from memoryd.readpath_rpcs import ReadPathRpcs
 from memoryd.readpath_store import StoreMemoryReader
@@ -264,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, "memoryd")
+    tune_malloc(settings.mmap_threshold_bytes, settings.malloc_arena_max)  # before any thread starts
     try:
         running, app = start(settings)
     except InsecureBindError as error:
@@ -273,11 +276,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         _log.error("memoryd failed to start: %s: %s", type(error).__name__, error)
         return 1
     _log.info("memoryd home %s, schema v%d", settings.home, app.store.schema_version)
+    trace = (
+        MemoryTrace(settings.memory_trace, app.vectors.memory_bytes, frames=settings.memory_trace_frames)
+        if settings.memory_trace
+        else None
+    )
+    if trace is not None:
+        trace.start()
     if settings.port_file is not None:
         write_port_file(settings.port_file, running.target)
     try:
         serve_until_signal(running, grace_s=10.0)
     finally:
+        if trace is not None:
+            trace.stop()
         app.close()
     return 0
 

@@ -47,6 +47,18 @@ class ServiceSettings:
     #: The read path's budget for waiting on inferd (heuristic gate): a query embedding later than this leaves
     #: search on full text alone (OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS; the llm gate's own timeout adds to it).
     query_embed_timeout_s: float = 0.15
+    #: Blocks of at least this many bytes get their own mapping, returned to the OS on free (glibc mallopt; fixing it
+    #: turns off glibc's dynamic threshold, memoryd.malloc_tuning). OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB, 0 = leave
+    #: glibc's default; also left alone when MALLOC_MMAP_THRESHOLD_ is set (glibc applied that one already).
+    mmap_threshold_bytes: int = 256 * 1024
+    #: At most this many glibc malloc arenas (OSAURUS_MEMORYD_MALLOC_ARENA_MAX, 0 = glibc's 8 per core; left alone
+    #: when MALLOC_ARENA_MAX is set).
+    malloc_arena_max: int = 2
+    #: Debug only: append a memory breakdown (RSS, malloc, SQLite, faiss) here every 20 s (OSAURUS_MEMORYD_MEMTRACE;
+    #: memoryd.memtrace), with the Python allocation sites that grew when memory_trace_frames > 0
+    #: (OSAURUS_MEMORYD_TRACEMALLOC=FRAMES: tracemalloc slows every allocation). Off by default.
+    memory_trace: Path | None = None
+    memory_trace_frames: int = 0
 
     @property
     def memory_dir(self) -> Path:
@@ -93,6 +105,14 @@ def parse_settings(
     parser.add_argument("--max-workers", type=int, default=int(env.get("OSAURUS_MEMORYD_WORKERS", "32")))
     args = parser.parse_args(list(argv) if argv is not None else None)
     passphrase_file = env.get("OSAURUS_MEMORY_PASSPHRASE_FILE", "").strip()
+    memory_trace = env.get("OSAURUS_MEMORYD_MEMTRACE", "").strip()
+    mmap_kib = int(_env_number(env, "OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB", 256.0, low=0.0, high=32 * 1024.0))
+    if "MALLOC_MMAP_THRESHOLD_" in env:
+        mmap_kib = 0
+    arena_max = int(_env_number(env, "OSAURUS_MEMORYD_MALLOC_ARENA_MAX", 2.0, low=0.0, high=1024.0))
+    if "MALLOC_ARENA_MAX" in env:
+        arena_max = 0
+    trace_frames = int(_env_number(env, "OSAURUS_MEMORYD_TRACEMALLOC", 0.0, low=0.0, high=25.0))
     query_embed_ms = _env_ms(env, "OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS", 150.0, low=1.0, high=60_000.0)
     return ServiceSettings(
         listen=args.listen,
@@ -104,11 +124,20 @@ def parse_settings(
         transport=load_transport(env),
         passphrase_file=Path(passphrase_file).expanduser() if passphrase_file else None,
         query_embed_timeout_s=query_embed_ms / 1000.0,
+        mmap_threshold_bytes=mmap_kib * 1024,
+        malloc_arena_max=arena_max,
+        memory_trace=Path(memory_trace).expanduser() if memory_trace else None,
+        memory_trace_frames=trace_frames,
     )
 
 
 def _env_ms(env: Mapping[str, str], name: str, default: float, *, low: float, high: float) -> float:
     """A millisecond setting from the environment, clamped to [low, high]; the default when unset or not a number."""
+    return _env_number(env, name, default, low=low, high=high)
+
+
+def _env_number(env: Mapping[str, str], name: str, default: float, *, low: float, high: float) -> float:
+    """A number from the environment, clamped to [low, high]; the default when unset or not a number."""
     raw = env.get(name, "").strip()
     if not raw:
         return default

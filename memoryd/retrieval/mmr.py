@@ -21,9 +21,13 @@ DEFAULT_LAMBDA = 0.85
 SHINGLE_CHARS = 4
 
 
-@lru_cache(maxsize=8_192)
 def shingles(text: str, size: int = SHINGLE_CHARS) -> frozenset[str]:
-    """4-character shingles of each word (words shorter than that are kept whole)."""
+    """4-character shingles of each word (words shorter than that are kept whole).
+
+    Not cached: the read path only reaches it through shingle_keys, whose cache holds the same texts in an eighth to
+    a tenth of the memory (8 bytes per shingle against a str plus a set slot); a second cache of the sets only hit
+    after the keys had been evicted, and could hold ~100 MB (8,192 texts of ~12 KB each) (bench_soak, issue 11).
+    """
     found: set[str] = set()
     for word in tokens(text):
         if len(word) <= size:

@@ -69,6 +69,13 @@ class AgentIndex:
         """Vectors held."""
         return int(self._index.ntotal)
 
+    def memory_bytes(self) -> int:
+        """Bytes the faiss index holds for its vectors: codes (2 bytes per dimension in fp16) plus the 8-byte id
+        of each (IndexIDMap2's id map); not counted: the reverse id map, the id set, and spare vector capacity."""
+        with self._lock:
+            code_size = int(faiss.downcast_index(self._index.index).code_size)
+            return int(self._index.ntotal) * (code_size + 8)
+
     def counts(self) -> dict[str, int]:
         """Vectors per kind."""
         with self._lock:

@@ -130,6 +130,12 @@ class VectorRegistry:
         index = self._get(agent_id, model, int(vector.shape[-1]))
         return [] if index is None else index.search(kind, vector, k)
 
+    def memory_bytes(self) -> int:
+        """Vector bytes held by the loaded indexes (AgentIndex.memory_bytes)."""
+        with self._lock:
+            indexes = list(self._indexes.values())
+        return sum(index.memory_bytes() for index in indexes)
+
     def delete_agent(self, agent_id: str) -> int:
         """Drop the agent's index from memory and disk; returns how many vectors it held."""
         with self._lock:
