@@ -1,8 +1,11 @@
 """Soak benchmark (issue 11): 16 clients mixing BufferTurn, AssembleContext and SearchMemory against a real memoryd
 subprocess (inferd with its fake backend, also a subprocess), then a reads-only phase with the same clients.
 
-Knobs: OSAURUS_BENCH_SOAK_S (mixed phase, default 600 s), OSAURUS_BENCH_SOAK_READ_S (reads-only phase after it,
-default 90 s; 0 skips it).
+Knobs: OSAURUS_BENCH_SOAK_S (mixed phase, default 720 s: the issue's 10 minutes plus room for a second
+consolidation pass), OSAURUS_BENCH_SOAK_READ_S (reads-only phase after it, default 90 s; 0 skips it),
+OSAURUS_BENCH_SOAK_SECOND_PASS (default 1: once the first scheduled consolidation pass has ended, wait
+SECOND_PASS_GAP_S and run a second one through RunConsolidation, to see whether the memory the first pass left
+behind is reused; 0 = off). The first pass starts 300 s after memoryd does and takes ~110 s here.
 
 Reports throughput, p50/p99 per RPC and phase, errors (target 0), throughput per minute, and a memory trend that
 separates data growth from leaks. Every 5 s the bench samples memoryd's RSS and open SQLite connections beside what
@@ -25,6 +28,7 @@ import random
 import signal
 import sqlite3
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -41,13 +45,16 @@ from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.support.procs import ServiceProcess, spawn
 
 ISSUE = 11
-DURATION_S = float(os.environ.get("OSAURUS_BENCH_SOAK_S", "600"))
+DURATION_S = float(os.environ.get("OSAURUS_BENCH_SOAK_S", "720"))
 READ_S = float(os.environ.get("OSAURUS_BENCH_SOAK_READ_S", "90"))
 CLIENTS = 16
 WARMUP_S = 5.0
 SAMPLE_EVERY_S = 5.0
 #: The reads-only phase is judged after this long (the writer and the indexer finish the mixed phase's backlog).
 READ_SETTLE_S = 30.0
+SECOND_PASS = os.environ.get("OSAURUS_BENCH_SOAK_SECOND_PASS", "1") != "0"
+#: Seconds between the end of the first consolidation pass and the RunConsolidation call of the second.
+SECOND_PASS_GAP_S = 20.0
 #: Share of each RPC in a client's calls (the reads-only phase keeps the reads' shares).
 MIX = (("BufferTurn", 0.5), ("AssembleContext", 0.25), ("SearchMemory", 0.25))
 READS = tuple((name, weight) for name, weight in MIX if name != "BufferTurn")
@@ -325,6 +332,28 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+def _second_pass(target: str, db: Path, wall_start_s: float, stop: threading.Event) -> None:
+    """Once the first consolidation pass has ended, wait SECOND_PASS_GAP_S and run another through the RPC."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        while not stop.wait(SAMPLE_EVERY_S):
+            done = connection.execute(
+                "SELECT count(*) FROM processing_log WHERE task_type = 'consolidate' AND created_at_ms > ?",
+                (int(wall_start_s * 1000),),
+            ).fetchone()[0]
+            if done:
+                break
+    finally:
+        connection.close()
+    if stop.wait(SECOND_PASS_GAP_S):
+        return
+    with grpc.insecure_channel(target) as channel:
+        try:
+            pb_grpc.MemoryServiceStub(channel).RunConsolidation(pb.RunConsolidationRequest(), timeout=900)
+        except grpc.RpcError as error:  # reported: the report then says no second pass ended in time
+            print(f"bench_soak: the second consolidation pass failed: {error.code()}", flush=True)
+
+
 def run() -> list[BenchResult]:
     """Start the stack, soak it, stop it; the headline results with a markdown detail section."""
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp:
@@ -338,6 +367,11 @@ def run() -> list[BenchResult]:
             clients = context.Process(target=_child, args=(memoryd.target, DURATION_S, READ_S, queue))
             started, wall_start = time.monotonic(), time.time()
             clients.start()
+            stop_trigger = threading.Event()
+            if SECOND_PASS:
+                threading.Thread(
+                    target=_second_pass, args=(memoryd.target, db, wall_start, stop_trigger), daemon=True
+                ).start()
             samples = [probe.sample(0.0)]
             while clients.is_alive() and queue.empty():
                 time.sleep(SAMPLE_EVERY_S)
@@ -349,6 +383,7 @@ def run() -> list[BenchResult]:
             samples.append(probe.sample(time.monotonic() - started))
             passes = probe.passes(wall_start)
         finally:
+            stop_trigger.set()
             probe.close()
             memoryd.stop(signal.SIGTERM)
             inferd.stop(signal.SIGTERM)
@@ -370,6 +405,7 @@ class Trend:
     reads_rss: float
     reads_window_s: float
     around_pass: AroundPass | None = None
+    second_pass: AroundPass | None = None
 
 
 @dataclass(frozen=True)
@@ -386,15 +422,18 @@ class AroundPass:
 
 
 def _around_pass(
-    samples: list[Sample], mixed_end_s: float, cost: VectorCost, passes: list[PassWindow]
+    samples: list[Sample], mixed_end_s: float, cost: VectorCost, passes: list[PassWindow], which: int = 0
 ) -> AroundPass | None:
+    """The excess around pass number `which` (0: the first) of those inside the mixed phase with a minute after."""
     inside = [p for p in passes if p.start_t > 0 and p.end_t < mixed_end_s - 60]
-    if not inside:
+    if len(inside) <= which:
         return None
-    window = inside[0]
+    window = inside[which]
     mixed = [s for s in samples if s.t <= mixed_end_s]
-    before = [s for s in mixed if mixed_end_s / 3 <= s.t < window.start_t]
-    after = [s for s in mixed if s.t > window.end_t + SAMPLE_EVERY_S]
+    since = inside[which - 1].end_t + SAMPLE_EVERY_S if which else mixed_end_s / 3
+    before = [s for s in mixed if since <= s.t < window.start_t]
+    ends = inside[which + 1].start_t if len(inside) > which + 1 else mixed_end_s
+    after = [s for s in mixed if window.end_t + SAMPLE_EVERY_S < s.t < ends]
     last_minute = [s for s in before if s.t >= window.start_t - 60]
     first_minute = [s for s in after if s.t <= window.end_t + 60 + SAMPLE_EVERY_S]
 
@@ -429,6 +468,7 @@ def _trend(
         _slope_per_min([(s.t, s.rss_mb) for s in reads]),
         (reads[-1].t - reads[0].t) if len(reads) > 1 else 0.0,
         _around_pass(samples, mixed_end_s, cost, passes or []),
+        _around_pass(samples, mixed_end_s, cost, passes or [], which=1),
     )
 
 
@@ -469,6 +509,23 @@ def _trace(samples: list[Sample], mixed_end_s: float, cost: VectorCost) -> list[
             f"{cost.mb(s.vectors):.0f} | {cost.excess_mb(s):.0f} | {s.connections} | {s.pending:,} |"
         )
     return rows
+
+
+def _second_pass_line(trend: Trend) -> str:
+    first, second = trend.around_pass, trend.second_pass
+    if first is None:
+        return ""
+    if second is None:
+        return "No second consolidation pass ended inside the mixed phase with a minute to spare" + (
+            " (OSAURUS_BENCH_SOAK_SECOND_PASS=0)." if not SECOND_PASS else "; give the mixed phase more time."
+        )
+    w = second.window
+    return (
+        f"A second pass (RunConsolidation, {SECOND_PASS_GAP_S:g} s after the first ended) ran at t = "
+        f"{w.start_t:.0f}–{w.end_t:.0f} s: RSS − vectors {second.before_mb:.0f} → {second.after_mb:.0f} MB, **a step of "
+        f"{second.after_mb - second.before_mb:+.0f} MB against {first.after_mb - first.before_mb:+.0f} MB for the first "
+        f"pass**; slope after it {second.slope_after:+.2f} MB/min (over {second.after_s:.0f} s)."
+    )
 
 
 def _pass_line(trend: Trend) -> str:
@@ -525,7 +582,7 @@ RSS {first.rss_mb:.0f} → {at_switch.rss_mb:.0f} MB over the mixed phase (peak 
 grew to {cost.mb(at_switch.vectors):.0f} MB ({at_switch.vectors:,} vectors, {at_switch.transcript_rows:,} transcript
 rows; {file_mb:.0f} MB on disk at the end). Second half of the mixed phase: RSS {trend.mixed_rss:+.2f} MB/min, vectors
 {trend.mixed_vectors:+.2f} MB/min, so RSS − vectors **{trend.mixed_excess:+.2f} MB/min**. By third of the mixed
-phase: {thirds}. {_pass_line(trend)} {reads_line}
+phase: {thirds}. {_pass_line(trend)} {_second_pass_line(trend)} {reads_line}
 
 What the rest is, and its ceiling (split in debug runs with `OSAURUS_MEMORYD_MEMTRACE`, memoryd/memtrace.py: RSS by
 anon/file, glibc's mallinfo2, `sqlite3_memory_used`, faiss bytes, tracemalloc sites):
@@ -621,13 +678,25 @@ Mixed phase: **{total / max(mixed_s, 1e-9):,.1f} calls/s**, **{errors} errors** 
             "levels off",
         ),
     ]
-    if trend.around_pass is not None:
+    last_pass = trend.second_pass or trend.around_pass
+    if last_pass is not None:
         results.append(
             BenchResult(
                 ISSUE,
-                "Soak RSS − vectors slope after the consolidation pass (to the end of the mixed phase)",
-                f"{trend.around_pass.slope_after:+.2f} MB/min ({trend.around_pass.after_s:.0f} s)",
+                "Soak RSS − vectors slope after the last consolidation pass (to the end of the mixed phase)",
+                f"{last_pass.slope_after:+.2f} MB/min ({last_pass.after_s:.0f} s)",
                 "≈ 0",
+            )
+        )
+    if trend.around_pass is not None and trend.second_pass is not None:
+        first_step = trend.around_pass.after_mb - trend.around_pass.before_mb
+        second_step = trend.second_pass.after_mb - trend.second_pass.before_mb
+        results.append(
+            BenchResult(
+                ISSUE,
+                "Soak RSS − vectors step across a second consolidation pass (first pass's step)",
+                f"{second_step:+.0f} MB ({first_step:+.0f} MB)",
+                "≈ 0: the first pass's memory is reused",
             )
         )
     if reads_s:
