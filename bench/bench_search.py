@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -63,9 +64,12 @@ _PLAIN = replace(
     date_weight=0.0,
     time_reference_weight=0.0,
     length_exponent=0.0,
+    context_hits=0,
 )
-_CONVERSATION = replace(_NO_MMR, date_weight=0.0, time_reference_weight=0.0, length_exponent=0.0)
-_DATE = replace(_NO_MMR, time_reference_weight=0.0, length_exponent=0.0)
+_CONVERSATION = replace(
+    _NO_MMR, date_weight=0.0, time_reference_weight=0.0, length_exponent=0.0, context_hits=0
+)
+_DATE = replace(_NO_MMR, time_reference_weight=0.0, length_exponent=0.0, context_hits=0)
 VARIANTS = (
     Variant("bm25, FTS5 table-wide IDF", replace(_PLAIN, use_vectors=False, per_agent_stats=False)),
     Variant("bm25, per-agent IDF", replace(_PLAIN, use_vectors=False)),
@@ -73,8 +77,9 @@ VARIANTS = (
     Variant("hybrid RRF", _PLAIN),
     Variant("hybrid RRF + conversation prior", _CONVERSATION),
     Variant("hybrid RRF + conversation prior + date prior", _DATE),
-    Variant("... + time-reference prior", replace(_NO_MMR, length_exponent=0.0)),
-    Variant("... + informative-row prior", _NO_MMR),
+    Variant("... + time-reference prior", replace(_NO_MMR, length_exponent=0.0, context_hits=0)),
+    Variant("... + informative-row prior", replace(_NO_MMR, context_hits=0)),
+    Variant("... + context window", _NO_MMR),
     Variant("hybrid RRF + priors + MMR (service default)", SERVICE_DEFAULT),
 )
 
@@ -416,9 +421,21 @@ def _carried_over(part: str) -> list[BenchResult]:
     for item in data.get("results", []):
         result = BenchResult(**item)
         if _part_of(result) == part:
-            note = f"_Carried over from the run of {data.get('run_date', '?')}: this part was not re-run._"
-            kept.append(replace(result, detail=f"{note}\n\n{result.detail}" if result.detail else ""))
+            kept.append(replace(result, detail=_with_carry_note(result.detail, data.get("run_date", "?"))))
     return kept
+
+
+_CARRIED = re.compile(r"^_Carried over from the run of [^:]+: this part was not re-run\._\n\n")
+
+
+def _with_carry_note(detail: str, run_date: str) -> str:
+    """The detail under one carry-over note naming the run that measured it (a figure carried over twice keeps its
+    first note: the last saved run did not measure it either)."""
+    if not detail:
+        return ""
+    if _CARRIED.match(detail):
+        return detail
+    return f"_Carried over from the run of {run_date}: this part was not re-run._\n\n{detail}"
 
 
 def _parts_from_env() -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow, SearchOutcome
 from memoryd.keyword_stats import KeywordStats
 from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
+from memoryd.retrieval.context_window import with_context
 from memoryd.retrieval.dates import Window, date_windows
 from memoryd.retrieval.length_prior import informative_prior
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
@@ -76,6 +77,12 @@ class SearchSettings:
     #: Transcript only: fused score × characters^exponent, informative turns over chatter
     #: (retrieval/length_prior.py; 0 = off).
     length_exponent: float = 0.08
+    #: Transcript only (retrieval/context_window.py): the turns within `context_radius` places of the best
+    #: `context_hits` hits follow the first `context_after` hits (0 hits = off). Only a limit above
+    #: `context_after` shows them.
+    context_hits: int = 1
+    context_radius: int = 2
+    context_after: int = 10
 
 
 class MemorySearch:
@@ -147,7 +154,10 @@ class MemorySearch:
         chosen = (
             mmr(pool, limit, s.mmr_lambda) if s.mmr_lambda < 1.0 else [(c.id, c.score) for c in pool[:limit]]
         )
-        return SearchOutcome(hits=tuple(ScoredRow(rows[i], score) for i, score in chosen), method=method)
+        hits = tuple(ScoredRow(rows[i], score) for i, score in chosen)
+        if kind == KIND_TRANSCRIPT:
+            hits = self._with_context_window(agent_id, kind, hits, limit, rows)
+        return SearchOutcome(hits=hits, method=method)
 
     def _load(self, kind: str, agent_id: str, ids: Sequence[int], rows: dict[int, MemoryRow]) -> None:
         """Add the rows of `ids` not loaded yet to `rows` (ids of deleted rows stay absent)."""
@@ -224,6 +234,32 @@ class MemorySearch:
         smoothed = smooth_neighbours({i: fused[i] for i in where}, where, s.neighbour_weight)
         prior = conversation_prior(smoothed, where, s.conversation_weight, s.conversation_top)
         return informative_prior(prior, {i: len(rows[i].text) for i in where}, s.length_exponent)
+
+    def _with_context_window(
+        self,
+        agent_id: str,
+        kind: str,
+        hits: tuple[ScoredRow, ...],
+        limit: int,
+        rows: dict[int, MemoryRow],
+    ) -> tuple[ScoredRow, ...]:
+        """The turns around the best `context_hits` hits, moved in after the first `context_after` hits
+        (retrieval/context_window.py)."""
+        s = self.settings
+        if (
+            s.context_hits <= 0
+            or s.context_radius <= 0
+            or limit <= s.context_after
+            or len(hits) < s.context_after
+        ):
+            return hits
+        around: list[int] = []
+        for hit in hits[: s.context_hits]:
+            around += self._store.rows.neighbours(
+                agent_id, hit.row.conversation_id, hit.row.chunk_index, s.context_radius
+            )
+        self._load(kind, agent_id, around, rows)
+        return with_context(hits, (rows[i] for i in around if i in rows), s.context_after, limit)
 
     def _keyword_ranking(
         self, agent_id: str, kind: str, terms: Sequence[str], rows: dict[int, MemoryRow]

@@ -70,6 +70,18 @@ class RowStore:
                 )
         return found
 
+    def neighbours(self, agent_id: str, conversation_id: str, chunk_index: int, radius: int) -> list[int]:
+        """Ids of the transcript turns within `radius` places of `chunk_index` in one conversation of one agent
+        (the turn itself left out), nearest first and, at equal distance, the earlier one first."""
+        if radius <= 0:
+            return []
+        rows = self._db.query(
+            "SELECT id FROM transcript WHERE agent_id = ? AND conversation_id = ? AND chunk_index BETWEEN ? AND ? "
+            "AND chunk_index <> ? ORDER BY abs(chunk_index - ?), chunk_index",
+            (agent_id, conversation_id, chunk_index - radius, chunk_index + radius, chunk_index, chunk_index),
+        )
+        return [int(r[0]) for r in rows]
+
     def texts_to_embed(self, kind: str, agent_id: str, ids: Sequence[int]) -> list[tuple[int, str]]:
         """(id, text to embed) for the given rows of one agent."""
         result: list[tuple[int, str]] = []

@@ -1,5 +1,5 @@
 """Retrieval-quality features of search: Porter stems (FTS5 tokenizer + Python re-scoring), the date prior, the
-time-reference prior and the informative-row prior."""
+time-reference prior, the informative-row prior and the context window."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.domain import KIND_TRANSCRIPT
+from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow
+from memoryd.retrieval.context_window import with_context
 from memoryd.retrieval.dates import Window, date_windows
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores
 from memoryd.retrieval.stem import stem
@@ -231,5 +232,98 @@ def test_informative_prior_ranks_a_telling_turn_above_a_short_reaction(tmp_path:
         )  # BM25 length norm
         search.settings = SearchSettings()
         assert search.search("a", KIND_TRANSCRIPT, "pottery class", 3).hits[0].row.text == telling
+    finally:
+        search.close()
+
+
+def _row(row_id: int, conversation: str = "c", chunk: int = 0) -> MemoryRow:
+    return MemoryRow(
+        kind=KIND_TRANSCRIPT,
+        id=row_id,
+        agent_id="a",
+        text=f"t{row_id}",
+        conversation_id=conversation,
+        occurred_at_ms=0,
+        role="user",
+        salience=0.0,
+        topics=(),
+        chunk_index=chunk,
+        entities=(),
+    )
+
+
+def test_context_window_goes_after_the_first_hits_without_duplicates() -> None:
+    hits = [ScoredRow(_row(i), 1.0 - i / 100) for i in range(1, 8)]
+    out = with_context(hits, [_row(3), _row(20), _row(6), _row(21)], after=4, limit=7)
+    assert [h.row.id for h in out] == [
+        1,
+        2,
+        3,
+        4,
+        20,
+        6,
+        21,
+    ]  # 3 is already in the head; 6 moves up, 5 and 7 drop
+    assert [h.score for h in out[4:]] == [hits[3].score] * 3  # scores never rise down the list
+    assert [h.row.id for h in with_context(hits, [_row(20)], after=8, limit=7)] == list(
+        range(1, 8)
+    )  # too few hits
+    assert [h.row.id for h in with_context(hits, [_row(20)], after=0, limit=3)] == [1, 2, 3]  # off
+
+
+def test_neighbours_are_the_nearest_turns_of_the_same_conversation_and_agent(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    try:
+        ids: dict[tuple[str, str, int], int] = {}
+        with store.db.write():
+            for agent in ("a", "b"):
+                store.agents.ensure(agent)
+                for conversation in ("c1", "c2"):
+                    for chunk in range(6):
+                        ids[(agent, conversation, chunk)] = store.db.execute(
+                            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, "
+                            "token_count, created_at_ms) VALUES (?, ?, ?, 'user', 'x', 1, 0)",
+                            (agent, conversation, chunk),
+                        ).lastrowid
+        near = store.rows.neighbours("a", "c1", 2, 2)
+        assert near == [ids[("a", "c1", c)] for c in (1, 3, 0, 4)]  # nearest first, earlier first on a tie
+        assert store.rows.neighbours("a", "c1", 0, 1) == [
+            ids[("a", "c1", 1)]
+        ]  # the first turn has no turn before
+        assert store.rows.neighbours("a", "c1", 2, 0) == []
+    finally:
+        store.close()
+
+
+def test_search_shows_the_reply_next_to_the_best_hit_after_the_first_hits(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    mention = "Ana: Got sneakers at the outlet!"
+    reply = "Bo: Love that purple color! For walking or running?"
+    with store.db.write():
+        for agent in ("a", "b"):
+            store.agents.ensure(agent)
+        turns = [("a", "c0", 0, "Ana: The dogs are playful"), ("a", "c0", 1, mention), ("a", "c0", 2, reply)]
+        turns += [("a", f"c{n}", 0, f"Ana: I walked past the outlet on day {n}") for n in range(1, 14)]
+        turns += [("b", "c0", 2, "Bo: another agent's turn in a conversation of the same id")]
+        for agent, conversation, chunk, text in turns:
+            store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, "
+                "created_at_ms) VALUES (?, ?, ?, 'user', ?, 10, 0)",
+                (agent, conversation, chunk, text),
+            )
+    search = MemorySearch(store)
+    try:
+        question = "What are the sneakers from the outlet for?"
+        short = search.search("a", KIND_TRANSCRIPT, question, 10).hits
+        assert short[0].row.text == mention and reply not in [h.row.text for h in short]  # no word in common
+        long = [h.row for h in search.search("a", KIND_TRANSCRIPT, question, 14).hits]
+        assert [r.text for r in long[:10]] == [h.row.text for h in short]  # the top is unchanged
+        assert {r.text for r in long[10:12]} == {
+            reply,
+            "Ana: The dogs are playful",
+        }  # then the best hit's context
+        assert {r.agent_id for r in long} == {"a"} and len(long) == 14
+        search.settings = SearchSettings(context_hits=0)
+        assert reply not in [h.row.text for h in search.search("a", KIND_TRANSCRIPT, question, 14).hits]
     finally:
         search.close()
