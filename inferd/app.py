@@ -91,9 +91,11 @@ def preload_embedding(app: App) -> threading.Thread | None:
 
 
 def close_all(running: RunningServer, app: App, grace_s: float = 5.0) -> None:
-    """Stop serving (health NOT_SERVING first), then unload the models."""
+    """Stop serving (health NOT_SERVING first), unload the models (which fails the jobs handlers still wait on),
+    then wait for the handler threads to end (RunningServer.join_handlers says why)."""
     running.stop(grace_s)
     app.close()
+    running.join_handlers()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

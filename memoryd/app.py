@@ -201,8 +201,8 @@ def build_app(
         scheduler=scheduler,
         security=security,
         # Closed in reverse: the scheduler, a running pass (stops before its next batch), the writer (no new
-        # model calls), then the console, indexer and client; the degraded scratch folder last.
-        closers=[security, inference, indexer, console, writer, consolidator, scheduler],
+        # model calls), then the console, indexer, search threads and client; the degraded scratch folder last.
+        closers=[security, inference, search, indexer, console, writer, consolidator, scheduler],
     )
     if settings.background_indexing:
         indexer.start()

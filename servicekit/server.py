@@ -59,6 +59,8 @@ class RunningServer:
     port: int
     health: health.HealthServicer
     services: tuple[str, ...]
+    #: The pool that runs the handlers; stop() retires its threads (see there).
+    executor: futures.ThreadPoolExecutor | None = None
 
     @property
     def target(self) -> str:
@@ -78,9 +80,34 @@ class RunningServer:
             self.health.set(name, status)
 
     def stop(self, grace_s: float = 10.0) -> None:
-        """Mark not serving, refuse new calls, let in-flight calls finish within grace_s."""
+        """Mark not serving, refuse new calls, let in-flight calls finish within grace_s, then retire the handler
+        threads: the idle ones end now, a busy one when its handler returns (see join_handlers)."""
         self.set_serving(False)
         self.server.stop(grace_s).wait()
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def join_handlers(self, timeout_s: float = 10.0) -> bool:
+        """Wait up to timeout_s for every handler thread to end (after stop(), and after whatever unblocks busy
+        handlers); False if one is still running then.
+
+        Why: a handler thread left to the interpreter's exit ends while the interpreter is finalizing. If it ever
+        touched MLX, MLX's thread-local clean-up then asks for the GIL, which a finalizing interpreter refuses by
+        ending the thread from inside a C++ destructor: std::terminate, exit code 134 ("terminate called without
+        an active exception"), about one inferd exit in five. Ended here, the clean-up runs while Python is fully
+        alive.
+        """
+        if self.executor is None:
+            return True
+        waiter = threading.Thread(
+            target=self.executor.shutdown, kwargs={"wait": True, "cancel_futures": True}, daemon=True
+        )
+        waiter.start()
+        waiter.join(timeout_s)
+        if waiter.is_alive():
+            _log.warning("a request handler was still running %.0fs after the server stopped", timeout_s)
+            return False
+        return True
 
 
 def is_loopback(address: str) -> bool:
@@ -108,8 +135,9 @@ def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> 
         interceptors.append(BearerTokenInterceptor(options.auth_token, options.domain))
     interceptors.append(ErrorMappingInterceptor(options.domain, options.max_request_bytes))
     interceptors.extend(options.extra_interceptors)
+    executor = futures.ThreadPoolExecutor(max_workers=options.max_workers, thread_name_prefix=options.domain)
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=options.max_workers, thread_name_prefix=options.domain),
+        executor,
         interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", TRANSPORT_MAX_BYTES),
@@ -130,7 +158,7 @@ def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> 
     if port == 0 and not options.address.startswith("unix"):
         raise OSError(f"could not bind {options.address}")
     server.start()
-    running = RunningServer(server, options.address, port, health_servicer, names)
+    running = RunningServer(server, options.address, port, health_servicer, names, executor)
     running.set_serving(True)
     _log.info("serving %s on %s", ", ".join(names), running.target)
     return running
@@ -152,6 +180,7 @@ def serve_until_signal(
         running.stop(grace_s)
         if on_stop is not None:
             on_stop()
+        running.join_handlers(grace_s)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

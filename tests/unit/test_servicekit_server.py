@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +188,33 @@ def test_sigterm_stops_a_service_gracefully(tmp_path: Path) -> None:
     process = spawn("plugin_host", tmp_path)
     assert process.stop(signal.SIGTERM) == 0
     assert "SIGTERM received" in process.log()
+
+
+def _handler_threads(prefix: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(prefix)]
+
+
+def test_stop_then_join_handlers_ends_every_handler_thread() -> None:
+    # Handler threads left to the interpreter's exit can abort it (MLX thread-local clean-up; see join_handlers).
+    binding = ServiceBinding(SERVICE, lambda s: pb_grpc.add_MemoryServiceServicer_to_server(_Servicer(), s))
+    running = build_server(ServerOptions("127.0.0.1:0", "join.osaurus.dev"), [binding])
+    stub = _stub(running)
+    calls = [stub.BufferTurn.future(pb.BufferTurnRequest(agent_id="slow"), timeout=10) for _ in range(3)]
+    assert [c.result().signal_id for c in calls] == [7, 7, 7]
+    assert _handler_threads("join.osaurus.dev")  # the pool keeps its threads between calls
+    running.stop(1)
+    assert running.join_handlers(5)
+    assert _handler_threads("join.osaurus.dev") == []
+
+
+def test_join_handlers_gives_up_on_a_handler_still_running() -> None:
+    binding = ServiceBinding(SERVICE, lambda s: pb_grpc.add_MemoryServiceServicer_to_server(_Servicer(), s))
+    running = build_server(ServerOptions("127.0.0.1:0", "stuck.osaurus.dev"), [binding])
+    call = _stub(running).BufferTurn.future(pb.BufferTurnRequest(agent_id="slow"), timeout=10)
+    deadline = time.monotonic() + 5
+    while not _handler_threads("stuck.osaurus.dev") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running.stop(0)  # cancels the call; its handler still sleeps out its 0.5 s
+    assert running.join_handlers(0.05) is False
+    assert running.join_handlers(5) is True
+    assert call.exception() is not None
