@@ -24,8 +24,8 @@ def with_context(
 ) -> tuple[ScoredRow, ...]:
     """`hits` with the `context` rows not among the first `after` hits moved in right after them, cut to `limit`.
 
-    A context row takes the score of the hit it follows, so scores still never rise down the list. A context row
-    that was already a later hit moves up instead of appearing twice.
+    A context row takes the score of the hit it follows. A context row that was already a later hit moves up instead
+    of appearing twice.
     """
     if after <= 0 or len(hits) < after:
         return tuple(hits[:limit])

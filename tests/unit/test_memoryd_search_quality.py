@@ -264,7 +264,7 @@ def test_context_window_goes_after_the_first_hits_without_duplicates() -> None:
         6,
         21,
     ]  # 3 is already in the head; 6 moves up, 5 and 7 drop
-    assert [h.score for h in out[4:]] == [hits[3].score] * 3  # scores never rise down the list
+    assert [h.score for h in out[4:]] == [hits[3].score] * 3  # the score of the hit they follow
     assert [h.row.id for h in with_context(hits, [_row(20)], after=8, limit=7)] == list(
         range(1, 8)
     )  # too few hits
