@@ -84,6 +84,15 @@ def inspection(found: Inspection) -> cpb.InspectResponse:
         create_time=convert.timestamp(found.created_at_ms),
         redactions=list(found.redactions),
         has_vector=found.has_vector,
+        source_turns=[
+            cpb.SourceTurn(
+                item=item_ref(KIND_TRANSCRIPT, turn.id),
+                role=turn.role,
+                preview=turn.preview,
+                create_time=convert.timestamp(turn.created_at_ms),
+            )
+            for turn in found.source_turns
+        ],
     )
 
 

@@ -25,6 +25,7 @@ from memoryd.console_types import (
     Forgotten,
     Inspection,
     ReindexResult,
+    SourceTurnView,
     StoredRow,
 )
 from memoryd.console_vectors import ConsoleVectors
@@ -48,6 +49,8 @@ PREVIEW_CHARS = {
     KIND_IDENTITY_FACT: PREVIEW_CHARS_PINNED,
 }
 METADATA_CHARS = 300
+#: Provenance turns Inspect shows for one derived row.
+SOURCE_TURNS_SHOWN = 20
 #: PreviewContext's budget is clamped like the reference app's; the redacted block is then cut to max_tokens × 4.
 PREVIEW_MIN_BUDGET = 100
 PREVIEW_MAX_BUDGET = 4000
@@ -168,6 +171,9 @@ class Console:
             kinds.update(cleaned.counts)
             metadata[key] = cleaned.text
         model = embedding_model(self._d.config)
+        status = str(row.columns.get("superseded_by") or "")
+        if status and not row.is_disabled:
+            metadata["status"] = "superseded"  # replaced by a newer fact in the same slot: kept, never injected
         return Inspection(
             kind=kind,
             id=row.id,
@@ -178,7 +184,23 @@ class Console:
             created_at_ms=row.created_at_ms,
             redactions=tuple(sorted(kinds)),
             has_vector=bool(row.vector_model) and row.vector_model == model,
+            source_turns=self._source_turns(row.columns.get("source_turn_ids"), row.agent_id),
         )
+
+    def _source_turns(self, ids_text: object, agent_id: str) -> tuple[SourceTurnView, ...]:
+        """The provenance turns of a derived row (at most SOURCE_TURNS_SHOWN), each redacted like a preview."""
+        if not isinstance(ids_text, str) or not ids_text:
+            return ()
+        views: list[SourceTurnView] = []
+        for part in ids_text.split(",")[:SOURCE_TURNS_SHOWN]:
+            if not part.strip().isdigit():
+                continue
+            turn = self._rows.fetch(KIND_TRANSCRIPT, int(part))
+            if turn is None or turn.agent_id != agent_id:
+                continue  # pruned or forgotten since, or (never expected) another agent's row
+            role = str(turn.columns.get("role", ""))
+            views.append(SourceTurnView(turn.id, role, redact(turn.text, PREVIEW_CHARS[KIND_TRANSCRIPT]).text, turn.created_at_ms))
+        return tuple(views)
 
     def search(
         self, query: str, scope: str, agent_id: str | None, include_disabled: bool, limit: int

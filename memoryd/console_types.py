@@ -71,6 +71,18 @@ class Inspection:
     created_at_ms: int
     redactions: tuple[str, ...]
     has_vector: bool
+    #: The transcript turns a derived row was learned from (provenance), redacted; empty for transcript rows.
+    source_turns: tuple[SourceTurnView, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceTurnView:
+    """One transcript turn a derived row came from, as the console shows it."""
+
+    id: int
+    role: str
+    preview: str
+    created_at_ms: int
 
 
 @dataclass(frozen=True)

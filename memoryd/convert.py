@@ -264,6 +264,8 @@ def stats(record: d.StoreStats) -> pb.GetStatsResponse:
             total_calls=record.total_calls,
             success_rate=record.success_rate,
             mean_duration_ms=record.mean_duration_ms,
+            items_dropped=record.items_dropped,
+            superseded_facts=record.superseded_facts,
         ),
         database_bytes=record.database_bytes,
         pending_signals=record.pending_signals,

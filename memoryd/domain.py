@@ -162,3 +162,7 @@ class StoreStats:
     pending_signals: int = 0
     dead_letter_signals: int = 0
     extra: dict[str, int] = field(default_factory=dict)
+    #: Derived items verification rejected, by reason, over the processing log still kept.
+    items_dropped: dict[str, int] = field(default_factory=dict)
+    #: Pinned and identity facts replaced by a newer fact in the same slot (kept for history, never injected).
+    superseded_facts: int = 0

@@ -47,6 +47,11 @@ def _fts_porter(db: Database) -> None:
             db.execute(statement)
 
 
+def _provenance(db: Database) -> None:
+    for statement in schema.PROVENANCE_COLUMNS:
+        db.execute(statement)
+
+
 def _import_v1(db: Database) -> None:
     if v1_import.is_v1_layout(db) or any(db.table_exists(f"v1_{n}") for n in v1_import.V1_CLASHING):
         counts = v1_import.import_v1(db)
@@ -58,6 +63,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "fts5 mirrors with triggers, backfilled", _fts_mirrors),
     Migration(3, "import an Osaurus 1.x store", _import_v1),
     Migration(4, "fts5 mirrors with the porter tokenizer (stemmed terms), re-indexed", _fts_porter),
+    Migration(5, "provenance, slots and supersession on derived rows", _provenance),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

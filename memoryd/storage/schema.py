@@ -197,3 +197,24 @@ def fts_drop_statements(fts: str, source: str) -> list[str]:
         *(f"DROP TRIGGER IF EXISTS {source}_{suffix}" for suffix in ("ai", "ad", "au")),
         f"DROP TABLE IF EXISTS {fts}",
     ]
+
+
+#: Migration 5 (grounded distillation): provenance and supersession on every derived row.
+#: source_turn_ids: comma-separated transcript ids the row was derived from (verified against them);
+#: slot: a stable key such as "identity.home" — a newer fact in the same slot supersedes the older one;
+#: superseded_by: the id of the fact that replaced this one (its status is then 'superseded', kept for history,
+#: never injected); kind: identity / preference / instruction / relation / plan / decision / action_item;
+#: summary_source: "model" when the core model's summary passed verification, "extractive" otherwise.
+PROVENANCE_COLUMNS: tuple[str, ...] = (
+    "ALTER TABLE pinned_facts ADD COLUMN source_turn_ids TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE pinned_facts ADD COLUMN slot TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE pinned_facts ADD COLUMN kind TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE pinned_facts ADD COLUMN superseded_by INTEGER",
+    "ALTER TABLE identity_facts ADD COLUMN source_turn_ids TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE identity_facts ADD COLUMN slot TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE identity_facts ADD COLUMN superseded_by INTEGER",
+    "ALTER TABLE episodes ADD COLUMN source_turn_ids TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE episodes ADD COLUMN summary_source TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX idx_pinned_slot ON pinned_facts (agent_id, slot) WHERE slot != ''",
+    "CREATE INDEX idx_identity_facts_slot ON identity_facts (agent_id, slot) WHERE slot != ''",
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from memoryd.domain import AgentStats, StoreStats
 from memoryd.storage.db import Database
 
@@ -32,6 +34,19 @@ class StatsStore:
                 "SELECT count(*), sum(status = 'success'), avg(duration_ms) FROM processing_log "
                 "WHERE task_type = 'distill'"
             )[0]
+            dropped = dropped_counts(
+                r[0]
+                for r in self._db.query(
+                    "SELECT details FROM processing_log WHERE task_type = 'distill' AND details LIKE '%dropped=%'"
+                )
+            )
+            superseded = int(
+                self._db.scalar(
+                    "SELECT (SELECT count(*) FROM pinned_facts WHERE status = 'superseded') + "
+                    "(SELECT count(*) FROM identity_facts WHERE status = 'superseded')"
+                )
+                or 0
+            )
             pending = int(self._db.scalar("SELECT count(*) FROM pending_signals WHERE status='pending'") or 0)
             dead = int(
                 self._db.scalar("SELECT count(*) FROM pending_signals WHERE status='dead_letter'") or 0
@@ -45,4 +60,20 @@ class StatsStore:
             database_bytes=self._db.file_bytes(),
             pending_signals=pending,
             dead_letter_signals=dead,
+            items_dropped=dropped,
+            superseded_facts=superseded,
         )
+
+
+def dropped_counts(details: Iterable[str]) -> dict[str, int]:
+    """Sum the "dropped=reason:n,…" notes the writer logs (see memoryd.writer.session.dropped_details)."""
+    totals: dict[str, int] = {}
+    for text in details:
+        for part in str(text).split(";"):
+            if not part.startswith("dropped="):
+                continue
+            for entry in part.removeprefix("dropped=").split(","):
+                reason, _, count = entry.partition(":")
+                if reason and count.isdigit():
+                    totals[reason] = totals.get(reason, 0) + int(count)
+    return totals

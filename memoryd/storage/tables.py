@@ -69,6 +69,9 @@ def define_tables(database: peewee.Database) -> Tables:
         status = peewee.TextField(default="active")
         created_at_ms = peewee.BigIntegerField()
         updated_at_ms = peewee.BigIntegerField()
+        source_turn_ids = peewee.TextField(default="")
+        slot = peewee.TextField(default="")
+        superseded_by = peewee.BigIntegerField(null=True)
 
         class Meta:
             table_name = "identity_facts"
@@ -88,6 +91,10 @@ def define_tables(database: peewee.Database) -> Tables:
         created_at_ms = peewee.BigIntegerField()
         updated_at_ms = peewee.BigIntegerField()
         last_decayed_at_ms = peewee.BigIntegerField(default=0)
+        source_turn_ids = peewee.TextField(default="")
+        slot = peewee.TextField(default="")
+        kind = peewee.TextField(default="")
+        superseded_by = peewee.BigIntegerField(null=True)
 
         class Meta:
             table_name = "pinned_facts"
@@ -108,6 +115,8 @@ def define_tables(database: peewee.Database) -> Tables:
         status = peewee.TextField(default="active")
         created_at_ms = peewee.BigIntegerField()
         last_decayed_at_ms = peewee.BigIntegerField(default=0)
+        source_turn_ids = peewee.TextField(default="")
+        summary_source = peewee.TextField(default="")
 
         class Meta:
             table_name = "episodes"

@@ -35,6 +35,11 @@ def _chunks(ids: Sequence[int]) -> Iterator[Sequence[int]]:
         yield ids[start : start + _CHUNK]
 
 
+def _ids_text(ids: Sequence[int]) -> str:
+    """Provenance as stored: comma-separated transcript ids."""
+    return ",".join(str(int(i)) for i in ids)
+
+
 def _marks(ids: Sequence[Any]) -> str:
     return ",".join("?" * len(ids))
 
@@ -103,20 +108,56 @@ class SqliteWriterStore:
     def active_facts(self, agent_id: str, limit: int) -> list[ExistingFact]:
         """Active pinned facts of the agent, most salient first."""
         rows = self._db.query(
-            """SELECT id, content, salience, source_count FROM pinned_facts
+            """SELECT id, content, salience, source_count, slot FROM pinned_facts
                WHERE agent_id = ? AND status = 'active' ORDER BY salience DESC, last_used_at_ms DESC LIMIT ?""",
             (agent_id, limit),
         )
-        return [ExistingFact(str(r[0]), r[1], float(r[2]), int(r[3])) for r in rows]
+        slotted = self._db.query(
+            """SELECT id, content, salience, source_count, slot FROM pinned_facts
+               WHERE agent_id = ? AND status = 'active' AND slot != ''""",
+            (agent_id,),
+        )
+        # Every active slotted fact is compared, however low its salience: a correction must find what it replaces.
+        seen = {r[0] for r in rows}
+        rows = [*rows, *(r for r in slotted if r[0] not in seen)]
+        return [ExistingFact(str(r[0]), r[1], float(r[2]), int(r[3]), r[4] or "") for r in rows]
 
     def identity_facts(self, agent_id: str, limit: int) -> list[ExistingFact]:
         """Active auto-derived identity facts sourced from this agent."""
         rows = self._db.query(
-            """SELECT id, content, source_count FROM identity_facts
-               WHERE agent_id = ? AND status = 'active' ORDER BY source_count DESC, id LIMIT ?""",
+            """SELECT id, content, source_count, slot FROM identity_facts
+               WHERE agent_id = ? AND status = 'active' ORDER BY (slot != '') DESC, source_count DESC, id LIMIT ?""",
             (agent_id, limit),
         )
-        return [ExistingFact(str(r[0]), r[1], 1.0, int(r[2])) for r in rows]
+        return [ExistingFact(str(r[0]), r[1], 1.0, int(r[2]), r[3] or "") for r in rows]
+
+    def transcript_ids_for(self, signals: Sequence[Signal]) -> list[tuple[int, ...]]:
+        """Match each signal to the transcript rows BufferTurn/Ingest wrote with it: same conversation, the user
+        row with the same text, taken in order (a repeated message maps to successive rows)."""
+        if not signals:
+            return []
+        first = signals[0]
+        with self._db.read():
+            rows = self._db.query(
+                """SELECT id, role, content FROM transcript WHERE agent_id = ? AND conversation_id = ?
+                   ORDER BY chunk_index""",
+                (first.agent_id, first.conversation_id),
+            )
+        out: list[tuple[int, ...]] = []
+        cursor = 0
+        for signal in signals:
+            found: tuple[int, ...] = ()
+            for index in range(cursor, len(rows)):
+                row_id, role, content = rows[index]
+                if role == "user" and content == signal.user_message:
+                    ids = [int(row_id)]
+                    if index + 1 < len(rows) and rows[index + 1][1] == "assistant" and signal.assistant_message:
+                        ids.append(int(rows[index + 1][0]))
+                    found = tuple(ids)
+                    cursor = index + 1
+                    break
+            out.append(found)
+        return out
 
     def is_memory_enabled(self, agent_id: str) -> bool:
         """The agent's Memory toggle (unknown agents: on)."""
@@ -220,10 +261,13 @@ class SqliteWriterStore:
                     conversation_at_ms=ep.conversation_at_ms,
                     created_at_ms=stamp,
                     last_decayed_at_ms=stamp,
+                    source_turn_ids=_ids_text(ep.source_turn_ids),
+                    summary_source=ep.summary_source,
                 ).execute()
             )
-            fact_ids = tuple(
-                str(
+            fact_ids: list[str] = []
+            for fact in write.new_facts:
+                fact_id = int(
                     self._t.PinnedFact.insert(
                         agent_id=ep.agent_id,
                         content=fact.content,
@@ -235,28 +279,34 @@ class SqliteWriterStore:
                         updated_at_ms=stamp,
                         last_used_at_ms=stamp,
                         last_decayed_at_ms=stamp,
+                        source_turn_ids=_ids_text(fact.source_turn_ids),
+                        slot=fact.slot,
+                        kind=fact.kind,
                     ).execute()
                 )
-                for fact in write.new_facts
-            )
+                self._supersede("pinned_facts", ep.agent_id, fact.supersedes, fact_id, stamp)
+                fact_ids.append(str(fact_id))
             for bump in write.fact_bumps:
                 self._db.execute(
                     """UPDATE pinned_facts SET source_count = source_count + 1, salience = max(salience, ?),
                               updated_at_ms = ? WHERE id = ? AND agent_id = ?""",
                     (bump.salience, stamp, int(bump.fact_id), ep.agent_id),
                 )
-            identity_ids = tuple(
-                str(
+            identity_ids: list[str] = []
+            for identity in write.new_identity_facts:
+                identity_id = int(
                     self._t.IdentityFact.insert(
                         agent_id=ep.agent_id,
-                        content=text,
+                        content=identity.content,
                         source_episode_id=episode_id,
                         created_at_ms=stamp,
                         updated_at_ms=stamp,
+                        source_turn_ids=_ids_text(identity.source_turn_ids),
+                        slot=identity.slot,
                     ).execute()
                 )
-                for text in write.new_identity_facts
-            )
+                self._supersede("identity_facts", ep.agent_id, identity.supersedes, identity_id, stamp)
+                identity_ids.append(str(identity_id))
             for fact_id in write.identity_bumps:
                 self._db.execute(
                     "UPDATE identity_facts SET source_count = source_count + 1, updated_at_ms = ? "
@@ -264,7 +314,16 @@ class SqliteWriterStore:
                     (stamp, int(fact_id), ep.agent_id),
                 )
             self._insert_log(write.log, stamp)
-        return CommitResult(episode_id, fact_ids, identity_ids)
+        return CommitResult(episode_id, tuple(fact_ids), tuple(identity_ids))
+
+    def _supersede(self, table: str, agent_id: str, old_ids: Sequence[str], new_id: int, stamp: int) -> None:
+        """Mark the replaced facts superseded by new_id: kept for history and the console, never injected."""
+        for old in old_ids:
+            self._db.execute(
+                f"UPDATE {table} SET status = 'superseded', superseded_by = ?, updated_at_ms = ? "
+                f"WHERE id = ? AND agent_id = ? AND status = 'active'",
+                (new_id, stamp, int(old), agent_id),
+            )
 
     def replace_conversation(
         self,
@@ -392,6 +451,12 @@ class SqliteWriterStore:
                 )
             else:
                 self._db.execute(f"DELETE FROM {table} WHERE id = ? AND agent_id = ?", (row_id, agent_id))
+                # What the removed fact had replaced is current again.
+                self._db.execute(
+                    f"UPDATE {table} SET status = 'active', superseded_by = NULL, updated_at_ms = ? "
+                    f"WHERE agent_id = ? AND superseded_by = ? AND status = 'superseded'",
+                    (stamp, agent_id, row_id),
+                )
                 removed.append(DerivedRow(kind, str(row_id)))
         return removed
 

@@ -5,24 +5,33 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from inferd.client import Generation
 from memoryd.writer import outcome as oc
 from memoryd.writer.breaker import CLOSED, CircuitBreaker
-from memoryd.writer.dedup import FactPlan, plan_facts, plan_identity
+from memoryd.writer.dedup import FactPlan
 from memoryd.writer.distill import (
     CONTEXT_EPISODE_MAX_AGE_DAYS,
     CONTEXT_EPISODES,
     NOVELTY_MIN_CHARS,
-    build_prompt,
     clean_turns,
     novelty_chars,
+    strip_memory_blocks,
 )
-from memoryd.writer.model import InferdEmbedder, Inference, WriterSettings, availability, generate_digest
-from memoryd.writer.parse import Digest, parse_reply
+from memoryd.writer.grounding import GroundedDigest, SourceTurn, ground
+from memoryd.writer.model import InferdEmbedder, Inference, WriterSettings, availability
+from memoryd.writer.parse import Digest
+from memoryd.writer.phrase import (
+    PHRASE_OPTIONS,
+    PHRASE_SCHEMA_JSON,
+    SCAFFOLDING,
+    build_phrase_prompt,
+    parse_phrase,
+)
+from memoryd.writer.supersede import GroundedPlan, plan_grounded
 from memoryd.writer.retry import (
     InvalidOutputError,
     RetryCancelledError,
@@ -42,6 +51,7 @@ from memoryd.writer.store import (
     DistillationWrite,
     LogEntry,
     NewEpisode,
+    Signal,
     StaleSnapshotError,
     WriterStore,
 )
@@ -118,6 +128,23 @@ def failure_phrase(error: BaseException) -> str:
     if isinstance(error, StaleSnapshotError):
         return "stale_snapshot"
     return type(error).__name__
+
+
+def source_turns(signals: Sequence[Signal]) -> list[SourceTurn]:
+    """The session's exchanges with memory blocks stripped, numbered in order; empty exchanges are left out."""
+    out: list[SourceTurn] = []
+    for signal in signals:
+        user = strip_memory_blocks(signal.user_message)
+        assistant = strip_memory_blocks(signal.assistant_message)
+        if user or assistant:
+            out.append(SourceTurn(len(out), signal.id, user, assistant))
+    return out
+
+
+def dropped_details(dropped: Mapping[str, int]) -> str:
+    """The processing_log note of what verification rejected, e.g. "dropped=loop:1,ungrounded_name:2"."""
+    parts = [f"{reason}:{count}" for reason, count in sorted(dropped.items()) if count > 0]
+    return f"dropped={','.join(parts)}" if parts else "dropped=none"
 
 
 def _skip(agent_id: str, reason: str, model: str, duration_ms: int = 0) -> LogEntry:
@@ -197,20 +224,22 @@ class SessionDistiller:
             return done(f"skipped:{reason}")
         when_ms = session_time_ms if session_time_ms is not None else max(s.created_at_ms for s in signals)
         since_ms = when_ms - CONTEXT_EPISODE_MAX_AGE_DAYS * _DAY_MS
-        prompt = build_prompt(
-            turns,
-            session_time_ms=when_ms,
-            narrative=self._store.identity_narrative(),
-            episodes=self._store.recent_episodes(agent_id, CONTEXT_EPISODES, since_ms),
-        )
+        sources = source_turns(signals)
+        prompt = build_phrase_prompt([(t.user, t.assistant) for t in sources], session_time_ms=when_ms)
 
         def call() -> tuple[Generation, Digest]:
-            generation = generate_digest(
-                self._inference, prompt.messages, settings.core_model, self._policy.call_timeout_s
+            generation = self._inference.generate(
+                prompt.messages,
+                model=settings.core_model,
+                json_schema=PHRASE_SCHEMA_JSON,
+                options=PHRASE_OPTIONS,
+                timeout_s=self._policy.call_timeout_s,
             )
-            return generation, parse_reply(generation.text)
+            return generation, parse_phrase(generation.text)
 
         started = time.monotonic()
+        generation: Generation | None
+        digest: Digest | None
         try:
             (generation, digest), _calls = call_with_retries(
                 call, self._policy.retry, cancelled=self.cancelled, sleep=self._sleep
@@ -218,6 +247,9 @@ class SessionDistiller:
         except RetryCancelledError:
             self._breaker.release_probe()
             return done(oc.SKIPPED_CANCELLED)
+        except InvalidOutputError:
+            # The model answered, but nothing usable: the extractive result stands (no model text is trusted).
+            generation, digest = None, None
         except Exception as failure:
             duration_ms = int((time.monotonic() - started) * 1000)
             if is_model_unavailable(failure):
@@ -233,66 +265,89 @@ class SessionDistiller:
                 return done(oc.error(phrase))
             return done(self._fail(agent_id, ids, failure, settings.core_model, duration_ms))
         self._breaker.record_success()
+        earlier = [e.summary for e in self._store.recent_episodes(agent_id, CONTEXT_EPISODES, since_ms)]
+        grounded = ground(
+            sources, digest, session_time_ms=when_ms, scaffolding=SCAFFOLDING, earlier=earlier
+        )
         duration_ms = int((time.monotonic() - started) * 1000)
+        model = (generation.model if generation else "") or settings.core_model
 
         def log(status: str, details: str) -> LogEntry:
             return LogEntry(
                 agent_id,
                 status,
                 details,
-                generation.model or settings.core_model,
-                generation.prompt_tokens,
-                generation.completion_tokens,
+                model,
+                generation.prompt_tokens if generation else 0,
+                generation.completion_tokens if generation else 0,
                 duration_ms,
             )
 
-        if not digest.has_episode:
-            self._store.mark_processed(ids, log(LOG_EMPTY, "no_episode"))
+        if digest is not None and not digest.has_episode and not grounded.facts:
+            self._store.mark_processed(ids, log(LOG_EMPTY, f"no_episode;{dropped_details(grounded.dropped)}"))
             return done(oc.EMPTY_NO_EPISODE)
-        if not digest.summary:
-            self._store.mark_processed(ids, log(LOG_EMPTY, "empty_summary"))
+        if not grounded.summary:
+            self._store.mark_processed(ids, log(LOG_EMPTY, f"empty_summary;{dropped_details(grounded.dropped)}"))
             return done(oc.EMPTY_SUMMARY)
-        return self._commit(agent_id, conversation_id, ids, digest, when_ms, generation, settings, log)
+        return self._commit(agent_id, conversation_id, ids, signals, sources, grounded, when_ms, model, settings, log)
 
     def _commit(
         self,
         agent_id: str,
         conversation_id: str,
         ids: tuple[int, ...],
-        digest: Digest,
+        signals: Sequence[Signal],
+        sources: Sequence[SourceTurn],
+        grounded: GroundedDigest,
         when_ms: int,
-        generation: Generation,
+        model: str,
         settings: WriterSettings,
         log: Callable[[str, str], LogEntry],
     ) -> oc.Outcome:
         embedder = (
             InferdEmbedder(self._inference, settings.embedding_model) if settings.embeddings_enabled else None
         )
-        plan = plan_facts(digest.candidates, self._store.active_facts(agent_id, DEDUP_POOL), embedder)
-        identity = plan_identity(digest.identity_facts, self._store.identity_facts(agent_id, DEDUP_POOL))
+        transcript = dict(zip((s.id for s in signals), self._store.transcript_ids_for(signals), strict=True))
+        by_index = {t.index: transcript.get(t.signal_id, ()) for t in sources}
+
+        def turn_ids(indices: Sequence[int]) -> tuple[int, ...]:
+            found = [row for i in sorted(set(indices)) for row in by_index.get(i, ())]
+            return tuple(dict.fromkeys(found))
+
+        plan: GroundedPlan = plan_grounded(
+            grounded.facts,
+            self._store.active_facts(agent_id, DEDUP_POOL),
+            self._store.identity_facts(agent_id, DEDUP_POOL),
+            turn_ids,
+            embedder,
+        )
         episode = NewEpisode(
             agent_id=agent_id,
             conversation_id=conversation_id,
-            summary=digest.summary,
-            topics=digest.topics,
-            entities=digest.entities,
-            decisions=digest.decisions,
-            action_items=digest.action_items,
-            salience=digest.salience,
-            token_count=max(1, len(digest.summary) // 4),
-            model=generation.model or settings.core_model,
+            summary=grounded.summary,
+            topics=grounded.topics,
+            entities=tuple(e.name for e in grounded.entities),
+            decisions=tuple(d.text for d in grounded.decisions),
+            action_items=tuple(a.text for a in grounded.action_items),
+            salience=grounded.salience,
+            token_count=max(1, len(grounded.summary) // 4),
+            model=model,
             conversation_at_ms=when_ms,
+            source_turn_ids=turn_ids([t.index for t in sources]),
+            summary_source=grounded.summary_source,
         )
         details = (
-            f"distilled:facts={len(plan.inserts)},bumped={len(plan.bumps)},identity={len(identity.inserts)}"
+            f"distilled:facts={len(plan.facts.inserts)},bumped={len(plan.facts.bumps)},"
+            f"identity={len(plan.identity_inserts)},superseded={plan.superseded},"
+            f"summary={grounded.summary_source};{dropped_details(grounded.dropped)}"
         )
         write = DistillationWrite(
             episode,
             ids,
-            plan.inserts,
-            plan.bumps,
-            identity.inserts,
-            identity.bump_ids,
+            plan.facts.inserts,
+            plan.facts.bumps,
+            plan.identity_inserts,
+            plan.identity_bumps,
             log(LOG_SUCCESS, details),
         )
         try:
@@ -302,10 +357,10 @@ class SessionDistiller:
             return oc.Outcome(agent_id, conversation_id, oc.SKIPPED_CANCELLED)
         except Exception as failure:
             _log.exception("committing a distillation failed")
-            token = self._fail(agent_id, ids, failure, generation.model, 0)
+            token = self._fail(agent_id, ids, failure, model, 0)
             return oc.Outcome(agent_id, conversation_id, token)
         try:
-            self.hooks.distilled(agent_id, write, result, plan)
+            self.hooks.distilled(agent_id, write, result, plan.facts)
         except Exception:
             _log.exception("post-distillation hook failed")
         return oc.Outcome(agent_id, conversation_id, oc.DISTILLED, result.episode_id)

@@ -47,6 +47,8 @@ class ExistingFact:
     content: str
     salience: float
     source_count: int
+    #: The fact's supersession slot ("" when it has none).
+    slot: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,10 @@ class NewEpisode:
     token_count: int
     model: str
     conversation_at_ms: int
+    #: Transcript ids the summary was verified against (provenance).
+    source_turn_ids: tuple[int, ...] = ()
+    #: "model" when the core model's summary passed verification, "extractive" when the extractor's stands.
+    summary_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,23 @@ class NewFact:
     content: str
     salience: float
     tags: tuple[str, ...] = ()
+    #: Transcript ids the fact was verified against (provenance).
+    source_turn_ids: tuple[int, ...] = ()
+    #: Supersession slot ("" when none) and the fact's kind (preference, relation, plan…).
+    slot: str = ""
+    kind: str = ""
+    #: Ids of active facts of the same agent and slot that this one replaces (marked superseded, kept).
+    supersedes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NewIdentityFact:
+    """An auto-derived identity fact to insert, learned in (and injected only for) the writing agent."""
+
+    content: str
+    source_turn_ids: tuple[int, ...] = ()
+    slot: str = ""
+    supersedes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +128,7 @@ class DistillationWrite:
     signal_ids: tuple[int, ...]
     new_facts: tuple[NewFact, ...]
     fact_bumps: tuple[FactBump, ...]
-    new_identity_facts: tuple[str, ...]
+    new_identity_facts: tuple[NewIdentityFact, ...]
     identity_bumps: tuple[str, ...]
     log: LogEntry
 
@@ -225,6 +248,11 @@ class WriterStore(Protocol):
         """Number of pending signals of one conversation."""
         ...
 
+    def transcript_ids_for(self, signals: Sequence[Signal]) -> list[tuple[int, ...]]:
+        """For each signal (one conversation, oldest first), the transcript ids of its user and assistant rows
+        (empty where none is found): the provenance derived items record."""
+        ...
+
 
 __all__ = [
     "LOG_DEAD_LETTER",
@@ -245,6 +273,7 @@ __all__ = [
     "LogEntry",
     "NewEpisode",
     "NewFact",
+    "NewIdentityFact",
     "ReplaceResult",
     "Signal",
     "StaleSnapshotError",

@@ -140,7 +140,7 @@ class InspectRequest(_message.Message):
     def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
 
 class InspectResponse(_message.Message):
-    __slots__ = ("item", "agent_id", "preview", "metadata", "disabled", "create_time", "redactions", "has_vector")
+    __slots__ = ("item", "agent_id", "preview", "metadata", "disabled", "create_time", "redactions", "has_vector", "source_turns")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -156,6 +156,7 @@ class InspectResponse(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     REDACTIONS_FIELD_NUMBER: _ClassVar[int]
     HAS_VECTOR_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_TURNS_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
     agent_id: str
     preview: str
@@ -164,7 +165,20 @@ class InspectResponse(_message.Message):
     create_time: _timestamp_pb2.Timestamp
     redactions: _containers.RepeatedScalarFieldContainer[str]
     has_vector: bool
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ..., preview: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., disabled: _Optional[bool] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., redactions: _Optional[_Iterable[str]] = ..., has_vector: _Optional[bool] = ...) -> None: ...
+    source_turns: _containers.RepeatedCompositeFieldContainer[SourceTurn]
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ..., preview: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., disabled: _Optional[bool] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., redactions: _Optional[_Iterable[str]] = ..., has_vector: _Optional[bool] = ..., source_turns: _Optional[_Iterable[_Union[SourceTurn, _Mapping]]] = ...) -> None: ...
+
+class SourceTurn(_message.Message):
+    __slots__ = ("item", "role", "preview", "create_time")
+    ITEM_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    item: _memory_pb2.ItemRef
+    role: str
+    preview: str
+    create_time: _timestamp_pb2.Timestamp
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., role: _Optional[str] = ..., preview: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
     __slots__ = ("query", "scope", "agent_id", "include_disabled", "limit")

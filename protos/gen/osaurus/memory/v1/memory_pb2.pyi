@@ -507,14 +507,25 @@ class AgentStats(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., pinned_facts: _Optional[int] = ..., episodes: _Optional[int] = ..., transcript_turns: _Optional[int] = ..., pending_signals: _Optional[int] = ...) -> None: ...
 
 class ProcessingStats(_message.Message):
-    __slots__ = ("total_calls", "success_rate", "mean_duration_ms")
+    __slots__ = ("total_calls", "success_rate", "mean_duration_ms", "items_dropped", "superseded_facts")
+    class ItemsDroppedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     TOTAL_CALLS_FIELD_NUMBER: _ClassVar[int]
     SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
     MEAN_DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_DROPPED_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_FACTS_FIELD_NUMBER: _ClassVar[int]
     total_calls: int
     success_rate: float
     mean_duration_ms: float
-    def __init__(self, total_calls: _Optional[int] = ..., success_rate: _Optional[float] = ..., mean_duration_ms: _Optional[float] = ...) -> None: ...
+    items_dropped: _containers.ScalarMap[str, int]
+    superseded_facts: int
+    def __init__(self, total_calls: _Optional[int] = ..., success_rate: _Optional[float] = ..., mean_duration_ms: _Optional[float] = ..., items_dropped: _Optional[_Mapping[str, int]] = ..., superseded_facts: _Optional[int] = ...) -> None: ...
 
 class GetStatsResponse(_message.Message):
     __slots__ = ("agents", "processing", "database_bytes", "pending_signals", "dead_letter_signals")
