@@ -99,8 +99,11 @@ def dia_of_transcript(db: sqlite3.Connection, agent: str, conversation: Conversa
     return out
 
 
-_TABLE = {"ITEM_KIND_PINNED_FACT": "pinned_facts", "ITEM_KIND_EPISODE": "episodes",
-          "ITEM_KIND_IDENTITY_FACT": "identity_facts"}
+_TABLE = {
+    "ITEM_KIND_PINNED_FACT": "pinned_facts",
+    "ITEM_KIND_EPISODE": "episodes",
+    "ITEM_KIND_IDENTITY_FACT": "identity_facts",
+}
 
 
 def placed_dia(db: sqlite3.Connection, refs: Sequence[pb.ItemRef], dia: dict[int, str]) -> set[str]:
@@ -112,7 +115,9 @@ def placed_dia(db: sqlite3.Connection, refs: Sequence[pb.ItemRef], dia: dict[int
             if int(ref.id) in dia:
                 found.add(dia[int(ref.id)])
         elif kind in _TABLE:
-            row = db.execute(f"SELECT source_turn_ids FROM {_TABLE[kind]} WHERE id = ?", (int(ref.id),)).fetchone()
+            row = db.execute(
+                f"SELECT source_turn_ids FROM {_TABLE[kind]} WHERE id = ?", (int(ref.id),)
+            ).fetchone()
             for part in str(row[0] if row else "").split(","):
                 if part.strip().isdigit() and int(part) in dia:
                     found.add(dia[int(part)])
@@ -163,7 +168,9 @@ def measure(model: str, conversations: int, split: str) -> tuple[list[Asked], di
                         outcomes[token] += count
                     print(f"  ingested {conv.sample_id}: {dict(outcomes)}", flush=True)
                 ingest_s = time.monotonic() - started
-                db = sqlite3.connect(f"file:{home / 'memoryd' / 'memory' / 'memory.sqlite'}?mode=ro", uri=True)
+                db = sqlite3.connect(
+                    f"file:{home / 'memoryd' / 'memory' / 'memory.sqlite'}?mode=ro", uri=True
+                )
                 for conv in data:
                     agent = f"locomo-{conv.sample_id}"
                     dia = dia_of_transcript(db, agent, conv)
@@ -230,12 +237,22 @@ def run(model: str = "fake", conversations: int = 10, split: str = "all") -> lis
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     print(detail)
     return [
-        BenchResult(ISSUE, f"LoCoMo evidence in the AssembleContext block (test split, {model} model, {stamp})",
-                    f"{ev:.1%}", f">= {TARGET:.0%}", detail),
-        BenchResult(ISSUE, f"LoCoMo questions that got no block (test split, {model} model)", f"{none:.1%}",
-                    "(reported)"),
-        BenchResult(ISSUE, f"LoCoMo tokens injected mean / p95 ({model} model)", f"{mean:.0f} / {tail:.0f}",
-                    "<= 800"),
+        BenchResult(
+            ISSUE,
+            f"LoCoMo evidence in the AssembleContext block (test split, {model} model, {stamp})",
+            f"{ev:.1%}",
+            f">= {TARGET:.0%}",
+            detail,
+        ),
+        BenchResult(
+            ISSUE,
+            f"LoCoMo questions that got no block (test split, {model} model)",
+            f"{none:.1%}",
+            "(reported)",
+        ),
+        BenchResult(
+            ISSUE, f"LoCoMo tokens injected mean / p95 ({model} model)", f"{mean:.0f} / {tail:.0f}", "<= 800"
+        ),
     ]
 
 

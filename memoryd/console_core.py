@@ -173,7 +173,9 @@ class Console:
         model = embedding_model(self._d.config)
         status = str(row.columns.get("superseded_by") or "")
         if status and not row.is_disabled:
-            metadata["status"] = "superseded"  # replaced by a newer fact in the same slot: kept, never injected
+            metadata["status"] = (
+                "superseded"  # replaced by a newer fact in the same slot: kept, never injected
+            )
         return Inspection(
             kind=kind,
             id=row.id,
@@ -199,7 +201,11 @@ class Console:
             if turn is None or turn.agent_id != agent_id:
                 continue  # pruned or forgotten since, or (never expected) another agent's row
             role = str(turn.columns.get("role", ""))
-            views.append(SourceTurnView(turn.id, role, redact(turn.text, PREVIEW_CHARS[KIND_TRANSCRIPT]).text, turn.created_at_ms))
+            views.append(
+                SourceTurnView(
+                    turn.id, role, redact(turn.text, PREVIEW_CHARS[KIND_TRANSCRIPT]).text, turn.created_at_ms
+                )
+            )
         return tuple(views)
 
     def search(

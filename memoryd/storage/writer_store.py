@@ -151,7 +151,11 @@ class SqliteWriterStore:
                 row_id, role, content = rows[index]
                 if role == "user" and content == signal.user_message:
                     ids = [int(row_id)]
-                    if index + 1 < len(rows) and rows[index + 1][1] == "assistant" and signal.assistant_message:
+                    if (
+                        index + 1 < len(rows)
+                        and rows[index + 1][1] == "assistant"
+                        and signal.assistant_message
+                    ):
                         ids.append(int(rows[index + 1][0]))
                     found = tuple(ids)
                     cursor = index + 1

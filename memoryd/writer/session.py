@@ -266,9 +266,7 @@ class SessionDistiller:
             return done(self._fail(agent_id, ids, failure, settings.core_model, duration_ms))
         self._breaker.record_success()
         earlier = [e.summary for e in self._store.recent_episodes(agent_id, CONTEXT_EPISODES, since_ms)]
-        grounded = ground(
-            sources, digest, session_time_ms=when_ms, scaffolding=SCAFFOLDING, earlier=earlier
-        )
+        grounded = ground(sources, digest, session_time_ms=when_ms, scaffolding=SCAFFOLDING, earlier=earlier)
         duration_ms = int((time.monotonic() - started) * 1000)
         model = (generation.model if generation else "") or settings.core_model
 
@@ -287,9 +285,13 @@ class SessionDistiller:
             self._store.mark_processed(ids, log(LOG_EMPTY, f"no_episode;{dropped_details(grounded.dropped)}"))
             return done(oc.EMPTY_NO_EPISODE)
         if not grounded.summary:
-            self._store.mark_processed(ids, log(LOG_EMPTY, f"empty_summary;{dropped_details(grounded.dropped)}"))
+            self._store.mark_processed(
+                ids, log(LOG_EMPTY, f"empty_summary;{dropped_details(grounded.dropped)}")
+            )
             return done(oc.EMPTY_SUMMARY)
-        return self._commit(agent_id, conversation_id, ids, signals, sources, grounded, when_ms, model, settings, log)
+        return self._commit(
+            agent_id, conversation_id, ids, signals, sources, grounded, when_ms, model, settings, log
+        )
 
     def _commit(
         self,

@@ -81,9 +81,7 @@ def plan_grounded(
                 normalize_tokens(fact.text) == normalize_tokens(e.content) for e in identity
             ):
                 continue
-            identity_inserts.append(
-                NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes)
-            )
+            identity_inserts.append(NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes))
             superseded += len(supersedes)
             continue
         if repeat is not None:
@@ -96,7 +94,7 @@ def plan_grounded(
                 NewFact(
                     fact.text,
                     fact.salience,
-                    (fact.kind.value,),
+                    (),
                     turn_ids(fact.turns),
                     fact.slot,
                     fact.kind.value,
@@ -108,7 +106,8 @@ def plan_grounded(
             plain.append(fact)
     # Facts without a slot: the near-duplicate dedup (token Jaccard, embedding cosine) against the agent's facts.
     by_text: Mapping[str, GroundedFact] = {f.text: f for f in plain}
-    dedup = plan_facts([Candidate(f.text, f.salience, (f.kind.value,)) for f in plain], pinned, embed)
+    # Tags stay empty: the read path treats pinned tags as known entities, and a kind is not an entity.
+    dedup = plan_facts([Candidate(f.text, f.salience, ()) for f in plain], pinned, embed)
     inserts = [
         NewFact(
             new.content,

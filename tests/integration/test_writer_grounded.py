@@ -30,13 +30,19 @@ def _session(stack: WriterStack, conv: str, turns: list[tuple[str, str]], agent:
 
 
 def _active(stack: WriterStack, table: str, agent: str = AGENT) -> list[str]:
-    return [r[0] for r in stack.q(f"SELECT content FROM {table} WHERE agent_id = ? AND status = 'active'", (agent,))]
+    return [
+        r[0]
+        for r in stack.q(f"SELECT content FROM {table} WHERE agent_id = ? AND status = 'active'", (agent,))
+    ]
 
 
 def _all_derived(stack: WriterStack) -> str:
     parts = [r[0] for r in stack.q("SELECT content FROM pinned_facts")]
     parts += [r[0] for r in stack.q("SELECT content FROM identity_facts")]
-    parts += [" ".join(map(str, r)) for r in stack.q("SELECT summary, decisions, action_items, entities_csv FROM episodes")]
+    parts += [
+        " ".join(map(str, r))
+        for r in stack.q("SELECT summary, decisions, action_items, entities_csv FROM episodes")
+    ]
     return "\n".join(parts)
 
 
@@ -93,7 +99,9 @@ def test_a_correction_supersedes_the_older_fact(stack: WriterStack) -> None:
     _session(stack, "c1", [("I live in Lisbon with my partner and our two cats.", "Lisbon is lovely.")] * 2)
     first = [c for c in _active(stack, "identity_facts") + _active(stack, "pinned_facts") if "Lisbon" in c]
     assert first, "the home city is learned"
-    _session(stack, "c2", [("Big news: we moved, I live in Porto now since last month.", "Congratulations!")] * 2)
+    _session(
+        stack, "c2", [("Big news: we moved, I live in Porto now since last month.", "Congratulations!")] * 2
+    )
     active = _active(stack, "identity_facts") + _active(stack, "pinned_facts")
     assert any("Porto" in c for c in active)
     assert not any("Lisbon" in c for c in active)
@@ -108,7 +116,9 @@ def test_a_correction_supersedes_the_older_fact(stack: WriterStack) -> None:
 def test_secrets_never_reach_derived_memory(stack: WriterStack) -> None:
     key = "sk-live-4f9aQ2xZ8rT1mB7nK3pL6wE0yU5iO9sD"
     iban = "DE89 3704 0044 0532 0130 00"
-    stack.inferd.push(digest(f"The user shared the API key {key} and the IBAN {iban}.", pinned=[(f"API key is {key}", 0.9)]))
+    stack.inferd.push(
+        digest(f"The user shared the API key {key} and the IBAN {iban}.", pinned=[(f"API key is {key}", 0.9)])
+    )
     outcome = _session(
         stack,
         "c1",
@@ -138,7 +148,11 @@ def test_re_ingest_of_the_correction_restores_the_older_fact(stack: WriterStack)
 
     stack.inferd.set_default(digest("The user talked about where they live."))
     _session(stack, "c1", [("I live in Lisbon with my partner and our two cats.", "Lisbon is lovely.")] * 2)
-    _session(stack, "c2", [("Big news: we moved, I live in Porto now since last month.", "Congratulations!")] * 2)
-    stack.writer.ingest(AGENT, "c2", [IngestTurn("We talked about gardening tools and seeds today.", "Nice.")] * 2)
+    _session(
+        stack, "c2", [("Big news: we moved, I live in Porto now since last month.", "Congratulations!")] * 2
+    )
+    stack.writer.ingest(
+        AGENT, "c2", [IngestTurn("We talked about gardening tools and seeds today.", "Nice.")] * 2
+    )
     active = _active(stack, "identity_facts") + _active(stack, "pinned_facts")
     assert any("Lisbon" in c for c in active) and not any("Porto" in c for c in active)
