@@ -126,7 +126,7 @@ def placed_dia(db: sqlite3.Connection, refs: Sequence[pb.ItemRef], dia: dict[int
 
 def p95(values: Sequence[int]) -> float:
     ordered = sorted(values)
-    return float(ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]) if ordered else 0.0
+    return float(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]) if ordered else 0.0
 
 
 def summarise(asked: Sequence[Asked]) -> tuple[float, float, float, float]:
