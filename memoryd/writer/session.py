@@ -31,7 +31,6 @@ from memoryd.writer.phrase import (
     build_phrase_prompt,
     parse_phrase,
 )
-from memoryd.writer.supersede import GroundedPlan, plan_grounded
 from memoryd.writer.retry import (
     InvalidOutputError,
     RetryCancelledError,
@@ -55,6 +54,7 @@ from memoryd.writer.store import (
     StaleSnapshotError,
     WriterStore,
 )
+from memoryd.writer.supersede import GroundedPlan, plan_grounded
 from servicekit.errors import DeadlineExceededError, ResourceExhaustedError, ServiceError, UnavailableError
 
 _log = logging.getLogger("memoryd.writer.session")
