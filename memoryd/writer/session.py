@@ -21,7 +21,7 @@ from memoryd.writer.distill import (
     novelty_chars,
     strip_memory_blocks,
 )
-from memoryd.writer.grounding import GroundedDigest, SourceTurn, ground
+from memoryd.writer.grounding import GroundedDigest, SourceTurn, contains_secret, ground
 from memoryd.writer.model import InferdEmbedder, Inference, WriterSettings, availability
 from memoryd.writer.parse import Digest
 from memoryd.writer.phrase import (
@@ -327,8 +327,9 @@ class SessionDistiller:
             agent_id=agent_id,
             conversation_id=conversation_id,
             summary=grounded.summary,
-            topics=grounded.topics,
-            entities=tuple(e.name for e in grounded.entities),
+            topics=tuple(t for t in grounded.topics if not contains_secret(t)),
+            # Defence in depth: a credential-shaped token is never an entity or a topic, whatever proposed it.
+            entities=tuple(e.name for e in grounded.entities if not contains_secret(e.name)),
             decisions=tuple(d.text for d in grounded.decisions),
             action_items=tuple(a.text for a in grounded.action_items),
             salience=grounded.salience,

@@ -15,7 +15,7 @@ import pytest
 from memoryd.domain import TurnInput
 from memoryd.writer.writer import Writer
 from osaurus.inference.v1 import inference_pb2 as ipb
-from servicekit.errors import FailedPreconditionError, NotFoundError, UnavailableError
+from servicekit.errors import DeadlineExceededError, FailedPreconditionError, NotFoundError, UnavailableError
 from tests.fakes.fake_writer_inferd import MODEL, digest, request_text
 from tests.support.writer_stack import WriterStack, make_writer_stack, wait_for
 
@@ -121,32 +121,22 @@ def test_distilled_writes_episode_and_log(stack: WriterStack) -> None:
         "FROM episodes WHERE id = ?",
         (episode_id,),
     )[0]
-    assert row == (
-        "agent-1",
-        "c1",
-        "The user planned a calm Lisbon trip.",
-        "travel, lisbon",
-        "Lisbon",
-        "Stay in Estrela",
-        "Book hotel",
-        0.7,
-        MODEL,
-    )
+    # The summary verifies against the turns and is kept; the decision and action item only the model (and the
+    # assistant) said are dropped: the model is never trusted for facts.
+    assert row[:3] == ("agent-1", "c1", "The user planned a calm Lisbon trip.")
+    assert "lisbon" in row[3] and "Lisbon" in row[4]
+    assert row[5:7] == ("", "")
+    assert row[8] == MODEL
     log = stack.q(
         "SELECT task_type, status, model, input_tokens, output_tokens, duration_ms FROM processing_log"
     )
     assert len(log) == 1
     task, status, model, tokens_in, tokens_out, duration = log[0]
     assert (task, status, model) == ("distill", "success", MODEL)
-    assert tokens_in > 50 and tokens_out > 10 and duration >= 0
+    assert tokens_in > 20 and tokens_out > 10 and duration >= 0
     request = stack.inferd.generate_requests[0]
-    assert json.loads(request.json_schema)["required"] == [
-        "episode",
-        "entities",
-        "pinned_candidates",
-        "identity_facts",
-    ]
-    assert request.options.temperature == pytest.approx(0.3)
+    assert json.loads(request.json_schema)["required"] == ["summary", "topics", "facts"]
+    assert request.options.temperature == pytest.approx(0.2)
 
 
 def test_no_signals(stack: WriterStack) -> None:
@@ -242,31 +232,39 @@ def test_empty_outcomes_mark_signals_processed(stack: WriterStack) -> None:
     _session(stack, "c1")
     assert _end(stack, "c1")[1] == "empty:no_episode"
     assert _statuses(stack, "c1") == ["processed", "processed"]
+    assert stack.q("SELECT details FROM processing_log")[0][0].startswith("no_episode;dropped=")
+    assert stack.q("SELECT count(*) FROM episodes") == [(0,)]
+    # An empty summary from the model is no empty session: the extractive summary stands.
     stack.inferd.push(digest("Sure! Here is the summary:"))
     _session(stack, "c2")
-    assert _end(stack, "c2")[1] == "empty:empty_summary"
+    assert _end(stack, "c2")[1] == "distilled"
     assert _statuses(stack, "c2") == ["processed", "processed"]
-    assert [r[0] for r in stack.q("SELECT details FROM processing_log ORDER BY id")] == [
-        "no_episode",
-        "empty_summary",
-    ]
-    assert stack.q("SELECT count(*) FROM episodes") == [(0,)]
+    assert stack.q("SELECT summary_source FROM episodes") == [("extractive",)]
+
+
+def test_unparseable_output_is_retried_then_the_extractive_result_stands(stack: WriterStack) -> None:
+    stack.inferd.set_default("this is not json at all")
+    _session(stack)
+    assert _end(stack)[1] == "distilled"
+    assert stack.inferd.generate_calls == 2  # bounded retries inside one attempt
+    assert stack.sleeps == [1.0]  # backoff between them
+    assert stack.q("SELECT summary_source FROM episodes") == [("extractive",)]
 
 
 def test_retries_then_error_then_dead_letter(stack: WriterStack) -> None:
-    stack.inferd.set_default("this is not json at all")
+    stack.inferd.set_default(DeadlineExceededError("MODEL_TIMEOUT", "generation timed out"))
     _session(stack)
-    assert _end(stack)[1] == "error:unparseable_output"
+    assert _end(stack)[1] == "error:timeout"
     assert stack.inferd.generate_calls == 2  # bounded retries inside one attempt
     assert stack.sleeps == [1.0]  # backoff between them
-    assert _end(stack)[1] == "error:unparseable_output"
+    assert _end(stack)[1] == "error:timeout"
     assert _end(stack)[1] == "dead_letter:3"
     assert _statuses(stack) == ["dead_letter", "dead_letter"]
     assert stack.inferd.generate_calls == 6
     assert _end(stack)[1] == "no_signals"  # never re-distilled
     log = stack.q("SELECT status, details FROM processing_log ORDER BY id")
     assert [r[0] for r in log] == ["error", "error", "dead_letter"]
-    assert log[-1][1] == "dead_letter_after_3_attempts: unparseable_output"
+    assert log[-1][1] == "dead_letter_after_3_attempts: timeout"
 
 
 def test_a_transient_failure_then_success_distils(stack: WriterStack) -> None:
@@ -374,17 +372,18 @@ def test_queued_background_runs_coalesce(stack: WriterStack) -> None:
 # -- prompt content --------------------------------------------------------------------------------------------
 
 
-def test_prompt_has_recent_episodes_narrative_and_no_memory_blocks(stack: WriterStack) -> None:
+def test_prompt_shows_no_earlier_episodes_narrative_or_memory_blocks(stack: WriterStack) -> None:
     stack.store.db.execute("UPDATE identity SET content = 'User is a nurse in Porto.' WHERE id = 1")
     stack.store.db.execute("UPDATE identity SET overrides = '[\"SECRET OVERRIDE\"]' WHERE id = 1")
-    stack.inferd.push(digest("Earlier session about Lisbon neighbourhoods."))
+    stack.inferd.push(digest("Earlier session about Lisbon neighbourhoods."), digest("A quiet Lisbon stay."))
     _session(stack, "c1")
     assert _end(stack, "c1")[1] == "distilled"
     stack.buffer("agent-1", "c2", "[Memory]\nUser likes trams.\n[/Memory]\n" + LONG_USER, LONG_ASSISTANT)
     assert _end(stack, "c2")[1] == "distilled"
     text = request_text(stack.inferd.generate_requests[-1])
-    assert "Earlier session about Lisbon neighbourhoods." in text
-    assert "User is a nurse in Porto." in text
+    # A small model copies what it is shown back as memory: the prompt holds only this session's turns.
+    assert "Earlier session about Lisbon neighbourhoods." not in text
+    assert "User is a nurse in Porto." not in text
     assert "SECRET OVERRIDE" not in text
     assert "[Memory]" not in text and "User likes trams." not in text
 
@@ -401,69 +400,69 @@ def test_other_agents_episodes_are_not_in_the_prompt(stack: WriterStack) -> None
 # -- facts -----------------------------------------------------------------------------------------------------
 
 
-def test_dedup_within_one_reply_and_across_replies(stack: WriterStack) -> None:
-    stack.inferd.push(
-        digest(
-            pinned=[
-                ("User prefers dark mode.", 0.6),
-                ("The user prefers dark-mode", 0.7),
-                ("User owns a cat", 0.5),
-            ]
-        ),
-        digest(pinned=[("user PREFERS dark mode!", 0.8), ("User drives an electric car", 0.6)]),
+def _say(stack: WriterStack, conv: str, *lines: str, agent: str = "agent-1") -> str:
+    for line in lines:
+        stack.buffer(agent, conv, line, "Noted, thanks for telling me.")
+    return _end(stack, conv, agent)[1]
+
+
+def test_dedup_within_one_session_and_across_sessions(stack: WriterStack) -> None:
+    stack.inferd.set_default(digest("The user talked about editors and their cat."))
+    assert (
+        _say(
+            stack,
+            "c1",
+            "I prefer dark mode in every editor I use.",
+            "I prefer dark mode in every editor I use!",
+            "I have a cat called Miso who sleeps on my keyboard.",
+        )
+        == "distilled"
     )
-    _session(stack, "c1")
-    assert _end(stack, "c1")[1] == "distilled"
-    facts = stack.q("SELECT content, salience, source_count FROM pinned_facts ORDER BY id")
-    assert facts == [("User prefers dark mode.", 0.7, 1), ("User owns a cat", 0.5, 1)]
-    _session(stack, "c2")
-    assert _end(stack, "c2")[1] == "distilled"
-    facts = stack.q("SELECT content, salience, source_count FROM pinned_facts ORDER BY id")
-    assert facts[0][0] == "User prefers dark mode." and facts[0][2] == 2
-    assert facts[0][1] == pytest.approx(0.85)
-    assert [f[0] for f in facts] == [
-        "User prefers dark mode.",
-        "User owns a cat",
-        "User drives an electric car",
-    ]
+    facts = stack.q("SELECT content, source_count FROM pinned_facts ORDER BY id")
+    dark = [f for f in facts if "dark mode" in f[0]]
+    assert len(dark) == 1 and dark[0][1] == 1
+    assert _say(
+        stack, "c2", "I prefer dark mode in every editor I use.", "I also drive an electric car now."
+    ) == ("distilled")
+    facts = stack.q("SELECT content, source_count FROM pinned_facts ORDER BY id")
+    dark = [f for f in facts if "dark mode" in f[0]]
+    assert len(dark) == 1 and dark[0][1] == 2
     assert stack.inferd.embed_requests, "embedding near-duplicate check ran"
 
 
 def test_facts_of_another_agent_are_not_dedup_targets(stack: WriterStack) -> None:
-    stack.inferd.push(
-        digest(pinned=[("User prefers dark mode", 0.6)]), digest(pinned=[("User prefers dark mode", 0.6)])
+    stack.inferd.set_default(digest("The user talked about editors."))
+    line = "I prefer dark mode in every editor I use, always."
+    _say(stack, "c1", line, line, agent="agent-1")
+    _say(stack, "c2", line, line, agent="agent-2")
+    rows = stack.q(
+        "SELECT agent_id, source_count FROM pinned_facts WHERE content LIKE '%dark mode%' ORDER BY id"
     )
-    _session(stack, "c1", agent="agent-1")
-    _end(stack, "c1", agent="agent-1")
-    _session(stack, "c2", agent="agent-2")
-    _end(stack, "c2", agent="agent-2")
-    assert stack.q("SELECT agent_id, source_count FROM pinned_facts ORDER BY id") == [
-        ("agent-1", 1),
-        ("agent-2", 1),
-    ]
+    assert rows == [("agent-1", 1), ("agent-2", 1)]
 
 
 def test_identity_facts_are_kept_apart_from_overrides(stack: WriterStack) -> None:
-    stack.inferd.push(
-        digest(identity=["User's name is Sam", "user's name is Sam."]),
-        digest(identity=["User's name is Sam"]),
-    )
-    _session(stack, "c1")
-    _, _, episode_id = _end(stack, "c1")
+    stack.inferd.set_default(digest("Sam introduced themself.", identity=["User's name is Bob"]))
+    _say(stack, "c1", "Hi there, my name is Sam and I am new here.", "By the way, my name is Sam.")
+    episode_id = stack.q("SELECT max(id) FROM episodes")[0][0]
     rows = stack.q("SELECT agent_id, content, source_episode_id, source_count FROM identity_facts")
-    assert rows == [("agent-1", "User's name is Sam", episode_id, 1)]
+    assert [(r[0], r[2], r[3]) for r in rows] == [("agent-1", episode_id, 1)]
+    assert "Sam" in rows[0][1] and "Bob" not in rows[0][1]
     assert stack.q("SELECT overrides FROM identity") == [("[]",)]
-    _session(stack, "c2")
-    _end(stack, "c2")
+    _say(stack, "c2", "Hello again, my name is Sam. Thanks for the help last time.")
     assert stack.q("SELECT source_count FROM identity_facts") == [(2,)]
 
 
 def test_embeddings_off_still_dedups_by_tokens(stack: WriterStack) -> None:
     stack.settings.set(embeddings_enabled=False)
-    stack.inferd.push(digest(pinned=[("User prefers dark mode", 0.6), ("the user prefers dark mode.", 0.6)]))
-    _session(stack)
-    _end(stack)
-    assert stack.q("SELECT count(*) FROM pinned_facts") == [(1,)]
+    stack.inferd.set_default(digest("The user talked about editors."))
+    _say(
+        stack,
+        "c1",
+        "I prefer dark mode in every editor I use.",
+        "Honestly I prefer dark mode in every editor.",
+    )
+    assert stack.q("SELECT count(*) FROM pinned_facts WHERE content LIKE '%dark mode%'") == [(1,)]
     assert stack.inferd.embed_requests == []
 
 

@@ -50,51 +50,53 @@ def test_ingest_distils_synchronously(stack: WriterStack) -> None:
     ]
     assert stack.q("SELECT conversation_at_ms FROM episodes") == [(when,)]
     assert stack.q("SELECT status FROM pending_signals") == [("processed",)] * 3
-    assert "Conversation date: 2023-03-04" in request_text(stack.inferd.generate_requests[0])
+    assert "Date: 2023-03-04" in request_text(stack.inferd.generate_requests[0])
     assert stack.q("SELECT count(*) FROM agents WHERE agent_id = 'agent-1'") == [(1,)]
 
 
 def test_reingest_replaces_transcript_signals_episode_and_derived_facts(stack: WriterStack) -> None:
     stack.inferd.push(
-        digest("First version.", pinned=[("User prefers Postgres", 0.8)], identity=["User's name is Alice"]),
-        digest(
-            "Second version.",
-            pinned=[("User works at Acme Corp", 0.7)],
-            identity=["User is on the billing team"],
-        ),
+        digest("Alice prefers Postgres over MySQL for new services."),
+        digest("Alice works at Acme Corp on the billing team."),
     )
     first = stack.writer.ingest("agent-1", "s1", TURNS)
     second = stack.writer.ingest("agent-1", "s1", TURNS[:2])
     assert second.distillation == "distilled" and second.episode_id != first.episode_id
-    assert stack.q("SELECT id, summary FROM episodes") == [(second.episode_id, "Second version.")]
-    assert stack.q("SELECT content, source_episode_id FROM pinned_facts") == [
-        ("User works at Acme Corp", second.episode_id)
+    assert stack.q("SELECT id, summary FROM episodes") == [
+        (second.episode_id, "Alice works at Acme Corp on the billing team.")
     ]
-    assert stack.q("SELECT content, source_episode_id FROM identity_facts") == [
-        ("User is on the billing team", second.episode_id)
-    ]
+    pinned = stack.q("SELECT content, source_episode_id FROM pinned_facts")
+    identity = stack.q("SELECT content, source_episode_id FROM identity_facts")
+    assert pinned and identity
+    assert {episode for _, episode in pinned + identity} == {second.episode_id}
+    assert any("Alice" in content for content, _ in identity)
     assert stack.q("SELECT count(*) FROM transcript") == [(4,)]
     assert stack.q("SELECT count(*) FROM pending_signals") == [(2,)]
 
 
 def test_reingest_same_content_leaves_exactly_one_of_each(stack: WriterStack) -> None:
-    reply = digest("Same.", pinned=[("User prefers Postgres", 0.8)], identity=["User's name is Alice"])
+    reply = digest("Alice prefers Postgres over MySQL for new services.")
     stack.inferd.push(reply, reply, reply)
     for _ in range(3):
         assert stack.writer.ingest("agent-1", "s1", TURNS).distillation == "distilled"
     assert stack.q("SELECT count(*) FROM episodes") == [(1,)]
-    assert stack.q("SELECT content, source_count FROM pinned_facts") == [("User prefers Postgres", 1)]
-    assert stack.q("SELECT content, source_count FROM identity_facts") == [("User's name is Alice", 1)]
+    pinned = stack.q("SELECT content, source_count FROM pinned_facts")
+    identity = stack.q("SELECT content, source_count FROM identity_facts")
+    assert pinned and identity
+    assert all(count == 1 for _, count in pinned + identity)
+    assert len({c for c, _ in pinned}) == len(pinned) and len({c for c, _ in identity}) == len(identity)
 
 
 def test_reingest_keeps_a_fact_another_conversation_also_supports(stack: WriterStack) -> None:
-    reply = digest(pinned=[("User prefers Postgres", 0.8)])
-    stack.inferd.push(reply, reply, digest(pinned=[]))
+    stack.inferd.set_default(digest("Alice prefers Postgres over MySQL for new services."))
     stack.writer.ingest("agent-1", "s1", TURNS)
     stack.writer.ingest("agent-1", "s2", TURNS)
-    assert stack.q("SELECT source_count FROM pinned_facts") == [(2,)]
-    stack.writer.ingest("agent-1", "s1", TURNS)  # s1 no longer yields the fact
-    assert stack.q("SELECT content, source_count FROM pinned_facts") == [("User prefers Postgres", 1)]
+    postgres = "SELECT source_count FROM pinned_facts WHERE content LIKE '%Postgres%'"
+    assert stack.q(postgres) == [(2,)]
+    gardening = [IngestTurn("A different chat about gardening: tomatoes, basil and watering schedules.", "Ok.")]
+    stack.inferd.set_default(digest("The chat was about gardening, tomatoes and basil."))
+    stack.writer.ingest("agent-1", "s1", gardening)  # s1 no longer yields the fact
+    assert stack.q(postgres) == [(1,)]
 
 
 def test_reingest_does_not_touch_other_conversations_or_agents(stack: WriterStack) -> None:
@@ -123,13 +125,14 @@ def test_reingest_does_not_touch_other_conversations_or_agents(stack: WriterStac
 
 
 def test_skip_extraction_only_replaces_transcript(stack: WriterStack) -> None:
-    stack.inferd.push(digest("Kept."))
+    stack.inferd.push(digest("Alice prefers Postgres over MySQL."))
     stack.writer.ingest("agent-1", "s1", TURNS)
     result = stack.writer.ingest("agent-1", "s1", TURNS[:1], skip_extraction=True)
     assert (result.turns_ingested, result.distillation, result.episode_id) == (1, "", 0)
     assert stack.inferd.generate_calls == 1
     assert stack.q("SELECT count(*) FROM transcript") == [(2,)]
-    assert stack.q("SELECT summary FROM episodes") == [("Kept.",)]  # the memory pipeline is untouched
+    # the memory pipeline is untouched
+    assert stack.q("SELECT summary FROM episodes") == [("Alice prefers Postgres over MySQL.",)]
     assert stack.q("SELECT count(*) FROM pending_signals") == [(3,)]
 
 
@@ -141,9 +144,9 @@ def test_ingest_outcome_tokens_pass_through(stack: WriterStack) -> None:
     assert stack.writer.ingest("agent-1", "s1", TURNS).distillation == "skipped:core_model_unset"
     stack.settings.set(core_model="fake-core")
     stack.inferd.push("garbage", "garbage")
-    assert stack.writer.ingest("agent-1", "s1", TURNS).distillation == "error:unparseable_output"
-    # re-ingest clears the failed attempt count along with the old signals
+    # An unusable reply is no failure: the extractive result stands (the model is never trusted for facts).
     assert stack.writer.ingest("agent-1", "s1", TURNS).distillation == "distilled"
+    assert stack.q("SELECT summary_source FROM episodes") == [("extractive",)]
 
 
 def test_ingest_cancels_an_armed_debounce(stack: WriterStack) -> None:
