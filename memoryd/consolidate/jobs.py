@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoryd.consolidate import narrative, state
+from memoryd.consolidate import learned, narrative, state
 from memoryd.consolidate.context import (
     BatchTally,
     JobContext,
@@ -67,12 +67,21 @@ _FACT_CHUNK = 20_000
 
 
 # --------------------------------------------------------------------------------------------------------- decay
+#: Where decay counts Δ from, per table: a row's last decay (stamped when memory learned it, never its
+#: conversation date), or for a pinned fact its last use when later (an injected fact is not idle).
+_DECAY_FROM = {
+    "pinned_facts": "max(last_decayed_at_ms, last_used_at_ms)",
+    "episodes": "last_decayed_at_ms",
+}
+
+
 def decay(ctx: JobContext) -> StepResult:
-    """salience ×= exp(−Δdays/30) for active pinned facts and episodes, Δ from each row's last decay (never
-    compounding: n passes give exactly the closed form). A row never decayed (imported) is only stamped."""
+    """salience ×= exp(−Δdays/30) for active pinned facts and episodes, Δ from each row's last decay or, for a
+    pinned fact used since, its last use (never compounding: n passes without use give exactly the closed form).
+    A row never decayed (imported) is only stamped."""
     tau_ms = DECAY_TAU_DAYS * DAY_MS
     counts: dict[str, int] = {}
-    for table in ("pinned_facts", "episodes"):
+    for table, since in _DECAY_FROM.items():
         high = int(ctx.db.scalar(f"SELECT coalesce(max(id), -1) FROM {table}"))
         changed, start = 0, 0
         while True:
@@ -84,7 +93,7 @@ def decay(ctx: JobContext) -> StepResult:
             with ctx.batch(STEP_DECAY) as tally:
                 tally.rows = ctx.db.execute(
                     f"UPDATE {table} SET salience = CASE WHEN last_decayed_at_ms > 0 THEN "
-                    f"min(1.0, max(0.0, salience * exp(-(? - last_decayed_at_ms) / ?))) ELSE salience END, "
+                    f"min(1.0, max(0.0, salience * exp(-max(0, ? - {since}) / ?))) ELSE salience END, "
                     f"last_decayed_at_ms = ? "
                     f"WHERE id >= ? AND id < ? AND status = 'active' AND last_decayed_at_ms < ?",
                     (ctx.now_ms, tau_ms, ctx.now_ms, start, start + width, ctx.now_ms),
@@ -276,15 +285,39 @@ def evict(ctx: JobContext) -> StepResult:
     return StepResult(rows_changed=done.rows, vectors_deleted=done.vectors, agents=frozenset(done.agents))
 
 
+def _transcript_high_id(ctx: JobContext) -> int:
+    """The highest transcript id ever handed out (AUTOINCREMENT's sequence; max(id) before the first insert)."""
+    seq = ctx.db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'transcript'")
+    return int(seq if seq is not None else ctx.db.scalar("SELECT coalesce(max(id), 0) FROM transcript") or 0)
+
+
 def prune(ctx: JobContext) -> StepResult:
-    """Delete episodes (by conversation time) and transcript turns older than episodeRetentionDays, with their
-    vectors; 0 keeps everything."""
+    """Delete episodes and transcript turns that memory learned more than episodeRetentionDays ago, with their
+    vectors; 0 keeps everything. Never by conversation time: history backfilled with Ingest (a 2023 session)
+    is kept for the retention from the day it was ingested.
+
+    Episodes carry when they were learned (created_at_ms; conversation_at_ms is the session's date). Transcript
+    rows carry only the conversation time, so when they were learned comes from the id marks of learned.py,
+    which this step records on every pass (also with retention 0, so turning retention on later has them)."""
     days = ctx.settings.episode_retention_days
+    high_id = _transcript_high_id(ctx)
+    marks = learned.usable(learned.load(ctx.state), high_id)
     if days <= 0:
+        learned.save(ctx.state, learned.with_new_mark(marks, ctx.now_ms, high_id, days), ctx.now_ms)
         return StepResult(skip_reason="retention_forever")
     cutoff = ctx.now_ms - days * DAY_MS
-    episodes = delete_matching(ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "conversation_at_ms < ?", (cutoff,))
-    turns = delete_matching(ctx, STEP_PRUNE, "transcript", KIND_TRANSCRIPT, "created_at_ms < ?", (cutoff,))
+    episodes = delete_matching(ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "created_at_ms < ?", (cutoff,))
+    # A turn's conversation time is never after it was learned, hence the second test: it only guards rows an
+    # import stored under an old id (console import keeps a file's ids when they are free).
+    turns = delete_matching(
+        ctx,
+        STEP_PRUNE,
+        "transcript",
+        KIND_TRANSCRIPT,
+        "id <= ? AND created_at_ms < ?",
+        (learned.learned_by(marks, cutoff), cutoff),
+    )
+    learned.save(ctx.state, learned.with_new_mark(marks, ctx.now_ms, high_id, days), ctx.now_ms)
     return StepResult(
         rows_changed=episodes.rows + turns.rows,
         vectors_deleted=episodes.vectors + turns.vectors,

@@ -26,6 +26,7 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
     insert_turn,
+    mark_learned,
     put_vectors,
 )
 
@@ -84,6 +85,7 @@ def _seed(home: Path) -> None:
     old = [insert_episode(store, "a", f"ancient {i} story{i}", at_ms=now - 200 * DAY_MS) for i in range(15)]
     put_vectors(store, KIND_EPISODE, "a", [(e, _vec(e)) for e in old[:5]])
     turns = [insert_turn(store, "b", f"old message {i}", created_ms=now - 150 * DAY_MS) for i in range(40)]
+    mark_learned(store, now - 150 * DAY_MS)  # memory learned them then, too (live turns, not backfilled)
     turns += [insert_turn(store, "b", f"new message {i}", created_ms=now - DAY_MS) for i in range(10)]
     put_vectors(store, KIND_TRANSCRIPT, "b", [(t, _vec(t)) for t in turns[::3]])
     with store.db.write():
