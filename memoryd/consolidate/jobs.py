@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoryd.consolidate import learned, narrative, state
+from memoryd.consolidate import learned, mergeable, narrative, state
 from memoryd.consolidate.context import (
     BatchTally,
     JobContext,
@@ -24,7 +24,7 @@ from memoryd.consolidate.context import (
     delete_matching,
     marks,
 )
-from memoryd.consolidate.merging import apply_merges, episode_vectors
+from memoryd.consolidate.merging import apply_merges, episode_vectors, screen_pairs
 from memoryd.consolidate.report import (
     STEP_DECAY,
     STEP_EVICT,
@@ -106,8 +106,12 @@ def decay(ctx: JobContext) -> StepResult:
 
 # --------------------------------------------------------------------------------------------------------- merge
 def merge(ctx: JobContext) -> StepResult:
-    """Per agent, fold near-duplicate episodes (Jaccard >= 0.9 over summary+topics, or embedding cosine >= 0.95)
-    into the older one. Only episodes new since the last pass's watermark are compared (with all others)."""
+    """Per agent, fold near-duplicate episodes (Jaccard >= 0.9 over summary+topics content words, or embedding
+    cosine >= 0.95) into the older one. Only episodes new since the last pass's watermark are compared (with all
+    others), and only what merge can read (consolidate/mergeable.py): unreadable summaries (trivial, looping,
+    copied prompt scaffolding) take no part, a pair merges only when both are grounded in their own turns and
+    the newer adds nothing, and an agent whose merges would exceed a bounded share of its episodes is left
+    alone this pass (counted in `capped_agents`)."""
     watermark = ctx.state.get_int(state.MERGE_WATERMARK)
     top = int(ctx.db.scalar("SELECT coalesce(max(id), 0) FROM episodes") or 0)
     if top < watermark:  # the table was emptied and ids started again
@@ -119,22 +123,48 @@ def merge(ctx: JobContext) -> StepResult:
             (watermark, top),
         )
     ]
-    merged = vectors = 0
+    merged = vectors = capped = 0
     changed: set[str] = set()
+    tallies: dict[str, int] = {}
     for agent_id in agents:
         features: list[EpisodeFeature] = []
+        active = 0
         for row_id, at_ms, summary, topics in ctx.db.query(
             "SELECT id, conversation_at_ms, summary, topics_csv FROM episodes "
             "WHERE agent_id = ? AND status = 'active' AND id <= ?",
             (agent_id, top),
         ):
+            active += 1
+            reason = mergeable.unreadable_reason(str(summary))
+            if reason is not None:
+                if row_id > watermark:  # counted once, in the pass that first sees it
+                    tallies[f"unreadable_{reason}"] = tallies.get(f"unreadable_{reason}", 0) + 1
+                continue
             features.append(
                 EpisodeFeature(
-                    int(row_id), int(at_ms), content_words(f"{summary} {topics}"), row_id > watermark
+                    int(row_id),
+                    int(at_ms),
+                    mergeable.merge_words(str(summary), str(topics)),
+                    row_id > watermark,
                 )
             )
             ctx.pacer.breathe()
-        pairs = find_duplicates(features, episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
+        found = find_duplicates(features, episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
+        screened = screen_pairs(ctx, agent_id, found)
+        for reason, count in screened.refused.items():
+            tallies[f"refused_{reason}"] = tallies.get(f"refused_{reason}", 0) + count
+        pairs = list(screened.pairs)
+        if len(pairs) > mergeable.allowance(active):
+            # Many look-alikes at once is what junk summaries produce: delete none of them rather than a
+            # large share of the agent's memory on word overlap alone.
+            _log.warning(
+                "merge skipped for one agent: %d merges exceed the bound of %d (of %d episodes)",
+                len(pairs),
+                mergeable.allowance(active),
+                active,
+            )
+            capped += 1
+            continue
         for start in range(0, len(pairs), _MERGES_PER_BATCH):
             with ctx.batch(STEP_MERGE) as tally:
                 applied = apply_merges(ctx, agent_id, pairs[start : start + _MERGES_PER_BATCH])
@@ -145,7 +175,10 @@ def merge(ctx: JobContext) -> StepResult:
             if applied.merged:
                 changed.add(agent_id)
     ctx.state.set(state.MERGE_WATERMARK, top, ctx.now_ms)
-    return StepResult(rows_changed=merged, vectors_deleted=vectors, agents=frozenset(changed))
+    counts = {"merged": merged, **dict(sorted(tallies.items()))}
+    if capped:
+        counts["capped_agents"] = capped
+    return StepResult(rows_changed=merged, vectors_deleted=vectors, agents=frozenset(changed), counts=counts)
 
 
 # ------------------------------------------------------------------------------------------------------- promote

@@ -94,8 +94,15 @@ def insert_episode(
     conversation: str | None = None,
     last_decayed_ms: int | None = None,
     created_ms: int | None = None,
+    said: str | None = None,
 ) -> int:
-    """One episode at conversation time `at_ms`, learned at `created_ms` (default: then too); returns its id."""
+    """One episode at conversation time `at_ms`, learned at `created_ms` (default: then too); returns its id.
+
+    `said`: also store that user turn in the episode's conversation, so the summary is grounded in its session
+    (merge only folds grounded episodes); "" stores the summary itself as the turn."""
+    conversation = conversation or f"conv-{at_ms}-{summary[:8]}"
+    if said is not None:
+        insert_turn(store, agent, said or summary, created_ms=at_ms, conversation=conversation)
     with store.db.write():
         cursor = store.db.execute(
             "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, "
@@ -103,7 +110,7 @@ def insert_episode(
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 agent,
-                conversation or f"conv-{at_ms}-{summary[:8]}",
+                conversation,
                 summary,
                 topics,
                 entities,
