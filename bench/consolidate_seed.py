@@ -17,11 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from memoryd.consolidate import learned
+from memoryd.consolidate.state import StateStore
 from memoryd.storage.store import open_store
 
 DAY_MS = 86_400_000
 #: Seed format version: bump when the generator changes so a stale cache is not reused.
-FORMAT = 4
+FORMAT = 5
 AGENTS = 200
 FACTS = 1_000_000
 EPISODES = 200_000
@@ -99,7 +101,9 @@ def build(home: Path, scale: float, now_ms: int, seed: int = 7) -> Seed:
     """Create memory.sqlite under `home` at `scale` (1.0 = the issue's sizes)."""
     started = time.perf_counter()
     db_path = home / "memory" / "memory.sqlite"
-    open_store(db_path).close()  # migrations: the exact schema memoryd uses
+    store = open_store(db_path)  # migrations: the exact schema memoryd uses
+    StateStore(store.db)  # and the consolidator's side table
+    store.close()
     rng = np.random.default_rng(seed)
     vocab = _words(rng)
     agents = max(2, int(AGENTS * min(1.0, scale * 4)))
@@ -235,6 +239,13 @@ def build(home: Path, scale: float, now_ms: int, seed: int = 7) -> Seed:
                     rows,
                 )
                 vectors += len(rows)
+    with con:
+        # The turns are live history, learned when said: one mark older than every row says memory held them all
+        # then, so prune judges them by their own (conversation) times, as a long-running store's marks would.
+        con.execute(
+            "INSERT INTO consolidation_state (key, value, updated_at_ms) VALUES (?, ?, ?)",
+            (learned.MARKS_KEY, f"[[{now_ms - span}, {n_turns}]]", now_ms),
+        )
     with con:
         for fts in ("fts_pinned", "fts_episodes", "fts_transcript"):
             con.execute(f"INSERT INTO {fts}({fts}) VALUES ('rebuild')")

@@ -36,7 +36,12 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
 
     def Complete(self, request: ppb.CompleteRequest, context: grpc.ServicerContext) -> ppb.CompleteResponse:
         turn = turn_request(
-            request.agent_id, request.conversation_id, request.messages, request.options, request.json_schema
+            request.agent_id,
+            request.conversation_id,
+            request.messages,
+            request.options,
+            request.json_schema,
+            request.record if request.HasField("record") else None,
         )
         self._check(Permission.INFERENCE, turn.agent_id)
         result = self._turns.complete(turn, timeout_s=context.time_remaining())
@@ -45,7 +50,13 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
     def StreamComplete(
         self, request: ppb.StreamCompleteRequest, context: grpc.ServicerContext
     ) -> Iterator[ppb.StreamCompleteResponse]:
-        turn = turn_request(request.agent_id, request.conversation_id, request.messages, request.options)
+        turn = turn_request(
+            request.agent_id,
+            request.conversation_id,
+            request.messages,
+            request.options,
+            record=request.record if request.HasField("record") else None,
+        )
         self._check(Permission.INFERENCE, turn.agent_id)
         for event in self._turns.stream(turn, timeout_s=context.time_remaining()):
             if event.done and event.memory is not None:

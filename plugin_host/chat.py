@@ -64,6 +64,8 @@ class TurnRequest:
     messages: tuple[ChatMessage, ...]
     options: ModelOptions = field(default_factory=ModelOptions)
     json_schema: str = ""
+    #: Whether the exchange is recorded with BufferTurn (resolved from the request's `record` and json_schema).
+    record: bool = True
 
 
 @dataclass(frozen=True)

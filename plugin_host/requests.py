@@ -34,8 +34,10 @@ def turn_request(
     messages: Sequence[mpb.ChatMessage],
     options: ppb.GenerationOptions,
     json_schema: str = "",
+    record: bool | None = None,
 ) -> TurnRequest:
-    """Validate one turn; raises one INVALID_ARGUMENT naming every bad field."""
+    """Validate one turn; raises one INVALID_ARGUMENT naming every bad field. `record` None means the default:
+    a plain chat call is recorded, a call with a JSON schema is not (see should_record)."""
     with Violations() as v:
         agent, conversation = check_ids(v, agent_id, conversation_id)
         if not messages:
@@ -70,4 +72,21 @@ def turn_request(
             v.add(
                 f"messages[{latest}].content", f"is longer than {MAX_USER_CHARS} characters", "FIELD_TOO_LONG"
             )
-    return TurnRequest(agent, conversation, chat, convert.options_from_proto(options), json_schema)
+    return TurnRequest(
+        agent,
+        conversation,
+        chat,
+        convert.options_from_proto(options),
+        json_schema,
+        should_record(record, json_schema),
+    )
+
+
+def should_record(record: bool | None, json_schema: str) -> bool:
+    """Whether a plugin's model call becomes a turn of the agent's memory: as asked, else only plain chat calls.
+
+    A call with a JSON schema is a plugin's own utility call (a title, a classification, an extraction) whose
+    user message the plugin wrote, not the user: memory must learn only what the user said."""
+    if record is not None:
+        return record
+    return not json_schema

@@ -63,7 +63,10 @@ class TurnRunner:
         )
 
     def _record(self, turn: TurnRequest, reply: str, deadline: float | None) -> bool:
-        """BufferTurn with the user's own words (never the injected block) and the reply."""
+        """BufferTurn with the user's own words (never the injected block) and the reply, unless the call asked
+        not to be recorded (a plugin's internal call: requests.should_record)."""
+        if not turn.record:
+            return False
         index = latest_user_index(turn.messages)
         if index is None:
             return False

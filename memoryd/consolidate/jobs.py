@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoryd.consolidate import narrative, state
+from memoryd.consolidate import learned, mergeable, narrative, state
 from memoryd.consolidate.context import (
     BatchTally,
     JobContext,
@@ -24,7 +24,7 @@ from memoryd.consolidate.context import (
     delete_matching,
     marks,
 )
-from memoryd.consolidate.merging import apply_merges, episode_vectors
+from memoryd.consolidate.merging import apply_merges, episode_vectors, screen_pairs
 from memoryd.consolidate.report import (
     STEP_DECAY,
     STEP_EVICT,
@@ -67,12 +67,21 @@ _FACT_CHUNK = 20_000
 
 
 # --------------------------------------------------------------------------------------------------------- decay
+#: Where decay counts Δ from, per table: a row's last decay (stamped when memory learned it, never its
+#: conversation date), or for a pinned fact its last use when later (an injected fact is not idle).
+_DECAY_FROM = {
+    "pinned_facts": "max(last_decayed_at_ms, last_used_at_ms)",
+    "episodes": "last_decayed_at_ms",
+}
+
+
 def decay(ctx: JobContext) -> StepResult:
-    """salience ×= exp(−Δdays/30) for active pinned facts and episodes, Δ from each row's last decay (never
-    compounding: n passes give exactly the closed form). A row never decayed (imported) is only stamped."""
+    """salience ×= exp(−Δdays/30) for active pinned facts and episodes, Δ from each row's last decay or, for a
+    pinned fact used since, its last use (never compounding: n passes without use give exactly the closed form).
+    A row never decayed (imported) is only stamped."""
     tau_ms = DECAY_TAU_DAYS * DAY_MS
     counts: dict[str, int] = {}
-    for table in ("pinned_facts", "episodes"):
+    for table, since in _DECAY_FROM.items():
         high = int(ctx.db.scalar(f"SELECT coalesce(max(id), -1) FROM {table}"))
         changed, start = 0, 0
         while True:
@@ -84,7 +93,7 @@ def decay(ctx: JobContext) -> StepResult:
             with ctx.batch(STEP_DECAY) as tally:
                 tally.rows = ctx.db.execute(
                     f"UPDATE {table} SET salience = CASE WHEN last_decayed_at_ms > 0 THEN "
-                    f"min(1.0, max(0.0, salience * exp(-(? - last_decayed_at_ms) / ?))) ELSE salience END, "
+                    f"min(1.0, max(0.0, salience * exp(-max(0, ? - {since}) / ?))) ELSE salience END, "
                     f"last_decayed_at_ms = ? "
                     f"WHERE id >= ? AND id < ? AND status = 'active' AND last_decayed_at_ms < ?",
                     (ctx.now_ms, tau_ms, ctx.now_ms, start, start + width, ctx.now_ms),
@@ -97,8 +106,12 @@ def decay(ctx: JobContext) -> StepResult:
 
 # --------------------------------------------------------------------------------------------------------- merge
 def merge(ctx: JobContext) -> StepResult:
-    """Per agent, fold near-duplicate episodes (Jaccard >= 0.9 over summary+topics, or embedding cosine >= 0.95)
-    into the older one. Only episodes new since the last pass's watermark are compared (with all others)."""
+    """Per agent, fold near-duplicate episodes (Jaccard >= 0.9 over summary+topics content words, or embedding
+    cosine >= 0.95) into the older one. Only episodes new since the last pass's watermark are compared (with all
+    others), and only what merge can read (consolidate/mergeable.py): unreadable summaries (trivial, looping,
+    copied prompt scaffolding) take no part, a pair merges only when both are grounded in their own turns and
+    the newer adds nothing, and an agent whose merges would exceed a bounded share of its episodes is left
+    alone this pass (counted in `capped_agents`)."""
     watermark = ctx.state.get_int(state.MERGE_WATERMARK)
     top = int(ctx.db.scalar("SELECT coalesce(max(id), 0) FROM episodes") or 0)
     if top < watermark:  # the table was emptied and ids started again
@@ -110,22 +123,48 @@ def merge(ctx: JobContext) -> StepResult:
             (watermark, top),
         )
     ]
-    merged = vectors = 0
+    merged = vectors = capped = 0
     changed: set[str] = set()
+    tallies: dict[str, int] = {}
     for agent_id in agents:
         features: list[EpisodeFeature] = []
+        active = 0
         for row_id, at_ms, summary, topics in ctx.db.query(
             "SELECT id, conversation_at_ms, summary, topics_csv FROM episodes "
             "WHERE agent_id = ? AND status = 'active' AND id <= ?",
             (agent_id, top),
         ):
+            active += 1
+            reason = mergeable.unreadable_reason(str(summary))
+            if reason is not None:
+                if row_id > watermark:  # counted once, in the pass that first sees it
+                    tallies[f"unreadable_{reason}"] = tallies.get(f"unreadable_{reason}", 0) + 1
+                continue
             features.append(
                 EpisodeFeature(
-                    int(row_id), int(at_ms), content_words(f"{summary} {topics}"), row_id > watermark
+                    int(row_id),
+                    int(at_ms),
+                    mergeable.merge_words(str(summary), str(topics)),
+                    row_id > watermark,
                 )
             )
             ctx.pacer.breathe()
-        pairs = find_duplicates(features, episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
+        found = find_duplicates(features, episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
+        screened = screen_pairs(ctx, agent_id, found)
+        for reason, count in screened.refused.items():
+            tallies[f"refused_{reason}"] = tallies.get(f"refused_{reason}", 0) + count
+        pairs = list(screened.pairs)
+        if len(pairs) > mergeable.allowance(active):
+            # Many look-alikes at once is what junk summaries produce: delete none of them rather than a
+            # large share of the agent's memory on word overlap alone.
+            _log.warning(
+                "merge skipped for one agent: %d merges exceed the bound of %d (of %d episodes)",
+                len(pairs),
+                mergeable.allowance(active),
+                active,
+            )
+            capped += 1
+            continue
         for start in range(0, len(pairs), _MERGES_PER_BATCH):
             with ctx.batch(STEP_MERGE) as tally:
                 applied = apply_merges(ctx, agent_id, pairs[start : start + _MERGES_PER_BATCH])
@@ -136,7 +175,10 @@ def merge(ctx: JobContext) -> StepResult:
             if applied.merged:
                 changed.add(agent_id)
     ctx.state.set(state.MERGE_WATERMARK, top, ctx.now_ms)
-    return StepResult(rows_changed=merged, vectors_deleted=vectors, agents=frozenset(changed))
+    counts = {"merged": merged, **dict(sorted(tallies.items()))}
+    if capped:
+        counts["capped_agents"] = capped
+    return StepResult(rows_changed=merged, vectors_deleted=vectors, agents=frozenset(changed), counts=counts)
 
 
 # ------------------------------------------------------------------------------------------------------- promote
@@ -276,15 +318,39 @@ def evict(ctx: JobContext) -> StepResult:
     return StepResult(rows_changed=done.rows, vectors_deleted=done.vectors, agents=frozenset(done.agents))
 
 
+def _transcript_high_id(ctx: JobContext) -> int:
+    """The highest transcript id ever handed out (AUTOINCREMENT's sequence; max(id) before the first insert)."""
+    seq = ctx.db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'transcript'")
+    return int(seq if seq is not None else ctx.db.scalar("SELECT coalesce(max(id), 0) FROM transcript") or 0)
+
+
 def prune(ctx: JobContext) -> StepResult:
-    """Delete episodes (by conversation time) and transcript turns older than episodeRetentionDays, with their
-    vectors; 0 keeps everything."""
+    """Delete episodes and transcript turns that memory learned more than episodeRetentionDays ago, with their
+    vectors; 0 keeps everything. Never by conversation time: history backfilled with Ingest (a 2023 session)
+    is kept for the retention from the day it was ingested.
+
+    Episodes carry when they were learned (created_at_ms; conversation_at_ms is the session's date). Transcript
+    rows carry only the conversation time, so when they were learned comes from the id marks of learned.py,
+    which this step records on every pass (also with retention 0, so turning retention on later has them)."""
     days = ctx.settings.episode_retention_days
+    high_id = _transcript_high_id(ctx)
+    marks = learned.usable(learned.load(ctx.state), high_id)
     if days <= 0:
+        learned.save(ctx.state, learned.with_new_mark(marks, ctx.now_ms, high_id, days), ctx.now_ms)
         return StepResult(skip_reason="retention_forever")
     cutoff = ctx.now_ms - days * DAY_MS
-    episodes = delete_matching(ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "conversation_at_ms < ?", (cutoff,))
-    turns = delete_matching(ctx, STEP_PRUNE, "transcript", KIND_TRANSCRIPT, "created_at_ms < ?", (cutoff,))
+    episodes = delete_matching(ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "created_at_ms < ?", (cutoff,))
+    # A turn's conversation time is never after it was learned, hence the second test: it only guards rows an
+    # import stored under an old id (console import keeps a file's ids when they are free).
+    turns = delete_matching(
+        ctx,
+        STEP_PRUNE,
+        "transcript",
+        KIND_TRANSCRIPT,
+        "id <= ? AND created_at_ms < ?",
+        (learned.learned_by(marks, cutoff), cutoff),
+    )
+    learned.save(ctx.state, learned.with_new_mark(marks, ctx.now_ms, high_id, days), ctx.now_ms)
     return StepResult(
         rows_changed=episodes.rows + turns.rows,
         vectors_deleted=episodes.vectors + turns.vectors,

@@ -79,6 +79,7 @@ class BridgeContext(Context):
         agent_id: str | None = None,
         conversation_id: str | None = None,
         timeout_s: float | None = None,
+        record: bool | None = None,
     ) -> Completion:
         schema = json.dumps(json_schema) if isinstance(json_schema, Mapping) else (json_schema or "")
         request = ppb.CompleteRequest(
@@ -88,6 +89,9 @@ class BridgeContext(Context):
             options=convert.options_to_proto(options),
             json_schema=schema,
         )
+        # Unset lets the host apply its default (plain chat recorded, schema calls not).
+        if record is not None:
+            request.record = record
         try:
             reply = self._stub.Complete(request, timeout=self._timeout(timeout_s))
         except grpc.RpcError as error:
@@ -102,6 +106,7 @@ class BridgeContext(Context):
         agent_id: str | None = None,
         conversation_id: str | None = None,
         timeout_s: float | None = None,
+        record: bool | None = None,
     ) -> CompletionStream:
         request = ppb.StreamCompleteRequest(
             agent_id=agent_id or self._agent_id,
@@ -109,6 +114,8 @@ class BridgeContext(Context):
             messages=convert.messages_to_proto(as_messages(messages)),
             options=convert.options_to_proto(options),
         )
+        if record is not None:
+            request.record = record
         call = self._stub.StreamComplete(request, timeout=self._timeout(timeout_s))
 
         def events() -> Iterator[tuple[str, MemoryTrace | None]]:

@@ -66,11 +66,15 @@ class Context(ABC):
         agent_id: str | None = None,
         conversation_id: str | None = None,
         timeout_s: float | None = None,
+        record: bool | None = None,
     ) -> Completion:
         """Ask the model for one reply, with the agent's memory injected and the turn recorded.
 
         The host runs the relevance gate for the latest user message, prepends the memory block to it, calls the
         model, and records (user message, reply) in the agent's memory. Needs the `inference` permission.
+
+        `record` None (the default) records a plain chat call and does NOT record a call with `json_schema` (an
+        internal utility call: a title, a classification — not something the user said); True or False says.
 
         Raises PermissionDeniedError, UnavailableError or HostError.
         """
@@ -84,8 +88,10 @@ class Context(ABC):
         agent_id: str | None = None,
         conversation_id: str | None = None,
         timeout_s: float | None = None,
+        record: bool | None = None,
     ) -> CompletionStream:
-        """As complete(), with the reply streamed as text deltas. Needs the `inference` permission."""
+        """As complete(), with the reply streamed as text deltas (recorded unless `record=False`). Needs the
+        `inference` permission."""
 
     @abstractmethod
     def search_memory(

@@ -37,7 +37,9 @@ from plugin_host.sdk._types import (
 #: A scripted model: a list of replies used in order, or a function of the messages.
 Replies = Sequence[str] | Callable[[list[Message]], str]
 
-_NO_MEMORY = MemoryTrace(injected=False, section="none", reason="testing", block_tokens=0, recorded=True)
+
+def _no_memory(recorded: bool) -> MemoryTrace:
+    return MemoryTrace(injected=False, section="none", reason="testing", block_tokens=0, recorded=recorded)
 
 
 class RecordingContext(Context):
@@ -72,6 +74,8 @@ class RecordingContext(Context):
         """The messages of every complete()/stream() call, in order."""
         self.searches: list[tuple[Scope, str]] = []
         """(scope, query) of every search_memory() call."""
+        self.recorded: list[bool] = []
+        """Per complete()/stream() call, whether the host would have recorded it as a turn."""
 
     def complete(
         self,
@@ -82,11 +86,15 @@ class RecordingContext(Context):
         agent_id: str | None = None,
         conversation_id: str | None = None,
         timeout_s: float | None = None,
+        record: bool | None = None,
     ) -> Completion:
         self._check(Permission.INFERENCE, agent_id)
         chat = as_messages(messages)
         self.completions.append(chat)
-        return Completion(self._next_reply(chat), _NO_MEMORY)
+        # The host's rule (plugin_host.requests.should_record): as asked, else plain chat calls only.
+        recorded = record if record is not None else not json_schema
+        self.recorded.append(recorded)
+        return Completion(self._next_reply(chat), _no_memory(recorded))
 
     def stream(
         self,
@@ -96,8 +104,9 @@ class RecordingContext(Context):
         agent_id: str | None = None,
         conversation_id: str | None = None,
         timeout_s: float | None = None,
+        record: bool | None = None,
     ) -> CompletionStream:
-        completion = self.complete(messages, options=options, agent_id=agent_id)
+        completion = self.complete(messages, options=options, agent_id=agent_id, record=record)
 
         def events() -> Iterator[tuple[str, MemoryTrace | None]]:
             words = completion.text.split(" ")

@@ -18,6 +18,7 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
     insert_turn,
+    mark_learned,
 )
 from tests.support.consolidate_server import running_consolidating_memoryd
 
@@ -33,6 +34,7 @@ def test_a_pass_during_concurrent_writes_loses_nothing(tmp_path: Path) -> None:
         old_turns = [
             insert_turn(store, "a", f"ancient message {i}", created_ms=now - 400 * DAY_MS) for i in range(300)
         ]
+        mark_learned(store, now - 400 * DAY_MS)  # learned then (live turns), so past retention
         for i in range(50):
             insert_episode(store, "a", f"ancient episode{i} subject{i}", at_ms=now - 400 * DAY_MS)
         doomed = [

@@ -26,12 +26,14 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
     insert_turn,
+    mark_learned,
     put_vectors,
 )
 
 REPO = Path(__file__).resolve().parents[2]
 NOW_MS = T0_MS + 10 * DAY_MS
 BATCH_ROWS = 7
+FILLER_EPISODES = 25
 
 
 def _vec(seed: int) -> np.ndarray:
@@ -69,7 +71,7 @@ def _seed(home: Path) -> None:
     duplicates = []
     for agent in ("a", "b"):
         for i in range(12):
-            for copy in range(3):
+            for copy in range(2):
                 duplicates.append(
                     insert_episode(
                         store,
@@ -78,12 +80,19 @@ def _seed(home: Path) -> None:
                         topics=f"planning, project{i}",
                         at_ms=now - (20 - copy) * DAY_MS,
                         action_items=f"item {i}.{copy}",
+                        said="",  # grounded in its session: merge may fold it
                     )
                 )
+        # Distinct episodes, so the 12 merges stay within the share of an agent's episodes one pass may fold.
+        for i in range(FILLER_EPISODES):
+            insert_episode(
+                store, agent, f"Filler note {i} on topic{i} and detail{i}", at_ms=now - 30 * DAY_MS
+            )
     put_vectors(store, KIND_EPISODE, "a", [(e, _vec(e)) for e in duplicates[:18]])
     old = [insert_episode(store, "a", f"ancient {i} story{i}", at_ms=now - 200 * DAY_MS) for i in range(15)]
     put_vectors(store, KIND_EPISODE, "a", [(e, _vec(e)) for e in old[:5]])
     turns = [insert_turn(store, "b", f"old message {i}", created_ms=now - 150 * DAY_MS) for i in range(40)]
+    mark_learned(store, now - 150 * DAY_MS)  # memory learned them then, too (live turns, not backfilled)
     turns += [insert_turn(store, "b", f"new message {i}", created_ms=now - DAY_MS) for i in range(10)]
     put_vectors(store, KIND_TRANSCRIPT, "b", [(t, _vec(t)) for t in turns[::3]])
     with store.db.write():
@@ -143,7 +152,7 @@ def test_crash_mid_pass_leaves_a_consistent_store_that_the_next_pass_completes(
         assert consistency_problems(crashed_store) == []
         assert after_crash == uninterrupted
         # The seed really exercised the steps.
-        assert len(uninterrupted["episodes"]) < 24 * 3 + 4 + 15
+        assert len(uninterrupted["episodes"]) == 2 * (12 + FILLER_EPISODES) + 4, "merged 24, pruned 15"
         assert [r[1] for r in uninterrupted["identity_facts"]] == ["The user's name is Ana Souza"]
     finally:
         crashed_store.close()

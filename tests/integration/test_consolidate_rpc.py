@@ -15,7 +15,14 @@ from memoryd.consolidate.report import STEP_ORDER
 from memoryd.storage.store import Store
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.errors import from_rpc_error
-from tests.support.consolidate_rows import DAY_MS, fixed_pacer, insert_episode, insert_fact, insert_turn
+from tests.support.consolidate_rows import (
+    DAY_MS,
+    fixed_pacer,
+    insert_episode,
+    insert_fact,
+    insert_turn,
+    mark_learned,
+)
 from tests.support.consolidate_server import running_consolidating_memoryd
 
 
@@ -32,6 +39,7 @@ def test_run_consolidation_returns_the_report(tmp_path: Path) -> None:
             last_decayed_ms=now,
         )
         insert_turn(store, "a", "a message from two years ago", created_ms=now - 730 * DAY_MS)
+        mark_learned(store, now - 730 * DAY_MS)  # and learned then: a live turn, not backfilled history
         reply = memoryd.memory.RunConsolidation(pb.RunConsolidationRequest(), timeout=30)
         report = reply.report
         assert tuple(s.name for s in report.steps) == STEP_ORDER

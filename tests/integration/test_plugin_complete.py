@@ -86,6 +86,50 @@ def test_stream_gets_memory_and_records_the_whole_reply(stack: HostStack, peers:
     assert (recorded.user_message, recorded.assistant_message) == ("Where do I live?", reply)
 
 
+def _turns_of(peers: FakePeers, conversation: str) -> list[tuple[str, str]]:
+    return [
+        (t.user_message, t.assistant_message)
+        for t in peers.memory.buffered_for("agent-a")
+        if t.conversation_id == conversation
+    ]
+
+
+def test_a_schema_call_is_not_recorded_unless_the_plugin_asks(stack: HostStack, peers: FakePeers) -> None:
+    block = memory_block("User drinks oolong tea")
+    peers.memory.blocks["agent-a"] = block
+    title = "Give this note a short title: buy milk"
+
+    internal = stack.invoke("echo", "utility", {"text": title, "schema": True}, conversation="rec-1")
+    asked = stack.invoke(
+        "echo", "utility", {"text": "Title this: water the plants", "schema": True, "record": True},
+        conversation="rec-1",
+    )  # fmt: skip
+
+    # The call itself still ran, with memory injected; only the recording is off.
+    assert internal["reply"] == f"ECHO: {block}\n\n{title}"
+    assert internal["memory"]["injected"] is True and internal["memory"]["recorded"] is False
+    assert asked["memory"]["recorded"] is True
+    assert _turns_of(peers, "rec-1") == [("Title this: water the plants", asked["reply"])]
+
+
+def test_a_plain_call_is_recorded_unless_the_plugin_says_not_to(stack: HostStack, peers: FakePeers) -> None:
+    peers.memory.blocks["agent-a"] = memory_block("User lives in Lyon")
+
+    default = stack.invoke("echo", "utility", {"text": "I moved to Porto"}, conversation="rec-2")
+    declined = stack.invoke(
+        "echo", "utility", {"text": "Summarise the chat in five words", "record": False}, conversation="rec-2"
+    )
+    streamed = stack.invoke(
+        "echo", "stream", {"text": "internal stream", "record": False}, conversation="rec-2"
+    )
+
+    assert default["memory"]["recorded"] is True
+    assert declined["memory"]["recorded"] is False and streamed["memory"]["recorded"] is False
+    # Recorded with the user's own words: the injected block is never part of the stored turn.
+    assert _turns_of(peers, "rec-2") == [("I moved to Porto", default["reply"])]
+    assert "[Memory]" in default["reply"]
+
+
 def test_memory_down_still_answers_and_says_why(stack: HostStack, peers: FakePeers) -> None:
     peers.memory.blocks["agent-a"] = memory_block("never shown")
     peers.memory.mode = "down"
@@ -179,7 +223,7 @@ def test_list_plugins_reports_state_permissions_and_commands(stack: HostStack) -
     assert (echo.state, echo.version) == (ppb.PLUGIN_STATE_RUNNING, "1.2.3")
     assert list(echo.requested_permissions) == both and list(echo.granted_permissions) == both
     assert list(echo.allowed_agents) == ["agent-a", "agent-b"]
-    assert {c.name for c in echo.commands} == {"ask", "stream", "search", "probe", "ping"}
+    assert {c.name for c in echo.commands} == {"ask", "utility", "stream", "search", "probe", "ping"}
     ask = next(c for c in echo.commands if c.name == "ask")
     assert '"required": ["text"]' in ask.payload_schema
     assert echo.source.endswith("tests/fakes/plugins/echo")

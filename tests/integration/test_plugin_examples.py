@@ -39,6 +39,8 @@ def test_note_taker_files_lists_and_answers(stack: HostStack, peers: FakePeers) 
     )
     # The echo model does not answer JSON, so the title falls back to the note's first line.
     assert added == {"id": 1, "title": "Call the plumber on Friday", "tags": ["home"]}
+    # The title call is the plugin's own (it has a JSON schema): never recorded as something the user said.
+    assert not [t for t in peers.memory.buffered_for("writer") if "short title" in t.user_message]
     listed = stack.invoke("note-taker", "list", {"tag": "home"}, agent="writer")
     assert [n["text"] for n in listed["notes"]] == ["Call the plumber on Friday"]
 

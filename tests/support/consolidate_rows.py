@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from memoryd.config import ConfigStore
-from memoryd.consolidate import Consolidator, ConsolidatorOptions
+from memoryd.consolidate import Consolidator, ConsolidatorOptions, learned
 from memoryd.consolidate.jobs import NarrativeModel, VectorRemover
 from memoryd.consolidate.pacing import Pacer
+from memoryd.consolidate.state import StateStore
 from memoryd.storage.store import Store
 from memoryd.vectors.codec import normalise, to_blob
 
@@ -92,8 +93,16 @@ def insert_episode(
     entities: str = "",
     conversation: str | None = None,
     last_decayed_ms: int | None = None,
+    created_ms: int | None = None,
+    said: str | None = None,
 ) -> int:
-    """One episode at conversation time `at_ms`; returns its id."""
+    """One episode at conversation time `at_ms`, learned at `created_ms` (default: then too); returns its id.
+
+    `said`: also store that user turn in the episode's conversation, so the summary is grounded in its session
+    (merge only folds grounded episodes); "" stores the summary itself as the turn."""
+    conversation = conversation or f"conv-{at_ms}-{summary[:8]}"
+    if said is not None:
+        insert_turn(store, agent, said or summary, created_ms=at_ms, conversation=conversation)
     with store.db.write():
         cursor = store.db.execute(
             "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, "
@@ -101,7 +110,7 @@ def insert_episode(
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 agent,
-                conversation or f"conv-{at_ms}-{summary[:8]}",
+                conversation,
                 summary,
                 topics,
                 entities,
@@ -109,7 +118,7 @@ def insert_episode(
                 action_items,
                 salience,
                 at_ms,
-                at_ms,
+                at_ms if created_ms is None else created_ms,
                 at_ms if last_decayed_ms is None else last_decayed_ms,
             ),
         )
@@ -129,6 +138,15 @@ def insert_turn(store: Store, agent: str, content: str, *, created_ms: int, conv
             (agent, conversation, index, content, created_ms),
         )
     return int(cursor.lastrowid or 0)
+
+
+def mark_learned(store: Store, at_ms: int) -> None:
+    """Record that every transcript row stored so far was learned by `at_ms` (as a pass at that time would:
+    consolidate/learned.py), so retention can date rows inserted here with old conversation times."""
+    state = StateStore(store.db)
+    high_id = int(store.db.scalar("SELECT coalesce(max(id), 0) FROM transcript") or 0)
+    marks = [m for m in learned.load(state) if m.at_ms < at_ms]
+    learned.save(state, [*marks, learned.Mark(at_ms, high_id)], at_ms)
 
 
 def put_vectors(

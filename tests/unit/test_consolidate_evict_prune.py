@@ -22,6 +22,7 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
     insert_turn,
+    mark_learned,
     put_vectors,
 )
 
@@ -124,8 +125,9 @@ def test_prune_deletes_old_episodes_and_turns_with_their_vectors(store: Store, t
     old_episode = insert_episode(store, "a", "old episode", at_ms=days_ago(clock, 31))
     new_episode = insert_episode(store, "a", "recent episode", at_ms=days_ago(clock, 29))
     old_turns = [insert_turn(store, "a", f"old turn {i}", created_ms=days_ago(clock, 31)) for i in range(5)]
-    new_turn = insert_turn(store, "a", "recent turn", created_ms=days_ago(clock, 1))
     other_agent_turn = insert_turn(store, "b", "another agent's old turn", created_ms=days_ago(clock, 40))
+    mark_learned(store, days_ago(clock, 31))  # learned when they were said (a pass then recorded it)
+    new_turn = insert_turn(store, "a", "recent turn", created_ms=days_ago(clock, 1))
     put_vectors(store, KIND_EPISODE, "a", [(old_episode, _vec(1)), (new_episode, _vec(2))])
     put_vectors(store, KIND_TRANSCRIPT, "a", [(old_turns[0], _vec(3)), (new_turn, _vec(4))])
     put_vectors(store, KIND_TRANSCRIPT, "b", [(other_agent_turn, _vec(5))])

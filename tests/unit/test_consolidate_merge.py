@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,6 +45,11 @@ def _ids(store: Store, agent: str) -> list[int]:
     return [r[0] for r in store.db.query("SELECT id FROM episodes WHERE agent_id = ? ORDER BY id", (agent,))]
 
 
+def _episode(store: Store, agent: str, summary: str, **fields: Any) -> int:
+    """An episode whose summary its own session's turn states (grounded: merge may fold it)."""
+    return insert_episode(store, agent, summary, said="", **fields)
+
+
 def _vector(seed: int, dim: int = 16) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
 
@@ -52,7 +58,7 @@ def test_merge_keeps_the_older_folds_the_newer_and_removes_its_vector(
     store: Store, config: ConfigStore, tmp_path: Path
 ) -> None:
     clock = ManualClock()
-    older = insert_episode(
+    older = _episode(
         store,
         "a",
         SUMMARY,
@@ -64,7 +70,7 @@ def test_merge_keeps_the_older_folds_the_newer_and_removes_its_vector(
         salience=0.4,
     )
     # Inserted first (lower id) but newer in conversation time: "older" means conversation time, not id.
-    newer = insert_episode(
+    newer = _episode(
         store,
         "a",
         SUMMARY + ".",
@@ -101,10 +107,10 @@ def test_merge_keeps_the_older_folds_the_newer_and_removes_its_vector(
 
 def test_a_different_agent_or_a_different_episode_is_never_merged(store: Store, config: ConfigStore) -> None:
     clock = ManualClock()
-    a1 = insert_episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 2))
-    b1 = insert_episode(store, "b", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 1))
+    a1 = _episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 2))
+    b1 = _episode(store, "b", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 1))
     # One content word in ten differs: Jaccard 9/11 < 0.9.
-    a2 = insert_episode(
+    a2 = _episode(
         store,
         "a",
         SUMMARY.replace("payments", "billing"),
@@ -118,11 +124,11 @@ def test_a_different_agent_or_a_different_episode_is_never_merged(store: Store, 
 def test_jaccard_threshold_is_inclusive_at_point_nine(store: Store, config: ConfigStore) -> None:
     clock = ManualClock()
     words = [f"word{i}" for i in range(10)]
-    keep = insert_episode(store, "a", " ".join(words), at_ms=days_ago(clock, 2))
+    keep = _episode(store, "a", " ".join(words), at_ms=days_ago(clock, 2))
     # 9 shared of 10 ∪ {} … add one extra word: |∩| = 10, |∪| = 11 → 0.909 >= 0.9.
-    insert_episode(store, "a", " ".join([*words, "extra"]), at_ms=days_ago(clock, 1))
+    _episode(store, "a", " ".join([*words, "extra"]), at_ms=days_ago(clock, 1))
     # 10 shared, 2 extra: 10/12 = 0.83 → kept.
-    other = insert_episode(store, "a", " ".join([*words, "extra", "more"]), at_ms=days_ago(clock, 0.5))
+    other = _episode(store, "a", " ".join([*words, "extra", "more"]), at_ms=days_ago(clock, 0.5))
     consolidator(store, config, clock).run()
     assert _ids(store, "a") == [keep, other]
 
@@ -131,16 +137,14 @@ def test_embedding_similarity_merges_paraphrases_when_vectors_exist(
     store: Store, config: ConfigStore
 ) -> None:
     clock = ManualClock()
-    first = insert_episode(
-        store, "a", "Booked flights to Lisbon for the March offsite", at_ms=days_ago(clock, 4)
-    )
-    second = insert_episode(
+    first = _episode(store, "a", "Booked flights to Lisbon for the March offsite", at_ms=days_ago(clock, 4))
+    second = _episode(
         store,
         "a",
-        "Reserved plane tickets to Portugal's capital for our team trip in March",
+        "Reserved plane tickets to Lisbon for our team trip in March",
         at_ms=days_ago(clock, 2),
     )
-    third = insert_episode(store, "a", "Reviewed the quarterly budget", at_ms=days_ago(clock, 1))
+    third = _episode(store, "a", "Reviewed the quarterly budget", at_ms=days_ago(clock, 1))
     base = _vector(7)
     near = base + 0.05 * _vector(8)  # cosine ≈ 0.999
     put_vectors(store, KIND_EPISODE, "a", [(first, base), (second, near), (third, _vector(9))])
@@ -152,17 +156,17 @@ def test_embedding_similarity_merges_paraphrases_when_vectors_exist(
 def test_without_embeddings_only_words_count(store: Store, tmp_path: Path) -> None:
     config = config_store(tmp_path, salience_floor=0.0, episode_retention_days=0, embedding_backend="none")
     clock = ManualClock()
-    first = insert_episode(store, "a", "Booked flights to Lisbon", at_ms=days_ago(clock, 4))
-    second = insert_episode(store, "a", "Reserved plane tickets to Portugal", at_ms=days_ago(clock, 2))
+    first = _episode(store, "a", "Booked flights to Lisbon", at_ms=days_ago(clock, 4))
+    second = _episode(store, "a", "Reserved plane tickets to Lisbon", at_ms=days_ago(clock, 2))
     put_vectors(store, KIND_EPISODE, "a", [(first, _vector(7)), (second, _vector(7))])
     assert consolidator(store, config, clock).run().step("merge").rows_changed == 0
 
 
 def test_a_chain_of_duplicates_folds_into_the_oldest(store: Store, config: ConfigStore) -> None:
     clock = ManualClock()
-    oldest = insert_episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 9), action_items="one")
+    oldest = _episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 9), action_items="one")
     for day, item in ((5, "two"), (2, "three")):
-        insert_episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, day), action_items=item)
+        _episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, day), action_items=item)
     assert consolidator(store, config, clock).run().step("merge").rows_changed == 2
     assert _ids(store, "a") == [oldest]
     items = store.db.scalar("SELECT action_items FROM episodes WHERE id = ?", (oldest,))
@@ -172,10 +176,10 @@ def test_a_chain_of_duplicates_folds_into_the_oldest(store: Store, config: Confi
 def test_only_new_episodes_are_compared_on_later_passes(store: Store, config: ConfigStore) -> None:
     clock = ManualClock()
     runner = consolidator(store, config, clock)
-    first = insert_episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 3))
+    first = _episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 3))
     assert runner.run().step("merge").rows_changed == 0
     clock.advance_days(1)
-    insert_episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 0))
+    _episode(store, "a", SUMMARY, topics=TOPICS, at_ms=days_ago(clock, 0))
     assert runner.run().step("merge").rows_changed == 1
     assert _ids(store, "a") == [first]
     assert runner.run().step("merge").rows_changed == 0

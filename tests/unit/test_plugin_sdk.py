@@ -155,6 +155,18 @@ def test_recording_context_streams_and_collects() -> None:
     assert ctx.stream("again").collect().text == "you said again"
 
 
+def test_recording_context_applies_the_hosts_record_rule() -> None:
+    ctx = RecordingContext(replies=lambda chat: "{}")
+
+    plain = ctx.complete("hello")
+    schema = ctx.complete("title this", json_schema={"type": "object"})
+    asked = ctx.complete("title this", json_schema={"type": "object"}, record=True)
+    declined = ctx.complete("hello", record=False)
+
+    assert [c.memory.recorded for c in (plain, schema, asked, declined)] == [True, False, True, False]
+    assert ctx.recorded == [True, False, True, False]
+
+
 def test_run_command_round_trips_json() -> None:
     ctx = RecordingContext(agent_id="assistant")
     assert run_command(Greeter(), ctx, "say-twice", {"text": "é"}) == ["é", "é"]

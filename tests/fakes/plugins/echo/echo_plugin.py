@@ -20,9 +20,20 @@ class Echo(Plugin):
         return {"reply": reply.text, "memory": asdict(reply.memory)}
 
     @command()
+    def utility(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """ctx.complete as a plugin-internal call: with a JSON schema when `schema`, `record` passed when given."""
+        kwargs: dict[str, Any] = {}
+        if payload.get("schema"):
+            kwargs["json_schema"] = {"type": "object", "properties": {"title": {"type": "string"}}}
+        if "record" in payload:
+            kwargs["record"] = payload["record"]
+        reply = ctx.complete(payload["text"], **kwargs)
+        return {"reply": reply.text, "memory": asdict(reply.memory)}
+
+    @command()
     def stream(self, ctx: Context, payload: Payload) -> dict[str, Any]:
-        """ctx.stream, collected."""
-        stream = ctx.stream(payload["text"])
+        """ctx.stream, collected (`record` passed when given)."""
+        stream = ctx.stream(payload["text"], **({"record": payload["record"]} if "record" in payload else {}))
         deltas = list(stream)
         return {"deltas": deltas, "memory": asdict(stream.memory) if stream.memory else None}
 

@@ -157,18 +157,20 @@ class ReloadPluginsResponse(_message.Message):
     def __init__(self, plugins: _Optional[_Iterable[_Union[PluginInfo, _Mapping]]] = ...) -> None: ...
 
 class CompleteRequest(_message.Message):
-    __slots__ = ("agent_id", "conversation_id", "messages", "options", "json_schema")
+    __slots__ = ("agent_id", "conversation_id", "messages", "options", "json_schema", "record")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     conversation_id: str
     messages: _containers.RepeatedCompositeFieldContainer[_memory_pb2.ChatMessage]
     options: GenerationOptions
     json_schema: str
-    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ...) -> None: ...
+    record: bool
+    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ..., record: _Optional[bool] = ...) -> None: ...
 
 class CompleteResponse(_message.Message):
     __slots__ = ("text", "memory")
@@ -179,16 +181,18 @@ class CompleteResponse(_message.Message):
     def __init__(self, text: _Optional[str] = ..., memory: _Optional[_Union[MemoryTrace, _Mapping]] = ...) -> None: ...
 
 class StreamCompleteRequest(_message.Message):
-    __slots__ = ("agent_id", "conversation_id", "messages", "options")
+    __slots__ = ("agent_id", "conversation_id", "messages", "options", "record")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     conversation_id: str
     messages: _containers.RepeatedCompositeFieldContainer[_memory_pb2.ChatMessage]
     options: GenerationOptions
-    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ...) -> None: ...
+    record: bool
+    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., record: _Optional[bool] = ...) -> None: ...
 
 class StreamCompleteResponse(_message.Message):
     __slots__ = ("delta", "memory", "done")
