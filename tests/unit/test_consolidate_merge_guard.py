@@ -160,9 +160,7 @@ def test_no_pass_folds_away_more_than_a_bounded_share_of_an_agents_episodes(
 
 
 def test_a_merge_keeps_the_union_of_provenance_and_source_turn_ids(store: Store, config: ConfigStore) -> None:
-    with store.db.write():  # the column a later migration adds (comma-separated transcript ids)
-        for table in ("episodes", "pinned_facts", "identity_facts"):
-            store.db.execute(f"ALTER TABLE {table} ADD COLUMN source_turn_ids TEXT")
+    # Migration 5 adds source_turn_ids (comma-separated transcript ids) to the three derived tables.
     clock = ManualClock()
     # Grounded through source_turn_ids alone: the turns live in another conversation id.
     turns = [
