@@ -23,10 +23,11 @@ MIN_SENTENCE_SHARE = 0.5
 #: Word n-gram length of the loop check, and of the check for prompt lines copied into the reply.
 LOOP_NGRAM = 3
 SCAFFOLD_NGRAM = 4
-#: Words a third-person profile uses about its subject, and function words the shared stop list lacks; none of
-#: them is a claim (negations stay content words: "not vegan" must be backed by a fact saying so).
+#: Words a third-person profile uses about its subject, function words the shared stop list lacks, and discourse
+#: words that link sentences; none of them is a claim (negations stay content words: "not vegan" must be backed
+#: by a fact saying so).
 _SUBJECT_WORDS = frozenset(
-    {
+    [
         "user",
         "users",
         "s",
@@ -41,7 +42,13 @@ _SUBJECT_WORDS = frozenset(
         "so",
         "than",
         "then",
-    }
+        "additionally",
+        "moreover",
+        "furthermore",
+        "however",
+        "besides",
+        "likewise",
+    ]
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TOKEN = re.compile(r"[^\W_]+")

@@ -31,6 +31,7 @@ FACTS = [
         "Ana Souza works as a nurse and lives in Sao Paulo with her dog Miso.",  # accents folded
         "The user is Ana Souza. The user is a nurse. The user preferred tea to coffee.",  # stems, repeated subject
         "She is 41 years old and has a dog named Miso.",
+        "The user is Ana Souza, a nurse. Additionally, she prefers tea over coffee.",  # a linking word
     ],
 )
 def test_paraphrase_of_the_facts_passes(reply: str) -> None:
