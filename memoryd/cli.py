@@ -110,7 +110,13 @@ def _console(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     clear.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     _add(sub, "stats", cmds.stats, "counts per agent, pending work, processing statistics, database size")
-    _add(sub, "identity", cmds.identity_show, "the identity narrative, overrides and auto-derived facts")
+    identity = _add(
+        sub, "identity", cmds.identity_show, "the identity narrative, overrides and auto-derived facts"
+    )
+    identity.add_argument(
+        "--agent",
+        help="that agent's narrative and facts (what its context injects); default: the global identity",
+    )
 
 
 def _config(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -119,7 +119,7 @@ def overrides_rm(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
 
 
 def identity_show(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
-    identity = client.identity()
+    identity = client.identity(args.agent or "")
 
     def human(out: TextIO) -> None:
         pairs(

@@ -270,10 +270,11 @@ class MemoryClient(SecurityCalls):
         return reply.rows_deleted, reply.vectors_deleted
 
     # ----------------------------------------------------------------------------------------- identity
-    def identity(self) -> IdentityInfo:
-        """Overrides, narrative and auto facts."""
+    def identity(self, agent_id: str = "") -> IdentityInfo:
+        """Overrides, narrative and auto facts: the global identity, or (with `agent_id`) that agent's narrative
+        and facts."""
         with typed_errors():
-            return _identity(self._memory.GetIdentity(pb.GetIdentityRequest()).identity)
+            return _identity(self._memory.GetIdentity(pb.GetIdentityRequest(agent_id=agent_id)).identity)
 
     def add_override(self, text: str) -> OverrideInfo:
         """Append one override."""

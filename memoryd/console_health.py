@@ -10,6 +10,7 @@ from memoryd.storage.fts import MIRRORS
 COUNTED_TABLES = (
     "agents",
     "identity_facts",
+    "agent_narratives",
     "pinned_facts",
     "episodes",
     "transcript",
@@ -20,6 +21,7 @@ COUNTED_TABLES = (
 #: Tables also counted per agent.
 PER_AGENT_TABLES = (
     "identity_facts",
+    "agent_narratives",
     "pinned_facts",
     "episodes",
     "transcript",

@@ -17,7 +17,15 @@ from memoryd.storage.fts import MIRRORS, agent_key, like_pattern
 #: Columns never shown as metadata (shown elsewhere, or internal).
 _HIDDEN = {"id", "agent_id", "status", "agent_key", "created_at_ms"}
 #: Tables ClearAll empties (embeddings first, so they are counted before the source-row triggers remove them).
-CLEARED_TABLES = ("embeddings", "identity_facts", "pinned_facts", "episodes", "transcript", "pending_signals")
+CLEARED_TABLES = (
+    "embeddings",
+    "identity_facts",
+    "agent_narratives",
+    "pinned_facts",
+    "episodes",
+    "transcript",
+    "pending_signals",
+)
 
 
 def _quote(term: str) -> str:

@@ -129,6 +129,15 @@ def parse_agent_only(request: Any) -> str:
     return agent
 
 
+def parse_identity_agent(request: pb.GetIdentityRequest) -> str | None:
+    """GetIdentity's optional agent: None (the global identity) when empty, else a valid agent id."""
+    if not request.agent_id:
+        return None
+    with Violations() as v:
+        agent = agent_id(v, request.agent_id)
+    return agent
+
+
 def parse_upsert(request: pb.UpsertAgentRequest) -> tuple[str, d.AgentChanges]:
     """(agent_id, changes) of UpsertAgent."""
     with Violations() as v:
@@ -242,7 +251,8 @@ def identity(record: d.IdentityRecord) -> pb.Identity:
             for f in record.facts
         ],
         model=record.model,
-        generate_time=timestamp(record.generated_at_ms),
+        # No narrative yet: no generate_time (not a 1970 date).
+        generate_time=timestamp(record.generated_at_ms) if record.generated_at_ms > 0 else None,
         version=record.version,
     )
 

@@ -88,9 +88,18 @@ class IdentityFactRecord:
     created_at_ms: int
 
 
+#: `model` of an identity narrative made of the agent's facts themselves (no model reply passed verification).
+EXTRACTIVE_NARRATIVE = "extractive"
+
+
 @dataclass(frozen=True)
 class IdentityRecord:
-    """The single identity row with its overrides and auto-derived facts."""
+    """The identity: global overrides, a narrative and auto-derived facts.
+
+    The global view (agent_id None) holds the single identity row's narrative (only ever an imported one: a 1.x
+    profile or an Import) and every agent's facts. One agent's view holds that agent's narrative (content, model,
+    generated_at_ms, version), that agent's facts, and the global imported narrative apart in shared_content.
+    """
 
     overrides: tuple[OverrideRecord, ...] = ()
     content: str = ""
@@ -98,6 +107,8 @@ class IdentityRecord:
     model: str = ""
     generated_at_ms: int = 0
     version: int = 0
+    agent_id: str | None = None
+    shared_content: str = ""
 
 
 @dataclass(frozen=True)

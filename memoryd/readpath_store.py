@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.domain import EXTRACTIVE_NARRATIVE, KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits
 from memoryd.search import MemorySearch
@@ -52,15 +52,16 @@ class StoreMemoryReader:
         return bool(self._store.agents.is_memory_enabled(agent_id))
 
     def identity(self, agent_id: str) -> IdentitySnapshot:
-        record = self._store.identity.get()
+        """The global overrides, this agent's narrative and facts, and the global narrative only as imported (a
+        1.x profile or an Import; consolidation writes per-agent narratives only, so no agent's facts leak). An
+        extractive narrative is left out: it is the agent's facts, which the section lists (with their refs)."""
+        record = self._store.identity.get(agent_id)
+        own = "" if record.model == EXTRACTIVE_NARRATIVE else record.content
+        narrative = " ".join(part.strip() for part in (own, record.shared_content) if part.strip())
         return IdentitySnapshot(
             overrides=tuple(o.text for o in record.overrides),
-            narrative=record.content,
-            facts=tuple(
-                IdentityFact(f.id, f.text, f.source_count)
-                for f in record.facts
-                if f.source_agent_id == agent_id
-            ),
+            narrative=narrative,
+            facts=tuple(IdentityFact(f.id, f.text, f.source_count) for f in record.facts),
         )
 
     def known_entities(self, agent_id: str) -> Sequence[str]:

@@ -120,7 +120,8 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
     def GetIdentity(
         self, request: pb.GetIdentityRequest, context: grpc.ServicerContext
     ) -> pb.GetIdentityResponse:
-        return pb.GetIdentityResponse(identity=convert.identity(self._d.store.identity.get()))
+        agent_id = convert.parse_identity_agent(request)
+        return pb.GetIdentityResponse(identity=convert.identity(self._d.store.identity.get(agent_id)))
 
     def AddOverride(
         self, request: pb.AddOverrideRequest, context: grpc.ServicerContext

@@ -8,12 +8,11 @@ finishes the work (decay is measured per row from its last_decayed_at_ms, merge 
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoryd.consolidate import learned, mergeable, narrative, state
+from memoryd.consolidate import learned, mergeable, state
 from memoryd.consolidate.context import (
     BatchTally,
     JobContext,
@@ -24,6 +23,7 @@ from memoryd.consolidate.context import (
     delete_matching,
     marks,
 )
+from memoryd.consolidate.identity_step import identity_narrative
 from memoryd.consolidate.merging import apply_merges, episode_vectors, screen_pairs
 from memoryd.consolidate.report import (
     STEP_DECAY,
@@ -39,7 +39,6 @@ from memoryd.consolidate.similarity import EpisodeFeature, find_duplicates
 from memoryd.consolidate.support import EpisodeSupport, WordIds
 from memoryd.consolidate.text import content_words, is_identity_grade, jaccard
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
-from servicekit.errors import FailedPreconditionError, NotFoundError, UnavailableError, UnimplementedError
 
 _log = logging.getLogger("memoryd.consolidate.jobs")
 
@@ -393,111 +392,6 @@ def purge(ctx: JobContext) -> StepResult:
             "dead_letter_signals": dead.rows,
         },
     )
-
-
-# ------------------------------------------------------------------------------------------------------ identity
-class EmptyNarrativeError(RuntimeError):
-    """The model replied with nothing usable; the previous narrative is kept."""
-
-
-#: identity.model of a 1.x profile carried forward by the v1 import (memoryd/storage/v1_import.py).
-V1_IMPORT_AUTHOR = "v1-import"
-
-
-def _narrative_stamp(version: int, generated_at_ms: int) -> str:
-    return f"{version}:{generated_at_ms}"
-
-
-def _own_narrative(ctx: JobContext) -> tuple[int, int] | None:
-    """(version, generated_at_ms) of identity.content when this step wrote it from auto facts, else None (empty,
-    a 1.x profile carried forward, or a narrative imported from elsewhere)."""
-    rows = ctx.db.query("SELECT content, model, version, generated_at_ms FROM identity WHERE id = 1")
-    if not rows or not str(rows[0][0]).strip():
-        return None
-    author, version, generated = str(rows[0][1]), int(rows[0][2]), int(rows[0][3])
-    stamp = ctx.state.get(state.IDENTITY_NARRATIVE_STAMP)
-    if stamp:
-        return (version, generated) if stamp == _narrative_stamp(version, generated) else None
-    # Written before the stamp was kept: a stored digest means this step wrote a narrative.
-    if ctx.state.get(state.IDENTITY_DIGEST) and author != V1_IMPORT_AUTHOR:
-        return (version, generated)
-    return None
-
-
-def _clear_narrative(ctx: JobContext) -> StepResult:
-    """No identity fact is left: empty the narrative this step built from facts that are gone ("delete means
-    delete"). A narrative it did not write is kept, and so are the overrides (never read nor written here)."""
-    own = _own_narrative(ctx)
-    if own is None:
-        return StepResult(skip_reason="no_identity_facts")
-    version, generated = own
-    with ctx.batch(STEP_IDENTITY) as tally:
-        # Re-checked under the write lock: a fact recorded or a narrative written meanwhile keeps the row as is.
-        tally.rows = ctx.db.execute(
-            "UPDATE identity SET content = '', token_count = 0, version = version + 1, model = '', "
-            "generated_at_ms = ? WHERE id = 1 AND version = ? AND generated_at_ms = ? "
-            "AND NOT EXISTS (SELECT 1 FROM identity_facts WHERE status = 'active')",
-            (ctx.now_ms, version, generated),
-        ).rowcount
-        if tally.rows:
-            ctx.state.set(state.IDENTITY_DIGEST, "", ctx.now_ms)
-            ctx.state.set(state.IDENTITY_NARRATIVE_STAMP, "", ctx.now_ms)
-    if not tally.rows:
-        return StepResult(skip_reason="no_identity_facts")
-    _log.info("identity narrative cleared: no identity facts left")
-    return StepResult(rows_changed=tally.rows, counts={"narrative_cleared": tally.rows})
-
-
-def identity_narrative(ctx: JobContext) -> StepResult:
-    """Regenerate identity.content from the active identity facts with ONE Generate call. Overrides are never
-    read into it nor written; skipped (with the reason) without a model or when nothing changed. Without facts,
-    a narrative this step built from facts is cleared, since those facts are gone; otherwise skipped."""
-    facts = [
-        narrative.FactLine(str(r[0]), int(r[1]))
-        for r in ctx.db.query(
-            "SELECT content, source_count FROM identity_facts WHERE status = 'active' "
-            "ORDER BY source_count DESC, id LIMIT ?",
-            (narrative.MAX_FACTS,),
-        )
-    ]
-    if not facts:
-        return _clear_narrative(ctx)
-    model = ctx.settings.core_model
-    if not model:
-        return StepResult(skip_reason="core_model_unset")
-    if ctx.inference is None:
-        return StepResult(skip_reason="core_model_unavailable")
-    current = ctx.db.query("SELECT content, model FROM identity WHERE id = 1")
-    content, author = (str(current[0][0]), str(current[0][1])) if current else ("", "")
-    imported = content if author == V1_IMPORT_AUTHOR else ""
-    digest = narrative.facts_digest(facts, model, imported)
-    if content and ctx.state.get(state.IDENTITY_DIGEST) == digest:
-        return StepResult(skip_reason="unchanged")
-    try:
-        reply = ctx.inference.generate(
-            narrative.build_messages(facts, imported),
-            model=model,
-            options=narrative.NARRATIVE_OPTIONS,
-            timeout_s=narrative.NARRATIVE_TIMEOUT_S,
-        )
-    except (UnavailableError, FailedPreconditionError, NotFoundError, UnimplementedError) as error:
-        _log.info("identity narrative skipped: core model unavailable (%s)", error.reason)
-        return StepResult(skip_reason="core_model_unavailable")
-    text = narrative.clean_reply(reply.text)
-    if not text:
-        raise EmptyNarrativeError("the model returned an empty narrative")
-    tokens = reply.completion_tokens or math.ceil(len(text) / 4)
-    used = reply.model or model
-    with ctx.batch(STEP_IDENTITY) as tally:
-        tally.rows = ctx.db.execute(
-            "UPDATE identity SET content = ?, token_count = ?, version = version + 1, model = ?, generated_at_ms = ? "
-            "WHERE id = 1",
-            (text, tokens, used, ctx.now_ms),
-        ).rowcount
-        version = int(ctx.db.scalar("SELECT version FROM identity WHERE id = 1") or 0)
-        ctx.state.set(state.IDENTITY_DIGEST, digest, ctx.now_ms)
-        ctx.state.set(state.IDENTITY_NARRATIVE_STAMP, _narrative_stamp(version, ctx.now_ms), ctx.now_ms)
-    return StepResult(rows_changed=tally.rows, model=used)
 
 
 #: The pass, in the spec's order.

@@ -1,4 +1,5 @@
-"""The identity-narrative prompt: built from auto-derived identity facts, and the model's reply cleaned up."""
+"""One agent's identity narrative: the prompt built from that agent's identity facts, the model's reply cleaned
+up, and the extractive narrative (the facts themselves) that stands when no model reply passes verification."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inferd.client import GenerateOptions, Message
+from memoryd.domain import EXTRACTIVE_NARRATIVE
 
 #: Most facts given to the model (most supported first); the narrative is a summary, not an archive.
 MAX_FACTS = 60
@@ -35,24 +37,54 @@ class FactLine:
     source_count: int
 
 
-def facts_digest(facts: Sequence[FactLine], model: str, imported: str = "") -> str:
+#: identity narrative `model` of one built from the facts themselves, without a model.
+EXTRACTIVE = EXTRACTIVE_NARRATIVE
+#: The user message around the fact lines; the verifier rejects a reply that copies it.
+_FACTS_HEADER = "Facts about the user, most often seen first:"
+_FACTS_FOOTER = "Write the profile now."
+
+
+def facts_digest(facts: Sequence[FactLine], model: str) -> str:
     """Stable fingerprint of the narrative's inputs; an unchanged digest means no model call is needed."""
     hasher = hashlib.sha256(model.encode("utf-8"))
     for fact in facts:
         hasher.update(
             b"\x00" + fact.text.strip().casefold().encode("utf-8") + b"\x01" + str(fact.source_count).encode()
         )
-    hasher.update(b"\x02" + imported.encode("utf-8"))
     return hasher.hexdigest()
 
 
-def build_messages(facts: Sequence[FactLine], imported: str = "") -> list[Message]:
-    """System + user messages for the ONE Generate call. `imported`: a 1.x profile to carry forward, if any."""
+def build_messages(facts: Sequence[FactLine]) -> list[Message]:
+    """System + user messages for the ONE Generate call of one agent, from that agent's facts only."""
     lines = [f"- {fact.text.strip()} (seen {fact.source_count}×)" for fact in facts[:MAX_FACTS]]
-    user = "Facts about the user, most often seen first:\n" + "\n".join(lines)
-    if imported.strip():
-        user += "\n\nAn older profile, still valid unless a fact above contradicts it:\n" + imported.strip()
-    return [Message("system", SYSTEM_PROMPT), Message("user", user + "\n\nWrite the profile now.")]
+    user = _FACTS_HEADER + "\n" + "\n".join(lines)
+    return [Message("system", SYSTEM_PROMPT), Message("user", user + "\n\n" + _FACTS_FOOTER)]
+
+
+def scaffolding() -> tuple[str, ...]:
+    """The prompt's own text (everything but the facts), which a reply must not copy."""
+    return (SYSTEM_PROMPT, _FACTS_HEADER, _FACTS_FOOTER)
+
+
+def extractive_narrative(facts: Sequence[FactLine]) -> str:
+    """The facts themselves as sentences, most supported first, whole facts up to MAX_NARRATIVE_CHARS: true by
+    construction, so an agent with facts always has a narrative even when no model reply can be trusted."""
+    seen: set[str] = set()
+    narrative = ""
+    for fact in sorted(facts, key=lambda f: -f.source_count):  # stable: equal support keeps the given order
+        text = re.sub(r"\s+", " ", fact.text).strip()
+        key = text.casefold().rstrip(".!?")
+        if not text or key in seen:
+            continue
+        seen.add(key)
+        text = text[0].upper() + text[1:] + ("" if text[-1] in ".!?" else ".")
+        longer = f"{narrative} {text}" if narrative else text
+        if len(longer) > MAX_NARRATIVE_CHARS:
+            if not narrative:  # one fact longer than the cap: cut it at a word
+                narrative = text[:MAX_NARRATIVE_CHARS].rsplit(" ", 1)[0]
+            break
+        narrative = longer
+    return narrative
 
 
 def clean_reply(text: str) -> str:

@@ -15,7 +15,6 @@ from memoryd.consolidate import jobs
 from memoryd.consolidate.pacing import Pacer
 from memoryd.consolidate.report import (
     STEP_DECAY,
-    STEP_IDENTITY,
     TASK_TYPE,
     TRIGGER_MANUAL,
     PassReport,
@@ -248,9 +247,9 @@ class Consolidator:
             _log.error("could not record the consolidation report: %s", type(error).__name__)
 
     def _notify(self, report: PassReport, agents: set[str]) -> None:
-        """Tell caches what changed: every agent after decay (salience moved everywhere) or a new or cleared
-        identity narrative (injected for every agent), else the touched ones."""
-        everywhere = any(s.name in (STEP_DECAY, STEP_IDENTITY) and s.rows_changed for s in report.steps)
+        """Tell caches what changed: every agent after decay (salience moved everywhere) or a failed step, else the
+        touched ones (an identity narrative is one agent's, so the identity step names its agents too)."""
+        everywhere = any(s.name == STEP_DECAY and s.rows_changed for s in report.steps)
         everyone = everywhere or any(s.error for s in report.steps)
         targets: list[str | None] = [None]
         if not everyone:

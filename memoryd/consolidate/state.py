@@ -1,4 +1,4 @@
-"""The consolidation_state side table: pass-level watermarks (merge, promote, narrative) that must survive restarts.
+"""The consolidation_state side table: pass-level watermarks (merge, promote) that must survive restarts.
 
 Kept in a table this package creates itself (CREATE IF NOT EXISTS) because the storage migrations are a closed
 list; per-row decay state uses the schema's own last_decayed_at_ms columns.
@@ -18,10 +18,8 @@ CREATE TABLE IF NOT EXISTS consolidation_state (
 
 MERGE_WATERMARK = "merge.episode_watermark"
 PROMOTE_LAST_MS = "promote.last_ms"
-IDENTITY_DIGEST = "identity.facts_digest"
-#: "version:generated_at_ms" of the identity row the narrative step last wrote: tells its own narrative (built from
-#: auto facts) from one it did not write (a 1.x profile carried forward, an imported one).
-IDENTITY_NARRATIVE_STAMP = "identity.narrative_stamp"
+#: (Before migration 7 the narrative step kept "identity.facts_digest" and "identity.narrative_stamp" here; that
+#: migration reads and removes them. Per-agent narratives keep their digest in agent_narratives.facts_digest.)
 
 
 class StateStore:

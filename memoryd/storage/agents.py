@@ -10,7 +10,15 @@ from memoryd.storage.tables import Tables
 
 #: Tables holding per-agent rows, deleted with the agent (embeddings first, so they are counted before the
 #: source-row triggers would remove them silently).
-AGENT_TABLES = ("embeddings", "pinned_facts", "episodes", "transcript", "pending_signals", "identity_facts")
+AGENT_TABLES = (
+    "embeddings",
+    "pinned_facts",
+    "episodes",
+    "transcript",
+    "pending_signals",
+    "identity_facts",
+    "agent_narratives",
+)
 
 _ENTRY_COUNT_SQL = """
     (SELECT count(*) FROM episodes e WHERE e.agent_id = a.agent_id AND e.status = 'active')

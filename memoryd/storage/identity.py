@@ -1,4 +1,4 @@
-"""The single identity row (overrides JSON with ids, narrative) and the auto-derived identity_facts."""
+"""The identity row (overrides JSON with ids, imported narrative), per-agent narratives and identity_facts."""
 
 from __future__ import annotations
 
@@ -39,34 +39,54 @@ class IdentityStore:
             row = self._t.Identity.get(self._t.Identity.id == 1)
         return row
 
-    def get(self) -> IdentityRecord:
-        """Overrides, narrative and active identity facts."""
+    def get(self, agent_id: str | None = None) -> IdentityRecord:
+        """Overrides, a narrative and active identity facts: the global row and every agent's facts, or (with
+        `agent_id`) that agent's narrative and facts, the global narrative in shared_content. One read snapshot."""
+        fact = self._t.IdentityFact
         with self._db.read():
             row = self._t.Identity.get_or_none(self._t.Identity.id == 1)
-            facts = list(
-                self._t.IdentityFact.select()
-                .where(self._t.IdentityFact.status == "active")
-                .order_by(self._t.IdentityFact.id)
+            query = fact.select().where(fact.status == "active")
+            if agent_id is not None:
+                query = query.where(fact.agent_id == agent_id)
+            facts = list(query.order_by(fact.id))
+            own = (
+                self._t.AgentNarrative.get_or_none(self._t.AgentNarrative.agent_id == agent_id)
+                if agent_id is not None
+                else None
+            )
+        overrides = tuple(
+            OverrideRecord(str(o.get("id", "")), o["text"], int(o.get("created_at_ms", 0) or 0))
+            for o in _parse_overrides(row.overrides if row is not None else "[]")
+        )
+        records = tuple(
+            IdentityFactRecord(
+                id=str(f.id),
+                text=f.content,
+                source_agent_id=f.agent_id,
+                source_episode_id=int(f.source_episode_id or 0),
+                source_count=f.source_count,
+                created_at_ms=f.created_at_ms,
+            )
+            for f in facts
+        )
+        shared = row.content if row is not None else ""
+        if agent_id is not None:
+            return IdentityRecord(
+                overrides=overrides,
+                content=own.content if own is not None else "",
+                facts=records,
+                model=own.model if own is not None else "",
+                generated_at_ms=own.generated_at_ms if own is not None else 0,
+                version=own.version if own is not None else 0,
+                agent_id=agent_id,
+                shared_content=shared,
             )
         if row is None:
-            return IdentityRecord()
+            return IdentityRecord(facts=records)
         return IdentityRecord(
-            overrides=tuple(
-                OverrideRecord(str(o.get("id", "")), o["text"], int(o.get("created_at_ms", 0) or 0))
-                for o in _parse_overrides(row.overrides)
-            ),
-            content=row.content,
-            facts=tuple(
-                IdentityFactRecord(
-                    id=str(f.id),
-                    text=f.content,
-                    source_agent_id=f.agent_id,
-                    source_episode_id=int(f.source_episode_id or 0),
-                    source_count=f.source_count,
-                    created_at_ms=f.created_at_ms,
-                )
-                for f in facts
-            ),
+            overrides=overrides,
+            content=shared,
+            facts=records,
             model=row.model,
             generated_at_ms=row.generated_at_ms,
             version=row.version,

@@ -52,6 +52,49 @@ def _provenance(db: Database) -> None:
         db.execute(statement)
 
 
+#: consolidation_state keys the narrative step kept while it wrote ONE narrative into identity.content (before
+#: migration 7). That table belongs to memoryd.consolidate.state; only migration 7 reads these two keys.
+_OLD_NARRATIVE_STAMP = "identity.narrative_stamp"
+_OLD_NARRATIVE_DIGEST = "identity.facts_digest"
+#: identity.model of a 1.x profile carried forward by the v1 import (kept: it is the user's imported profile).
+_V1_IMPORT_AUTHOR = "v1-import"
+
+
+def _agent_narratives(db: Database) -> None:
+    """Create agent_narratives, and empty identity.content if the old step wrote it from EVERY agent's facts: that
+    narrative mixed agents (a home assistant's nickname in a work assistant), so it is not kept nor injected. A
+    narrative the step did not write (a 1.x profile, an imported one) stays; per-agent ones come with the next pass.
+    """
+    for statement in schema.AGENT_NARRATIVES:
+        db.execute(statement)
+    if not db.table_exists("consolidation_state"):
+        return
+    state = dict(
+        db.query(
+            "SELECT key, value FROM consolidation_state WHERE key IN (?, ?)",
+            (_OLD_NARRATIVE_STAMP, _OLD_NARRATIVE_DIGEST),
+        )
+    )
+    rows = db.query("SELECT content, model, version, generated_at_ms FROM identity WHERE id = 1")
+    if rows and str(rows[0][0]).strip():
+        author, version, generated = str(rows[0][1]), int(rows[0][2]), int(rows[0][3])
+        stamp = str(state.get(_OLD_NARRATIVE_STAMP, ""))
+        # The same test the old step used to tell its own narrative (memoryd/consolidate/jobs.py before 7).
+        own = (
+            stamp == f"{version}:{generated}"
+            if stamp
+            else bool(state.get(_OLD_NARRATIVE_DIGEST)) and (author != _V1_IMPORT_AUTHOR)
+        )
+        if own:
+            db.execute(
+                "UPDATE identity SET content = '', token_count = 0, version = version + 1, model = '', "
+                "generated_at_ms = 0 WHERE id = 1"
+            )
+    db.execute(
+        "DELETE FROM consolidation_state WHERE key IN (?, ?)", (_OLD_NARRATIVE_STAMP, _OLD_NARRATIVE_DIGEST)
+    )
+
+
 def _import_v1(db: Database) -> None:
     if v1_import.is_v1_layout(db) or any(db.table_exists(f"v1_{n}") for n in v1_import.V1_CLASHING):
         counts = v1_import.import_v1(db)
@@ -64,6 +107,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "import an Osaurus 1.x store", _import_v1),
     Migration(4, "fts5 mirrors with the porter tokenizer (stemmed terms), re-indexed", _fts_porter),
     Migration(5, "provenance, slots and supersession on derived rows", _provenance),
+    Migration(7, "identity narratives per agent", _agent_narratives),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

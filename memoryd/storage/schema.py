@@ -218,3 +218,21 @@ PROVENANCE_COLUMNS: tuple[str, ...] = (
     "CREATE INDEX idx_pinned_slot ON pinned_facts (agent_id, slot) WHERE slot != ''",
     "CREATE INDEX idx_identity_facts_slot ON identity_facts (agent_id, slot) WHERE slot != ''",
 )
+
+#: Migration 7 (identity per agent): each agent's narrative, written by the consolidation step from that agent's
+#: identity facts only (docs/identity.md). model: the model whose verified reply it is, or "extractive" (the
+#: agent's facts joined, used when no model is set or its reply failed verification); facts_digest: the step's
+#: fingerprint of the facts and model it was built from (unchanged digest → no model call); version: +1 per write.
+AGENT_NARRATIVES: tuple[str, ...] = (
+    """
+    CREATE TABLE agent_narratives (
+        agent_id TEXT PRIMARY KEY NOT NULL,
+        content TEXT NOT NULL DEFAULT '',
+        token_count INTEGER NOT NULL DEFAULT 0,
+        model TEXT NOT NULL DEFAULT '',
+        facts_digest TEXT NOT NULL DEFAULT '',
+        generated_at_ms INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 0
+    )
+    """,
+)

@@ -16,6 +16,7 @@ class Tables:
     Agent: Any
     Identity: Any
     IdentityFact: Any
+    AgentNarrative: Any
     PinnedFact: Any
     Episode: Any
     Transcript: Any
@@ -75,6 +76,18 @@ def define_tables(database: peewee.Database) -> Tables:
 
         class Meta:
             table_name = "identity_facts"
+
+    class AgentNarrative(Base):
+        agent_id = peewee.TextField(primary_key=True)
+        content = peewee.TextField(default="")
+        token_count = peewee.IntegerField(default=0)
+        model = peewee.TextField(default="")
+        facts_digest = peewee.TextField(default="")
+        generated_at_ms = peewee.BigIntegerField(default=0)
+        version = peewee.IntegerField(default=0)
+
+        class Meta:
+            table_name = "agent_narratives"
 
     class PinnedFact(Base):
         id = peewee.AutoField()
@@ -221,6 +234,7 @@ def define_tables(database: peewee.Database) -> Tables:
         Agent=Agent,
         Identity=Identity,
         IdentityFact=IdentityFact,
+        AgentNarrative=AgentNarrative,
         PinnedFact=PinnedFact,
         Episode=Episode,
         Transcript=Transcript,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -27,6 +27,8 @@ class NarrativeInferdState:
     error: ServiceError | None = None
     model: str = MODEL
     requests: list[pb.GenerateRequest] = field(default_factory=list)
+    #: When set, the reply to each request (e.g. from the facts in its prompt) instead of `reply`.
+    reply_for: Callable[[pb.GenerateRequest], str] | None = None
     #: Set while a Generate call is in progress; the call waits for `release` when it is given.
     release: threading.Event | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -46,8 +48,9 @@ class FakeNarrativeInference(pb_grpc.InferenceServiceServicer):
             self.state.release.wait(10)
         if self.state.error is not None:
             raise self.state.error
+        text = self.state.reply if self.state.reply_for is None else self.state.reply_for(request)
         return pb.GenerateResponse(
-            text=self.state.reply,
+            text=text,
             finish_reason=pb.FINISH_REASON_STOP,
             usage=pb.Usage(prompt_tokens=100, completion_tokens=14, duration_ms=5),
             model=request.model or self.state.model,

@@ -113,6 +113,27 @@ def test_overrides_and_identity_commands(rig: ConsoleRig) -> None:
     assert ctl(t, "overrides", "rm", "nope").code == 3
 
 
+def test_identity_command_shows_one_agents_narrative(rig: ConsoleRig) -> None:
+    t = rig.memoryd.target
+    db = rig.memoryd.app.store.db
+    with db.write():
+        for agent, fact in (("home", "User likes to be called Bibi"), ("work", "User's name is Ana")):
+            db.execute(
+                "INSERT INTO identity_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES (?, ?, 1, 1)",
+                (agent, fact),
+            )
+        db.execute(
+            "INSERT INTO agent_narratives (agent_id, content, model, generated_at_ms, version) "
+            "VALUES ('work', 'User''s name is Ana.', 'extractive', 5, 1)"
+        )
+    work = ctl(t, "--json", "identity", "--agent", "work").json()
+    assert (work["content"], work["model"]) == ("User's name is Ana.", "extractive")
+    assert [f[2] for f in work["facts"]] == ["work"]
+    assert "Bibi" not in ctl(t, "identity", "--agent", "work").out
+    everyone = ctl(t, "--json", "identity").json()
+    assert everyone["content"] == "" and {f[2] for f in everyone["facts"]} == {"home", "work"}
+
+
 # ----------------------------------------------------------------------------------------------- console
 def test_console_commands(rig: ConsoleRig) -> None:
     t = rig.memoryd.target

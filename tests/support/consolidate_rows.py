@@ -215,6 +215,7 @@ def dump(store: Store) -> dict[str, list[tuple[Any, ...]]]:
         "embeddings": "SELECT kind, row_id, agent_id FROM embeddings ORDER BY kind, row_id",
         "pending_signals": "SELECT id, status FROM pending_signals ORDER BY id",
         "identity": "SELECT content, overrides, version FROM identity",
+        "agent_narratives": "SELECT agent_id, content, model, facts_digest FROM agent_narratives ORDER BY agent_id",
     }
     return {name: store.db.query(sql) for name, sql in queries.items()}
 

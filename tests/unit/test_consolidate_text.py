@@ -108,10 +108,9 @@ def test_merge_lists_keep_order_and_drop_duplicates() -> None:
 
 def test_narrative_prompt_and_reply_cleanup() -> None:
     facts = [FactLine("User's name is Ana", 3), FactLine("User lives in Porto", 1)]
-    messages = build_messages(facts, imported="Ana likes the sea.")
+    messages = build_messages(facts)
     assert messages[0].role == "system" and messages[1].role == "user"
     assert "- User's name is Ana (seen 3×)" in messages[1].content
-    assert "Ana likes the sea." in messages[1].content
     assert facts_digest(facts, "m") == facts_digest(list(facts), "m")
     assert facts_digest(facts, "m") != facts_digest(facts[:1], "m")
     assert facts_digest(facts, "m") != facts_digest(facts, "other-model")

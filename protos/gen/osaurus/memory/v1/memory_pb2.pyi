@@ -417,8 +417,10 @@ class Identity(_message.Message):
     def __init__(self, overrides: _Optional[_Iterable[_Union[Override, _Mapping]]] = ..., content: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[IdentityFact, _Mapping]]] = ..., model: _Optional[str] = ..., generate_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GetIdentityRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("agent_id",)
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
 
 class GetIdentityResponse(_message.Message):
     __slots__ = ("identity",)

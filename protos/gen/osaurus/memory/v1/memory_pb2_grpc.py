@@ -212,7 +212,8 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetIdentity(self, request, context):
-        """GetIdentity returns the user's identity: explicit overrides, the auto-derived narrative and its facts.
+        """GetIdentity returns the user's identity: explicit overrides, a narrative and the auto-derived facts; with an
+        agent id, that agent's narrative and facts (what its context injects).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
