@@ -206,6 +206,20 @@ class LogRow:
     duration_ms: int
 
 
+def consolidation_passes(db: Path, since_ms: int) -> int:
+    """Consolidation passes recorded since `since_ms` (a pass may prune or merge the user's episodes mid-run)."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(
+            connection.execute(
+                "SELECT count(*) FROM processing_log WHERE created_at_ms >= ? AND task_type = 'consolidate'",
+                (since_ms,),
+            ).fetchone()[0]
+        )
+    finally:
+        connection.close()
+
+
 def distill_log(db: Path, since_ms: int) -> list[LogRow]:
     """processing_log rows of distillation since `since_ms`, read-only (the log is not exported)."""
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
@@ -215,14 +229,8 @@ def distill_log(db: Path, since_ms: int) -> list[LogRow]:
             "WHERE created_at_ms >= ? AND task_type LIKE 'distill%' ORDER BY id",
             (since_ms,),
         ).fetchall()
-        passes = connection.execute(
-            "SELECT count(*) FROM processing_log WHERE created_at_ms >= ? AND task_type = 'consolidate'",
-            (since_ms,),
-        ).fetchone()[0]
     finally:
         connection.close()
-    if passes:
-        print(f"bench_distill: {passes} consolidation pass(es) ran during the run", flush=True)
     return [LogRow(str(a), str(t), str(s), str(d), int(ms)) for a, t, s, d, ms in rows]
 
 
@@ -309,6 +317,7 @@ class ModelRun:
     dump_path: Path | None = None
     limited: bool = False
     warmup_s: float = 0.0
+    consolidation_passes: int = 0
     inspected: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     episodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
@@ -364,6 +373,7 @@ def run_model(model: str, split: str, limit: int = 0, home: Path | None = None) 
         if dropped is None:
             source = "not exposed by the pipeline (no processing_log detail or GetStats field counts it)"
         core, warmup_s = stack.core_model, stack.warmup_s
+        passes = consolidation_passes(stack.db, since_ms)
     run = ModelRun(
         model,
         core,
@@ -375,6 +385,7 @@ def run_model(model: str, split: str, limit: int = 0, home: Path | None = None) 
         source,
         limited=bool(limit),
         warmup_s=warmup_s,
+        consolidation_passes=passes,
         inspected=inspected,
         episodes=episodes,
     )
@@ -441,6 +452,7 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
     """The markdown section: method, per-kind counts, must_not by why, outcomes, timings."""
     wall, logged = timing(run)
     kinds = Counter(v.item.kind for s in run.scores for v in s.verdicts if v.item.active)
+    hit_kinds = Counter(v.item.kind for s in run.scores for v in s.verdicts if v.must_not)
     outcomes = Counter(s.outcome.split(":")[0] for s in run.sessions)
     langs = Counter(
         s.lang for s in ds.load_set(split=run.split) if s.id in {r.session_id for r in run.sessions}
@@ -454,7 +466,10 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
         + "), each user in an empty store, sessions sent with `Ingest` in date order with their date; "
         "memory read back with the console's `Export`. Outcomes: "
         + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
-        + ".",
+        + ". Labels are phrase matchers written with the set before any tuning (every group of a label must "
+        "occur in the item, accents and case folded; rules in `bench/distill_set/README.md`); a must_not counts "
+        "wherever it appears in derived memory (facts, narrative, summaries, decisions, action items, entities). "
+        "Read the per-item dump before trusting a single figure.",
         "",
         "| figure | value | how |",
         "| --- | --- | --- |",
@@ -479,6 +494,11 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
         "must_not entries violated (some stored item of the user matches), by why: "
         + ", ".join(f"{why} {hit}/{total}" for why, (hit, total) in t.must_not.items())
         + ".",
+        "",
+        "must_not hits by kind of stored item: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(hit_kinds.items())) or "none")
+        + f". Consolidation passes during the run: {run.consolidation_passes} (memoryd schedules its first "
+        "pass 5 minutes after start; a pass may prune or merge the user's episodes before they are read back).",
         "",
         "Active stored items by kind: "
         + (", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "none")
