@@ -41,13 +41,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import grpc
+
 from bench import distill_scoring as ds
 from bench.report import BenchResult
 from inferd.client import InferenceClient
 from memoryd.client import MemoryClient
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
-from servicekit.errors import ServiceError
+from servicekit.errors import DeadlineExceededError, ServiceError
 from tests.support.procs import ServiceProcess, spawn
 
 ISSUE = 22
@@ -59,8 +61,9 @@ LOCOMO_SEED = 22
 #: inferd's default models (inferd/config.py) as memoryd's coreModel / embeddingModel for `--model default`.
 DEFAULT_CORE = "smollm2-135m-instruct"
 DEFAULT_EMBEDDING = "all-minilm-l6-v2"
-#: A cold MLX load plus a slow 135M generation on a busy 2-core machine; a stuck Ingest fails the run instead.
-INGEST_TIMEOUT_S = 900.0
+#: Client deadline of one Ingest (memoryd itself tries the model call up to 3 times, 300 s each); a session past it
+#: is counted as `client_timeout` and the run goes on.
+INGEST_TIMEOUT_S = float(os.environ.get("OSAURUS_BENCH_DISTILL_TIMEOUT_S", "900"))
 _DROP_KEY = re.compile(r"(ungrounded|dropped|rejected|unverified)[a-z_]*\s*[=:]\s*(\d+)")
 _DROP_FIELD = re.compile(r"ungrounded|dropped|rejected|unverified")
 
@@ -117,8 +120,7 @@ def running_stack(home: Path, model: str) -> Iterator[Stack]:
         inferd.stop(signal.SIGTERM)
         raise
     client = MemoryClient(memoryd.target, deadline_s=120)
-    import grpc  # local: the typed client owns its channel; this one only reads GetStats
-
+    # The typed client drops GetStats fields it does not know; this raw channel reads them.
     channel = grpc.insecure_channel(memoryd.target)
     try:
         yield Stack(
@@ -255,14 +257,16 @@ def dropped_from_stats(stub: pb_grpc.MemoryServiceStub) -> int | None:
                 out.append(int(value))
         return out
 
-    names = [f.name for f in pb.GetStatsResponse.DESCRIPTOR.fields]
-    nested = [
-        f.name
-        for m in (pb.ProcessingStats.DESCRIPTOR, pb.AgentStats.DESCRIPTOR)
-        for f in m.fields
-        if _DROP_FIELD.search(f.name)
-    ]
-    if not nested and not any(_DROP_FIELD.search(n) for n in names):
+    def declared(descriptor: Any, seen: frozenset[str] = frozenset()) -> bool:
+        if descriptor.full_name in seen:
+            return False
+        inner = seen | {descriptor.full_name}
+        return any(
+            _DROP_FIELD.search(f.name) or (f.message_type is not None and declared(f.message_type, inner))
+            for f in descriptor.fields
+        )
+
+    if not declared(pb.GetStatsResponse.DESCRIPTOR):
         return None
     return sum(walk(reply))
 
@@ -334,16 +338,20 @@ def ingest_agent(stack: Stack, agent: str, sessions: Sequence[ds.Session]) -> li
     runs = []
     for session in sessions:
         started = time.perf_counter()
-        result = stack.client.ingest(
-            agent,
-            session.id,
-            session.turns,
-            session_time_ms=session_time_ms(session.date),
-            timeout_s=INGEST_TIMEOUT_S,
-        )
+        try:
+            outcome = stack.client.ingest(
+                agent,
+                session.id,
+                session.turns,
+                session_time_ms=session_time_ms(session.date),
+                timeout_s=INGEST_TIMEOUT_S,
+            ).distillation
+        except DeadlineExceededError:
+            # Counted as a session that stored nothing in time; memoryd keeps its signals pending.
+            outcome = f"client_timeout:{INGEST_TIMEOUT_S:.0f}s"
         wall_ms = (time.perf_counter() - started) * 1000
-        runs.append(SessionRun(session.id, agent, result.distillation, wall_ms, len(session.turns)))
-        print(f"bench_distill: {session.id}: {result.distillation} in {wall_ms / 1000:.2f} s", flush=True)
+        runs.append(SessionRun(session.id, agent, outcome, wall_ms, len(session.turns)))
+        print(f"bench_distill: {session.id}: {outcome} in {wall_ms / 1000:.2f} s", flush=True)
     return runs
 
 
@@ -606,11 +614,14 @@ def run_locomo(model: str, conversations_limit: int = 0) -> LocomoRun:
             stack.client.upsert_agent(agent)
             for conv_id, when_ms, pairs in locomo_sessions(conversation):
                 started = time.perf_counter()
-                result = stack.client.ingest(
-                    agent, conv_id, pairs, session_time_ms=when_ms, timeout_s=INGEST_TIMEOUT_S
-                )
+                try:
+                    outcome = stack.client.ingest(
+                        agent, conv_id, pairs, session_time_ms=when_ms, timeout_s=INGEST_TIMEOUT_S
+                    ).distillation
+                except DeadlineExceededError:
+                    outcome = "client_timeout"
                 wall.append((time.perf_counter() - started) * 1000)
-                outcomes[result.distillation.split(":")[0]] += 1
+                outcomes[outcome.split(":")[0]] += 1
                 turns[conv_id] = pairs
                 count += 1
             stored, _ = items_from_export(list(stack.client.export()))
@@ -720,10 +731,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--locomo", action="store_true", help="also distil the LoCoMo conversations")
     parser.add_argument("--locomo-limit", type=int, default=0, help="only the first N LoCoMo conversations")
     parser.add_argument("--skip-set", action="store_true", help="LoCoMo only")
+    parser.add_argument(
+        "--home", type=Path, help="keep the services' home here (logs, store) instead of a temporary folder"
+    )
     args = parser.parse_args(argv)
     rows: list[BenchResult] = []
     if not args.skip_set:
-        rows += results(run_model(args.model, args.split, args.limit))
+        rows += results(run_model(args.model, args.split, args.limit, args.home))
     if args.locomo:
         rows += locomo_results(run_locomo(args.model, args.locomo_limit), args.model)
     for row in rows:

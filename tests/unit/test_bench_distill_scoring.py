@@ -193,3 +193,57 @@ def test_every_pattern_in_the_set_is_folded() -> None:
             for entry in row[block]:
                 for group in entry["match"]:
                     assert all(ds.fold(word) == word for word in group), row["id"]
+
+
+def test_export_records_become_items_with_their_state() -> None:
+    from bench.bench_distill import items_from_export
+
+    records = [
+        {"type": "header", "format": "osaurus-memory-export", "version": 1},
+        {"type": "identity", "content": "The user is a nurse.", "overrides": []},
+        {
+            "type": "episode",
+            "id": 7,
+            "agent_id": "u",
+            "conversation_id": "u-1",
+            "summary": "Chose PostgreSQL.",
+            "decisions": "Use PostgreSQL\nUse PgBouncer",
+            "action_items": "",
+            "entities_csv": "PostgreSQL,PgBouncer",
+            "status": "active",
+            "conversation_at_ms": 5,
+        },
+        {
+            "type": "pinned_fact",
+            "id": 1,
+            "agent_id": "u",
+            "content": "Lives in Seattle",
+            "status": "active",
+            "source_episode_id": 7,
+            "superseded_by": 2,
+        },
+        {
+            "type": "pinned_fact",
+            "id": 2,
+            "agent_id": "u",
+            "content": "Lives in Portland",
+            "status": "active",
+            "source_episode_id": 7,
+        },
+        {"type": "identity_fact", "id": 3, "agent_id": "u", "content": "Is 29", "status": "disabled"},
+        {"type": "end", "counts": {}},
+    ]
+    items, episodes = items_from_export([json.dumps(r) for r in records])
+    got = sorted((i.kind, i.text, i.active, i.session_at_ms) for i in items)
+    assert got == [
+        (ds.DECISION, "Use PgBouncer", True, 5),
+        (ds.DECISION, "Use PostgreSQL", True, 5),
+        (ds.ENTITY, "PgBouncer", True, 5),
+        (ds.ENTITY, "PostgreSQL", True, 5),
+        (ds.SUMMARY, "Chose PostgreSQL.", True, 5),
+        (ds.IDENTITY_FACT, "Is 29", False, 0),
+        (ds.NARRATIVE, "The user is a nurse.", True, 0),
+        (ds.PINNED, "Lives in Portland", True, 5),
+        (ds.PINNED, "Lives in Seattle", False, 5),
+    ]
+    assert [e["id"] for e in episodes] == [7]
