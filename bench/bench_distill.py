@@ -488,7 +488,8 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
         f"| fact recall | {_pct(t.recall)} ({t.facts_found}/{t.facts}) | labelled facts (stale ones excluded) matched by an "
         "active pinned fact, identity fact, or an episode's decision / action item |",
         f"| supersession accuracy | {_pct(t.supersession)} ({t.stale_ok}/{t.stale}) | stale fact on no active pinned / "
-        "identity fact / narrative (unless it also states the replacement), and the replacement yielded |",
+        "identity fact / narrative (unless that item also states the replacement or is labelled true by the correcting "
+        "or a later session, e.g. 'Dana left'), and the replacement yielded |",
         f"| items dropped as ungrounded | {'n/a' if run.dropped is None else run.dropped} | {run.dropped_source} |",
         f"| copied from the prompt | {t.copied} of {t.items} items | a prompt header, or an 8-word run of an earlier "
         "episode summary of the same user |",

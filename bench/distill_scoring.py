@@ -281,6 +281,22 @@ def _earlier_summaries(item: StoredItem, items: Sequence[StoredItem]) -> list[st
     return out
 
 
+def _current_labels(
+    sessions: Sequence[Session], sp: Supersession, stale_ids: set[str]
+) -> list[tuple[tuple[str, ...], ...]]:
+    """Facts and allowed facts of the correcting session and later ones (stale facts left out).
+
+    An item they label is true now, so it is not the stale fact lingering even when it names the old value:
+    "Dana left the company" mentions the old manager but is itself what the later session says.
+    """
+    by_session = next((s for s in sessions if any(f.id == sp.by for f in s.facts)), None)
+    if by_session is None:
+        return []
+    later = [s for s in sessions if s.date >= by_session.date]
+    labels = [f.match for s in later for f in s.facts if f.id not in stale_ids]
+    return labels + [groups for s in later for groups in s.allowed]
+
+
 def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[StoredItem]) -> AgentScore:
     """Score everything stored for one agent against the labels of all its sessions."""
     facts = {f.id: f for s in sessions for f in s.facts}
@@ -313,11 +329,13 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
         stale, new = facts.get(sp.stale), facts.get(sp.by)
         if stale is None or new is None:
             continue
+        current = _current_labels(sessions, sp, stale_ids)
         still = any(
             v.item.active
             and v.item.kind in STANDING_KINDS
             and matches(stale.match, v.item.text)
             and not matches(new.match, v.item.text)
+            and not any(matches(groups, v.item.text) for groups in current)
             for v in verdicts
         )
         replaced = bool(recall.get(sp.by))

@@ -143,6 +143,18 @@ def test_supersession_needs_stale_gone_and_replacement_active() -> None:
     for name, items in {"stale_kept": stale_kept, "fixed": fixed, "mention": mention, "lost": lost}.items():
         results[name] = ds.totals([ds.score_agent("u", [first, second], items)]).supersession
     assert results == {"stale_kept": 0.0, "fixed": 1.0, "mention": 1.0, "lost": 0.0}
+    # An item the correcting session labels true ("left Seattle") is not the stale fact lingering.
+    second_with_allowed = _session(
+        id="u-2",
+        date="2026-02-01",
+        facts=[{"id": "u-2-city", "about": "identity", "match": [["portland"]]}],
+        supersedes=[{"stale_fact": "u-1-city", "by": "u-2-city"}],
+        must_not=[],
+        allowed=[{"match": [["seattle"], ["left"]]}],
+    )
+    left = [_item(ds.PINNED, "Left Seattle last week"), _item(ds.PINNED, "Lives in Portland", row="2")]
+    assert ds.totals([ds.score_agent("u", [first, second_with_allowed], left)]).supersession == 1.0
+    assert ds.totals([ds.score_agent("u", [first, second], left)]).supersession == 0.0
     # The stale fact is out of the recall denominator: only u-2-city counts.
     assert set(ds.score_agent("u", [first, second], fixed).recall) == {"u-2-city"}
 
