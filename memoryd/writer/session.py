@@ -21,7 +21,7 @@ from memoryd.writer.distill import (
     novelty_chars,
     strip_memory_blocks,
 )
-from memoryd.writer.grounding import GroundedDigest, SourceTurn, contains_secret, ground
+from memoryd.writer.grounding import GroundedDigest, SourceTurn, contains_secret, ground, redact_secrets
 from memoryd.writer.model import InferdEmbedder, Inference, WriterSettings, availability
 from memoryd.writer.parse import Digest
 from memoryd.writer.phrase import (
@@ -139,6 +139,11 @@ def source_turns(signals: Sequence[Signal]) -> list[SourceTurn]:
         if user or assistant:
             out.append(SourceTurn(len(out), signal.id, user, assistant))
     return out
+
+
+def _is_safe_name(name: str, redacted_text: str) -> bool:
+    """A name is kept only when it is no secret and still occurs in the session once its secrets are redacted."""
+    return not contains_secret(name) and name in redacted_text
 
 
 def dropped_details(dropped: Mapping[str, int]) -> str:
@@ -309,6 +314,7 @@ class SessionDistiller:
         embedder = (
             InferdEmbedder(self._inference, settings.embedding_model) if settings.embeddings_enabled else None
         )
+        redacted_text = redact_secrets("\n".join(f"{t.user}\n{t.assistant}" for t in sources))
         transcript = dict(zip((s.id for s in signals), self._store.transcript_ids_for(signals), strict=True))
         by_index = {t.index: transcript.get(t.signal_id, ()) for t in sources}
 
@@ -328,8 +334,9 @@ class SessionDistiller:
             conversation_id=conversation_id,
             summary=grounded.summary,
             topics=tuple(t for t in grounded.topics if not contains_secret(t)),
-            # Defence in depth: a credential-shaped token is never an entity or a topic, whatever proposed it.
-            entities=tuple(e.name for e in grounded.entities if not contains_secret(e.name)),
+            # Defence in depth: a credential (or a token inside one: "my password is Moustache2019") is never an
+            # entity or a topic, whatever proposed it.
+            entities=tuple(e.name for e in grounded.entities if _is_safe_name(e.name, redacted_text)),
             decisions=tuple(d.text for d in grounded.decisions),
             action_items=tuple(a.text for a in grounded.action_items),
             salience=grounded.salience,
