@@ -1,0 +1,531 @@
+"""Text primitives for grounding: accent folding, tokens, multilingual stop words, light stems, sentences, language."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memoryd.retrieval.stem import stem as porter_stem
+from memoryd.retrieval.terms import STOP_WORDS as EN_STOP_WORDS
+from memoryd.retrieval.terms import fold
+
+LANGUAGES = ("en", "fr", "es", "de", "pt")
+
+# Function words per language: they carry no fact, so support is measured on the rest. Negations stay content.
+_STOP = {
+    "en": EN_STOP_WORDS
+    | frozenset(
+        [
+            "user",
+            "users",
+            "user's",
+            "im",
+            "ive",
+            "id",
+            "ill",
+            "dont",
+            "doesnt",
+            "isnt",
+            "wasnt",
+            "cant",
+            "wont",
+            "didnt",
+            "lets",
+            "theyre",
+            "youre",
+            "also",
+            "session",
+            "conversation",
+            "assistant",
+            "discussed",
+            "discussion",
+            "talked",
+            "mentioned",
+            "said",
+            "asked",
+        ]
+    ),
+    "fr": frozenset(
+        [
+            "le",
+            "la",
+            "les",
+            "l",
+            "un",
+            "une",
+            "des",
+            "du",
+            "de",
+            "d",
+            "au",
+            "aux",
+            "et",
+            "ou",
+            "mais",
+            "donc",
+            "car",
+            "ni",
+            "que",
+            "qu",
+            "qui",
+            "quoi",
+            "dont",
+            "ce",
+            "cet",
+            "cette",
+            "ces",
+            "mon",
+            "ma",
+            "mes",
+            "ton",
+            "ta",
+            "tes",
+            "son",
+            "sa",
+            "ses",
+            "notre",
+            "nos",
+            "votre",
+            "vos",
+            "leur",
+            "leurs",
+            "je",
+            "j",
+            "tu",
+            "il",
+            "elle",
+            "on",
+            "nous",
+            "vous",
+            "ils",
+            "elles",
+            "me",
+            "m",
+            "te",
+            "t",
+            "se",
+            "s",
+            "lui",
+            "y",
+            "en",
+            "est",
+            "es",
+            "suis",
+            "sont",
+            "sommes",
+            "etes",
+            "etait",
+            "ete",
+            "etre",
+            "a",
+            "ai",
+            "as",
+            "avons",
+            "avez",
+            "ont",
+            "avoir",
+            "dans",
+            "sur",
+            "sous",
+            "avec",
+            "pour",
+            "par",
+            "chez",
+            "vers",
+            "plus",
+            "tres",
+            "bien",
+            "aussi",
+            "ca",
+            "cela",
+            "c",
+            "oui",
+            "merci",
+            "bonjour",
+            "salut",
+            "alors",
+            "utilisateur",
+            "utilisatrice",
+        ]
+    ),
+    "es": frozenset(
+        [
+            "el",
+            "la",
+            "los",
+            "las",
+            "lo",
+            "un",
+            "una",
+            "unos",
+            "unas",
+            "de",
+            "del",
+            "al",
+            "a",
+            "y",
+            "o",
+            "e",
+            "u",
+            "pero",
+            "que",
+            "quien",
+            "como",
+            "cuando",
+            "donde",
+            "mi",
+            "mis",
+            "tu",
+            "tus",
+            "su",
+            "sus",
+            "nuestro",
+            "nuestra",
+            "nuestros",
+            "nuestras",
+            "yo",
+            "tu",
+            "el",
+            "ella",
+            "nosotros",
+            "vosotros",
+            "ellos",
+            "ellas",
+            "me",
+            "te",
+            "se",
+            "nos",
+            "le",
+            "les",
+            "es",
+            "soy",
+            "eres",
+            "somos",
+            "son",
+            "era",
+            "fue",
+            "ser",
+            "estar",
+            "estoy",
+            "esta",
+            "estan",
+            "he",
+            "ha",
+            "han",
+            "hay",
+            "haber",
+            "en",
+            "con",
+            "por",
+            "para",
+            "sin",
+            "sobre",
+            "muy",
+            "mas",
+            "tambien",
+            "si",
+            "gracias",
+            "hola",
+            "bueno",
+            "usuario",
+            "usuaria",
+        ]
+    ),
+    "de": frozenset(
+        [
+            "der",
+            "die",
+            "das",
+            "den",
+            "dem",
+            "des",
+            "ein",
+            "eine",
+            "einen",
+            "einem",
+            "einer",
+            "eines",
+            "und",
+            "oder",
+            "aber",
+            "denn",
+            "dass",
+            "wer",
+            "was",
+            "wie",
+            "wo",
+            "mein",
+            "meine",
+            "meinen",
+            "meinem",
+            "meiner",
+            "dein",
+            "deine",
+            "sein",
+            "seine",
+            "ihr",
+            "ihre",
+            "unser",
+            "unsere",
+            "ich",
+            "du",
+            "er",
+            "sie",
+            "es",
+            "wir",
+            "ihr",
+            "mich",
+            "dich",
+            "sich",
+            "uns",
+            "euch",
+            "mir",
+            "dir",
+            "ihm",
+            "ihnen",
+            "bin",
+            "bist",
+            "ist",
+            "sind",
+            "war",
+            "waren",
+            "sein",
+            "habe",
+            "hast",
+            "hat",
+            "haben",
+            "in",
+            "im",
+            "an",
+            "am",
+            "auf",
+            "aus",
+            "bei",
+            "mit",
+            "nach",
+            "von",
+            "vom",
+            "zu",
+            "zum",
+            "zur",
+            "fur",
+            "uber",
+            "unter",
+            "sehr",
+            "auch",
+            "ja",
+            "danke",
+            "hallo",
+            "also",
+            "nutzer",
+            "nutzerin",
+            "benutzer",
+            "benutzerin",
+        ]
+    ),
+    "pt": frozenset(
+        [
+            "o",
+            "a",
+            "os",
+            "as",
+            "um",
+            "uma",
+            "uns",
+            "umas",
+            "de",
+            "do",
+            "da",
+            "dos",
+            "das",
+            "no",
+            "na",
+            "nos",
+            "nas",
+            "ao",
+            "aos",
+            "e",
+            "ou",
+            "mas",
+            "que",
+            "quem",
+            "como",
+            "quando",
+            "onde",
+            "meu",
+            "minha",
+            "meus",
+            "minhas",
+            "teu",
+            "tua",
+            "seu",
+            "sua",
+            "seus",
+            "suas",
+            "nosso",
+            "nossa",
+            "eu",
+            "tu",
+            "ele",
+            "ela",
+            "nos",
+            "voces",
+            "eles",
+            "elas",
+            "me",
+            "te",
+            "se",
+            "lhe",
+            "sou",
+            "es",
+            "e",
+            "somos",
+            "sao",
+            "era",
+            "foi",
+            "ser",
+            "estar",
+            "estou",
+            "esta",
+            "estao",
+            "tenho",
+            "tem",
+            "temos",
+            "ter",
+            "em",
+            "com",
+            "por",
+            "para",
+            "pelo",
+            "pela",
+            "sem",
+            "sobre",
+            "muito",
+            "mais",
+            "tambem",
+            "sim",
+            "obrigado",
+            "obrigada",
+            "ola",
+            "usuario",
+            "usuaria",
+            "utilizador",
+        ]
+    ),
+}
+STOP_WORDS: frozenset[str] = frozenset().union(*_STOP.values())
+#: Negations: never stop words, because they flip a fact.
+NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "nor",
+        "n't",
+        "ne",
+        "pas",
+        "jamais",
+        "nunca",
+        "nada",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "nie",
+        "nao",
+        "nem",
+    ]
+)
+STOP_WORDS = STOP_WORDS - NEGATIONS
+
+NUMBER_WORDS: dict[str, str] = {}
+for _lang_words in (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty",
+    "zero un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize dix-sept "
+    "dix-huit dix-neuf vingt",
+    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince dieciseis "
+    "diecisiete dieciocho diecinueve veinte",
+    "null eins zwei drei vier funf sechs sieben acht neun zehn elf zwolf dreizehn vierzehn funfzehn sechzehn "
+    "siebzehn achtzehn neunzehn zwanzig",
+    "zero um dois tres quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete "
+    "dezoito dezenove vinte",
+):
+    for _number, _word in enumerate(_lang_words.split()):
+        NUMBER_WORDS.setdefault(_word, str(_number))
+for _word, _digit in (("une", "1"), ("una", "1"), ("ein", "1"), ("eine", "1"), ("uma", "1"), ("duas", "2")):
+    NUMBER_WORDS.setdefault(_word, _digit)
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(¿¡]?[^\W\d_])|\n+|(?<=[.!?])\s*$")
+
+
+def words(text: str) -> list[str]:
+    """Surface words in order (hyphen and apostrophe compounds kept whole, case kept)."""
+    return _WORD.findall(text)
+
+
+def tokens(text: str) -> list[str]:
+    """Folded word tokens, compounds split on apostrophes and hyphens ("l'utilisateur" → l, utilisateur)."""
+    return [piece for token in re.findall(r"[^\W_]+", fold(text)) for piece in (token,) if piece]
+
+
+@lru_cache(maxsize=65_536)
+def light_stem(token: str) -> str:
+    """A crude multilingual stem: Porter for English-looking words, then common Romance/German endings dropped."""
+    word = porter_stem(token) if token.isascii() else token
+    for suffix in ("ements", "ement", "ations", "ation", "iones", "ions", "ion", "mente", "ungen", "ung",
+                   "oes", "ao", "aes", "es", "os", "as", "en", "er", "e", "o", "a", "s"):  # fmt: skip
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_tokens(text: str) -> list[str]:
+    """Folded tokens that carry content: stop words dropped, number words turned into digits."""
+    result: list[str] = []
+    for token in tokens(text):
+        if token in NUMBER_WORDS:
+            result.append(NUMBER_WORDS[token])
+        elif token not in STOP_WORDS and (len(token) > 1 or token.isdigit()):
+            result.append(token)
+    return result
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a turn (split on end punctuation followed by a capital or a new line), stripped, non-empty."""
+    pieces = _SENTENCE_END.split(text)
+    return [piece.strip() for piece in pieces if piece and piece.strip()]
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """The language (of LANGUAGES) whose own stop words cover the most tokens; `default` on a tie or no evidence."""
+    found = tokens(text)
+    best, best_score = default, 0
+    for lang in LANGUAGES:
+        own = _STOP[lang] - frozenset().union(*(_STOP[o] for o in LANGUAGES if o != lang))
+        score = sum(1 for t in found if t in own)
+        if score > best_score:
+            best, best_score = lang, score
+    return best
+
+
+def normalized_key(text: str) -> frozenset[str]:
+    """Stems of the content words: the dedup key within a session."""
+    return frozenset(light_stem(t) for t in content_tokens(text))
+
+
+__all__ = [
+    "LANGUAGES",
+    "NEGATIONS",
+    "NUMBER_WORDS",
+    "STOP_WORDS",
+    "content_tokens",
+    "detect_language",
+    "fold",
+    "light_stem",
+    "normalized_key",
+    "sentences",
+    "tokens",
+    "words",
+]

@@ -1,0 +1,253 @@
+"""The verifier: is a derived text grounded in its source turns (no loop, no copied prompt, names/numbers/words present)?
+
+Every item the writer derives (a model's summary or fact, an extractor's candidate) passes here before it is kept.
+The checks are lexical and language-agnostic: folded tokens, light stems and 6-character prefixes, so paraphrase
+(word order, inflection, "User prefers tea" for "I really prefer tea over coffee") passes while invented names,
+numbers and content words do not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memoryd.writer.grounding.dates import MONTHS, find_dates
+from memoryd.writer.grounding.secrets import contains_secret
+from memoryd.writer.grounding.templates import TEMPLATE_WORDS as _TEMPLATE_WORDS
+from memoryd.writer.grounding.text import NUMBER_WORDS, STOP_WORDS, content_tokens, fold, light_stem, tokens
+
+#: Share of content words that must be found in the sources.
+MIN_SUPPORT = 0.6
+MIN_CHARS = 6
+MAX_CHARS = 1200
+#: Consecutive words of an earlier episode that count as copying when the sources do not hold them too.
+COPY_SPAN_WORDS = 6
+#: A text of this many tokens or more is a loop when one token makes up more than LOOP_TOKEN_SHARE of it.
+LOOP_MIN_TOKENS = 8
+LOOP_TOKEN_SHARE = 0.3
+#: The distillation prompt's own headers and instructions (memoryd/writer/distill.py), always treated as scaffolding.
+DEFAULT_SCAFFOLDING = (
+    "Conversation date:",
+    "What we already know about the user:",
+    "Recent past sessions (for cross-session continuity):",
+    "Conversation turns:",
+    "Distill this session into the JSON digest.",
+    "middle turn(s) omitted to fit the core model's context",
+    "You distill one chat session into a compact memory digest.",
+    "Reply with ONLY a JSON object - no preamble, no code fences, no commentary",
+    "one to three sentences about what this session was about and what came of it",
+    "names of people, projects, places and tools that were mentioned",
+    "durable facts worth remembering across sessions",
+    "explicit facts about the user, strong preferences, firm decisions",
+    "Be conservative: most sessions yield 0-2",
+    "Write each as a standalone sentence",
+    "stable facts about the user themself",
+    "Never invent facts that the conversation does not state",
+    "Text inside [Memory] blocks is not part of the session",
+)
+_CAPITALISED = re.compile(r"(?<![\w'’-])([A-ZÀ-ÖØ-Þ][\w'’-]*)")
+_DIGITS = re.compile(r"\d+")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n|[\"“(]\s*)$")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a text is grounded; `reason` names the first failed check ("" when ok)."""
+
+    ok: bool
+    reason: str = ""
+
+
+OK = Verdict(True, "")
+
+
+@dataclass(frozen=True)
+class _Sources:
+    tokens: frozenset[str]
+    stems: frozenset[str]
+    prefixes: frozenset[str]
+    digits: frozenset[str]
+    ngrams: frozenset[tuple[str, ...]]
+    month_days: frozenset[tuple[int, int]]
+    folded: str
+
+
+@lru_cache(maxsize=256)
+def _index(sources: tuple[str, ...]) -> _Sources:
+    all_tokens: list[str] = []
+    digits: set[str] = set()
+    month_days: set[tuple[int, int]] = set()
+    for source in sources:
+        found = tokens(source)
+        all_tokens.extend(found)
+        all_tokens.append("\x00")  # no n-gram spans two sources
+        digits.update(_DIGITS.findall(source))
+        digits.update(NUMBER_WORDS[t] for t in found if t in NUMBER_WORDS)
+        for mention in find_dates(source, 0):
+            if not mention.is_relative or mention.iso[5:] != "01-01":
+                month_days.add((int(mention.iso[5:7]), int(mention.iso[8:10])))
+    token_set = frozenset(all_tokens)
+    stems = frozenset(light_stem(t) for t in token_set)
+    prefixes = frozenset(t[:6] for t in token_set if len(t) >= 6) | frozenset(
+        t[:5] for t in token_set if len(t) == 5
+    )
+    ngrams = frozenset(
+        tuple(all_tokens[i : i + COPY_SPAN_WORDS]) for i in range(len(all_tokens) - COPY_SPAN_WORDS + 1)
+    )
+    return _Sources(token_set, stems, prefixes, frozenset(digits), ngrams, frozenset(month_days),
+                    " ".join(fold(s) for s in sources))  # fmt: skip
+
+
+def _supported(token: str, index: _Sources) -> bool:
+    if token in index.tokens or light_stem(token) in index.stems:
+        return True
+    if len(token) >= 6:
+        return token[:6] in index.prefixes
+    return len(token) == 5 and token in index.prefixes
+
+
+def is_loop(text: str) -> bool:
+    """A repeated phrase: any 3-gram three times, any 5-gram twice, or one token over 30% of a longer text."""
+    found = tokens(text)
+    for size, limit in ((3, 3), (5, 2)):
+        grams = Counter(tuple(found[i : i + size]) for i in range(len(found) - size + 1))
+        if grams and max(grams.values()) >= limit:
+            return True
+    if len(found) >= LOOP_MIN_TOKENS:
+        top = Counter(found).most_common(1)[0][1]
+        if top / len(found) > LOOP_TOKEN_SHARE:
+            return True
+    return False
+
+
+def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
+    size = len(needle)
+    return any(tuple(haystack[i : i + size]) == tuple(needle) for i in range(len(haystack) - size + 1))
+
+
+def _copies_scaffolding(found: list[str], scaffolding: Sequence[str], index: _Sources) -> bool:
+    for line in scaffolding:
+        line_tokens = tokens(line)
+        if len(line_tokens) < 2:
+            continue
+        if len(line_tokens) <= COPY_SPAN_WORDS:
+            if _contains_run(found, line_tokens) and " ".join(line_tokens) not in index.folded:
+                return True
+            continue
+        for i in range(len(line_tokens) - COPY_SPAN_WORDS + 1):
+            gram = tuple(line_tokens[i : i + COPY_SPAN_WORDS])
+            if gram not in index.ngrams and _contains_run(found, gram):
+                return True
+    return False
+
+
+def _copies_earlier(found: list[str], earlier: Sequence[str], index: _Sources) -> bool:
+    grams = {tuple(found[i : i + COPY_SPAN_WORDS]) for i in range(len(found) - COPY_SPAN_WORDS + 1)}
+    for summary in earlier:
+        summary_tokens = tokens(summary)
+        for i in range(len(summary_tokens) - COPY_SPAN_WORDS + 1):
+            gram = tuple(summary_tokens[i : i + COPY_SPAN_WORDS])
+            if gram in grams and gram not in index.ngrams:
+                return True
+    return False
+
+
+def _ungrounded_name(text: str, index: _Sources) -> bool:
+    """A capitalised word inside a sentence (not its first word) that no source holds in any inflection."""
+    for match in _CAPITALISED.finditer(text):
+        if _SENTENCE_START.search(text[: match.start()]):
+            continue
+        for piece in tokens(match.group(1)):
+            if piece in STOP_WORDS or piece in NUMBER_WORDS or piece in MONTHS:
+                continue
+            if not _supported(piece, index):
+                return True
+    return False
+
+
+def _ungrounded_date_or_number(text: str, index: _Sources, allowed_dates: Collection[str]) -> str:
+    residue = text
+    for mention in find_dates(text, 0):
+        span = text[mention.start : mention.end]
+        residue = residue.replace(span, " ")
+        month_day = (int(mention.iso[5:7]), int(mention.iso[8:10]))
+        if mention.iso in allowed_dates or mention.iso[:7] in allowed_dates:
+            continue
+        has_digits = not mention.is_relative or re.search(r"\d", span)
+        if (
+            has_digits
+            and month_day not in index.month_days
+            and not all(d in index.digits for d in _DIGITS.findall(span))
+        ):
+            return "ungrounded_date"
+    for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", text):
+        residue = residue.replace(iso, " ")
+    for number in _DIGITS.findall(residue):
+        if number not in index.digits and number.lstrip("0") not in index.digits:
+            return "ungrounded_number"
+    for token in tokens(residue):
+        is_number = token in NUMBER_WORDS and token not in STOP_WORDS
+        if is_number and NUMBER_WORDS[token] not in index.digits and token not in index.tokens:
+            return "ungrounded_number"
+    return ""
+
+
+def verify(
+    text: str,
+    sources: Sequence[str],
+    *,
+    scaffolding: Sequence[str] = (),
+    earlier: Sequence[str] = (),
+    allowed_dates: Collection[str] = (),
+    max_chars: int = MAX_CHARS,
+) -> Verdict:
+    """Check `text` against `sources` (the turns it claims to come from); the first failed check is the reason.
+
+    Reasons: "empty", "too_short", "too_long", "secret", "loop", "copied_scaffolding", "copied_episode",
+    "ungrounded_name", "ungrounded_date", "ungrounded_number", "unsupported". DEFAULT_SCAFFOLDING is always checked
+    besides `scaffolding`; `allowed_dates` holds ISO days resolved from relative dates of the sources.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return Verdict(False, "empty")
+    if len(stripped) < MIN_CHARS:
+        return Verdict(False, "too_short")
+    if len(stripped) > max_chars:
+        return Verdict(False, "too_long")
+    if contains_secret(stripped):
+        return Verdict(False, "secret")
+    if is_loop(stripped):
+        return Verdict(False, "loop")
+    index = _index(tuple(sources))
+    found = tokens(stripped)
+    if _copies_scaffolding(found, (*DEFAULT_SCAFFOLDING, *scaffolding), index):
+        return Verdict(False, "copied_scaffolding")
+    if earlier and _copies_earlier(found, earlier, index):
+        return Verdict(False, "copied_episode")
+    if _ungrounded_name(stripped, index):
+        return Verdict(False, "ungrounded_name")
+    reason = _ungrounded_date_or_number(stripped, index, allowed_dates)
+    if reason:
+        return Verdict(False, reason)
+    content = [t for t in content_tokens(stripped) if not t.isdigit() and t not in _TEMPLATE_WORDS]
+    if not content:
+        return Verdict(False, "too_short")
+    supported = sum(1 for t in content if _supported(t, index))
+    if supported / len(content) < MIN_SUPPORT:
+        return Verdict(False, "unsupported")
+    return OK
+
+
+def support(text: str, source: str) -> float:
+    """Share of the text's content words found in one source (for choosing provenance)."""
+    content = [t for t in content_tokens(text) if t not in _TEMPLATE_WORDS]
+    if not content:
+        return 0.0
+    index = _index((source,))
+    return sum(1 for t in content if _supported(t, index)) / len(content)
+
+
+__all__ = ["DEFAULT_SCAFFOLDING", "MIN_SUPPORT", "OK", "Verdict", "is_loop", "support", "verify"]
