@@ -53,7 +53,7 @@ def _is_marked(token: str) -> bool:
 
 
 def _is_plain_word(token: str) -> bool:
-    folded = fold(token)
+    folded = re.split(r"['’]", fold(token))[0]
     return (
         folded in STOP_WORDS
         or folded in _NOT_ENTITIES

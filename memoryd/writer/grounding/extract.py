@@ -55,6 +55,10 @@ SALIENCE = {
     FactKind.PLAN: 0.6,
     FactKind.ACTION_ITEM: 0.6,
 }
+#: Slots whose value is a proper name (an entity even where German capitalises every noun).
+_NAME_SLOTS = frozenset(
+    {"identity.name", "identity.address_as", "identity.home", "identity.origin", "identity.employer"}
+)
 _DATED_KINDS = frozenset({FactKind.PLAN, FactKind.DECISION, FactKind.ACTION_ITEM})
 _QUESTION_SPLIT = re.compile(
     r",\s*(?=(?:so|and|but|what|how|can|could|any|do|alors|donc|et|mais|que|quoi|comment|así que|y|pero|qué|cómo|"
@@ -66,6 +70,9 @@ _LEAD_MARKER = re.compile(
     r"à l'avenir|a partir de ahora|de ahora en adelante|en adelante|ab jetzt|von nun an|ab sofort|künftig|"
     r"a partir de agora|daqui (?:para|pra) frente|de agora em diante)[\s,:]*",
     re.IGNORECASE,
+)
+_TRAILING_PLEASE = re.compile(
+    r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*$", re.IGNORECASE
 )
 _WANT_YOU_TO = re.compile(
     r"^(?:I want you to|I'd like you to|I would like you to|je veux que tu|je voudrais que tu|quiero que|"
@@ -117,7 +124,7 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
         verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
         if first not in verbs:
             return None
-    value = body.rstrip(".!").strip()
+    value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     if len(tokens(value)) < 2:
         return None
     value = value[:1].lower() + value[1:]
@@ -204,14 +211,12 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                     if mention.is_relative:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
-                clause_facts = _clause_facts(clause, lang, turn.index, session_time_ms)
+                clause_facts = _clause_facts(clause, lang, session_lang, turn.index, session_time_ms)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
     found = _dedup(found)
     facts = tuple(item.fact for item in found)
-    names = [
-        f.value for f in facts if f.kind in (FactKind.IDENTITY, FactKind.RELATION) and f.value[:1].isupper()
-    ]
+    names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]
     summary, summary_turns = extractive_summary(turns, decisions)
@@ -228,9 +233,11 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     )
 
 
-def _clause_facts(clause: str, lang: str, turn_index: int, session_time_ms: int) -> list[GroundedFact]:
+def _clause_facts(
+    clause: str, lang: str, session_lang: str, turn_index: int, session_time_ms: int
+) -> list[GroundedFact]:
     facts: list[GroundedFact] = []
-    for hit in apply_rules(clause):
+    for hit in apply_rules(clause, frozenset({lang, session_lang})):
         text = hit.text
         if hit.kind in _DATED_KINDS:
             text = with_resolved_dates(text, find_dates(text, session_time_ms))

@@ -133,7 +133,7 @@ class _Grounder:
             default=None,
         )
         if match is not None and _jaccard(stems, _stems(match.text)) >= REPHRASE_OVERLAP:
-            self._merge(match, text, turns)
+            self._merge(match, text)
             return
         if kind is FactKind.DECISION and self._conflicts_with_decisions(text):
             self.dropped["conflicting_decision"] += 1
@@ -163,15 +163,13 @@ class _Grounder:
         names = [fold(m.group()) for m in _NAME_IN_TEXT.finditer(text)]
         return any(name not in values for name in names)
 
-    def _merge(self, fact: GroundedFact, text: str, turns: tuple[int, ...]) -> None:
+    def _merge(self, fact: GroundedFact, text: str) -> None:
         """A model rephrasing of a candidate: its text wins only if it keeps the candidate's value."""
         index = self.facts.index(fact)
         keeps_value = not fact.value or fold(fact.value) in fold(text)
-        merged_turns = tuple(sorted(set(fact.turns) | set(turns)))
+        # The candidate's own turns stay its provenance: the model's wording is checked, not its sourcing.
         if keeps_value and fact.source == "extractor" and not _polarity_differs(fact.text, text):
-            self.facts[index] = replace(fact, text=text, turns=merged_turns, source="model")
-        else:
-            self.facts[index] = replace(fact, turns=merged_turns)
+            self.facts[index] = replace(fact, text=text, source="model")
 
     def deduplicated(self) -> list[GroundedFact]:
         kept: list[GroundedFact] = []

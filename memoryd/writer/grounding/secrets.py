@@ -33,7 +33,7 @@ _PASSWORD = re.compile(
     r"\b(?:password|passwd|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|mdp|code secret|"
     r"contrase[ñn]a|clave|passwort|kennwort|senha|api[ -]?key|secret key|token)\b"
     r"(?:\s+(?:for|of|de|du|para|f[üu]r|von|do|da)\s+[^\s:=]+(?:\s+[^\s:=]+)?)?"
-    r"\s*(?:is|was|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?P<value>[^\s\"'”»]{3,})",
+    r"\s*(?:is|was|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?!\[redacted\])(?P<value>[^\s\"'”»]{3,})",
     re.IGNORECASE,
 )
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")

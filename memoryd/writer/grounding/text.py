@@ -11,432 +11,53 @@ from memoryd.retrieval.terms import fold
 
 LANGUAGES = ("en", "fr", "es", "de", "pt")
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # Function words per language: they carry no fact, so support is measured on the rest. Negations stay content.
 _STOP = {
     "en": EN_STOP_WORDS
-    | frozenset(
-        [
-            "user",
-            "users",
-            "user's",
-            "im",
-            "ive",
-            "id",
-            "ill",
-            "dont",
-            "doesnt",
-            "isnt",
-            "wasnt",
-            "cant",
-            "wont",
-            "didnt",
-            "lets",
-            "theyre",
-            "youre",
-            "also",
-            "session",
-            "conversation",
-            "assistant",
-            "discussed",
-            "discussion",
-            "talked",
-            "mentioned",
-            "said",
-            "asked",
-        ]
+    | _words(
+        "user users user's im ive id ill dont doesnt isnt wasnt cant wont didnt lets theyre youre also "
+        "session conversation assistant discussed discussion talked mentioned said asked"
     ),
-    "fr": frozenset(
-        [
-            "le",
-            "la",
-            "les",
-            "l",
-            "un",
-            "une",
-            "des",
-            "du",
-            "de",
-            "d",
-            "au",
-            "aux",
-            "et",
-            "ou",
-            "mais",
-            "donc",
-            "car",
-            "ni",
-            "que",
-            "qu",
-            "qui",
-            "quoi",
-            "dont",
-            "ce",
-            "cet",
-            "cette",
-            "ces",
-            "mon",
-            "ma",
-            "mes",
-            "ton",
-            "ta",
-            "tes",
-            "son",
-            "sa",
-            "ses",
-            "notre",
-            "nos",
-            "votre",
-            "vos",
-            "leur",
-            "leurs",
-            "je",
-            "j",
-            "tu",
-            "il",
-            "elle",
-            "on",
-            "nous",
-            "vous",
-            "ils",
-            "elles",
-            "me",
-            "m",
-            "te",
-            "t",
-            "se",
-            "s",
-            "lui",
-            "y",
-            "en",
-            "est",
-            "es",
-            "suis",
-            "sont",
-            "sommes",
-            "etes",
-            "etait",
-            "ete",
-            "etre",
-            "a",
-            "ai",
-            "as",
-            "avons",
-            "avez",
-            "ont",
-            "avoir",
-            "dans",
-            "sur",
-            "sous",
-            "avec",
-            "pour",
-            "par",
-            "chez",
-            "vers",
-            "plus",
-            "tres",
-            "bien",
-            "aussi",
-            "ca",
-            "cela",
-            "c",
-            "oui",
-            "merci",
-            "bonjour",
-            "salut",
-            "alors",
-            "utilisateur",
-            "utilisatrice",
-        ]
+    "fr": _words(
+        """le la les l un une des du de d au aux et ou mais donc car ni que qu qui quoi dont ce cet cette ces
+        mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs je j tu il elle on nous vous ils elles
+        me m te t se s lui y en est es suis sont sommes etes etait ete etre a ai as avons avez ont avoir
+        dans sur sous avec pour par chez vers plus tres bien aussi ca cela c oui merci bonjour salut alors
+        utilisateur utilisatrice"""
     ),
-    "es": frozenset(
-        [
-            "el",
-            "la",
-            "los",
-            "las",
-            "lo",
-            "un",
-            "una",
-            "unos",
-            "unas",
-            "de",
-            "del",
-            "al",
-            "a",
-            "y",
-            "o",
-            "e",
-            "u",
-            "pero",
-            "que",
-            "quien",
-            "como",
-            "cuando",
-            "donde",
-            "mi",
-            "mis",
-            "tu",
-            "tus",
-            "su",
-            "sus",
-            "nuestro",
-            "nuestra",
-            "nuestros",
-            "nuestras",
-            "yo",
-            "tu",
-            "el",
-            "ella",
-            "nosotros",
-            "vosotros",
-            "ellos",
-            "ellas",
-            "me",
-            "te",
-            "se",
-            "nos",
-            "le",
-            "les",
-            "es",
-            "soy",
-            "eres",
-            "somos",
-            "son",
-            "era",
-            "fue",
-            "ser",
-            "estar",
-            "estoy",
-            "esta",
-            "estan",
-            "he",
-            "ha",
-            "han",
-            "hay",
-            "haber",
-            "en",
-            "con",
-            "por",
-            "para",
-            "sin",
-            "sobre",
-            "muy",
-            "mas",
-            "tambien",
-            "si",
-            "gracias",
-            "hola",
-            "bueno",
-            "usuario",
-            "usuaria",
-        ]
+    "es": _words(
+        """el la los las lo un una unos unas de del al a y o e u pero que quien como cuando donde mi mis tu
+        tus su sus nuestro nuestra nuestros nuestras yo tu el ella nosotros vosotros ellos ellas me te se nos
+        le les es soy eres somos son era fue ser estar estoy esta estan he ha han hay haber en con por para
+        sin sobre muy mas tambien si gracias hola bueno usuario usuaria"""
     ),
-    "de": frozenset(
-        [
-            "der",
-            "die",
-            "das",
-            "den",
-            "dem",
-            "des",
-            "ein",
-            "eine",
-            "einen",
-            "einem",
-            "einer",
-            "eines",
-            "und",
-            "oder",
-            "aber",
-            "denn",
-            "dass",
-            "wer",
-            "was",
-            "wie",
-            "wo",
-            "mein",
-            "meine",
-            "meinen",
-            "meinem",
-            "meiner",
-            "dein",
-            "deine",
-            "sein",
-            "seine",
-            "ihr",
-            "ihre",
-            "unser",
-            "unsere",
-            "ich",
-            "du",
-            "er",
-            "sie",
-            "es",
-            "wir",
-            "ihr",
-            "mich",
-            "dich",
-            "sich",
-            "uns",
-            "euch",
-            "mir",
-            "dir",
-            "ihm",
-            "ihnen",
-            "bin",
-            "bist",
-            "ist",
-            "sind",
-            "war",
-            "waren",
-            "sein",
-            "habe",
-            "hast",
-            "hat",
-            "haben",
-            "in",
-            "im",
-            "an",
-            "am",
-            "auf",
-            "aus",
-            "bei",
-            "mit",
-            "nach",
-            "von",
-            "vom",
-            "zu",
-            "zum",
-            "zur",
-            "fur",
-            "uber",
-            "unter",
-            "sehr",
-            "auch",
-            "ja",
-            "danke",
-            "hallo",
-            "also",
-            "nutzer",
-            "nutzerin",
-            "benutzer",
-            "benutzerin",
-        ]
+    "de": _words(
+        """der die das den dem des ein eine einen einem einer eines und oder aber denn dass wer was wie wo
+        mein meine meinen meinem meiner dein deine sein seine ihr ihre unser unsere ich du er sie es wir
+        ihr mich dich sich uns euch mir dir ihm ihnen bin bist ist sind war waren sein habe hast hat haben
+        in im an am auf aus bei mit nach von vom zu zum zur fur uber unter sehr auch ja danke hallo also
+        nutzer nutzerin benutzer benutzerin"""
     ),
-    "pt": frozenset(
-        [
-            "o",
-            "a",
-            "os",
-            "as",
-            "um",
-            "uma",
-            "uns",
-            "umas",
-            "de",
-            "do",
-            "da",
-            "dos",
-            "das",
-            "no",
-            "na",
-            "nos",
-            "nas",
-            "ao",
-            "aos",
-            "e",
-            "ou",
-            "mas",
-            "que",
-            "quem",
-            "como",
-            "quando",
-            "onde",
-            "meu",
-            "minha",
-            "meus",
-            "minhas",
-            "teu",
-            "tua",
-            "seu",
-            "sua",
-            "seus",
-            "suas",
-            "nosso",
-            "nossa",
-            "eu",
-            "tu",
-            "ele",
-            "ela",
-            "nos",
-            "voces",
-            "eles",
-            "elas",
-            "me",
-            "te",
-            "se",
-            "lhe",
-            "sou",
-            "es",
-            "e",
-            "somos",
-            "sao",
-            "era",
-            "foi",
-            "ser",
-            "estar",
-            "estou",
-            "esta",
-            "estao",
-            "tenho",
-            "tem",
-            "temos",
-            "ter",
-            "em",
-            "com",
-            "por",
-            "para",
-            "pelo",
-            "pela",
-            "sem",
-            "sobre",
-            "muito",
-            "mais",
-            "tambem",
-            "sim",
-            "obrigado",
-            "obrigada",
-            "ola",
-            "usuario",
-            "usuaria",
-            "utilizador",
-        ]
+    "pt": _words(
+        """o a os as um uma uns umas de do da dos das no na nos nas ao aos e ou mas que quem como quando onde
+        meu minha meus minhas teu tua seu sua seus suas nosso nossa eu tu ele ela nos voces eles elas me te se
+        lhe sou es e somos sao era foi ser estar estou esta estao tenho tem temos ter em com por para pelo
+        pela sem sobre muito mais tambem sim obrigado obrigada ola usuario usuaria utilizador"""
     ),
 }
-STOP_WORDS: frozenset[str] = frozenset().union(*_STOP.values())
 #: Negations: never stop words, because they flip a fact.
-NEGATIONS = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "nor",
-        "n't",
-        "ne",
-        "pas",
-        "jamais",
-        "nunca",
-        "nada",
-        "nicht",
-        "kein",
-        "keine",
-        "keinen",
-        "nie",
-        "nao",
-        "nem",
-    ]
-)
-STOP_WORDS = STOP_WORDS - NEGATIONS
+NEGATIONS = _words("not no never nor n't ne pas jamais nunca nada nicht kein keine keinen nie nao nem")
+STOP_WORDS: frozenset[str] = frozenset().union(*_STOP.values()) - NEGATIONS
+#: Stop words that belong to one language only: the evidence for detect_language.
+_OWN_STOP = {
+    lang: _STOP[lang] - frozenset().union(*(_STOP[other] for other in LANGUAGES if other != lang))
+    for lang in LANGUAGES
+}
 
 NUMBER_WORDS: dict[str, str] = {}
 for _lang_words in (
@@ -457,6 +78,7 @@ for _word, _digit in (("une", "1"), ("una", "1"), ("ein", "1"), ("eine", "1"), (
     NUMBER_WORDS.setdefault(_word, _digit)
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(¿¡]?[^\W\d_])|\n+|(?<=[.!?])\s*$")
 
 
@@ -465,9 +87,14 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+@lru_cache(maxsize=16_384)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(fold(text)))
+
+
 def tokens(text: str) -> list[str]:
     """Folded word tokens, compounds split on apostrophes and hyphens ("l'utilisateur" → l, utilisateur)."""
-    return [piece for token in re.findall(r"[^\W_]+", fold(text)) for piece in (token,) if piece]
+    return list(_tokens(text))
 
 
 @lru_cache(maxsize=65_536)
@@ -481,15 +108,20 @@ def light_stem(token: str) -> str:
     return word
 
 
-def content_tokens(text: str) -> list[str]:
-    """Folded tokens that carry content: stop words dropped, number words turned into digits."""
+@lru_cache(maxsize=16_384)
+def _content_tokens(text: str) -> tuple[str, ...]:
     result: list[str] = []
-    for token in tokens(text):
+    for token in _tokens(text):
         if token in NUMBER_WORDS:
             result.append(NUMBER_WORDS[token])
         elif token not in STOP_WORDS and (len(token) > 1 or token.isdigit()):
             result.append(token)
-    return result
+    return tuple(result)
+
+
+def content_tokens(text: str) -> list[str]:
+    """Folded tokens that carry content: stop words dropped, number words turned into digits."""
+    return list(_content_tokens(text))
 
 
 def sentences(text: str) -> list[str]:
@@ -498,12 +130,13 @@ def sentences(text: str) -> list[str]:
     return [piece.strip() for piece in pieces if piece and piece.strip()]
 
 
+@lru_cache(maxsize=4_096)
 def detect_language(text: str, default: str = "en") -> str:
     """The language (of LANGUAGES) whose own stop words cover the most tokens; `default` on a tie or no evidence."""
-    found = tokens(text)
+    found = _tokens(text)
     best, best_score = default, 0
     for lang in LANGUAGES:
-        own = _STOP[lang] - frozenset().union(*(_STOP[o] for o in LANGUAGES if o != lang))
+        own = _OWN_STOP[lang]
         score = sum(1 for t in found if t in own)
         if score > best_score:
             best, best_score = lang, score
@@ -512,7 +145,7 @@ def detect_language(text: str, default: str = "en") -> str:
 
 def normalized_key(text: str) -> frozenset[str]:
     """Stems of the content words: the dedup key within a session."""
-    return frozenset(light_stem(t) for t in content_tokens(text))
+    return frozenset(light_stem(t) for t in _content_tokens(text))
 
 
 __all__ = [

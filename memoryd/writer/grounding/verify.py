@@ -123,24 +123,27 @@ def is_loop(text: str) -> bool:
     return False
 
 
-def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
-    size = len(needle)
-    return any(tuple(haystack[i : i + size]) == tuple(needle) for i in range(len(haystack) - size + 1))
+@lru_cache(maxsize=1024)
+def _line_grams(line: str) -> tuple[str, tuple[tuple[str, ...], ...]]:
+    """A scaffolding line as (its joined tokens when short, else its 6-grams)."""
+    line_tokens = tuple(tokens(line))
+    if len(line_tokens) < 2:
+        return "", ()
+    if len(line_tokens) <= COPY_SPAN_WORDS:
+        return " ".join(line_tokens), ()
+    grams = tuple(line_tokens[i : i + COPY_SPAN_WORDS] for i in range(len(line_tokens) - COPY_SPAN_WORDS + 1))
+    return "", grams
 
 
 def _copies_scaffolding(found: list[str], scaffolding: Sequence[str], index: _Sources) -> bool:
+    joined = f" {' '.join(found)} "
+    text_grams = {tuple(found[i : i + COPY_SPAN_WORDS]) for i in range(len(found) - COPY_SPAN_WORDS + 1)}
     for line in scaffolding:
-        line_tokens = tokens(line)
-        if len(line_tokens) < 2:
-            continue
-        if len(line_tokens) <= COPY_SPAN_WORDS:
-            if _contains_run(found, line_tokens) and " ".join(line_tokens) not in index.folded:
-                return True
-            continue
-        for i in range(len(line_tokens) - COPY_SPAN_WORDS + 1):
-            gram = tuple(line_tokens[i : i + COPY_SPAN_WORDS])
-            if gram not in index.ngrams and _contains_run(found, gram):
-                return True
+        short, grams = _line_grams(line)
+        if short and f" {short} " in joined and short not in index.folded:
+            return True
+        if any(gram in text_grams and gram not in index.ngrams for gram in grams):
+            return True
     return False
 
 
