@@ -153,3 +153,31 @@ def test_secrets_never_reach_derived_text() -> None:
     assert all("0417" not in f.text for f in result.facts)
     assert result.dropped["secret"] == 1
     assert "0417" not in ground(turns, None, session_time_ms=SESSION_MS, scaffolding=(), earlier=()).summary
+
+
+def test_an_extracted_fact_holding_a_secret_is_dropped() -> None:
+    turns = (
+        SourceTurn(0, 1, "I need to send the IBAN DE89 3704 0044 0532 0130 00 to Dana by Friday.", "Ok."),
+    )
+    result = ground(turns, None, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert result.action_items == ()
+    assert result.dropped["secret"] == 1
+    assert "0532" not in result.summary
+
+
+def test_a_resolved_month_survives_verification() -> None:
+    turns = (SourceTurn(0, 1, "We decided to migrate the API to FastAPI next month.", "Sounds good."),)
+    result = ground(turns, None, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert [d.text for d in result.decisions] == [
+        "The user decided to migrate the API to FastAPI next month (2027-01)."
+    ]
+
+
+def test_a_model_fact_flipping_the_users_words_is_dropped() -> None:
+    turns = (
+        SourceTurn(0, 1, "Honestly I hate spicy food, it ruins my evening.", "Noted, mild recipes then."),
+    )
+    digest = _digest(candidates=(Candidate("The user loves spicy food.", 0.7, ()),))
+    result = ground(turns, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert [f.text for f in result.facts] == ["The user hates spicy food."]
+    assert result.dropped == {"contradicts_user": 1}

@@ -73,6 +73,15 @@ def test_an_invented_name_is_rejected() -> None:
     )
 
 
+def test_an_invented_name_opening_the_sentence_is_rejected() -> None:
+    assert (
+        verify("Marcus is the user's manager and wants the quarterly report.", SOURCES).reason
+        == "ungrounded_name"
+    )
+    assert verify("Priya wants the quarterly report.", SOURCES).ok
+    assert verify("Wants the quarterly report from Priya.", SOURCES).ok
+
+
 def test_a_wrong_number_is_rejected() -> None:
     assert verify("The team has 4 people.", SOURCES).reason == "ungrounded_number"
     assert verify("The budget is 15000 euros.", SOURCES).reason == "ungrounded_number"

@@ -90,6 +90,7 @@ class DateMention:
     iso: str
     is_relative: bool
     is_week: bool = False
+    is_month: bool = False
 
 
 def session_day(session_time_ms: int) -> date:
@@ -120,10 +121,12 @@ def find_dates(text: str, session_time_ms: int) -> list[DateMention]:
     today = session_day(session_time_ms)
     found: list[DateMention] = []
 
-    def add(start: int, end: int, day: date | None, *, relative: bool, week: bool = False) -> None:
+    def add(
+        start: int, end: int, day: date | None, *, relative: bool, week: bool = False, month: bool = False
+    ) -> None:
         if day is None or any(m.start < end and start < m.end for m in found):
             return
-        found.append(DateMention(start, end, day.isoformat(), relative, week))
+        found.append(DateMention(start, end, day.isoformat(), relative, week, month))
 
     for match in _ISO.finditer(folded):
         add(*match.span(), _upcoming(today, int(match[2]), int(match[3]), int(match[1])), relative=False)
@@ -150,7 +153,7 @@ def find_dates(text: str, session_time_ms: int) -> list[DateMention]:
         add(*match.span(), monday, relative=True, week=True)
     for match in _NEXT_MONTH.finditer(folded):
         first = date(today.year + today.month // 12, today.month % 12 + 1, 1)
-        add(*match.span(), first, relative=True, week=True)
+        add(*match.span(), first, relative=True, month=True)
     for match in _WEEKDAY.finditer(folded):
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):
@@ -166,7 +169,12 @@ def with_resolved_dates(text: str, mentions: list[DateMention]) -> str:
         if not mention.is_relative:
             continue
         pieces.append(text[cursor : mention.end])
-        label = f"week of {mention.iso}" if mention.is_week else mention.iso
+        if mention.is_month:
+            label = mention.iso[:7]
+        elif mention.is_week:
+            label = f"week of {mention.iso}"
+        else:
+            label = mention.iso
         pieces.append(f" ({label})")
         cursor = mention.end
     pieces.append(text[cursor:])

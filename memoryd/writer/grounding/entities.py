@@ -72,10 +72,12 @@ def _candidates(sentence: str) -> list[tuple[str, bool]]:
     matches = list(_TOKEN.finditer(sentence))
 
     def flush() -> None:
+        nonlocal run_start
         while run and (run[-1].lower() in _CONNECTORS or _is_plain_word(run[-1])):
             run.pop()
         while run and _is_plain_word(run[0]):
             run.pop(0)
+            run_start = False  # the name does not open the sentence: a word was stripped before it
         if run:
             found.append((" ".join(run), run_start and len(run) == 1))
         run.clear()

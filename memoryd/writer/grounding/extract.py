@@ -71,6 +71,11 @@ _LEAD_MARKER = re.compile(
     r"a partir de agora|daqui (?:para|pra) frente|de agora em diante)[\s,:]*",
     re.IGNORECASE,
 )
+#: A following clause with its own subject ("…, I read these on my phone") is a reason, not the instruction.
+_OWN_SUBJECT_CLAUSE = re.compile(
+    r",\s*(?:because |since |as |car |porque |weil |pois )?(?:I|I'm|we|je|j'|yo|ich|wir|eu|nós)\b",
+    re.IGNORECASE,
+)
 _TRAILING_PLEASE = re.compile(
     r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*$", re.IGNORECASE
 )
@@ -80,9 +85,10 @@ _WANT_YOU_TO = re.compile(
     re.IGNORECASE,
 )
 #: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
 _PLAN_FILLER = frozenset(
     tokens(
-        "have has got going gonna will now actually also still just moved pushed planned scheduled need want "
+        "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
         "ai vais va tengo voy habe werde tenho vou"
     )
 )
@@ -125,6 +131,7 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
         if first not in verbs:
             return None
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
+    value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
     if len(tokens(value)) < 2:
         return None
     value = value[:1].lower() + value[1:]
@@ -146,11 +153,16 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     content = [t for t in content_tokens(residue) if t not in _PLAN_FILLER and not t.isdigit()]
     if len(content) < 2:
         return None
+    # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
+    first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
+    clause_start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, first.start)), default=0)
+    head = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
+    head_word = head[0] if head else content[0]
     clause = LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip()
     if lang == "en":
         clause = third_person(clause)
     text = render("plan", lang, clause[:1].upper() + clause[1:] if lang == "en" else clause)
-    return text, f"plan.{light_stem(content[0])}"
+    return text, f"plan.{light_stem(head_word)}"
 
 
 def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
@@ -206,12 +218,15 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     for turn in turns:
         for sentence in sentences(turn.user):
             for clause in _statement_clauses(sentence):
-                lang = detect_language(clause, default=session_lang)
+                # No language evidence in a short clause ("Prefiero té."): try every language's rules.
+                evidence = detect_language(clause, default="")
+                lang = evidence or session_lang
+                languages = frozenset({evidence, session_lang}) if evidence else None
                 for mention in find_dates(clause, session_time_ms):
                     if mention.is_relative:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
-                clause_facts = _clause_facts(clause, lang, session_lang, turn.index, session_time_ms)
+                clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
     found = _dedup(found)
@@ -234,10 +249,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
 
 
 def _clause_facts(
-    clause: str, lang: str, session_lang: str, turn_index: int, session_time_ms: int
+    clause: str, lang: str, languages: frozenset[str] | None, turn_index: int, session_time_ms: int
 ) -> list[GroundedFact]:
     facts: list[GroundedFact] = []
-    for hit in apply_rules(clause, frozenset({lang, session_lang})):
+    for hit in apply_rules(clause, languages):
         text = hit.text
         if hit.kind in _DATED_KINDS:
             text = with_resolved_dates(text, find_dates(text, session_time_ms))
@@ -251,7 +266,7 @@ def _clause_facts(
                 SALIENCE[hit.kind],
                 hit.is_identity,
                 "extractor",
-                lang,
+                hit.lang,
             )
         )
     instruction = _instruction(clause, lang)

@@ -27,6 +27,7 @@ from memoryd.writer.grounding.model import (
     SourceTurn,
 )
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
+from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import content_tokens, detect_language, fold, light_stem, sentences, tokens
 from memoryd.writer.grounding.verify import support, verify
 from memoryd.writer.parse import Digest as ModelDigest
@@ -41,7 +42,17 @@ _GROUNDING_FAILURES = frozenset({"unsupported", "ungrounded_name", "ungrounded_n
 
 
 def _stems(text: str) -> frozenset[str]:
-    return frozenset(light_stem(t) for t in content_tokens(text))
+    """Content stems without the words fact templates add ("decided", "user"), which every candidate shares."""
+    return frozenset(light_stem(t) for t in content_tokens(text) if t not in TEMPLATE_WORDS)
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard, or the share of the smaller set found in the larger when that is high (a terse rephrasing)."""
+    if not a or not b:
+        return 0.0
+    shared = len(a & b)
+    containment = shared / min(len(a), len(b))
+    return max(shared / len(a | b), containment if containment >= 0.6 and shared >= 2 else 0.0)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -129,10 +140,13 @@ class _Grounder:
         stems = _stems(text)
         match = max(
             (f for f in self.facts if f.source == "extractor" or f.kind is kind),
-            key=lambda f: _jaccard(stems, _stems(f.text)),
+            key=lambda f: _overlap(stems, _stems(f.text)),
             default=None,
         )
-        if match is not None and _jaccard(stems, _stems(match.text)) >= REPHRASE_OVERLAP:
+        if match is not None and _overlap(stems, _stems(match.text)) >= REPHRASE_OVERLAP:
+            if _polarity_differs(match.text, text):
+                self.dropped["contradicts_user"] += 1
+                return
             self._merge(match, text)
             return
         if kind is FactKind.DECISION and self._conflicts_with_decisions(text):
@@ -168,7 +182,8 @@ class _Grounder:
         index = self.facts.index(fact)
         keeps_value = not fact.value or fold(fact.value) in fold(text)
         # The candidate's own turns stay its provenance: the model's wording is checked, not its sourcing.
-        if keeps_value and fact.source == "extractor" and not _polarity_differs(fact.text, text):
+        same = fold(text).rstrip(".") == fold(fact.text).rstrip(".")
+        if keeps_value and not same and fact.source == "extractor" and not _polarity_differs(fact.text, text):
             self.facts[index] = replace(fact, text=text, source="model")
 
     def deduplicated(self) -> list[GroundedFact]:
@@ -227,33 +242,40 @@ def _word_in(word: str, sources: Sequence[str]) -> bool:
 
 
 _NEGATION_TOKENS = frozenset(
+    "not no never nt doesnt dont cant ne pas jamais nunca nicht kein keine nie nao nem".split()  # noqa: SIM905
+)
+#: Verbs of dislike in the five languages: "hates" and "loves" say opposite things about the same object.
+_NEGATIVE_VERBS = frozenset(
     [
-        "not",
-        "no",
-        "never",
-        "n't",
-        "nt",
-        "doesnt",
-        "dont",
-        "cant",
-        "ne",
-        "pas",
-        "jamais",
-        "nunca",
-        "nicht",
-        "kein",
-        "keine",
-        "nie",
-        "nao",
+        "hate",
+        "hates",
+        "hated",
+        "dislike",
+        "dislikes",
+        "detest",
+        "detests",
+        "loathe",
+        "loathes",
+        "déteste",
+        "détestent",
+        "odia",
+        "odio",
+        "odeia",
+        "odeio",
+        "hasst",
+        "hasse",
     ]
 )
 
 
+def _is_negative(text: str) -> bool:
+    found = set(tokens(text.replace("n't", " not").replace("n’t", " not")))
+    return bool(found & _NEGATION_TOKENS) != bool(found & _NEGATIVE_VERBS)
+
+
 def _polarity_differs(a: str, b: str) -> bool:
-    """One says "not"/"never" and the other does not: a rephrasing that flips the fact."""
-    neg_a = bool(set(tokens(a.replace("n't", " not"))) & _NEGATION_TOKENS)
-    neg_b = bool(set(tokens(b.replace("n't", " not"))) & _NEGATION_TOKENS)
-    return neg_a != neg_b
+    """One says the fact and the other its opposite ("hates" / "loves", "is not" / "is")."""
+    return _is_negative(a) != _is_negative(b)
 
 
 def _redact_summary(summary: str) -> str:

@@ -29,11 +29,18 @@ class Rule:
 
 _K = FactKind
 _CE = CLAUSE_END
+#: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
+_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|buenos días|hallo|servus|moin|guten tag|olá|ola|oi|bom dia|boa tarde)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
 _AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
 _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- English
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s) {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b))", ""),
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
+    ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
+    ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b))", ""),
+    ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
     ("en", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:call me|you can call me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
     ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
@@ -51,6 +58,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "employer", _K.IDENTITY, "identity.employer",
      rf"\bI(?: work|'m working| am working| am employed) (?:at|for) {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'m| am) an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI work as an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
     ("en", "diet", _K.PREFERENCE, "preference.diet",
      r"\bI(?:'m| am) (?:(?:a|an|strictly|fully|mostly|now|also|completely) )*(?P<v>vegetarian|vegan|pescatarian|"
      r"pescetarian|plant-based)\b", ""),
@@ -73,7 +81,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|take|book|buy|order)\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
      r"\blet's (?:just )?(?P<v>(?:go with|use|pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|"
-     r"take|book|do)\s[^.;!?]+)", "to "),
+     r"book|order|buy)\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
     ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
@@ -121,7 +129,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"on garde|j'ai (?:finalement )?(?:décidé|choisi)|nous avons (?:décidé|choisi)|on a (?:décidé|choisi|opté pour)|"
      r"j'ai opté pour|je pars sur|va pour|allons-y avec)\s[^.;!?]+)", ""),
     ("fr", "action", _K.ACTION_ITEM, "",
-     r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir) (?P<v>[^.;!?]+)", ""),
+     r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir) (?:absolument |vraiment |encore |aussi |toujours )?(?P<v>[^.;!?]+)", ""),
     ("fr", "remind", _K.ACTION_ITEM, "",
      r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
     ("fr", "target", _K.PLAN, "target", r"\bmon (?:objectif|but) (?:est|c'est) (?:de |d')?(?P<v>[^.;!?]+)", ""),
@@ -153,7 +161,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:vamos con|vamos a (?:usar|utilizar|ir con|elegir)|usaremos|utilizaremos|nos quedamos con|"
      r"(?:he|hemos) decidido|decidí|decidimos|elegí|elegimos|optamos por|opté por|me quedo con|voy a usar|"
      r"iremos con)\s[^.;!?]+)", ""),
-    ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?P<v>[^.;!?]+)", ""),
+    ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí )?(?P<v>[^.;!?]+)", ""),
     ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
     ("es", "target", _K.PLAN, "target", r"\bmi (?:objetivo|meta) es (?P<v>[^.;!?]+)", ""),
     # --- German
@@ -185,7 +193,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:wir nehmen|ich nehme|wir (?:verwenden|benutzen|nutzen)|(?:wir haben|ich habe) uns (?:für|fuer)|"
      r"(?:wir|ich) (?:entscheiden uns|entscheide mich) für|wir bleiben bei|ich bleibe bei|wir gehen mit)\s[^.;!?]+)", ""),
-    ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?P<v>[^.;!?]+)", ""),
+    ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich (?:bitte )?(?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
     ("de", "target", _K.PLAN, "target", r"\bmein Ziel ist(?: es)?,? (?P<v>[^.;!?]+)", ""),
     # --- Portuguese
@@ -216,7 +224,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:vamos usar|vamos com|vamos ficar com|ficamos com|decidi|decidimos|escolhi|escolhemos|optamos por|"
      r"optei por|vou usar|vou ficar com)\s[^.;!?]+)", ""),
-    ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?P<v>[^.;!?]+)", ""),
+    ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo )?(?P<v>[^.;!?]+)", ""),
     ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:me lembra|me lembre|lembre-me|lembra-me) de (?P<v>[^.;!?]+)", ""),
     ("pt", "target", _K.PLAN, "target", r"\b(?:meu objetivo|minha meta) é (?P<v>[^.;!?]+)", ""),
 ]  # fmt: skip

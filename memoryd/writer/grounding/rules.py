@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memoryd.writer.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.writer.grounding.lexicon import (
     CHOICE_CATEGORIES,
     DIET_WORDS,
@@ -42,6 +43,7 @@ class Hit:
     is_identity: bool
     start: int
     end: int
+    lang: str = "en"
 
 
 _EN_PREF_VERBS = {
@@ -74,6 +76,7 @@ _VAGUE_OBJECTS = frozenset(
         "everything",
         "anything",
         "something",
+        "not",
         "ça",
         "cela",
         "ce",
@@ -88,6 +91,35 @@ _VAGUE_OBJECTS = frozenset(
         "isto",
     ]
 )
+_POINTERS = frozenset("the this that these those first second third last other former latter".split())  # noqa: SIM905
+#: Words that point back into the conversation ("I like the second option"): not a durable preference.
+_DISCOURSE_NOUNS = frozenset(
+    [
+        "option",
+        "options",
+        "one",
+        "idea",
+        "answer",
+        "answers",
+        "version",
+        "approach",
+        "suggestion",
+        "suggestions",
+        "solution",
+        "example",
+        "response",
+        "draft",
+        "proposal",
+        "choice",
+        "alternative",
+        "explanation",
+        "point",
+        "list",
+        "summary",
+        "option",
+    ]
+)
+_CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
 _NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
 )
@@ -194,7 +226,9 @@ def _slug(text: str, max_words: int = 3) -> str:
 
 def _is_name(value: str) -> bool:
     first = fold(value.split()[0]) if value.split() else ""
-    return bool(first) and first not in _NOT_NAMES and first not in STOP_WORDS
+    return (
+        bool(first) and first not in _NOT_NAMES and first not in STOP_WORDS and first not in _CALENDAR_WORDS
+    )
 
 
 def _choice_slot(value: str) -> str:
@@ -208,8 +242,17 @@ def _choice_slot(value: str) -> str:
 
 
 def _vague(value: str) -> bool:
+    """An object that names nothing durable: a pronoun, "you", or a pointer back into the conversation."""
     found = tokens(value)
-    return not found or found[0] in _VAGUE_OBJECTS or not [t for t in found if t not in STOP_WORDS]
+    if not found or found[0] in _VAGUE_OBJECTS or not [t for t in found if t not in STOP_WORDS]:
+        return True
+    if {"you", "your", "yours"} & set(found):
+        return True
+    # "the second option", "that idea": a discourse noun after a pointing word refers back into the chat.
+    return any(
+        word in _DISCOURSE_NOUNS and any(w in _POINTERS for w in found[:position])
+        for position, word in enumerate(found)
+    )
 
 
 _CLAUSE_BREAK = re.compile(
@@ -233,7 +276,9 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         return None
     lang, key = rule.lang, rule.key
     slot = rule.slot
-    if key in ("name", "address_as", "home", "moved", "origin", "employer"):
+    if key == "pronouns":
+        text = render(key, lang, value)
+    elif key in ("name", "address_as", "home", "moved", "origin", "employer"):
         if not _is_name(value):
             return None
         text = render(key, lang, value)
@@ -266,7 +311,7 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             if lang == "de" and spoken:
                 verb = _DE_VERBS.get(spoken.lower(), verb)
         else:
-            verb = _EN_PREF_VERBS.get(" ".join(spoken.lower().split()), f"The user {spoken.lower()}")
+            verb = _EN_PREF_VERBS.get(" ".join(spoken.lower().split()), f"The user is {spoken.lower()}")
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown, verb=verb)
     elif key == "favorite":
@@ -276,7 +321,9 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         slot = slot.format(what=_slug(what, 2))
         text = render(key, lang, value, what=what)
     elif key in ("decision", "chose"):
-        if HEDGE.search(sentence):
+        if HEDGE.search(sentence) or _vague(
+            re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
+        ):
             return None
         shown = rule.verb + (to_third_person_en(value) if lang == "en" else value)
         slot = _choice_slot(value)
@@ -294,7 +341,7 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         text = render(key, lang, shown)
     else:  # pragma: no cover - every key of the table is handled above
         return None
-    return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), match.end())
+    return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), match.end(), lang)
 
 
 def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[Hit]:
@@ -370,7 +417,7 @@ def _relation_hit(lang: str, match: re.Match[str]) -> Hit | None:
     else:
         slot = f"relation.{key}" if is_single else f"relation.{key}.{_slug(name, 2)}"
         text = render("relation", lang, name, rel=rel.lower() if lang == "en" else rel)
-    return Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end())
+    return Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end(), lang)
 
 
 _PRIORITY = {FactKind.IDENTITY: 0, FactKind.RELATION: 1, FactKind.DECISION: 2, FactKind.PREFERENCE: 3,

@@ -73,7 +73,7 @@ TEMPLATE_WORDS = frozenset(
         "faire tarea aufgabe tarefa decision décision decisión entscheidung decisão decided prévu plan geplant "
         "planejado reminded rappel demandé recordatorio pedido erinnerung lembrete pelo pour por für wants veut "
         "quiere möchte quer être ser werden llamen chamado appelé favourite favorite préféré favorito lieblings "
-        "asked needs works travaille trabaja arbeitet trabalha has have"
+        "asked needs name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have"
     )
 )
 

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memoryd.writer.grounding.dates import MONTHS, find_dates
+from memoryd.writer.grounding.dates import MONTHS, WEEKDAYS, find_dates
 from memoryd.writer.grounding.secrets import contains_secret
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS as _TEMPLATE_WORDS
 from memoryd.writer.grounding.text import NUMBER_WORDS, STOP_WORDS, content_tokens, fold, light_stem, tokens
@@ -158,15 +158,22 @@ def _copies_earlier(found: list[str], earlier: Sequence[str], index: _Sources) -
     return False
 
 
+_NAME_FOLLOWER = re.compile(r"^(?:\s+[A-ZÀ-Þ]|'s\b|’s\b|,|\s+(?:is|was|has|and|said|wants|asked)\b)")
+
+
 def _ungrounded_name(text: str, index: _Sources) -> bool:
-    """A capitalised word inside a sentence (not its first word) that no source holds in any inflection."""
+    """A capitalised word no source holds in any inflection: inside a sentence, or opening one where it reads as a
+    name ("Marcus is …", "Marcus's …", "Marcus Lee …")."""
     for match in _CAPITALISED.finditer(text):
-        if _SENTENCE_START.search(text[: match.start()]):
+        opens_sentence = bool(_SENTENCE_START.search(text[: match.start()]))
+        if opens_sentence and not _NAME_FOLLOWER.match(text[match.end() :]):
             continue
         for piece in tokens(match.group(1)):
-            if piece in STOP_WORDS or piece in NUMBER_WORDS or piece in MONTHS:
+            if piece in STOP_WORDS or piece in NUMBER_WORDS or piece in MONTHS or piece in _TEMPLATE_WORDS:
                 continue
-            if not _supported(piece, index):
+            if piece in WEEKDAYS or not _supported(piece, index):
+                if piece in WEEKDAYS and piece in index.tokens:
+                    continue
                 return True
     return False
 
@@ -186,8 +193,9 @@ def _ungrounded_date_or_number(text: str, index: _Sources, allowed_dates: Collec
             and not all(d in index.digits for d in _DIGITS.findall(span))
         ):
             return "ungrounded_date"
-    for iso in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", text):
-        residue = residue.replace(iso, " ")
+    for iso in re.findall(r"\b\d{4}-\d{2}(?:-\d{2})?\b", text):
+        if iso in allowed_dates or len(iso) == 10:
+            residue = residue.replace(iso, " ")
     for number in _DIGITS.findall(residue):
         if number not in index.digits and number.lstrip("0") not in index.digits:
             return "ungrounded_number"
