@@ -207,3 +207,32 @@ def test_the_extractive_summary_is_short_and_central() -> None:
     assert e.summary.startswith("The user decided to go with a blue-green migration")
     assert e.summary_turns and set(e.summary_turns) <= {0, 1, 3}
     assert "lol" not in e.summary
+
+
+def test_a_plan_and_its_correction_share_a_slot() -> None:
+    e = _run("The launch ships on March 3.", "Update: the launch moved to March 10.")
+    plans = [f for f in e.facts if f.kind is FactKind.PLAN]
+    assert [f.slot for f in plans] == ["plan.launch", "plan.launch"]
+    assert "(2027-03-03)" in plans[0].text and "(2027-03-10)" in plans[1].text
+
+
+def test_tools_and_household_facts() -> None:
+    e = _run(
+        "I mostly use Obsidian for my notes.",
+        "We live in Ghent with two cats.",
+        "I've been vegan since 2019.",
+    )
+    assert _slot(e, "tool.obsidian").text == "The user uses Obsidian for their notes."
+    assert _slot(e, "identity.home").value == "Ghent"
+    assert _slot(e, "preference.diet").value == "vegan"
+
+
+def test_requests_and_pointers_into_the_chat_are_not_facts() -> None:
+    e = _run(
+        "Call me Monday about it.",
+        "I like the second option better.",
+        "I need to know how this works.",
+        "Let's take a look at the logs.",
+        "I'm a bit lost here.",
+    )
+    assert e.facts == (), _texts(e)

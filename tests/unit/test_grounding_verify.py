@@ -34,6 +34,14 @@ def test_a_looped_summary_is_rejected() -> None:
     looped = "I'm 12 years old. I'm 12 years old. I'm 12 years old."
     assert verify(looped, ["I'm 12 years old"]).reason == "loop"
     assert verify("tea tea tea tea coffee tea tea morning tea", SOURCES).reason == "loop"
+    assert verify("1.0.0.0.1:8080", ["1.0.0.0.1:8080"]).reason == "loop"
+    assert verify("green tea over coffee, green tea over coffee", SOURCES).reason == "loop"
+
+
+def test_plain_repetition_of_function_words_is_no_loop() -> None:
+    sources = ["I moved the meeting to the afternoon. I'm a nurse. I'm vegan. I'm moving to Porto."]
+    assert verify("The user moved the meeting to the afternoon.", sources).ok
+    assert verify("The user is a nurse. The user is vegan. The user is moving to Porto.", sources).ok
 
 
 def test_a_copied_header_is_rejected() -> None:

@@ -84,6 +84,7 @@ _WANT_YOU_TO = re.compile(
     r"ich möchte, dass du|ich will, dass du|quero que você|quero que)\s+",
     re.IGNORECASE,
 )
+_REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
 #: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
 _PLAN_FILLER = frozenset(
@@ -147,11 +148,15 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None
     if PAST.search(sentence) or SMALL_TALK.search(sentence):
         return None
+    opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
+    if opener and (opener[0] in _REQUEST_VERBS or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}):
+        return None  # a request to the assistant ("call me Monday"), not the user's plan
     residue = sentence
     for mention in reversed(mentions):
         residue = residue[: mention.start] + " " + residue[mention.end :]
-    content = [t for t in content_tokens(residue) if t not in _PLAN_FILLER and not t.isdigit()]
-    if len(content) < 2:
+    said = [t for t in content_tokens(residue) if not t.isdigit()]
+    content = [t for t in said if t not in _PLAN_FILLER]
+    if not content:
         return None
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
     first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)

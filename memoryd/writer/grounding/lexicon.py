@@ -115,7 +115,7 @@ _IMPERATIVES = {
 IMPERATIVES = {lang: frozenset(words.split()) for lang, words in _IMPERATIVES.items()}
 #: Leading words to drop before looking for an imperative ("please", "and also", "ok so").
 LEAD_FILLER = re.compile(
-    r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|s'il te plaît|s'il vous plaît|stp|"
+    r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|actually|well|anyway|update|quick update|en fait|bueno|de hecho|übrigens|eigentlich|na verdade|aliás|s'il te plaît|s'il vous plaît|stp|"
     r"svp|et|aussi|bon|alors|por favor|y|también|bueno|bitte|und|auch|also|ah|e|também|ah|então)\b[\s,:]*)+",
     re.IGNORECASE,
 )

@@ -278,6 +278,12 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     slot = rule.slot
     if key == "pronouns":
         text = render(key, lang, value)
+    elif key == "tool":
+        if not _is_name(value):
+            return None
+        slot = f"tool.{_slug(value, 2)}"
+        what = groups.get("what") or ""
+        text = render(key, lang, value, what=to_third_person_en(what) if lang == "en" else what)
     elif key in ("name", "address_as", "home", "moved", "origin", "employer"):
         if not _is_name(value):
             return None

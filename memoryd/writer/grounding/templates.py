@@ -30,6 +30,8 @@ _T: dict[str, dict[str, str]] = {
     "pronouns": {"en": "The user's pronouns are {v}.", "fr": "Les pronoms de l'utilisateur sont {v}.",
                  "es": "Los pronombres del usuario son {v}.", "de": "Die Pronomen des Nutzers sind {v}.",
                  "pt": "Os pronomes do usuário são {v}."},
+    "tool": {"en": "The user uses {v}{what}.", "fr": "L'utilisateur utilise {v}{what}.", "es": "El usuario usa {v}{what}.",
+             "de": "Der Nutzer verwendet {v}{what}.", "pt": "O usuário usa {v}{what}."},
     "pref": {"en": "{verb} {v}.", "fr": "{verb} {v}.", "es": "{verb} {v}.", "de": "{verb} {v}.", "pt": "{verb} {v}."},
     "favorite": {"en": "The user's favourite {what} is {v}.", "fr": "{What} préféré(e) de l'utilisateur : {v}.",
                  "es": "{What} favorito del usuario: {v}.", "de": "Lieblings{what} des Nutzers: {v}.",
@@ -73,7 +75,7 @@ TEMPLATE_WORDS = frozenset(
         "faire tarea aufgabe tarefa decision décision decisión entscheidung decisão decided prévu plan geplant "
         "planejado reminded rappel demandé recordatorio pedido erinnerung lembrete pelo pour por für wants veut "
         "quiere möchte quer être ser werden llamen chamado appelé favourite favorite préféré favorito lieblings "
-        "asked needs name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have"
+        "asked needs uses utilise usa verwendet name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have"
     )
 )
 

@@ -25,8 +25,8 @@ MIN_CHARS = 6
 MAX_CHARS = 1200
 #: Consecutive words of an earlier episode that count as copying when the sources do not hold them too.
 COPY_SPAN_WORDS = 6
-#: A text of this many tokens or more is a loop when one token makes up more than LOOP_TOKEN_SHARE of it.
-LOOP_MIN_TOKENS = 8
+#: A text of this many content tokens or more is a loop when one of them makes up over LOOP_TOKEN_SHARE of it.
+LOOP_MIN_TOKENS = 6
 LOOP_TOKEN_SHARE = 0.3
 #: The distillation prompt's own headers and instructions (memoryd/writer/distill.py), always treated as scaffolding.
 DEFAULT_SCAFFOLDING = (
@@ -110,15 +110,21 @@ def _supported(token: str, index: _Sources) -> bool:
 
 
 def is_loop(text: str) -> bool:
-    """A repeated phrase: any 3-gram three times, any 5-gram twice, or one token over 30% of a longer text."""
+    """A repeated phrase: a 3-gram three times or a 4-gram twice (counting only n-grams with a content word, so
+    "The user is …" opening three sentences is not a loop), or one content token over 30% of a longer text."""
     found = tokens(text)
-    for size, limit in ((3, 3), (5, 2)):
-        grams = Counter(tuple(found[i : i + size]) for i in range(len(found) - size + 1))
+    for size, limit in ((3, 3), (4, 2)):
+        grams = Counter(
+            gram
+            for gram in (tuple(found[i : i + size]) for i in range(len(found) - size + 1))
+            if any(t not in STOP_WORDS and t not in _TEMPLATE_WORDS for t in gram)
+        )
         if grams and max(grams.values()) >= limit:
             return True
-    if len(found) >= LOOP_MIN_TOKENS:
-        top = Counter(found).most_common(1)[0][1]
-        if top / len(found) > LOOP_TOKEN_SHARE:
+    content = [t for t in found if t not in STOP_WORDS and t not in _TEMPLATE_WORDS]
+    if len(content) >= LOOP_MIN_TOKENS:
+        top = Counter(content).most_common(1)[0][1]
+        if top / len(content) > LOOP_TOKEN_SHARE:
             return True
     return False
 
