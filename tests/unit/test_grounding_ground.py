@@ -181,3 +181,21 @@ def test_a_model_fact_flipping_the_users_words_is_dropped() -> None:
     result = ground(turns, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
     assert [f.text for f in result.facts] == ["The user hates spicy food."]
     assert result.dropped == {"contradicts_user": 1}
+
+
+def test_a_confirmed_assistant_guess_is_kept_and_an_unconfirmed_one_dropped() -> None:
+    confirmed = (
+        SourceTurn(0, 1, "Any ideas for a dinner without meat?", "Sure. Are you a vegetarian?"),
+        SourceTurn(1, 2, "Yes, I am.", "Then try a lentil curry."),
+    )
+    digest = _digest(candidates=(Candidate("The user is a vegetarian.", 0.8, ()),))
+    result = ground(confirmed, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert [(f.slot, f.turns) for f in result.facts] == [("preference.diet", (0, 1))]
+    assert result.dropped == {}
+    unconfirmed = (
+        SourceTurn(0, 1, "Any ideas for a dinner without meat?", "Sure. You sound like a vegetarian."),
+        SourceTurn(1, 2, "Thanks, what else?", "Try a lentil curry."),
+    )
+    result = ground(unconfirmed, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert result.facts == ()
+    assert result.dropped == {"assistant_only": 1}

@@ -41,6 +41,7 @@ from memoryd.writer.grounding.text import (
     detect_language,
     fold,
     light_stem,
+    prose,
     sentences,
     tokens,
 )
@@ -217,6 +218,7 @@ def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
 
 def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     """Candidate facts (with turn provenance and evidence), entities, resolved dates and the extractive summary."""
+    turns = [replace(t, user=prose(t.user)) for t in turns]
     session_lang = detect_language(" ".join(t.user for t in turns))
     found: list[_Found] = []
     resolved: set[str] = set()
@@ -315,24 +317,21 @@ def _clause_facts(
 def _dedup(found: list[_Found]) -> list[_Found]:
     """Same fact said twice in the session: keep the first, with the turns of both."""
     kept: list[_Found] = []
+    keys: list[tuple[tuple[str, str, str] | None, frozenset[str]]] = []
     for item in found:
-        key = (item.fact.kind, item.fact.slot, fold(item.fact.value)) if item.fact.slot else None
+        slot_key = (item.fact.kind.value, item.fact.slot, fold(item.fact.value)) if item.fact.slot else None
         text_key = frozenset(light_stem(t) for t in content_tokens(item.fact.text))
-        twin = next(
-            (
-                k
-                for k in kept
-                if (key is not None and (k.fact.kind, k.fact.slot, fold(k.fact.value)) == key)
-                or frozenset(light_stem(t) for t in content_tokens(k.fact.text)) == text_key
-            ),
+        position = next(
+            (i for i, (s, t) in enumerate(keys) if (slot_key is not None and s == slot_key) or t == text_key),
             None,
         )
-        if twin is None:
+        if position is None:
             kept.append(item)
+            keys.append((slot_key, text_key))
             continue
+        twin = kept[position]
         merged = tuple(sorted(set(twin.fact.turns) | set(item.fact.turns)))
-        index = kept.index(twin)
-        kept[index] = _Found(_replace_turns(twin.fact, merged), twin.evidence + item.evidence)
+        kept[position] = _Found(_replace_turns(twin.fact, merged), twin.evidence + item.evidence)
     return kept
 
 

@@ -104,6 +104,7 @@ class _Grounder:
         self.all_sources = tuple(s for t in turns for s in (t.user, t.assistant) if s)
         self.dropped: Counter[str] = Counter()
         self.facts: list[GroundedFact] = []
+        self.evidence: list[tuple[str, ...]] = []  # parallel to self.facts: the sentences each was read from
 
     def _check(self, text: str, sources: Sequence[str]) -> str:
         verdict = verify(
@@ -122,20 +123,11 @@ class _Grounder:
                 self.dropped[reason] += 1
             else:
                 self.facts.append(fact)
+                self.evidence.append(evidence)
 
     def add_model_item(self, text: str, kind: FactKind, salience: float, *, is_identity: bool) -> None:
         text = " ".join(text.split())
         if not text:
-            return
-        reason = self._check(text, self.user_sources)
-        if reason in _GROUNDING_FAILURES and not self._check(text, self.all_sources):
-            reason = "assistant_only"
-        if reason:
-            self.dropped[reason] += 1
-            return
-        turns = _provenance(text, self.turns)
-        if not turns:
-            self.dropped["unsupported"] += 1
             return
         stems = _stems(text)
         match = max(
@@ -143,11 +135,25 @@ class _Grounder:
             key=lambda f: _overlap(stems, _stems(f.text)),
             default=None,
         )
-        if match is not None and _overlap(stems, _stems(match.text)) >= REPHRASE_OVERLAP:
+        if match is not None and _overlap(stems, _stems(match.text)) < REPHRASE_OVERLAP:
+            match = None
+        # A rephrasing may lean on its candidate's evidence: a guess the user confirmed ("Are you vegan?" "Yes").
+        evidence = self.evidence[self.facts.index(match)] if match is not None else ()
+        reason = self._check(text, (*self.user_sources, *evidence))
+        if reason in _GROUNDING_FAILURES and not self._check(text, self.all_sources):
+            reason = "assistant_only"
+        if reason:
+            self.dropped[reason] += 1
+            return
+        if match is not None:
             if _polarity_differs(match.text, text):
                 self.dropped["contradicts_user"] += 1
-                return
-            self._merge(match, text)
+            else:
+                self._merge(match, text)
+            return
+        turns = _provenance(text, self.turns)
+        if not turns:
+            self.dropped["unsupported"] += 1
             return
         if kind is FactKind.DECISION and self._conflicts_with_decisions(text):
             self.dropped["conflicting_decision"] += 1
@@ -167,6 +173,7 @@ class _Grounder:
                 detect_language(text),
             )
         )
+        self.evidence.append(())
 
     def _conflicts_with_decisions(self, text: str) -> bool:
         """A model decision naming something the user's own decisions do not (it chose the rejected option)."""
@@ -183,7 +190,7 @@ class _Grounder:
         keeps_value = not fact.value or fold(fact.value) in fold(text)
         # The candidate's own turns stay its provenance: the model's wording is checked, not its sourcing.
         same = fold(text).rstrip(".") == fold(fact.text).rstrip(".")
-        if keeps_value and not same and fact.source == "extractor" and not _polarity_differs(fact.text, text):
+        if keeps_value and not same and fact.source == "extractor":
             self.facts[index] = replace(fact, text=text, source="model")
 
     def deduplicated(self) -> list[GroundedFact]:

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from memoryd.retrieval.stem import stem as porter_stem
 from memoryd.retrieval.terms import STOP_WORDS as EN_STOP_WORDS
-from memoryd.retrieval.terms import fold
+from memoryd.retrieval.terms import fold as _fold_uncached
 
 LANGUAGES = ("en", "fr", "es", "de", "pt")
 
@@ -80,6 +80,25 @@ for _word, _digit in (("une", "1"), ("una", "1"), ("ein", "1"), ("eine", "1"), (
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(¿¡]?[^\W\d_])|\n+|(?<=[.!?])\s*$")
+
+
+@lru_cache(maxsize=16_384)
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics (memoryd.retrieval.terms.fold, cached: turns are folded many times)."""
+    return _fold_uncached(text)
+
+
+#: The extractor reads at most this much of one turn: facts about the user are said in prose, not in long pastes.
+MAX_PROSE_CHARS = 4000
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
+
+
+def prose(text: str) -> str:
+    """A turn without code (fenced blocks and inline code), cut to MAX_PROSE_CHARS at a word boundary."""
+    without_code = _CODE.sub(" ", text) if "`" in text else text
+    if len(without_code) <= MAX_PROSE_CHARS:
+        return without_code
+    return without_code[:MAX_PROSE_CHARS].rsplit(" ", 1)[0]
 
 
 def words(text: str) -> list[str]:
@@ -158,6 +177,7 @@ __all__ = [
     "fold",
     "light_stem",
     "normalized_key",
+    "prose",
     "sentences",
     "tokens",
     "words",
