@@ -130,3 +130,14 @@ def test_accents_and_inflection_are_folded() -> None:
     sources = ["Je suis végétarienne et j'adore les légumes rôtis."]
     assert verify("L'utilisateur est végétarien et adore les légumes.", sources).ok
     assert verify("L'utilisateur est végétarien et adore le poisson grillé.", sources).reason == "unsupported"
+
+
+def test_a_shared_word_start_is_not_enough() -> None:
+    assert verify("The user is vegetarian.", ["I love roasted vegetables."]).reason == "unsupported"
+    assert verify("L'utilisateur est végétalienne.", ["Je suis végétarienne."]).reason == "unsupported"
+    assert verify("The user has a peanut allergy.", ["I'm allergic to peanuts."]).ok
+
+
+def test_a_summary_may_use_reporting_verbs() -> None:
+    sources = ["Which database for billing?", "After all that, we'll go with PostgreSQL for billing."]
+    assert verify("The user chose PostgreSQL for billing.", sources).ok

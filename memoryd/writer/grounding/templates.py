@@ -75,7 +75,9 @@ TEMPLATE_WORDS = frozenset(
         "faire tarea aufgabe tarefa decision décision decisión entscheidung decisão decided prévu plan geplant "
         "planejado reminded rappel demandé recordatorio pedido erinnerung lembrete pelo pour por für wants veut "
         "quiere möchte quer être ser werden llamen chamado appelé favourite favorite préféré favorito lieblings "
-        "asked needs uses utilise usa verwendet name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have"
+        "asked needs chose chosen choose picked selected opted settled plans planned planning wanted requested "
+        "shared explained described considered compared agreed confirmed choisi décidé demandé elegido eligió "
+        "decidió pidió gewählt entschieden gefragt escolheu decidiu pediu uses utilise usa verwendet name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have"
     )
 )
 

@@ -1,7 +1,7 @@
 """The verifier: is a derived text grounded in its source turns (no loop, no copied prompt, names/numbers/words present)?
 
 Every item the writer derives (a model's summary or fact, an extractor's candidate) passes here before it is kept.
-The checks are lexical and language-agnostic: folded tokens, light stems and 6-character prefixes, so paraphrase
+The checks are lexical and language-agnostic: folded tokens, light stems and shared prefixes, so paraphrase
 (word order, inflection, "User prefers tea" for "I really prefer tea over coffee") passes while invented names,
 numbers and content words do not.
 """
@@ -23,6 +23,9 @@ from memoryd.writer.grounding.text import NUMBER_WORDS, STOP_WORDS, content_toke
 MIN_SUPPORT = 0.6
 MIN_CHARS = 6
 MAX_CHARS = 1200
+#: Inflection fallback: a word is supported by a source word sharing PREFIX_SHARE of the shorter one's letters.
+PREFIX_SHARE = 0.75
+_PREFIX_CHARS = 5
 #: Consecutive words of an earlier episode that count as copying when the sources do not hold them too.
 COPY_SPAN_WORDS = 6
 #: A text of this many content tokens or more is a loop when one of them makes up over LOOP_TOKEN_SHARE of it.
@@ -68,7 +71,7 @@ OK = Verdict(True, "")
 class _Sources:
     tokens: frozenset[str]
     stems: frozenset[str]
-    prefixes: frozenset[str]
+    prefixes: dict[str, tuple[str, ...]]
     digits: frozenset[str]
     ngrams: frozenset[tuple[str, ...]]
     month_days: frozenset[tuple[int, int]]
@@ -87,13 +90,17 @@ def _index(sources: tuple[str, ...]) -> _Sources:
         digits.update(_DIGITS.findall(source))
         digits.update(NUMBER_WORDS[t] for t in found if t in NUMBER_WORDS)
         for mention in find_dates(source, 0):
-            if not mention.is_relative or mention.iso[5:] != "01-01":
+            if _DIGITS.search(
+                source[mention.start : mention.end]
+            ):  # a said day, not "tomorrow" (no calendar here)
                 month_days.add((int(mention.iso[5:7]), int(mention.iso[8:10])))
     token_set = frozenset(all_tokens)
     stems = frozenset(light_stem(t) for t in token_set)
-    prefixes = frozenset(t[:6] for t in token_set if len(t) >= 6) | frozenset(
-        t[:5] for t in token_set if len(t) == 5
-    )
+    by_prefix: dict[str, list[str]] = {}
+    for token in token_set:
+        if len(token) >= _PREFIX_CHARS:
+            by_prefix.setdefault(token[:_PREFIX_CHARS], []).append(token)
+    prefixes = {prefix: tuple(found) for prefix, found in by_prefix.items()}
     ngrams = frozenset(
         tuple(all_tokens[i : i + COPY_SPAN_WORDS]) for i in range(len(all_tokens) - COPY_SPAN_WORDS + 1)
     )
@@ -101,12 +108,26 @@ def _index(sources: tuple[str, ...]) -> _Sources:
                     " ".join(fold(s) for s in sources))  # fmt: skip
 
 
+def _common_prefix(a: str, b: str) -> int:
+    size = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        size += 1
+    return size
+
+
 def _supported(token: str, index: _Sources) -> bool:
+    """The token, its stem, or a word sharing most of its letters from the start ("allergic" ~ "allergy", but not
+    "vegetarian" ~ "vegetables" nor "végétarienne" ~ "végétalienne")."""
     if token in index.tokens or light_stem(token) in index.stems:
         return True
-    if len(token) >= 6:
-        return token[:6] in index.prefixes
-    return len(token) == 5 and token in index.prefixes
+    if len(token) < _PREFIX_CHARS:
+        return False
+    for other in index.prefixes.get(token[:_PREFIX_CHARS], ()):
+        if _common_prefix(token, other) >= PREFIX_SHARE * min(len(token), len(other)):
+            return True
+    return False
 
 
 def is_loop(text: str) -> bool:
