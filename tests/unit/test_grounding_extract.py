@@ -216,6 +216,13 @@ def test_a_plan_and_its_correction_share_a_slot() -> None:
     assert "(2027-03-03)" in plans[0].text and "(2027-03-10)" in plans[1].text
 
 
+def test_german_word_order_and_a_date_outside_the_clause() -> None:
+    e = _run("Seit 2019 wohne ich in Leipzig.", "Morgen muss ich den Antrag abschicken.")
+    assert _slot(e, "identity.home").value == "Leipzig"
+    action = next(f for f in e.facts if f.kind is FactKind.ACTION_ITEM)
+    assert action.text == "Aufgabe des Nutzers: den Antrag abschicken (2026-12-03)."
+
+
 def test_tools_and_household_facts() -> None:
     e = _run(
         "I mostly use Obsidian for my notes.",

@@ -32,7 +32,7 @@ from memoryd.writer.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.writer.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
-from memoryd.writer.grounding.rules import apply_rules
+from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
@@ -262,7 +262,7 @@ def _clause_facts(
     for hit in apply_rules(clause, languages):
         text = hit.text
         if hit.kind in _DATED_KINDS:
-            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            text = _with_clause_dates(text, clause, hit, session_time_ms)
         facts.append(
             GroundedFact(
                 hit.kind,
@@ -312,6 +312,17 @@ def _clause_facts(
                 )
             )
     return facts
+
+
+def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
+    """Resolved dates in a dated fact; a date said outside the captured words ("Morgen muss ich …") is appended."""
+    inside = find_dates(text, session_time_ms)
+    if inside:
+        return with_resolved_dates(text, inside)
+    outside = [m for m in find_dates(clause, session_time_ms) if m.end <= hit.start or m.start >= hit.end]
+    if not outside:
+        return text
+    return f"{text.rstrip('.')} ({outside[0].iso})."
 
 
 def _dedup(found: list[_Found]) -> list[_Found]:

@@ -178,6 +178,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
     ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
     ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)? in {PLACE}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:wohne|lebe) ich (?:jetzt |derzeit |seit [\w ]+? )?in {PLACE}", ""),
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\barbeite ich (?:jetzt |seit [\w ]+? )?als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
     ("de", "moved", _K.IDENTITY, "identity.home", rf"\bich bin (?:gerade |kürzlich |jetzt )?nach {PLACE} gezogen", ""),
     ("de", "origin", _K.IDENTITY, "identity.origin", rf"\bich (?:komme|stamme) aus {PLACE}", ""),
     ("de", "age", _K.IDENTITY, "identity.age", r"\bich bin (?P<v>\d{1,3})(?= Jahre|\s*[.,;!]|$| und)", ""),
@@ -204,6 +206,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:wir nehmen|ich nehme|wir (?:verwenden|benutzen|nutzen)|(?:wir haben|ich habe) uns (?:für|fuer)|"
      r"(?:wir|ich) (?:entscheiden uns|entscheide mich) für|wir bleiben bei|ich bleibe bei|wir gehen mit)\s[^.;!?]+)", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
+    ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich (?:bitte )?(?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
     ("de", "target", _K.PLAN, "target", r"\bmein Ziel ist(?: es)?,? (?P<v>[^.;!?]+)", ""),
     # --- Portuguese

@@ -70,7 +70,7 @@ _T: dict[str, dict[str, str]] = {
 #: Words the templates add that only frame a fact ("standing instruction", "years old"): not checked for support.
 TEMPLATE_WORDS = frozenset(
     tokens(
-        "user user's utilisateur usuario nutzer usuário standing instruction consigne permanente instrucción "
+        "user user's utilisateur usuario nutzer nutzers usuário standing instruction consigne permanente instrucción "
         "ständige anweisung instrução years old ans años jahre alt anos named genannt goal objectif objetivo ziel "
         "faire tarea aufgabe tarefa decision décision decisión entscheidung decisão decided prévu plan geplant "
         "planejado reminded rappel demandé recordatorio pedido erinnerung lembrete pelo pour por für wants veut "
