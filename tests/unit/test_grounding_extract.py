@@ -243,3 +243,18 @@ def test_requests_and_pointers_into_the_chat_are_not_facts() -> None:
         "I'm a bit lost here.",
     )
     assert e.facts == (), _texts(e)
+
+
+def test_hedges_and_the_assistants_words_are_not_facts_in_any_language() -> None:
+    e = _run(
+        "J'aime bien ta réponse.",
+        "Me gusta tu idea.",
+        "Ich mag deine Antwort.",
+        "Gosto da sua ideia.",
+        "Creo que soy alérgico a las nueces.",
+        "Ich glaube, ich bin allergisch gegen Nüsse.",
+        "Je pense que je suis allergique au lait.",
+        "Ich bin Anfänger.",
+        "Mon frère adore le ski.",
+    )
+    assert e.facts == (), _texts(e)

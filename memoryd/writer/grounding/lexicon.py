@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memoryd.writer.grounding.text import fold, word_set
+
 # Capitalised names ("Dana", "Dr Ruiz", "São Paulo", "Rio de Janeiro"); case-sensitive inside case-insensitive rules.
 _UPPER = "A-ZÀ-ÖØ-Þ"
 NAME = (
@@ -62,7 +64,8 @@ HYPOTHETICAL = re.compile(
 )
 # Words before a match that make it someone else's claim or a hedge ("my wife thinks I'm vegan").
 REPORTED = re.compile(
-    r"\b(?:thinks?|thought|says?|said|believes?|assumes?|guess(?:es|ed)?|wonders?|claims?|doubt|maybe|perhaps|"
+    r"\b(?:thinks?|thought|says?|said|believes?|assumes?|guess(?:es|ed)?|wonders?|claims?|doubt|maybe|perhaps|suppose|"
+    r"je crois|je pense|je suppose|creo|pienso|supongo|ich glaube|ich denke|ich vermute|acho|penso|suponho|"
     r"probably|not sure|pense|pensent|dit|disent|croit|croient|peut-être|cree|creen|dice|dicen|piensa|piensan|"
     r"quizás|quizá|tal vez|glaubt|glauben|denkt|sagt|sagen|meint|vielleicht|acha|acham|diz|dizem|pensa|talvez)\b",
     re.IGNORECASE,
@@ -131,44 +134,14 @@ ROLE_SUFFIX = re.compile(
     r"intern|retiree|medic|barista|mechanic|technician|pm|cto|ceo|cfo|vp|scientist|artist)$",
     re.IGNORECASE,
 )
-NOT_ROLES = frozenset(
-    [
-        "beginner",
-        "member",
-        "user",
-        "newcomer",
-        "lover",
-        "believer",
-        "customer",
-        "sucker",
-        "worrier",
-        "thinker",
-        "fan",
-        "person",
-        "parent",
-        "bit",
-        "lot",
-        "little",
-        "fast",
-        "slow",
-        "early",
-        "late",
-        "number",
-        "other",
-        "quarter",
-        "corner",
-        "winner",
-        "loser",
-        "fighter",
-        "dreamer",
-        "fast-learner",
-        "night",
-        "morning",
-        "big",
-        "huge",
-        "great",
-    ]
+NOT_ROLES_RAW = word_set(
+    "beginner member user newcomer lover believer customer sucker worrier thinker fan person parent bit lot "
+    "little fast slow early late number other quarter corner winner loser fighter dreamer fast-learner "
+    "night morning big huge great anfänger anfängerin neuling kunde kundin nutzer nutzerin benutzer benutzerin "
+    "teilnehmer teilnehmerin mitglied fan"
 )
+#: Folded (no accents), as the extractor compares them.
+NOT_ROLES = frozenset(fold(word) for word in NOT_ROLES_RAW)
 DIET_WORDS = re.compile(
     r"^(?:vegetarian|vegan|pescatarian|pescetarian|plant-based|végétarien(?:ne)?|végétalien(?:ne)?|végane?|"
     r"vegetarian[oa]|vegan[oa]|pescetarian[oa]|vegetarier(?:in)?|veganer(?:in)?|vegetarisch)$",

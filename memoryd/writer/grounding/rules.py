@@ -27,7 +27,7 @@ from memoryd.writer.grounding.lexicon import (
 from memoryd.writer.grounding.model import FactKind
 from memoryd.writer.grounding.patterns import RELATION_RULES, RULES, Rule
 from memoryd.writer.grounding.templates import render
-from memoryd.writer.grounding.text import STOP_WORDS, fold, tokens
+from memoryd.writer.grounding.text import STOP_WORDS, fold, tokens, word_set
 
 _I = re.IGNORECASE
 
@@ -56,68 +56,25 @@ _EN_PREF_VERBS = {
     "rather have": "The user would rather have",
 }  # fmt: skip
 _DE_VERBS = {"esse": "Der Nutzer isst", "trinke": "Der Nutzer trinkt"}
-_VAGUE_OBJECTS = frozenset(
-    [
-        "it",
-        "that",
-        "this",
-        "them",
-        "those",
-        "these",
-        "you",
-        "your",
-        "yours",
-        "how",
-        "what",
-        "when",
-        "where",
-        "if",
-        "which",
-        "everything",
-        "anything",
-        "something",
-        "not",
-        "ça",
-        "cela",
-        "ce",
-        "c",
-        "lo",
-        "eso",
-        "esto",
-        "es",
-        "das",
-        "dies",
-        "isso",
-        "isto",
-    ]
+_VAGUE_OBJECTS = word_set(
+    "it that this them those these you your yours how what when where if which everything anything something not "
+    "ça cela ce c lo eso esto es das dies isso isto algo quelque etwas alles tout todo tudo nada rien nichts"
 )
-_POINTERS = frozenset("the this that these those first second third last other former latter".split())  # noqa: SIM905
+_POINTERS = word_set(
+    "the this that these those first second third last other former latter le la les ce cet cette ces premier "
+    "deuxième dernier el los las este esta ese esa primero segundo último der die das diese dieser erste zweite "
+    "letzte o os as este esta esse essa primeiro segundo último"
+)
 #: Words that point back into the conversation ("I like the second option"): not a durable preference.
-_DISCOURSE_NOUNS = frozenset(
-    [
-        "option",
-        "options",
-        "one",
-        "idea",
-        "answer",
-        "answers",
-        "version",
-        "approach",
-        "suggestion",
-        "suggestions",
-        "solution",
-        "example",
-        "response",
-        "draft",
-        "proposal",
-        "choice",
-        "alternative",
-        "explanation",
-        "point",
-        "list",
-        "summary",
-        "option",
-    ]
+_DISCOURSE_NOUNS = word_set(
+    "option options one idea answer answers version approach suggestion suggestions solution example response "
+    "draft proposal choice alternative explanation point list summary réponse idée proposition exemple "
+    "respuesta opción propuesta solución ejemplo antwort idee vorschlag lösung beispiel resposta ideia opção "
+    "proposta solução exemplo"
+)
+#: Second-person words: "your idea", "ta réponse", "deine Antwort" are about the assistant's words, not the user.
+_SECOND_PERSON = word_set(
+    "you your yours ta ton tes votre vos tu tus deine dein deinen deiner deinem sua seu suas seus"
 )
 _CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
 _NOT_NAMES = frozenset(
@@ -194,6 +151,7 @@ _NOT_ROLES_ROMANCE = frozenset(
         "vero",
     ]
 )
+_NOT_ROLES_ROMANCE_FOLDED = frozenset(fold(word) for word in _NOT_ROLES_ROMANCE)
 _EN_PERSON = (
     (re.compile(r"\bmyself\b", _I), "themselves"),
     (re.compile(r"\bmy\b", _I), "their"),
@@ -246,7 +204,7 @@ def _vague(value: str) -> bool:
     found = tokens(value)
     if not found or found[0] in _VAGUE_OBJECTS or not [t for t in found if t not in STOP_WORDS]:
         return True
-    if {"you", "your", "yours"} & set(found):
+    if _SECOND_PERSON & set(tokens(value)):
         return True
     # "the second option", "that idea": a discourse noun after a pointing word refers back into the chat.
     return any(
@@ -255,18 +213,23 @@ def _vague(value: str) -> bool:
     )
 
 
+_CONJUNCTION = re.compile(
+    r"\b(?:but|and|so|mais|et|donc|pero|y|así que|aber|und|also|mas|e|então)\b", re.IGNORECASE
+)
 _CLAUSE_BREAK = re.compile(
     r"[,;:]|\b(?:but|and|so|mais|et|donc|pero|y|así que|aber|und|also|mas|e|então)\b", re.IGNORECASE
 )
 
 
 def _accepts_prefix(sentence: str, start: int) -> bool:
-    """No hedge, reported speech or nearby negation before the match in its clause ("my wife thinks I'm")."""
+    """No hedge or reported speech before the match since the last conjunction ("my wife thinks I'm", "ich glaube,
+    ich bin" — a comma does not end the hedge's reach, "but" does), and no negation within its clause."""
     prefix = sentence[:start]
+    joins = list(_CONJUNCTION.finditer(prefix))
+    hedged = prefix[joins[-1].end() :] if joins else prefix
     breaks = list(_CLAUSE_BREAK.finditer(prefix))
-    if breaks:
-        prefix = prefix[breaks[-1].end() :]
-    return not REPORTED.search(prefix) and not NEGATION_NEAR.search(prefix)
+    clause = prefix[breaks[-1].end() :] if breaks else prefix
+    return not REPORTED.search(hedged) and not NEGATION_NEAR.search(clause)
 
 
 def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
@@ -299,7 +262,7 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             return None
         if lang == "en" and key == "role" and not ROLE_SUFFIX.search(last):
             return None
-        if lang in ("fr", "es", "pt") and key == "role" and last in {fold(w) for w in _NOT_ROLES_ROMANCE}:
+        if lang in ("fr", "es", "pt") and key == "role" and last in _NOT_ROLES_ROMANCE_FOLDED:
             return None
         text = render(key, lang, value)
     elif key in ("diet", "allergy"):

@@ -12,8 +12,12 @@ from memoryd.retrieval.terms import fold as _fold_uncached
 LANGUAGES = ("en", "fr", "es", "de", "pt")
 
 
-def _words(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a word list written as text."""
     return frozenset(text.split())
+
+
+_words = word_set
 
 
 # Function words per language: they carry no fact, so support is measured on the rest. Negations stay content.
@@ -180,5 +184,6 @@ __all__ = [
     "prose",
     "sentences",
     "tokens",
+    "word_set",
     "words",
 ]
