@@ -199,3 +199,24 @@ def test_a_confirmed_assistant_guess_is_kept_and_an_unconfirmed_one_dropped() ->
     result = ground(unconfirmed, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
     assert result.facts == ()
     assert result.dropped == {"assistant_only": 1}
+
+
+def test_a_model_fact_repeating_a_value_the_user_corrected_is_dropped() -> None:
+    turns = (
+        SourceTurn(0, 1, "I used to live in Porto for years.", "Nice city."),
+        SourceTurn(1, 2, "Now I live in Lisbon, near the river.", "Lovely."),
+    )
+    digest = _digest(
+        identity_facts=("The user lives in Porto.", "The user's manager is Rui."),
+        candidates=(Candidate("The user lives in Lisbon.", 0.9, ()),),
+    )
+    result = ground(turns, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert [(f.slot, f.value) for f in result.facts] == [("identity.home", "Lisbon")]
+    assert result.dropped == {"stale_or_conflicting": 1, "ungrounded_name": 1}
+
+
+def test_a_new_model_fact_gets_a_slot_from_the_extractors_rules() -> None:
+    turns = (SourceTurn(0, 1, "Ask Rui, he is my manager, about the budget.", "Sure."),)
+    digest = _digest(identity_facts=("The user's manager is Rui.",))
+    result = ground(turns, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert [(f.slot, f.value, f.source) for f in result.facts] == [("relation.manager", "Rui", "model")]

@@ -12,6 +12,7 @@ average 3.6 (no digest: 14 ms); 21-31 ms median at load average 6-9; a cold firs
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -26,6 +27,7 @@ from memoryd.writer.grounding.model import (
     GroundedFact,
     SourceTurn,
 )
+from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import content_tokens, detect_language, fold, light_stem, sentences, tokens
@@ -157,14 +159,23 @@ class _Grounder:
         if kind is FactKind.DECISION and self._conflicts_with_decisions(text):
             self.dropped["conflicting_decision"] += 1
             return
-        if kind is not FactKind.IDENTITY:
+        slot, value = "", ""
+        read = _read_model_fact(text)
+        if read is not None:
+            latest = self._latest_value(read.slot)
+            if latest is not None and fold(latest) != fold(read.value):
+                self.dropped["stale_or_conflicting"] += 1  # the user's own latest words in this slot win
+                return
+            slot, value = read.slot, read.value
+            kind, is_identity = read.kind, read.is_identity or is_identity
+        elif kind is not FactKind.IDENTITY:
             kind = _guess_kind(text, kind)
         self.facts.append(
             GroundedFact(
                 kind,
                 text,
-                "",
-                "",
+                slot,
+                value,
                 turns,
                 min(max(salience, 0.0), 1.0),
                 is_identity,
@@ -173,6 +184,11 @@ class _Grounder:
             )
         )
         self.evidence.append(())
+
+    def _latest_value(self, slot: str) -> str | None:
+        """The value the user gave last for a slot in this session (facts are in turn order)."""
+        values = [f.value for f in self.facts if f.slot == slot and f.source == "extractor"]
+        return values[-1] if values else None
 
     def _conflicts_with_decisions(self, text: str) -> bool:
         """A model decision naming something the user's own decisions do not (it chose the rejected option)."""
@@ -241,6 +257,30 @@ class _Grounder:
             else:
                 self.dropped["entity_unsupported"] += 1
         return tuple(result.values())
+
+
+_THIRD_PERSON = (
+    (re.compile(r"^(?:the )?user's\b", re.IGNORECASE), "my"),
+    (re.compile(r"^(?:the )?user (?:is|was)\b", re.IGNORECASE), "I am"),
+    (re.compile(r"^(?:the )?user has\b", re.IGNORECASE), "I have"),
+    (re.compile(r"^(?:the )?user (\w+?)(?:ies)\b", re.IGNORECASE), r"I \1y"),
+    (re.compile(r"^(?:the )?user (\w+?)s\b", re.IGNORECASE), r"I \1"),
+)
+
+
+def _read_model_fact(text: str) -> Hit | None:
+    """The slot of an English model fact, read by the extractor's own rules once put back in the first person
+    ("The user lives in Porto" → "I live in Porto" → identity.home = Porto)."""
+    first_person = text.strip()
+    for pattern, replacement in _THIRD_PERSON:
+        changed = pattern.sub(replacement, first_person, count=1)
+        if changed != first_person:
+            first_person = changed
+            break
+    else:
+        return None
+    hits = [hit for hit in apply_rules(first_person, frozenset({"en"})) if hit.slot]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _word_in(word: str, sources: Sequence[str]) -> bool:
