@@ -258,3 +258,14 @@ def test_hedges_and_the_assistants_words_are_not_facts_in_any_language() -> None
         "Mon frère adore le ski.",
     )
     assert e.facts == (), _texts(e)
+
+
+def test_a_session_of_questions_is_summarised_by_quoting_them() -> None:
+    e = _run(
+        "How do I rotate the logs of the ingest service?",
+        "Can the ingest service rotate logs by size instead of by day?",
+        "ok thanks",
+    )
+    assert e.facts == ()
+    assert e.summary.startswith("The user asked: “How do I rotate the logs of the ingest service?”")
+    assert len(e.summary) <= 300

@@ -79,6 +79,16 @@ def _agree(match: re.Match[str]) -> str:
     return f"the user {adverb} {verb}" if adverb else f"the user {verb}"
 
 
+#: A question in the summary is quoted, not rewritten: "The user asked: "How do I …?"" stays the user's words.
+_ASKED = {
+    "en": "The user asked: “{q}”",
+    "fr": "L'utilisateur a demandé : « {q} »",
+    "es": "El usuario preguntó: «{q}»",
+    "de": "Der Nutzer fragte: „{q}“",
+    "pt": "O usuário perguntou: “{q}”",
+}
+
+
 def third_person(sentence: str) -> str:
     """An English sentence with "I"/"my" said as "the user", the verb after it agreeing ("I live" → "the user lives")."""
     for pattern, replacement in _EN_SUBJECT:
@@ -138,8 +148,12 @@ def extractive_summary(
         text = item[2]
         if covered and len(item[3] & covered) >= len(item[3]) / 2:
             continue  # the decision already says it
-        shown = third_person(text) if detect_language(text) == "en" else text
-        if not shown.endswith((".", "!", "?", "…")):
+        lang = detect_language(text)
+        if text.rstrip().endswith("?"):
+            shown = _ASKED.get(lang, _ASKED["en"]).format(q=text.strip())
+        else:
+            shown = third_person(text) if lang == "en" else text
+        if not shown.endswith((".", "!", "?", "…", "”", "»", "“")):
             shown += "."
         if len(shown) + 1 > budget:
             if chosen or parts:
