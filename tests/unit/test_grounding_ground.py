@@ -220,3 +220,20 @@ def test_a_new_model_fact_gets_a_slot_from_the_extractors_rules() -> None:
     digest = _digest(identity_facts=("The user's manager is Rui.",))
     result = ground(turns, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
     assert [(f.slot, f.value, f.source) for f in result.facts] == [("relation.manager", "Rui", "model")]
+
+
+def test_a_model_fact_about_someone_else_is_not_a_user_fact() -> None:
+    turns = (SourceTurn(0, 1, "My wife Ana loves sushi, but I prefer ramen.", "Both are great."),)
+    digest = _digest(
+        candidates=(
+            Candidate("The user loves sushi.", 0.7, ()),
+            Candidate("The user prefers ramen.", 0.7, ()),
+            Candidate("The user's wife Ana loves sushi.", 0.6, ()),
+        )
+    )
+    result = ground(turns, digest, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    texts = [f.text for f in result.facts]
+    assert "The user loves sushi." not in texts
+    assert "The user prefers ramen." in texts
+    assert "The user's wife Ana loves sushi." in texts
+    assert result.dropped == {"third_party": 1}

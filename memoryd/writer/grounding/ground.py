@@ -30,7 +30,15 @@ from memoryd.writer.grounding.model import (
 from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
-from memoryd.writer.grounding.text import content_tokens, detect_language, fold, light_stem, sentences, tokens
+from memoryd.writer.grounding.text import (
+    STOP_WORDS,
+    content_tokens,
+    detect_language,
+    fold,
+    light_stem,
+    sentences,
+    tokens,
+)
 from memoryd.writer.grounding.verify import support, verify
 from memoryd.writer.parse import Digest as ModelDigest
 
@@ -105,6 +113,7 @@ class _Grounder:
         self.all_sources = tuple(s for t in turns for s in (t.user, t.assistant) if s)
         self.dropped: Counter[str] = Counter()
         self.facts: list[GroundedFact] = []
+        self.turns_by_index = {t.index: t for t in turns}
         self.evidence: list[tuple[str, ...]] = []  # parallel to self.facts: the sentences each was read from
 
     def _check(self, text: str, sources: Sequence[str]) -> str:
@@ -155,6 +164,11 @@ class _Grounder:
         turns = _provenance(text, self.turns)
         if not turns:
             self.dropped["unsupported"] += 1
+            return
+        if kind is not FactKind.DECISION and _about_someone_else(
+            text, [self.turns_by_index[i].user for i in turns]
+        ):
+            self.dropped["third_party"] += 1
             return
         if kind is FactKind.DECISION and self._conflicts_with_decisions(text):
             self.dropped["conflicting_decision"] += 1
@@ -283,6 +297,39 @@ def _read_model_fact(text: str) -> Hit | None:
     return hits[0] if len(hits) == 1 else None
 
 
+#: Tags a model may put on a candidate that mark it as a fact about the user themself.
+IDENTITY_TAGS = frozenset({"identity", "personal", "profile", "bio", "biography", "name", "occupation"})
+_CLAUSE = re.compile(
+    r"[,;:]\s*|\s+(?:but|and|while|whereas|mais|et|alors que|pero|y|mientras|aber|und|während|mas|e|enquanto)\s+",
+    re.IGNORECASE,
+)
+_THIRD_PARTY_SUBJECT = re.compile(
+    r"^(?:(?:my|our|his|her|their|mon|ma|mes|notre|son|sa|mi|mis|nuestro|nuestra|su|mein|meine|unser|unsere|sein|"
+    r"seine|ihr|ihre|meu|minha|nosso|nossa|seu|sua)\s+(?P<who>[\w-]+)|(?P<pronoun>he|she|they|il|elle|ils|elles|él|"
+    r"ella|ellos|ellas|er|sie|ele|ela|eles|elas)\b|(?-i:(?P<name>[A-ZÀ-Þ][\w-]+))\s+(?-i:[a-zà-ÿ]))",
+    re.IGNORECASE,
+)
+
+
+def _about_someone_else(text: str, sources: Sequence[str]) -> bool:
+    """The words a model fact leans on were said about another person ("my wife loves sushi" → "the user loves
+    sushi"); a fact that names that person or relation ("the user's wife …") is about them and passes."""
+    best_clause, best = "", 0.0
+    for source in sources:
+        for sentence in sentences(source):
+            for clause in _CLAUSE.split(sentence):
+                score = support(text, clause)
+                if score > best:
+                    best_clause, best = clause.strip(), score
+    match = _THIRD_PARTY_SUBJECT.match(best_clause)
+    if match is None:
+        return False
+    who = match.group("who") or match.group("name") or ""
+    if match.group("pronoun") is None and (fold(who) in STOP_WORDS or fold(who) in {"i", "name"}):
+        return False
+    return not who or fold(who) not in tokens(text)
+
+
 def _word_in(word: str, sources: Sequence[str]) -> bool:
     folded = fold(word)
     return any(folded in tokens(source) for source in sources)
@@ -357,9 +404,9 @@ def ground(
                 fact_text, FactKind.IDENTITY, SALIENCE[FactKind.IDENTITY], is_identity=True
             )
         for candidate in digest.candidates:
-            grounder.add_model_item(
-                candidate.content, FactKind.PREFERENCE, candidate.salience, is_identity=False
-            )
+            is_identity = bool({tag.casefold() for tag in candidate.tags} & IDENTITY_TAGS)
+            kind = FactKind.IDENTITY if is_identity else FactKind.PREFERENCE
+            grounder.add_model_item(candidate.content, kind, candidate.salience, is_identity=is_identity)
         for decision in digest.decisions:
             grounder.add_model_item(
                 decision, FactKind.DECISION, SALIENCE[FactKind.DECISION], is_identity=False
