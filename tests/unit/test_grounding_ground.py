@@ -237,3 +237,30 @@ def test_a_model_fact_about_someone_else_is_not_a_user_fact() -> None:
     assert "The user prefers ramen." in texts
     assert "The user's wife Ana loves sushi." in texts
     assert result.dropped == {"third_party": 1}
+
+
+def test_a_summary_keeps_its_verified_sentences_when_most_verify() -> None:
+    digest = _digest(
+        summary=(
+            "Noor runs a bakery in Utrecht. Noor chose Shopify for the ordering system. "
+            "Noor hired a baker named Femke."
+        )
+    )
+    result = _ground(digest)
+    assert result.summary_source == "model"
+    assert result.summary == "Noor runs a bakery in Utrecht. Noor chose Shopify for the ordering system."
+    assert result.dropped == {"summary_sentence_ungrounded_name": 1}
+
+
+def test_a_summary_in_the_first_person_is_the_model_chatting() -> None:
+    result = _ground(
+        _digest(summary="I think Shopify is the right ordering system for the bakery in Utrecht.")
+    )
+    assert result.summary_source == "extractive"
+    assert result.dropped == {"summary_first_person": 1}
+
+
+def test_a_title_abbreviation_does_not_split_a_sentence() -> None:
+    turns = (SourceTurn(0, 1, "Our vet is Dr. Ruiz and she is great with cats.", "Good to know."),)
+    result = ground(turns, None, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
+    assert [(f.slot, f.value) for f in result.facts] == [("relation.vet", "Dr. Ruiz")]

@@ -235,16 +235,36 @@ class _Grounder:
         return kept
 
     def summary(self, digest: ModelDigest | None) -> tuple[str, tuple[int, ...], str]:
+        """The model's summary if it verifies; else its verified sentences when most of them do; else extractive."""
         if digest is not None and digest.summary.strip():
             text = _redact_summary(digest.summary.strip())
-            reason = self._check(text, self.all_sources) if text else "empty"
+            reason = self._summary_reason(text)
             if not reason:
-                turns = _provenance(text, self.turns, use_assistant=True)
-                if turns:
-                    return text, turns, "model"
-                reason = "unsupported"
+                return text, _provenance(text, self.turns, use_assistant=True), "model"
+            parts = sentences(text)
+            reasons = [self._summary_reason(part) for part in parts]
+            kept = [part for part, why in zip(parts, reasons, strict=True) if not why]
+            if len(parts) > 1 and len(kept) * 2 > len(parts):
+                for why in reasons:
+                    if why:
+                        self.dropped[f"summary_sentence_{why}"] += 1
+                salvaged = " ".join(kept)
+                return salvaged, _provenance(salvaged, self.turns, use_assistant=True), "model"
             self.dropped[f"summary_{reason}"] += 1
         return self.extraction.summary, self.extraction.summary_turns, "extractive"
+
+    def _summary_reason(self, text: str) -> str:
+        if not text:
+            return "empty"
+        reason = self._check(text, self.all_sources)
+        if reason:
+            return reason
+        # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
+        if _FIRST_PERSON.search(text):
+            return "first_person"
+        if not _provenance(text, self.turns, use_assistant=True):
+            return "unsupported"
+        return ""
 
     def topics(self, digest: ModelDigest | None) -> tuple[str, ...]:
         if digest is None:
@@ -297,6 +317,9 @@ def _read_model_fact(text: str) -> Hit | None:
     return hits[0] if len(hits) == 1 else None
 
 
+_FIRST_PERSON = re.compile(
+    r"(?<![\w'’])(?:I|I'm|I’m|I've|I'll|I'd|me|my|mine|myself|je|j'|moi|yo|ich|mich|mir|eu)(?![\w'’])"
+)
 #: Tags a model may put on a candidate that mark it as a fact about the user themself.
 IDENTITY_TAGS = frozenset({"identity", "personal", "profile", "bio", "biography", "name", "occupation"})
 _CLAUSE = re.compile(

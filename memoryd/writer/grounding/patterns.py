@@ -255,6 +255,10 @@ _REL_SPEC = (
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?: (?:heißt|heisst|ist)|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?: (?:se chama|chama-se|é)(?: o| a)?|,)? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b"),
 )  # fmt: skip
 RELATION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (lang, re.compile(p, _I)) for lang, p in _REL_SPEC

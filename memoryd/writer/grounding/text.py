@@ -147,10 +147,30 @@ def content_tokens(text: str) -> list[str]:
     return list(_content_tokens(text))
 
 
+#: Abbreviations whose dot ends no sentence ("our vet is Dr. Ruiz").
+_ABBREVIATIONS = word_set("dr dra mr mrs ms mx prof sr sra sres st vs etc eg ie approx no nr dept jr")
+
+
+@lru_cache(maxsize=8_192)
+def _sentences(text: str) -> tuple[str, ...]:
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        before = text[start : match.start()].rstrip()
+        last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.split() else ""
+        if before.endswith(".") and (
+            last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())
+        ):
+            continue  # "Dr. Ruiz", "J. Smith": the dot belongs to the word
+        pieces.append(text[start : match.start()])
+        start = match.end()
+    pieces.append(text[start:])
+    return tuple(piece.strip() for piece in pieces if piece.strip())
+
+
 def sentences(text: str) -> list[str]:
     """Sentences of a turn (split on end punctuation followed by a capital or a new line), stripped, non-empty."""
-    pieces = _SENTENCE_END.split(text)
-    return [piece.strip() for piece in pieces if piece and piece.strip()]
+    return list(_sentences(text))
 
 
 @lru_cache(maxsize=4_096)
