@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryd.writer.grounding import FactKind, GroundedDigest, SourceTurn, ground
+from memoryd.writer.grounding import FactKind, GroundedDigest, SourceTurn, ground, signal_ids
 from memoryd.writer.parse import Candidate, Digest
 
 SESSION_MS = 1_796_169_600_000  # 2026-12-02 UTC
@@ -52,6 +52,7 @@ def test_without_a_model_the_extractive_digest_stands() -> None:
         "The user decided to go with Shopify for the ordering system."
     ]
     assert result.decisions[0].turns == (2,)
+    assert signal_ids(result.decisions[0].turns, TURNS) == (13,)
     assert [a.turns for a in result.action_items] == [(3,)]
     assert "(2026-12-04)" in result.action_items[0].text
     assert any(f.slot == "relation.business_partner" and f.value == "Joris" for f in result.facts)

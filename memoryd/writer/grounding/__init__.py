@@ -13,6 +13,7 @@ from memoryd.writer.grounding.model import (
     GroundedDigest,
     GroundedFact,
     SourceTurn,
+    signal_ids,
 )
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.verify import DEFAULT_SCAFFOLDING, Verdict, verify
@@ -31,5 +32,6 @@ __all__ = [
     "extract",
     "ground",
     "redact_secrets",
+    "signal_ids",
     "verify",
 ]

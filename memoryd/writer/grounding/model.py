@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -90,4 +90,10 @@ class GroundedDigest:
     salience: float = 0.5
 
 
-__all__ = ["Entity", "Extraction", "FactKind", "GroundedDigest", "GroundedFact", "SourceTurn"]
+def signal_ids(turn_indices: Sequence[int], turns: Sequence[SourceTurn]) -> tuple[int, ...]:
+    """The signal ids behind provenance turn indices (what the writer stores as an item's source)."""
+    by_index = {turn.index: turn.signal_id for turn in turns}
+    return tuple(by_index[i] for i in turn_indices if i in by_index)
+
+
+__all__ = ["Entity", "Extraction", "FactKind", "GroundedDigest", "GroundedFact", "SourceTurn", "signal_ids"]
