@@ -269,3 +269,12 @@ def test_a_session_of_questions_is_summarised_by_quoting_them() -> None:
     assert e.facts == ()
     assert e.summary.startswith("The user asked: “How do I rotate the logs of the ingest service?”")
     assert len(e.summary) <= 300
+
+
+def test_a_greeting_on_its_own_still_introduces_the_name() -> None:
+    e = _run(
+        "Hi! I'm Marta, I write backend code for a bank.",
+        "We chose Kafka for events, we need it for audit logs.",
+    )
+    assert _slot(e, "identity.name").value == "Marta"
+    assert "need" not in e.topics

@@ -265,3 +265,12 @@ def test_a_title_abbreviation_does_not_split_a_sentence() -> None:
     turns = (SourceTurn(0, 1, "Our vet is Dr. Ruiz and she is great with cats.", "Good to know."),)
     result = ground(turns, None, session_time_ms=SESSION_MS, scaffolding=(), earlier=())
     assert [(f.slot, f.value) for f in result.facts] == [("relation.vet", "Dr. Ruiz")]
+
+
+def test_a_rephrasing_that_drops_the_resolved_date_keeps_the_extractor_text() -> None:
+    digest = _digest(action_items=("Finish the product photos by Friday.",))
+    result = _ground(digest)
+    assert [a.text for a in result.action_items] == [
+        "The user needs to finish the product photos by Friday (2026-12-04)."
+    ]
+    assert result.action_items[0].source == "extractor"

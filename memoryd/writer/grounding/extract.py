@@ -102,6 +102,24 @@ class _Found:
     evidence: tuple[str, ...]
 
 
+_GREETING_ONLY = re.compile(
+    r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|hallo|servus|moin|"
+    r"guten tag|olá|ola|oi|bom dia|boa tarde)(?: there| all| à tous| a todos)?\s*[!.,]*$",
+    re.IGNORECASE,
+)
+
+
+def _joined_greetings(parts: list[str]) -> list[str]:
+    """A greeting said as its own sentence ("Hi! I'm Marta, …") joined to the next, so introductions read as such."""
+    joined: list[str] = []
+    for part in parts:
+        if joined and _GREETING_ONLY.match(joined[-1]):
+            joined[-1] = f"{joined[-1]} {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
@@ -223,7 +241,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found: list[_Found] = []
     resolved: set[str] = set()
     for turn in turns:
-        for sentence in sentences(turn.user):
+        for sentence in _joined_greetings(sentences(turn.user)):
             for clause in _statement_clauses(sentence):
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
                 evidence = detect_language(clause, default="")
@@ -242,7 +260,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     entities = find_entities(turns, names)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]
     summary, summary_turns = extractive_summary(turns, decisions)
-    topics = extractive_topics(turns, [e.name for e in entities])
+    topics = extractive_topics(turns, entities)
     return Extraction(
         facts=facts,
         entities=entities,

@@ -220,6 +220,8 @@ class _Grounder:
         keeps_value = not fact.value or fold(fact.value) in fold(text)
         # The candidate's own turns stay its provenance: the model's wording is checked, not its sourcing.
         same = fold(text).rstrip(".") == fold(fact.text).rstrip(".")
+        # The resolved dates are the extractor's work; a rephrasing that drops them loses information.
+        keeps_value = keeps_value and all(iso in text for iso in _ISO_IN_TEXT.findall(fact.text))
         if keeps_value and not same and fact.source == "extractor":
             self.facts[index] = replace(fact, text=text, source="model")
 
@@ -317,6 +319,7 @@ def _read_model_fact(text: str) -> Hit | None:
     return hits[0] if len(hits) == 1 else None
 
 
+_ISO_IN_TEXT = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 _FIRST_PERSON = re.compile(
     r"(?<![\w'’])(?:I|I'm|I’m|I've|I'll|I'd|me|my|mine|myself|je|j'|moi|yo|ich|mich|mir|eu)(?![\w'’])"
 )

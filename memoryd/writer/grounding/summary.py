@@ -8,9 +8,16 @@ from collections import Counter
 from collections.abc import Sequence
 
 from memoryd.writer.grounding.lexicon import HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
-from memoryd.writer.grounding.model import GroundedFact, SourceTurn
+from memoryd.writer.grounding.model import Entity, GroundedFact, SourceTurn
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
-from memoryd.writer.grounding.text import content_tokens, detect_language, light_stem, sentences
+from memoryd.writer.grounding.text import (
+    content_tokens,
+    detect_language,
+    fold,
+    light_stem,
+    sentences,
+    word_set,
+)
 
 MAX_SUMMARY_CHARS = 300
 MAX_SUMMARY_SENTENCES = 3
@@ -68,9 +75,12 @@ _NOT_VERBS = frozenset(
 
 def _agree(match: re.Match[str]) -> str:
     adverb, verb = match.group(1), match.group(2)
-    if verb in _NOT_VERBS or verb.endswith(("s", "ed")):
+    already_agrees = (verb.endswith("s") and not verb.endswith("ss")) or (
+        verb.endswith("ed") and not verb.endswith("eed")
+    )
+    if verb in _NOT_VERBS or already_agrees:
         return match.group(0)
-    if verb.endswith(("sh", "ch", "x", "o", "z")):
+    if verb.endswith(("sh", "ch", "x", "o", "z", "ss")):
         verb += "es"
     elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
         verb = verb[:-1] + "ies"
@@ -167,23 +177,32 @@ def extractive_summary(
     return " ".join(parts), tuple(sorted(set(used_turns)))
 
 
-def extractive_topics(turns: Sequence[SourceTurn], entity_names: Sequence[str] = ()) -> tuple[str, ...]:
-    """Up to five topics: the first entities, then content words said in two or more user sentences."""
+#: Verbs and fillers that recur in any session without being what it is about.
+_NOT_TOPICS = word_set(
+    "need needs want wants think use using make get going know like love prefer try help write work works said "
+    "also really just thing things something someone today tomorrow yesterday week time please thanks doit veux "
+    "besoin faire quiero necesito hacer brauche machen quero preciso fazer"
+)
+
+
+def extractive_topics(turns: Sequence[SourceTurn], entities: Sequence[Entity] = ()) -> tuple[str, ...]:
+    """Up to five topics: names said in two or more turns, then content words said in two or more sentences."""
     counts: Counter[str] = Counter()
     surface: dict[str, str] = {}
     for turn in turns:
         for sentence in sentences(turn.user):
             for token in set(content_tokens(sentence)):
-                if len(token) < 4 or token.isdigit():
+                if len(token) < 4 or token.isdigit() or token in _NOT_TOPICS:
                     continue
                 stem = light_stem(token)
                 counts[stem] += 1
                 surface.setdefault(stem, token)
-    topics: list[str] = list(entity_names[:2])
+    names = {fold(e.name): e.name for e in entities}
+    topics: list[str] = [e.name for e in entities if len(e.turns) >= 2][:2]
     for stem, count in counts.most_common():
         if count < 2 or len(topics) >= MAX_TOPICS:
             break
-        word = surface[stem]
+        word = names.get(surface[stem], surface[stem])
         if word.casefold() not in {t.casefold() for t in topics}:
             topics.append(word)
     return tuple(topics[:MAX_TOPICS])
