@@ -241,6 +241,11 @@ def test_requests_and_pointers_into_the_chat_are_not_facts() -> None:
         "I need to know how this works.",
         "Let's take a look at the logs.",
         "I'm a bit lost here.",
+        "I have to go now.",
+        "I like to think so.",
+        "I'll take a look.",
+        "Never mind.",
+        "I'd like a recipe for tomorrow's dinner.",
     )
     assert e.facts == (), _texts(e)
 

@@ -85,6 +85,13 @@ _WANT_YOU_TO = re.compile(
     r"ich möchte, dass du|ich will, dass du|quero que você|quero que)\s+",
     re.IGNORECASE,
 )
+#: A request to the assistant is not the user's plan ("I'd like a recipe for tomorrow's dinner").
+_REQUEST = re.compile(
+    r"^(?:I'd like|I would like|I want you|can you|could you|help me|give me|show me|tell me|write me|je voudrais|"
+    r"j'aimerais|peux-tu|quiero que|me gustaría|puedes|ich möchte|ich hätte gern|kannst du|quero que|gostaria|"
+    r"você pode|pode)\b",
+    re.IGNORECASE,
+)
 _REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
 #: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
@@ -152,8 +159,8 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             return None
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
-    if len(tokens(value)) < 2:
-        return None
+    if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
+        return None  # "never mind", "always be honest": too little to act on
     value = value[:1].lower() + value[1:]
     slot = "instruction.language" if LANGUAGE_NAMES.search(value) else ""
     return value, slot
@@ -166,6 +173,8 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
     if PAST.search(sentence) or SMALL_TALK.search(sentence):
+        return None
+    if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
     if opener and (opener[0] in _REQUEST_VERBS or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}):

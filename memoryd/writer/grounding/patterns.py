@@ -86,7 +86,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\bmy (?:all-time )?favou?rite (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)(?: just)? (?P<v>(?:go with|use|"
-     r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|take|book|buy|order)\s[^.;!?]+)", "to "),
+     r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|book|buy|order)\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
      r"\blet's (?:just )?(?P<v>(?:go with|use|pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|"
      r"book|order|buy)\s[^.;!?]+)", "to "),

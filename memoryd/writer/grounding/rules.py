@@ -27,7 +27,7 @@ from memoryd.writer.grounding.lexicon import (
 from memoryd.writer.grounding.model import FactKind
 from memoryd.writer.grounding.patterns import RELATION_RULES, RULES, Rule
 from memoryd.writer.grounding.templates import render
-from memoryd.writer.grounding.text import STOP_WORDS, fold, tokens, word_set
+from memoryd.writer.grounding.text import STOP_WORDS, content_tokens, fold, tokens, word_set
 
 _I = re.IGNORECASE
 
@@ -272,8 +272,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         shown = value if lang != "en" else to_third_person_en(value)
         text = render(key, lang, shown)
     elif key == "pref":
-        if _vague(value):
-            return None
+        if _vague(value) or NOT_TASKS.search(re.sub(r"^(?:to|de|d'|zu)\s+", "", value)):
+            return None  # "I like to think so": a verb of thought, not a liking
         spoken = groups.get("w") or ""
         if rule.verb:
             verb = rule.verb.format(w=spoken.lower())
@@ -302,6 +302,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             lang in ("es", "pt", "fr") and key == "action" and not _INFINITIVE.match(value)
         ):
             return None
+        if len(content_tokens(value)) < 2:
+            return None  # "I have to go": a task names what and whom
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown)
     elif key == "target":
