@@ -217,8 +217,13 @@ def test_a_plan_and_its_correction_share_a_slot() -> None:
 
 
 def test_german_word_order_and_a_date_outside_the_clause() -> None:
-    e = _run("Seit 2019 wohne ich in Leipzig.", "Morgen muss ich den Antrag abschicken.")
+    e = _run(
+        "Seit 2019 wohne ich in Leipzig.",
+        "Morgen muss ich den Antrag abschicken.",
+        "Im Team arbeiten wir mit Terraform und mit vielen Freunden.",
+    )
     assert _slot(e, "identity.home").value == "Leipzig"
+    assert [entity.name for entity in e.entities] == ["Leipzig", "Terraform"]
     action = next(f for f in e.facts if f.kind is FactKind.ACTION_ITEM)
     assert action.text == "Aufgabe des Nutzers: den Antrag abschicken (2026-12-03)."
 

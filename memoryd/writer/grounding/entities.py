@@ -96,6 +96,21 @@ def _candidates(sentence: str) -> list[tuple[str, bool]]:
     return found
 
 
+_GERMAN_PREPOSITION = re.compile(r"\b(?:in|nach|aus|bei|mit|von|für|über|gegen|an|auf|zu)\s+$", re.IGNORECASE)
+#: Endings of German common nouns; a capitalised word after a preposition without one reads as a name.
+_GERMAN_NOUN_ENDING = re.compile(
+    r"(?:ung|heit|keit|schaft|ion|tät|chen|lein|ismus|nis|tum|e|en|er|el|ern|ten|ei|ik|ur|ät)$"
+)
+
+
+def _german_proper(name: str, sentence: str) -> bool:
+    """In German every noun is capitalised: "mit Kubernetes", "in Leipzig" name something, "mit Freunden" does not."""
+    if " " in name or _GERMAN_NOUN_ENDING.search(name.lower()):
+        return False
+    position = sentence.find(name)
+    return position > 0 and bool(_GERMAN_PREPOSITION.search(sentence[:position]))
+
+
 def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) -> tuple[Entity, ...]:
     """Entities of the user's turns in order of first mention; German nouns (all capitalised) need a stronger sign."""
     known = {fold(name) for name in known_names}
@@ -107,6 +122,8 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
             for name, at_start in _candidates(sentence):
                 if not at_start and not is_german:
                     seen_mid.add(name)
+                if is_german and _german_proper(name, sentence):
+                    known.add(fold(name))
                 proposals.append((name, at_start, is_german))
     chosen: dict[str, None] = {}
     for name, at_start, is_german in proposals:
