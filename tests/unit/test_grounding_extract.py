@@ -288,3 +288,19 @@ def test_a_greeting_on_its_own_still_introduces_the_name() -> None:
     )
     assert _slot(e, "identity.name").value == "Marta"
     assert "need" not in e.topics
+
+
+def test_a_decision_takes_its_category_from_the_nearby_turns() -> None:
+    e = _run(
+        "We need a message queue for the order events.", "Latency matters most.", "OK, let's go with NATS."
+    )
+    assert _slot(e, "choice.queue").turns == (2,)
+
+
+def test_switching_and_targets_have_stable_slots() -> None:
+    first = _run("For the billing service we'll go with PostgreSQL.", "My target wake-up time is 6:30.")
+    later = _run("We're switching the billing service to MySQL.", "My target wake-up time is now 6:00.")
+    assert _slot(first, "choice.billing_service").value != _slot(later, "choice.billing_service").value
+    assert _slot(first, "target.wake_time").value == "6:30"
+    assert _slot(later, "target.wake_time").value == "6:00"
+    assert _slot(later, "target.wake_time").text == "The user's target wake-up time is 6:00."

@@ -19,6 +19,7 @@ from memoryd.writer.grounding.entities import find_entities
 from memoryd.writer.grounding.lexicon import (
     AFFIRMATIVE,
     ASSISTANT_GUESS,
+    CHOICE_CATEGORIES,
     DIET_WORDS,
     HYPOTHETICAL,
     IMPERATIVES,
@@ -37,6 +38,7 @@ from memoryd.writer.grounding.summary import extractive_summary, extractive_topi
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
     NEGATIONS,
+    STOP_WORDS,
     content_tokens,
     detect_language,
     fold,
@@ -263,7 +265,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
-    found = _dedup(found)
+    found = _dedup([_with_context_category(item, turns) for item in found])
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
@@ -350,6 +352,25 @@ def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -
     if not outside:
         return text
     return f"{text.rstrip('.')} ({outside[0].iso})."
+
+
+#: How many user turns back a decision looks for what kind of thing was chosen ("which database?" … "let's use X").
+CONTEXT_TURNS = 2
+
+
+def _with_context_category(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
+    """A decision without a category takes the one named nearby: "We need a database. … Let's go with Postgres"."""
+    fact = item.fact
+    if fact.kind is not FactKind.DECISION or fact.slot:
+        return item
+    last = fact.turns[-1]
+    nearby = [t.user for t in turns if last - CONTEXT_TURNS <= t.index <= last]
+    for text in reversed(nearby):
+        found = CHOICE_CATEGORIES.findall(text)
+        if found:
+            slug = "_".join(t for t in tokens(found[-1]) if t not in STOP_WORDS)
+            return _Found(replace(fact, slot=f"choice.{slug}"), item.evidence)
+    return item
 
 
 def _dedup(found: list[_Found]) -> list[_Found]:

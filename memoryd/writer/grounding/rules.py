@@ -76,6 +76,11 @@ _DISCOURSE_NOUNS = word_set(
 _SECOND_PERSON = word_set(
     "you your yours ta ton tes votre vos tu tus deine dein deinen deiner deinem sua seu suas seus"
 )
+_SWITCH_FORMS = re.compile(r"^(switching|switched|migrating|migrated)\b", re.IGNORECASE)
+_SWITCH_BASE = {"switching": "switch", "switched": "switch", "migrating": "migrate", "migrated": "migrate"}
+_SWITCHED_THING = re.compile(
+    r"^(?:switch|migrate|move) (?:the |our |my )?(?P<x>[\w -]{2,40}?) (?:over )?to\b", re.IGNORECASE
+)
 _CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
 _NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
@@ -189,11 +194,20 @@ def _is_name(value: str) -> bool:
     )
 
 
-def _choice_slot(value: str) -> str:
+def _choice_slot(value: str, sentence: str = "") -> str:
+    switched = _SWITCHED_THING.match(value)
+    if switched:
+        return f"choice.{_slug(switched.group('x'), 2)}"
     target = FOR_TARGET.search(value)
     if target:
         return f"choice.{_slug(target.group(1), 2)}"
     category = CHOICE_CATEGORIES.search(value)
+    if category:
+        return f"choice.{_slug(category.group(0), 2)}"
+    target = FOR_TARGET.search(sentence)  # "For the billing service we'll go with …"
+    if target:
+        return f"choice.{_slug(target.group(1), 2)}"
+    category = CHOICE_CATEGORIES.search(sentence)
     if category:
         return f"choice.{_slug(category.group(0), 2)}"
     return ""
@@ -294,8 +308,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
         ):
             return None
+        if lang == "en":
+            value = _SWITCH_FORMS.sub(lambda m: _SWITCH_BASE[m.group(1).lower()], value, count=1)
         shown = rule.verb + (to_third_person_en(value) if lang == "en" else value)
-        slot = _choice_slot(value)
+        slot = _choice_slot(value, sentence)
         text = render(key, lang, shown)
     elif key in ("action", "remind"):
         if NOT_TASKS.search(value) or (
@@ -307,9 +323,13 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown)
     elif key == "target":
-        slot = f"target.{_slug(value, 1)}" if _slug(value, 1) else ""
+        what = groups.get("what") or value
+        slot = f"target.{_slug(what, 2 if groups.get('what') else 1)}" if _slug(what, 1) else ""
         shown = to_third_person_en(value) if lang == "en" else value
-        text = render(key, lang, shown)
+        if lang == "en" and groups.get("what"):
+            text = f"The user's {groups['noun'].lower()} {_clean(groups['what'])} is {shown}."
+        else:
+            text = render(key, lang, shown)
     else:  # pragma: no cover - every key of the table is handled above
         return None
     return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), match.end(), lang)
