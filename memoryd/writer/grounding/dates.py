@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 
 from memoryd.writer.grounding.text import fold
 
@@ -115,10 +116,14 @@ def _next_weekday(today: date, weekday: int) -> date:
 
 def find_dates(text: str, session_time_ms: int) -> list[DateMention]:
     """Every date mention in `text`, in order; spans index the original text (folding keeps lengths for Latin)."""
+    return list(_find_dates(text, session_day(session_time_ms)))
+
+
+@lru_cache(maxsize=8_192)
+def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
     folded = fold(text)
     if len(folded) != len(text):  # folding changed lengths (rare ligatures): fall back to a lower-cased copy
         folded = text.lower()
-    today = session_day(session_time_ms)
     found: list[DateMention] = []
 
     def add(
@@ -158,7 +163,7 @@ def find_dates(text: str, session_time_ms: int) -> list[DateMention]:
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):
         add(*match.span(), _next_weekday(today, _PT_SHORT[match[1] or match[2]]), relative=True)
-    return sorted(found, key=lambda m: m.start)
+    return tuple(sorted(found, key=lambda m: m.start))
 
 
 def with_resolved_dates(text: str, mentions: list[DateMention]) -> str:

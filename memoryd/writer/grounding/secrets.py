@@ -6,6 +6,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 
 REDACTED = "[redacted]"
 
@@ -98,6 +99,7 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
             yield match.span()
 
 
+@lru_cache(maxsize=8_192)
 def contains_secret(text: str) -> bool:
     """True when the text holds a credential-shaped value (key, URL token, password, IBAN, card number)."""
     return next(_spans(text), None) is not None
