@@ -1,0 +1,401 @@
+"""The deterministic extractor: candidate facts, decisions, action items, plans and entities from the USER's turns.
+
+No model is involved. Sentences of user turns are filtered (questions, hypotheticals, reported speech and small talk
+are not statements about the user), then read by the grammar rules of rules.py in five languages. Assistant text is
+never a source: an assistant's guess ("you sound like a vegan") becomes a fact only when the next user turn
+confirms it ("yes, I am"). Relative dates ("next Tuesday") are resolved against the session's date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from itertools import pairwise
+
+from memoryd.writer.grounding.dates import find_dates, session_day, with_resolved_dates
+from memoryd.writer.grounding.entities import find_entities
+from memoryd.writer.grounding.lexicon import (
+    AFFIRMATIVE,
+    ASSISTANT_GUESS,
+    CHOICE_CATEGORIES,
+    DIET_WORDS,
+    HYPOTHETICAL,
+    IMPERATIVES,
+    INSTRUCTION_MARKER,
+    LANGUAGE_NAMES,
+    LEAD_FILLER,
+    NOT_ROLES,
+    PAST,
+    QUESTION_START,
+    ROLE_SUFFIX,
+    SMALL_TALK,
+)
+from memoryd.writer.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.writer.grounding.rules import Hit, apply_rules
+from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
+from memoryd.writer.grounding.templates import render
+from memoryd.writer.grounding.text import (
+    NEGATIONS,
+    STOP_WORDS,
+    content_tokens,
+    detect_language,
+    fold,
+    light_stem,
+    prose,
+    sentences,
+    tokens,
+)
+
+#: Salience by kind: who the user is and what they asked for outrank a passing plan.
+SALIENCE = {
+    FactKind.IDENTITY: 0.9,
+    FactKind.INSTRUCTION: 0.85,
+    FactKind.DECISION: 0.8,
+    FactKind.PREFERENCE: 0.75,
+    FactKind.RELATION: 0.7,
+    FactKind.PLAN: 0.6,
+    FactKind.ACTION_ITEM: 0.6,
+}
+#: Slots whose value is a proper name (an entity even where German capitalises every noun).
+_NAME_SLOTS = frozenset(
+    {"identity.name", "identity.address_as", "identity.home", "identity.origin", "identity.employer"}
+)
+_DATED_KINDS = frozenset({FactKind.PLAN, FactKind.DECISION, FactKind.ACTION_ITEM})
+_QUESTION_SPLIT = re.compile(
+    r",\s*(?=(?:so|and|but|what|how|can|could|any|do|alors|donc|et|mais|que|quoi|comment|así que|y|pero|qué|cómo|"
+    r"also|und|aber|was|wie|então|e|mas|o que|como)\b)",
+    re.IGNORECASE,
+)
+_LEAD_MARKER = re.compile(
+    r"^(?:from now on|going forward|in (?:the )?future|by default|désormais|dorénavant|à partir de maintenant|"
+    r"à l'avenir|a partir de ahora|de ahora en adelante|en adelante|ab jetzt|von nun an|ab sofort|künftig|"
+    r"a partir de agora|daqui (?:para|pra) frente|de agora em diante)[\s,:]*",
+    re.IGNORECASE,
+)
+#: A following clause with its own subject ("…, I read these on my phone") is a reason, not the instruction.
+_OWN_SUBJECT_CLAUSE = re.compile(
+    r",\s*(?:because |since |as |car |porque |weil |pois )?(?:I|I'm|we|je|j'|yo|ich|wir|eu|nós)\b",
+    re.IGNORECASE,
+)
+_TRAILING_PLEASE = re.compile(
+    r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*$", re.IGNORECASE
+)
+_WANT_YOU_TO = re.compile(
+    r"^(?:I want you to|I'd like you to|I would like you to|je veux que tu|je voudrais que tu|quiero que|"
+    r"ich möchte, dass du|ich will, dass du|quero que você|quero que)\s+",
+    re.IGNORECASE,
+)
+#: A request to the assistant is not the user's plan ("I'd like a recipe for tomorrow's dinner").
+_REQUEST = re.compile(
+    r"^(?:I'd like|I would like|I want you|can you|could you|help me|give me|show me|tell me|write me|je voudrais|"
+    r"j'aimerais|peux-tu|quiero que|me gustaría|puedes|ich möchte|ich hätte gern|kannst du|quero que|gostaria|"
+    r"você pode|pode)\b",
+    re.IGNORECASE,
+)
+_REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
+#: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
+_PLAN_FILLER = frozenset(
+    tokens(
+        "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
+        "ai vais va tengo voy habe werde tenho vou"
+    )
+)
+
+
+@dataclass
+class _Found:
+    fact: GroundedFact
+    evidence: tuple[str, ...]
+
+
+_GREETING_ONLY = re.compile(
+    r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|hallo|servus|moin|"
+    r"guten tag|olá|ola|oi|bom dia|boa tarde)(?: there| all| à tous| a todos)?\s*[!.,]*$",
+    re.IGNORECASE,
+)
+
+
+def _joined_greetings(parts: list[str]) -> list[str]:
+    """A greeting said as its own sentence ("Hi! I'm Marta, …") joined to the next, so introductions read as such."""
+    joined: list[str] = []
+    for part in parts:
+        if joined and _GREETING_ONLY.match(joined[-1]):
+            joined[-1] = f"{joined[-1]} {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
+def _statement_clauses(sentence: str) -> list[str]:
+    """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
+    text = sentence.strip()
+    if len(text) < 3 or HYPOTHETICAL.search(text):
+        return []
+    if text.endswith("?") or QUESTION_START.match(text):
+        parts = _QUESTION_SPLIT.split(text)
+        if len(parts) < 2 or QUESTION_START.match(parts[0]):
+            return []
+        return [p for p in parts[:-1] if p.strip() and not p.strip().endswith("?")]
+    return [text]
+
+
+def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
+    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on."""
+    if not INSTRUCTION_MARKER.search(sentence) and not re.search(
+        r"\b(?:don't|do not) ever\b", sentence, re.I
+    ):
+        return None
+    body = LEAD_FILLER.sub("", sentence.strip()).strip()
+    body = _LEAD_MARKER.sub("", body)
+    body = LEAD_FILLER.sub("", body).strip()
+    wanted = _WANT_YOU_TO.match(body)
+    if wanted:
+        body = body[wanted.end() :]
+    else:
+        first = fold(body.split()[0]).strip(",") if body.split() else ""
+        verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
+        if first not in verbs:
+            return None
+    value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
+    value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
+    if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
+        return None  # "never mind", "always be honest": too little to act on
+    value = value[:1].lower() + value[1:]
+    slot = "instruction.language" if LANGUAGE_NAMES.search(value) else ""
+    return value, slot
+
+
+def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
+    """(text, slot) of a dated plan: a future date and at least two content words besides it, not in the past."""
+    mentions = find_dates(sentence, session_time_ms)
+    tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
+    if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
+        return None
+    if PAST.search(sentence) or SMALL_TALK.search(sentence):
+        return None
+    if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
+        return None
+    opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
+    if opener and (opener[0] in _REQUEST_VERBS or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}):
+        return None  # a request to the assistant ("call me Monday"), not the user's plan
+    residue = sentence
+    for mention in reversed(mentions):
+        residue = residue[: mention.start] + " " + residue[mention.end :]
+    said = [t for t in content_tokens(residue) if not t.isdigit()]
+    content = [t for t in said if t not in _PLAN_FILLER]
+    if not content:
+        return None
+    # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
+    first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
+    clause_start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, first.start)), default=0)
+    head = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
+    head_word = head[0] if head else content[0]
+    clause = LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip()
+    if lang == "en":
+        clause = third_person(clause)
+    text = render("plan", lang, clause[:1].upper() + clause[1:] if lang == "en" else clause)
+    return text, f"plan.{light_stem(head_word)}"
+
+
+def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
+    """Facts an assistant guessed and the next user turn confirmed ("Are you vegetarian?" → "Yes, I am.")."""
+    found: list[_Found] = []
+    for turn, reply in pairwise(turns):
+        first = (sentences(reply.user) or [""])[0]
+        if not turn.assistant or not AFFIRMATIVE.match(first):
+            continue
+        if set(tokens(first)) & NEGATIONS or re.search(r"n't\b", first):
+            continue
+        for sentence in sentences(turn.assistant)[-2:]:
+            match = ASSISTANT_GUESS.search(sentence.replace("’", "'"))
+            if match is None:
+                continue
+            word = match.group("v")
+            lang = detect_language(sentence)
+            article = re.search(r"\b(an?)\s+" + re.escape(word) + r"\b", sentence, re.IGNORECASE)
+            if DIET_WORDS.match(word):
+                kind, slot, key, value, is_identity = (
+                    FactKind.PREFERENCE,
+                    "preference.diet",
+                    "diet",
+                    word,
+                    False,
+                )
+            elif lang == "en" and article and ROLE_SUFFIX.search(word) and fold(word) not in NOT_ROLES:
+                kind, slot, key = FactKind.IDENTITY, "identity.role", "role"
+                value, is_identity = f"{article.group(1).lower()} {word}", True
+            else:
+                continue
+            fact = GroundedFact(
+                kind,
+                render(key, lang, value),
+                slot,
+                value,
+                (turn.index, reply.index),
+                SALIENCE[kind],
+                is_identity,
+                "extractor",
+                lang,
+            )
+            found.append(_Found(fact, (sentence, first)))
+            break
+    return found
+
+
+def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
+    """Candidate facts (with turn provenance and evidence), entities, resolved dates and the extractive summary."""
+    turns = [replace(t, user=prose(t.user)) for t in turns]
+    session_lang = detect_language(" ".join(t.user for t in turns))
+    found: list[_Found] = []
+    resolved: set[str] = set()
+    for turn in turns:
+        for sentence in _joined_greetings(sentences(turn.user)):
+            for clause in _statement_clauses(sentence):
+                # No language evidence in a short clause ("Prefiero té."): try every language's rules.
+                evidence = detect_language(clause, default="")
+                lang = evidence or session_lang
+                languages = frozenset({evidence, session_lang}) if evidence else None
+                for mention in find_dates(clause, session_time_ms):
+                    if mention.is_relative:
+                        resolved.add(mention.iso)
+                        resolved.add(mention.iso[:7])
+                clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                found.extend(_Found(fact, (clause,)) for fact in clause_facts)
+    found.extend(_confirmed_guesses(turns))
+    found = _dedup([_with_context_category(item, turns) for item in found])
+    facts = tuple(item.fact for item in found)
+    names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
+    entities = find_entities(turns, names)
+    decisions = [f for f in facts if f.kind is FactKind.DECISION]
+    summary, summary_turns = extractive_summary(turns, decisions)
+    topics = extractive_topics(turns, entities)
+    return Extraction(
+        facts=facts,
+        entities=entities,
+        resolved_dates=frozenset(resolved),
+        evidence=tuple(f.evidence for f in found),
+        language=session_lang,
+        summary=summary,
+        summary_turns=summary_turns,
+        topics=topics,
+    )
+
+
+def _clause_facts(
+    clause: str, lang: str, languages: frozenset[str] | None, turn_index: int, session_time_ms: int
+) -> list[GroundedFact]:
+    facts: list[GroundedFact] = []
+    for hit in apply_rules(clause, languages):
+        text = hit.text
+        if hit.kind in _DATED_KINDS:
+            text = _with_clause_dates(text, clause, hit, session_time_ms)
+        facts.append(
+            GroundedFact(
+                hit.kind,
+                text,
+                hit.slot,
+                hit.value,
+                (turn_index,),
+                SALIENCE[hit.kind],
+                hit.is_identity,
+                "extractor",
+                hit.lang,
+            )
+        )
+    instruction = _instruction(clause, lang)
+    if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
+        value, slot = instruction
+        text = render("instruction", lang, value)
+        facts.append(
+            GroundedFact(
+                FactKind.INSTRUCTION,
+                text,
+                slot,
+                value,
+                (turn_index,),
+                SALIENCE[FactKind.INSTRUCTION],
+                False,
+                "extractor",
+                lang,
+            )
+        )
+    if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts):
+        plan = _plan(clause, lang, session_time_ms)
+        if plan is not None:
+            text, slot = plan
+            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            facts.append(
+                GroundedFact(
+                    FactKind.PLAN,
+                    text,
+                    slot,
+                    clause.strip().rstrip(".!"),
+                    (turn_index,),
+                    SALIENCE[FactKind.PLAN],
+                    False,
+                    "extractor",
+                    lang,
+                )
+            )
+    return facts
+
+
+def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
+    """Resolved dates in a dated fact; a date said outside the captured words ("Morgen muss ich …") is appended."""
+    inside = find_dates(text, session_time_ms)
+    if inside:
+        return with_resolved_dates(text, inside)
+    outside = [m for m in find_dates(clause, session_time_ms) if m.end <= hit.start or m.start >= hit.end]
+    if not outside:
+        return text
+    return f"{text.rstrip('.')} ({outside[0].iso})."
+
+
+#: How many user turns back a decision looks for what kind of thing was chosen ("which database?" … "let's use X").
+CONTEXT_TURNS = 2
+
+
+def _with_context_category(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
+    """A decision without a category takes the one named nearby: "We need a database. … Let's go with Postgres"."""
+    fact = item.fact
+    if fact.kind is not FactKind.DECISION or fact.slot:
+        return item
+    last = fact.turns[-1]
+    nearby = [t.user for t in turns if last - CONTEXT_TURNS <= t.index <= last]
+    for text in reversed(nearby):
+        found = CHOICE_CATEGORIES.findall(text)
+        if found:
+            slug = "_".join(t for t in tokens(found[-1]) if t not in STOP_WORDS)
+            return _Found(replace(fact, slot=f"choice.{slug}"), item.evidence)
+    return item
+
+
+def _dedup(found: list[_Found]) -> list[_Found]:
+    """Same fact said twice in the session: keep the first, with the turns of both."""
+    kept: list[_Found] = []
+    keys: list[tuple[tuple[str, str, str] | None, frozenset[str]]] = []
+    for item in found:
+        slot_key = (item.fact.kind.value, item.fact.slot, fold(item.fact.value)) if item.fact.slot else None
+        text_key = frozenset(light_stem(t) for t in content_tokens(item.fact.text))
+        position = next(
+            (i for i, (s, t) in enumerate(keys) if (slot_key is not None and s == slot_key) or t == text_key),
+            None,
+        )
+        if position is None:
+            kept.append(item)
+            keys.append((slot_key, text_key))
+            continue
+        twin = kept[position]
+        merged = tuple(sorted(set(twin.fact.turns) | set(item.fact.turns)))
+        kept[position] = _Found(_replace_turns(twin.fact, merged), twin.evidence + item.evidence)
+    return kept
+
+
+def _replace_turns(fact: GroundedFact, turns: tuple[int, ...]) -> GroundedFact:
+    return replace(fact, turns=turns)
+
+
+__all__ = ["SALIENCE", "extract"]

@@ -1,0 +1,272 @@
+"""The extractor's grammar table: first-person patterns per language, each naming its template, kind and slot.
+
+A rule's `v` group is the value (a capitalised name, a number, or the rest of the clause); rules.py turns matches
+into facts. Patterns are grammar (pronoun + verb + complement), never phrases copied from a data set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memoryd.writer.grounding.lexicon import CLAUSE_END, NAME, OBJ, PLACE, REL_RE
+from memoryd.writer.grounding.model import FactKind
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern: `key` names the template (and the handling), `slot` may hold "{v}" / "{what}"."""
+
+    lang: str
+    key: str
+    kind: FactKind
+    slot: str
+    pattern: re.Pattern[str]
+    verb: str = ""
+
+
+_K = FactKind
+_CE = CLAUSE_END
+#: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
+_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|buenos días|hallo|servus|moin|guten tag|olá|ola|oi|bom dia|boa tarde)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
+_AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
+_RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
+    # --- English
+    ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s) {NAME}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b))", ""),
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
+    ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
+    ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b))", ""),
+    ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
+    ("en", "address_as", _K.IDENTITY, "identity.address_as",
+     rf"\b(?:call me|you can call me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
+    ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
+    ("en", "home", _K.IDENTITY, "identity.home",
+     rf"\bI (?:currently |now |still )?(?:live|am living|'m living|am based|'m based|reside) in {PLACE}", ""),
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\bI(?:'m| am) (?:currently |now )?based in {PLACE}", ""),
+    ("en", "moved", _K.IDENTITY, "identity.home",
+     rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to {PLACE}", ""),
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\bwe (?:currently |now |still )?(?:live|are living|'re living|are based|'re based) in {PLACE}", ""),
+    ("en", "origin", _K.IDENTITY, "identity.origin", rf"\bI(?:'m| am) (?:originally )?from {PLACE}", ""),
+    ("en", "age", _K.IDENTITY, "identity.age", rf"\bI(?:'m| am) (?P<v>\d{{1,3}}){_AGE_END}", ""),
+    ("en", "age", _K.IDENTITY, "identity.age", r"\bI (?:just )?turned (?P<v>\d{1,3})\b", ""),
+    ("en", "works_as", _K.IDENTITY, "identity.role", r"\bI work as (?P<v>an? [\w -]{2,40}?)(?=\s+(?:at|for|in)\b|[.,;!]|$)", ""),
+    ("en", "role", _K.IDENTITY, "identity.role",
+     r"\bI(?:'m| am) (?:now |currently |also )?(?P<v>an? (?:[\w-]+ ){0,3}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s*[.,;!]|$)", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer",
+     rf"\bI(?: work|'m working| am working| am employed) (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'m| am) an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI work as an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bI(?:'m| am) (?:(?:a|an|strictly|fully|mostly|now|also|completely) )*(?P<v>vegetarian|vegan|pescatarian|"
+     r"pescetarian|plant-based)\b", ""),
+    ("en", "diet", _K.PREFERENCE, "diet.{v}",
+     r"\bI(?:'m| am) (?:(?:a|an|also|now) )*(?P<v>lactose[- ]intolerant|gluten[- ]free|celiac|coeliac|diabetic|"
+     r"kosher|halal|teetotal|sober)\b", ""),
+    ("en", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bI(?:'ve| have) been (?:a |an )?(?P<v>vegetarian|vegan|pescatarian|pescetarian|plant-based)\b", ""),
+    ("en", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bI (?:recently |just )?(?:became|went|turned) (?:a |an |fully )?(?P<v>vegetarian|vegan|pescatarian|plant-based)\b", ""),
+    ("en", "tool", _K.PREFERENCE, "tool.{v}",
+     rf"\bI (?:mainly |mostly |usually |always |now |currently |still |only )?use {NAME}(?P<what> (?:for|as) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
+     rf"\bI(?:'m| am) (?:[\w-]+(?: [\w-]+)? and )?(?:severely |very |really |mildly |also )?allergic to {OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI (?:do not|don't|never|can't|cannot) (?P<w>eat|drink) {OBJ}", "The user doesn't {w}"),
+    ("en", "pref", _K.PREFERENCE, "",
+     rf"\bI (?:really |much |strongly |definitely |generally |usually |also |actually |still |just |absolutely |"
+     rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|cannot "
+     rf"stand|can not stand|don't like|do not like|don't enjoy|do not enjoy|can't tolerate)\s+{OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have)\s+{OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI(?:'m| am) (?P<w>(?:not )?(?:a )?(?:huge |big |great )?fan of)\s+{OBJ}", ""),
+    ("en", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\bmy (?:all-time )?favou?rite (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)(?: just)? (?P<v>(?:go with|use|"
+     r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|book|buy|order)\s[^.;!?]+)", "to "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\blet's (?:just )?(?P<v>(?:go with|use|pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|"
+     r"book|order|buy)\s[^.;!?]+)", "to "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
+    ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'re| are|'m| am|'ve| have)(?: now)? (?P<v>(?:switching|switched|migrating|migrated) "
+     r"(?:[\w-]+ ){0,4}?to\s[^.;!?]+)", "to "),
+    ("en", "chose", _K.DECISION, "choice",
+     r"\b(?:we|I) (?:finally )?(?:chose|picked|opted for|settled on|went with|selected) (?P<v>[^.;!?]+)", ""),
+    ("en", "action", _K.ACTION_ITEM, "",
+     r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
+    ("en", "remind", _K.ACTION_ITEM, "",
+     r"\b(?:remind me|don't let me forget|do not let me forget) (?:to |about )(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
+    # --- French
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"\bje m'appelle {NAME}", ""),
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"\bmon (?:pr[ée]nom|nom) (?:est|c'est) {NAME}", ""),
+    ("fr", "address_as", _K.IDENTITY, "identity.address_as",
+     rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
+    ("fr", "home", _K.IDENTITY, "identity.home",
+     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
+    ("fr", "moved", _K.IDENTITY, "identity.home",
+     rf"\b(?:j'ai (?:récemment |enfin )?déménagé|je viens de déménager|je me suis installée?) (?:à|a|en|au|dans) {PLACE}", ""),
+    ("fr", "origin", _K.IDENTITY, "identity.origin", rf"\bje (?:viens|suis originaire) (?:de|du|d') ?{PLACE}", ""),
+    ("fr", "age", _K.IDENTITY, "identity.age", r"\bj'ai (?P<v>\d{1,3}) ans\b", ""),
+    ("fr", "works_as", _K.IDENTITY, "identity.role", r"\bje travaille (?:comme|en tant que) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:chez|à|pour)\b|[.,;!]|$)", ""),
+    ("fr", "role", _K.IDENTITY, "identity.role",
+     r"\bje suis (?P<v>(?:un |une )?[\w-]+(?:eur|ien|ienne|iste|ier|ière|ecte|ologue|ine|in))(?=\s+(?:chez|à|pour|de)\b|\s*[.,;!]|$)", ""),
+    ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje travaille (?:comme|en tant que) [\w -]{{2,40}}? (?:chez|pour) {NAME}", ""),
+    ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje travaille (?:chez|pour) {NAME}", ""),
+    ("fr", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bje suis (?:devenue? |maintenant )?(?P<v>végétarien(?:ne)?|végétalien(?:ne)?|végane?|vegan(?:e)?|"
+     r"pescétarien(?:ne)?)\b", ""),
+    ("fr", "diet", _K.PREFERENCE, "diet.{v}",
+     r"\bje suis (?P<v>intolérante? au (?:lactose|gluten)|cœliaque|coeliaque|diabétique)\b", ""),
+    ("fr", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\bje suis (?:[\w-]+ et )?allergique (?P<v>(?:à|a|aux|au) [^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("fr", "tool", _K.PREFERENCE, "tool.{v}", rf"\bj'utilise (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:pour|comme) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje ne (?P<w>mange|bois) (?:pas|jamais|plus) {OBJ}", "L'utilisateur ne {w} pas"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje (?:préfère|prefere) {OBJ}", "L'utilisateur préfère"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bj'adore {OBJ}", "L'utilisateur adore"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bj'aime (?:bien |beaucoup |vraiment )?{OBJ}", "L'utilisateur aime"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje déteste {OBJ}", "L'utilisateur déteste"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje ne supporte pas {OBJ}", "L'utilisateur ne supporte pas"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje n'aime pas {OBJ}", "L'utilisateur n'aime pas"),
+    ("fr", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\b(?:mon|ma) (?P<what>[\w-]+) (?:préférée?|favorite?) (?:est|c'est) {OBJ}", ""),
+    ("fr", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:on (?:va )?partir sur|on part sur|on (?:va )?prendre|on prend|on (?:va )?utiliser|on utilise|"
+     r"on garde|j'ai (?:finalement )?(?:décidé|choisi)|nous avons (?:décidé|choisi)|on a (?:décidé|choisi|opté pour)|"
+     r"j'ai opté pour|je pars sur|va pour|allons-y avec)\s[^.;!?]+)", ""),
+    ("fr", "action", _K.ACTION_ITEM, "",
+     r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir) (?:absolument |vraiment |encore |aussi |toujours )?(?P<v>[^.;!?]+)", ""),
+    ("fr", "remind", _K.ACTION_ITEM, "",
+     r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
+    ("fr", "target", _K.PLAN, "target", r"\bmon (?:objectif|but) (?:est|c'est) (?:de |d')?(?P<v>[^.;!?]+)", ""),
+    # --- Spanish
+    ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
+    ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido)(?: ahora| actualmente)? en {PLACE}", ""),
+    ("es", "moved", _K.IDENTITY, "identity.home", rf"\bme (?:mudé|he mudado|acabo de mudar) a {PLACE}", ""),
+    ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
+    ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
+    ("es", "works_as", _K.IDENTITY, "identity.role", r"\btrabajo (?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
+    ("es", "role", _K.IDENTITY, "identity.role",
+     r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica))(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
+    ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:como|de) [\w -]{{2,40}}? (?:en|para) {NAME}", ""),
+    ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:en|para) {NAME}", ""),
+    ("es", "diet", _K.PREFERENCE, "preference.diet", r"\bsoy (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),
+    ("es", "diet", _K.PREFERENCE, "diet.{v}", r"\bsoy (?P<v>celíac[oa]|diabétic[oa]|intolerante a la lactosa)\b", ""),
+    ("es", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\b(?:soy (?:[\w-]+ y )?alérgic[oa]|tengo alergia) (?:a |al )(?P<v>[^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("es", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bno (?P<w>como|bebo|tomo) {OBJ}", "El usuario no {w}"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bprefiero {OBJ}", "El usuario prefiere"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bme encanta(?:n)? {OBJ}", "Al usuario le encanta"),
+    ("es", "pref", _K.PREFERENCE, "", rf"(?<!\bno )\bme gusta(?:n)? (?:mucho )?{OBJ}", "Al usuario le gusta"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bodio {OBJ}", "El usuario odia"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bno soporto {OBJ}", "El usuario no soporta"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bno me gusta(?:n)? {OBJ}", "Al usuario no le gusta"),
+    ("es", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\bmi (?P<what>[\w-]+) (?:favorit[oa]|preferid[oa]) es {OBJ}", ""),
+    ("es", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos con|vamos a (?:usar|utilizar|ir con|elegir)|usaremos|utilizaremos|nos quedamos con|"
+     r"(?:he|hemos) decidido|decidí|decidimos|elegí|elegimos|optamos por|opté por|me quedo con|voy a usar|"
+     r"iremos con)\s[^.;!?]+)", ""),
+    ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí )?(?P<v>[^.;!?]+)", ""),
+    ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
+    ("es", "target", _K.PLAN, "target", r"\bmi (?:objetivo|meta) es (?P<v>[^.;!?]+)", ""),
+    # --- German
+    ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
+    ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)? in {PLACE}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:wohne|lebe) ich (?:jetzt |derzeit |seit [\w ]+? )?in {PLACE}", ""),
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\barbeite ich (?:jetzt |seit [\w ]+? )?als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
+    ("de", "moved", _K.IDENTITY, "identity.home", rf"\bich bin (?:gerade |kürzlich |jetzt )?nach {PLACE} gezogen", ""),
+    ("de", "origin", _K.IDENTITY, "identity.origin", rf"\bich (?:komme|stamme) aus {PLACE}", ""),
+    ("de", "age", _K.IDENTITY, "identity.age", r"\bich bin (?P<v>\d{1,3})(?= Jahre|\s*[.,;!]|$| und)", ""),
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\b(?:ich|und) arbeite als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
+    ("de", "role", _K.IDENTITY, "identity.role",
+     r"\bich bin (?:von Beruf )?(?-i:(?P<v>[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|"
+     r"ekt|ektin|loge|login|arzt|ärztin)))\b", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite als [\w -]{{2,40}}? (?:bei|für) {NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite (?:bei|für) {NAME}", ""),
+    ("de", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bich bin (?:jetzt |seit [\w ]+? )?(?P<v>Vegetarier(?:in)?|Veganer(?:in)?|vegan|vegetarisch|Pescetarier(?:in)?)\b", ""),
+    ("de", "diet", _K.PREFERENCE, "diet.{v}", r"\bich bin (?P<v>laktoseintolerant|Diabetiker(?:in)?|Zöliakiker(?:in)?)\b", ""),
+    ("de", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\bich bin (?:[\w-]+ und )?allergisch gegen {OBJ}", ""),
+    ("de", "allergy", _K.PREFERENCE, "allergy.{v}", r"\bich habe eine (?P<v>[\w]+?)-?allergie\b", ""),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich (?P<w>esse|trinke) (?P<v>(?:kein|keine|keinen|nie|niemals) [^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich bevorzuge {OBJ}", "Der Nutzer bevorzugt"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich liebe {OBJ}", "Der Nutzer liebt"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich mag {OBJ}", "Der Nutzer mag"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich hasse {OBJ}", "Der Nutzer hasst"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich (?:trinke|esse|nehme|höre|lese|mag es) lieber {OBJ}", "Der Nutzer bevorzugt"),
+    ("de", "pref", _K.PREFERENCE, "", r"\bich kann (?P<v>[^.,;:!?()]{2,60}?) nicht (?:ausstehen|leiden)", "Der Nutzer kann nicht ausstehen:"),
+    ("de", "favorite", _K.PREFERENCE, "favorite.{what}", rf"\bmein(?:e)? Lieblings(?P<what>\w+) ist {OBJ}", ""),
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir nehmen|ich nehme|wir (?:verwenden|benutzen|nutzen)|(?:wir haben|ich habe) uns (?:für|fuer)|"
+     r"(?:wir|ich) (?:entscheiden uns|entscheide mich) für|wir bleiben bei|ich bleibe bei|wir gehen mit)\s[^.;!?]+)", ""),
+    ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
+    ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich (?:bitte )?(?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
+    ("de", "target", _K.PLAN, "target", r"\bmein Ziel ist(?: es)?,? (?P<v>[^.;!?]+)", ""),
+    # --- Portuguese
+    ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),
+    ("pt", "address_as", _K.IDENTITY, "identity.address_as",
+     rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de) {NAME}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
+    ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
+    ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
+    ("pt", "age", _K.IDENTITY, "identity.age", r"\btenho (?P<v>\d{1,3}) anos\b", ""),
+    ("pt", "works_as", _K.IDENTITY, "identity.role", r"\btrabalho como (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:na|no|em|para)\b|[.,;!]|$)", ""),
+    ("pt", "role", _K.IDENTITY, "identity.role",
+     r"\bsou (?P<v>(?:um |uma )?[\w-]+(?:eiro|eira|ista|or|ora|ólogo|óloga|ário|ária|ente|ico|ica))(?=\s+(?:na|no|em|de|para)\b|\s*[.,;!]|$)", ""),
+    ("pt", "employer", _K.IDENTITY, "identity.employer", rf"\btrabalho como [\w -]{{2,40}}? (?:na|no|em|para) {NAME}", ""),
+    ("pt", "employer", _K.IDENTITY, "identity.employer", rf"\btrabalho (?:na|no|em|para a|para o|para) {NAME}", ""),
+    ("pt", "diet", _K.PREFERENCE, "preference.diet", r"\bsou (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),
+    ("pt", "diet", _K.PREFERENCE, "diet.{v}", r"\bsou (?P<v>celíac[oa]|diabétic[oa]|intolerante à lactose)\b", ""),
+    ("pt", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\b(?:sou (?:[\w-]+ e )?alérgic[oa]|tenho alergia) (?:a |à |ao |aos |às )(?P<v>[^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("pt", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bnão (?P<w>como|bebo) {OBJ}", "O usuário não {w}"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bprefiro {OBJ}", "O usuário prefere"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\badoro {OBJ}", "O usuário adora"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"(?<!\bnão )\bgosto (?:muito |bastante )?(?P<v>(?:de|do|da|dos|das) [^.,;:!?()]{{2,60}}?){_CE}", "O usuário gosta"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bodeio {OBJ}", "O usuário odeia"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bnão suporto {OBJ}", "O usuário não suporta"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bnão gosto (?P<v>(?:de|do|da|dos|das) [^.,;:!?()]{{2,60}}?){_CE}", "O usuário não gosta"),
+    ("pt", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\b(?:meu|minha) (?P<what>[\w-]+) (?:favorit[oa]|preferid[oa]) é {OBJ}", ""),
+    ("pt", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos usar|vamos com|vamos ficar com|ficamos com|decidi|decidimos|escolhi|escolhemos|optamos por|"
+     r"optei por|vou usar|vou ficar com)\s[^.;!?]+)", ""),
+    ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo )?(?P<v>[^.;!?]+)", ""),
+    ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:me lembra|me lembre|lembre-me|lembra-me) de (?P<v>[^.;!?]+)", ""),
+    ("pt", "target", _K.PLAN, "target", r"\b(?:meu objetivo|minha meta) é (?P<v>[^.;!?]+)", ""),
+]  # fmt: skip
+
+RULES: tuple[Rule, ...] = tuple(
+    Rule(lang, key, kind, slot, re.compile(pattern, _I), verb)
+    for lang, key, kind, slot, pattern, verb in _RULES_SPEC
+)
+_MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
+_REL_SPEC = (
+    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{REL_RE})(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
+    ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?: (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)? {NAME}"),
+    ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?: (?:se llama|es)(?: ahora)?(?: el| la)?|,)? {NAME}"),
+    ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?: (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
+    ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?: (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,)? {NAME}"),
+    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b"),
+)  # fmt: skip
+RELATION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (lang, re.compile(p, _I)) for lang, p in _REL_SPEC
+)
+
+
+__all__ = ["RELATION_RULES", "RULES", "Rule"]

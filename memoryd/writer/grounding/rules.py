@@ -1,0 +1,438 @@
+"""Sentence rules of the extractor: grammar patterns per language that turn one user sentence into fact hits.
+
+Each rule is a first-person pattern ("I live in", "j'habite à", "vivo en", "ich wohne in", "moro em") around a
+captured value (a capitalised name, a number, or the rest of the clause). The extractor (extract.py) decides which
+sentences are statements at all (no questions, hypotheticals, reported speech); this module only reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memoryd.writer.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.writer.grounding.lexicon import (
+    CHOICE_CATEGORIES,
+    DIET_WORDS,
+    FOR_TARGET,
+    HEDGE,
+    NEGATION_NEAR,
+    NOT_ROLES,
+    NOT_TASKS,
+    PETS,
+    RELATIONS,
+    REPORTED,
+    ROLE_SUFFIX,
+)
+from memoryd.writer.grounding.model import FactKind
+from memoryd.writer.grounding.patterns import RELATION_RULES, RULES, Rule
+from memoryd.writer.grounding.templates import render
+from memoryd.writer.grounding.text import STOP_WORDS, content_tokens, fold, tokens, word_set
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A fact read from one sentence, before provenance is attached."""
+
+    kind: FactKind
+    slot: str
+    value: str
+    text: str
+    is_identity: bool
+    start: int
+    end: int
+    lang: str = "en"
+
+
+_EN_PREF_VERBS = {
+    "prefer": "The user prefers", "love": "The user loves", "adore": "The user loves", "like": "The user likes",
+    "enjoy": "The user enjoys", "hate": "The user hates", "dislike": "The user dislikes", "detest": "The user hates",
+    "don't like": "The user doesn't like", "do not like": "The user doesn't like",
+    "don't enjoy": "The user doesn't enjoy", "do not enjoy": "The user doesn't enjoy",
+    "can't stand": "The user can't stand", "cannot stand": "The user can't stand",
+    "can not stand": "The user can't stand", "can't tolerate": "The user can't tolerate",
+    "rather have": "The user would rather have",
+}  # fmt: skip
+_DE_VERBS = {"esse": "Der Nutzer isst", "trinke": "Der Nutzer trinkt"}
+_VAGUE_OBJECTS = word_set(
+    "it that this them those these you your yours how what when where if which everything anything something not "
+    "ça cela ce c lo eso esto es das dies isso isto algo quelque etwas alles tout todo tudo nada rien nichts"
+)
+_POINTERS = word_set(
+    "the this that these those first second third last other former latter le la les ce cet cette ces premier "
+    "deuxième dernier el los las este esta ese esa primero segundo último der die das diese dieser erste zweite "
+    "letzte o os as este esta esse essa primeiro segundo último"
+)
+#: Words that point back into the conversation ("I like the second option"): not a durable preference.
+_DISCOURSE_NOUNS = word_set(
+    "option options one idea answer answers version approach suggestion suggestions solution example response "
+    "draft proposal choice alternative explanation point list summary réponse idée proposition exemple "
+    "respuesta opción propuesta solución ejemplo antwort idee vorschlag lösung beispiel resposta ideia opção "
+    "proposta solução exemplo"
+)
+#: Second-person words: "your idea", "ta réponse", "deine Antwort" are about the assistant's words, not the user.
+_SECOND_PERSON = word_set(
+    "you your yours ta ton tes votre vos tu tus deine dein deinen deiner deinem sua seu suas seus"
+)
+_SWITCH_FORMS = re.compile(r"^(switching|switched|migrating|migrated)\b", re.IGNORECASE)
+_SWITCH_BASE = {"switching": "switch", "switched": "switch", "migrating": "migrate", "migrated": "migrate"}
+_SWITCHED_THING = re.compile(
+    r"^(?:switch|migrate|move) (?:the |our |my )?(?P<x>[\w -]{2,40}?) (?:over )?to\b", re.IGNORECASE
+)
+_CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
+_NOT_NAMES = frozenset(
+    ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
+)
+_NOT_ROLES_ROMANCE = frozenset(
+    [
+        "mayor",
+        "menor",
+        "mejor",
+        "peor",
+        "sincero",
+        "sincera",
+        "soltero",
+        "soltera",
+        "primero",
+        "primera",
+        "único",
+        "única",
+        "rico",
+        "rica",
+        "maior",
+        "melhor",
+        "pior",
+        "solteiro",
+        "solteira",
+        "certain",
+        "certaine",
+        "malin",
+        "plein",
+        "pleine",
+        "voisin",
+        "voisine",
+        "premier",
+        "première",
+        "dernier",
+        "dernière",
+        "fier",
+        "fière",
+        "entier",
+        "entière",
+        "meilleur",
+        "majeur",
+        "mineur",
+        "ancien",
+        "ancienne",
+        "bien",
+        "rien",
+        "chien",
+        "triste",
+        "optimiste",
+        "pessimiste",
+        "réaliste",
+        "idéaliste",
+        "perfectionniste",
+        "feliz",
+        "capaz",
+        "pronto",
+        "pronta",
+        "claro",
+        "clara",
+        "seguro",
+        "segura",
+        "serio",
+        "seria",
+        "cansado",
+        "cansada",
+        "dueño",
+        "dueña",
+        "lento",
+        "lenta",
+        "tranquilo",
+        "tranquila",
+        "vero",
+    ]
+)
+_NOT_ROLES_ROMANCE_FOLDED = frozenset(fold(word) for word in _NOT_ROLES_ROMANCE)
+_EN_PERSON = (
+    (re.compile(r"\bmyself\b", _I), "themselves"),
+    (re.compile(r"\bmy\b", _I), "their"),
+    (re.compile(r"\bmine\b", _I), "theirs"),
+    (re.compile(r"\bme\b", _I), "them"),
+    (re.compile(r"\bI(?:'m| am)\b"), "they are"),
+    (re.compile(r"\bI(?:'ve| have)\b"), "they have"),
+    (re.compile(r"\bI(?:'ll| will)\b"), "they will"),
+    (re.compile(r"\bI\b"), "they"),
+    (re.compile(r"\bour\b", _I), "their"),
+)
+_INFINITIVE = re.compile(r"^\w+(?:ar|er|ir|or|re|ôr)(?:lo|la|le|los|las|les|me|te|se|nos)?\b", _I)
+
+
+def to_third_person_en(text: str) -> str:
+    """First-person words of an English clause moved to the third person ("my report" → "their report")."""
+    for pattern, replacement in _EN_PERSON:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _clean(value: str) -> str:
+    return " ".join(value.strip(" \t\"'“”«»").split()).rstrip(".,;:!?")
+
+
+def _slug(text: str, max_words: int = 3) -> str:
+    found = [t for t in tokens(text) if t not in STOP_WORDS]
+    return "_".join(found[:max_words])
+
+
+def _is_name(value: str) -> bool:
+    first = fold(value.split()[0]) if value.split() else ""
+    return (
+        bool(first) and first not in _NOT_NAMES and first not in STOP_WORDS and first not in _CALENDAR_WORDS
+    )
+
+
+def _choice_slot(value: str, sentence: str = "") -> str:
+    switched = _SWITCHED_THING.match(value)
+    if switched:
+        return f"choice.{_slug(switched.group('x'), 2)}"
+    target = FOR_TARGET.search(value)
+    if target:
+        return f"choice.{_slug(target.group(1), 2)}"
+    category = CHOICE_CATEGORIES.search(value)
+    if category:
+        return f"choice.{_slug(category.group(0), 2)}"
+    target = FOR_TARGET.search(sentence)  # "For the billing service we'll go with …"
+    if target:
+        return f"choice.{_slug(target.group(1), 2)}"
+    category = CHOICE_CATEGORIES.search(sentence)
+    if category:
+        return f"choice.{_slug(category.group(0), 2)}"
+    return ""
+
+
+def _vague(value: str) -> bool:
+    """An object that names nothing durable: a pronoun, "you", or a pointer back into the conversation."""
+    found = tokens(value)
+    if not found or found[0] in _VAGUE_OBJECTS or not [t for t in found if t not in STOP_WORDS]:
+        return True
+    if _SECOND_PERSON & set(tokens(value)):
+        return True
+    # "the second option", "that idea": a discourse noun after a pointing word refers back into the chat.
+    return any(
+        word in _DISCOURSE_NOUNS and any(w in _POINTERS for w in found[:position])
+        for position, word in enumerate(found)
+    )
+
+
+_CONJUNCTION = re.compile(
+    r"\b(?:but|and|so|mais|et|donc|pero|y|así que|aber|und|also|mas|e|então)\b", re.IGNORECASE
+)
+_CLAUSE_BREAK = re.compile(
+    r"[,;:]|\b(?:but|and|so|mais|et|donc|pero|y|así que|aber|und|also|mas|e|então)\b", re.IGNORECASE
+)
+
+
+def _accepts_prefix(sentence: str, start: int) -> bool:
+    """No hedge or reported speech before the match since the last conjunction ("my wife thinks I'm", "ich glaube,
+    ich bin" — a comma does not end the hedge's reach, "but" does), and no negation within its clause."""
+    prefix = sentence[:start]
+    joins = list(_CONJUNCTION.finditer(prefix))
+    hedged = prefix[joins[-1].end() :] if joins else prefix
+    breaks = list(_CLAUSE_BREAK.finditer(prefix))
+    clause = prefix[breaks[-1].end() :] if breaks else prefix
+    return not REPORTED.search(hedged) and not NEGATION_NEAR.search(clause)
+
+
+def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
+    groups = match.groupdict()
+    value = _clean(groups.get("v") or "")
+    if not value:
+        return None
+    lang, key = rule.lang, rule.key
+    slot = rule.slot
+    if key == "pronouns":
+        text = render(key, lang, value)
+    elif key == "tool":
+        if not _is_name(value):
+            return None
+        slot = f"tool.{_slug(value, 2)}"
+        what = groups.get("what") or ""
+        text = render(key, lang, value, what=to_third_person_en(what) if lang == "en" else what)
+    elif key in ("name", "address_as", "home", "moved", "origin", "employer"):
+        if not _is_name(value):
+            return None
+        text = render(key, lang, value)
+    elif key == "age":
+        if not 1 <= int(value) <= 120:
+            return None
+        text = render(key, lang, value)
+    elif key in ("role", "works_as"):
+        last = fold(value.split()[-1])
+        words_folded = [fold(w) for w in value.split()]
+        if DIET_WORDS.match(value.split()[-1]) or any(w in NOT_ROLES for w in words_folded):
+            return None
+        if lang == "en" and key == "role" and not ROLE_SUFFIX.search(last):
+            return None
+        if lang in ("fr", "es", "pt") and key == "role" and last in _NOT_ROLES_ROMANCE_FOLDED:
+            return None
+        text = render(key, lang, value)
+    elif key in ("diet", "allergy"):
+        if key == "allergy" and _vague(value):
+            return None
+        slot = slot.format(v=_slug(value))
+        shown = value if lang != "en" else to_third_person_en(value)
+        text = render(key, lang, shown)
+    elif key == "pref":
+        if _vague(value) or NOT_TASKS.search(re.sub(r"^(?:to|de|d'|zu)\s+", "", value)):
+            return None  # "I like to think so": a verb of thought, not a liking
+        spoken = groups.get("w") or ""
+        if rule.verb:
+            verb = rule.verb.format(w=spoken.lower())
+            if lang == "de" and spoken:
+                verb = _DE_VERBS.get(spoken.lower(), verb)
+        else:
+            verb = _EN_PREF_VERBS.get(" ".join(spoken.lower().split()), f"The user is {spoken.lower()}")
+        shown = to_third_person_en(value) if lang == "en" else value
+        text = render(key, lang, shown, verb=verb)
+    elif key == "favorite":
+        what = _clean(groups.get("what") or "")
+        if not what or _vague(value):
+            return None
+        slot = slot.format(what=_slug(what, 2))
+        text = render(key, lang, value, what=what)
+    elif key in ("decision", "chose"):
+        if HEDGE.search(sentence) or _vague(
+            re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
+        ):
+            return None
+        if lang == "en":
+            value = _SWITCH_FORMS.sub(lambda m: _SWITCH_BASE[m.group(1).lower()], value, count=1)
+        shown = rule.verb + (to_third_person_en(value) if lang == "en" else value)
+        slot = _choice_slot(value, sentence)
+        text = render(key, lang, shown)
+    elif key in ("action", "remind"):
+        if NOT_TASKS.search(value) or (
+            lang in ("es", "pt", "fr") and key == "action" and not _INFINITIVE.match(value)
+        ):
+            return None
+        if len(content_tokens(value)) < 2:
+            return None  # "I have to go": a task names what and whom
+        shown = to_third_person_en(value) if lang == "en" else value
+        text = render(key, lang, shown)
+    elif key == "target":
+        what = groups.get("what") or value
+        slot = f"target.{_slug(what, 2 if groups.get('what') else 1)}" if _slug(what, 1) else ""
+        shown = to_third_person_en(value) if lang == "en" else value
+        if lang == "en" and groups.get("what"):
+            text = f"The user's {groups['noun'].lower()} {_clean(groups['what'])} is {shown}."
+        else:
+            text = render(key, lang, shown)
+    else:  # pragma: no cover - every key of the table is handled above
+        return None
+    return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), match.end(), lang)
+
+
+def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[Hit]:
+    """Every fact hit of one (already filtered) user sentence, relations included; overlapping weaker hits dropped.
+
+    `languages` limits the rules tried (the sentence's and the session's language: 5x fewer regex scans)."""
+    hits: list[Hit] = []
+    normal = sentence.replace("’", "'")
+    for rule in RULES:
+        if languages is not None and rule.lang not in languages:
+            continue
+        for match in rule.pattern.finditer(normal):
+            if not _accepts_prefix(normal, match.start()):
+                continue
+            hit = _hit(rule, match, normal)
+            if hit is not None:
+                hits.append(hit)
+    for lang, pattern in RELATION_RULES:
+        if languages is not None and lang not in languages:
+            continue
+        for match in pattern.finditer(normal):
+            if not _accepts_prefix(normal, match.start()):
+                continue
+            hit = _relation_hit(lang, match)
+            if hit is not None:
+                hits.append(hit)
+    return _without_overlaps(hits)
+
+
+#: Modifiers of a relation noun: a past relation is not the current one; a new one fills the same slot.
+_PAST_MODIFIERS = frozenset(
+    [
+        "old",
+        "former",
+        "ex",
+        "ex-",
+        "previous",
+        "late",
+        "ancien",
+        "ancienne",
+        "antiguo",
+        "antigua",
+        "ehemaliger",
+        "ehemalige",
+        "alter",
+        "alte",
+        "antigo",
+        "antiga",
+    ]
+)
+_SAME_MODIFIERS = frozenset(
+    ["new", "current", "nouvelle", "nouveau", "nouvel", "nuevo", "nueva", "neuer", "neue", "novo", "nova"]
+)
+
+
+def _relation_hit(lang: str, match: re.Match[str]) -> Hit | None:
+    name = _clean(match.group("v"))
+    rel = match.group("rel")
+    modifier = (match.groupdict().get("mod") or "").lower()
+    if not _is_name(name) or modifier in _PAST_MODIFIERS:
+        return None
+    key, is_single = RELATIONS.get(rel.lower()) or RELATIONS.get(fold(rel)) or ("", False)
+    if not key:
+        return None
+    if modifier and modifier not in _SAME_MODIFIERS:
+        if fold(modifier) in STOP_WORDS or fold(modifier) in RELATIONS:
+            return None
+        key = f"{_slug(modifier, 1)}_{key}"
+        rel = f"{modifier} {rel}"
+    if key in PETS:
+        slot = f"pet.{_slug(name, 2)}"
+        text = render("pet", lang, name, rel=rel.lower() if lang == "en" else rel)
+    else:
+        slot = f"relation.{key}" if is_single else f"relation.{key}.{_slug(name, 2)}"
+        text = render("relation", lang, name, rel=rel.lower() if lang == "en" else rel)
+    return Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end(), lang)
+
+
+_PRIORITY = {FactKind.IDENTITY: 0, FactKind.RELATION: 1, FactKind.DECISION: 2, FactKind.PREFERENCE: 3,
+             FactKind.ACTION_ITEM: 4, FactKind.INSTRUCTION: 5, FactKind.PLAN: 6}  # fmt: skip
+
+
+def _without_overlaps(hits: list[Hit]) -> list[Hit]:
+    """Among hits over the same words keep one: identity before relation before the rest, longer spans first.
+
+    An employer hit ("I'm an engineer at Acme") and a role hit share words but say different things, so hits
+    whose slots differ in family (identity.role vs identity.employer) are both kept."""
+    ordered = sorted(hits, key=lambda h: (_PRIORITY[h.kind], -(h.end - h.start), h.start))
+    kept: list[Hit] = []
+    for hit in ordered:
+        clash = any(
+            hit.start < other.end
+            and other.start < hit.end
+            and hit.kind is other.kind
+            and hit.slot == other.slot
+            for other in kept
+        )
+        if not clash:
+            kept.append(hit)
+    return sorted(kept, key=lambda h: h.start)
+
+
+__all__ = ["RELATION_RULES", "RULES", "Hit", "Rule", "apply_rules", "to_third_person_en"]

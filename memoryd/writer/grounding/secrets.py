@@ -1,0 +1,129 @@
+"""Credential-shaped values: API keys, URL tokens, passwords, IBANs (mod-97) and card numbers (Luhn)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from functools import lru_cache
+
+REDACTED = "[redacted]"
+
+_KEY_PATTERNS = (
+    re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"),
+    re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"),
+    re.compile(r"\bglpat-[A-Za-z0-9_-]{16,}\b"),
+    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
+    re.compile(r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+    re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+    # Credentials in a URL: query parameters and user:password@host.
+    re.compile(
+        r"[?&#](?:access_token|refresh_token|id_token|token|api_key|apikey|api-key|key|secret|client_secret|"
+        r"password|passwd|pwd|auth|sig|signature|session|sessionid)=[^&\s#]{4,}",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@", re.IGNORECASE),
+)
+# "my password is X" in the five languages: the value after the keyword and a linking verb or colon.
+_PASSWORD = re.compile(
+    r"\b(?:password|passwd|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|mdp|code secret|"
+    r"contrase[ñn]a|clave|passwort|kennwort|senha|api[ -]?key|secret key|token)\b"
+    r"(?:\s+(?:for|of|de|du|para|f[üu]r|von|do|da)\s+[^\s:=]+(?:\s+[^\s:=]+)?)?"
+    r"\s*(?:is|was|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?!\[redacted\])(?P<value>[^\s\"'”»]{3,})",
+    re.IGNORECASE,
+)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
+_CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+_LONG_TOKEN = re.compile(r"(?<![\w/.-])[A-Za-z0-9_+/=-]{24,}(?![\w/.-])")
+#: Shannon entropy (bits per character) above which a long mixed token reads as a key, not a word or a path.
+ENTROPY_MIN_BITS = 3.6
+
+
+def _iban_ok(candidate: str) -> bool:
+    compact = candidate.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    digits = "".join(str(int(ch, 36)) for ch in moved)
+    return int(digits) % 97 == 1
+
+
+def _luhn_ok(candidate: str) -> bool:
+    digits = [int(ch) for ch in candidate if ch.isdigit()]
+    if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+        return False
+    total = 0
+    for position, digit in enumerate(reversed(digits)):
+        if position % 2:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return total % 10 == 0
+
+
+def _entropy_bits(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _high_entropy(token: str) -> bool:
+    """A long token mixing letters and digits with high entropy; pure hex (commit hashes) and words are not."""
+    if re.fullmatch(r"[0-9a-fA-F]+", token) or token.isalpha() or token.isdigit():
+        return False
+    classes = sum(
+        (any(c.islower() for c in token), any(c.isupper() for c in token), any(c.isdigit() for c in token))
+    )
+    return classes >= 2 and any(c.isdigit() for c in token) and _entropy_bits(token) >= ENTROPY_MIN_BITS
+
+
+def _spans(text: str) -> Iterator[tuple[int, int]]:
+    for pattern in _KEY_PATTERNS:
+        for match in pattern.finditer(text):
+            yield match.span()
+    for match in _PASSWORD.finditer(text):
+        yield match.span("value")
+    for match in _IBAN.finditer(text):
+        if _iban_ok(match.group()):
+            yield match.span()
+    for match in _CARD.finditer(text):
+        if _luhn_ok(match.group()):
+            yield match.span()
+    for match in _LONG_TOKEN.finditer(text):
+        if _high_entropy(match.group()):
+            yield match.span()
+
+
+@lru_cache(maxsize=8_192)
+def contains_secret(text: str) -> bool:
+    """True when the text holds a credential-shaped value (key, URL token, password, IBAN, card number)."""
+    return next(_spans(text), None) is not None
+
+
+def redact_secrets(text: str) -> str:
+    """The text with every credential-shaped value replaced by "[redacted]"."""
+    spans = sorted(_spans(text))
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in merged:
+        pieces.append(text[cursor:start])
+        pieces.append(REDACTED)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+__all__ = ["REDACTED", "contains_secret", "redact_secrets"]
