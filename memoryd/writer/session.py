@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -62,6 +63,8 @@ _log = logging.getLogger("memoryd.writer.session")
 #: Failures that say inferd is unwell (slow, overloaded, crashing) rather than that the session is bad.
 _INFERD_TROUBLE = (DeadlineExceededError, ResourceExhaustedError, UnavailableError)
 
+#: Facts joined into the summary of a session whose sentences made none.
+FACT_SUMMARY_ITEMS = 3
 #: Existing facts compared against (reference: 200).
 DEDUP_POOL = 200
 _DAY_MS = 86_400_000
@@ -289,6 +292,15 @@ class SessionDistiller:
         if digest is not None and not digest.has_episode and not grounded.facts:
             self._store.mark_processed(ids, log(LOG_EMPTY, f"no_episode;{dropped_details(grounded.dropped)}"))
             return done(oc.EMPTY_NO_EPISODE)
+        if not grounded.summary and grounded.facts:
+            # No sentence made a summary, yet facts were verified: they summarise the session, true by construction.
+            shown = grounded.facts[:FACT_SUMMARY_ITEMS]
+            grounded = dataclasses.replace(
+                grounded,
+                summary=" ".join(f.text for f in shown),
+                summary_turns=tuple(sorted({t for f in shown for t in f.turns})),
+                summary_source="extractive",
+            )
         if not grounded.summary:
             self._store.mark_processed(
                 ids, log(LOG_EMPTY, f"empty_summary;{dropped_details(grounded.dropped)}")

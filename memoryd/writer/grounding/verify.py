@@ -174,13 +174,20 @@ def _copies_scaffolding(found: list[str], scaffolding: Sequence[str], index: _So
     return False
 
 
+def _span_supported(gram: tuple[str, ...], index: _Sources) -> bool:
+    content = [t for t in gram if t not in STOP_WORDS and t not in _TEMPLATE_WORDS and not t.isdigit()]
+    return bool(content) and all(_supported(t, index) for t in content)
+
+
 def _copies_earlier(found: list[str], earlier: Sequence[str], index: _Sources) -> bool:
     grams = {tuple(found[i : i + COPY_SPAN_WORDS]) for i in range(len(found) - COPY_SPAN_WORDS + 1)}
     for summary in earlier:
         summary_tokens = tokens(summary)
         for i in range(len(summary_tokens) - COPY_SPAN_WORDS + 1):
             gram = tuple(summary_tokens[i : i + COPY_SPAN_WORDS])
-            if gram in grams and gram not in index.ngrams:
+            # A span this session's turns also support (in any inflection, or in the template's own words: "the
+            # user's name is Sam" against "my name is Sam") is said again, not copied from the earlier episode.
+            if gram in grams and gram not in index.ngrams and not _span_supported(gram, index):
                 return True
     return False
 
