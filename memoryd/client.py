@@ -24,6 +24,7 @@ from memoryd.console_types import (
     ImportResult,
     Inspection,
     ReindexResult,
+    SourceTurnView,
     StorageErrorRecord,
     TableCount,
     VectorState,
@@ -366,6 +367,9 @@ class MemoryClient(SecurityCalls):
             created_at_ms=_ms(r.create_time),
             redactions=tuple(r.redactions),
             has_vector=r.has_vector,
+            source_turns=tuple(
+                SourceTurnView(int(t.item.id), t.role, t.preview, _ms(t.create_time)) for t in r.source_turns
+            ),
         )
 
     def search(

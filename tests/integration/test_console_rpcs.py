@@ -297,3 +297,19 @@ def test_inspect_shows_metadata_and_vector_state(rig: ConsoleRig) -> None:
     after = rig.client.inspect(KIND_EPISODE, episode)
     assert after.has_vector and after.metadata["vector_model"] == rig.inferd.model
     assert np.isfinite(after.created_at_ms)
+
+
+def test_inspect_shows_the_source_turns_of_a_derived_row_redacted(rig: ConsoleRig) -> None:
+    secret = next(s for shape, _, s in SECRETS)
+    turns = rig.turn("prov", f"I moved to Porto last month, my key is {secret}", conversation="c1")
+    fact = rig.pinned("prov", "The user lives in Porto.")
+    with rig.memoryd.app.store.db.write():
+        rig.memoryd.app.store.db.execute(
+            "UPDATE pinned_facts SET source_turn_ids = ? WHERE id = ?", (",".join(map(str, turns)), fact)
+        )
+    found = rig.client.inspect(KIND_PINNED, fact)
+    assert [t.id for t in found.source_turns] == list(turns)
+    assert found.source_turns[0].role == "user" and "Porto" in found.source_turns[0].preview
+    assert all(secret not in t.preview for t in found.source_turns)
+    # A transcript row has no provenance of its own.
+    assert rig.client.inspect(KIND_TRANSCRIPT, turns[0]).source_turns == ()
