@@ -126,6 +126,7 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
     # ----------------------------------------------------------------------------------------- whole store
     def Diagnose(self, request: cpb.DiagnoseRequest, context: grpc.ServicerContext) -> cpb.DiagnoseResponse:
         response = cc.diagnosis(self._require("Diagnose").diagnose())
+        fault_state, fault_reason = response.store_state, response.degraded_reason
         if self._security is not None:
             status = self._security.status()
             for name, value in store_fields(status).items():
@@ -135,6 +136,9 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
                     response.degraded_store.CopyFrom(value)  # type: ignore[arg-type]
                 else:
                     setattr(response, name, value)
+            # A degraded store (memoryd.security) outranks a write fault; an open one shows the fault.
+            if response.store_state == cpb.STORE_STATE_HEALTHY:
+                response.store_state, response.degraded_reason = fault_state, fault_reason
         return response
 
     def PreviewContext(

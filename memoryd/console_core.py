@@ -241,6 +241,7 @@ class Console:
     def diagnose(self) -> Diagnosis:
         """Storage health report (see DiagnoseResponse); each part degrades on its own."""
         store = self._d.store
+        fault = store.db.health.current
         stats = self._checked("stats", store.stats.collect, StoreStats())
         return Diagnosis(
             schema_version=self._checked("schema", lambda: store.schema_version, 0),
@@ -256,6 +257,8 @@ class Console:
             ),
             database_bytes=store.db.file_bytes(),
             recent_errors=tuple(self._d.errors.recent()),
+            storage_fault=fault.reason if fault is not None else "",
+            storage_fault_detail=fault.description if fault is not None else "",
         )
 
     def preview(

@@ -7,7 +7,7 @@ import logging
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -30,6 +30,8 @@ _log = logging.getLogger("servicekit.access")
 _err_log = logging.getLogger("servicekit.errors")
 
 Behavior = Callable[..., Any]
+#: Turns an exception a handler did not expect into a typed error (for example a full disk), or None: still a bug.
+ErrorTranslator = Callable[[BaseException], "ServiceError | None"]
 
 
 class _Undecodable:
@@ -92,9 +94,12 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     with a reason instead of gRPC's bare INTERNAL, and it refuses work whose deadline has already passed.
     """
 
-    def __init__(self, domain: str, max_request_bytes: int) -> None:
+    def __init__(
+        self, domain: str, max_request_bytes: int, translators: Sequence[ErrorTranslator] = ()
+    ) -> None:
         self._domain = domain
         self._max_request_bytes = max_request_bytes
+        self._translators = tuple(translators)
 
     def intercept_service(
         self,
@@ -129,6 +134,17 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
             context.abort_with_status(error.to_grpc_status(self._domain))
         if _has_status(context):
             raise error
+        for translate in self._translators:
+            try:
+                typed = translate(error)
+            except Exception as failure:  # a broken translator must not hide the original error
+                _err_log.error("error translator failed: %s", type(failure).__name__)
+                typed = None
+            if typed is not None:
+                _err_log.warning(
+                    "%s in %s: %s (request %s)", typed.reason, method, typed.message, request_id_var.get()
+                )
+                context.abort_with_status(typed.to_grpc_status(self._domain))
         # A bug. The exception's text may quote memory content, so ERROR names only its type and place;
         # the full traceback goes to DEBUG.
         frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None

@@ -14,7 +14,12 @@ from types import FrameType
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from servicekit.interceptors import AccessLogInterceptor, BearerTokenInterceptor, ErrorMappingInterceptor
+from servicekit.interceptors import (
+    AccessLogInterceptor,
+    BearerTokenInterceptor,
+    ErrorMappingInterceptor,
+    ErrorTranslator,
+)
 from servicekit.reflection import enable_commented_reflection
 
 _log = logging.getLogger("servicekit.server")
@@ -48,6 +53,8 @@ class ServerOptions:
     tls: grpc.ServerCredentials | None = None
     auth_token: str | None = None
     extra_interceptors: Sequence[grpc.ServerInterceptor] = field(default_factory=tuple)
+    #: Map exceptions a handler did not expect to typed errors before they count as INTERNAL (storage faults).
+    error_translators: Sequence[ErrorTranslator] = field(default_factory=tuple)
 
 
 @dataclass
@@ -134,7 +141,9 @@ def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> 
     interceptors: list[grpc.ServerInterceptor] = [AccessLogInterceptor()]
     if options.auth_token:
         interceptors.append(BearerTokenInterceptor(options.auth_token, options.domain))
-    interceptors.append(ErrorMappingInterceptor(options.domain, options.max_request_bytes))
+    interceptors.append(
+        ErrorMappingInterceptor(options.domain, options.max_request_bytes, options.error_translators)
+    )
     interceptors.extend(options.extra_interceptors)
     executor = futures.ThreadPoolExecutor(max_workers=options.max_workers, thread_name_prefix=options.domain)
     server = grpc.server(

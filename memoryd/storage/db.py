@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memoryd.storage.faults import StorageHealth
 from memoryd.storage.keyed import StoreSwappedError, SwappableSqliteDatabase
 
 #: PRAGMAs applied to every connection. WAL lets readers run while one writer commits.
@@ -51,6 +52,8 @@ class Database:
         )
         self._write_lock = threading.RLock()
         self._generation = 0
+        #: The current storage fault (disk full, read-only): set by a failed write, cleared by a committed one.
+        self.health = StorageHealth()
 
     @property
     def generation(self) -> int:
@@ -59,10 +62,16 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[None]:
-        """One write transaction (nested calls become savepoints)."""
-        with self._write_lock, self.pw.atomic():
-            yield
-            self._generation += 1
+        """One write transaction (nested calls become savepoints); a full or read-only store is noted in health."""
+        try:
+            with self._write_lock, self.pw.atomic():
+                yield
+                self._generation += 1
+        except Exception as error:
+            self.health.observe(error, "write")
+            raise
+        if not self.pw.in_transaction():  # the outermost block committed
+            self.health.clear()
 
     @contextmanager
     def read(self) -> Iterator[None]:

@@ -44,6 +44,8 @@ class StoreState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STORE_STATE_UNSPECIFIED: _ClassVar[StoreState]
     STORE_STATE_HEALTHY: _ClassVar[StoreState]
     STORE_STATE_DEGRADED: _ClassVar[StoreState]
+    STORE_STATE_FULL: _ClassVar[StoreState]
+    STORE_STATE_READ_ONLY: _ClassVar[StoreState]
 
 class RecoveryAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -90,6 +92,8 @@ EMBEDDING_BACKEND_NONE: EmbeddingBackend
 STORE_STATE_UNSPECIFIED: StoreState
 STORE_STATE_HEALTHY: StoreState
 STORE_STATE_DEGRADED: StoreState
+STORE_STATE_FULL: StoreState
+STORE_STATE_READ_ONLY: StoreState
 RECOVERY_ACTION_UNSPECIFIED: RecoveryAction
 RECOVERY_ACTION_RETRY: RecoveryAction
 RECOVERY_ACTION_RESET: RecoveryAction
