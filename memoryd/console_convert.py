@@ -7,6 +7,7 @@ from typing import Any
 from memoryd import convert
 from memoryd.config import KEYS_BY_ATTR, MemoryConfig, validate_changes
 from memoryd.console_types import ConsoleMatch, Diagnosis, Inspection, VectorState
+from memoryd.consolidate_rpcs import report_proto
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.faults import STORAGE_FULL, STORAGE_READ_ONLY
 from osaurus.memory.v1 import console_pb2 as cpb
@@ -154,6 +155,7 @@ def diagnosis(report: Diagnosis) -> cpb.DiagnoseResponse:
         store_state=_FAULT_STATES.get(report.storage_fault, cpb.STORE_STATE_HEALTHY),
         degraded_reason=report.storage_fault_detail,
         encrypted=report.is_encrypted,
+        last_consolidation=report_proto(report.last_consolidation) if report.last_consolidation else None,
     )
 
 

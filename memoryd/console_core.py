@@ -28,6 +28,7 @@ from memoryd.console_types import (
     StoredRow,
 )
 from memoryd.console_vectors import ConsoleVectors
+from memoryd.consolidate.runner import latest_report
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, StoreStats
 from memoryd.redact import (
     DETAIL_CHARS,
@@ -259,6 +260,7 @@ class Console:
             recent_errors=tuple(self._d.errors.recent()),
             storage_fault=fault.reason if fault is not None else "",
             storage_fault_detail=fault.description if fault is not None else "",
+            last_consolidation=self._checked("consolidation", lambda: latest_report(store.db), None),
         )
 
     def preview(

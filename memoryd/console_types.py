@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memoryd.consolidate.report import PassReport
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
 
 #: Console kinds and their source tables.
@@ -176,6 +177,8 @@ class Diagnosis:
     storage_fault: str = ""
     #: What the fault means for the operator, when there is one.
     storage_fault_detail: str = ""
+    #: The most recent consolidation pass (processing_log), None before the first.
+    last_consolidation: PassReport | None = None
 
     @property
     def is_healthy(self) -> bool:

@@ -297,7 +297,7 @@ class StorageError(_message.Message):
     def __init__(self, occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., operation: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class DiagnoseResponse(_message.Message):
-    __slots__ = ("schema_version", "table_counts", "pending_signals", "dead_letter_signals", "processing", "fts", "vector_indexes", "database_bytes", "recent_errors", "store_state", "degraded_reason", "recovery_actions", "encrypted", "degraded_store")
+    __slots__ = ("schema_version", "table_counts", "pending_signals", "dead_letter_signals", "processing", "fts", "vector_indexes", "database_bytes", "recent_errors", "store_state", "degraded_reason", "recovery_actions", "encrypted", "degraded_store", "last_consolidation")
     SCHEMA_VERSION_FIELD_NUMBER: _ClassVar[int]
     TABLE_COUNTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_SIGNALS_FIELD_NUMBER: _ClassVar[int]
@@ -312,6 +312,7 @@ class DiagnoseResponse(_message.Message):
     RECOVERY_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ENCRYPTED_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_STORE_FIELD_NUMBER: _ClassVar[int]
+    LAST_CONSOLIDATION_FIELD_NUMBER: _ClassVar[int]
     schema_version: int
     table_counts: _containers.RepeatedCompositeFieldContainer[TableCount]
     pending_signals: int
@@ -326,7 +327,8 @@ class DiagnoseResponse(_message.Message):
     recovery_actions: _containers.RepeatedScalarFieldContainer[RecoveryAction]
     encrypted: bool
     degraded_store: DegradedStore
-    def __init__(self, schema_version: _Optional[int] = ..., table_counts: _Optional[_Iterable[_Union[TableCount, _Mapping]]] = ..., pending_signals: _Optional[int] = ..., dead_letter_signals: _Optional[int] = ..., processing: _Optional[_Union[_memory_pb2.ProcessingStats, _Mapping]] = ..., fts: _Optional[_Iterable[_Union[FtsHealth, _Mapping]]] = ..., vector_indexes: _Optional[_Iterable[_Union[VectorIndexState, _Mapping]]] = ..., database_bytes: _Optional[int] = ..., recent_errors: _Optional[_Iterable[_Union[StorageError, _Mapping]]] = ..., store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., recovery_actions: _Optional[_Iterable[_Union[RecoveryAction, str]]] = ..., encrypted: _Optional[bool] = ..., degraded_store: _Optional[_Union[DegradedStore, _Mapping]] = ...) -> None: ...
+    last_consolidation: _memory_pb2.ConsolidationReport
+    def __init__(self, schema_version: _Optional[int] = ..., table_counts: _Optional[_Iterable[_Union[TableCount, _Mapping]]] = ..., pending_signals: _Optional[int] = ..., dead_letter_signals: _Optional[int] = ..., processing: _Optional[_Union[_memory_pb2.ProcessingStats, _Mapping]] = ..., fts: _Optional[_Iterable[_Union[FtsHealth, _Mapping]]] = ..., vector_indexes: _Optional[_Iterable[_Union[VectorIndexState, _Mapping]]] = ..., database_bytes: _Optional[int] = ..., recent_errors: _Optional[_Iterable[_Union[StorageError, _Mapping]]] = ..., store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., recovery_actions: _Optional[_Iterable[_Union[RecoveryAction, str]]] = ..., encrypted: _Optional[bool] = ..., degraded_store: _Optional[_Union[DegradedStore, _Mapping]] = ..., last_consolidation: _Optional[_Union[_memory_pb2.ConsolidationReport, _Mapping]] = ...) -> None: ...
 
 class KeyAttempt(_message.Message):
     __slots__ = ("source", "keys_tried")

@@ -471,16 +471,18 @@ class ConsolidationStep(_message.Message):
     def __init__(self, name: _Optional[str] = ..., rows_changed: _Optional[int] = ..., vectors_deleted: _Optional[int] = ..., duration_ms: _Optional[int] = ..., skip_reason: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ConsolidationReport(_message.Message):
-    __slots__ = ("start_time", "duration_ms", "steps", "trigger")
+    __slots__ = ("start_time", "duration_ms", "steps", "trigger", "failed_steps")
     START_TIME_FIELD_NUMBER: _ClassVar[int]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
     TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    FAILED_STEPS_FIELD_NUMBER: _ClassVar[int]
     start_time: _timestamp_pb2.Timestamp
     duration_ms: int
     steps: _containers.RepeatedCompositeFieldContainer[ConsolidationStep]
     trigger: str
-    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[ConsolidationStep, _Mapping]]] = ..., trigger: _Optional[str] = ...) -> None: ...
+    failed_steps: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[ConsolidationStep, _Mapping]]] = ..., trigger: _Optional[str] = ..., failed_steps: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RunConsolidationResponse(_message.Message):
     __slots__ = ("report",)
