@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memoryd.storage.faults import STORAGE_FULL, StorageFault, StorageHealth
+from memoryd.storage.private import private_folder
 from servicekit.errors import ResourceExhaustedError, ServiceError, UnavailableError
 
 #: RetryInfo's delay: freeing space or fixing a mount takes an operator, not milliseconds.
@@ -57,7 +58,7 @@ def check_data_root_writable(home: Path, store_folder: Path, store_file: Path) -
     each place is tried: a probe file created and removed, each existing store file opened for appending.
     """
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        private_folder(home)
         _probe_folder(home)
         if store_folder.exists():
             _probe_folder(store_folder)

@@ -11,6 +11,7 @@ from typing import Any
 
 from memoryd.storage.faults import StorageHealth
 from memoryd.storage.keyed import StoreSwappedError, SwappableSqliteDatabase
+from memoryd.storage.private import private_file, private_folder, tighten_store
 
 #: PRAGMAs applied to every connection. WAL lets readers run while one writer commits.
 PRAGMAS: dict[str, Any] = {
@@ -39,7 +40,11 @@ class Database:
     def __init__(self, path: Path | str, *, key: bytes | None = None) -> None:
         self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
         if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600 before SQLite first opens it: SQLite creates the file 0644 and gives -wal/-shm the file's mode.
+            private_folder(self.path.parent)
+            if not self.path.exists():
+                private_file(self.path)
+            tighten_store(self.path)
         # key: SQLCipher raw key (None = plaintext). Swappable so memoryd.security can convert the store live.
         self.pw = SwappableSqliteDatabase(
             str(self.path),
