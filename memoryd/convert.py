@@ -95,6 +95,11 @@ def own_text(text: str) -> str:
     return text if cleaned == text.strip() else cleaned
 
 
+#: BufferTurn's idempotency key (proto: request_id).
+MAX_REQUEST_ID_CHARS = 128
+REQUEST_ID = re.compile(rf"[A-Za-z0-9._:\-]{{1,{MAX_REQUEST_ID_CHARS}}}")
+
+
 def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
     """Validated BufferTurn arguments, injected memory blocks removed (an empty user_message then means the turn
     was only our own block: TurnRecorder stores nothing)."""
@@ -106,7 +111,15 @@ def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
             request.assistant_message, "assistant_message", max_chars=d.MAX_CONTENT_CHARS, required=False
         )
         occurred = millis(request.occur_time, d.now_ms(), "occur_time")
-    return d.TurnInput(agent, conversation, own_text(user), own_text(assistant), occurred)
+        if request.request_id and not REQUEST_ID.fullmatch(request.request_id):
+            v.add(
+                "request_id",
+                f"must be 1-{MAX_REQUEST_ID_CHARS} characters of A-Z a-z 0-9 . _ : -",
+                "INVALID_REQUEST_ID",
+            )
+    return d.TurnInput(
+        agent, conversation, own_text(user), own_text(assistant), occurred, request_id=request.request_id
+    )
 
 
 def parse_search(request: pb.SearchMemoryRequest) -> tuple[str, str, str, int]:

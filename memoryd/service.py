@@ -60,6 +60,7 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
             signal_id=stored.signal_id,
             transcript_ids=list(stored.transcript_ids),
             distillation_scheduled=stored.distillation_scheduled,
+            replayed=stored.replayed,
         )
         if stored.flush_at_ms:
             response.flush_time.CopyFrom(convert.timestamp(stored.flush_at_ms))
