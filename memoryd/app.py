@@ -219,6 +219,9 @@ def serve(app: App) -> RunningServer:
         max_workers=app.settings.max_workers,
         tls=app.settings.transport.server_credentials(),
         auth_token=app.settings.transport.token,
+        # With an admin token, the console (rows, export, keys, ClearAll) needs it; the runtime token does not do.
+        admin_token=app.settings.transport.admin_token,
+        admin_prefixes=(f"/{CONSOLE_SERVICE}/",),
         extra_interceptors=[degraded_guard(app.security)] if app.security is not None else [],
         error_translators=[storage_translator(app.store.db.health)],
     )

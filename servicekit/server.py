@@ -52,6 +52,9 @@ class ServerOptions:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     tls: grpc.ServerCredentials | None = None
     auth_token: str | None = None
+    #: A second token that alone may call the methods under admin_prefixes (the console); see BearerTokenInterceptor.
+    admin_token: str | None = None
+    admin_prefixes: Sequence[str] = field(default_factory=tuple)
     extra_interceptors: Sequence[grpc.ServerInterceptor] = field(default_factory=tuple)
     #: Map exceptions a handler did not expect to typed errors before they count as INTERNAL (storage faults).
     error_translators: Sequence[ErrorTranslator] = field(default_factory=tuple)
@@ -139,8 +142,15 @@ def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> 
             "configure TLS (OSAURUS_TLS_CERT/OSAURUS_TLS_KEY) or OSAURUS_AUTH_TOKEN_FILE, or bind 127.0.0.1"
         )
     interceptors: list[grpc.ServerInterceptor] = [AccessLogInterceptor()]
-    if options.auth_token:
-        interceptors.append(BearerTokenInterceptor(options.auth_token, options.domain))
+    if options.auth_token or options.admin_token:
+        interceptors.append(
+            BearerTokenInterceptor(
+                options.auth_token,
+                options.domain,
+                admin_token=options.admin_token,
+                admin_prefixes=options.admin_prefixes,
+            )
+        )
     interceptors.append(
         ErrorMappingInterceptor(options.domain, options.max_request_bytes, options.error_translators)
     )

@@ -138,10 +138,12 @@ class MemoryConfig(_message.Message):
     def __init__(self, enabled: _Optional[bool] = ..., embedding_backend: _Optional[_Union[EmbeddingBackend, str]] = ..., embedding_model: _Optional[str] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., relevance_gate_mode: _Optional[_Union[RelevanceGateMode, str]] = ..., memory_budget_tokens: _Optional[int] = ..., summary_debounce_seconds: _Optional[int] = ..., consolidation_interval_hours: _Optional[int] = ..., salience_floor: _Optional[float] = ..., episode_retention_days: _Optional[int] = ..., core_model: _Optional[str] = ...) -> None: ...
 
 class InspectRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class InspectResponse(_message.Message):
     __slots__ = ("item", "agent_id", "preview", "metadata", "disabled", "create_time", "redactions", "has_vector")
@@ -207,10 +209,12 @@ class SearchResponse(_message.Message):
     def __init__(self, hits: _Optional[_Iterable[_Union[ConsoleHit, _Mapping]]] = ...) -> None: ...
 
 class DisableRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class DisableResponse(_message.Message):
     __slots__ = ("changed",)
@@ -219,10 +223,12 @@ class DisableResponse(_message.Message):
     def __init__(self, changed: _Optional[bool] = ...) -> None: ...
 
 class EnableRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class EnableResponse(_message.Message):
     __slots__ = ("changed",)
@@ -231,10 +237,12 @@ class EnableResponse(_message.Message):
     def __init__(self, changed: _Optional[bool] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class ForgetResponse(_message.Message):
     __slots__ = ("vector_removed",)
