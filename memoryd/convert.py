@@ -55,14 +55,24 @@ _MIN_TIMESTAMP_S = -62_135_596_800
 _MAX_TIMESTAMP_S = 253_402_300_799
 
 
+#: How far past now a turn's time may lie (clock skew between the client and memoryd).
+MAX_FUTURE_MS = 86_400_000
+
+
 def millis(stamp: timestamp_pb2.Timestamp, default_ms: int, field: str = "time") -> int:
-    """Timestamp → epoch milliseconds; `default_ms` when unset; INVALID_ARGUMENT when outside Timestamp's range."""
+    """Timestamp → epoch milliseconds; `default_ms` when unset; INVALID_ARGUMENT when outside Timestamp's range,
+    before 1970 or more than a day ahead (TIME_OUT_OF_RANGE): a turn dated year 1 or 9999 is a client bug, and it
+    would sort, decay and be pruned as if it were real."""
     if stamp.seconds == 0 and stamp.nanos == 0:
         return default_ms
     if not (_MIN_TIMESTAMP_S <= stamp.seconds <= _MAX_TIMESTAMP_S and 0 <= stamp.nanos <= 999_999_999):
         with Violations() as v:
             v.add(field, "must be a valid Timestamp (years 1-9999, nanos 0-999999999)", "INVALID_TIMESTAMP")
-    return int(stamp.ToMilliseconds())
+    value = int(stamp.ToMilliseconds())
+    if value < 0 or value > d.now_ms() + MAX_FUTURE_MS:
+        with Violations() as v:
+            v.add(field, "must lie between 1970-01-01 and one day from now", "TIME_OUT_OF_RANGE")
+    return value
 
 
 # ----------------------------------------------------------------------------------------------------- requests
@@ -255,7 +265,8 @@ def identity(record: d.IdentityRecord) -> pb.Identity:
             for f in record.facts
         ],
         model=record.model,
-        generate_time=timestamp(record.generated_at_ms),
+        # Unset, not 1970, before the first narrative.
+        generate_time=timestamp(record.generated_at_ms) if record.generated_at_ms else None,
         version=record.version,
     )
 
