@@ -100,7 +100,8 @@ def _minimal_chars(node: Any, root: dict[str, Any], depth: int) -> float:
             len(str(name)) + 4 + _minimal_chars(props.get(name, True), root, depth + 1) for name in names
         )
     if kind == "array":
-        return 2 + node.get("minItems", 0) * (1 + _minimal_chars(node.get("items", True), root, depth + 1))
+        items = int(node.get("minItems", 0))
+        return 2 + items * (1 + _minimal_chars(node.get("items", True), root, depth + 1))
     if kind == "string":
         return 2 + max(64, int(node.get("minLength", 0)))
     return 24
