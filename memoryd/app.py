@@ -28,7 +28,9 @@ from memoryd.search import MemorySearch
 from memoryd.security.manager import StoreSecurity
 from memoryd.security.wiring import build_security, check_bind, degraded_guard, open_secured
 from memoryd.service import MemoryService, ServiceDeps
+from memoryd.storage.faults import StorageFault
 from memoryd.storage.store import Store
+from memoryd.storage_errors import DataRootReadOnlyError, check_data_root_writable, storage_translator
 from memoryd.turns import TurnHook, TurnRecorder
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.writer import DistillPolicy, Writer
@@ -217,7 +219,11 @@ def serve(app: App) -> RunningServer:
         max_workers=app.settings.max_workers,
         tls=app.settings.transport.server_credentials(),
         auth_token=app.settings.transport.token,
+        # With an admin token, the console (rows, export, keys, ClearAll) needs it; the runtime token does not do.
+        admin_token=app.settings.transport.admin_token,
+        admin_prefixes=(f"/{CONSOLE_SERVICE}/",),
         extra_interceptors=[degraded_guard(app.security)] if app.security is not None else [],
+        error_translators=[storage_translator(app.store.db.health)],
     )
     bindings = [
         ServiceBinding(
@@ -228,7 +234,20 @@ def serve(app: App) -> RunningServer:
             lambda server: cpb_grpc.add_MemoryConsoleServiceServicer_to_server(app.console, server),
         ),
     ]
-    return build_server(options, bindings)
+    running = build_server(options, bindings)
+    app.store.db.health.listen(_health_follows(running))
+    return running
+
+
+def _health_follows(running: RunningServer) -> Callable[[StorageFault | None], None]:
+    """Health NOT_SERVING (overall and MemoryService) while the store refuses writes; the console stays SERVING so
+    an operator can still Diagnose."""
+
+    def follow(fault: StorageFault | None) -> None:
+        for name in ("", MEMORY_SERVICE):
+            running.set_serving(fault is None, name)
+
+    return follow
 
 
 def start(
@@ -246,6 +265,7 @@ def start(
     recovery off.
     """
     check_bind(settings)  # before the store is opened
+    check_data_root_writable(settings.home, settings.memory_dir, settings.database_path)
     app = build_app(settings, turn_hook=turn_hook, writer_policy=writer_policy, breaker=breaker)
     try:
         running = serve(app)
@@ -272,6 +292,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InsecureBindError as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
+    except DataRootReadOnlyError as error:
+        print(f"memoryd: {error}", file=sys.stderr)
+        return 1
     except Exception as error:
         _log.error("memoryd failed to start: %s: %s", type(error).__name__, error)
         return 1

@@ -24,11 +24,14 @@ from memoryd.config import KEYS_BY_ATTR, MemoryConfig
 # --------------------------------------------------------------------------------------------------- agents
 def agents_ls(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     agents = client.list_agents()
+    # ENTRIES counts distilled memory (facts and episodes) only; an agent whose turns wait for distillation showed
+    # 0 and looked empty, so the turns and pending signals are listed too.
+    counts = {c.agent_id: c for c in client.stats().agents} if agents else {}
     io.emit(
         agents,
         lambda out: table(
             out,
-            ["AGENT", "NAME", "MEMORY", "RECALL", "ENTRIES", "CREATED"],
+            ["AGENT", "NAME", "MEMORY", "RECALL", "ENTRIES", "TURNS", "PENDING", "CREATED"],
             [
                 [
                     a.agent_id,
@@ -36,6 +39,8 @@ def agents_ls(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
                     "on" if a.memory_enabled else "off",
                     "on" if a.search_memory_enabled else "off",
                     a.memory_entry_count,
+                    counts[a.agent_id].transcript_turns if a.agent_id in counts else 0,
+                    counts[a.agent_id].pending_signals if a.agent_id in counts else 0,
                     when(a.created_at_ms),
                 ]
                 for a in agents
@@ -141,6 +146,13 @@ def identity_show(client: MemoryClient, args: argparse.Namespace, io: IO) -> int
 
 
 # -------------------------------------------------------------------------------------------------- console
+def _state(kind: str, is_disabled: bool) -> str:
+    """STATE of a row: pinned facts and episodes are active or disabled; other rows have no state ("-")."""
+    if kind not in ("pinned_fact", "episode"):
+        return "-"
+    return "disabled" if is_disabled else "active"
+
+
 def search(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     hits = client.search(
         args.query,
@@ -158,8 +170,8 @@ def search(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
                 [
                     ref(h.kind, h.id),
                     h.agent_id,
-                    f"{h.score:.3g}",
-                    "disabled" if h.is_disabled else "",
+                    f"{h.score:.3f}",  # one notation for every row (".3g" printed 1.23 next to 1.37e-06)
+                    _state(h.kind, h.is_disabled),
                     when(h.created_at_ms),
                     h.preview,
                 ]
@@ -343,10 +355,15 @@ def config_get(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
     if args.key:
         if args.key not in values:
             raise UsageError(f"unknown key {args.key!r}; keys: {', '.join(values)}")
-        io.emit({args.key: values[args.key]}, lambda out: print(values[args.key], file=out))
+        io.emit({args.key: values[args.key]}, lambda out: print(_config_text(values[args.key]), file=out))
         return EXIT_OK
-    io.emit(values, lambda out: pairs(out, list(values.items())))
+    io.emit(values, lambda out: pairs(out, [(k, _config_text(v)) for k, v in values.items()]))
     return EXIT_OK
+
+
+def _config_text(value: object) -> object:
+    """A value as `config set` takes it back (true/false, as in memory.json; Python printed True)."""
+    return ("true" if value else "false") if isinstance(value, bool) else value
 
 
 def _parse_assignment(text: str) -> tuple[str, Any]:

@@ -30,7 +30,8 @@ def ctl_settings(addr: str | None, deadline_s: float, env: Mapping[str, str] | N
     return CtlSettings(
         addr=addr or env.get("OSAURUS_MEMORYD_ADDR") or DEFAULT_LISTEN,
         deadline_s=deadline_s,
-        token=transport.token,
+        # The admin token opens the console as well as the runtime service; memoryctl needs both.
+        token=transport.admin_token or transport.token,
         credentials=transport.channel_credentials(),
     )
 

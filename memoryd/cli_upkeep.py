@@ -27,8 +27,12 @@ def export(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
         if target is not io.out:
             target.close()
     if target is not io.out:
-        summary = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()) if k not in ("header", "end"))
-        print(f"exported to {args.output}: {summary or 'nothing'}", file=io.err if io.is_json else io.out)
+        records = {k: v for k, v in sorted(counts.items()) if k not in ("header", "end")}
+        summary = ", ".join(f"{k}={v}" for k, v in records.items())
+        io.emit(
+            {"output": args.output, "records": records},
+            lambda out: print(f"exported to {args.output}: {summary or 'nothing'}", file=out),
+        )
     return EXIT_OK
 
 

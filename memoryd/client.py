@@ -46,7 +46,12 @@ _SCOPES = {
     "transcript": cpb.CONSOLE_SCOPE_TRANSCRIPT,
 }
 _SECTIONS = {number: name for name, number in cc.SECTION_TO_PB.items()}
-_STORE_STATES = {cpb.STORE_STATE_HEALTHY: "healthy", cpb.STORE_STATE_DEGRADED: "degraded"}
+_STORE_STATES = {
+    cpb.STORE_STATE_HEALTHY: "healthy",
+    cpb.STORE_STATE_DEGRADED: "degraded",
+    cpb.STORE_STATE_FULL: "full",
+    cpb.STORE_STATE_READ_ONLY: "read_only",
+}
 
 
 def _ms(stamp: timestamp_pb2.Timestamp) -> int:

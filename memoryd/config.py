@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoryd.storage.private import private_folder
 from servicekit.tls import TransportSecurity, load_transport
 
 _log = logging.getLogger("memoryd.config")
@@ -364,7 +365,7 @@ class ConfigStore:
         return new
 
     def _write(self, config: MemoryConfig) -> None:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(self._path.parent)
         text = json.dumps(to_json_object(config), indent=2, sort_keys=True) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=".memory.json.", dir=self._path.parent)
         try:

@@ -89,7 +89,8 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
         console = self._require("Inspect")
         with Violations() as v:
             kind, row_id = cc.item(v, request.item)
-        return cc.inspection(console.inspect(kind, row_id))
+            owner = _agent(v, request.agent_id, required=False)
+        return cc.inspection(console.inspect(kind, row_id, owner))
 
     def Search(self, request: cpb.SearchRequest, context: grpc.ServicerContext) -> cpb.SearchResponse:
         console = self._require("Search")
@@ -109,23 +110,27 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
         console = self._require("Disable")
         with Violations() as v:
             kind, row_id = cc.item(v, request.item)
-        return cpb.DisableResponse(changed=console.disable(kind, row_id))
+            owner = _agent(v, request.agent_id, required=False)
+        return cpb.DisableResponse(changed=console.disable(kind, row_id, owner))
 
     def Enable(self, request: cpb.EnableRequest, context: grpc.ServicerContext) -> cpb.EnableResponse:
         console = self._require("Enable")
         with Violations() as v:
             kind, row_id = cc.item(v, request.item)
-        return cpb.EnableResponse(changed=console.enable(kind, row_id))
+            owner = _agent(v, request.agent_id, required=False)
+        return cpb.EnableResponse(changed=console.enable(kind, row_id, owner))
 
     def Forget(self, request: cpb.ForgetRequest, context: grpc.ServicerContext) -> cpb.ForgetResponse:
         console = self._require("Forget")
         with Violations() as v:
             kind, row_id = cc.item(v, request.item)
-        return cpb.ForgetResponse(vector_removed=console.forget(kind, row_id).vector_removed)
+            owner = _agent(v, request.agent_id, required=False)
+        return cpb.ForgetResponse(vector_removed=console.forget(kind, row_id, owner).vector_removed)
 
     # ----------------------------------------------------------------------------------------- whole store
     def Diagnose(self, request: cpb.DiagnoseRequest, context: grpc.ServicerContext) -> cpb.DiagnoseResponse:
         response = cc.diagnosis(self._require("Diagnose").diagnose())
+        fault_state, fault_reason = response.store_state, response.degraded_reason
         if self._security is not None:
             status = self._security.status()
             for name, value in store_fields(status).items():
@@ -135,6 +140,9 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
                     response.degraded_store.CopyFrom(value)  # type: ignore[arg-type]
                 else:
                     setattr(response, name, value)
+            # A degraded store (memoryd.security) outranks a write fault; an open one shows the fault.
+            if response.store_state == cpb.STORE_STATE_HEALTHY:
+                response.store_state, response.degraded_reason = fault_state, fault_reason
         return response
 
     def PreviewContext(

@@ -7,7 +7,9 @@ from typing import Any
 from memoryd import convert
 from memoryd.config import KEYS_BY_ATTR, MemoryConfig, validate_changes
 from memoryd.console_types import ConsoleMatch, Diagnosis, Inspection, VectorState
+from memoryd.consolidate_rpcs import report_proto
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.storage.faults import STORAGE_FULL, STORAGE_READ_ONLY
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.errors import FieldViolation, InvalidArgumentError
@@ -120,6 +122,13 @@ def vector_state(state: VectorState) -> cpb.VectorIndexState:
     )
 
 
+#: Diagnosis.storage_fault → store_state.
+_FAULT_STATES = {
+    STORAGE_FULL: cpb.STORE_STATE_FULL,
+    STORAGE_READ_ONLY: cpb.STORE_STATE_READ_ONLY,
+}
+
+
 def diagnosis(report: Diagnosis) -> cpb.DiagnoseResponse:
     """Diagnosis → DiagnoseResponse (the store is always HEALTHY until degraded stores exist)."""
     return cpb.DiagnoseResponse(
@@ -152,8 +161,10 @@ def diagnosis(report: Diagnosis) -> cpb.DiagnoseResponse:
             )
             for e in report.recent_errors
         ],
-        store_state=cpb.STORE_STATE_HEALTHY,
+        store_state=_FAULT_STATES.get(report.storage_fault, cpb.STORE_STATE_HEALTHY),
+        degraded_reason=report.storage_fault_detail,
         encrypted=report.is_encrypted,
+        last_consolidation=report_proto(report.last_consolidation) if report.last_consolidation else None,
     )
 
 

@@ -29,6 +29,7 @@ from memoryd.console_types import (
     StoredRow,
 )
 from memoryd.console_vectors import ConsoleVectors
+from memoryd.consolidate.runner import latest_report
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, StoreStats
 from memoryd.redact import (
     DETAIL_CHARS,
@@ -148,15 +149,16 @@ class Console:
             except Exception as error:
                 _log.warning("memory-changed hook failed: %s", type(error).__name__)
 
-    def _row(self, kind: str, row_id: int) -> StoredRow:
+    def _row(self, kind: str, row_id: int, agent_id: str | None = None) -> StoredRow:
+        """The row; NOT_FOUND also when `agent_id` is given and does not own it (indistinguishable from absent)."""
         row = self._rows.fetch(kind, row_id)
-        if row is None:
+        if row is None or (agent_id is not None and row.agent_id != agent_id):
             raise NotFoundError("ITEM_NOT_FOUND", f"no {kind} with id {row_id}")
         return row
 
-    def inspect(self, kind: str, row_id: int) -> Inspection:
-        """Redacted preview (up to 2,000 characters) and redacted metadata of one row."""
-        row = self._row(kind, row_id)
+    def inspect(self, kind: str, row_id: int, agent_id: str | None = None) -> Inspection:
+        """Redacted preview (up to 2,000 characters) and redacted metadata of one row (of `agent_id`, if given)."""
+        row = self._row(kind, row_id, agent_id)
         preview = redact(row.text, DETAIL_CHARS)
         kinds = set(preview.counts)
         metadata: dict[str, str] = {
@@ -226,12 +228,14 @@ class Console:
             for m in matches
         ]
 
-    def _set_status(self, kind: str, row_id: int, status: str) -> bool:
+    def _set_status(self, kind: str, row_id: int, status: str, agent_id: str | None) -> bool:
         if kind not in DISABLEABLE:
             what = "transcript turns" if kind == KIND_TRANSCRIPT else "identity facts"
             raise FailedPreconditionError(
                 "NOT_DISABLEABLE", f"{what} have no disabled state; use Forget to remove one"
             )
+        if agent_id is not None:
+            self._row(kind, row_id, agent_id)  # a row's owner never changes, so checking first is safe
         changed = self._rows.set_status(kind, row_id, status)
         if changed is None:
             raise NotFoundError("ITEM_NOT_FOUND", f"no {kind} with id {row_id}")
@@ -239,16 +243,18 @@ class Console:
             self.changed(self._row(kind, row_id).agent_id)
         return changed
 
-    def disable(self, kind: str, row_id: int) -> bool:
+    def disable(self, kind: str, row_id: int, agent_id: str | None = None) -> bool:
         """Take a pinned fact or episode out of recall (row and vector kept); whether it was active."""
-        return self._set_status(kind, row_id, "disabled")
+        return self._set_status(kind, row_id, "disabled", agent_id)
 
-    def enable(self, kind: str, row_id: int) -> bool:
+    def enable(self, kind: str, row_id: int, agent_id: str | None = None) -> bool:
         """Put a disabled pinned fact or episode back into recall; whether it was disabled."""
-        return self._set_status(kind, row_id, "active")
+        return self._set_status(kind, row_id, "active", agent_id)
 
-    def forget(self, kind: str, row_id: int) -> Forgotten:
+    def forget(self, kind: str, row_id: int, agent_id: str | None = None) -> Forgotten:
         """Delete the row, its FTS entry (trigger), its stored vector and its faiss vector."""
+        if agent_id is not None:
+            self._row(kind, row_id, agent_id)
         deleted = self._rows.delete(kind, row_id)
         if deleted is None:
             raise NotFoundError("ITEM_NOT_FOUND", f"no {kind} with id {row_id}")
@@ -269,6 +275,7 @@ class Console:
     def diagnose(self) -> Diagnosis:
         """Storage health report (see DiagnoseResponse); each part degrades on its own."""
         store = self._d.store
+        fault = store.db.health.current
         stats = self._checked("stats", store.stats.collect, StoreStats())
         return Diagnosis(
             schema_version=self._checked("schema", lambda: store.schema_version, 0),
@@ -284,6 +291,9 @@ class Console:
             ),
             database_bytes=store.db.file_bytes(),
             recent_errors=tuple(self._d.errors.recent()),
+            storage_fault=fault.reason if fault is not None else "",
+            storage_fault_detail=fault.description if fault is not None else "",
+            last_consolidation=self._checked("consolidation", lambda: latest_report(store.db), None),
         )
 
     def preview(

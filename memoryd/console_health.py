@@ -68,17 +68,29 @@ def fts_health(db: Database) -> list[FtsHealth]:
                 continue
             # count(*) on an external-content table reads the source; the docsize shadow counts indexed rows.
             fts_rows = int(db.scalar(f"SELECT count(*) FROM {m.fts}_docsize") or 0)
-            problem = ""
-            try:
-                # rank = 1 also compares the index with the external content table.
-                db.execute(f"INSERT INTO {m.fts} ({m.fts}, rank) VALUES ('integrity-check', 1)")
-            except Exception as error:  # peewee wraps sqlite errors; reported, never raised
-                # SQLite's own messages ("database disk image is malformed") carry no row content.
-                problem = f"integrity-check failed: {str(error)[:120] or type(error).__name__}"
+        problem = _integrity_problem(db, m.fts)
         if not problem and fts_rows != source_rows:
             problem = f"{fts_rows} indexed rows for {source_rows} source rows"
         report.append(FtsHealth(m.fts, m.source, source_rows, fts_rows, not problem, problem))
     return report
+
+
+def _integrity_problem(db: Database, fts: str) -> str:
+    """FTS5's integrity-check of one mirror ("" when it passes).
+
+    The check is an INSERT, so it runs as a write of its own: under the process's write lock in a BEGIN IMMEDIATE
+    transaction that changes nothing. Inside a read snapshot it had to upgrade to a writer, and SQLite refuses that
+    at once ("database is locked", no busy wait) whenever another connection committed since the snapshot began:
+    healthy mirrors were reported broken under write load.
+    """
+    try:
+        with db.writes_held(), db.pw.atomic("IMMEDIATE"):
+            # rank = 1 also compares the index with the external content table.
+            db.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('integrity-check', 1)")
+    except Exception as error:  # peewee wraps sqlite errors; reported, never raised
+        # SQLite's own messages ("database disk image is malformed") carry no row content.
+        return f"integrity-check failed: {str(error)[:120] or type(error).__name__}"
+    return ""
 
 
 def vector_rows_per_agent(db: Database) -> dict[str, int]:

@@ -187,6 +187,7 @@ class ConsoleStore:
             deleted = 0
             for table in CLEARED_TABLES:
                 deleted += self._db.execute(f"DELETE FROM {table}").rowcount
+            self._db.execute("DELETE FROM turn_requests")  # BufferTurn keys: not memory, not counted
             deleted += self._db.execute(
                 "UPDATE identity SET content = '', overrides = '[]', token_count = 0, version = 0, model = '', "
                 "generated_at_ms = 0 WHERE id = 1 AND (content <> '' OR overrides NOT IN ('', '[]'))"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memoryd.consolidate.report import PassReport
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
 
 #: Console kinds and their source tables.
@@ -184,6 +185,12 @@ class Diagnosis:
     recovery_actions: tuple[str, ...] = ()
     #: While degraded: the file's kind and the key sources tried (memoryd.security).
     degraded_store: DegradedStoreInfo | None = None
+    #: The store's current write fault: "" (none), "STORAGE_FULL" or "STORAGE_READ_ONLY" (memoryd.storage.faults).
+    storage_fault: str = ""
+    #: What the fault means for the operator, when there is one.
+    storage_fault_detail: str = ""
+    #: The most recent consolidation pass (processing_log), None before the first.
+    last_consolidation: PassReport | None = None
 
     @property
     def is_healthy(self) -> bool:

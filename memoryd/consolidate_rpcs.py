@@ -27,6 +27,7 @@ def report_proto(report: PassReport) -> pb.ConsolidationReport:
             )
             for step in report.steps
         ],
+        failed_steps=[step.name for step in report.steps if step.error],
     )
 
 

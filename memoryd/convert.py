@@ -55,14 +55,24 @@ _MIN_TIMESTAMP_S = -62_135_596_800
 _MAX_TIMESTAMP_S = 253_402_300_799
 
 
+#: How far past now a turn's time may lie (clock skew between the client and memoryd).
+MAX_FUTURE_MS = 86_400_000
+
+
 def millis(stamp: timestamp_pb2.Timestamp, default_ms: int, field: str = "time") -> int:
-    """Timestamp → epoch milliseconds; `default_ms` when unset; INVALID_ARGUMENT when outside Timestamp's range."""
+    """Timestamp → epoch milliseconds; `default_ms` when unset; INVALID_ARGUMENT when outside Timestamp's range,
+    before 1970 or more than a day ahead (TIME_OUT_OF_RANGE): a turn dated year 1 or 9999 is a client bug, and it
+    would sort, decay and be pruned as if it were real."""
     if stamp.seconds == 0 and stamp.nanos == 0:
         return default_ms
     if not (_MIN_TIMESTAMP_S <= stamp.seconds <= _MAX_TIMESTAMP_S and 0 <= stamp.nanos <= 999_999_999):
         with Violations() as v:
             v.add(field, "must be a valid Timestamp (years 1-9999, nanos 0-999999999)", "INVALID_TIMESTAMP")
-    return int(stamp.ToMilliseconds())
+    value = int(stamp.ToMilliseconds())
+    if value < 0 or value > d.now_ms() + MAX_FUTURE_MS:
+        with Violations() as v:
+            v.add(field, "must lie between 1970-01-01 and one day from now", "TIME_OUT_OF_RANGE")
+    return value
 
 
 # ----------------------------------------------------------------------------------------------------- requests
@@ -95,6 +105,11 @@ def own_text(text: str) -> str:
     return text if cleaned == text.strip() else cleaned
 
 
+#: BufferTurn's idempotency key (proto: request_id).
+MAX_REQUEST_ID_CHARS = 128
+REQUEST_ID = re.compile(rf"[A-Za-z0-9._:\-]{{1,{MAX_REQUEST_ID_CHARS}}}")
+
+
 def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
     """Validated BufferTurn arguments, injected memory blocks removed (an empty user_message then means the turn
     was only our own block: TurnRecorder stores nothing)."""
@@ -106,7 +121,15 @@ def parse_buffer_turn(request: pb.BufferTurnRequest) -> d.TurnInput:
             request.assistant_message, "assistant_message", max_chars=d.MAX_CONTENT_CHARS, required=False
         )
         occurred = millis(request.occur_time, d.now_ms(), "occur_time")
-    return d.TurnInput(agent, conversation, own_text(user), own_text(assistant), occurred)
+        if request.request_id and not REQUEST_ID.fullmatch(request.request_id):
+            v.add(
+                "request_id",
+                f"must be 1-{MAX_REQUEST_ID_CHARS} characters of A-Z a-z 0-9 . _ : -",
+                "INVALID_REQUEST_ID",
+            )
+    return d.TurnInput(
+        agent, conversation, own_text(user), own_text(assistant), occurred, request_id=request.request_id
+    )
 
 
 def parse_search(request: pb.SearchMemoryRequest) -> tuple[str, str, str, int]:

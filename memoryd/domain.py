@@ -55,6 +55,8 @@ class TurnInput:
     user_message: str
     assistant_message: str
     occurred_at_ms: int
+    #: The client's idempotency key ("" = none): a retry within the window answers the first result.
+    request_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class BufferedTurn:
     transcript_ids: tuple[int, ...]
     distillation_scheduled: bool = False
     flush_at_ms: int = 0
+    #: A retry with a known request id: nothing was stored, the ids are the first call's.
+    replayed: bool = False
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
             signal_id=stored.signal_id,
             transcript_ids=list(stored.transcript_ids),
             distillation_scheduled=stored.distillation_scheduled,
+            replayed=stored.replayed,
         )
         if stored.flush_at_ms:
             response.flush_time.CopyFrom(convert.timestamp(stored.flush_at_ms))
@@ -70,7 +71,9 @@ class MemoryService(pb_grpc.MemoryServiceServicer):
     ) -> pb.SearchMemoryResponse:
         agent_id, scope, query, limit = convert.parse_search(request)
         agent = self._d.store.agents.get(agent_id)
-        if agent is None or not agent.search_memory_enabled:
+        if agent is None:
+            raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
+        if not agent.search_memory_enabled:
             raise PermissionDeniedError(
                 "MEMORY_RECALL_DISABLED", "Memory Recall (search_memory_enabled) is off for this agent"
             )

@@ -10,8 +10,8 @@ from typing import Protocol
 from memoryd.config import ConfigStore
 from memoryd.domain import BufferedTurn, TurnInput, now_ms
 from memoryd.storage.store import Store
-from memoryd.storage.turns import AgentMemoryDisabledError
-from servicekit.errors import FailedPreconditionError
+from memoryd.storage.turns import AgentMemoryDisabledError, RequestIdReusedError
+from servicekit.errors import FailedPreconditionError, FieldViolation, InvalidArgumentError
 
 _log = logging.getLogger("memoryd.turns")
 
@@ -62,6 +62,18 @@ class TurnRecorder:
             stored = self._store.turns.buffer_if_enabled(turn)
         except AgentMemoryDisabledError:
             raise FailedPreconditionError("MEMORY_DISABLED", "memory is disabled for this agent") from None
+        except RequestIdReusedError:
+            raise InvalidArgumentError(
+                "REQUEST_ID_REUSED",
+                "request_id was used within the last 24 hours for a different turn",
+                field_violations=[
+                    FieldViolation(
+                        "request_id", "already names another turn of this agent", "REQUEST_ID_REUSED"
+                    )
+                ],
+            ) from None
+        if stored.replayed:  # a retry: the first call already nudged the indexer and armed the debounce
+            return stored
         if self._on_rows_written is not None:
             self._on_rows_written(turn.agent_id)
         try:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from memoryd.config import ConfigStore, MemoryConfig
 from memoryd.storage.store import Store
 from memoryd.storage.writer_store import SqliteWriterStore
+from memoryd.vectors.codec import VECTOR_KINDS
 from memoryd.writer import DistillPolicy, Writer, WriterSettings
 from memoryd.writer.breaker import CircuitBreaker
 from memoryd.writer.dedup import FactPlan
@@ -29,7 +30,8 @@ def rows_remover(remove: Callable[[str, str, Sequence[int]], int]) -> RowsRemove
     def on_rows_removed(agent_id: str, rows: Sequence[DerivedRow]) -> None:
         by_kind: dict[str, list[int]] = {}
         for row in rows:
-            by_kind.setdefault(row.kind, []).append(int(row.id))
+            if row.kind in VECTOR_KINDS:  # a re-ingest also deletes identity facts, which have no vector
+                by_kind.setdefault(row.kind, []).append(int(row.id))
         for kind, ids in by_kind.items():
             remove(agent_id, kind, ids)
 
@@ -71,7 +73,12 @@ class CallbackHooks:
 
     def rows_removed(self, agent_id: str, rows: Sequence[DerivedRow]) -> None:
         if self._removed is not None:
-            self._removed(agent_id, rows)
+            try:
+                self._removed(agent_id, rows)
+            except (
+                Exception
+            ) as error:  # a stale vector is rebuilt later; skipped invalidations serve stale memory
+                _log.error("removing vectors of deleted rows failed: %s", type(error).__name__)
         self._notify(agent_id)
 
     def transcript_written(self, agent_id: str, conversation_id: str, transcript_ids: Sequence[int]) -> None:

@@ -152,7 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"plugin-host: {error}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, "plugin_host")
-    Path(settings.home).mkdir(parents=True, exist_ok=True)
+    # The grants live in config/plugins.json: the folder exists from the first start, so an operator only adds the
+    # file (private, like memoryd's: 0700 whatever the umask).
+    config_dir = Path(settings.home) / "config"
+    config_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    config_dir.chmod(0o700)
     try:
         running, app = start(settings)
     except InsecureBindError as error:

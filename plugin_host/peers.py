@@ -110,13 +110,16 @@ class MemoryPeer:
         assistant_message: str,
         *,
         timeout_s: float,
+        request_id: str = "",
     ) -> int:
-        """BufferTurn: record one exchange; returns the pending signal id."""
+        """BufferTurn: record one exchange; returns the pending signal id. With a `request_id`, a retry of a call
+        that timed out stores nothing twice (the proto's idempotency key)."""
         request = mpb.BufferTurnRequest(
             agent_id=agent_id,
             conversation_id=conversation_id,
             user_message=user_message,
             assistant_message=assistant_message,
+            request_id=request_id,
         )
         with typed_errors():
             reply = self._stub.BufferTurn(request, timeout=timeout_s)

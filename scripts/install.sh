@@ -16,7 +16,7 @@ say() { printf '[install] %s\n' "$*"; }
 
 hash_inputs() {
     # Everything that changes what gets installed; the stamp stores its hash.
-    local files=(scripts/install.sh requirements.lock requirements-models.txt pyproject.toml)
+    local files=(scripts/install.sh requirements.lock requirements-runtime.lock requirements-models.txt pyproject.toml)
     [ -f "$NODE_DIR/package-lock.json" ] && files+=("$NODE_DIR/package-lock.json")
     # The editable install maps each top-level package found at install time, so a new one means reinstall.
     { cat "${files[@]}"; ls -d ./*/__init__.py protos/gen/*/__init__.py 2>/dev/null || true; } | sha256_of_stdin

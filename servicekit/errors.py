@@ -13,6 +13,12 @@ from grpc_status import rpc_status
 
 #: Reason used by every RPC that a later release implements.
 NOT_YET_AVAILABLE = "NOT_YET_AVAILABLE"
+#: The status travels in trailers, which gRPC caps at 16 KiB by default: past it the client sees a bare INTERNAL
+#: instead of the error (UpdateConfig with thousands of unknown mask paths did). Listed violations, their texts
+#: and the message are capped so a status with every detail stays well under that.
+MAX_FIELD_VIOLATIONS = 20
+MAX_DETAIL_BYTES = 200
+MAX_MESSAGE_BYTES = 500
 
 
 @dataclass(frozen=True)
@@ -56,17 +62,23 @@ class ServiceError(Exception):
     def to_status_proto(self, default_domain: str = "") -> status_pb2.Status:
         """Build the google.rpc.Status carried in the grpc-status-details-bin trailer."""
         details: list[any_pb2.Any] = []
+        metadata = dict(self.metadata)
+        listed = self.field_violations[:MAX_FIELD_VIOLATIONS]
+        if len(listed) < len(self.field_violations):  # the client learns how many there were, not each
+            metadata["field_violations_total"] = str(len(self.field_violations))
         info = error_details_pb2.ErrorInfo(
-            reason=self.reason, domain=self.domain or default_domain, metadata=self.metadata
+            reason=self.reason, domain=self.domain or default_domain, metadata=metadata
         )
         details.append(_pack(info))
-        if self.field_violations:
+        if listed:
             bad = error_details_pb2.BadRequest(
                 field_violations=[
                     error_details_pb2.BadRequest.FieldViolation(
-                        field=v.field, description=v.description, reason=v.reason
+                        field=_cut(v.field, MAX_DETAIL_BYTES),
+                        description=_cut(v.description, MAX_DETAIL_BYTES),
+                        reason=v.reason,
                     )
-                    for v in self.field_violations
+                    for v in listed
                 ]
             )
             details.append(_pack(bad))
@@ -74,11 +86,21 @@ class ServiceError(Exception):
             delay = duration_pb2.Duration()
             delay.FromNanoseconds(int(self.retry_after_s * 1e9))
             details.append(_pack(error_details_pb2.RetryInfo(retry_delay=delay)))
-        return status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
+        return status_pb2.Status(
+            code=self.code.value[0], message=_cut(self.message, MAX_MESSAGE_BYTES), details=details
+        )
 
     def to_grpc_status(self, default_domain: str = "") -> grpc.Status:
         """The grpc.Status to pass to ServicerContext.abort_with_status."""
         return rpc_status.to_status(self.to_status_proto(default_domain))
+
+
+def _cut(text: str, limit_bytes: int) -> str:
+    """At most `limit_bytes` of UTF-8 (trailers are bytes; a client-chosen field name may be 4 bytes a character)."""
+    raw = text.encode("utf-8", "replace")
+    if len(raw) <= limit_bytes:
+        return text
+    return raw[: limit_bytes - 3].decode("utf-8", "ignore") + "…"
 
 
 def _pack(message: object) -> any_pb2.Any:

@@ -7,7 +7,7 @@ import logging
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -17,6 +17,7 @@ from servicekit.errors import (
     DeadlineExceededError,
     InternalError,
     InvalidArgumentError,
+    PermissionDeniedError,
     ResourceExhaustedError,
     ServiceError,
     UnauthenticatedError,
@@ -30,6 +31,8 @@ _log = logging.getLogger("servicekit.access")
 _err_log = logging.getLogger("servicekit.errors")
 
 Behavior = Callable[..., Any]
+#: Turns an exception a handler did not expect into a typed error (for example a full disk), or None: still a bug.
+ErrorTranslator = Callable[[BaseException], "ServiceError | None"]
 
 
 class _Undecodable:
@@ -92,9 +95,12 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     with a reason instead of gRPC's bare INTERNAL, and it refuses work whose deadline has already passed.
     """
 
-    def __init__(self, domain: str, max_request_bytes: int) -> None:
+    def __init__(
+        self, domain: str, max_request_bytes: int, translators: Sequence[ErrorTranslator] = ()
+    ) -> None:
         self._domain = domain
         self._max_request_bytes = max_request_bytes
+        self._translators = tuple(translators)
 
     def intercept_service(
         self,
@@ -129,6 +135,17 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
             context.abort_with_status(error.to_grpc_status(self._domain))
         if _has_status(context):
             raise error
+        for translate in self._translators:
+            try:
+                typed = translate(error)
+            except Exception as failure:  # a broken translator must not hide the original error
+                _err_log.error("error translator failed: %s", type(failure).__name__)
+                typed = None
+            if typed is not None:
+                _err_log.warning(
+                    "%s in %s: %s (request %s)", typed.reason, method, typed.message, request_id_var.get()
+                )
+                context.abort_with_status(typed.to_grpc_status(self._domain))
         # A bug. The exception's text may quote memory content, so ERROR names only its type and place;
         # the full traceback goes to DEBUG.
         frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
@@ -231,12 +248,26 @@ def _logged(behavior: Behavior, method: str, supplied_id: str, streaming: bool) 
 
 
 class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
-    """Requires `authorization: Bearer <token>` on every call except health checks; constant-time comparison."""
+    """Requires `authorization: Bearer <token>` on every call except health checks; constant-time comparison.
+
+    With an admin token, methods under `admin_prefixes` (a console service) take only the admin token, answering
+    PERMISSION_DENIED (ADMIN_TOKEN_REQUIRED) to the runtime one; every other method takes either. Without a runtime
+    token (loopback only) the other methods are open and only the admin methods need a token.
+    """
 
     _OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
 
-    def __init__(self, token: str, domain: str) -> None:
-        self._expected = f"Bearer {token}".encode()
+    def __init__(
+        self,
+        token: str | None,
+        domain: str,
+        *,
+        admin_token: str | None = None,
+        admin_prefixes: Sequence[str] = (),
+    ) -> None:
+        self._expected = f"Bearer {token}".encode() if token else None
+        self._admin = f"Bearer {admin_token}".encode() if admin_token else None
+        self._admin_prefixes = tuple(admin_prefixes) if admin_token else ()
         self._domain = domain
 
     def intercept_service(
@@ -244,14 +275,26 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
-        if handler_call_details.method in self._OPEN_METHODS:
+        method = handler_call_details.method
+        if method in self._OPEN_METHODS:
             return continuation(handler_call_details)
-        supplied = dict(handler_call_details.invocation_metadata or ()).get("authorization", "")
-        if hmac.compare_digest(str(supplied).encode(), self._expected):
+        supplied = str(dict(handler_call_details.invocation_metadata or ()).get("authorization", "")).encode()
+        # Both comparisons always run: the time taken says nothing about which token was close.
+        is_admin = self._admin is not None and hmac.compare_digest(supplied, self._admin)
+        is_runtime = self._expected is not None and hmac.compare_digest(supplied, self._expected)
+        if self._admin_prefixes and method.startswith(self._admin_prefixes):
+            if is_admin:
+                return continuation(handler_call_details)
+            error: ServiceError = (
+                PermissionDeniedError("ADMIN_TOKEN_REQUIRED", "this method needs the admin token")
+                if is_runtime
+                else UnauthenticatedError("BAD_TOKEN", "missing or wrong admin bearer token")
+            )
+        elif is_admin or is_runtime or self._expected is None:
             return continuation(handler_call_details)
-        status = UnauthenticatedError("BAD_TOKEN", "missing or wrong bearer token").to_grpc_status(
-            self._domain
-        )
+        else:
+            error = UnauthenticatedError("BAD_TOKEN", "missing or wrong bearer token")
+        status = error.to_grpc_status(self._domain)
 
         def deny(requests: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             context.abort_with_status(status)

@@ -14,7 +14,12 @@ from types import FrameType
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from servicekit.interceptors import AccessLogInterceptor, BearerTokenInterceptor, ErrorMappingInterceptor
+from servicekit.interceptors import (
+    AccessLogInterceptor,
+    BearerTokenInterceptor,
+    ErrorMappingInterceptor,
+    ErrorTranslator,
+)
 from servicekit.reflection import enable_commented_reflection
 
 _log = logging.getLogger("servicekit.server")
@@ -47,7 +52,12 @@ class ServerOptions:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     tls: grpc.ServerCredentials | None = None
     auth_token: str | None = None
+    #: A second token that alone may call the methods under admin_prefixes (the console); see BearerTokenInterceptor.
+    admin_token: str | None = None
+    admin_prefixes: Sequence[str] = field(default_factory=tuple)
     extra_interceptors: Sequence[grpc.ServerInterceptor] = field(default_factory=tuple)
+    #: Map exceptions a handler did not expect to typed errors before they count as INTERNAL (storage faults).
+    error_translators: Sequence[ErrorTranslator] = field(default_factory=tuple)
 
 
 @dataclass
@@ -132,9 +142,18 @@ def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> 
             "configure TLS (OSAURUS_TLS_CERT/OSAURUS_TLS_KEY) or OSAURUS_AUTH_TOKEN_FILE, or bind 127.0.0.1"
         )
     interceptors: list[grpc.ServerInterceptor] = [AccessLogInterceptor()]
-    if options.auth_token:
-        interceptors.append(BearerTokenInterceptor(options.auth_token, options.domain))
-    interceptors.append(ErrorMappingInterceptor(options.domain, options.max_request_bytes))
+    if options.auth_token or options.admin_token:
+        interceptors.append(
+            BearerTokenInterceptor(
+                options.auth_token,
+                options.domain,
+                admin_token=options.admin_token,
+                admin_prefixes=options.admin_prefixes,
+            )
+        )
+    interceptors.append(
+        ErrorMappingInterceptor(options.domain, options.max_request_bytes, options.error_translators)
+    )
     interceptors.extend(options.extra_interceptors)
     executor = futures.ThreadPoolExecutor(max_workers=options.max_workers, thread_name_prefix=options.domain)
     server = grpc.server(

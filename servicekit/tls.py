@@ -27,6 +27,9 @@ class TransportSecurity:
     client_ca: Path | None = None
     ca: Path | None = None
     token: str | None = None
+    #: The admin token (OSAURUS_ADMIN_TOKEN_FILE): a server that has one accepts only it on its admin methods (the
+    #: memory console); a client that has one (memoryctl) sends it instead of `token`.
+    admin_token: str | None = None
 
     @property
     def is_tls(self) -> bool:
@@ -62,7 +65,8 @@ def _read(path: Path) -> bytes:
 
 
 def load_transport(env: Mapping[str, str]) -> TransportSecurity:
-    """Read OSAURUS_TLS_CERT, OSAURUS_TLS_KEY, OSAURUS_TLS_CLIENT_CA, OSAURUS_TLS_CA, OSAURUS_AUTH_TOKEN_FILE."""
+    """Read OSAURUS_TLS_CERT, OSAURUS_TLS_KEY, OSAURUS_TLS_CLIENT_CA, OSAURUS_TLS_CA, OSAURUS_AUTH_TOKEN_FILE and
+    OSAURUS_ADMIN_TOKEN_FILE."""
 
     def path(name: str) -> Path | None:
         value = env.get(name, "").strip()
@@ -71,10 +75,27 @@ def load_transport(env: Mapping[str, str]) -> TransportSecurity:
     cert, key = path("OSAURUS_TLS_CERT"), path("OSAURUS_TLS_KEY")
     if (cert is None) != (key is None):
         raise TransportConfigError("OSAURUS_TLS_CERT and OSAURUS_TLS_KEY must be set together")
-    token_file = path("OSAURUS_AUTH_TOKEN_FILE")
-    token = _read(token_file).decode().strip() if token_file is not None else None
-    if token_file is not None and not token:
-        raise TransportConfigError(f"token file {token_file} is empty")
+    token = _token(path("OSAURUS_AUTH_TOKEN_FILE"))
+    admin_token = _token(path("OSAURUS_ADMIN_TOKEN_FILE"))
+    if admin_token is not None and admin_token == token:
+        raise TransportConfigError(
+            "OSAURUS_ADMIN_TOKEN_FILE must hold a different token than OSAURUS_AUTH_TOKEN_FILE"
+        )
     return TransportSecurity(
-        cert=cert, key=key, client_ca=path("OSAURUS_TLS_CLIENT_CA"), ca=path("OSAURUS_TLS_CA"), token=token
+        cert=cert,
+        key=key,
+        client_ca=path("OSAURUS_TLS_CLIENT_CA"),
+        ca=path("OSAURUS_TLS_CA"),
+        token=token,
+        admin_token=admin_token,
     )
+
+
+def _token(token_file: Path | None) -> str | None:
+    """The token in a file (stripped), None without a file; an empty file is a configuration error."""
+    if token_file is None:
+        return None
+    token = _read(token_file).decode().strip()
+    if not token:
+        raise TransportConfigError(f"token file {token_file} is empty")
+    return token

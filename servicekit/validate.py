@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from types import TracebackType
 
 from google.protobuf.descriptor import EnumDescriptor
@@ -11,6 +12,27 @@ from servicekit.errors import FieldViolation, InvalidArgumentError
 
 _ID_PATTERN = re.compile(r"^[^\s\x00-\x1f\x7f]+$")
 _UUID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+#: Unicode categories an identifier may not contain: format characters (zero-width, bidi controls, BOM, soft
+#: hyphen), controls, surrogates, private use, unassigned, and separators (every kind of space).
+_REFUSED_CATEGORIES = frozenset({"Cf", "Cc", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"})
+#: Letters that render as nothing (Hangul fillers, the Braille blank), though their category is a letter's.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: Scripts whose letters look alike (a Cyrillic "а" is a Latin "a" on screen): one id may use only one of them.
+_CONFUSABLE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def _id_problem(value: str) -> str:
+    """Why an NFKC-normalised identifier is refused ("" if it is fine)."""
+    scripts: set[str] = set()
+    for char in value:
+        if unicodedata.category(char) in _REFUSED_CATEGORIES or char in _BLANK_LETTERS:
+            return "must not contain invisible, bidirectional-control or space characters"
+        if char.isalpha():
+            name = unicodedata.name(char, "")
+            scripts.update(script for script in _CONFUSABLE_SCRIPTS if name.startswith(script + " "))
+    if len(scripts) > 1:
+        return "must not mix " + " and ".join(sorted(s.title() for s in scripts)) + " letters (look-alikes)"
+    return ""
 
 
 class Violations:
@@ -67,6 +89,16 @@ class Violations:
             return value
         if not _ID_PATTERN.match(value):
             self.add(field, "must be printable characters without whitespace", reason)
+            return value
+        # One spelling per identity: fullwidth "ａｇｅｎｔ" and ligatures fold to "agent" (NFKC); invisible and bidi
+        # characters and mixed look-alike scripts are refused, so no id can pass for another on screen.
+        value = unicodedata.normalize("NFKC", value)
+        problem = _id_problem(value)
+        if problem:
+            self.add(field, problem, reason)
+            return value
+        if len(value) > max_chars:  # NFKC can lengthen ("ﬃ" is three letters)
+            self.add(field, f"is {len(value)} characters after normalisation; at most {max_chars}", reason)
             return value
         return value.upper() if _UUID_PATTERN.match(value) else value
 

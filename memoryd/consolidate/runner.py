@@ -141,11 +141,7 @@ class Consolidator:
 
     def last_report(self) -> PassReport | None:
         """The most recent pass's report as kept in processing_log."""
-        rows = self._db.query(
-            "SELECT details, duration_ms, model FROM processing_log WHERE task_type = ? ORDER BY id DESC LIMIT 1",
-            (TASK_TYPE,),
-        )
-        return PassReport.from_details(rows[0][0], int(rows[0][1]), str(rows[0][2])) if rows else None
+        return latest_report(self._db)
 
     def _pacer(self) -> Pacer:
         if self._options.pacer_factory is not None:
@@ -260,6 +256,15 @@ class Consolidator:
                     callback(agent_id)
                 except Exception as error:
                     _log.warning("consolidation callback failed: %s", type(error).__name__)
+
+
+def latest_report(db: Database) -> PassReport | None:
+    """The most recent pass's report as kept in processing_log (Diagnose shows it), or None before the first."""
+    rows = db.query(
+        "SELECT details, duration_ms, model FROM processing_log WHERE task_type = ? ORDER BY id DESC LIMIT 1",
+        (TASK_TYPE,),
+    )
+    return PassReport.from_details(rows[0][0], int(rows[0][1]), str(rows[0][2])) if rows else None
 
 
 def _ms_since(started: float) -> int:

@@ -40,6 +40,7 @@ from memoryd.security.quarantine import (
     write_marker,
 )
 from memoryd.storage.keyed import DB_ERRORS, connect_raw
+from memoryd.storage.private import private_folder
 from memoryd.storage.store import Store, open_store
 
 _log = logging.getLogger("memoryd.security")
@@ -197,7 +198,7 @@ def create_store(path: Path, keys: KeyStore) -> tuple[Store, StoreKey | None]:
     leftovers = files_of(path)
     if leftovers:
         folder = path.parent / ".orphans" / f"{time.time_ns()}"
-        folder.mkdir(parents=True)
+        private_folder(folder)
         for leftover in leftovers:
             os.replace(leftover, folder / leftover.name)
     return open_store(path, key=key.key if key is not None else None), key

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoryd.storage.private import private_folder, tighten
+
 _log = logging.getLogger("memoryd.security")
 
 SIDECARS = ("", "-wal", "-shm")
@@ -74,7 +76,8 @@ def set_aside(paths: StorePaths, *, with_vectors: bool = True) -> Path | None:
         return None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     moved = paths.quarantine / f"{stamp}-{secrets.token_hex(3)}"
-    moved.mkdir(parents=True, mode=0o700)
+    private_folder(moved.parent)
+    moved.mkdir(mode=0o700)
     for path in present:
         os.replace(path, moved / path.name)
     if with_vectors and paths.vectors.is_dir():
@@ -116,7 +119,7 @@ def restore(paths: StorePaths, folder: Path) -> None:
 
 def write_marker(paths: StorePaths, marker: Marker) -> None:
     """Record the degraded state (tmp + rename)."""
-    paths.marker.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(paths.marker.parent)
     tmp = paths.marker.with_name(f".{paths.marker.name}.{secrets.token_hex(3)}")
     data = {
         "kind": marker.kind,
@@ -125,6 +128,7 @@ def write_marker(paths: StorePaths, marker: Marker) -> None:
         "at_ms": marker.at_ms,
     }
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tighten(tmp)
     os.replace(tmp, paths.marker)
 
 

@@ -117,6 +117,8 @@ class AgentStore:
             deleted = 0
             for table in AGENT_TABLES:
                 deleted += self._db.execute(f"DELETE FROM {table} WHERE agent_id = ?", (agent_id,)).rowcount
+            # Its BufferTurn keys go too (not counted: no memory), so a late retry stores again, never replays.
+            self._db.execute("DELETE FROM turn_requests WHERE agent_id = ?", (agent_id,))
             deleted += int(self._t.Agent.delete().where(self._t.Agent.agent_id == agent_id).execute())
         return deleted
 

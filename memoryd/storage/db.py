@@ -9,7 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memoryd.storage.faults import StorageHealth
 from memoryd.storage.keyed import StoreSwappedError, SwappableSqliteDatabase
+from memoryd.storage.private import private_file, private_folder, tighten_store
 
 #: PRAGMAs applied to every connection. WAL lets readers run while one writer commits.
 PRAGMAS: dict[str, Any] = {
@@ -38,7 +40,11 @@ class Database:
     def __init__(self, path: Path | str, *, key: bytes | None = None) -> None:
         self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
         if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600 before SQLite first opens it: SQLite creates the file 0644 and gives -wal/-shm the file's mode.
+            private_folder(self.path.parent)
+            if not self.path.exists():
+                private_file(self.path)
+            tighten_store(self.path)
         # key: SQLCipher raw key (None = plaintext). Swappable so memoryd.security can convert the store live.
         self.pw = SwappableSqliteDatabase(
             str(self.path),
@@ -51,6 +57,8 @@ class Database:
         )
         self._write_lock = threading.RLock()
         self._generation = 0
+        #: The current storage fault (disk full, read-only): set by a failed write, cleared by a committed one.
+        self.health = StorageHealth()
 
     @property
     def generation(self) -> int:
@@ -59,10 +67,16 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[None]:
-        """One write transaction (nested calls become savepoints)."""
-        with self._write_lock, self.pw.atomic():
-            yield
-            self._generation += 1
+        """One write transaction (nested calls become savepoints); a full or read-only store is noted in health."""
+        try:
+            with self._write_lock, self.pw.atomic():
+                yield
+                self._generation += 1
+        except Exception as error:
+            self.health.observe(error, "write")
+            raise
+        if not self.pw.in_transaction():  # the outermost block committed
+            self.health.clear()
 
     @contextmanager
     def read(self) -> Iterator[None]:

@@ -20,6 +20,7 @@ import peewee
 from sqlcipher3 import dbapi2 as sqlcipher
 
 from memoryd.storage.guarded import StoreSwappedError, guarded_connection_class
+from memoryd.storage.sqlfuncs import add_math_functions, lacks_math
 
 #: How long a statement waits for a conversion or recovery to put the store back online.
 OFFLINE_WAIT_S = 120.0
@@ -132,6 +133,8 @@ class SwappableSqliteDatabase(peewee.SqliteDatabase):
         try:
             if self._key is not None:
                 apply_key(conn, self._key)
+            if lacks_math(module):  # SQLCipher's build: decay's exp() and friends in Python
+                add_math_functions(conn)
             internals._add_conn_hooks(conn)
         except BaseException:
             conn.close()

@@ -101,12 +101,31 @@ def _import_v1(db: Database) -> None:
         _log.info("imported a 1.x memory store: %s", ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
 
 
+def _turn_requests(db: Database) -> None:
+    """BufferTurn's idempotency keys: (agent, request id) → the first call's ids, for a retry window."""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS turn_requests (
+            agent_id TEXT NOT NULL,
+            request_id TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            signal_id INTEGER NOT NULL,
+            transcript_ids TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (agent_id, request_id)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS turn_requests_created ON turn_requests (created_at_ms)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core tables", _core_tables),
     Migration(2, "fts5 mirrors with triggers, backfilled", _fts_mirrors),
     Migration(3, "import an Osaurus 1.x store", _import_v1),
     Migration(4, "fts5 mirrors with the porter tokenizer (stemmed terms), re-indexed", _fts_porter),
     Migration(5, "provenance, slots and supersession on derived rows", _provenance),
+    Migration(6, "buffer_turn idempotency keys (turn_requests)", _turn_requests),
     Migration(7, "identity narratives per agent", _agent_narratives),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -10,8 +10,9 @@ were the writer's main cost. A turn is acknowledged only after its transaction c
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memoryd.domain import BufferedTurn, TurnInput, now_ms
@@ -83,6 +84,42 @@ class AgentMemoryDisabledError(Exception):
     """The agent exists with its Memory toggle off; nothing was written."""
 
 
+class RequestIdReusedError(Exception):
+    """A request id within its window named a different turn (other conversation or text); nothing was written."""
+
+
+#: How long a BufferTurn request id answers retries (proto: 24 hours); older keys are deleted.
+REQUEST_WINDOW_MS = 24 * 3_600_000
+#: Expired keys are swept at most this often (one indexed DELETE inside a batch's transaction).
+_SWEEP_EVERY_MS = 60_000
+
+
+def fingerprint(turn: TurnInput) -> str:
+    """What a retry must repeat: the conversation and both texts (a hash: the key table holds no content)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (turn.conversation_id, turn.user_message, turn.assistant_message):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def _known_requests(
+    connection: Any, keys: Sequence[tuple[str, str]], since_ms: int
+) -> dict[tuple[str, str], tuple[str, BufferedTurn]]:
+    """(agent, request id) → (fingerprint, the first call's result) for keys stored since `since_ms`."""
+    found: dict[tuple[str, str], tuple[str, BufferedTurn]] = {}
+    for agent_id, request_id in keys:
+        row = connection.execute(
+            "SELECT fingerprint, signal_id, transcript_ids FROM turn_requests "
+            "WHERE agent_id = ? AND request_id = ? AND created_at_ms >= ?",
+            (agent_id, request_id, since_ms),
+        ).fetchone()
+        if row is not None:
+            ids = tuple(int(i) for i in str(row[2]).split(",") if i)
+            found[(agent_id, request_id)] = (str(row[0]), BufferedTurn(int(row[1]), ids, replayed=True))
+    return found
+
+
 class BatchIdsError(RuntimeError):
     """SQLite reported a different number of inserted rows than the batch holds (the batch is rolled back)."""
 
@@ -93,16 +130,88 @@ class _Job:
     is_toggle_checked: bool
 
 
-Outcome = BufferedTurn | AgentMemoryDisabledError
+Outcome = BufferedTurn | AgentMemoryDisabledError | RequestIdReusedError
 
 
-def write_turns(connection: Any, jobs: Sequence[_Job]) -> list[Outcome]:
+def write_turns(connection: Any, jobs: Sequence[_Job], *, sweep: bool = False) -> list[Outcome]:
     """Write a batch inside the caller's open write transaction; one outcome per job, in order.
 
     A job whose agent has its Memory toggle off (checked only for `is_toggle_checked` jobs) writes nothing and gets
-    AgentMemoryDisabledError; unknown agents are created enabled.
+    AgentMemoryDisabledError; unknown agents are created enabled. A job whose request id was stored within the
+    window (or earlier in this batch) writes nothing and gets the first result, `replayed`; with another turn's
+    fingerprint it gets RequestIdReusedError. `sweep` also deletes expired keys.
     """
     stamp = now_ms()
+    if not any(job.turn.request_id for job in jobs):
+        plain = _write_new(connection, jobs, stamp)
+        if sweep:
+            connection.execute(
+                "DELETE FROM turn_requests WHERE created_at_ms < ?", (stamp - REQUEST_WINDOW_MS,)
+            )
+        return plain
+    keys = list(dict.fromkeys((j.turn.agent_id, j.turn.request_id) for j in jobs if j.turn.request_id))
+    known = _known_requests(connection, keys, stamp - REQUEST_WINDOW_MS)
+    # Decided before writing: replays of a stored key, repeats of a key first seen earlier in this batch, and the
+    # jobs that write.
+    early: dict[int, Outcome] = {}
+    repeat_of: dict[int, int] = {}
+    first_seen: dict[tuple[str, str], int] = {}
+    for index, job in enumerate(jobs):
+        if not job.turn.request_id:
+            continue
+        key = (job.turn.agent_id, job.turn.request_id)
+        print_ = fingerprint(job.turn)
+        if key in known:
+            stored_print, result = known[key]
+            early[index] = result if stored_print == print_ else RequestIdReusedError(key[1])
+        elif key in first_seen:
+            first = first_seen[key]
+            same = fingerprint(jobs[first].turn) == print_
+            if same:
+                repeat_of[index] = first
+            else:
+                early[index] = RequestIdReusedError(key[1])
+        else:
+            first_seen[key] = index
+    writing = [i for i in range(len(jobs)) if i not in early and i not in repeat_of]
+    written = dict(zip(writing, _write_new(connection, [jobs[i] for i in writing], stamp), strict=True))
+    for key, index in first_seen.items():
+        outcome = written[index]
+        if isinstance(outcome, BufferedTurn):
+            connection.execute(
+                "INSERT OR REPLACE INTO turn_requests (agent_id, request_id, fingerprint, signal_id, "
+                "transcript_ids, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key[0],
+                    key[1],
+                    fingerprint(jobs[index].turn),
+                    outcome.signal_id,
+                    ",".join(str(i) for i in outcome.transcript_ids),
+                    stamp,
+                ),
+            )
+    if sweep:
+        connection.execute("DELETE FROM turn_requests WHERE created_at_ms < ?", (stamp - REQUEST_WINDOW_MS,))
+    outcomes: list[Outcome] = []
+    for index in range(len(jobs)):
+        if index in early:
+            outcomes.append(early[index])
+        elif index in repeat_of:
+            first_outcome = written[repeat_of[index]]
+            outcomes.append(
+                replace(first_outcome, replayed=True)
+                if isinstance(first_outcome, BufferedTurn)
+                else first_outcome
+            )
+        else:
+            outcomes.append(written[index])
+    return outcomes
+
+
+def _write_new(connection: Any, jobs: Sequence[_Job], stamp: int) -> list[Outcome]:
+    """The batch's turns that do write (or meet a disabled agent), in order."""
+    if not jobs:
+        return []
     agents = list(dict.fromkeys(job.turn.agent_id for job in jobs))
     checked = list(dict.fromkeys(job.turn.agent_id for job in jobs if job.is_toggle_checked))
     disabled: set[str] = set()
@@ -173,6 +282,7 @@ class TurnStore:
         # tables and agents are accepted for the Store's wiring; the hot path uses plain SQL only.
         del tables, agents
         self._db = db
+        self._swept_at_ms = 0
         self._group: GroupCommit[_Job, BufferedTurn] = GroupCommit(
             self._write_batch, name="memoryd-turn-writer", on_exit=db.close
         )
@@ -192,7 +302,7 @@ class TurnStore:
             # forever, and this turn must commit (or roll back) with the caller's work anyway.
             with self._db.write():  # a savepoint
                 outcome = write_turns(self._connection(), [job])[0]
-            if isinstance(outcome, AgentMemoryDisabledError):
+            if isinstance(outcome, (AgentMemoryDisabledError, RequestIdReusedError)):
                 raise outcome
             return outcome
         return self._group.submit(job)
@@ -203,9 +313,15 @@ class TurnStore:
 
     def _write_batch(self, jobs: Sequence[_Job]) -> list[BufferedTurn | BaseException]:
         """One transaction for the whole batch; if it fails, each turn gets its own so one cannot sink the rest."""
+        sweep = now_ms() - self._swept_at_ms >= _SWEEP_EVERY_MS
         try:
             with self._db.write():
-                return list(write_turns(self._connection(), jobs))
+                written: list[BufferedTurn | BaseException] = list(
+                    write_turns(self._connection(), jobs, sweep=sweep)
+                )
+            if sweep:
+                self._swept_at_ms = now_ms()
+            return written
         except Exception as error:
             if len(jobs) == 1:
                 return [error]

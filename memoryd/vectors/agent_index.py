@@ -21,6 +21,7 @@ import faiss
 import numpy as np
 
 from memoryd.domain import KINDS, now_ms
+from memoryd.storage.private import private_folder
 from memoryd.vectors.codec import Vector, kind_range, normalise, split_id, vector_id
 from memoryd.vectors.sealing import FileSealer, read_file, write_file
 
@@ -149,7 +150,7 @@ class AgentIndex:
 
         With a sealer (encrypted store) both files are AES-GCM sealed (memoryd.vectors.sealing).
         """
-        directory.mkdir(parents=True, exist_ok=True)
+        private_folder(directory)
         if sealer is not None:
             with self._lock:
                 manifest = self.manifest()

@@ -8,6 +8,8 @@ import numpy.typing as npt
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 
 _KIND_CODE = {KIND_PINNED: 1, KIND_EPISODE: 2, KIND_TRANSCRIPT: 3}
+#: Row kinds that have vectors; identity facts have none (they are always injected, never searched).
+VECTOR_KINDS = frozenset(_KIND_CODE)
 _CODE_KIND = {code: kind for kind, code in _KIND_CODE.items()}
 _SHIFT = 48
 _ROW_MASK = (1 << _SHIFT) - 1

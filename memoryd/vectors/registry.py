@@ -20,12 +20,18 @@ from memoryd.vectors.sealing import FileSealer
 
 _log = logging.getLogger("memoryd.vectors")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+#: FileSealer.folder_name's form.
+_KEYED_NAME = re.compile(r"a-[0-9a-f]{32}")
 
 
 def agent_dir_name(agent_id: str) -> str:
     """Readable, collision-free folder name (also on case-insensitive file systems): prefix + hash of the id."""
     prefix = _UNSAFE.sub("_", agent_id)[:40].lower().strip(".") or "agent"
     return f"{prefix}-{hashlib.sha256(agent_id.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _folder_name(agent_id: str, sealer: FileSealer | None) -> str:
+    return agent_dir_name(agent_id) if sealer is None else sealer.folder_name(agent_id)
 
 
 @dataclass(frozen=True)
@@ -51,10 +57,11 @@ class VectorRegistry:
         self._lock = threading.Lock()
         self._indexes: dict[str, AgentIndex] = {}
         self.rebuilds = 0
+        self._adopt_readable_folders()
 
     def directory(self, agent_id: str) -> Path:
-        """Where one agent's index lives."""
-        return self._root / agent_dir_name(agent_id)
+        """Where one agent's index lives (a keyed-hash name when the store is encrypted)."""
+        return self._root / _folder_name(agent_id, self.sealer)
 
     def _get(self, agent_id: str, model: str, dimension: int | None) -> AgentIndex | None:
         with self._lock:
@@ -192,7 +199,11 @@ class VectorRegistry:
                 if loaded is None:
                     shutil.rmtree(folder, ignore_errors=True)
                     continue
-                loaded.save(folder, sealer)
+                # The folder's name follows the key too: readable in plaintext, a keyed hash when encrypted.
+                target = self._root / _folder_name(loaded.agent_id, sealer)
+                loaded.save(target, sealer)
+                if target != folder:
+                    shutil.rmtree(folder, ignore_errors=True)
                 rewritten += 1
         return rewritten
 
@@ -202,6 +213,23 @@ class VectorRegistry:
             self._indexes.clear()
             self._root = root
             self.sealer = sealer
+        self._adopt_readable_folders()
+
+    def _adopt_readable_folders(self) -> None:
+        """Encrypted: move indexes out of folders that name their agent (written by a release before keyed names)
+        into keyed-hash folders; one that does not open under the key is removed (the embeddings table rebuilds
+        it). Plaintext: nothing to do."""
+        sealer = self.sealer
+        if sealer is None or not self._root.is_dir():
+            return
+        with self._lock:
+            for folder in sorted(p for p in self._root.iterdir() if p.is_dir()):
+                if _KEYED_NAME.fullmatch(folder.name):
+                    continue
+                loaded = AgentIndex.load(folder, sealer)
+                if loaded is not None:
+                    loaded.save(self._root / sealer.folder_name(loaded.agent_id), sealer)
+                shutil.rmtree(folder, ignore_errors=True)
 
     def close(self) -> None:
         """Persist what changed."""

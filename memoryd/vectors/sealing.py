@@ -7,6 +7,8 @@ sealer stay plain bytes (plaintext stores), exactly as before.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import tempfile
 from pathlib import Path
@@ -24,8 +26,16 @@ _INFO = b"osaurus-memory-vectors-v1"
 class FileSealer:
     """Seals and opens vector files with one AES-GCM key."""
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, name_key: bytes | None = None) -> None:
         self._aead = AESGCM(key)
+        # A second key, for folder names only: a name must not be a function of the sealing key itself.
+        self._name_key = name_key if name_key is not None else hashlib.sha256(b"names:" + key).digest()
+
+    def folder_name(self, agent_id: str) -> str:
+        """An agent's folder name under this key: a keyed hash, so the encrypted store's files never name the agent
+        (a plain hash would let anyone confirm a guessed id)."""
+        digest = hmac.new(self._name_key, agent_id.encode("utf-8", "surrogatepass"), hashlib.sha256)
+        return f"a-{digest.hexdigest()[:32]}"
 
     def seal(self, data: bytes, aad: bytes) -> bytes:
         """MAGIC + nonce + AES-GCM(data)."""
@@ -43,12 +53,17 @@ class FileSealer:
             return None
 
 
+#: HKDF info of the folder-name key (distinct from the sealing key's).
+_NAMES_INFO = b"osaurus-memory vector folder names v1"
+
+
 def sealer_for(store_key: bytes | None) -> FileSealer | None:
     """The vector-file sealer of a store key (None for a plaintext store)."""
     if store_key is None:
         return None
     derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO).derive(store_key)
-    return FileSealer(derived)
+    names = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_NAMES_INFO).derive(store_key)
+    return FileSealer(derived, names)
 
 
 def _aad(path: Path) -> bytes:

@@ -116,5 +116,11 @@ def status_for(error: PluginError) -> ServiceError:
     if isinstance(error, UnavailableError):
         return UnavailableStatus(error.reason, error.message, retry_after_s=error.retry_after_s)
     if isinstance(error, HostError):
-        return InternalError(error.reason or "PLUGIN_ERROR", f"{error.code}: {error.message}")
+        # A peer's refusal the command did not handle is the plugin's failure (docs/plugins.md): PLUGIN_ERROR, with
+        # the peer's code and reason (tokens, never content) as metadata for whoever debugs it.
+        return InternalError(
+            "PLUGIN_ERROR",
+            f"the command raised HostError ({error.code} {error.reason})",
+            metadata={"downstream_code": str(error.code), "downstream_reason": error.reason},
+        )
     return InternalError(error.reason or "PLUGIN_ERROR", error.message)

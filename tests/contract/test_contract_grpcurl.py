@@ -65,6 +65,15 @@ def test_health_reports_serving_per_service(stack: dict[str, ServiceProcess], se
 def test_buffer_turn_is_found_by_search_memory(stack: dict[str, ServiceProcess]) -> None:
     target = stack["memoryd"].target
     svc = "osaurus.memory.v1.MemoryService"
+    unknown = grpcurl(
+        target,
+        f"{svc}/SearchMemory",
+        data={"agent_id": "grpcurl-agent", "scope": "SCOPE_TRANSCRIPT", "query": "x"},
+    )
+    assert unknown.returncode != 0
+    assert "NotFound" in unknown.stderr and "AGENT_NOT_FOUND" in unknown.stderr
+    created = grpcurl(target, f"{svc}/UpsertAgent", data={"agent_id": "grpcurl-agent"})
+    assert created.returncode == 0, created.stderr
     denied = grpcurl(
         target,
         f"{svc}/SearchMemory",

@@ -16,7 +16,13 @@ from osaurus.inference.v1 import inference_pb2 as ipb
 from osaurus.inference.v1 import inference_pb2_grpc as ipb_grpc
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
-from servicekit.errors import PermissionDeniedError, UnavailableError, not_yet_available
+from servicekit.errors import (
+    FieldViolation,
+    InvalidArgumentError,
+    PermissionDeniedError,
+    UnavailableError,
+    not_yet_available,
+)
 from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
 
 
@@ -109,6 +115,12 @@ class FakeMemory(mpb_grpc.MemoryServiceServicer):  # type: ignore[misc]
         self._check_down()
         with self._lock:
             self.search_calls.append((request.agent_id, request.scope, request.query))
+        if not request.query.strip():  # as memoryd validates it (memoryd.convert.parse_search)
+            raise InvalidArgumentError(
+                "MISSING_FIELD",
+                "invalid request: query: must not be only whitespace",
+                field_violations=[FieldViolation("query", "must not be only whitespace", "MISSING_FIELD")],
+            )
         if request.agent_id not in self.recall_agents:
             raise PermissionDeniedError("MEMORY_RECALL_DISABLED", "the agent has not enabled Memory Recall")
         hits = self.hits.get((request.agent_id, request.scope), [])

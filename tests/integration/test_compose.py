@@ -138,3 +138,38 @@ def test_broken_file_is_rejected(compose: Compose, tmp_path: Path) -> None:
     broken.write_text(COMPOSE_FILE.read_text().replace("services:\n", "services:\n  bad: [\n", 1))
     result = compose.run("config", "--quiet", compose_file=broken)
     assert result.returncode != 0
+
+
+DEV_TOOLS = ("pytest", "hypothesis", "ruff", "mypy", "import-linter", "grpcio-tools", "buf-bin", "grpcurl")
+
+
+def _pins(path: Path) -> dict[str, str]:
+    pins: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        if line and not line.startswith(("#", "-r")):
+            name = line.split("==")[0].strip().lower().replace("_", "-")
+            pins[name] = line
+    return pins
+
+
+def test_the_image_gets_runtime_dependencies_only() -> None:
+    runtime = _pins(ROOT / "requirements-runtime.lock")
+    dev = _pins(ROOT / "requirements.lock")
+    assert "-r requirements-runtime.lock" in (ROOT / "requirements.lock").read_text().splitlines()
+    assert not set(runtime) & set(dev), "a pin lives in one file only"
+    assert not [name for name in runtime if name.startswith(DEV_TOOLS) or name.startswith("types-")]
+    declared = (
+        "grpcio",
+        "protobuf",
+        "peewee",
+        "faiss-cpu",
+        "apscheduler",
+        "cryptography",
+        "sqlcipher3",
+        "mlx-lm",
+    )
+    assert all(name in runtime for name in declared)
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "pip install --quiet -r requirements-runtime.lock" in dockerfile
+    assert "requirements.lock " not in dockerfile and "COPY . ." not in dockerfile
+    assert "COPY tests" not in dockerfile and "COPY bench" not in dockerfile

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +127,31 @@ def test_recent_storage_errors_are_reported_without_content(rig: ConsoleRig) -> 
     assert all("alice" not in e.message for e in report.recent_errors)
     stamps = [e.occurred_at_ms for e in report.recent_errors]
     assert stamps == sorted(stamps, reverse=True)
+
+
+def test_healthy_mirrors_stay_healthy_under_write_load(rig: ConsoleRig) -> None:
+    """The integrity-check is a write; run inside a read snapshot it met "database is locked" at once while turns
+    were being written (11 of 60 checks)."""
+    _seed(rig)
+    stop = threading.Event()
+    written = [0]
+
+    def write_turns() -> None:
+        db = rig.memoryd.app.store.db
+        while not stop.is_set():
+            rig.pinned("agent-load", f"fact number {written[0]} about the allotment")
+            # A second writer on its own connection, as another process would be.
+            with db.write():
+                db.execute("UPDATE pinned_facts SET salience = salience WHERE agent_id = 'agent-load'")
+            written[0] += 1
+
+    writer = threading.Thread(target=write_turns, daemon=True)
+    writer.start()
+    try:
+        reports = [rig.client.diagnose() for _ in range(30)]
+    finally:
+        stop.set()
+        writer.join(10)
+    assert written[0] > 0
+    unhealthy = [f.fts_table for r in reports for f in r.fts if not f.is_healthy]
+    assert unhealthy == []

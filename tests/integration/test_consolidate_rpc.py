@@ -10,9 +10,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from memoryd.consolidate import ConsolidatorOptions
-from memoryd.consolidate.report import STEP_ORDER
+from memoryd.consolidate import ConsolidatorOptions, jobs
+from memoryd.consolidate.report import STEP_ORDER, StepResult
 from memoryd.storage.store import Store
+from osaurus.memory.v1 import console_pb2 as cpb
+from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.errors import from_rpc_error
 from tests.support.consolidate_rows import (
@@ -23,7 +25,8 @@ from tests.support.consolidate_rows import (
     insert_turn,
     mark_learned,
 )
-from tests.support.consolidate_server import running_consolidating_memoryd
+from tests.support.consolidate_server import ConsolidatingMemoryd, running_consolidating_memoryd
+from tests.support.store_kinds import STORE_KINDS
 
 
 def test_run_consolidation_returns_the_report(tmp_path: Path) -> None:
@@ -116,3 +119,53 @@ def test_aborted_while_a_pass_runs_and_requests_are_served_meanwhile(tmp_path: P
             worker.join(60)
         report = replies[0].report
         assert {s.name: s.rows_changed for s in report.steps}["prune"] == 20
+
+
+def _encrypt(memoryd: ConsolidatingMemoryd) -> None:
+    console = cpb_grpc.MemoryConsoleServiceStub(grpc.insecure_channel(memoryd.target))
+    console.SetEncryption(cpb.SetEncryptionRequest(mode=cpb.ENCRYPTION_MODE_KEY_FILE), timeout=60)
+    assert memoryd.app.store.db.is_encrypted
+
+
+@pytest.mark.parametrize("kind", STORE_KINDS)
+def test_idle_facts_decay_and_are_evicted_on_both_kinds_of_store(tmp_path: Path, kind: str) -> None:
+    with running_consolidating_memoryd(tmp_path) as memoryd:
+        if kind == "encrypted":
+            _encrypt(memoryd)
+        now = int(time.time() * 1000)
+        for i in range(20):  # salience 0.12 decayed 60 days: 0.12 * e^-2 = 0.016, under the 0.05 floor
+            insert_fact(
+                memoryd.app.store,
+                "a",
+                f"idle fact {i}",
+                salience=0.12,
+                created_ms=now - 60 * DAY_MS,
+                last_decayed_ms=now - 60 * DAY_MS,
+            )
+        report = memoryd.memory.RunConsolidation(pb.RunConsolidationRequest(), timeout=60).report
+        steps = {s.name: s for s in report.steps}
+        assert not list(report.failed_steps), [s.error for s in report.steps]
+        assert steps["decay"].rows_changed == 20 and not steps["decay"].error
+        assert steps["evict"].rows_changed == 20
+
+
+@pytest.mark.parametrize("kind", STORE_KINDS)
+def test_a_failed_step_shows_in_the_response_and_in_diagnose(tmp_path: Path, kind: str) -> None:
+    def broken(ctx: jobs.JobContext) -> StepResult:
+        ctx.db.execute("SELECT no_such_function(1)")  # a real SQLite failure, as exp() was on SQLCipher
+        return StepResult()
+
+    options = ConsolidatorOptions(steps=(*jobs.STEPS[:1], ("broken", broken), *jobs.STEPS[1:]))
+    with running_consolidating_memoryd(tmp_path, options=options) as memoryd:
+        if kind == "encrypted":
+            _encrypt(memoryd)
+        report = memoryd.memory.RunConsolidation(pb.RunConsolidationRequest(), timeout=60).report
+        assert list(report.failed_steps) == ["broken"]
+        failed = [s for s in report.steps if s.error]
+        assert [s.name for s in failed] == ["broken"] and "no such function" in failed[0].error
+        assert [s.name for s in report.steps][-1] == "identity"  # later steps still ran
+        console = cpb_grpc.MemoryConsoleServiceStub(grpc.insecure_channel(memoryd.target))
+        diagnosis = console.Diagnose(cpb.DiagnoseRequest(), timeout=10)
+        assert diagnosis.HasField("last_consolidation")
+        assert list(diagnosis.last_consolidation.failed_steps) == ["broken"]
+        assert "no such function" in {s.name: s for s in diagnosis.last_consolidation.steps}["broken"].error

@@ -178,6 +178,54 @@ def test_embed_count_tokens_and_status(client: InferenceClient) -> None:
             "model",
             "INVALID_MODEL_NAME",
         ),
+        (
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                json_schema='{"type": "object", "properties": {"a": {"enum": []}}, "required": ["a"]}',
+            ),
+            "json_schema",
+            "INVALID_JSON_SCHEMA",
+        ),
+        (
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                json_schema='{"type": "object", "properties": {"n": {"type": "number", "minimum": 5, "maximum": 1}}, "required": ["n"]}',
+            ),
+            "json_schema",
+            "INVALID_JSON_SCHEMA",
+        ),
+        (
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                json_schema='{"type": "object", "properties": {"s": {"type": "string", "minLength": 100000000}}, "required": ["s"]}',
+            ),
+            "json_schema",
+            "INVALID_JSON_SCHEMA",
+        ),
+        (
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                json_schema='{"type": "object", "properties": {"s": {"type": "string", "minLength": 9, "maxLength": 2}}}',
+            ),
+            "json_schema",
+            "INVALID_JSON_SCHEMA",
+        ),
+        (
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                json_schema='{"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000, "items": {"type": "string", "minLength": 1000}}}',
+            ),
+            "json_schema",
+            "INVALID_JSON_SCHEMA",
+        ),
+        (
+            pb.GenerateRequest(
+                messages=[pb.ChatMessage(role=pb.ROLE_USER, content="hi")],
+                json_schema='{"type": "object", "properties": {"s": {"type": "string", "minLength": -1}}}',
+            ),
+            "json_schema",
+            "INVALID_JSON_SCHEMA",
+        ),
     ],
 )
 def test_generate_validation(

@@ -90,7 +90,16 @@ def test_agents_commands(rig: ConsoleRig) -> None:
     assert created.code == 0 and created.out.strip() == "created alpha"
     assert ctl(t, "agents", "set", "alpha", "--memory", "off").out.strip() == "updated alpha"
     listed = ctl(t, "agents", "ls")
-    assert listed.out.splitlines()[0].split() == ["AGENT", "NAME", "MEMORY", "RECALL", "ENTRIES", "CREATED"]
+    assert listed.out.splitlines()[0].split() == [
+        "AGENT",
+        "NAME",
+        "MEMORY",
+        "RECALL",
+        "ENTRIES",
+        "TURNS",
+        "PENDING",
+        "CREATED",
+    ]
     assert listed.out.splitlines()[1].split()[:4] == ["alpha", "Alpha", "off", "on"]
     shown = ctl(t, "--json", "agents", "show", "alpha").json()
     assert shown["display_name"] == "Alpha" and shown["search_memory_enabled"] is True
@@ -238,6 +247,36 @@ def test_export_clear_import_reindex_commands(rig: ConsoleRig, tmp_path: Path) -
     assert reindexed.code == 0 and "full-text mirrors rebuilt" in reindexed.out
     assert ctl(t, "--json", "reindex", "--agent", "alpha").json()["vector_indexes"][0]["agent_id"] == "alpha"
     assert ctl(t, "reindex", "--agent", "nobody").code == 3
+
+
+def test_newcomer_friction_in_tables_config_agents_and_json_export(rig: ConsoleRig, tmp_path: Path) -> None:
+    """issue 18: STATE was blank for active rows, scores mixed 1.23 with 1.37e-06, config printed True, agents said
+    0 entries for an agent with turns, and --json export -o printed text."""
+    t = rig.memoryd.target
+    rig.pinned("alpha", "Alpha keeps a locker at the gym")
+    for i in range(3):
+        rig.turn("alpha", f"locker question number {i}", "ok")
+    rig.index()
+    found = ctl(t, "search", "locker").out.splitlines()
+    header = found[0].split()
+    state, score = header.index("STATE"), header.index("SCORE")
+    rows = [line.split() for line in found[1:]]
+    assert {row[0].split(":")[0] for row in rows} == {"pinned", "transcript"}
+    assert all(row[state] in ("active", "disabled", "-") for row in rows)
+    assert any(row[state] == "active" for row in rows if row[0].startswith("pinned:"))
+    assert all("e-" not in row[score] and len(row[score].split(".")[-1]) == 3 for row in rows)
+    assert ctl(t, "config", "get", "enabled").out.strip() == "true"
+    assert "enabled:" in ctl(t, "config").out and "True" not in ctl(t, "config").out
+    listed = ctl(t, "agents").out.splitlines()
+    header = listed[0].split()
+    assert "TURNS" in header
+    assert listed[1].split()[header.index("TURNS")] == "3"
+    dump = tmp_path / "dump.jsonl"
+    exported = ctl(t, "--json", "export", "-o", str(dump))
+    assert exported.code == 0 and exported.err == ""
+    report = exported.json()
+    assert report["output"] == str(dump)
+    assert report["records"]["pinned_fact"] == 1 and report["records"]["transcript"] == 6
 
 
 def test_error_exit_codes(rig: ConsoleRig) -> None:

@@ -205,6 +205,18 @@ def test_search_memory_needs_the_agents_memory_recall(stack: HostStack, peers: F
     assert peers.memory.search_calls[-1] == ("agent-a", mpb.SCOPE_EPISODES, "tea")
 
 
+def test_a_refused_memory_call_the_plugin_lets_escape_is_a_plugin_error(
+    stack: HostStack, peers: FakePeers
+) -> None:
+    """memoryd's INVALID_ARGUMENT reaches the plugin as HostError; escaping the command it is the plugin's bug:
+    INTERNAL / PLUGIN_ERROR (docs/plugins.md), not INTERNAL with memoryd's reason."""
+    peers.memory.recall_agents.add("agent-a")
+    error = stack.invoke_error("echo", "search", {"query": "   "})
+    assert (error.code, error.reason) == (grpc.StatusCode.INTERNAL, "PLUGIN_ERROR")
+    assert "HostError" in error.message
+    assert error.metadata.get("downstream_reason") == "MISSING_FIELD"
+
+
 def test_ungranted_plugin_is_listed_but_never_started(stack: HostStack) -> None:
     info = stack.plugin("ungranted")
 

@@ -240,3 +240,34 @@ def test_a_passphrase_store_waits_for_its_passphrase_file(tmp_path: Path) -> Non
         passphrase_file.write_text("correct horse battery\n")  # re-read on every retry
         assert m.client.recover_store("retry").store_state == "healthy"
         assert _snapshot(m) == original and m.client.diagnose().is_encrypted
+
+
+def _folder_names(home: Path) -> list[str]:
+    return sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_dir())
+
+
+def test_encrypted_vector_folders_do_not_name_the_agent(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    agent = "alice-private-agent"
+    with running_fake_inferd() as (inferd, _state), memoryd_at(home, inferd_addr=inferd.target) as m:
+        m.turn(agent, "my locker code is 4711")
+        assert m.app.indexer.run_once() > 0
+        m.app.vectors.flush()
+        assert any(
+            "alice" in name for name in _folder_names(home)
+        )  # plaintext: readable names, as documented
+        m.client.set_encryption("key_file")
+        assert not any("alice" in name for name in _folder_names(home))
+        assert _console_hits(m, "locker") >= 1
+        vectors_before = m.app.vectors.state(agent, m.app.config.get().embedding_model)
+        assert (vectors_before.vectors, vectors_before.stale) == (1, False)  # the renamed index still loads
+        m.turn(agent, "a second turn after encryption")
+        assert m.app.indexer.run_once() > 0
+        m.app.vectors.flush()
+        assert not any("alice" in name for name in _folder_names(home))
+        m.client.rotate_key()
+        assert not any("alice" in name for name in _folder_names(home))
+        assert m.app.vectors.state(agent, m.app.config.get().embedding_model).vectors == 2
+        m.client.set_encryption("plaintext")
+        assert any("alice" in name for name in _folder_names(home))
+        assert m.app.vectors.state(agent, m.app.config.get().embedding_model).vectors == 2

@@ -184,3 +184,36 @@ def test_end_session_validation(rig: Rig) -> None:
     with pytest.raises(grpc.RpcError) as info:
         rig.stub.EndSession(pb.EndSessionRequest(agent_id="", conversation_id="c"), timeout=5)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def _index_all(rig: Rig) -> None:
+    """Embed whatever rows lack a vector, now (the background indexer would, later)."""
+    while rig.app.indexer.run_once() > 0:
+        pass
+
+
+def test_reingest_with_identity_facts_keeps_the_vector_index_in_step(rig: Rig) -> None:
+    def ingest(summary: str, fact: str) -> None:
+        rig.inferd.push(digest(summary, pinned=[(fact, 0.8)], identity=["User's name is Alice"]))
+        request = pb.IngestRequest(
+            agent_id="agent-v",
+            conversation_id="s1",
+            turns=[
+                pb.Turn(user="Hi, my name is Alice.", assistant="Hello Alice."),
+                pb.Turn(user=USER, assistant=ASSISTANT),
+                pb.Turn(user="Budget is 1200 euros"),
+            ],
+        )
+        assert rig.stub.Ingest(request, timeout=30).distillation == "distilled"
+        _index_all(rig)
+
+    ingest("Moving to Berlin.", "User is moving to Berlin in March")
+    assert rig.app.store.db.scalar("SELECT count(*) FROM identity_facts WHERE agent_id = 'agent-v'") == 1
+    ingest("Moving to Berlin, revised.", "User moves to Berlin in April")
+    model = rig.app.config.get().embedding_model
+    state = rig.app.vectors.state("agent-v", model)
+    rows = sum(
+        int(rig.app.store.db.scalar(f"SELECT count(*) FROM {table} WHERE agent_id = 'agent-v'") or 0)
+        for table in ("pinned_facts", "episodes", "transcript")
+    )
+    assert (state.vectors, state.rows, state.stale) == (rows, rows, False)

@@ -43,6 +43,13 @@ PLAUSIBLE_TEXT: tuple[str, ...] = (
     "What is my name?",
 )
 
+#: json_schema values of sane requests: none, and small valid schemas.
+PLAUSIBLE_SCHEMAS: tuple[str, ...] = (
+    "",
+    '{"type": "object"}',
+    '{"type": "object", "properties": {"a": {"type": "string", "maxLength": 8}}, "required": ["a"]}',
+)
+
 #: Text that has broken search engines, SQL layers and prompt assemblers before.
 NASTY_TEXT: tuple[str, ...] = (
     "",
@@ -164,7 +171,14 @@ def _float32(value: float) -> bytes:
 
 def _is_identifier(field: FieldDescriptor) -> bool:
     """Fields that name something (agent_id, model, plugin, …): sane requests fill them with plausible ids."""
-    return field.name.endswith("_id") or field.name in {"model", "plugin", "command", "name", "page_token"}
+    return field.name.endswith("_id") or field.name in {
+        "id",
+        "model",
+        "plugin",
+        "command",
+        "name",
+        "page_token",
+    }
 
 
 def _text(profile: Profile, identifier: bool = False) -> st.SearchStrategy[bytes]:
@@ -189,10 +203,19 @@ def _ints(low: int, high: int, profile: Profile) -> st.SearchStrategy[int]:
     return weighted((3, st.integers(0, 200)), (1, wild)) if profile.sane else wild
 
 
+def _sane_floats(wild: st.SearchStrategy[float], profile: Profile) -> st.SearchStrategy[float]:
+    """Sane requests mostly carry in-range floats (temperature, top_p, weights are in [0, 1]), sometimes wild ones."""
+    return weighted((3, st.floats(0.0, 1.0, width=32)), (1, wild)) if profile.sane else wild
+
+
 def _scalar(field: FieldDescriptor, profile: Profile) -> st.SearchStrategy[bytes]:
     """One encoded occurrence (key included) of a non-message field."""
     n, t = field.number, field.type
     if t == FieldDescriptor.TYPE_STRING:
+        if (
+            profile.sane and field.name == "json_schema"
+        ):  # else a sane request almost never has a valid schema
+            return st.sampled_from(PLAUSIBLE_SCHEMAS).map(lambda s: _length_delimited(n, s.encode()))
         return _text(profile, _is_identifier(field)).map(lambda b: _length_delimited(n, b))
     if t == FieldDescriptor.TYPE_BYTES:
         payload = (
@@ -218,11 +241,11 @@ def _scalar(field: FieldDescriptor, profile: Profile) -> st.SearchStrategy[bytes
     ):
         return _ints(-(2**63), 2**64 - 1, profile).map(lambda v: _key(n, _VARINT) + varint(v))
     if t == FieldDescriptor.TYPE_DOUBLE:
-        floats = st.one_of(st.sampled_from(EDGE_FLOATS), st.floats(allow_nan=True))
+        floats = _sane_floats(st.one_of(st.sampled_from(EDGE_FLOATS), st.floats(allow_nan=True)), profile)
         return floats.map(lambda v: _key(n, _FIXED64) + struct.pack("<d", v))
     if t == FieldDescriptor.TYPE_FLOAT:
-        floats = st.one_of(st.sampled_from(EDGE_FLOATS), st.floats(width=32, allow_nan=True))
-        return floats.map(lambda v: _key(n, _FIXED32) + _float32(v))
+        wild_floats = st.one_of(st.sampled_from(EDGE_FLOATS), st.floats(width=32, allow_nan=True))
+        return _sane_floats(wild_floats, profile).map(lambda v: _key(n, _FIXED32) + _float32(v))
     if t in (FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64):
         return _ints(0, _MASK64, profile).map(lambda v: _key(n, _FIXED64) + struct.pack("<Q", v & _MASK64))
     if t in (FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32):

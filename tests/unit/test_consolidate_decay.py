@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.config import ConfigStore
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import Store
 from tests.support.consolidate_rows import (
     DAY_MS,
     ManualClock,
@@ -18,11 +18,12 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
 )
+from tests.support.store_kinds import STORE_KINDS, open_kind
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened
     opened.close()
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import Store
 from memoryd.vectors.registry import VectorRegistry
 from tests.support.consolidate_rows import (
     DAY_MS,
@@ -25,11 +25,12 @@ from tests.support.consolidate_rows import (
     mark_learned,
     put_vectors,
 )
+from tests.support.store_kinds import STORE_KINDS, open_kind
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened
     opened.close()
 

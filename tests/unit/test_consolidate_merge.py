@@ -12,7 +12,7 @@ import pytest
 
 from memoryd.config import ConfigStore
 from memoryd.domain import KIND_EPISODE
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import Store
 from memoryd.vectors.registry import VectorRegistry
 from tests.support.consolidate_rows import (
     MODEL,
@@ -24,14 +24,15 @@ from tests.support.consolidate_rows import (
     insert_fact,
     put_vectors,
 )
+from tests.support.store_kinds import STORE_KINDS, open_kind
 
 SUMMARY = "Debugged the flaky integration tests in the payments service and pinned the grpc version"
 TOPICS = "testing, payments, grpc"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened
     opened.close()
 

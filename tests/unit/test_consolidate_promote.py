@@ -11,7 +11,7 @@ import pytest
 
 from memoryd.config import ConfigStore
 from memoryd.consolidate.jobs import PROMOTE_BOOST_PER_DAY
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import Store
 from tests.support.consolidate_rows import (
     DAY_MS,
     ManualClock,
@@ -21,6 +21,7 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
 )
+from tests.support.store_kinds import STORE_KINDS, open_kind
 
 FACT = "The user prefers PostgreSQL for analytics workloads"
 SUPPORTING = [
@@ -32,9 +33,9 @@ SUPPORTING = [
 UNRELATED = "Planned a hiking trip to the Alps with friends"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened
     opened.close()
 

@@ -12,14 +12,15 @@ import pytest
 from memoryd.consolidate import CONSOLIDATION_RUNNING, Consolidator, ConsolidatorOptions
 from memoryd.consolidate.jobs import STEPS, JobContext
 from memoryd.consolidate.report import STEP_ORDER, StepResult
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import Store
 from servicekit.errors import AbortedError
 from tests.support.consolidate_rows import ManualClock, config_store, consolidator, fixed_pacer, insert_fact
+from tests.support.store_kinds import STORE_KINDS, open_kind
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened
     opened.close()
 

@@ -13,13 +13,14 @@ import pytest
 from memoryd.config import ConfigStore
 from memoryd.consolidate import Consolidator
 from memoryd.consolidate.scheduler import JOB_ID, ConsolidationScheduler
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import Store
 from tests.support.consolidate_rows import ManualClock, config_store, consolidator
+from tests.support.store_kinds import STORE_KINDS, open_kind
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened
     opened.close()
 

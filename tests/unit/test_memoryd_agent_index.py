@@ -7,7 +7,10 @@ from pathlib import Path
 import numpy as np
 
 from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.storage.store import open_store
 from memoryd.vectors.agent_index import AgentIndex
+from memoryd.vectors.registry import VectorRegistry, agent_dir_name
+from memoryd.vectors.sealing import sealer_for
 
 DIM = 8
 
@@ -48,3 +51,22 @@ def test_a_loaded_index_replaces_and_removes_rows_saved_before(tmp_path: Path) -
     assert loaded.search(KIND_TRANSCRIPT, _unit(9), 1)[0][0] == 2
     assert loaded.remove(KIND_TRANSCRIPT, [1, 3]) == 2
     assert loaded.count == 1
+
+
+def test_an_encrypted_store_renames_readable_index_folders_left_by_an_older_release(tmp_path: Path) -> None:
+    sealer = sealer_for(bytes(range(32)))
+    assert sealer is not None
+    index = AgentIndex("alice-agent", "m", DIM)
+    index.add(KIND_TRANSCRIPT, [1], _unit(1))
+    legacy = tmp_path / agent_dir_name("alice-agent")
+    index.save(legacy, sealer)  # sealed files in a folder that names the agent
+    store = open_store(tmp_path / "memory.sqlite")
+    try:
+        registry = VectorRegistry(tmp_path / "vectors-root-unused", store.embeddings, sealer=sealer)
+        registry.retarget(tmp_path, sealer)
+        names = [p.name for p in tmp_path.iterdir() if p.is_dir()]
+        assert names == [sealer.folder_name("alice-agent")]
+        loaded = AgentIndex.load(registry.directory("alice-agent"), sealer)
+        assert loaded is not None and loaded.count == 1
+    finally:
+        store.close()

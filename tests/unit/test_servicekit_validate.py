@@ -49,3 +49,44 @@ def test_no_violation_no_error() -> None:
     with Violations() as v:
         v.require_text("fine", "t", max_chars=10)
         v.require_range(0.5, "salience_floor", 0.0, 1.0, "CONFIG_OUT_OF_RANGE")
+
+
+def _id(value: str) -> tuple[str, list[str]]:
+    v = Violations()
+    result = v.require_id(value, "agent_id", max_chars=128, reason="INVALID_AGENT_ID")
+    return result, [f.reason for f in v.items]
+
+
+@pytest.mark.parametrize(
+    ("given", "canonical"),
+    [
+        ("ａｇｅｎｔ１", "agent1"),  # fullwidth forms
+        ("ﬁle-agent", "file-agent"),  # a ligature
+        ("agent-\u212b", "agent-\u00c5"),  # the Angstrom sign is the letter Å
+    ],
+)
+def test_ids_are_nfkc_normalised(given: str, canonical: str) -> None:
+    assert _id(given) == (canonical, [])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "agent\u200b1",  # zero-width space
+        "agent\u200d1",  # zero-width joiner
+        "\ufeffagent",  # byte-order mark
+        "agent\u202etxt.exe",  # right-to-left override
+        "agent\u2066x\u2069",  # bidi isolates
+        "agent\u00ad1",  # soft hyphen (invisible)
+        "аgent",  # Cyrillic а among Latin letters
+        "agent-ο",  # Greek omicron among Latin letters
+        "agent\u00a01",  # non-breaking space (already refused before normalisation)
+    ],
+)
+def test_invisible_bidi_and_mixed_script_ids_are_rejected(bad: str) -> None:
+    assert _id(bad)[1] == ["INVALID_AGENT_ID"]
+
+
+@pytest.mark.parametrize("fine", ["агент", "αβγ-1", "エージェント", "agent-日本", "Agent_42.v2"])
+def test_single_script_ids_are_kept(fine: str) -> None:
+    assert _id(fine) == (fine, [])

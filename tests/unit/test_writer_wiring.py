@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from memoryd.config import MemoryConfig
+from memoryd.vectors.codec import vector_id
 from memoryd.writer.dedup import FactPlan
 from memoryd.writer.store import CommitResult, DerivedRow
 from memoryd.writer_wiring import CallbackHooks, rows_remover, writer_settings
@@ -48,3 +49,26 @@ def test_a_failing_callback_does_not_stop_the_others() -> None:
     hooks.transcript_written("b", "c", [1])
     hooks.rows_removed("c", [])
     assert seen == ["a", "b", "c"]
+
+
+def test_rows_remover_skips_kinds_without_vectors() -> None:
+    """Identity facts have no vectors; the real removal (VectorRegistry.remove) raised KeyError for them."""
+    calls: list[tuple[str, list[int]]] = []
+
+    def remove(agent: str, kind: str, ids: object) -> int:
+        vector_id(kind, 0)  # the codec raises KeyError for a kind it has no code for, as the registry did
+        calls.append((kind, list(ids)))  # type: ignore[call-overload]
+        return 0
+
+    rows_remover(remove)("a", [DerivedRow("identity_fact", "7"), DerivedRow("pinned_fact", "2")])
+    assert calls == [("pinned_fact", [2])]
+
+
+def test_a_failing_vector_removal_still_notifies() -> None:
+    seen: list[str] = []
+
+    def broken(agent: str, rows: object) -> None:
+        raise RuntimeError("index file gone")
+
+    CallbackHooks([seen.append], broken).rows_removed("a", [DerivedRow("episode", "1")])
+    assert seen == ["a"]

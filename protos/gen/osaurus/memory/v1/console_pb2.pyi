@@ -44,6 +44,8 @@ class StoreState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STORE_STATE_UNSPECIFIED: _ClassVar[StoreState]
     STORE_STATE_HEALTHY: _ClassVar[StoreState]
     STORE_STATE_DEGRADED: _ClassVar[StoreState]
+    STORE_STATE_FULL: _ClassVar[StoreState]
+    STORE_STATE_READ_ONLY: _ClassVar[StoreState]
 
 class RecoveryAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -90,6 +92,8 @@ EMBEDDING_BACKEND_NONE: EmbeddingBackend
 STORE_STATE_UNSPECIFIED: StoreState
 STORE_STATE_HEALTHY: StoreState
 STORE_STATE_DEGRADED: StoreState
+STORE_STATE_FULL: StoreState
+STORE_STATE_READ_ONLY: StoreState
 RECOVERY_ACTION_UNSPECIFIED: RecoveryAction
 RECOVERY_ACTION_RETRY: RecoveryAction
 RECOVERY_ACTION_RESET: RecoveryAction
@@ -134,10 +138,12 @@ class MemoryConfig(_message.Message):
     def __init__(self, enabled: _Optional[bool] = ..., embedding_backend: _Optional[_Union[EmbeddingBackend, str]] = ..., embedding_model: _Optional[str] = ..., extraction_mode: _Optional[_Union[ExtractionMode, str]] = ..., relevance_gate_mode: _Optional[_Union[RelevanceGateMode, str]] = ..., memory_budget_tokens: _Optional[int] = ..., summary_debounce_seconds: _Optional[int] = ..., consolidation_interval_hours: _Optional[int] = ..., salience_floor: _Optional[float] = ..., episode_retention_days: _Optional[int] = ..., core_model: _Optional[str] = ...) -> None: ...
 
 class InspectRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class InspectResponse(_message.Message):
     __slots__ = ("item", "agent_id", "preview", "metadata", "disabled", "create_time", "redactions", "has_vector", "source_turns")
@@ -217,10 +223,12 @@ class SearchResponse(_message.Message):
     def __init__(self, hits: _Optional[_Iterable[_Union[ConsoleHit, _Mapping]]] = ...) -> None: ...
 
 class DisableRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class DisableResponse(_message.Message):
     __slots__ = ("changed",)
@@ -229,10 +237,12 @@ class DisableResponse(_message.Message):
     def __init__(self, changed: _Optional[bool] = ...) -> None: ...
 
 class EnableRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class EnableResponse(_message.Message):
     __slots__ = ("changed",)
@@ -241,10 +251,12 @@ class EnableResponse(_message.Message):
     def __init__(self, changed: _Optional[bool] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
-    __slots__ = ("item",)
+    __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ...) -> None: ...
+    agent_id: str
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class ForgetResponse(_message.Message):
     __slots__ = ("vector_removed",)
@@ -307,7 +319,7 @@ class StorageError(_message.Message):
     def __init__(self, occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., operation: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class DiagnoseResponse(_message.Message):
-    __slots__ = ("schema_version", "table_counts", "pending_signals", "dead_letter_signals", "processing", "fts", "vector_indexes", "database_bytes", "recent_errors", "store_state", "degraded_reason", "recovery_actions", "encrypted", "degraded_store")
+    __slots__ = ("schema_version", "table_counts", "pending_signals", "dead_letter_signals", "processing", "fts", "vector_indexes", "database_bytes", "recent_errors", "store_state", "degraded_reason", "recovery_actions", "encrypted", "degraded_store", "last_consolidation")
     SCHEMA_VERSION_FIELD_NUMBER: _ClassVar[int]
     TABLE_COUNTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_SIGNALS_FIELD_NUMBER: _ClassVar[int]
@@ -322,6 +334,7 @@ class DiagnoseResponse(_message.Message):
     RECOVERY_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ENCRYPTED_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_STORE_FIELD_NUMBER: _ClassVar[int]
+    LAST_CONSOLIDATION_FIELD_NUMBER: _ClassVar[int]
     schema_version: int
     table_counts: _containers.RepeatedCompositeFieldContainer[TableCount]
     pending_signals: int
@@ -336,7 +349,8 @@ class DiagnoseResponse(_message.Message):
     recovery_actions: _containers.RepeatedScalarFieldContainer[RecoveryAction]
     encrypted: bool
     degraded_store: DegradedStore
-    def __init__(self, schema_version: _Optional[int] = ..., table_counts: _Optional[_Iterable[_Union[TableCount, _Mapping]]] = ..., pending_signals: _Optional[int] = ..., dead_letter_signals: _Optional[int] = ..., processing: _Optional[_Union[_memory_pb2.ProcessingStats, _Mapping]] = ..., fts: _Optional[_Iterable[_Union[FtsHealth, _Mapping]]] = ..., vector_indexes: _Optional[_Iterable[_Union[VectorIndexState, _Mapping]]] = ..., database_bytes: _Optional[int] = ..., recent_errors: _Optional[_Iterable[_Union[StorageError, _Mapping]]] = ..., store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., recovery_actions: _Optional[_Iterable[_Union[RecoveryAction, str]]] = ..., encrypted: _Optional[bool] = ..., degraded_store: _Optional[_Union[DegradedStore, _Mapping]] = ...) -> None: ...
+    last_consolidation: _memory_pb2.ConsolidationReport
+    def __init__(self, schema_version: _Optional[int] = ..., table_counts: _Optional[_Iterable[_Union[TableCount, _Mapping]]] = ..., pending_signals: _Optional[int] = ..., dead_letter_signals: _Optional[int] = ..., processing: _Optional[_Union[_memory_pb2.ProcessingStats, _Mapping]] = ..., fts: _Optional[_Iterable[_Union[FtsHealth, _Mapping]]] = ..., vector_indexes: _Optional[_Iterable[_Union[VectorIndexState, _Mapping]]] = ..., database_bytes: _Optional[int] = ..., recent_errors: _Optional[_Iterable[_Union[StorageError, _Mapping]]] = ..., store_state: _Optional[_Union[StoreState, str]] = ..., degraded_reason: _Optional[str] = ..., recovery_actions: _Optional[_Iterable[_Union[RecoveryAction, str]]] = ..., encrypted: _Optional[bool] = ..., degraded_store: _Optional[_Union[DegradedStore, _Mapping]] = ..., last_consolidation: _Optional[_Union[_memory_pb2.ConsolidationReport, _Mapping]] = ...) -> None: ...
 
 class KeyAttempt(_message.Message):
     __slots__ = ("source", "keys_tried")

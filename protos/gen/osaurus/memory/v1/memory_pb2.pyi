@@ -117,30 +117,34 @@ class Agent(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., display_name: _Optional[str] = ..., memory_enabled: _Optional[bool] = ..., search_memory_enabled: _Optional[bool] = ..., memory_entry_count: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class BufferTurnRequest(_message.Message):
-    __slots__ = ("agent_id", "conversation_id", "user_message", "assistant_message", "occur_time")
+    __slots__ = ("agent_id", "conversation_id", "user_message", "assistant_message", "occur_time", "request_id")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     ASSISTANT_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     OCCUR_TIME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     conversation_id: str
     user_message: str
     assistant_message: str
     occur_time: _timestamp_pb2.Timestamp
-    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., user_message: _Optional[str] = ..., assistant_message: _Optional[str] = ..., occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    request_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., user_message: _Optional[str] = ..., assistant_message: _Optional[str] = ..., occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class BufferTurnResponse(_message.Message):
-    __slots__ = ("signal_id", "transcript_ids", "distillation_scheduled", "flush_time")
+    __slots__ = ("signal_id", "transcript_ids", "distillation_scheduled", "flush_time", "replayed")
     SIGNAL_ID_FIELD_NUMBER: _ClassVar[int]
     TRANSCRIPT_IDS_FIELD_NUMBER: _ClassVar[int]
     DISTILLATION_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     FLUSH_TIME_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     signal_id: int
     transcript_ids: _containers.RepeatedScalarFieldContainer[int]
     distillation_scheduled: bool
     flush_time: _timestamp_pb2.Timestamp
-    def __init__(self, signal_id: _Optional[int] = ..., transcript_ids: _Optional[_Iterable[int]] = ..., distillation_scheduled: _Optional[bool] = ..., flush_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    replayed: bool
+    def __init__(self, signal_id: _Optional[int] = ..., transcript_ids: _Optional[_Iterable[int]] = ..., distillation_scheduled: _Optional[bool] = ..., flush_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class EndSessionRequest(_message.Message):
     __slots__ = ("agent_id", "conversation_id", "wait")
@@ -473,16 +477,18 @@ class ConsolidationStep(_message.Message):
     def __init__(self, name: _Optional[str] = ..., rows_changed: _Optional[int] = ..., vectors_deleted: _Optional[int] = ..., duration_ms: _Optional[int] = ..., skip_reason: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ConsolidationReport(_message.Message):
-    __slots__ = ("start_time", "duration_ms", "steps", "trigger")
+    __slots__ = ("start_time", "duration_ms", "steps", "trigger", "failed_steps")
     START_TIME_FIELD_NUMBER: _ClassVar[int]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
     TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    FAILED_STEPS_FIELD_NUMBER: _ClassVar[int]
     start_time: _timestamp_pb2.Timestamp
     duration_ms: int
     steps: _containers.RepeatedCompositeFieldContainer[ConsolidationStep]
     trigger: str
-    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[ConsolidationStep, _Mapping]]] = ..., trigger: _Optional[str] = ...) -> None: ...
+    failed_steps: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[ConsolidationStep, _Mapping]]] = ..., trigger: _Optional[str] = ..., failed_steps: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RunConsolidationResponse(_message.Message):
     __slots__ = ("report",)

@@ -176,8 +176,8 @@ class MemoryServiceServicer:
 
     def SearchMemory(self, request, context):
         """SearchMemory is the agent's search_memory(scope, query) tool. It answers PERMISSION_DENIED with reason
-        MEMORY_RECALL_DISABLED unless the agent enabled Memory Recall (Agent.search_memory_enabled). Results never
-        include another agent's rows.
+        MEMORY_RECALL_DISABLED unless the agent enabled Memory Recall (Agent.search_memory_enabled), and NOT_FOUND with
+        reason AGENT_NOT_FOUND for an agent memoryd does not know. Results never include another agent's rows.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
