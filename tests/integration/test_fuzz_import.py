@@ -67,6 +67,16 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     memory, console = pb_grpc.MemoryServiceStub(channel), cpb_grpc.MemoryConsoleServiceStub(channel)
     try:
         memory.AddOverride(pb.AddOverrideRequest(text="Call me Sam."), timeout=10)
+        # A fact the user states, so the export carries a pinned fact (facts come from what the user said).
+        memory.BufferTurn(
+            pb.BufferTurnRequest(
+                agent_id="alpha",
+                conversation_id="trip",
+                user_message="I prefer trains over planes for every trip in Europe.",
+                assistant_message="Trains it is.",
+            ),
+            timeout=10,
+        )
         for i in range(3):
             memory.BufferTurn(
                 pb.BufferTurnRequest(
