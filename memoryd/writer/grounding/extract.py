@@ -17,8 +17,10 @@ from itertools import pairwise
 from memoryd.writer.grounding.dates import find_dates, session_day, with_resolved_dates
 from memoryd.writer.grounding.entities import find_entities
 from memoryd.writer.grounding.lexicon import (
+    ABOUT_ASSISTANT,
     AFFIRMATIVE,
     ASSISTANT_GUESS,
+    CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
     HYPOTHETICAL,
@@ -132,7 +134,7 @@ def _joined_greetings(parts: list[str]) -> list[str]:
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
-    if len(text) < 3 or HYPOTHETICAL.search(text):
+    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text) or ABOUT_ASSISTANT.search(text):
         return []
     if text.endswith("?") or QUESTION_START.match(text):
         parts = _QUESTION_SPLIT.split(text)

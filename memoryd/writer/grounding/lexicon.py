@@ -88,6 +88,29 @@ SMALL_TALK = re.compile(
     r"bis bald|gute nacht|até amanhã|até logo|boa noite|thank you|thanks|merci|gracias|danke|obrigad[oa])\b",
     re.IGNORECASE,
 )
+#: A whole sentence of chit-chat: leaving or taking a break, the weather, closing the chat.
+CHIT_CHAT = re.compile(
+    r"^(?:(?:ok|okay|right|well|anyway|ha|haha|oh|so|bon|alors|bueno|pues|na|gut|então|bem|oui|yes|no|non)[\s,!.]+)*"
+    r"(?:(?:I'm |I am |I'll be |we're )?(?:going|off|heading|gonna go) (?:to (?:grab|get|have|make|take)|for) "
+    r"(?:a |an |some |my |our )?(?:quick )?(?:coffee|tea|lunch|dinner|break|breakfast|snack|walk|nap|drink)\b|"
+    r"(?:got to|gotta|have to|need to|must) (?:go|run|dash|leave)\b|time for (?:a |my )?(?:coffee|lunch|break)\b|"
+    r"that's (?:all|it) for (?:now|today)\b|that is all for now\b|"
+    r"(?:là |bon,? )?je (?:file|dois (?:y aller|filer|partir|te laisser))\b|je te laisse\b|c'est tout pour "
+    r"(?:l'instant|aujourd'hui|le moment)\b|j'ai un (?:déjeuner|dîner|rendez-vous) (?:là|maintenant)\b|"
+    r"(?:me voy|tengo que irme|me tengo que ir)\b|eso es todo\b|ich muss (?:los|weg|jetzt los)\b|das war's\b|"
+    r"(?:tenho de|tenho que|preciso) (?:ir|sair)(?: agora)?\s*[.!]|é tudo por (?:agora|hoje)\b|"
+    r"(?:rainy|sunny|cloudy|foggy|misty|humid|muggy|cold|hot|freezing|windy|grey|gray|snowing|raining) (?:again |today |out )?(?:here|today|again|"
+    r"outside)\b|(?:il pleut|il fait (?:beau|froid|chaud)|llueve|hace (?:frío|calor)|es regnet|está a chover|"
+    r"está chovendo)\b)",
+    re.IGNORECASE,
+)
+#: A remark about the assistant itself ("you're probably a great cook", "tu deves ser do Brasil"): not the user's.
+ABOUT_ASSISTANT = re.compile(
+    r"^(?:(?:ha|haha|oh|lol|well|so|and|bon|et|y|e)[\s,!.]+)*(?:you(?:'re| are| must| probably| seem| sound| look| "
+    r"have| had| would| were)|are you|do you (?:have|like|live|eat)|tu (?:es|dois|deves|as|sembles|pareces|eres)|"
+    r"vous êtes|t'es|tú eres|eres|du bist|bist du|você é|você deve|você tem|tu tens)\b",
+    re.IGNORECASE,
+)
 PAST = re.compile(
     r"\b(?:yesterday|last|ago|was|were|went|did|had|used to|hier|dernier|dernière|passé|ayer|pasado|pasada|"
     r"anoche|gestern|letzte|letzten|letztes|vorige|ontem|passado|passada)\b",
@@ -182,8 +205,10 @@ FOR_TARGET = re.compile(r"\b(?:for|pour|para|für)\s+(?:the|our|my|le|la|les|not
                         r"unser|unsere|o|a|nosso|nossa)\s+([\w-]+(?:\s[\w-]+)?)", re.IGNORECASE)  # fmt: skip
 
 __all__ = [
+    "ABOUT_ASSISTANT",
     "AFFIRMATIVE",
     "ASSISTANT_GUESS",
+    "CHIT_CHAT",
     "CHOICE_CATEGORIES",
     "CLAUSE_END",
     "DIET_WORDS",

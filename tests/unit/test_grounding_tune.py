@@ -1,0 +1,56 @@
+"""General fixes of the extractor found on the dev split, each checked on hand-written sentences of its own."""
+
+from __future__ import annotations
+
+from memoryd.writer.grounding import Extraction, SourceTurn, contains_secret, extract, redact_secrets
+
+#: 2026-12-02, a Wednesday, 00:00 UTC.
+SESSION_MS = 1_796_169_600_000
+
+
+def _run(*users: str, assistants: tuple[str, ...] = ()) -> Extraction:
+    replies = list(assistants) + ["Okay."] * (len(users) - len(assistants))
+    turns = [
+        SourceTurn(i, 900 + i, user, reply)
+        for i, (user, reply) in enumerate(zip(users, replies, strict=True))
+    ]
+    return extract(turns, session_time_ms=SESSION_MS)
+
+
+def _names(extraction: Extraction) -> set[str]:
+    return {e.name for e in extraction.entities}
+
+
+def test_no_entity_from_an_imagined_place_or_a_secret() -> None:
+    e = _run(
+        "If I had a boat I would sail to Zanzibar.",
+        "Se eu fosse rico, morava em Sintra.",
+        "My door code for Harbour Flats is Kestrel4471, keep it.",
+        "I work with Renata on the Delta project.",
+    )
+    names = _names(e)
+    assert "Zanzibar" not in names and "Sintra" not in names
+    assert not any("Kestrel" in n for n in names)
+    assert {"Renata", "Delta"} <= names
+
+
+def test_access_codes_are_secrets_in_french_and_english() -> None:
+    assert contains_secret("Le code d'accès du garage c'est Pivoine77!")
+    assert "Pivoine77" not in redact_secrets("Le code d'accès du garage c'est Pivoine77!")
+    assert contains_secret("the lockbox code is 9153")
+    assert not contains_secret("The code is ready for review.")
+
+
+def test_chit_chat_and_remarks_about_the_assistant_stay_out_of_the_summary() -> None:
+    e = _run(
+        "We are repainting the kitchen walls in sage green this month.",
+        "You're probably a night owl yourself, huh?",
+        "The painter quoted 900 euros for the kitchen walls and ceiling.",
+        "Off to grab some lunch now.",
+        "Foggy again here, typical.",
+        "Bon, je file, j'ai un rendez-vous là.",
+    )
+    assert "night owl" not in e.summary
+    assert "lunch" not in e.summary
+    assert "rendez-vous" not in e.summary
+    assert "kitchen" in e.summary and "Foggy" not in e.summary
