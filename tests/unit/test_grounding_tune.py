@@ -54,3 +54,46 @@ def test_chit_chat_and_remarks_about_the_assistant_stay_out_of_the_summary() -> 
     assert "lunch" not in e.summary
     assert "rendez-vous" not in e.summary
     assert "kitchen" in e.summary and "Foggy" not in e.summary
+
+
+def _texts(extraction: Extraction) -> str:
+    return " | ".join(f.text for f in extraction.facts)
+
+
+def test_a_marker_word_opens_an_instruction_only_before_an_imperative() -> None:
+    e = _run("Nunca tive um carro.", "Never use emojis in replies.", "Ne me vouvoie jamais, s'il te plaît.")
+    texts = _texts(e)
+    assert "carro" not in texts
+    assert "never use emojis in replies" in texts
+    assert "vouvoie" in texts
+
+
+def test_instructions_after_an_answer_style_colon_and_unit_requests() -> None:
+    e = _run(
+        "A note on how you answer me: use bullet points and skip the preamble.",
+        "Please quote distances in kilometres.",
+    )
+    texts = _texts(e)
+    assert "allemand" in _texts(
+        _run(
+            "Je prépare un voyage à Berlin avec mes enfants, et je suis un peu stressée.",
+            "Réponds-moi toujours en allemand.",
+        )
+    )
+    assert "use bullet points and skip the preamble" in texts
+    assert "kilometres" in texts
+
+
+def test_pronoun_objects_and_bare_dates_are_not_plans_or_decisions() -> None:
+    e = _run(
+        "We're hoping for June 3 to 9.",
+        "I'll pick them up next week.",
+        "I'll order one tomorrow.",
+        "I have to choose the hosting provider.",
+        "I'll renew the car insurance next week.",
+    )
+    texts = _texts(e)
+    assert "June" not in texts
+    assert "them" not in texts and "one" not in texts.split()
+    assert "choose" not in texts
+    assert "car insurance" in texts

@@ -99,11 +99,39 @@ _REQUEST = re.compile(
 _REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
 #: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
+_OBJECT_PRONOUN = re.compile(r"\b(?:it|them|one|ones|those|these|that)\b(?!-)", re.IGNORECASE)
 _PLAN_FILLER = frozenset(
     tokens(
         "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
+        "aiming aim hoping hope looking targeting thinking "
         "ai vais va tengo voy habe werde tenho vou"
     )
+)
+
+
+#: Words that open an instruction only when an imperative follows them ("never use", "ne me tutoie pas").
+_MARKER_FIRST = frozenset(
+    fold(w)
+    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()
+)
+_CLITICS = frozenset(
+    fold(w) for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()
+)
+#: "About how you answer me:" — what follows the colon is a standing instruction even without "always".
+_ANSWER_STYLE = re.compile(
+    r"\b(?:how|when) you (?:answer|reply|respond|write|talk)(?: to)?(?: me)?\s*[:,-]\s*|"
+    r"\b(?:ta|votre) façon de (?:me )?répondre\s*:\s*|\bcuando me respondas\s*[:,]\s*|"
+    r"\bwenn du (?:mir )?antwortest\s*[:,]\s*|\bquando (?:me )?responderes\s*[:,]\s*",
+    re.IGNORECASE,
+)
+#: A request to give amounts in a unit or a currency is how the user wants every answer, not a one-off.
+_IN_UNITS = re.compile(
+    r"\b(?:in|en|em|in)\s+(?:(?:canadian|us|american|australian|new zealand|hong kong|singapore) dollars|dollars|"
+    r"euros?|pounds(?: sterling)?|sterling|yen|francs|pesos|reais|rupees|grams|grammes|gramos|gramas|gramm|"
+    r"kilos|kilograms|kilogrammes|kg|metric|imperial|celsius|fahrenheit|miles|kilometres|kilometers|km|"
+    r"litres|liters|ml|cad|usd|eur|gbp|aud|chf|jpy|dollars canadiens|dólares(?: canadienses| canadenses)?|"
+    r"kanadischen dollar|metrisch)\b",
+    re.IGNORECASE,
 )
 
 
@@ -145,9 +173,19 @@ def _statement_clauses(sentence: str) -> list[str]:
 
 
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
-    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on."""
-    if not INSTRUCTION_MARKER.search(sentence) and not re.search(
-        r"\b(?:don't|do not) ever\b", sentence, re.I
+    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
+    imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
+    meta = _ANSWER_STYLE.search(sentence)
+    if meta:
+        sentence = sentence[
+            meta.end() :
+        ]  # "One thing about how you answer me: keep it short" → "keep it short"
+    units = _IN_UNITS.search(sentence)
+    if (
+        not meta
+        and not units
+        and not INSTRUCTION_MARKER.search(sentence)
+        and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
     ):
         return None
     body = LEAD_FILLER.sub("", sentence.strip()).strip()
@@ -157,10 +195,17 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     if wanted:
         body = body[wanted.end() :]
     else:
-        first = fold(body.split()[0]).strip(",") if body.split() else ""
         verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
-        if first not in verbs:
+        # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
+        words = [fold(w).strip(",").split("-")[0] for w in body.split()]
+        if not words or words[0] not in verbs:
             return None
+        if words[0] in _MARKER_FIRST:
+            # "Never use X" is an instruction, "Nunca tive gatos" (never had cats) is a statement: the word after
+            # the marker (clitic pronouns skipped) must be an imperative too.
+            rest = [w for w in words[1:] if w not in _CLITICS]
+            if not rest or rest[0] not in verbs:
+                return None
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
     if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
@@ -190,6 +235,8 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     content = [t for t in said if t not in _PLAN_FILLER]
     if not content:
         return None
+    if len(content) < 2 and _OBJECT_PRONOUN.search(residue):
+        return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
     first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
     clause_start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, first.start)), default=0)

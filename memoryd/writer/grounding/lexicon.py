@@ -125,7 +125,8 @@ INSTRUCTION_MARKER = re.compile(
 )
 _IMPERATIVES = {
     "en": "answer reply respond write use speak talk call address format keep include avoid give show explain "
-    "summarize summarise add put start end list be stop tell send mention refer cite ask don't do not never always",
+    "summarize summarise add put start end list be stop tell send mention refer cite ask quote convert express "
+    "measure don't do not never always",
     "fr": "réponds répondez écris écrivez utilise utilisez parle parlez appelle appelez tutoie tutoyez vouvoie "
     "vouvoyez évite évitez donne donnez mets mettez garde gardez fais faites explique expliquez ajoute ajoutez "
     "sois soyez ne n' commence commencez termine terminez toujours jamais",
@@ -184,7 +185,7 @@ ASSISTANT_GUESS = re.compile(
 )
 # Verbs that ask for help rather than name a task ("I need to understand …").
 NOT_TASKS = re.compile(
-    r"^(?:know|understand|figure|find out|think|decide|learn|see|ask|say|admit|be|get better|sleep|relax|rest|"
+    r"^(?:know|understand|figure|find out|think|decide|pick|choose|learn|see|ask|say|admit|be|get better|sleep|relax|rest|"
     r"wonder|vent|savoir|comprendre|réfléchir|penser|dormir|avouer|dire|être|saber|entender|pensar|dormir|"
     r"admitir|decir|descansar|ser|wissen|verstehen|nachdenken|schlafen|zugeben|sagen|sein|saber|entender|"
     r"pensar|dormir|admitir|dizer|descansar|ser|de ajuda|ayuda|hilfe|aide|help)\b",

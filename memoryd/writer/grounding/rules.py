@@ -57,7 +57,8 @@ _EN_PREF_VERBS = {
 }  # fmt: skip
 _DE_VERBS = {"esse": "Der Nutzer isst", "trinke": "Der Nutzer trinkt"}
 _VAGUE_OBJECTS = word_set(
-    "it that this them those these you your yours how what when where if which everything anything something not "
+    "it that this them those these one ones some both either you your yours how what when where if which everything "
+    "anything something not "
     "ça cela ce c lo eso esto es das dies isso isto algo quelque etwas alles tout todo tudo nada rien nichts"
 )
 _POINTERS = word_set(
