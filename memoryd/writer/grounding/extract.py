@@ -112,10 +112,11 @@ _PLAN_FILLER = frozenset(
 #: Words that open an instruction only when an imperative follows them ("never use", "ne me tutoie pas").
 _MARKER_FIRST = frozenset(
     fold(w)
-    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()
+    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()  # noqa: SIM905
 )
 _CLITICS = frozenset(
-    fold(w) for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()
+    fold(w)
+    for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()  # noqa: SIM905
 )
 #: "About how you answer me:" — what follows the colon is a standing instruction even without "always".
 _ANSWER_STYLE = re.compile(
