@@ -97,3 +97,11 @@ def test_pronoun_objects_and_bare_dates_are_not_plans_or_decisions() -> None:
     assert "them" not in texts and "one" not in texts.split()
     assert "choose" not in texts
     assert "car insurance" in texts
+
+
+def test_a_month_said_alone_dates_a_plan() -> None:
+    e = _run("We are opening a second bakery in Braga in October.")
+    plan = [f for f in e.facts if f.kind.value == "plan"]
+    assert len(plan) == 1 and "October (2027-10)" in plan[0].text  # said in December 2026: next October
+
+    assert not [f for f in _run("I may bring the cake.").facts if f.kind.value == "plan"]
