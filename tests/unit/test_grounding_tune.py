@@ -105,3 +105,49 @@ def test_a_month_said_alone_dates_a_plan() -> None:
     assert len(plan) == 1 and "October (2027-10)" in plan[0].text  # said in December 2026: next October
 
     assert not [f for f in _run("I may bring the cake.").facts if f.kind.value == "plan"]
+
+
+def test_introductions_roles_employers_and_homes_said_in_passing() -> None:
+    e = _run(
+        "Hello! Tariq here, quick question about my bike.",
+        "I do frontend work at Quillbyte, a tiny studio here in Bristol.",
+    )
+    texts = _texts(e)
+    assert "The user's name is Tariq." in texts
+    assert "The user works at Quillbyte." in texts
+    assert "The user lives in Bristol." in texts
+    pt = _run("Olá! Sou o Tiago Ramos, engenheiro de software numa empresa em Braga. Podes tratar-me por Ti.")
+    assert "engenheiro de software" in _texts(pt)
+    assert "Ti" in {f.value for f in pt.facts if f.slot == "identity.address_as"}
+
+
+def test_a_move_said_in_the_present_or_future_sets_the_home() -> None:
+    assert "Cardiff" in _texts(_run("Big news, we're in Cardiff now, near the bay."))
+    assert "Rennes" in _texts(_run("Je m'installe à Rennes le mois prochain avec mon copain."))
+
+
+def test_household_diet_allergies_and_hedged_relations() -> None:
+    e = _run(
+        "We only eat kosher at home.",
+        "My eldest, Noor, has a sesame allergy.",
+        "Perhaps my neighbour Ines can water the plants.",
+        "I can't handle loud music in the evening.",
+    )
+    texts = _texts(e)
+    assert "The user eats kosher." in texts
+    assert "Noor has a sesame allergy." in texts
+    assert "Ines" in texts and "Perhaps" not in texts
+    assert "can't handle loud music" in texts
+
+
+def test_decisions_said_with_a_colon_or_lets_keep() -> None:
+    e = _run(
+        "OK so decision: we'll host the party at the community hall.",
+        "Let's skip the ferry and rent a car instead.",
+        "Nah, let's keep it Lisbon only.",
+        "Ma cheffe m'a demandé de préparer le budget.",
+    )
+    texts = _texts(e)
+    assert "The user decided: we'll host the party at the community hall." in texts
+    assert "skip the ferry" in texts
+    assert "Lisbon only" in texts

@@ -37,7 +37,10 @@ for _key, _single, _words in (
     ("dentist", True, "dentist dentiste dentista zahnarzt zahnärztin"),
     ("therapist", True, "therapist psychologist psy thérapeute terapeuta therapeut therapeutin psicólogo psicóloga"),
     ("landlord", True, "landlord landlady propriétaire casero casera vermieter vermieterin senhorio senhoria"),
-    ("child", False, "son daughter kid fils fille hijo hija sohn tochter filho filha"),
+    ("child", False, "son daughter kid youngest eldest oldest fils fille cadet cadette aîné aînée hijo hija sohn "
+     "tochter filho filha"),
+    ("neighbour", False, "neighbour neighbor voisin voisine vecino vecina nachbar nachbarin vizinho vizinha"),
+    ("associate", False, "associate associé associée socio socia sócio sócia geschäftspartner geschäftspartnerin"),
     ("sibling", False, "brother sister frère sœur soeur hermano hermana bruder schwester irmão irmã"),
     ("colleague", False, "colleague coworker co-worker teammate collègue compañero compañera colega kollege "
      "kollegin"),

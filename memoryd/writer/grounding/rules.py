@@ -85,6 +85,44 @@ _SWITCHED_THING = re.compile(
 _CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
 _NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
+) | frozenset(
+    # Sentence adverbs open a sentence capitalised ("Maybe my neighbour …"): never a name.
+    fold(w)
+    for w in [
+        "maybe",
+        "perhaps",
+        "probably",
+        "hopefully",
+        "luckily",
+        "sadly",
+        "apparently",
+        "actually",
+        "also",
+        "anyway",
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "well",
+        "peut-être",
+        "heureusement",
+        "aussi",
+        "oui",
+        "non",
+        "quizás",
+        "quizá",
+        "también",
+        "sí",
+        "vielleicht",
+        "auch",
+        "ja",
+        "nein",
+        "talvez",
+        "também",
+        "sim",
+        "não",
+        "ainda",
+    ]
 )
 _NOT_ROLES_ROMANCE = frozenset(
     [
@@ -236,7 +274,7 @@ _CLAUSE_BREAK = re.compile(
 )
 
 
-def _accepts_prefix(sentence: str, start: int) -> bool:
+def _accepts_prefix(sentence: str, start: int, *, hedges: bool = True) -> bool:
     """No hedge or reported speech before the match since the last conjunction ("my wife thinks I'm", "ich glaube,
     ich bin" — a comma does not end the hedge's reach, "but" does), and no negation within its clause."""
     prefix = sentence[:start]
@@ -244,7 +282,7 @@ def _accepts_prefix(sentence: str, start: int) -> bool:
     hedged = prefix[joins[-1].end() :] if joins else prefix
     breaks = list(_CLAUSE_BREAK.finditer(prefix))
     clause = prefix[breaks[-1].end() :] if breaks else prefix
-    return not REPORTED.search(hedged) and not NEGATION_NEAR.search(clause)
+    return not (hedges and REPORTED.search(hedged)) and not NEGATION_NEAR.search(clause)
 
 
 def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
@@ -280,6 +318,9 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         if lang in ("fr", "es", "pt") and key == "role" and last in _NOT_ROLES_ROMANCE_FOLDED:
             return None
         text = render(key, lang, value)
+    elif key == "eats":
+        slot = slot.format(v=_slug(value))
+        text = f"The user eats {value}."
     elif key in ("diet", "allergy"):
         if key == "allergy" and _vague(value):
             return None
@@ -305,15 +346,18 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         slot = slot.format(what=_slug(what, 2))
         text = render(key, lang, value, what=what)
     elif key in ("decision", "chose"):
-        if HEDGE.search(sentence) or _vague(
-            re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
-        ):
+        obj = re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
+        if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
+            obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
+        if HEDGE.search(sentence) or _vague(obj):
             return None
         if lang == "en":
             value = _SWITCH_FORMS.sub(lambda m: _SWITCH_BASE[m.group(1).lower()], value, count=1)
         shown = rule.verb + (to_third_person_en(value) if lang == "en" else value)
         slot = _choice_slot(value, sentence)
-        text = render(key, lang, shown)
+        text = (
+            render(key, lang, shown).replace(" : ", ": ") if rule.verb == ": " else render(key, lang, shown)
+        )
     elif key in ("action", "remind"):
         if NOT_TASKS.search(value) or (
             lang in ("es", "pt", "fr") and key == "action" and not _INFINITIVE.match(value)
@@ -355,12 +399,42 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
         if languages is not None and lang not in languages:
             continue
         for match in pattern.finditer(normal):
-            if not _accepts_prefix(normal, match.start()):
+            # "Maybe my neighbour Ana can help": a hedge doubts the clause, not who the neighbour is; a negation
+            # ("not my manager Tom") still counts.
+            if not _accepts_prefix(normal, match.start(), hedges=False):
                 continue
             hit = _relation_hit(lang, match)
             if hit is not None:
                 hits.append(hit)
+    hits.extend(_household_allergies(normal))
     return _without_overlaps(hits)
+
+
+#: Someone of the user's household with an allergy ("Noor has a sesame allergy", "Léo est allergique aux noix"):
+#: what the assistant must avoid in anything it suggests, so it is kept, in the user's words.
+_OTHER_ALLERGY = re.compile(
+    r"(?-i:(?P<who>[A-ZÀ-ÖØ-Þ][\w'-]+)),? (?:(?:also |still )?(?:has|have) an? (?:severe |mild |bad |serious )?"
+    r"(?P<what>[\w-]+(?: [\w-]+)?) allergy|(?:is|'s) (?:severely |very |also )?allergic to (?P<what_en>[^.,;:!?()]{2,40})|"
+    r"(?:est|es|é|ist) (?:aussi |también |também |auch )?(?:allergique|alérgic[oa]|allergisch) "
+    r"(?P<what_rom>(?:à|aux|au|a|al|ao|aos|gegen) [^.,;:!?()]{2,40}))",
+    re.IGNORECASE,
+)
+
+
+def _household_allergies(sentence: str) -> list[Hit]:
+    found: list[Hit] = []
+    for match in _OTHER_ALLERGY.finditer(sentence):
+        who = match.group("who")
+        if fold(who) in STOP_WORDS or fold(who) in _NOT_NAMES or fold(who) in _CALENDAR_WORDS:
+            continue
+        what = match.group("what") or match.group("what_en") or match.group("what_rom") or ""
+        if _vague(what):
+            continue
+        said = " ".join(match.group(0).replace(",", " ").split())
+        text = said[:1].upper() + said[1:] + "."
+        slot = f"allergy.{_slug(who, 1)}.{_slug(what, 2)}"
+        found.append(Hit(FactKind.PREFERENCE, slot, what, text, False, match.start(), match.end()))
+    return found
 
 
 #: Modifiers of a relation noun: a past relation is not the current one; a new one fills the same slot.
