@@ -115,7 +115,7 @@ def test_introductions_roles_employers_and_homes_said_in_passing() -> None:
     texts = _texts(e)
     assert "The user's name is Tariq." in texts
     assert "The user works at Quillbyte." in texts
-    assert "The user lives in Bristol." in texts
+    assert "The user is here in Bristol." in texts
     pt = _run("Olá! Sou o Tiago Ramos, engenheiro de software numa empresa em Braga. Podes tratar-me por Ti.")
     assert "engenheiro de software" in _texts(pt)
     assert "Ti" in {f.value for f in pt.facts if f.slot == "identity.address_as"}

@@ -285,6 +285,14 @@ def _accepts_prefix(sentence: str, start: int, *, hedges: bool = True) -> bool:
     return not (hedges and REPORTED.search(hedged)) and not NEGATION_NEAR.search(clause)
 
 
+_PLACE_TEXTS = {
+    "here_in": {"en": "The user is here in {v}."},
+    "now_in": {"en": "The user is now in {v}."},
+    "moving": {"en": "The user is moving to {v}.", "fr": "L'utilisateur s'installe à {v}.",
+               "es": "El usuario se muda a {v}.", "pt": "O usuário vai mudar-se para {v}."},
+}  # fmt: skip
+
+
 def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     groups = match.groupdict()
     value = _clean(groups.get("v") or "")
@@ -318,6 +326,12 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         if lang in ("fr", "es", "pt") and key == "role" and last in _NOT_ROLES_ROMANCE_FOLDED:
             return None
         text = render(key, lang, value)
+    elif key in _PLACE_TEXTS:
+        # Said in passing ("here in Leeds", "we're in Cardiff now", "je m'installe à Rennes"): the fact keeps the
+        # user's own verb, so the verifier finds every word of it in the sentence.
+        if not _is_name(value):
+            return None
+        text = _PLACE_TEXTS[key].get(lang, _PLACE_TEXTS[key]["en"]).format(v=value)
     elif key == "eats":
         slot = slot.format(v=_slug(value))
         text = f"The user eats {value}."
