@@ -151,3 +151,38 @@ def test_decisions_said_with_a_colon_or_lets_keep() -> None:
     assert "The user decided: we'll host the party at the community hall." in texts
     assert "skip the ferry" in texts
     assert "Lisbon only" in texts
+
+
+def test_even_if_concedes_and_does_not_make_a_sentence_hypothetical() -> None:
+    e = _run("Réponds-moi toujours en espagnol, même si je t'écris en français.")
+    assert any(f.slot == "instruction.language" for f in e.facts)
+    assert not _run("Si j'avais un jardin, je planterais des tomates.").facts
+
+
+def test_permission_for_the_familiar_you_is_an_instruction() -> None:
+    e = _run("Salut ! Je suis Léa, tu peux me tutoyer.")
+    assert [f.slot for f in e.facts if f.kind.value == "instruction"] == ["instruction.register"]
+
+
+def test_a_changed_relation_takes_the_new_name_and_the_relation_slot() -> None:
+    e = _run("We're switching dentists, the old one retired. The new one is Dr. Okoro on Mill Lane.")
+    fact = next(f for f in e.facts if f.slot == "relation.dentist")
+    assert fact.value == "Dr. Okoro"
+    pt = _run("Troquei de médico: agora é a Dra. Inês Salgado, no centro de saúde.")
+    assert next(f for f in pt.facts if f.slot == "relation.doctor").value == "Dra. Inês Salgado"
+
+
+def test_a_short_reply_picks_one_of_the_offered_options() -> None:
+    e = _run("Should we take the train or rent a car?", "The train then.")
+    assert "The user chose the train." in _texts(e)
+    assert not [f for f in _run("What time works?", "Tomorrow then.").facts if f.kind.value == "decision"]
+
+
+def test_a_rescheduled_event_keeps_its_slot_and_someone_elses_relation() -> None:
+    first = _run("The annual retreat is on March 3 in Porto.")
+    later = _run("They moved the retreat, it's now March 17.")
+    assert {f.slot for f in first.facts if f.kind.value == "plan"} == {
+        f.slot for f in later.facts if f.kind.value == "plan"
+    }
+    e = _run("Tom's daughter Elif will feed the fish.")
+    assert "Tom's daughter is Elif." in _texts(e)

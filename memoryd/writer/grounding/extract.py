@@ -28,9 +28,11 @@ from memoryd.writer.grounding.lexicon import (
     INSTRUCTION_MARKER,
     LANGUAGE_NAMES,
     LEAD_FILLER,
+    NAME,
     NOT_ROLES,
     PAST,
     QUESTION_START,
+    RELATIONS,
     ROLE_SUFFIX,
     SMALL_TALK,
 )
@@ -99,7 +101,27 @@ _REQUEST = re.compile(
 _REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
 #: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
-_OBJECT_PRONOUN = re.compile(r"\b(?:it|them|one|ones|those|these|that)\b(?!-)", re.IGNORECASE)
+_NOW_IS = re.compile(
+    r"\b(?:it's|it is|is|are|c'est|es|ist|é) (?:now|maintenant|ahora|jetzt|agora)\b", re.IGNORECASE
+)
+#: A rescheduling verb and its object: the object names the event whose date changed.
+_RESCHEDULED = re.compile(
+    r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
+    r"déplacé|décalé|reporté|avancé|movido|pospuesto|aplazado|cambiado|verschoben|adiado|remarcado)\s+"
+    r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
+    r"unseren |unsere |o |a |nosso |nossa )?(?P<x>[\w-]+)",
+    re.IGNORECASE,
+)
+#: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
+_PLAN_VERB = re.compile(
+    r"\b(?:is|are|was|will|'s|starts?|begins?|ends?|ships?|lands?|launch(?:es)?|happens?|takes place|opens?|"
+    r"closes?|est|sera|commence|es|será|empieza|ist|wird|beginnt|é|começa|on|at|in)\b",
+    re.IGNORECASE,
+)
+#: An object pronoun; "it's" / "it is" / "that will" are subjects ("it's now March 17"), not what is acted on.
+_OBJECT_PRONOUN = re.compile(
+    r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
+)
 _PLAN_FILLER = frozenset(
     tokens(
         "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
@@ -216,14 +238,28 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     return value, slot
 
 
+#: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
+_REGISTER = re.compile(
+    r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
+    r"(?:puedes|puede) tutearme|tutéame|podemos tutearnos|(?:du kannst|sie können) mich duzen|wir können uns duzen|"
+    r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
+    re.IGNORECASE,
+)
+
+
+def _register(sentence: str) -> tuple[str, str] | None:
+    found = _REGISTER.search(sentence)
+    return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
+
+
 def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
     """(text, slot) of a dated plan: a future date and at least two content words besides it, not in the past."""
     mentions = find_dates(sentence, session_time_ms)
     tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
-    if PAST.search(sentence) or SMALL_TALK.search(sentence):
-        return None
+    if (PAST.search(sentence) and not _NOW_IS.search(sentence)) or SMALL_TALK.search(sentence):
+        return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
@@ -241,13 +277,114 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
     first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
     clause_start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, first.start)), default=0)
-    head = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
-    head_word = head[0] if head else content[0]
+    moved = _RESCHEDULED.search(sentence)
+    # The subject before its verb names the event ("the team offsite is on …" → offsite, not team).
+    subject = _PLAN_VERB.split(sentence[clause_start : first.start], maxsplit=1)[0]
+    head = [t for t in content_tokens(subject) if t not in _PLAN_FILLER]
+    moved_words = [t for t in content_tokens(moved.group("x")) if t not in _PLAN_FILLER] if moved else []
+    if moved_words:
+        head_word = moved_words[-1]  # "we moved the offsite to …": the event is what was moved
+    elif head:
+        head_word = head[-1]
+    else:
+        rest = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
+        head_word = rest[0] if rest else content[0]
     clause = LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip()
     if lang == "en":
         clause = third_person(clause)
     text = render("plan", lang, clause[:1].upper() + clause[1:] if lang == "en" else clause)
     return text, f"plan.{light_stem(head_word)}"
+
+
+#: "We're changing vets", "mudei de veterinário", "j'ai changé de médecin": a single-valued relation gets a new
+#: value, named in the same turn by "the new one is …", "agora é …", "maintenant c'est …".
+_CHANGE_REL = (
+    re.compile(r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:cambié|cambiamos|cambio) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:den |die |meinen |meine |unseren |unsere )?(?P<rel>[\w-]+) gewechselt", re.IGNORECASE),
+)
+_NEW_ONE = re.compile(
+    rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
+    rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
+    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+{NAME}",
+    re.IGNORECASE,
+)
+
+
+def _changed_relations(turns: Sequence[SourceTurn]) -> list[_Found]:
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        for pattern in _CHANGE_REL:
+            change = pattern.search(said)
+            if change is None:
+                continue
+            noun = change.group("rel")
+            entry = (
+                RELATIONS.get(noun.lower()) or RELATIONS.get(fold(noun)) or RELATIONS.get(noun.lower()[:-1])
+            )
+            if entry is None or not entry[1]:
+                continue
+            named = _NEW_ONE.search(said, change.end())
+            if named is None:
+                continue
+            name = named.group("v")
+            lang = detect_language(said)
+            rel = noun.lower() if RELATIONS.get(noun.lower()) else noun.lower()[:-1]
+            fact = GroundedFact(
+                FactKind.RELATION,
+                render("relation", lang, name, rel=rel if lang == "en" else noun),
+                f"relation.{entry[0]}",
+                name,
+                (turn.index,),
+                SALIENCE[FactKind.RELATION],
+                False,
+                "extractor",
+                lang,
+            )
+            found.append(_Found(fact, (said,)))
+            break
+    return found
+
+
+#: A short reply picking one of the options just offered: "eSIMs then.", "The blue one then!"
+_THEN_CHOICE = re.compile(
+    r"^(?:(?:ok|okay|right|fine|alright|great|good)[,!.]?\s+)?(?P<v>[\w'-]+(?: [\w'-]+){0,3}),? then\s*[.!]*$",
+    re.IGNORECASE,
+)
+_OPTIONS = re.compile(r"\bor\b[^?]*\?", re.IGNORECASE)
+
+
+def _chosen_options(turns: Sequence[SourceTurn]) -> list[_Found]:
+    found: list[_Found] = []
+    for before, turn in pairwise(turns):
+        first = (sentences(turn.user) or [""])[0]
+        picked = _THEN_CHOICE.match(first)
+        if picked is None:
+            continue
+        value = picked.group("v")
+        if fold(value.split()[0]) in STOP_WORDS:
+            value = value[:1].lower() + value[1:]  # "The train then." → "the train", a name keeps its capital
+        wanted = {light_stem(t) for t in content_tokens(value)}
+        offered = [text for text in (before.user, before.assistant) if _OPTIONS.search(text)]
+        if not wanted or not any(wanted <= {light_stem(t) for t in content_tokens(text)} for text in offered):
+            continue  # "Tomorrow then": nothing was offered to choose from
+        lang = detect_language(turn.user)
+        fact = GroundedFact(
+            FactKind.DECISION,
+            render("chose", lang, value),
+            "",
+            value,
+            (turn.index,),
+            SALIENCE[FactKind.DECISION],
+            False,
+            "extractor",
+            lang,
+        )
+        found.append(_Found(fact, (first, *offered)))
+    return found
 
 
 def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
@@ -315,6 +452,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
+    found.extend(_changed_relations(turns))
+    found.extend(_chosen_options(turns))
     found = _dedup([_with_context_category(item, turns) for item in found])
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
@@ -355,7 +494,7 @@ def _clause_facts(
                 hit.lang,
             )
         )
-    instruction = _instruction(clause, lang)
+    instruction = _instruction(clause, lang) or _register(clause)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot = instruction
         text = render("instruction", lang, value)

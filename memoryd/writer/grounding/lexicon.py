@@ -58,7 +58,9 @@ REL_RE = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=Tru
 
 # A sentence that is not a statement of fact about the speaker: hypothetical, fiction, or a wish.
 HYPOTHETICAL = re.compile(
-    r"^(?:if|si|wenn|falls|se)\b|\b(?:if i|if we|imagine|imagining|suppose|supposing|let's say|let us say|what if|"
+    # "Even if I write in English" concedes, it does not imagine: "même si", "auch wenn", "mesmo se", "aun si".
+    r"^(?:if|si|wenn|falls|se)\b|(?<!\beven )(?<!\bmême )(?<!\bmeme )(?<!\bmesmo )(?<!\bauch )(?<!\baun )(?<!\baún )"
+    r"\b(?:if i|if we|imagine|imagining|suppose|supposing|let's say|let us say|what if|"
     r"hypothetically|pretend|roleplay|role-play|in theory|i wish|in my (?:story|novel|game|book)|my character|"
     r"si j'étais|si j'avais|si je|imaginons|supposons|admettons|et si|mettons que|si fuera|si fuese|si tuviera|"
     r"si yo|imagina|imaginemos|supongamos|qué pasaría si|wenn ich|falls ich|stell dir vor|stellen sie sich vor|"

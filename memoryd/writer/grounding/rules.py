@@ -16,10 +16,12 @@ from memoryd.writer.grounding.lexicon import (
     DIET_WORDS,
     FOR_TARGET,
     HEDGE,
+    NAME,
     NEGATION_NEAR,
     NOT_ROLES,
     NOT_TASKS,
     PETS,
+    REL_RE,
     RELATIONS,
     REPORTED,
     ROLE_SUFFIX,
@@ -421,6 +423,8 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
             if hit is not None:
                 hits.append(hit)
     hits.extend(_household_allergies(normal))
+    if languages is None or "en" in languages:
+        hits.extend(_their_relations(normal))
     return _without_overlaps(hits)
 
 
@@ -433,6 +437,25 @@ _OTHER_ALLERGY = re.compile(
     r"(?P<what_rom>(?:à|aux|au|a|al|ao|aos|gegen) [^.,;:!?()]{2,40}))",
     re.IGNORECASE,
 )
+
+
+#: "Wei's sister Mei": someone related to a person the user knows, said with an English possessive.
+_THEIR_RELATION = re.compile(
+    rf"(?-i:(?P<owner>[A-ZÀ-ÖØ-Þ][\w-]+))(?:'s|s') (?P<rel>{REL_RE}) {NAME}", re.IGNORECASE
+)
+
+
+def _their_relations(sentence: str) -> list[Hit]:
+    found: list[Hit] = []
+    for match in _THEIR_RELATION.finditer(sentence):
+        owner, rel, name = match.group("owner"), match.group("rel").lower(), _clean(match.group("v"))
+        entry = RELATIONS.get(rel) or RELATIONS.get(fold(rel))
+        if entry is None or not _is_name(name) or not _is_name(owner) or entry[0] in PETS:
+            continue
+        slot = f"relation.of_{_slug(owner, 1)}.{entry[0]}.{_slug(name, 2)}"
+        text = f"{owner}'s {rel} is {name}."
+        found.append(Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end()))
+    return found
 
 
 def _household_allergies(sentence: str) -> list[Hit]:
