@@ -122,7 +122,7 @@ def test_introductions_roles_employers_and_homes_said_in_passing() -> None:
 
 
 def test_a_move_said_in_the_present_or_future_sets_the_home() -> None:
-    assert "Cardiff" in _texts(_run("Big news, we're in Cardiff now, near the bay."))
+    assert "Cardiff" in _texts(_run("Big news, we moved! We're in Cardiff now, near the bay."))
     assert "Rennes" in _texts(_run("Je m'installe à Rennes le mois prochain avec mon copain."))
 
 
@@ -186,3 +186,16 @@ def test_a_rescheduled_event_keeps_its_slot_and_someone_elses_relation() -> None
     }
     e = _run("Tom's daughter Elif will feed the fish.")
     assert "Tom's daughter is Elif." in _texts(e)
+
+
+def test_context_keeps_trips_requests_and_likings_from_becoming_homes_choices_or_plans() -> None:
+    assert not [
+        f for f in _run("We're in Kyoto now, the trip is amazing.").facts if f.slot == "identity.home"
+    ]
+    assert not [
+        f for f in _run("It's sunny here in Nice, our vacation is great.").facts if f.slot == "identity.home"
+    ]
+    texts = _texts(_run("I'd love a recipe for tonight.", "Let's keep it short.", "Let's do a quick recap."))
+    assert not texts
+    e = _run("I love skiing in January.")
+    assert [f.kind.value for f in e.facts] == ["preference"]

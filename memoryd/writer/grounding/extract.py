@@ -387,6 +387,29 @@ def _chosen_options(turns: Sequence[SourceTurn]) -> list[_Found]:
     return found
 
 
+_TRAVEL = re.compile(
+    r"\b(?:holiday|holidays|vacation|trip|visiting|visit|conference|weekend away|honeymoon|vacances|voyage|"
+    r"séjour|vacaciones|viaje|urlaub|reise|férias|viagem)\b",
+    re.IGNORECASE,
+)
+_MOVE_WORDS = re.compile(
+    r"\b(?:moved|move|moving|relocated|new (?:place|house|flat|home|apartment)|unpacking|boxes)\b",
+    re.IGNORECASE,
+)
+
+
+def _home_in_context(fact: GroundedFact, turn_text: str) -> bool:
+    """A place said in passing is the user's home only in its context: "we're in Kyoto now" on a trip is not, "we
+    moved! we're in Leeds now" is; "here in Rome" said on holiday is not."""
+    if fact.slot != "identity.home" or fact.language != "en":
+        return True
+    if fact.text.startswith("The user is now in"):
+        return bool(_MOVE_WORDS.search(turn_text)) and not _TRAVEL.search(turn_text)
+    if fact.text.startswith("The user is here in"):
+        return not _TRAVEL.search(turn_text)
+    return True
+
+
 def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
     """Facts an assistant guessed and the next user turn confirmed ("Are you vegetarian?" → "Yes, I am.")."""
     found: list[_Found] = []
@@ -450,6 +473,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
     found.extend(_changed_relations(turns))
@@ -511,7 +535,10 @@ def _clause_facts(
                 lang,
             )
         )
-    if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts):
+    month_only = all(m.is_month for m in find_dates(clause, session_time_ms))
+    if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
+        month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
+    ):  # "I love skiing in January" is a liking, not a plan for next January
         plan = _plan(clause, lang, session_time_ms)
         if plan is not None:
             text, slot = plan

@@ -79,6 +79,11 @@ _DISCOURSE_NOUNS = word_set(
 _SECOND_PERSON = word_set(
     "you your yours ta ton tes votre vos tu tus deine dein deinen deiner deinem sua seu suas seus"
 )
+#: Things one asks the assistant for: "I'd love a recipe / some tips / a list" is a request, not a liking.
+_REQUESTED_THINGS = word_set(
+    "recipe recipes idea ideas suggestion suggestions tip tips advice help list plan example examples summary draft "
+    "hand overview explanation breakdown"
+)
 _SWITCH_FORMS = re.compile(r"^(switching|switched|migrating|migrated)\b", re.IGNORECASE)
 _SWITCH_BASE = {"switching": "switch", "switched": "switch", "migrating": "migrate", "migrated": "migrate"}
 _SWITCHED_THING = re.compile(
@@ -346,6 +351,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key == "pref":
         if _vague(value) or NOT_TASKS.search(re.sub(r"^(?:to|de|d'|zu)\s+", "", value)):
             return None  # "I like to think so": a verb of thought, not a liking
+        if (groups.get("w") or "").lower() == "love" and _REQUESTED_THINGS & set(tokens(value)):
+            return None  # "I'd love a recipe for tonight": a request to the assistant, not a liking
         spoken = groups.get("w") or ""
         if rule.verb:
             verb = rule.verb.format(w=spoken.lower())
@@ -363,6 +370,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         text = render(key, lang, value, what=what)
     elif key in ("decision", "chose"):
         obj = re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
+        if re.match(r"(?:keep|make) it [a-z]+$|do (?!the |that |this )", value):
+            return (
+                None  # "let's keep it short" is how to answer, "let's do a recap" a request: no choice made
+            )
         if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
             obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
         if HEDGE.search(sentence) or _vague(obj):
