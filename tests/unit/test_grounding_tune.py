@@ -199,3 +199,12 @@ def test_context_keeps_trips_requests_and_likings_from_becoming_homes_choices_or
     assert not texts
     e = _run("I love skiing in January.")
     assert [f.kind.value for f in e.facts] == ["preference"]
+
+
+def test_guards_on_changed_relations_and_empty_decisions() -> None:
+    assert not _run("We changed the manager rota: now it is Sam on Fridays.").facts
+    assert not _run("Decision: not yet.").facts
+    pt = _run(
+        "A nossa gata está ótima, mas não come muito.", "Mudei de veterinário: agora é o Dr. Rui Lopes."
+    )
+    assert "Veterinário do usuário: Dr. Rui Lopes." in _texts(pt)

@@ -299,7 +299,12 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
 #: "We're changing vets", "mudei de veterinário", "j'ai changé de médecin": a single-valued relation gets a new
 #: value, named in the same turn by "the new one is …", "agora é …", "maintenant c'est …".
 _CHANGE_REL = (
-    re.compile(r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)", re.IGNORECASE),
+    # The noun ends its phrase ("changing vets:"), so "changed the manager rota" changes a rota, not a manager.
+    re.compile(
+        r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
+        r"recently|because|since|as|and|but|today|this|last)\b)",
+        re.IGNORECASE,
+    ),
     re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:cambié|cambiamos|cambio) de (?P<rel>[\w-]+)", re.IGNORECASE),
@@ -313,7 +318,7 @@ _NEW_ONE = re.compile(
 )
 
 
-def _changed_relations(turns: Sequence[SourceTurn]) -> list[_Found]:
+def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
     found: list[_Found] = []
     for turn in turns:
         said = turn.user.replace("’", "'")
@@ -331,7 +336,7 @@ def _changed_relations(turns: Sequence[SourceTurn]) -> list[_Found]:
             if named is None:
                 continue
             name = named.group("v")
-            lang = detect_language(said)
+            lang = detect_language(said, default="") or session_lang
             rel = noun.lower() if RELATIONS.get(noun.lower()) else noun.lower()[:-1]
             fact = GroundedFact(
                 FactKind.RELATION,
@@ -476,7 +481,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
-    found.extend(_changed_relations(turns))
+    found.extend(_changed_relations(turns, session_lang))
     found.extend(_chosen_options(turns))
     found = _dedup([_with_context_category(item, turns) for item in found])
     facts = tuple(item.fact for item in found)

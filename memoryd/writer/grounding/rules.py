@@ -79,6 +79,9 @@ _DISCOURSE_NOUNS = word_set(
 _SECOND_PERSON = word_set(
     "you your yours ta ton tes votre vos tu tus deine dein deinen deiner deinem sua seu suas seus"
 )
+_UNDECIDED = word_set(
+    "not yet later tbd pending undecided none nothing no pas encore plus tard todavía aún noch nicht ainda"
+)
 #: Things one asks the assistant for: "I'd love a recipe / some tips / a list" is a request, not a liking.
 _REQUESTED_THINGS = word_set(
     "recipe recipes idea ideas suggestion suggestions tip tips advice help list plan example examples summary draft "
@@ -376,8 +379,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             )
         if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
             obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
-        if HEDGE.search(sentence) or _vague(obj):
-            return None
+        if HEDGE.search(sentence) or _vague(obj) or set(tokens(value)) <= _UNDECIDED:
+            return None  # "Decision: not yet." decides nothing
         if lang == "en":
             value = _SWITCH_FORMS.sub(lambda m: _SWITCH_BASE[m.group(1).lower()], value, count=1)
         shown = rule.verb + (to_third_person_en(value) if lang == "en" else value)
