@@ -208,3 +208,17 @@ def test_guards_on_changed_relations_and_empty_decisions() -> None:
         "A nossa gata está ótima, mas não come muito.", "Mudei de veterinário: agora é o Dr. Rui Lopes."
     )
     assert "Veterinário do usuário: Dr. Rui Lopes." in _texts(pt)
+
+
+def test_third_person_keeps_negations_plural_subjects_and_hyphenated_verbs() -> None:
+    from memoryd.writer.grounding.summary import third_person
+
+    assert third_person("I don't want sugar") == "The user doesn't want sugar"
+    assert third_person("My sister and I are flying") == "The user's sister and the user are flying"
+    assert third_person("I copy-edit reports") == "The user copy-edit reports"
+
+
+def test_twin_hits_of_sister_languages_keep_the_sessions_language() -> None:
+    e = _run("Quero fazer um jantar para os meus colegas e amigos.", "Boa! Decidido: bacalhau com natas.")
+    decision = next(f for f in e.facts if f.kind.value == "decision")
+    assert decision.language == "pt" and decision.text.startswith("Decisão do usuário")

@@ -506,7 +506,11 @@ def _clause_facts(
     clause: str, lang: str, languages: frozenset[str] | None, turn_index: int, session_time_ms: int
 ) -> list[GroundedFact]:
     facts: list[GroundedFact] = []
-    for hit in apply_rules(clause, languages):
+    hits = apply_rules(clause, languages)
+    # Sister languages share words ("Decidido:" is Spanish and Portuguese): of twin hits keep the clause's language.
+    twins = {(h.kind, h.start, h.end) for h in hits if h.lang == lang}
+    hits = [h for h in hits if h.lang == lang or (h.kind, h.start, h.end) not in twins]
+    for hit in hits:
         text = hit.text
         if hit.kind in _DATED_KINDS:
             text = _with_clause_dates(text, clause, hit, session_time_ms)

@@ -24,6 +24,9 @@ MAX_SUMMARY_SENTENCES = 3
 MAX_TOPICS = 5
 _MIN_CONTENT_WORDS = 3
 _EN_SUBJECT = (
+    (re.compile(r"\bI (?:don't|don’t)\b"), "the user doesn't"),
+    (re.compile(r"\bI do not\b"), "the user does not"),
+    (re.compile(r"\b(?:and|&) I are\b"), "and the user are"),  # "Wei and I are": a plural subject keeps "are"
     (re.compile(r"\bI(?:'m| am)\b"), "the user is"),
     (re.compile(r"\bI(?:'ve| have)\b"), "the user has"),
     (re.compile(r"\bI(?:'ll| will)\b"), "the user will"),
@@ -37,11 +40,15 @@ _EN_SUBJECT = (
 
 
 _AFTER_USER = re.compile(
-    r"\bthe user (?:(really|also|just|still|usually|often|never|always|actually) )?([a-z]+)\b"
+    r"\bthe user (?:(really|also|just|still|usually|often|never|always|actually) )?([a-z]+)\b(?![-'’])"
 )
 _NOT_VERBS = frozenset(
     [
         "is",
+        "are",
+        "were",
+        "am",
+        "won",
         "was",
         "has",
         "will",
