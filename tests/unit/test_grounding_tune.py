@@ -222,3 +222,18 @@ def test_twin_hits_of_sister_languages_keep_the_sessions_language() -> None:
     e = _run("Quero fazer um jantar para os meus colegas e amigos.", "Boa! Decidido: bacalhau com natas.")
     decision = next(f for f in e.facts if f.kind.value == "decision")
     assert decision.language == "pt" and decision.text.startswith("Decisão do usuário")
+
+
+def test_diet_goals_adopted_pets_and_language_replies() -> None:
+    e = _run(
+        "I'd really like to cut back on sugar this year.",
+        "We just adopted a puppy called Nacho.",
+    )
+    texts = _texts(e)
+    assert "The user would like to cut back on sugar this year." in texts
+    assert "pet.nacho" in {f.slot for f in e.facts}
+    es = _run("Hola, soy Ana y vivo en Sevilla con mi familia.", "Adoptamos una gata, Luna, hace un mes.")
+    assert "pet.luna" in {f.slot for f in es.facts}
+    reply = _run("Can you translate my cover letter?", "German please.")
+    assert [f.slot for f in reply.facts] == ["instruction.language"]
+    assert not _run("Which sides do you have?", "French fries please.").facts

@@ -247,6 +247,25 @@ _REGISTER = re.compile(
 )
 
 
+#: A reply that is only a language and "please" ("English please", "Sim, português de Portugal, por favor"): the
+#: language the user wants to be answered in.
+_LANGUAGE_REPLY = re.compile(
+    rf"^(?:(?:yes|yeah|sim|oui|sí|si|ja|ok|okay)[\s,!.]+)?(?P<v>(?:in |en |em |auf )?(?:{LANGUAGE_NAMES.pattern[5:-3]})"
+    r"(?: (?:de|do|da|from|of) [\w-]+| only| seulement| solamente| nur| apenas)?)[\s,]*(?:please|pls|por favor|s'il te plaît|s'il vous plaît|"
+    r"bitte|por favor)\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _language_reply(sentence: str) -> tuple[str, str] | None:
+    found = _LANGUAGE_REPLY.match(sentence.strip())
+    if found is None:
+        return None
+    # The user's own words from the language on ("English please"): every word of the fact is in the sentence.
+    said = sentence.strip()[found.start("v") :].rstrip(" .!")
+    return said, "instruction.language"
+
+
 def _register(sentence: str) -> tuple[str, str] | None:
     found = _REGISTER.search(sentence)
     return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
@@ -527,7 +546,7 @@ def _clause_facts(
                 hit.lang,
             )
         )
-    instruction = _instruction(clause, lang) or _register(clause)
+    instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot = instruction
         text = render("instruction", lang, value)

@@ -93,6 +93,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|can't handle|cannot handle|cannot "
      rf"stand|can not stand|don't like|do not like|don't enjoy|do not enjoy|can't tolerate)\s+{OBJ}", ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have|love)\s+{OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI(?:'d| would)(?: also| really)? (?P<w>like to|want to) (?P<v>(?:cut down on|cut back on|eat (?:more|less)|drink "
+     r"(?:more|less)|avoid|reduce|limit|stop eating|stop drinking|give up) [^.,;:!?()]{2,60}?)" + _CE, ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI(?:'m| am) (?P<w>(?:not )?(?:a )?(?:huge |big |great )?fan of)\s+{OBJ}", ""),
     ("en", "favorite", _K.PREFERENCE, "favorite.{what}",
      rf"\bmy (?:all-time )?favou?rite (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
@@ -285,6 +288,12 @@ _REL_SPEC = (
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?: (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?: (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,)? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{REL_RE})\b"),
+    # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
+    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{REL_RE}),? (?:called |named )?{NAME}"),
+    ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
+    ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
+    ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
+    ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),
     ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b"),
     ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b"),
     ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b"),

@@ -55,6 +55,8 @@ _EN_PREF_VERBS = {
     "don't enjoy": "The user doesn't enjoy", "do not enjoy": "The user doesn't enjoy",
     "can't stand": "The user can't stand", "cannot stand": "The user can't stand",
     "can not stand": "The user can't stand", "can't tolerate": "The user can't tolerate",
+    "can't handle": "The user can't handle", "cannot handle": "The user can't handle",
+    "like to": "The user would like to", "want to": "The user wants to",
     "rather have": "The user would rather have",
 }  # fmt: skip
 _DE_VERBS = {"esse": "Der Nutzer isst", "trinke": "Der Nutzer trinkt"}
