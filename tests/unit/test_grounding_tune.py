@@ -237,3 +237,13 @@ def test_diet_goals_adopted_pets_and_language_replies() -> None:
     reply = _run("Can you translate my cover letter?", "German please.")
     assert [f.slot for f in reply.facts] == ["instruction.language"]
     assert not _run("Which sides do you have?", "French fries please.").facts
+
+
+def test_leaving_phrases_are_chit_chat_only_when_they_end_the_sentence() -> None:
+    assert _run("Hola, me llamo Sara.", "Me voy a mudar a Sevilla en octubre.").facts[1:]
+    assert "Gotta go to the bank" in _texts(
+        _run("Gotta go to the bank on Friday to sign the mortgage papers.")
+    )
+    assert not _run("Gotta run!").facts
+    es = _run("Hola, me llamo Sara y vivo en Cádiz.", "He cambiado de médico: ahora es la Dra. Ruiz.")
+    assert "relation.doctor" in {f.slot for f in es.facts}

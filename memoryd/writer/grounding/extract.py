@@ -326,7 +326,7 @@ _CHANGE_REL = (
     ),
     re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
-    re.compile(r"\b(?:cambié|cambiamos|cambio) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:cambié|cambiamos|cambio|cambiado) de (?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:den |die |meinen |meine |unseren |unsere )?(?P<rel>[\w-]+) gewechselt", re.IGNORECASE),
 )
 _NEW_ONE = re.compile(
