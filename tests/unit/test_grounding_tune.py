@@ -247,3 +247,8 @@ def test_leaving_phrases_are_chit_chat_only_when_they_end_the_sentence() -> None
     assert not _run("Gotta run!").facts
     es = _run("Hola, me llamo Sara y vivo en Cádiz.", "He cambiado de médico: ahora es la Dra. Ruiz.")
     assert "relation.doctor" in {f.slot for f in es.facts}
+
+
+def test_a_remark_about_the_assistant_that_also_says_i_is_read() -> None:
+    assert "vegan" in _texts(_run("You're right, I'm vegan actually."))
+    assert not _run("You must be a morning person, huh?").facts

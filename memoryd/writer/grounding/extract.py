@@ -23,6 +23,7 @@ from memoryd.writer.grounding.lexicon import (
     CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
+    FIRST_PERSON,
     HYPOTHETICAL,
     IMPERATIVES,
     INSTRUCTION_MARKER,
@@ -185,7 +186,9 @@ def _joined_greetings(parts: list[str]) -> list[str]:
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
-    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text) or ABOUT_ASSISTANT.search(text):
+    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
+        return []
+    if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
     if text.endswith("?") or QUESTION_START.match(text):
         parts = _QUESTION_SPLIT.split(text)

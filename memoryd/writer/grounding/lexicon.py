@@ -109,6 +109,12 @@ CHIT_CHAT = re.compile(
     r"está chovendo)\b)",
     re.IGNORECASE,
 )
+#: The speaker in a sentence: a remark that also says "I" ("you're right, I'm vegan") is about the user too.
+FIRST_PERSON = re.compile(
+    r"\b(?:I|I'm|I've|I'll|I'd|my|me|mine|je|j'|moi|mon|ma|mes|yo|mi|mis|me|ich|mein|meine|mir|mich|eu|meu|minha)\b"
+    r"|\bj'",
+    re.IGNORECASE,
+)
 #: A remark about the assistant itself ("you're probably a great cook", "tu deves ser do Brasil"): not the user's.
 ABOUT_ASSISTANT = re.compile(
     r"^(?:(?:ha|haha|oh|lol|well|so|and|bon|et|y|e)[\s,!.]+)*(?:you(?:'re| are| must| probably| seem| sound| look| "
@@ -218,6 +224,7 @@ __all__ = [
     "CHOICE_CATEGORIES",
     "CLAUSE_END",
     "DIET_WORDS",
+    "FIRST_PERSON",
     "FOR_TARGET",
     "HEDGE",
     "HYPOTHETICAL",

@@ -7,7 +7,14 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from memoryd.writer.grounding.lexicon import ABOUT_ASSISTANT, CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
+from memoryd.writer.grounding.lexicon import (
+    ABOUT_ASSISTANT,
+    CHIT_CHAT,
+    FIRST_PERSON,
+    HYPOTHETICAL,
+    LEAD_FILLER,
+    SMALL_TALK,
+)
 from memoryd.writer.grounding.model import Entity, GroundedFact, SourceTurn
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.text import (
@@ -135,7 +142,9 @@ def extractive_summary(
             cleaned = LEAD_FILLER.sub("", sentence).strip()
             if HYPOTHETICAL.search(cleaned) or (SMALL_TALK.search(cleaned) and len(cleaned) < 40):
                 continue
-            if CHIT_CHAT.search(cleaned) or ABOUT_ASSISTANT.search(cleaned):
+            if CHIT_CHAT.search(cleaned) or (
+                ABOUT_ASSISTANT.search(cleaned) and not FIRST_PERSON.search(cleaned)
+            ):
                 continue  # leaving for lunch, the weather, "you're probably a cat person": not what happened
             stems = frozenset(light_stem(t) for t in content_tokens(cleaned))
             if len(stems) < _MIN_CONTENT_WORDS:
