@@ -252,3 +252,10 @@ def test_leaving_phrases_are_chit_chat_only_when_they_end_the_sentence() -> None
 def test_a_remark_about_the_assistant_that_also_says_i_is_read() -> None:
     assert "vegan" in _texts(_run("You're right, I'm vegan actually."))
     assert not _run("You must be a morning person, huh?").facts
+
+
+def test_the_users_own_allergy_said_as_a_noun() -> None:
+    e = _run("I have a severe shellfish allergy, so be careful.")
+    assert [(f.slot, f.text) for f in e.facts] == [
+        ("allergy.shellfish", "The user is allergic to shellfish.")
+    ]

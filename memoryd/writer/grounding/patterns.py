@@ -87,6 +87,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\bI (?:mainly |mostly |usually |always |now |currently |still |only )?use {NAME}(?P<what> (?:for|as) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
     ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
      rf"\bI(?:'m| am) (?:[\w-]+(?: [\w-]+)? and )?(?:severely |very |really |mildly |also )?allergic to {OBJ}", ""),
+    ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
+     r"\bI (?:also )?have an? (?:severe |mild |bad |serious |slight )?(?P<v>[\w-]+(?: [\w-]+)?) allergy\b", ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI (?:do not|don't|never|can't|cannot) (?P<w>eat|drink) {OBJ}", "The user doesn't {w}"),
     ("en", "pref", _K.PREFERENCE, "",
      rf"\bI (?:really |much |strongly |definitely |generally |usually |also |actually |still |just |absolutely |"
