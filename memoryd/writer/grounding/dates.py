@@ -77,6 +77,10 @@ _WEEKDAY = re.compile(
     rf"na|no|ate)\s+)?({_WEEKDAY_RE})(?:\s+(?:prochain|que viene|que vem|next week))?\b"
 )
 _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_SHORT_RE})\s+que vem\b")
+#: A month said alone after a preposition ("in September", "em setembro", "en juillet"): its first day.
+_IN_MONTH = re.compile(
+    rf"\b(?:in|en|em|im|no|for|until|by|from|starting|desde|a partir de|ab)\s+({_MONTH_RE})\b(?!\s*\d)"
+)
 _SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "un": 1, "une": 1, "deux": 2, "trois": 3,
                   "uno": 1, "una": 1, "dos": 2, "tres": 3, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,
                   "um": 1, "uma": 1, "dois": 2, "duas": 2}  # fmt: skip
@@ -159,6 +163,11 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
     for match in _NEXT_MONTH.finditer(folded):
         first = date(today.year + today.month // 12, today.month % 12 + 1, 1)
         add(*match.span(), first, relative=True, month=True)
+    for match in _IN_MONTH.finditer(folded):
+        first_day = _upcoming(today, MONTHS[match[1]], 1, None)
+        if first_day is not None and first_day.month == today.month:
+            first_day = date(today.year, today.month, 1)  # "in June" said in June: this month, not next year
+        add(*match.span(), first_day, relative=True, month=True)
     for match in _WEEKDAY.finditer(folded):
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):

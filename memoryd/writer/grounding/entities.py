@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memoryd.writer.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.writer.grounding.lexicon import HYPOTHETICAL
 from memoryd.writer.grounding.model import Entity, SourceTurn
+from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import STOP_WORDS, detect_language, fold, sentences
 
@@ -117,7 +119,11 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
     seen_mid: set[str] = set()
     proposals: list[tuple[str, bool, bool]] = []
     for turn in turns:
-        for sentence in sentences(turn.user):
+        for said in sentences(turn.user):
+            if HYPOTHETICAL.search(said):
+                continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
+            # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").
+            sentence = redact_secrets(said) if contains_secret(said) else said
             is_german = detect_language(sentence) == "de"
             for name, at_start in _candidates(sentence):
                 if not at_start and not is_german:

@@ -17,18 +17,23 @@ from itertools import pairwise
 from memoryd.writer.grounding.dates import find_dates, session_day, with_resolved_dates
 from memoryd.writer.grounding.entities import find_entities
 from memoryd.writer.grounding.lexicon import (
+    ABOUT_ASSISTANT,
     AFFIRMATIVE,
     ASSISTANT_GUESS,
+    CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
+    FIRST_PERSON,
     HYPOTHETICAL,
     IMPERATIVES,
     INSTRUCTION_MARKER,
     LANGUAGE_NAMES,
     LEAD_FILLER,
+    NAME,
     NOT_ROLES,
     PAST,
     QUESTION_START,
+    RELATIONS,
     ROLE_SUFFIX,
     SMALL_TALK,
 )
@@ -97,11 +102,60 @@ _REQUEST = re.compile(
 _REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
 #: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
+_NOW_IS = re.compile(
+    r"\b(?:it's|it is|is|are|c'est|es|ist|é) (?:now|maintenant|ahora|jetzt|agora)\b", re.IGNORECASE
+)
+#: A rescheduling verb and its object: the object names the event whose date changed.
+_RESCHEDULED = re.compile(
+    r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
+    r"déplacé|décalé|reporté|avancé|movido|pospuesto|aplazado|cambiado|verschoben|adiado|remarcado)\s+"
+    r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
+    r"unseren |unsere |o |a |nosso |nossa )?(?P<x>[\w-]+)",
+    re.IGNORECASE,
+)
+#: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
+_PLAN_VERB = re.compile(
+    r"\b(?:is|are|was|will|'s|starts?|begins?|ends?|ships?|lands?|launch(?:es)?|happens?|takes place|opens?|"
+    r"closes?|est|sera|commence|es|será|empieza|ist|wird|beginnt|é|começa|on|at|in)\b",
+    re.IGNORECASE,
+)
+#: An object pronoun; "it's" / "it is" / "that will" are subjects ("it's now March 17"), not what is acted on.
+_OBJECT_PRONOUN = re.compile(
+    r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
+)
 _PLAN_FILLER = frozenset(
     tokens(
         "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
+        "aiming aim hoping hope looking targeting thinking "
         "ai vais va tengo voy habe werde tenho vou"
     )
+)
+
+
+#: Words that open an instruction only when an imperative follows them ("never use", "ne me tutoie pas").
+_MARKER_FIRST = frozenset(
+    fold(w)
+    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()  # noqa: SIM905
+)
+_CLITICS = frozenset(
+    fold(w)
+    for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()  # noqa: SIM905
+)
+#: "About how you answer me:" — what follows the colon is a standing instruction even without "always".
+_ANSWER_STYLE = re.compile(
+    r"\b(?:how|when) you (?:answer|reply|respond|write|talk)(?: to)?(?: me)?\s*[:,-]\s*|"
+    r"\b(?:ta|votre) façon de (?:me )?répondre\s*:\s*|\bcuando me respondas\s*[:,]\s*|"
+    r"\bwenn du (?:mir )?antwortest\s*[:,]\s*|\bquando (?:me )?responderes\s*[:,]\s*",
+    re.IGNORECASE,
+)
+#: A request to give amounts in a unit or a currency is how the user wants every answer, not a one-off.
+_IN_UNITS = re.compile(
+    r"\b(?:in|en|em|in)\s+(?:(?:canadian|us|american|australian|new zealand|hong kong|singapore) dollars|dollars|"
+    r"euros?|pounds(?: sterling)?|sterling|yen|francs|pesos|reais|rupees|grams|grammes|gramos|gramas|gramm|"
+    r"kilos|kilograms|kilogrammes|kg|metric|imperial|celsius|fahrenheit|miles|kilometres|kilometers|km|"
+    r"litres|liters|ml|cad|usd|eur|gbp|aud|chf|jpy|dollars canadiens|dólares(?: canadienses| canadenses)?|"
+    r"kanadischen dollar|metrisch)\b",
+    re.IGNORECASE,
 )
 
 
@@ -132,7 +186,9 @@ def _joined_greetings(parts: list[str]) -> list[str]:
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
-    if len(text) < 3 or HYPOTHETICAL.search(text):
+    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
+        return []
+    if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
     if text.endswith("?") or QUESTION_START.match(text):
         parts = _QUESTION_SPLIT.split(text)
@@ -143,9 +199,19 @@ def _statement_clauses(sentence: str) -> list[str]:
 
 
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
-    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on."""
-    if not INSTRUCTION_MARKER.search(sentence) and not re.search(
-        r"\b(?:don't|do not) ever\b", sentence, re.I
+    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
+    imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
+    meta = _ANSWER_STYLE.search(sentence)
+    if meta:
+        sentence = sentence[
+            meta.end() :
+        ]  # "One thing about how you answer me: keep it short" → "keep it short"
+    units = _IN_UNITS.search(sentence)
+    if (
+        not meta
+        and not units
+        and not INSTRUCTION_MARKER.search(sentence)
+        and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
     ):
         return None
     body = LEAD_FILLER.sub("", sentence.strip()).strip()
@@ -155,10 +221,17 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     if wanted:
         body = body[wanted.end() :]
     else:
-        first = fold(body.split()[0]).strip(",") if body.split() else ""
         verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
-        if first not in verbs:
+        # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
+        words = [fold(w).strip(",").split("-")[0] for w in body.split()]
+        if not words or words[0] not in verbs:
             return None
+        if words[0] in _MARKER_FIRST:
+            # "Never use X" is an instruction, "Nunca tive gatos" (never had cats) is a statement: the word after
+            # the marker (clitic pronouns skipped) must be an imperative too.
+            rest = [w for w in words[1:] if w not in _CLITICS]
+            if not rest or rest[0] not in verbs:
+                return None
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
     if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
@@ -168,14 +241,47 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     return value, slot
 
 
+#: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
+_REGISTER = re.compile(
+    r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
+    r"(?:puedes|puede) tutearme|tutéame|podemos tutearnos|(?:du kannst|sie können) mich duzen|wir können uns duzen|"
+    r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
+    re.IGNORECASE,
+)
+
+
+#: A reply that is only a language and "please" ("English please", "Sim, português de Portugal, por favor"): the
+#: language the user wants to be answered in.
+_LANGUAGE_REPLY = re.compile(
+    rf"^(?:(?:yes|yeah|sim|oui|sí|si|ja|ok|okay)[\s,!.]+)?(?P<v>(?:in |en |em |auf )?(?:{LANGUAGE_NAMES.pattern[5:-3]})"
+    r"(?: (?:de|do|da|from|of) [\w-]+| only| seulement| solamente| nur| apenas)?)[\s,]*(?:please|pls|por favor|s'il te plaît|s'il vous plaît|"
+    r"bitte|por favor)\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _language_reply(sentence: str) -> tuple[str, str] | None:
+    found = _LANGUAGE_REPLY.match(sentence.strip())
+    if found is None:
+        return None
+    # The user's own words from the language on ("English please"): every word of the fact is in the sentence.
+    said = sentence.strip()[found.start("v") :].rstrip(" .!")
+    return said, "instruction.language"
+
+
+def _register(sentence: str) -> tuple[str, str] | None:
+    found = _REGISTER.search(sentence)
+    return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
+
+
 def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
     """(text, slot) of a dated plan: a future date and at least two content words besides it, not in the past."""
     mentions = find_dates(sentence, session_time_ms)
     tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
-    if PAST.search(sentence) or SMALL_TALK.search(sentence):
-        return None
+    if (PAST.search(sentence) and not _NOW_IS.search(sentence)) or SMALL_TALK.search(sentence):
+        return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
@@ -188,16 +294,147 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     content = [t for t in said if t not in _PLAN_FILLER]
     if not content:
         return None
+    if len(content) < 2 and _OBJECT_PRONOUN.search(residue):
+        return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
     first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
     clause_start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, first.start)), default=0)
-    head = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
-    head_word = head[0] if head else content[0]
+    moved = _RESCHEDULED.search(sentence)
+    # The subject before its verb names the event ("the team offsite is on …" → offsite, not team).
+    subject = _PLAN_VERB.split(sentence[clause_start : first.start], maxsplit=1)[0]
+    head = [t for t in content_tokens(subject) if t not in _PLAN_FILLER]
+    moved_words = [t for t in content_tokens(moved.group("x")) if t not in _PLAN_FILLER] if moved else []
+    if moved_words:
+        head_word = moved_words[-1]  # "we moved the offsite to …": the event is what was moved
+    elif head:
+        head_word = head[-1]
+    else:
+        rest = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
+        head_word = rest[0] if rest else content[0]
     clause = LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip()
     if lang == "en":
         clause = third_person(clause)
     text = render("plan", lang, clause[:1].upper() + clause[1:] if lang == "en" else clause)
     return text, f"plan.{light_stem(head_word)}"
+
+
+#: "We're changing vets", "mudei de veterinário", "j'ai changé de médecin": a single-valued relation gets a new
+#: value, named in the same turn by "the new one is …", "agora é …", "maintenant c'est …".
+_CHANGE_REL = (
+    # The noun ends its phrase ("changing vets:"), so "changed the manager rota" changes a rota, not a manager.
+    re.compile(
+        r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
+        r"recently|because|since|as|and|but|today|this|last)\b)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:cambié|cambiamos|cambio|cambiado) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:den |die |meinen |meine |unseren |unsere )?(?P<rel>[\w-]+) gewechselt", re.IGNORECASE),
+)
+_NEW_ONE = re.compile(
+    rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
+    rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
+    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+{NAME}",
+    re.IGNORECASE,
+)
+
+
+def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        for pattern in _CHANGE_REL:
+            change = pattern.search(said)
+            if change is None:
+                continue
+            noun = change.group("rel")
+            entry = (
+                RELATIONS.get(noun.lower()) or RELATIONS.get(fold(noun)) or RELATIONS.get(noun.lower()[:-1])
+            )
+            if entry is None or not entry[1]:
+                continue
+            named = _NEW_ONE.search(said, change.end())
+            if named is None:
+                continue
+            name = named.group("v")
+            lang = detect_language(said, default="") or session_lang
+            rel = noun.lower() if RELATIONS.get(noun.lower()) else noun.lower()[:-1]
+            fact = GroundedFact(
+                FactKind.RELATION,
+                render("relation", lang, name, rel=rel if lang == "en" else noun),
+                f"relation.{entry[0]}",
+                name,
+                (turn.index,),
+                SALIENCE[FactKind.RELATION],
+                False,
+                "extractor",
+                lang,
+            )
+            found.append(_Found(fact, (said,)))
+            break
+    return found
+
+
+#: A short reply picking one of the options just offered: "eSIMs then.", "The blue one then!"
+_THEN_CHOICE = re.compile(
+    r"^(?:(?:ok|okay|right|fine|alright|great|good)[,!.]?\s+)?(?P<v>[\w'-]+(?: [\w'-]+){0,3}),? then\s*[.!]*$",
+    re.IGNORECASE,
+)
+_OPTIONS = re.compile(r"\bor\b[^?]*\?", re.IGNORECASE)
+
+
+def _chosen_options(turns: Sequence[SourceTurn]) -> list[_Found]:
+    found: list[_Found] = []
+    for before, turn in pairwise(turns):
+        first = (sentences(turn.user) or [""])[0]
+        picked = _THEN_CHOICE.match(first)
+        if picked is None:
+            continue
+        value = picked.group("v")
+        if fold(value.split()[0]) in STOP_WORDS:
+            value = value[:1].lower() + value[1:]  # "The train then." → "the train", a name keeps its capital
+        wanted = {light_stem(t) for t in content_tokens(value)}
+        offered = [text for text in (before.user, before.assistant) if _OPTIONS.search(text)]
+        if not wanted or not any(wanted <= {light_stem(t) for t in content_tokens(text)} for text in offered):
+            continue  # "Tomorrow then": nothing was offered to choose from
+        lang = detect_language(turn.user)
+        fact = GroundedFact(
+            FactKind.DECISION,
+            render("chose", lang, value),
+            "",
+            value,
+            (turn.index,),
+            SALIENCE[FactKind.DECISION],
+            False,
+            "extractor",
+            lang,
+        )
+        found.append(_Found(fact, (first, *offered)))
+    return found
+
+
+_TRAVEL = re.compile(
+    r"\b(?:holiday|holidays|vacation|trip|visiting|visit|conference|weekend away|honeymoon|vacances|voyage|"
+    r"séjour|vacaciones|viaje|urlaub|reise|férias|viagem)\b",
+    re.IGNORECASE,
+)
+_MOVE_WORDS = re.compile(
+    r"\b(?:moved|move|moving|relocated|new (?:place|house|flat|home|apartment)|unpacking|boxes)\b",
+    re.IGNORECASE,
+)
+
+
+def _home_in_context(fact: GroundedFact, turn_text: str) -> bool:
+    """A place said in passing is the user's home only in its context: "we're in Kyoto now" on a trip is not, "we
+    moved! we're in Leeds now" is; "here in Rome" said on holiday is not."""
+    if fact.slot != "identity.home" or fact.language != "en":
+        return True
+    if fact.text.startswith("The user is now in"):
+        return bool(_MOVE_WORDS.search(turn_text)) and not _TRAVEL.search(turn_text)
+    if fact.text.startswith("The user is here in"):
+        return not _TRAVEL.search(turn_text)
+    return True
 
 
 def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
@@ -263,8 +500,11 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
+    found.extend(_changed_relations(turns, session_lang))
+    found.extend(_chosen_options(turns))
     found = _dedup([_with_context_category(item, turns) for item in found])
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
@@ -288,7 +528,11 @@ def _clause_facts(
     clause: str, lang: str, languages: frozenset[str] | None, turn_index: int, session_time_ms: int
 ) -> list[GroundedFact]:
     facts: list[GroundedFact] = []
-    for hit in apply_rules(clause, languages):
+    hits = apply_rules(clause, languages)
+    # Sister languages share words ("Decidido:" is Spanish and Portuguese): of twin hits keep the clause's language.
+    twins = {(h.kind, h.start, h.end) for h in hits if h.lang == lang}
+    hits = [h for h in hits if h.lang == lang or (h.kind, h.start, h.end) not in twins]
+    for hit in hits:
         text = hit.text
         if hit.kind in _DATED_KINDS:
             text = _with_clause_dates(text, clause, hit, session_time_ms)
@@ -305,7 +549,7 @@ def _clause_facts(
                 hit.lang,
             )
         )
-    instruction = _instruction(clause, lang)
+    instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot = instruction
         text = render("instruction", lang, value)
@@ -322,7 +566,10 @@ def _clause_facts(
                 lang,
             )
         )
-    if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts):
+    month_only = all(m.is_month for m in find_dates(clause, session_time_ms))
+    if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
+        month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
+    ):  # "I love skiing in January" is a liking, not a plan for next January
         plan = _plan(clause, lang, session_time_ms)
         if plan is not None:
             text, slot = plan

@@ -37,7 +37,10 @@ for _key, _single, _words in (
     ("dentist", True, "dentist dentiste dentista zahnarzt zahnärztin"),
     ("therapist", True, "therapist psychologist psy thérapeute terapeuta therapeut therapeutin psicólogo psicóloga"),
     ("landlord", True, "landlord landlady propriétaire casero casera vermieter vermieterin senhorio senhoria"),
-    ("child", False, "son daughter kid fils fille hijo hija sohn tochter filho filha"),
+    ("child", False, "son daughter kid youngest eldest oldest fils fille cadet cadette aîné aînée hijo hija sohn "
+     "tochter filho filha"),
+    ("neighbour", False, "neighbour neighbor voisin voisine vecino vecina nachbar nachbarin vizinho vizinha"),
+    ("associate", False, "associate associé associée socio socia sócio sócia geschäftspartner geschäftspartnerin"),
     ("sibling", False, "brother sister frère sœur soeur hermano hermana bruder schwester irmão irmã"),
     ("colleague", False, "colleague coworker co-worker teammate collègue compañero compañera colega kollege "
      "kollegin"),
@@ -55,7 +58,9 @@ REL_RE = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=Tru
 
 # A sentence that is not a statement of fact about the speaker: hypothetical, fiction, or a wish.
 HYPOTHETICAL = re.compile(
-    r"^(?:if|si|wenn|falls|se)\b|\b(?:if i|if we|imagine|imagining|suppose|supposing|let's say|let us say|what if|"
+    # "Even if I write in English" concedes, it does not imagine: "même si", "auch wenn", "mesmo se", "aun si".
+    r"^(?:if|si|wenn|falls|se)\b|(?<!\beven )(?<!\bmême )(?<!\bmeme )(?<!\bmesmo )(?<!\bauch )(?<!\baun )(?<!\baún )"
+    r"\b(?:if i|if we|imagine|imagining|suppose|supposing|let's say|let us say|what if|"
     r"hypothetically|pretend|roleplay|role-play|in theory|i wish|in my (?:story|novel|game|book)|my character|"
     r"si j'étais|si j'avais|si je|imaginons|supposons|admettons|et si|mettons que|si fuera|si fuese|si tuviera|"
     r"si yo|imagina|imaginemos|supongamos|qué pasaría si|wenn ich|falls ich|stell dir vor|stellen sie sich vor|"
@@ -88,6 +93,35 @@ SMALL_TALK = re.compile(
     r"bis bald|gute nacht|até amanhã|até logo|boa noite|thank you|thanks|merci|gracias|danke|obrigad[oa])\b",
     re.IGNORECASE,
 )
+#: A whole sentence of chit-chat: leaving or taking a break, the weather, closing the chat.
+CHIT_CHAT = re.compile(
+    r"^(?:(?:ok|okay|right|well|anyway|ha|haha|oh|so|bon|alors|bueno|pues|na|gut|então|bem|oui|yes|no|non)[\s,!.]+)*"
+    r"(?:(?:I'm |I am |I'll be |we're )?(?:going|off|heading|gonna go) (?:to (?:grab|get|have|make|take)|for) "
+    r"(?:a |an |some |my |our )?(?:quick )?(?:coffee|tea|lunch|dinner|break|breakfast|snack|walk|nap|drink)\b|"
+    r"(?:got to|gotta|have to|need to|must) (?:go|run|dash|leave)(?: now)?\s*(?:[.!,]|$)|time for (?:a |my )?(?:coffee|lunch|break)\b|"
+    r"that's (?:all|it) for (?:now|today)\b|that is all for now\b|"
+    r"(?:là |bon,? )?je (?:file|dois (?:y aller|filer|partir|te laisser))\b|je te laisse\b|c'est tout pour "
+    r"(?:l'instant|aujourd'hui|le moment)\b|j'ai un (?:déjeuner|dîner|rendez-vous) (?:là|maintenant)\b|"
+    r"(?:me voy(?: ya)?|tengo que irme|me tengo que ir)\s*(?:[.!,]|$)|eso es todo\b|ich muss (?:los|weg|jetzt los)\b|das war's\b|"
+    r"(?:tenho de|tenho que|preciso) (?:ir|sair)(?: agora)?\s*[.!]|é tudo por (?:agora|hoje)\b|"
+    r"(?:rainy|sunny|cloudy|foggy|misty|humid|muggy|cold|hot|freezing|windy|grey|gray|snowing|raining) (?:again |today |out )?(?:here|today|again|"
+    r"outside)\b|(?:il pleut|il fait (?:beau|froid|chaud)|llueve|hace (?:frío|calor)|es regnet|está a chover|"
+    r"está chovendo)\b)",
+    re.IGNORECASE,
+)
+#: The speaker in a sentence: a remark that also says "I" ("you're right, I'm vegan") is about the user too.
+FIRST_PERSON = re.compile(
+    r"\b(?:I|I'm|I've|I'll|I'd|my|me|mine|je|j'|moi|mon|ma|mes|yo|mi|mis|me|ich|mein|meine|mir|mich|eu|meu|minha)\b"
+    r"|\bj'",
+    re.IGNORECASE,
+)
+#: A remark about the assistant itself ("you're probably a great cook", "tu deves ser do Brasil"): not the user's.
+ABOUT_ASSISTANT = re.compile(
+    r"^(?:(?:ha|haha|oh|lol|well|so|and|bon|et|y|e)[\s,!.]+)*(?:you(?:'re| are| must| probably| seem| sound| look| "
+    r"have| had| would| were)|are you|do you (?:have|like|live|eat)|tu (?:es|dois|deves|as|sembles|pareces|eres)|"
+    r"vous êtes|t'es|tú eres|eres|du bist|bist du|você é|você deve|você tem|tu tens)\b",
+    re.IGNORECASE,
+)
 PAST = re.compile(
     r"\b(?:yesterday|last|ago|was|were|went|did|had|used to|hier|dernier|dernière|passé|ayer|pasado|pasada|"
     r"anoche|gestern|letzte|letzten|letztes|vorige|ontem|passado|passada)\b",
@@ -102,7 +136,8 @@ INSTRUCTION_MARKER = re.compile(
 )
 _IMPERATIVES = {
     "en": "answer reply respond write use speak talk call address format keep include avoid give show explain "
-    "summarize summarise add put start end list be stop tell send mention refer cite ask don't do not never always",
+    "summarize summarise add put start end list be stop tell send mention refer cite ask quote convert express "
+    "measure don't do not never always",
     "fr": "réponds répondez écris écrivez utilise utilisez parle parlez appelle appelez tutoie tutoyez vouvoie "
     "vouvoyez évite évitez donne donnez mets mettez garde gardez fais faites explique expliquez ajoute ajoutez "
     "sois soyez ne n' commence commencez termine terminez toujours jamais",
@@ -161,7 +196,7 @@ ASSISTANT_GUESS = re.compile(
 )
 # Verbs that ask for help rather than name a task ("I need to understand …").
 NOT_TASKS = re.compile(
-    r"^(?:know|understand|figure|find out|think|decide|learn|see|ask|say|admit|be|get better|sleep|relax|rest|"
+    r"^(?:know|understand|figure|find out|think|decide|pick|choose|learn|see|ask|say|admit|be|get better|sleep|relax|rest|"
     r"wonder|vent|savoir|comprendre|réfléchir|penser|dormir|avouer|dire|être|saber|entender|pensar|dormir|"
     r"admitir|decir|descansar|ser|wissen|verstehen|nachdenken|schlafen|zugeben|sagen|sein|saber|entender|"
     r"pensar|dormir|admitir|dizer|descansar|ser|de ajuda|ayuda|hilfe|aide|help)\b",
@@ -182,11 +217,14 @@ FOR_TARGET = re.compile(r"\b(?:for|pour|para|für)\s+(?:the|our|my|le|la|les|not
                         r"unser|unsere|o|a|nosso|nossa)\s+([\w-]+(?:\s[\w-]+)?)", re.IGNORECASE)  # fmt: skip
 
 __all__ = [
+    "ABOUT_ASSISTANT",
     "AFFIRMATIVE",
     "ASSISTANT_GUESS",
+    "CHIT_CHAT",
     "CHOICE_CATEGORIES",
     "CLAUSE_END",
     "DIET_WORDS",
+    "FIRST_PERSON",
     "FOR_TARGET",
     "HEDGE",
     "HYPOTHETICAL",

@@ -31,16 +31,23 @@ _K = FactKind
 _CE = CLAUSE_END
 #: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
 _GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|buenos días|hallo|servus|moin|guten tag|olá|ola|oi|bom dia|boa tarde)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
+#: A capitalised name that is not the captured value (a person before "asked me to", the name before a role).
+_BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*(?: [A-ZÀ-ÖØ-Þ][\w'’-]*){0,2})"
 _AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
 _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- English
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s) {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b))", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
     ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b))", ""),
     ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
+    ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?P<v>an? (?:[\w-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s*[.,;!]|$)", ""),
+    ("fr", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:je suis|moi c'est) {_BARE_NAME}, (?P<v>(?:une? )?[\w-]+(?: (?:de|d'|en) [\w-]+)?)(?=\s+(?:chez|à|dans|pour|au|en)\b|\s*[.,;!]|$)", ""),
+    ("es", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:soy|yo soy) {_BARE_NAME}, (?P<v>(?:una? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", ""),
+    ("pt", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:sou|eu sou) (?:o |a )?{_BARE_NAME}, (?P<v>(?:uma? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:na|no|numa|num|em|para)\b|\s*[.,;!]|$)", ""),
     ("en", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:call me|you can call me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
     ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
@@ -50,6 +57,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "moved", _K.IDENTITY, "identity.home",
      rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to {PLACE}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\bwe (?:currently |now |still )?(?:live|are living|'re living|are based|'re based) in {PLACE}", ""),
+    ("en", "here_in", _K.IDENTITY, "identity.home", rf"\b(?:here|based) in {PLACE}(?=\s*[.,;!]|$)", ""),
+    ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) (?:now )?in {PLACE}(?= now\b)", ""),
+    ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) now (?:living |based )?in {PLACE}", ""),
     ("en", "origin", _K.IDENTITY, "identity.origin", rf"\bI(?:'m| am) (?:originally )?from {PLACE}", ""),
     ("en", "age", _K.IDENTITY, "identity.age", rf"\bI(?:'m| am) (?P<v>\d{{1,3}}){_AGE_END}", ""),
     ("en", "age", _K.IDENTITY, "identity.age", r"\bI (?:just )?turned (?P<v>\d{1,3})\b", ""),
@@ -59,6 +69,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "employer", _K.IDENTITY, "identity.employer",
      rf"\bI(?: work|'m working| am working| am employed) (?:at|for) {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'m| am) an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI do (?:[\w-]+ ){{1,3}}work (?:at|for) {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI work as an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
     ("en", "diet", _K.PREFERENCE, "preference.diet",
      r"\bI(?:'m| am) (?:(?:a|an|strictly|fully|mostly|now|also|completely) )*(?P<v>vegetarian|vegan|pescatarian|"
@@ -70,16 +81,23 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\bI(?:'ve| have) been (?:a |an )?(?P<v>vegetarian|vegan|pescatarian|pescetarian|plant-based)\b", ""),
     ("en", "diet", _K.PREFERENCE, "preference.diet",
      r"\bI (?:recently |just )?(?:became|went|turned) (?:a |an |fully )?(?P<v>vegetarian|vegan|pescatarian|plant-based)\b", ""),
+    ("en", "eats", _K.PREFERENCE, "diet.{v}",
+     r"\b(?:we|I) (?:only |always |strictly |mostly )?(?:eat|cook|keep) (?P<v>halal|kosher|vegetarian|vegan|plant-based|gluten-free|dairy-free)\b", ""),
     ("en", "tool", _K.PREFERENCE, "tool.{v}",
      rf"\bI (?:mainly |mostly |usually |always |now |currently |still |only )?use {NAME}(?P<what> (?:for|as) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
     ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
      rf"\bI(?:'m| am) (?:[\w-]+(?: [\w-]+)? and )?(?:severely |very |really |mildly |also )?allergic to {OBJ}", ""),
+    ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
+     r"\bI (?:also )?have an? (?:severe |mild |bad |serious |slight )?(?P<v>[\w-]+(?: [\w-]+)?) allergy\b", ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI (?:do not|don't|never|can't|cannot) (?P<w>eat|drink) {OBJ}", "The user doesn't {w}"),
     ("en", "pref", _K.PREFERENCE, "",
      rf"\bI (?:really |much |strongly |definitely |generally |usually |also |actually |still |just |absolutely |"
-     rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|cannot "
+     rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|can't handle|cannot handle|cannot "
      rf"stand|can not stand|don't like|do not like|don't enjoy|do not enjoy|can't tolerate)\s+{OBJ}", ""),
-    ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have)\s+{OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have|love)\s+{OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI(?:'d| would)(?: also| really)? (?P<w>like to|want to) (?P<v>(?:cut down on|cut back on|eat (?:more|less)|drink "
+     r"(?:more|less)|avoid|reduce|limit|stop eating|stop drinking|give up) [^.,;:!?()]{2,60}?)" + _CE, ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI(?:'m| am) (?P<w>(?:not )?(?:a )?(?:huge |big |great )?fan of)\s+{OBJ}", ""),
     ("en", "favorite", _K.PREFERENCE, "favorite.{what}",
      rf"\bmy (?:all-time )?favou?rite (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
@@ -87,8 +105,10 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)(?: just)? (?P<v>(?:go with|use|"
      r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|book|buy|order)\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
-     r"\blet's (?:just )?(?P<v>(?:go with|use|pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|"
-     r"book|order|buy)\s[^.;!?]+)", "to "),
+     r"\blet's (?:just )?(?P<v>(?:go with|go for|use|pick|choose|switch to|stick with|stay with|adopt|move to|"
+     r"migrate to|settle on|book|order|buy|do|keep|skip|drop)\s[^.;!?]+)", "to "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"(?:^|[.!]\s+|\band |\bso )(?:(?:the |our |my )?decision|(?:we |I )?decided|verdict)\s*:\s*(?P<v>[^.;!?]+)", ": "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
     ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
@@ -99,6 +119,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I) (?:finally )?(?:chose|picked|opted for|settled on|went with|selected) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
      r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
+    ("en", "action", _K.ACTION_ITEM, "",
+     rf"(?:\b(?:he|she|they)|{_BARE_NAME}|\bmy [\w-]+) (?:also |has |have )?(?:asked|wants|told|needs) me to (?P<v>[^.;!?]+)", ""),
     ("en", "remind", _K.ACTION_ITEM, "",
      r"\b(?:remind me|don't let me forget|do not let me forget) (?:to |about )(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
@@ -114,6 +136,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
      rf"\b(?:j'ai (?:récemment |enfin )?déménagé|je viens de déménager|je me suis installée?) (?:à|a|en|au|dans) {PLACE}", ""),
+    ("fr", "moving", _K.IDENTITY, "identity.home",
+     rf"\b(?:je m'installe|je vais m'installer|je déménage|on s'installe|on déménage|nous nous installons) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "origin", _K.IDENTITY, "identity.origin", rf"\bje (?:viens|suis originaire) (?:de|du|d') ?{PLACE}", ""),
     ("fr", "age", _K.IDENTITY, "identity.age", r"\bj'ai (?P<v>\d{1,3}) ans\b", ""),
     ("fr", "works_as", _K.IDENTITY, "identity.role", r"\bje travaille (?:comme|en tant que) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:chez|à|pour)\b|[.,;!]|$)", ""),
@@ -141,8 +165,12 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:on (?:va )?partir sur|on part sur|on (?:va )?prendre|on prend|on (?:va )?utiliser|on utilise|"
      r"on garde|j'ai (?:finalement )?(?:décidé|choisi)|nous avons (?:décidé|choisi)|on a (?:décidé|choisi|opté pour)|"
      r"j'ai opté pour|je pars sur|va pour|allons-y avec)\s[^.;!?]+)", ""),
+    ("fr", "decision", _K.DECISION, "choice", r"(?:^|\bet )(?:c'est )?(?:décidé|décision)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("es", "decision", _K.DECISION, "choice", r"(?:^|\by )(?:decidido|decisión)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("pt", "decision", _K.DECISION, "choice", r"(?:^|\be )(?:decidido|decisão)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice", r"(?:^|\bund )(?:entschieden|entscheidung)\s*:\s*(?P<v>[^.;!?]+)", ""),
     ("fr", "action", _K.ACTION_ITEM, "",
-     r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir) (?:absolument |vraiment |encore |aussi |toujours )?(?P<v>[^.;!?]+)", ""),
+     r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir|(?:il|elle|on) m'a demandé de) (?:absolument |vraiment |encore |aussi |toujours |juste |seulement |d'abord )?(?P<v>[^.;!?]+)", ""),
     ("fr", "remind", _K.ACTION_ITEM, "",
      r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
     ("fr", "target", _K.PLAN, "target", r"\bmon (?:objectif|but) (?:est|c'est) (?:de |d')?(?P<v>[^.;!?]+)", ""),
@@ -151,6 +179,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
     ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido)(?: ahora| actualmente)? en {PLACE}", ""),
     ("es", "moved", _K.IDENTITY, "identity.home", rf"\bme (?:mudé|he mudado|acabo de mudar) a {PLACE}", ""),
+    ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
     ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
     ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
     ("es", "works_as", _K.IDENTITY, "identity.role", r"\btrabajo (?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
@@ -175,7 +204,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:vamos con|vamos a (?:usar|utilizar|ir con|elegir)|usaremos|utilizaremos|nos quedamos con|"
      r"(?:he|hemos) decidido|decidí|decidimos|elegí|elegimos|optamos por|opté por|me quedo con|voy a usar|"
      r"iremos con)\s[^.;!?]+)", ""),
-    ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí )?(?P<v>[^.;!?]+)", ""),
+    ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí |solo |primero )?(?P<v>[^.;!?]+)", ""),
     ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
     ("es", "target", _K.PLAN, "target", r"\bmi (?:objetivo|meta) es (?P<v>[^.;!?]+)", ""),
     # --- German
@@ -216,9 +245,11 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- Portuguese
     ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),
     ("pt", "address_as", _K.IDENTITY, "identity.address_as",
-     rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de) {NAME}", ""),
+     rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
+     rf"trata-me por|trate-me por) {NAME}", ""),
     ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
     ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
+    ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
     ("pt", "age", _K.IDENTITY, "identity.age", r"\btenho (?P<v>\d{1,3}) anos\b", ""),
     ("pt", "works_as", _K.IDENTITY, "identity.role", r"\btrabalho como (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:na|no|em|para)\b|[.,;!]|$)", ""),
@@ -242,7 +273,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:vamos usar|vamos com|vamos ficar com|ficamos com|decidi|decidimos|escolhi|escolhemos|optamos por|"
      r"optei por|vou usar|vou ficar com)\s[^.;!?]+)", ""),
-    ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo )?(?P<v>[^.;!?]+)", ""),
+    ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo |só |apenas |primeiro )?(?P<v>[^.;!?]+)", ""),
     ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:me lembra|me lembre|lembre-me|lembra-me) de (?P<v>[^.;!?]+)", ""),
     ("pt", "target", _K.PLAN, "target", r"\b(?:meu objetivo|minha meta) é (?P<v>[^.;!?]+)", ""),
 ]  # fmt: skip
@@ -259,6 +290,12 @@ _REL_SPEC = (
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?: (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?: (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,)? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{REL_RE})\b"),
+    # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
+    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{REL_RE}),? (?:called |named )?{NAME}"),
+    ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
+    ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
+    ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
+    ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),
     ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b"),
     ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b"),
     ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b"),

@@ -16,10 +16,12 @@ from memoryd.writer.grounding.lexicon import (
     DIET_WORDS,
     FOR_TARGET,
     HEDGE,
+    NAME,
     NEGATION_NEAR,
     NOT_ROLES,
     NOT_TASKS,
     PETS,
+    REL_RE,
     RELATIONS,
     REPORTED,
     ROLE_SUFFIX,
@@ -53,11 +55,14 @@ _EN_PREF_VERBS = {
     "don't enjoy": "The user doesn't enjoy", "do not enjoy": "The user doesn't enjoy",
     "can't stand": "The user can't stand", "cannot stand": "The user can't stand",
     "can not stand": "The user can't stand", "can't tolerate": "The user can't tolerate",
+    "can't handle": "The user can't handle", "cannot handle": "The user can't handle",
+    "like to": "The user would like to", "want to": "The user wants to",
     "rather have": "The user would rather have",
 }  # fmt: skip
 _DE_VERBS = {"esse": "Der Nutzer isst", "trinke": "Der Nutzer trinkt"}
 _VAGUE_OBJECTS = word_set(
-    "it that this them those these you your yours how what when where if which everything anything something not "
+    "it that this them those these one ones some both either you your yours how what when where if which everything "
+    "anything something not "
     "ça cela ce c lo eso esto es das dies isso isto algo quelque etwas alles tout todo tudo nada rien nichts"
 )
 _POINTERS = word_set(
@@ -76,6 +81,14 @@ _DISCOURSE_NOUNS = word_set(
 _SECOND_PERSON = word_set(
     "you your yours ta ton tes votre vos tu tus deine dein deinen deiner deinem sua seu suas seus"
 )
+_UNDECIDED = word_set(
+    "not yet later tbd pending undecided none nothing no pas encore plus tard todavía aún noch nicht ainda"
+)
+#: Things one asks the assistant for: "I'd love a recipe / some tips / a list" is a request, not a liking.
+_REQUESTED_THINGS = word_set(
+    "recipe recipes idea ideas suggestion suggestions tip tips advice help list plan example examples summary draft "
+    "hand overview explanation breakdown"
+)
 _SWITCH_FORMS = re.compile(r"^(switching|switched|migrating|migrated)\b", re.IGNORECASE)
 _SWITCH_BASE = {"switching": "switch", "switched": "switch", "migrating": "migrate", "migrated": "migrate"}
 _SWITCHED_THING = re.compile(
@@ -84,6 +97,44 @@ _SWITCHED_THING = re.compile(
 _CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
 _NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
+) | frozenset(
+    # Sentence adverbs open a sentence capitalised ("Maybe my neighbour …"): never a name.
+    fold(w)
+    for w in [
+        "maybe",
+        "perhaps",
+        "probably",
+        "hopefully",
+        "luckily",
+        "sadly",
+        "apparently",
+        "actually",
+        "also",
+        "anyway",
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "well",
+        "peut-être",
+        "heureusement",
+        "aussi",
+        "oui",
+        "non",
+        "quizás",
+        "quizá",
+        "también",
+        "sí",
+        "vielleicht",
+        "auch",
+        "ja",
+        "nein",
+        "talvez",
+        "também",
+        "sim",
+        "não",
+        "ainda",
+    ]
 )
 _NOT_ROLES_ROMANCE = frozenset(
     [
@@ -235,7 +286,7 @@ _CLAUSE_BREAK = re.compile(
 )
 
 
-def _accepts_prefix(sentence: str, start: int) -> bool:
+def _accepts_prefix(sentence: str, start: int, *, hedges: bool = True) -> bool:
     """No hedge or reported speech before the match since the last conjunction ("my wife thinks I'm", "ich glaube,
     ich bin" — a comma does not end the hedge's reach, "but" does), and no negation within its clause."""
     prefix = sentence[:start]
@@ -243,7 +294,15 @@ def _accepts_prefix(sentence: str, start: int) -> bool:
     hedged = prefix[joins[-1].end() :] if joins else prefix
     breaks = list(_CLAUSE_BREAK.finditer(prefix))
     clause = prefix[breaks[-1].end() :] if breaks else prefix
-    return not REPORTED.search(hedged) and not NEGATION_NEAR.search(clause)
+    return not (hedges and REPORTED.search(hedged)) and not NEGATION_NEAR.search(clause)
+
+
+_PLACE_TEXTS = {
+    "here_in": {"en": "The user is here in {v}."},
+    "now_in": {"en": "The user is now in {v}."},
+    "moving": {"en": "The user is moving to {v}.", "fr": "L'utilisateur s'installe à {v}.",
+               "es": "El usuario se muda a {v}.", "pt": "O usuário vai mudar-se para {v}."},
+}  # fmt: skip
 
 
 def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
@@ -279,6 +338,15 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         if lang in ("fr", "es", "pt") and key == "role" and last in _NOT_ROLES_ROMANCE_FOLDED:
             return None
         text = render(key, lang, value)
+    elif key in _PLACE_TEXTS:
+        # Said in passing ("here in Leeds", "we're in Cardiff now", "je m'installe à Rennes"): the fact keeps the
+        # user's own verb, so the verifier finds every word of it in the sentence.
+        if not _is_name(value):
+            return None
+        text = _PLACE_TEXTS[key].get(lang, _PLACE_TEXTS[key]["en"]).format(v=value)
+    elif key == "eats":
+        slot = slot.format(v=_slug(value))
+        text = f"The user eats {value}."
     elif key in ("diet", "allergy"):
         if key == "allergy" and _vague(value):
             return None
@@ -288,6 +356,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key == "pref":
         if _vague(value) or NOT_TASKS.search(re.sub(r"^(?:to|de|d'|zu)\s+", "", value)):
             return None  # "I like to think so": a verb of thought, not a liking
+        if (groups.get("w") or "").lower() == "love" and _REQUESTED_THINGS & set(tokens(value)):
+            return None  # "I'd love a recipe for tonight": a request to the assistant, not a liking
         spoken = groups.get("w") or ""
         if rule.verb:
             verb = rule.verb.format(w=spoken.lower())
@@ -304,15 +374,22 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         slot = slot.format(what=_slug(what, 2))
         text = render(key, lang, value, what=what)
     elif key in ("decision", "chose"):
-        if HEDGE.search(sentence) or _vague(
-            re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
-        ):
-            return None
+        obj = re.sub(r"^(?:to |on |that )?(?:\w+ (?:with |to |on )?)?", "", value)
+        if re.match(r"(?:keep|make) it [a-z]+$|do (?!the |that |this )", value):
+            return (
+                None  # "let's keep it short" is how to answer, "let's do a recap" a request: no choice made
+            )
+        if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
+            obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
+        if HEDGE.search(sentence) or _vague(obj) or set(tokens(value)) <= _UNDECIDED:
+            return None  # "Decision: not yet." decides nothing
         if lang == "en":
             value = _SWITCH_FORMS.sub(lambda m: _SWITCH_BASE[m.group(1).lower()], value, count=1)
         shown = rule.verb + (to_third_person_en(value) if lang == "en" else value)
         slot = _choice_slot(value, sentence)
-        text = render(key, lang, shown)
+        text = (
+            render(key, lang, shown).replace(" : ", ": ") if rule.verb == ": " else render(key, lang, shown)
+        )
     elif key in ("action", "remind"):
         if NOT_TASKS.search(value) or (
             lang in ("es", "pt", "fr") and key == "action" and not _INFINITIVE.match(value)
@@ -354,12 +431,63 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
         if languages is not None and lang not in languages:
             continue
         for match in pattern.finditer(normal):
-            if not _accepts_prefix(normal, match.start()):
+            # "Maybe my neighbour Ana can help": a hedge doubts the clause, not who the neighbour is; a negation
+            # ("not my manager Tom") still counts.
+            if not _accepts_prefix(normal, match.start(), hedges=False):
                 continue
             hit = _relation_hit(lang, match)
             if hit is not None:
                 hits.append(hit)
+    hits.extend(_household_allergies(normal))
+    if languages is None or "en" in languages:
+        hits.extend(_their_relations(normal))
     return _without_overlaps(hits)
+
+
+#: Someone of the user's household with an allergy ("Noor has a sesame allergy", "Léo est allergique aux noix"):
+#: what the assistant must avoid in anything it suggests, so it is kept, in the user's words.
+_OTHER_ALLERGY = re.compile(
+    r"(?-i:(?P<who>[A-ZÀ-ÖØ-Þ][\w'-]+)),? (?:(?:also |still )?(?:has|have) an? (?:severe |mild |bad |serious )?"
+    r"(?P<what>[\w-]+(?: [\w-]+)?) allergy|(?:is|'s) (?:severely |very |also )?allergic to (?P<what_en>[^.,;:!?()]{2,40})|"
+    r"(?:est|es|é|ist) (?:aussi |también |também |auch )?(?:allergique|alérgic[oa]|allergisch) "
+    r"(?P<what_rom>(?:à|aux|au|a|al|ao|aos|gegen) [^.,;:!?()]{2,40}))",
+    re.IGNORECASE,
+)
+
+
+#: "Wei's sister Mei": someone related to a person the user knows, said with an English possessive.
+_THEIR_RELATION = re.compile(
+    rf"(?-i:(?P<owner>[A-ZÀ-ÖØ-Þ][\w-]+))(?:'s|s') (?P<rel>{REL_RE}) {NAME}", re.IGNORECASE
+)
+
+
+def _their_relations(sentence: str) -> list[Hit]:
+    found: list[Hit] = []
+    for match in _THEIR_RELATION.finditer(sentence):
+        owner, rel, name = match.group("owner"), match.group("rel").lower(), _clean(match.group("v"))
+        entry = RELATIONS.get(rel) or RELATIONS.get(fold(rel))
+        if entry is None or not _is_name(name) or not _is_name(owner) or entry[0] in PETS:
+            continue
+        slot = f"relation.of_{_slug(owner, 1)}.{entry[0]}.{_slug(name, 2)}"
+        text = f"{owner}'s {rel} is {name}."
+        found.append(Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end()))
+    return found
+
+
+def _household_allergies(sentence: str) -> list[Hit]:
+    found: list[Hit] = []
+    for match in _OTHER_ALLERGY.finditer(sentence):
+        who = match.group("who")
+        if fold(who) in STOP_WORDS or fold(who) in _NOT_NAMES or fold(who) in _CALENDAR_WORDS:
+            continue
+        what = match.group("what") or match.group("what_en") or match.group("what_rom") or ""
+        if _vague(what):
+            continue
+        said = " ".join(match.group(0).replace(",", " ").split())
+        text = said[:1].upper() + said[1:] + "."
+        slot = f"allergy.{_slug(who, 1)}.{_slug(what, 2)}"
+        found.append(Hit(FactKind.PREFERENCE, slot, what, text, False, match.start(), match.end()))
+    return found
 
 
 #: Modifiers of a relation noun: a past relation is not the current one; a new one fills the same slot.

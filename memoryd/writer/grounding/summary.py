@@ -7,7 +7,14 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from memoryd.writer.grounding.lexicon import HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
+from memoryd.writer.grounding.lexicon import (
+    ABOUT_ASSISTANT,
+    CHIT_CHAT,
+    FIRST_PERSON,
+    HYPOTHETICAL,
+    LEAD_FILLER,
+    SMALL_TALK,
+)
 from memoryd.writer.grounding.model import Entity, GroundedFact, SourceTurn
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.text import (
@@ -24,6 +31,9 @@ MAX_SUMMARY_SENTENCES = 3
 MAX_TOPICS = 5
 _MIN_CONTENT_WORDS = 3
 _EN_SUBJECT = (
+    (re.compile(r"\bI (?:don't|don’t)\b"), "the user doesn't"),
+    (re.compile(r"\bI do not\b"), "the user does not"),
+    (re.compile(r"\b(?:and|&) I are\b"), "and the user are"),  # "Wei and I are": a plural subject keeps "are"
     (re.compile(r"\bI(?:'m| am)\b"), "the user is"),
     (re.compile(r"\bI(?:'ve| have)\b"), "the user has"),
     (re.compile(r"\bI(?:'ll| will)\b"), "the user will"),
@@ -37,11 +47,15 @@ _EN_SUBJECT = (
 
 
 _AFTER_USER = re.compile(
-    r"\bthe user (?:(really|also|just|still|usually|often|never|always|actually) )?([a-z]+)\b"
+    r"\bthe user (?:(really|also|just|still|usually|often|never|always|actually) )?([a-z]+)\b(?![-'’])"
 )
 _NOT_VERBS = frozenset(
     [
         "is",
+        "are",
+        "were",
+        "am",
+        "won",
         "was",
         "has",
         "will",
@@ -128,6 +142,10 @@ def extractive_summary(
             cleaned = LEAD_FILLER.sub("", sentence).strip()
             if HYPOTHETICAL.search(cleaned) or (SMALL_TALK.search(cleaned) and len(cleaned) < 40):
                 continue
+            if CHIT_CHAT.search(cleaned) or (
+                ABOUT_ASSISTANT.search(cleaned) and not FIRST_PERSON.search(cleaned)
+            ):
+                continue  # leaving for lunch, the weather, "you're probably a cat person": not what happened
             stems = frozenset(light_stem(t) for t in content_tokens(cleaned))
             if len(stems) < _MIN_CONTENT_WORDS:
                 continue
