@@ -32,8 +32,9 @@ class QueryIssues(Protocol):
 class StoreMemoryReader:
     """MemoryReader over the SQLite store: agent toggles, identity, known entities, hybrid search, usage bumps.
 
-    With `embedder`, a search that ran on full text alone although vectors are configured comes back as NotedHits
-    whose note says why ("fts_only:embedding_timeout"), so the read path's decision can show it.
+    Searches come back as NotedHits carrying the section's retrieval evidence (the gate's features). With
+    `embedder`, a search that ran on full text alone although vectors are configured has a note saying why
+    ("fts_only:embedding_timeout"), so the read path's decision can show it.
     """
 
     def __init__(
@@ -69,7 +70,10 @@ class StoreMemoryReader:
     def search(
         self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
     ) -> Sequence[MemoryHit]:
-        outcome = self._search.search(agent_id, _KIND[scope], query, limit, vector_timeout_s=vector_timeout_s)
+        evidenced = self._search.search_with_evidence(
+            agent_id, _KIND[scope], query, limit, vector_timeout_s=vector_timeout_s
+        )
+        outcome = evidenced.outcome
         decisions: dict[int, tuple[str, ...]] = {}
         if scope is Section.EPISODES and outcome.hits:
             decisions = queries.episode_decisions(self._store.db, agent_id, [h.row.id for h in outcome.hits])
@@ -86,7 +90,7 @@ class StoreMemoryReader:
             )
             for h in outcome.hits
         ]
-        return NotedHits(hits, self._note(outcome.method, query))
+        return NotedHits(hits, self._note(outcome.method, query), evidenced.evidence)
 
     def _note(self, method: str, query: str) -> str:
         """Empty for a hybrid search or when vectors are off by configuration; else fts_only:<why>."""

@@ -17,6 +17,7 @@ from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.context_window import with_context
 from memoryd.retrieval.dates import Window, date_windows
+from memoryd.retrieval.evidence import COSINE_TOP, SectionEvidence, keyword_evidence, vector_evidence
 from memoryd.retrieval.length_prior import informative_prior
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
@@ -85,6 +86,28 @@ class SearchSettings:
     context_after: int = 10
 
 
+@dataclass(frozen=True)
+class EvidencedOutcome:
+    """A search's ranked rows plus the calibrated evidence the relevance gate reads (retrieval/evidence.py)."""
+
+    outcome: SearchOutcome
+    evidence: SectionEvidence
+
+
+@dataclass
+class _KeywordSide:
+    """What the keyword side of one search learnt: its ranking and the evidence numbers."""
+
+    ranking: list[int]
+    rows: int = 0
+    dfs: dict[str, int] | None = None
+    bm25_top: float = 0.0
+    bm25_norm: float = 0.0
+    coverage_top: float = 0.0
+    matched_top: float = 0.0
+    candidates: int = 0
+
+
 class MemorySearch:
     """Search one agent's memory; never returns another agent's row and never fails because vectors are down."""
 
@@ -116,6 +139,14 @@ class MemorySearch:
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
     ) -> SearchOutcome:
         """Best `limit` rows of `kind` for `query`, best first; the query vector may take vector_timeout_s at most."""
+        return self.search_with_evidence(
+            agent_id, kind, query, limit, vector_timeout_s=vector_timeout_s
+        ).outcome
+
+    def search_with_evidence(
+        self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> EvidencedOutcome:
+        """As search(), plus the section's evidence for the gate, taken from the same keyword and vector passes."""
         s = self.settings
         terms = query_terms(query)
         rankings: list[list[int]] = []
@@ -124,16 +155,17 @@ class MemorySearch:
         # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
         rows: dict[int, MemoryRow] = {}
         vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
+        side = _KeywordSide([])
         if terms:
-            keyword = self._keyword_ranking(agent_id, kind, terms, rows)
-            if keyword:
-                rankings.append(keyword)
+            side = self._keyword_side(agent_id, kind, terms, rows)
+            if side.ranking:
+                rankings.append(side.ranking)
                 weights.append(s.bm25_weight)
-        vector_ranking = vector_side.result()
-        if vector_ranking is not None:
+        vector_scored = vector_side.result()
+        if vector_scored is not None:
             method = "hybrid"
-            if vector_ranking:
-                rankings.append(vector_ranking)
+            if vector_scored:
+                rankings.append([row_id for row_id, _ in vector_scored])
                 weights.append(s.vector_weight)
         if not terms and not rankings:
             like = self._store.fts.like(kind, agent_id, query, max(limit, s.fts_candidates))
@@ -157,7 +189,23 @@ class MemorySearch:
         hits = tuple(ScoredRow(rows[i], score) for i, score in chosen)
         if kind == KIND_TRANSCRIPT:
             hits = self._with_context_window(agent_id, kind, hits, limit, rows)
-        return SearchOutcome(hits=hits, method=method)
+        # Vectors of rows no longer active (superseded, disabled, deleted) may linger in faiss: they never count.
+        nearest = (vector_scored or [])[: 3 * COSINE_TOP]
+        self._load(kind, agent_id, [row_id for row_id, _ in nearest], rows)
+        cosine_top, cosine_mean3 = vector_evidence([(i, c) for i, c in nearest if i in rows])
+        evidence = SectionEvidence(
+            rows=side.rows,
+            terms=tuple(terms),
+            term_df=dict(side.dfs or {}),
+            bm25_top=side.bm25_top,
+            bm25_norm=side.bm25_norm,
+            coverage_top=side.coverage_top,
+            matched_top=side.matched_top,
+            cosine_top=cosine_top,
+            cosine_mean3=cosine_mean3,
+            candidates=side.candidates,
+        )
+        return EvidencedOutcome(SearchOutcome(hits=hits, method=method), evidence)
 
     def _load(self, kind: str, agent_id: str, ids: Sequence[int], rows: dict[int, MemoryRow]) -> None:
         """Add the rows of `ids` not loaded yet to `rows` (ids of deleted rows stay absent)."""
@@ -261,35 +309,45 @@ class MemorySearch:
         self._load(kind, agent_id, around, rows)
         return with_context(hits, (rows[i] for i in around if i in rows), s.context_after, limit)
 
-    def _keyword_ranking(
+    def _keyword_side(
         self, agent_id: str, kind: str, terms: Sequence[str], rows: dict[int, MemoryRow]
-    ) -> list[int]:
+    ) -> _KeywordSide:
+        """Per-agent BM25 ranking of the FTS5 candidates, with the evidence numbers taken on the way."""
         stats = self.keyword_stats
         corpus = stats.corpus(kind, agent_id)
         if corpus.rows == 0:
-            return []
+            return _KeywordSide([])
         dfs = {t: stats.doc_frequency(kind, agent_id, t, corpus.rows) for t in terms}
+        side = _KeywordSide([], rows=corpus.rows, dfs=dfs)
         match_terms = hybrid.candidate_terms(
             terms, dfs, corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor
         )
         if not match_terms:
-            return []
+            return side
         # Restrict inside FTS5 when the agent is a small part of the table; else filter in the join.
         agent_in_match = corpus.rows * 2 < stats.table_rows(kind)
         candidates = self._store.fts.search(
             kind, agent_id, match_terms, self.settings.fts_candidates, agent_in_match=agent_in_match
         )
-        if not candidates or not self.settings.per_agent_stats:
-            return [row_id for row_id, _ in candidates]
+        side.candidates = len(candidates)
+        if not candidates:
+            return side
         self._load(kind, agent_id, [row_id for row_id, _ in candidates], rows)
         docs = {row_id: rows[row_id].indexed_text for row_id, _ in candidates if row_id in rows}
         scores = hybrid.bm25_scores(terms, docs, corpus, lambda term: dfs[term])
-        return hybrid.ranked(scores)
+        side.bm25_top, side.bm25_norm, side.coverage_top, side.matched_top = keyword_evidence(
+            terms, dfs, corpus.rows, scores, docs
+        )
+        if not self.settings.per_agent_stats:
+            side.ranking = [row_id for row_id, _ in candidates]
+        else:
+            side.ranking = hybrid.ranked(scores)
+        return side
 
     def _vector_ranking(
         self, agent_id: str, kind: str, query: str, timeout_s: float | None = None
-    ) -> list[int] | None:
-        """Vector ranking, or None when vectors are off or unavailable (search then runs on FTS alone)."""
+    ) -> list[tuple[int, float]] | None:
+        """(row id, cosine) nearest first, or None when vectors are off or unavailable (search then uses FTS alone)."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
             return None
         try:
@@ -301,4 +359,4 @@ class MemorySearch:
         except Exception as error:
             _log.warning("vector search failed (%s); using full-text search only", type(error).__name__)
             return None
-        return [row_id for row_id, _ in hits]
+        return list(hits)

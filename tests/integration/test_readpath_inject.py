@@ -215,8 +215,8 @@ def test_inject_prepends_to_the_latest_user_message_only(path: ReadPath) -> None
 @pytest.mark.parametrize(
     ("messages", "context_tokens", "reason"),
     [
-        ([ChatMessage("user", "How is Mochi?")], 8192, "small_context"),
-        ([ChatMessage("user", "How is Mochi?")], 4096, "small_context"),
+        ([ChatMessage("user", "How is Mochi?")], 2047, "context_too_small:2047"),
+        ([ChatMessage("user", "How is Mochi?")], 1024, "context_too_small:1024"),
         ([ChatMessage("user", "How is Mochi?", is_multimodal=True)], 0, "multimodal"),
         (
             [ChatMessage("user", "How is Mochi?"), ChatMessage("user", "look", is_multimodal=True)],
@@ -237,10 +237,19 @@ def test_inject_rules_leave_messages_untouched(
 
 
 def test_inject_with_unknown_or_large_context(path: ReadPath) -> None:
-    for tokens in (0, 8193):
+    # 8,192 (our default model) used to switch memory off silently; it now gets a budget of 10% of the window.
+    for tokens in (0, 2048, 8192, 8193):
         assert path.inject(
             AGENT, [ChatMessage("user", "How is Mochi?")], model_context_tokens=tokens
         ).is_injected
+
+
+@pytest.mark.parametrize(("context_tokens", "budget"), [(0, 800), (2048, 204), (8192, 800), (4096, 409)])
+def test_budget_scales_with_the_window(path: ReadPath, context_tokens: int, budget: int) -> None:
+    result = path.inject(AGENT, [ChatMessage("user", "How is Mochi?")], model_context_tokens=context_tokens)
+    assert result.assembly is not None
+    assert result.assembly.explanation.budget_tokens == budget
+    assert 0 < result.block_tokens
 
 
 def test_inject_when_memory_is_disabled(path: ReadPath, reader: InMemoryReader, settings: Settings) -> None:

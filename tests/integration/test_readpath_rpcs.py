@@ -88,9 +88,10 @@ def test_inject_memory_rewrites_only_the_latest_user_message(stub: pb_grpc.Memor
     assert reply.messages[3].content.endswith("[/Memory]\n\nIs that Mochi?")
     assert reply.block_tokens > 0
     small = stub.InjectMemory(
-        pb.InjectMemoryRequest(agent_id=UUID, messages=messages, model_context_tokens=8192)
+        pb.InjectMemoryRequest(agent_id=UUID, messages=messages, model_context_tokens=1024)
     )
-    assert (small.injected, small.reason, list(small.messages)) == (False, "small_context", messages)
+    assert (small.injected, small.reason, list(small.messages)) == (False, "context_too_small:1024", messages)
+    assert not small.HasField("decision")
     multimodal = stub.InjectMemory(pb.InjectMemoryRequest(agent_id=UUID, messages=messages[:2]))
     assert (multimodal.injected, multimodal.reason) == (False, "multimodal")
     assert list(multimodal.messages) == messages[:2]
