@@ -116,6 +116,15 @@ class TimedReader:
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
         self._timed("bump", lambda: self.inner.bump_pinned_usage(agent_id, fact_ids, used_at_ms))
 
+    def identity_similarity(
+        self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
+    ) -> float | None:
+        result: float | None = self._timed(
+            "identity_cosine",
+            lambda: self.inner.identity_similarity(agent_id, query, texts, timeout_s=timeout_s),
+        )
+        return result
+
 
 # ------------------------------------------------------------------------------------------------- corpus
 @dataclass(frozen=True)
@@ -394,7 +403,9 @@ def report(m: Measured) -> list[BenchResult]:
         f" {m.sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
         " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.search); inferd runs as its own"
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
-        f" {m.index_s:.1f} s (fake 384-d corpus vectors). Heuristic gate, budget 800 tokens, token counts through"
+        f" {m.index_s:.1f} s (fake 384-d corpus vectors). Evidence gate (mode heuristic: one search per section — pinned,"
+        " episodes, transcript — feeds the learned model, and the chosen section's hits are placed without a"
+        " second search), budget 800 tokens, token counts through"
         " inferd CountTokens (cached). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
         " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched in"
@@ -428,7 +439,7 @@ def report(m: Measured) -> list[BenchResult]:
     return [
         BenchResult(
             ISSUE,
-            f"AssembleContext p50 / p95 over gRPC, cache miss, heuristic, real MiniLM query embedding ({label})",
+            f"AssembleContext p50 / p95 over gRPC, cache miss, evidence gate, real MiniLM query embedding ({label})",
             f"{g50:.1f} ms / {g95:.1f} ms",
             "p95 ≤ 25 ms",
             "\n".join(lines),

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from memoryd.config import MemoryConfig
 from memoryd.retrieval import blocks, gate_lexicon
@@ -47,6 +47,17 @@ def budget_for_window(budget_tokens: int, model_context_tokens: int) -> int:
     if model_context_tokens <= 0:
         return budget_tokens
     return max(1, min(budget_tokens, int(model_context_tokens * CONTEXT_BUDGET_FRACTION)))
+
+
+@runtime_checkable
+class IdentityScorer(Protocol):
+    """A reader that can also say how close a query is to the identity facts (StoreMemoryReader can)."""
+
+    def identity_similarity(
+        self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
+    ) -> float | None:
+        """Highest cosine of the query to the texts, or None when no vectors are available yet."""
+        ...
 
 
 class MemoryReader(Protocol):
@@ -320,7 +331,15 @@ class ReadPath:
                 section: hits.evidence if isinstance(hits, NotedHits) else None
                 for section, hits in searched.items()
             }
-            features = compute(query, QueryEvidence(sections, identity, entities))
+            identity_cosine = None
+            identity_texts = [fact.text for fact in identity.facts if fact.text.strip()]
+            if identity.narrative.strip():
+                identity_texts.append(identity.narrative)
+            if identity_texts and isinstance(self._reader, IdentityScorer):
+                identity_cosine = self._reader.identity_similarity(
+                    agent_id, search_query, identity_texts, timeout_s=vector_timeout_s()
+                )
+            features = compute(query, QueryEvidence(sections, identity, entities, identity_cosine))
 
         def evidence_decision() -> GateDecision:
             return decide_evidence(query, features, self._gate_model, entities)
@@ -347,7 +366,12 @@ class ReadPath:
         section = ranked[0] if ranked else Section.NONE
         plan = plan_section(section)
         considered, dropped = plan.considered, plan.dropped
-        notes = [plan.search_note] if plan.search_note else []
+        # How the searches ran: the first section's note names the cause ("embedding_timeout"); the later ones
+        # only see its consequence ("no_time_left").
+        first_note = next(
+            (hits.note for hits in searched.values() if isinstance(hits, NotedHits) and hits.note), ""
+        )
+        notes = [first_note or plan.search_note] if first_note or plan.search_note else []
         # An empty section falls through to the next one the evidence supports, then (for the distilled sections)
         # to transcript turns sharing a word with the query, then to none.
         for candidate in ranked[1:]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.readpath_identity import IdentityVectors, TextEmbedder
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits
 from memoryd.search import MemorySearch
@@ -29,6 +30,11 @@ class QueryIssues(Protocol):
     def query_issue(self, text: str) -> str | None: ...
 
 
+@runtime_checkable
+class _CanEmbed(TextEmbedder, QueryIssues, Protocol):
+    """An embedder that also embeds texts and queries (memoryd.embedding.Embedder)."""
+
+
 class StoreMemoryReader:
     """MemoryReader over the SQLite store: agent toggles, identity, known entities, hybrid search, usage bumps.
 
@@ -48,6 +54,8 @@ class StoreMemoryReader:
         self._search = search
         self._now_ms = now_ms
         self._embedder = embedder
+        # The real Embedder can also embed the identity facts (the gate's identity cosine).
+        self._identity_vectors = IdentityVectors(embedder) if isinstance(embedder, _CanEmbed) else None
 
     def is_memory_enabled(self, agent_id: str) -> bool:
         return bool(self._store.agents.is_memory_enabled(agent_id))
@@ -63,6 +71,23 @@ class StoreMemoryReader:
                 if f.source_agent_id == agent_id
             ),
         )
+
+    def identity_similarity(
+        self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
+    ) -> float | None:
+        """Highest cosine of the query to the identity texts; None while their vectors are being made."""
+        if self._identity_vectors is None:
+            return None
+        return self._identity_vectors.similarity(agent_id, query, texts, timeout_s)
+
+    def warm_identity(self, agent_id: str, texts: Sequence[str]) -> bool:
+        """Embed the identity texts now (benchmarks); True when ready."""
+        return self._identity_vectors is not None and self._identity_vectors.warm(agent_id, texts)
+
+    def close(self) -> None:
+        """Stop the identity-vector thread."""
+        if self._identity_vectors is not None:
+            self._identity_vectors.close()
 
     def known_entities(self, agent_id: str) -> Sequence[str]:
         return queries.known_entities(self._store.db, agent_id, self._now_ms())

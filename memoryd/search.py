@@ -17,7 +17,13 @@ from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.context_window import with_context
 from memoryd.retrieval.dates import Window, date_windows
-from memoryd.retrieval.evidence import COSINE_TOP, SectionEvidence, keyword_evidence, vector_evidence
+from memoryd.retrieval.evidence import (
+    COSINE_BACKGROUND,
+    COSINE_TOP,
+    SectionEvidence,
+    keyword_evidence,
+    vector_evidence,
+)
 from memoryd.retrieval.length_prior import informative_prior
 from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
@@ -190,9 +196,9 @@ class MemorySearch:
         if kind == KIND_TRANSCRIPT:
             hits = self._with_context_window(agent_id, kind, hits, limit, rows)
         # Vectors of rows no longer active (superseded, disabled, deleted) may linger in faiss: they never count.
-        nearest = (vector_scored or [])[: 3 * COSINE_TOP]
+        nearest = (vector_scored or [])[: COSINE_BACKGROUND + COSINE_TOP]
         self._load(kind, agent_id, [row_id for row_id, _ in nearest], rows)
-        cosine_top, cosine_mean3 = vector_evidence([(i, c) for i, c in nearest if i in rows])
+        cosine_top, cosine_mean3, cosine_gap = vector_evidence([(i, c) for i, c in nearest if i in rows])
         evidence = SectionEvidence(
             rows=side.rows,
             terms=tuple(terms),
@@ -203,6 +209,7 @@ class MemorySearch:
             matched_top=side.matched_top,
             cosine_top=cosine_top,
             cosine_mean3=cosine_mean3,
+            cosine_gap=cosine_gap,
             candidates=side.candidates,
         )
         return EvidencedOutcome(SearchOutcome(hits=hits, method=method), evidence)

@@ -14,6 +14,10 @@ from memoryd.retrieval.terms import index_term, term_counts
 COVERAGE_DOCS = 5
 #: Nearest vectors averaged for the "mean of the top three" cosine.
 COSINE_TOP = 3
+#: Ranks COSINE_TOP+1 .. COSINE_BACKGROUND of the nearest vectors are the "background": how close this agent's rows
+#: are to ANY query like this one. An English-trained encoder puts every non-English text close to every other, so
+#: the raw cosine says little; the gap between the nearest row and the background says whether one row stands out.
+COSINE_BACKGROUND = 10
 
 
 @dataclass(frozen=True)
@@ -25,8 +29,8 @@ class SectionEvidence:
     candidates; bm25_norm: the same divided by its ceiling for this query ((k1 + 1) x the sum of the terms' IDFs),
     so 1.0 means a row holding every term. coverage_top: the largest IDF-weighted share of the query's terms one
     candidate row contains (0-1); matched_top: the largest unweighted share. cosine_top / cosine_mean3: the nearest
-    vector's cosine and the mean of the nearest three (None when no vector search ran). candidates: keyword
-    candidates returned by FTS5.
+    vector's cosine and the mean of the nearest three (None when no vector search ran); cosine_gap: the nearest
+    cosine minus the mean of ranks 4-10 (0 with fewer than two rows). candidates: keyword candidates from FTS5.
     """
 
     rows: int = 0
@@ -38,6 +42,7 @@ class SectionEvidence:
     matched_top: float = 0.0
     cosine_top: float | None = None
     cosine_mean3: float | None = None
+    cosine_gap: float = 0.0
     candidates: int = 0
 
 
@@ -73,13 +78,22 @@ def keyword_evidence(
     return top, norm, coverage, matched
 
 
-def vector_evidence(scored: Sequence[tuple[int, float]]) -> tuple[float | None, float | None]:
-    """(cosine_top, cosine_mean3) of nearest-first (id, cosine) pairs; (None, None) when there are none."""
-    cosines = [c for _, c in scored if math.isfinite(c)]
+def vector_evidence(scored: Sequence[tuple[int, float]]) -> tuple[float | None, float | None, float]:
+    """(cosine_top, cosine_mean3, cosine_gap) of nearest-first (id, cosine) pairs; (None, None, 0) when empty."""
+    cosines = [c for _, c in scored if math.isfinite(c)][:COSINE_BACKGROUND]
     if not cosines:
-        return None, None
+        return None, None, 0.0
     head = cosines[:COSINE_TOP]
-    return cosines[0], sum(head) / len(head)
+    background = cosines[COSINE_TOP:] or cosines[1:]
+    gap = cosines[0] - sum(background) / len(background) if background else 0.0
+    return cosines[0], sum(head) / len(head), gap
 
 
-__all__ = ["COSINE_TOP", "COVERAGE_DOCS", "SectionEvidence", "keyword_evidence", "vector_evidence"]
+__all__ = [
+    "COSINE_BACKGROUND",
+    "COSINE_TOP",
+    "COVERAGE_DOCS",
+    "SectionEvidence",
+    "keyword_evidence",
+    "vector_evidence",
+]

@@ -33,6 +33,11 @@ _CODE = sig.compile_any(sig.CODE)
 _TRANSLATE = sig.compile_any(sig.TRANSLATE)
 _GENERAL = sig.compile_any(sig.GENERAL)
 _GREETING = sig.compile_any(sig.GREETING)
+_MEMORY_TOPIC = sig.compile_any(sig.MEMORY_TOPIC)
+_HOWTO = sig.compile_any(sig.HOWTO)
+_ADVICE = sig.compile_any(sig.ADVICE)
+_ASK_WHEN = sig.compile_any(sig.ASK_WHEN)
+_WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
 
 #: "Complete in itself" signals: when one fires and the gate says none, the reason is none:self_contained.
@@ -40,8 +45,24 @@ SELF_CONTAINED = ("sc_math", "sc_code", "sc_translate", "sc_general", "sc_greeti
 
 
 def _section_names(prefix: str) -> list[str]:
-    return [f"{prefix}_{name}" for name in ("has", "cov", "match", "bm25", "cos", "cos3", "cos_rel")]
+    return [
+        f"{prefix}_{name}" for name in ("has", "cov", "match", "bm25", "cos", "cos3", "cos_rel", "cos_gap")
+    ]
 
+
+#: Features computed from the others (derive()): products and maxima a linear model cannot form itself.
+DERIVED: tuple[str, ...] = (
+    "i_x_p_cos",
+    "i_x_p_cov",
+    "we_x_e_cos",
+    "sc_any_x_spec",
+    "ev_max_cov",
+    "ev_max_gap",
+    "p_best",
+    "e_best",
+    "t_best",
+    "id_best",
+)
 
 #: Every feature, in model order.
 FEATURE_NAMES: tuple[str, ...] = (
@@ -51,6 +72,11 @@ FEATURE_NAMES: tuple[str, ...] = (
     "person_i",
     "person_we",
     "person_you",
+    "we_verb",
+    "memory_topic",
+    "howto",
+    "advice",
+    "ask_when",
     *(f"trig_{name}" for name in TRIGGERS),
     "entity_hits",
     *SELF_CONTAINED,
@@ -63,10 +89,10 @@ FEATURE_NAMES: tuple[str, ...] = (
     "id_has",
     "id_cov",
     "id_facts",
-    "i_x_p_cos",
-    "i_x_p_cov",
-    "we_x_e_cos",
-    "sc_any_x_spec",
+    "id_vec",
+    "id_cos",
+    "id_cos_rel",
+    *DERIVED,
 )
 
 
@@ -77,6 +103,8 @@ class QueryEvidence:
     sections: Mapping[Section, SectionEvidence | None]
     identity: IdentitySnapshot
     entities: frozenset[str]
+    #: Highest cosine of the query to the identity facts and narrative; None when not measured.
+    identity_cosine: float | None = None
 
 
 def _cap(n: int) -> float:
@@ -106,6 +134,11 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
     f["person_i"] = _cap(sum(w in sig.FIRST_SINGULAR for w in words))
     f["person_we"] = _cap(sum(w in sig.FIRST_PLURAL for w in words))
     f["person_you"] = _cap(sum(w in sig.SECOND_PERSON for w in words))
+    f["we_verb"] = 1.0 if _WE_VERB.search(folded) else 0.0
+    f["memory_topic"] = 1.0 if _MEMORY_TOPIC.search(folded) else 0.0
+    f["howto"] = 1.0 if _HOWTO.search(folded) else 0.0
+    f["advice"] = 1.0 if _ADVICE.search(folded) else 0.0
+    f["ask_when"] = 1.0 if _ASK_WHEN.search(folded) else 0.0
     for name, fired in trigger_flags(scanned, evidence.entities).items():
         f[f"trig_{name}"] = 1.0 if fired else 0.0
     f["entity_hits"] = _cap(entity_hits(folded, evidence.entities))
@@ -160,15 +193,32 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos3"] = max(e.cosine_mean3 or 0.0, 0.0)
         # How this section's nearest row compares with the best section's (0 = it is the best).
         f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine if e.cosine_top is not None else -1.0
+        f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0
     f["id_facts"] = min(math.log1p(len(evidence.identity.facts)) / math.log1p(20), 1.0)
-    # A few products a linear model cannot form itself: "my …" with pinned evidence, "we …" with episodes.
-    f["i_x_p_cos"] = f["person_i"] * f["p_cos"]
-    f["i_x_p_cov"] = f["person_i"] * f["p_cov"]
-    f["we_x_e_cos"] = f["person_we"] * f["e_cos"]
-    f["sc_any_x_spec"] = max(f[name] for name in SELF_CONTAINED) * f["spec_share"]
+    if evidence.identity_cosine is not None:
+        f["id_vec"] = 1.0
+        f["id_cos"] = max(evidence.identity_cosine, 0.0)
+        f["id_cos_rel"] = evidence.identity_cosine - best_cosine if cosines else 0.0
+    return derive(f)
+
+
+def derive(f: dict[str, float]) -> dict[str, float]:
+    """Fill the DERIVED features from the others, in place (also used on saved features when re-fitting)."""
+    # "my …" with pinned evidence, "we …" with episodes, a self-contained request naming known terms.
+    f["i_x_p_cos"] = f.get("person_i", 0.0) * f.get("p_cos", 0.0)
+    f["i_x_p_cov"] = f.get("person_i", 0.0) * f.get("p_cov", 0.0)
+    f["we_x_e_cos"] = f.get("person_we", 0.0) * f.get("e_cos", 0.0)
+    f["sc_any_x_spec"] = max(f.get(name, 0.0) for name in SELF_CONTAINED) * f.get("spec_share", 0.0)
+    # Where the keyword evidence is strongest: the section whose best row covers most of the query.
+    coverage = {p: f.get(f"{p}_cov", 0.0) for p in ("p", "e", "t", "id")}
+    best = max(coverage.values())
+    f["ev_max_cov"] = best
+    f["ev_max_gap"] = max(f.get(f"{p}_cos_gap", 0.0) for p in ("p", "e", "t"))
+    for prefix, value in coverage.items():
+        f[f"{prefix}_best"] = 1.0 if best > 0 and value >= best else 0.0
     return f
 
 
@@ -177,4 +227,13 @@ def is_self_contained(features: Mapping[str, float]) -> bool:
     return any(features.get(name, 0.0) > 0 for name in SELF_CONTAINED)
 
 
-__all__ = ["FEATURE_NAMES", "SEARCHED", "SELF_CONTAINED", "QueryEvidence", "compute", "is_self_contained"]
+__all__ = [
+    "DERIVED",
+    "FEATURE_NAMES",
+    "SEARCHED",
+    "SELF_CONTAINED",
+    "QueryEvidence",
+    "compute",
+    "derive",
+    "is_self_contained",
+]

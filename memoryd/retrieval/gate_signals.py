@@ -14,6 +14,7 @@ import re
 MATH: tuple[str, ...] = (
     r"\d\s*(?:[-+*/^x\u00d7\u00f7%]|mod|plus|minus|times|divided by|fois|moins|por|mas|menos|mal|geteilt"
     r"|durch|vezes|mais)\s*\(?\s*-?\d",
+    r"\d\s*%\s*(?:of|de|del|von|do|da|des)\s*\d",
     r"\b(?:calculate|compute|solve|simplify|evaluate|derivative|integral|square root|factorial|percent of"
     r"|convert \d|how much is \d|what is \d)",
     r"\b(?:calcule[rz]?|resous|combien (?:font|fait) \d|racine carree|pourcentage de)",
@@ -43,6 +44,8 @@ CODE: tuple[str, ...] = (
 #: Translation requests.
 TRANSLATE: tuple[str, ...] = (
     r"\btranslat\w*\b",
+    r"\bwhat(?:'s| is) the (?:english|french|spanish|german|portuguese|irish|italian|\w+ish|\w+ese) (?:word )?"
+    r"for\b",
     r"\bhow (?:do|would) (?:you|i) say\b",
     r"\bin (?:english|french|spanish|german|portuguese|italian|japanese|chinese)\b",
     r"\btradu(?:is|ire|isez|ction|z|zca|zir|za|cir|ce|ceme|zi)\w*\b",
@@ -65,6 +68,13 @@ GENERAL: tuple[str, ...] = (
     r"\bwhat (?:is|are|was|does) (?:a |an |the )?(?:meaning|definition|difference)\b",
     r"\b(?:define|definition of|what does \w+ mean|explain (?:how|what|why)|why (?:is|do|does) the)\b",
     r"\bwhat is (?:a|an) \w+\b",
+    r"\b(?:how (?:high|tall|old) is|who (?:was|is) \w+ \w+|how long does (?:it|the|a) \w+ take)\b",
+    r"\b(?:opening hours|when does the \w+ (?:museum|gallery) open)\b",
+    r"\b(?:quelle (?:hauteur|altitude)|qui (?:etait|est|fut) \w+ \w+|combien de temps (?:faut-il|dure|met))\b",
+    r"\b(?:horaires d(?:e|es|u))\b",
+    r"\b(?:que altura|cual es la altitud|quien (?:fue|era) \w+|cuanto (?:tarda|dura|se tarda)|horario de)\b",
+    r"\b(?:wie hoch ist|wer (?:war|ist) \w+ \w+|wie lange dauert|offnungszeiten)\b",
+    r"\b(?:que altura|qual (?:e )?a altitude|quem (?:foi|era) \w+|quanto tempo (?:demora|leva|dura)|horario d)\b",
     r"\b(?:capitale|population|monnaie|president) (?:de|du|des)\b",
     r"\bqui a (?:ecrit|invente|peint|decouvert|compose|fonde)\b",
     r"\b(?:combien d'habitants|qu'est-ce qu(?:e|'un|'une)|que veut dire|comment fonctionne|pourquoi le ciel)\b",
@@ -83,9 +93,47 @@ GENERAL: tuple[str, ...] = (
 GREETING: tuple[str, ...] = (
     r"^(?:hi|hello|hey|yo|good (?:morning|afternoon|evening|night)|thanks|thank you|cheers|ok|okay|bye"
     r"|bonjour|salut|bonsoir|merci|coucou|hola|buenos dias|buenas (?:tardes|noches)|gracias|hallo|moin"
-    r"|guten (?:morgen|tag|abend)|danke|tschuss|ola|bom dia|boa (?:tarde|noite)|obrigad[oa]|tchau)\b",
+    r"|guten (?:morgen|tag|abend)|danke|tschuss|ola|bom dia|boa (?:tarde|noite)|obrigad[oa]|tchau|buenas"
+    r"|servus|gruezi|gruss gott|oi|e ai)\b",
     r"\b(?:how are you|how's it going|what's up|ca va|comment vas-tu|comment allez-vous|que tal|como estas"
-    r"|wie geht(?:'s| es)|tudo bem|como vai)\b",
+    r"|wie geht(?:'s| es)|tudo bem|todo bien|como vai)\b",
+)
+
+#: Words about memory itself ("why does my browser forget passwords", "how to memorise numbers"): memory-like
+#: words that often ask for no memory at all; the model weighs them with the person words and the evidence.
+MEMORY_TOPIC: tuple[str, ...] = (
+    r"\b(?:memory|memories|memori[sz]e|remember|forget|forgetful\w*|recall)\b",
+    r"\b(?:memoire|souvenir|oublie\w*|rappeler|retenir|memoriser)\b",
+    r"\b(?:memoria|recordar|recuerda\w*|olvid\w+|memorizar)\b",
+    r"\b(?:gedachtnis|speicher|erinner\w*|vergess\w*|vergesslich\w*|merke\w*|merken)\b",
+    r"\b(?:memoria|lembr\w+|esquec\w+|decorar|memorizar)\b",
+)
+
+#: How-to questions: usually general, unless the evidence says the user's own thing is meant.
+HOWTO: tuple[str, ...] = (
+    r"^(?:how (?:do|can|should|would) (?:i|you|one|we)|how to|what's the best way)\b",
+    r"^(?:comment (?:faire|puis-je|je peux|on (?:fait|peut))|quelle est la meilleure facon)\b",
+    r"^(?:como (?:hago|puedo|se hace|se puede)|cual es la mejor manera)\b",
+    r"^(?:wie (?:kann|mache|sollte|bekomme) ich|wie (?:macht|kann) man|wie merke ich)\b",
+    r"^(?:como (?:faco|posso|se faz|eu faco)|qual (?:e )?a melhor maneira)\b",
+)
+
+#: Requests for a suggestion or recommendation: answered best with the user's preferences, diet, plans.
+ADVICE: tuple[str, ...] = (
+    r"\b(?:suggest\w*|recommend\w*|ideas?|what should i|should i|any (?:good )?\w+ for me|can i|could i)\b",
+    r"\b(?:propose\w*|sugg[eè]re\w*|conseill\w*|recommand\w*|idees?|je peux|puis-je|qu'est-ce que je)\b",
+    r"\b(?:suger\w+|recomend\w+|ideas?|que (?:puedo|deberia|me)|puedo)\b",
+    r"\b(?:vorschlag\w*|schlag \w+ (?:\w+ )*vor|empfiehl\w*|empfehl\w*|ideen?|kann ich|soll(?:te)? ich)\b",
+    r"\b(?:suger\w+|recomend\w+|indica\w*|ideias?|posso|devo|da pra|dá pra)\b",
+)
+
+#: "When / what day / how long until" questions: dates and plans live in memory when the thing is the user's.
+ASK_WHEN: tuple[str, ...] = (
+    r"\b(?:when|what (?:day|time|date)|how (?:many|long) (?:days|weeks|months) (?:until|till|to))\b",
+    r"\b(?:quand|quel jour|a quelle heure|dans combien de)\b",
+    r"\b(?:cuando|que dia|a que hora|cuant[oa]s? (?:dias|semanas) (?:faltan|quedan))\b",
+    r"\b(?:wann|welche[nm]? tag|um wie viel uhr|wie viele (?:tage|wochen) (?:noch|bis))\b",
+    r"\b(?:quando|que dia|a que horas|quant[oa]s (?:dias|semanas) (?:faltam|ate))\b",
 )
 
 #: First-person singular, first-person plural and second-person words (whole tokens, folded).
@@ -106,19 +154,33 @@ SECOND_PERSON = frozenset(
 )
 
 
+#: "We" carried by the verb, not a pronoun: Spanish and Portuguese first-person plural endings (decidimos,
+#: íbamos, combinamos) and French "on" with a past tense (on avait prévu, on a dit). Folded text.
+WE_VERB: tuple[str, ...] = (
+    r"\b(?:\w{3,}(?:amos|emos|imos|iamos|abamos|aramos|eramos)|iamos|ibamos|vamos)\b",
+    r"\bon (?:a|avait|s'etait|s'est|etait|devait|allait) \w+",
+    r"\ba gente\b",
+)
+
+
 def compile_any(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """One alternation of the sources."""
     return re.compile("|".join(f"(?:{source})" for source in patterns))
 
 
 __all__ = [
+    "ADVICE",
+    "ASK_WHEN",
     "CODE",
     "FIRST_PLURAL",
     "FIRST_SINGULAR",
     "GENERAL",
     "GREETING",
+    "HOWTO",
     "MATH",
+    "MEMORY_TOPIC",
     "SECOND_PERSON",
     "TRANSLATE",
+    "WE_VERB",
     "compile_any",
 ]
