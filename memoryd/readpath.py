@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -57,6 +57,19 @@ class IdentityScorer(Protocol):
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
     ) -> float | None:
         """Highest cosine of the query to the texts, or None when no vectors are available yet."""
+        ...
+
+
+@runtime_checkable
+class EvidenceReader(Protocol):
+    """A reader that measures a section's evidence without a full search (StoreMemoryReader can). Without it the
+    read path searches every section and takes the evidence from the searches (and reuses the chosen one's hits).
+    """
+
+    def sections_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> Mapping[Section, SectionEvidence]:
+        """Keyword and vector evidence of each section (PINNED / EPISODES / TRANSCRIPT) for the query."""
         ...
 
 
@@ -314,23 +327,32 @@ class ReadPath:
         def vector_timeout_s() -> float:
             return max(0.0, ends_at - self._clock.monotonic())
 
-        # The evidence pass searches each section once, with the planner's own limit: the chosen section's hits
-        # are then placed without searching again.
+        # The evidence pass: what each section holds for the query. A reader that measures evidence on its own does
+        # so cheaply and the chosen section is then searched; otherwise each section is searched once, with the
+        # planner's own limit, and the chosen section's hits are placed without searching again.
         searched: dict[Section, Sequence[MemoryHit]] = {}
         features: dict[str, float] = {}
+        sections: dict[Section, SectionEvidence | None] = {}
         if mode is not GateMode.OFF and len(query.strip()) >= 3:
-            for section in SEARCHED:
-                searched[section] = self._reader.search(
+            if isinstance(self._reader, EvidenceReader):
+                sections.update(
+                    self._reader.sections_evidence(
+                        agent_id, list(SEARCHED), search_query, vector_timeout_s=vector_timeout_s()
+                    )
+                )
+            for section in SEARCHED if not sections else ():
+                hits = self._reader.search(
                     agent_id,
                     section,
                     search_query,
                     fetch_limit(section, budget),
                     vector_timeout_s=vector_timeout_s(),
                 )
-            sections: dict[Section, SectionEvidence | None] = {
-                section: hits.evidence if isinstance(hits, NotedHits) else None
-                for section, hits in searched.items()
-            }
+                searched[section] = hits
+                evidence = hits.evidence if isinstance(hits, NotedHits) else None
+                if evidence is not None and isinstance(hits, NotedHits) and hits.note:
+                    evidence = dataclasses.replace(evidence, note=hits.note)
+                sections[section] = evidence
             identity_cosine = None
             identity_texts = [fact.text for fact in identity.facts if fact.text.strip()]
             if identity.narrative.strip():
@@ -368,9 +390,7 @@ class ReadPath:
         considered, dropped = plan.considered, plan.dropped
         # How the searches ran: the first section's note names the cause ("embedding_timeout"); the later ones
         # only see its consequence ("no_time_left").
-        first_note = next(
-            (hits.note for hits in searched.values() if isinstance(hits, NotedHits) and hits.note), ""
-        )
+        first_note = next((e.note for e in sections.values() if e is not None and e.note), "")
         notes = [first_note or plan.search_note] if first_note or plan.search_note else []
         # An empty section falls through to the next one the evidence supports, then (for the distilled sections)
         # to transcript turns sharing a word with the query, then to none.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.readpath_identity import IdentityVectors, TextEmbedder
+from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits
 from memoryd.search import MemorySearch
@@ -71,6 +73,19 @@ class StoreMemoryReader:
                 if f.source_agent_id == agent_id
             ),
         )
+
+    def sections_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> dict[Section, SectionEvidence]:
+        """The relevance gate's evidence for the sections (MemorySearch.evidence_many: cheaper than searches)."""
+        measured = self._search.evidence_many(
+            agent_id, [_KIND[scope] for scope in scopes], query, vector_timeout_s=vector_timeout_s
+        )
+        out: dict[Section, SectionEvidence] = {}
+        for scope in scopes:
+            evidence = measured[_KIND[scope]]
+            out[scope] = replace(evidence, note=self._note("fts" if evidence.note else "hybrid", query))
+        return out
 
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None

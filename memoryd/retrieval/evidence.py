@@ -31,6 +31,7 @@ class SectionEvidence:
     candidate row contains (0-1); matched_top: the largest unweighted share. cosine_top / cosine_mean3: the nearest
     vector's cosine and the mean of the nearest three (None when no vector search ran); cosine_gap: the nearest
     cosine minus the mean of ranks 4-10 (0 with fewer than two rows). candidates: keyword candidates from FTS5.
+    note: how the measurement ran when it matters ("fts_only:<why>", as NotedHits.note), else "".
     """
 
     rows: int = 0
@@ -44,6 +45,7 @@ class SectionEvidence:
     cosine_mean3: float | None = None
     cosine_gap: float = 0.0
     candidates: int = 0
+    note: str = ""
 
 
 def keyword_evidence(

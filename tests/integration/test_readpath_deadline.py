@@ -157,7 +157,7 @@ def test_llm_gate_and_query_embedding_share_one_bounded_deadline(
         assert "sourdough" in reply.block
 
 
-def test_inject_before_any_distillation_falls_back_to_the_transcript(
+def test_inject_before_any_distillation_finds_the_transcript(
     tmp_path: Path, slow: tuple[SlowInference, str]
 ) -> None:
     _, target = slow
@@ -180,5 +180,7 @@ def test_inject_before_any_distillation_falls_back_to_the_transcript(
             mpb.AssembleContextRequest(agent_id=AGENT, query="do you remember my favourite xylophone brand?"),
             timeout=10,
         )
-        assert (nothing.block, nothing.section) == ("", mpb.SECTION_PINNED)
-        assert nothing.reason == "trigger:about_my;fallback:transcript_empty"
+        # Nothing in memory shares a word with it: the evidence gate says none (the trigger phrase "do you remember
+        # my" alone used to pick pinned, then fall back to an empty transcript search).
+        assert (nothing.block, nothing.section) == ("", mpb.SECTION_NONE)
+        assert nothing.reason == "none:no_evidence"
