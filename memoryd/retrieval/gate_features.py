@@ -191,8 +191,9 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_bm25"] = min(e.bm25_norm, 1.0)
         f[f"{prefix}_cos"] = max(e.cosine_top or 0.0, 0.0)
         f[f"{prefix}_cos3"] = max(e.cosine_mean3 or 0.0, 0.0)
-        # How this section's nearest row compares with the best section's (0 = it is the best).
-        f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine if e.cosine_top is not None else -1.0
+        # How this section's nearest row compares with the best section's (0 = it is the best; a section without
+        # vectors counts as cosine 0, so an empty section never looks better than one with rows).
+        f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
