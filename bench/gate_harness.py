@@ -1,13 +1,15 @@
 """Runs the gate_v2 queries through a real memoryd: seed the profiles, then AssembleContext over gRPC for each query.
 
 The stack is bench/search_stack.py's: a real inferd (MLX all-MiniLM-L6-v2 embeddings) and a real memoryd on
-loopback ports. Profiles are seeded into memoryd's store (one agent per profile: identity facts, pinned facts with
-superseded ones marked so, episodes with their entities, transcript turns), indexed by memoryd's own Indexer, and
-every query goes through AssembleContext: the features, scores, section and placed rows are exactly what a user's
-request gets. Used by bench/train_gate.py (TRAIN and DEV) and bench/bench_gate.py (TEST).
+loopback ports. Each profile is seeded over gRPC by bench/seed_gate_memory.py (the data set's own seeder: console
+Import of identity facts, pinned facts — superseded ones disabled —, episodes with their entities, transcript
+turns; one agent per profile; overrides left out, they are global), indexed by memoryd's own Indexer, and every
+query goes through AssembleContext: the features, scores, section and placed rows are exactly what a user's request
+gets. Used by bench/train_gate.py (TRAIN and DEV) and bench/bench_gate.py (TEST).
 
-Dates: the profiles' dates are shifted by whole weeks so the newest item is a few days old (weekdays are kept);
-memoryd's entity index only counts episodes of the last 90 days, and the set was written in early 2026.
+Dates: the profiles' dates are shifted by whole weeks before seeding so the newest item is a few days old
+(weekdays are kept); memoryd's entity index only counts episodes of the last 90 days, and the set was written in
+early 2026.
 """
 
 from __future__ import annotations
@@ -17,19 +19,24 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import grpc
 
+from bench.gate_v2.loader import Profile as V2Profile
+from bench.gate_v2.loader import load_profiles as load_v2_profiles
 from bench.search_stack import Stack
+from bench.seed_gate_memory import seed_profile as seed_v2
 from inferd.app import close_all
 from inferd.app import start as start_inferd
 from inferd.config import for_tests as inferd_settings
 from memoryd.app import start as start_memoryd
+from memoryd.client import MemoryClient
 from memoryd.config import ServiceSettings
+from memoryd.retrieval.items import ItemKind
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 
@@ -92,8 +99,33 @@ class Seeded:
     refs: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
 
+def _shifted(profile: V2Profile, shift_ms: int) -> V2Profile:
+    """The profile with every date moved by shift_ms (whole days)."""
+
+    def move(day: str) -> str:
+        return (date.fromisoformat(day) + timedelta(milliseconds=shift_ms)).isoformat()
+
+    return replace(
+        profile,
+        episodes=tuple(replace(e, date=move(e.date)) for e in profile.episodes),
+        transcript=tuple(replace(t, date=move(t.date)) for t in profile.transcript),
+    )
+
+
+def seed_profile_grpc(client: MemoryClient, profile: V2Profile, raw: dict[str, Any], now_ms: int) -> Seeded:
+    """Seed one profile with bench/seed_gate_memory.py (dates shifted) as agent gate-<profile>."""
+    seeded_v2 = seed_v2(
+        client, _shifted(profile, week_shift_ms(raw, now_ms)), agent_id=agent_of(profile.profile)
+    )
+    seeded = Seeded()
+    for item, refs in seeded_v2.refs.items():
+        seeded.refs[item] = {(_KIND_OF[ref.kind], ref.id) for ref in refs}
+    return seeded
+
+
 def seed_profile(stack: Stack, profile: dict[str, Any], now_ms: int) -> Seeded:
-    """Write one profile into memoryd's store as agent gate-<profile>; superseded facts keep status superseded."""
+    """Write one profile into memoryd's store directly (SQL; superseded facts get status "superseded"): the path
+    used before the data set's gRPC seeder existed, kept to check that both seedings give the same features."""
     store = stack.app.store
     agent = agent_of(profile["profile"])
     store.agents.ensure(agent)
@@ -177,6 +209,13 @@ class Outcome:
         return bool(answers & self.placed)
 
 
+_KIND_OF = {
+    ItemKind.PINNED_FACT: "pinned",
+    ItemKind.EPISODE: "episodes",
+    ItemKind.TRANSCRIPT_TURN: "transcript",
+    ItemKind.IDENTITY_FACT: "identity",
+}
+
 SECTION_NAMES = {
     pb.SECTION_NONE: "none",
     pb.SECTION_IDENTITY: "identity",
@@ -250,9 +289,13 @@ def seeded_stack(
     """A real memoryd + inferd with the given profiles seeded and every row indexed."""
     home = Path(tempfile.mkdtemp(prefix="bench-gate-v2-"))
     all_profiles = load_profiles()
+    typed = load_v2_profiles()
     with running(home, query_embed_timeout_s) as stack:
         now_ms = int(time.time() * 1000)
-        seeded = {name: seed_profile(stack, all_profiles[name], now_ms) for name in profiles}
+        with MemoryClient(stack.target, deadline_s=120.0) as client:
+            seeded = {
+                name: seed_profile_grpc(client, typed[name], all_profiles[name], now_ms) for name in profiles
+            }
         index_everything(stack)
         for name in profiles:
             warm_identity(stack, name)

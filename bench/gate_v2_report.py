@@ -69,9 +69,10 @@ def run_v2() -> list[BenchResult]:
         [
             "### Evidence gate on the frozen gate_v2 set (`bench/bench_gate.py`, issue 17)",
             f"TEST split of `bench/gate_v2` ({len(outcomes)} queries on 6 profiles never seen in fitting; 5"
-            " languages): each profile seeded into a real memoryd (identity facts, pinned facts — superseded ones"
-            " marked so —, episodes with entities, transcript turns; dates shifted by whole weeks so the newest is"
-            " days old), indexed with the real all-MiniLM-L6-v2 through a real inferd, then every query sent to"
+            " languages): each profile seeded into a real memoryd over gRPC by `bench/seed_gate_memory.py` (console"
+            " Import: identity facts, pinned facts — superseded ones disabled —, episodes with entities, transcript"
+            " turns; no overrides; dates shifted by whole weeks so the newest is days old), indexed with the real"
+            " all-MiniLM-L6-v2 through a real inferd, then every query sent to"
             " AssembleContext over gRPC with the shipped model"
             f" ({shown_versions}). A query counts as injected when the block"
             " placed at least one row (the always-on overrides alone are not memory). The model was fitted on"
