@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from osaurus.memory.v1 import memory_pb2 as mpb
-from tests.fakes.fake_inferd import FakeInferdState, running_fake_inferd
+from tests.fakes.fake_inferd import running_fake_inferd
 from tests.support.memoryd_server import MemorydHandle, running_memoryd
 
 AGENT = "evidence-agent"
@@ -24,10 +24,12 @@ FACTS = [
 
 @pytest.fixture
 def memoryd(tmp_path: Path) -> Iterator[MemorydHandle]:
-    with running_fake_inferd() as (server, _state):
-        with running_memoryd(tmp_path, inferd_addr=server.target) as handle:  # type: ignore[attr-defined]
-            _seed(handle)
-            yield handle
+    with (
+        running_fake_inferd() as (server, _state),
+        running_memoryd(tmp_path, inferd_addr=server.target) as handle,  # type: ignore[attr-defined]
+    ):
+        _seed(handle)
+        yield handle
 
 
 def _seed(handle: MemorydHandle) -> None:
