@@ -138,8 +138,9 @@ def build_app(
     indexer = Indexer(store, embedder, vectors)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
+    reader = StoreMemoryReader(store, search, now_ms, embedder)
     read_path = ReadPath(
-        StoreMemoryReader(store, search, now_ms, embedder),
+        reader,
         lambda: settings_from_config(config.get()),
         counter=InferdTokenCounter(inference, core_model),
         classifier=LlmGateClassifier(inference, core_model),
@@ -204,7 +205,7 @@ def build_app(
         security=security,
         # Closed in reverse: the scheduler, a running pass (stops before its next batch), the writer (no new
         # model calls), then the console, indexer, search threads and client; the degraded scratch folder last.
-        closers=[security, inference, search, indexer, console, writer, consolidator, scheduler],
+        closers=[security, inference, search, reader, indexer, console, writer, consolidator, scheduler],
     )
     if settings.background_indexing:
         indexer.start()

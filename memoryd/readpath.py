@@ -5,32 +5,72 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from memoryd.config import MemoryConfig
-from memoryd.retrieval import blocks
+from memoryd.retrieval import blocks, gate_lexicon
+from memoryd.retrieval import gate_model as gate_model_file
 from memoryd.retrieval.cache import AssemblyCache
-from memoryd.retrieval.gate import GateClassifier, GateMode, RelevanceGate, prepare_entities
+from memoryd.retrieval.evidence import SectionEvidence
+from memoryd.retrieval.gate import GateClassifier, GateDecision, GateMode, RelevanceGate, prepare_entities
+from memoryd.retrieval.gate_evidence import decide_evidence
+from memoryd.retrieval.gate_features import SEARCHED, QueryEvidence, compute
+from memoryd.retrieval.gate_model import GateModel
 from memoryd.retrieval.items import IdentitySnapshot, ItemRef, MemoryHit, Section
-from memoryd.retrieval.planner import Plan, Planner
+from memoryd.retrieval.planner import NotedHits, Plan, Planner, fetch_limit
 from memoryd.retrieval.tokens import EstimatingCounter, TokenCounter
 
 _log = logging.getLogger("memoryd.readpath")
 
-#: Models with a context window at or below this many tokens never get memory (spec: tiny and small classes).
-SMALL_CONTEXT_TOKENS = 8192
+#: Models with a context window below this many tokens get no memory (reason "context_too_small:<n>"). The
+#: reference app's cut-off at 8,192 silently disabled memory for our 8,192-token default model; we scale instead.
+MIN_CONTEXT_TOKENS = 2048
+#: With a known window the budget is min(memoryBudgetTokens, this share of the window).
+CONTEXT_BUDGET_FRACTION = 0.10
 #: Characters of the query handed to search (the gate scans its own window).
 MAX_SEARCH_QUERY_CHARS = 2000
 #: The read path's own budget for waiting on inferd in heuristic mode: the query embedding gets at most this, then
 #: search runs on full text alone (the `llm` gate's timeout is added on top in llm mode). Config: ServiceSettings.
 DEFAULT_READ_BUDGET_S = 0.15
-#: Sections that fall back to the transcript when they yield nothing (before the first distillation there are no
-#: pinned facts, episodes or identity facts yet, but the transcript already holds what the user said). The fallback
-#: places only turns that share a word with the query: nearest vectors exist even when nothing is relevant.
+#: Sections that fall back to the transcript when they and the evidence gate's other candidates yield nothing
+#: (before the first distillation there are no pinned facts, episodes or identity facts yet, but the transcript
+#: already holds what the user said). The fallback places only turns that share a word with the query: nearest
+#: vectors exist even when nothing is relevant.
 FALLBACK_SECTIONS = frozenset({Section.PINNED, Section.EPISODES, Section.IDENTITY})
+
+
+def budget_for_window(budget_tokens: int, model_context_tokens: int) -> int:
+    """min(budget, 10% of the window) for a known window (> 0); the budget itself when the window is unknown."""
+    if model_context_tokens <= 0:
+        return budget_tokens
+    return max(1, min(budget_tokens, int(model_context_tokens * CONTEXT_BUDGET_FRACTION)))
+
+
+@runtime_checkable
+class IdentityScorer(Protocol):
+    """A reader that can also say how close a query is to the identity facts (StoreMemoryReader can)."""
+
+    def identity_similarity(
+        self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
+    ) -> float | None:
+        """Highest cosine of the query to the texts, or None when no vectors are available yet."""
+        ...
+
+
+@runtime_checkable
+class EvidenceReader(Protocol):
+    """A reader that measures a section's evidence without a full search (StoreMemoryReader can). Without it the
+    read path searches every section and takes the evidence from the searches (and reuses the chosen one's hits).
+    """
+
+    def sections_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> Mapping[Section, SectionEvidence]:
+        """Keyword and vector evidence of each section (PINNED / EPISODES / TRANSCRIPT) for the query."""
+        ...
 
 
 class MemoryReader(Protocol):
@@ -85,6 +125,20 @@ def settings_from_config(config: MemoryConfig) -> ReadPathSettings:
 
 
 @dataclass(frozen=True)
+class Explanation:
+    """The numbers that decided: named feature values, P(section) per section, and the model's version.
+
+    Empty features and scores when no evidence was computed (memory off, mode off, a too-short query); empty
+    scores and version when no learned model decided (llm answer, trigger fallback).
+    """
+
+    model_version: str = ""
+    features: tuple[tuple[str, float], ...] = ()
+    scores: tuple[tuple[Section, float], ...] = ()
+    budget_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class Assembly:
     """AssembleContext's answer: the block (maybe "") and why."""
 
@@ -97,6 +151,7 @@ class Assembly:
     dropped: int = 0
     cached: bool = False
     overrides_tokens: int = 0
+    explanation: Explanation = Explanation()
 
 
 @dataclass(frozen=True)
@@ -158,7 +213,15 @@ class ReadPath:
         llm_timeout_s: float = 2.5,
         clock: Clock | None = None,
         read_budget_s: float = DEFAULT_READ_BUDGET_S,
+        gate_model: GateModel | None = None,
+        use_default_gate_model: bool = True,
     ) -> None:
+        """gate_model: the evidence gate's model; None with use_default_gate_model loads gate_model_v1.json
+        (without any model the gate uses the trigger phrases alone)."""
+        if gate_model is None and use_default_gate_model:
+            gate_model = gate_model_file.load()
+        self._gate_model = gate_model
+        gate_lexicon.preload()
         self._reader = reader
         self._settings = settings
         self._llm_timeout_s = llm_timeout_s
@@ -173,6 +236,11 @@ class ReadPath:
     def _now_ms(self) -> int:
         return int(self._clock.now().timestamp() * 1000)
 
+    @property
+    def gate_model(self) -> GateModel | None:
+        """The evidence gate's model (None: trigger phrases only)."""
+        return self._gate_model
+
     def invalidate(self, agent_id: str | None = None) -> None:
         """Forget cached blocks and entities of one agent (None: every agent) after its memory changed."""
         self._cache.invalidate(agent_id)
@@ -186,18 +254,24 @@ class ReadPath:
         *,
         deadline_s: float | None = None,
         is_preview: bool = False,
+        model_context_tokens: int = 0,
     ) -> Assembly:
         """The block for `query` (budget 0 = memoryBudgetTokens), served from the 10 s cache when possible.
 
-        A preview (the console's PreviewContext) neither uses the cache nor bumps pinned-fact usage: its block
-        never reaches a model.
+        model_context_tokens (0 = unknown): below MIN_CONTEXT_TOKENS nothing is assembled
+        ("context_too_small:<n>"); otherwise the budget is at most 10% of it. A preview (the console's
+        PreviewContext) neither uses the cache nor bumps pinned-fact usage: its block never reaches a model.
         """
         settings = self._settings()
         if not settings.is_enabled:
             return _disabled("memory_disabled")
+        if 0 < model_context_tokens < MIN_CONTEXT_TOKENS:
+            return _disabled(f"context_too_small:{model_context_tokens}")
         if not self._reader.is_memory_enabled(agent_id):
             return _disabled("memory_disabled_for_agent")
-        budget = budget_tokens if budget_tokens > 0 else settings.budget_tokens
+        budget = budget_for_window(
+            budget_tokens if budget_tokens > 0 else settings.budget_tokens, model_context_tokens
+        )
         if is_preview:
             return self._assemble_fresh(
                 agent_id, query, budget, settings.gate_mode, deadline_s, is_usage_recorded=False
@@ -237,10 +311,10 @@ class ReadPath:
             budget_s = min(budget_s, deadline_s)
         ends_at = self._clock.monotonic() + budget_s
         entities = self._known_entities(agent_id) if mode is not GateMode.OFF else frozenset()
-        decision = self._gate.decide(query, entities, mode, deadline_s=deadline_s)
         identity = self._reader.identity(agent_id)
         today = blocks.format_date(self._clock.now().date())
         overrides_text = blocks.overrides_section(identity.overrides)
+        search_query = query[:MAX_SEARCH_QUERY_CHARS]
 
         def frame(body: str) -> str:
             # The budget covers everything but the always-on overrides.
@@ -250,42 +324,106 @@ class ReadPath:
             # Counted in the planner's verifying call: one tokenizer round trip instead of two.
             return [blocks.render_block(today, overrides_text, body), overrides_text]
 
+        def vector_timeout_s() -> float:
+            return max(0.0, ends_at - self._clock.monotonic())
+
+        # The evidence pass: what each section holds for the query. A reader that measures evidence on its own does
+        # so cheaply and the chosen section is then searched; otherwise each section is searched once, with the
+        # planner's own limit, and the chosen section's hits are placed without searching again.
+        searched: dict[Section, Sequence[MemoryHit]] = {}
+        features: dict[str, float] = {}
+        sections: dict[Section, SectionEvidence | None] = {}
+        if mode is not GateMode.OFF and len(query.strip()) >= 3:
+            if isinstance(self._reader, EvidenceReader):
+                sections.update(
+                    self._reader.sections_evidence(
+                        agent_id, list(SEARCHED), search_query, vector_timeout_s=vector_timeout_s()
+                    )
+                )
+            for section in SEARCHED if not sections else ():
+                hits = self._reader.search(
+                    agent_id,
+                    section,
+                    search_query,
+                    fetch_limit(section, budget),
+                    vector_timeout_s=vector_timeout_s(),
+                )
+                searched[section] = hits
+                evidence = hits.evidence if isinstance(hits, NotedHits) else None
+                if evidence is not None and isinstance(hits, NotedHits) and hits.note:
+                    evidence = dataclasses.replace(evidence, note=hits.note)
+                sections[section] = evidence
+            identity_cosine = None
+            identity_texts = [fact.text for fact in identity.facts if fact.text.strip()]
+            if identity.narrative.strip():
+                identity_texts.append(identity.narrative)
+            if identity_texts and isinstance(self._reader, IdentityScorer):
+                identity_cosine = self._reader.identity_similarity(
+                    agent_id, search_query, identity_texts, timeout_s=vector_timeout_s()
+                )
+            features = compute(query, QueryEvidence(sections, identity, entities, identity_cosine))
+
+        def evidence_decision() -> GateDecision:
+            return decide_evidence(query, features, self._gate_model, entities)
+
+        decision = self._gate.decide(query, entities, mode, deadline_s=deadline_s, evidence=evidence_decision)
+        ranked = list(decision.ranked) or ([decision.section] if decision.section is not Section.NONE else [])
+
         def plan_section(section: Section, *, is_fallback: bool = False) -> Plan:
             return self._planner.plan(
                 agent_id,
                 section,
-                query[:MAX_SEARCH_QUERY_CHARS],
+                search_query,
                 budget,
                 frame,
                 identity,
                 block_and_overrides,
                 is_usage_recorded=is_usage_recorded,
-                vector_timeout_s=max(0.0, ends_at - self._clock.monotonic()),
+                vector_timeout_s=vector_timeout_s(),
                 require_shared_term=is_fallback,
+                searched=searched.get(section),
             )
 
-        section, reasons = decision.section, [decision.reason]
+        reasons = [decision.reason]
+        section = ranked[0] if ranked else Section.NONE
         plan = plan_section(section)
-        if plan.search_note:
-            reasons.append(plan.search_note)
-        if not plan.body and section in FALLBACK_SECTIONS:
+        considered, dropped = plan.considered, plan.dropped
+        # How the searches ran: the first section's note names the cause ("embedding_timeout"); the later ones
+        # only see its consequence ("no_time_left").
+        first_note = next((e.note for e in sections.values() if e is not None and e.note), "")
+        notes = [first_note or plan.search_note] if first_note or plan.search_note else []
+        # An empty section falls through to the next one the evidence supports, then (for the distilled sections)
+        # to transcript turns sharing a word with the query, then to none.
+        for candidate in ranked[1:]:
+            if plan.body:
+                break
+            reasons.append(f"fallthrough:{section.value}_empty")
+            section = candidate
+            plan = plan_section(candidate)
+            considered, dropped = considered + plan.considered, dropped + plan.dropped
+        if not plan.body and ranked and ranked[0] in FALLBACK_SECTIONS and Section.TRANSCRIPT not in ranked:
             fallback = plan_section(Section.TRANSCRIPT, is_fallback=True)
-            if fallback.search_note and fallback.search_note not in reasons:
-                reasons.append(fallback.search_note)
+            considered, dropped = considered + fallback.considered, dropped + fallback.dropped
             if fallback.body:
                 reasons.append(f"fallback:{section.value}_empty->transcript")
-                section = Section.TRANSCRIPT
-                plan = replace(
-                    fallback,
-                    considered=plan.considered + fallback.considered,
-                    dropped=plan.dropped + fallback.dropped,
-                )
+                section, plan = Section.TRANSCRIPT, fallback
             else:
                 reasons.append("fallback:transcript_empty")
+        if not plan.body and ranked:
+            section = ranked[0]  # nothing placed: report the section the gate chose, as the reason explains
+        for note in notes:
+            if note not in reasons:
+                reasons.insert(1, note)
         reason = ";".join(reasons)
+        explanation = Explanation(
+            model_version=self._gate_model.version if self._gate_model and decision.probabilities else "",
+            features=tuple(features.items()),
+            scores=tuple(decision.probabilities.items()),
+            budget_tokens=budget,
+        )
         block = blocks.render_block(today, overrides_text, plan.body)
         if not block:
-            return Assembly("", section, reason, 0, (), plan.considered, plan.dropped)
+            return Assembly("", section, reason, 0, (), considered, dropped, explanation=explanation)
         counts = list(plan.extra_counts) or self._counter.count([block, overrides_text])
         return Assembly(
             block=block,
@@ -293,9 +431,10 @@ class ReadPath:
             reason=reason,
             tokens=counts[0],
             placed=plan.placed,
-            considered=plan.considered,
-            dropped=plan.dropped,
+            considered=considered,
+            dropped=dropped,
             overrides_tokens=counts[1],
+            explanation=explanation,
         )
 
     def inject(
@@ -312,8 +451,8 @@ class ReadPath:
         settings = self._settings()
         if not settings.is_enabled:
             return Injection(original, False, Section.NONE, "memory_disabled")
-        if 0 < model_context_tokens <= SMALL_CONTEXT_TOKENS:
-            return Injection(original, False, Section.NONE, "small_context")
+        if 0 < model_context_tokens < MIN_CONTEXT_TOKENS:
+            return Injection(original, False, Section.NONE, f"context_too_small:{model_context_tokens}")
         target = next((i for i in range(len(original) - 1, -1, -1) if original[i].role == "user"), None)
         if target is None:
             return Injection(original, False, Section.NONE, "no_user_message")
@@ -322,7 +461,9 @@ class ReadPath:
         query = original[target].content
         if not query.strip():
             return Injection(original, False, Section.NONE, "empty_user_message", target_index=target)
-        assembly = self.assemble(agent_id, query, budget_tokens, deadline_s=deadline_s)
+        assembly = self.assemble(
+            agent_id, query, budget_tokens, deadline_s=deadline_s, model_context_tokens=model_context_tokens
+        )
         if not assembly.block:
             return Injection(original, False, assembly.section, assembly.reason, 0, target, assembly)
         rewritten = dataclasses.replace(original[target], content=blocks.prepend(assembly.block, query))
@@ -331,14 +472,17 @@ class ReadPath:
 
 
 __all__ = [
-    "SMALL_CONTEXT_TOKENS",
+    "CONTEXT_BUDGET_FRACTION",
+    "MIN_CONTEXT_TOKENS",
     "Assembly",
     "ChatMessage",
     "Clock",
+    "Explanation",
     "Injection",
     "MemoryReader",
     "ReadPath",
     "ReadPathSettings",
     "SystemClock",
+    "budget_for_window",
     "settings_from_config",
 ]

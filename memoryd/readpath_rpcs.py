@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 
-from memoryd.readpath import Assembly, ChatMessage, ReadPath
+from memoryd.readpath import Assembly, ChatMessage, Explanation, ReadPath
 from memoryd.retrieval.items import ItemKind, ItemRef, Section
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.validate import Violations
@@ -67,6 +67,19 @@ def item_refs(placed: tuple[ItemRef, ...]) -> list[pb.ItemRef]:
     return [pb.ItemRef(kind=KIND_TO_PB[ref.kind], id=ref.id) for ref in placed]
 
 
+def decision_message(explanation: Explanation) -> pb.GateDecision:
+    """Explanation → GateDecision (features in model order, one score per section)."""
+    return pb.GateDecision(
+        model_version=explanation.model_version,
+        features=[pb.GateFeature(name=name, value=value) for name, value in explanation.features],
+        scores=[
+            pb.SectionScore(section=SECTION_TO_PB[section], probability=p)
+            for section, p in explanation.scores
+        ],
+        budget_tokens=explanation.budget_tokens,
+    )
+
+
 def assemble_response(assembly: Assembly) -> pb.AssembleContextResponse:
     """Assembly → AssembleContextResponse."""
     return pb.AssembleContextResponse(
@@ -79,6 +92,7 @@ def assemble_response(assembly: Assembly) -> pb.AssembleContextResponse:
         items_considered=assembly.considered,
         items_dropped=assembly.dropped,
         overrides_tokens=assembly.overrides_tokens,
+        decision=decision_message(assembly.explanation),
     )
 
 
@@ -96,8 +110,14 @@ class ReadPathRpcs:
             query = v.require_text(request.query, "query", max_chars=MAX_QUERY_CHARS)
             _budget(v, request.budget_tokens, "budget_tokens")
             _optional_ids(v, request.conversation_id)
+            if request.model_context_tokens < 0:
+                v.add("model_context_tokens", "must not be negative", "CONTEXT_SIZE_OUT_OF_RANGE")
         assembly = self.read_path.assemble(
-            agent, query, request.budget_tokens, deadline_s=_deadline_s(context)
+            agent,
+            query,
+            request.budget_tokens,
+            deadline_s=_deadline_s(context),
+            model_context_tokens=request.model_context_tokens,
         )
         return assemble_response(assembly)
 
@@ -142,10 +162,19 @@ class ReadPathRpcs:
             reason=result.reason,
             block_tokens=result.block_tokens,
         )
+        if result.assembly is not None:
+            out.decision.CopyFrom(decision_message(result.assembly.explanation))
         out.messages.extend(request.messages)
         if result.is_injected and result.target_index is not None:
             out.messages[result.target_index].content = result.messages[result.target_index].content
         return out
 
 
-__all__ = ["KIND_TO_PB", "SECTION_TO_PB", "ReadPathRpcs", "assemble_response", "item_refs"]
+__all__ = [
+    "KIND_TO_PB",
+    "SECTION_TO_PB",
+    "ReadPathRpcs",
+    "assemble_response",
+    "decision_message",
+    "item_refs",
+]

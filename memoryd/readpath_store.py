@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from dataclasses import replace
+from typing import Protocol, runtime_checkable
 
 from memoryd.domain import EXTRACTIVE_NARRATIVE, KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.readpath_identity import IdentityVectors, TextEmbedder
+from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits
 from memoryd.search import MemorySearch
@@ -29,11 +32,17 @@ class QueryIssues(Protocol):
     def query_issue(self, text: str) -> str | None: ...
 
 
+@runtime_checkable
+class _CanEmbed(TextEmbedder, QueryIssues, Protocol):
+    """An embedder that also embeds texts and queries (memoryd.embedding.Embedder)."""
+
+
 class StoreMemoryReader:
     """MemoryReader over the SQLite store: agent toggles, identity, known entities, hybrid search, usage bumps.
 
-    With `embedder`, a search that ran on full text alone although vectors are configured comes back as NotedHits
-    whose note says why ("fts_only:embedding_timeout"), so the read path's decision can show it.
+    Searches come back as NotedHits carrying the section's retrieval evidence (the gate's features). With
+    `embedder`, a search that ran on full text alone although vectors are configured has a note saying why
+    ("fts_only:embedding_timeout"), so the read path's decision can show it.
     """
 
     def __init__(
@@ -47,6 +56,8 @@ class StoreMemoryReader:
         self._search = search
         self._now_ms = now_ms
         self._embedder = embedder
+        # The real Embedder can also embed the identity facts (the gate's identity cosine).
+        self._identity_vectors = IdentityVectors(embedder) if isinstance(embedder, _CanEmbed) else None
 
     def is_memory_enabled(self, agent_id: str) -> bool:
         return bool(self._store.agents.is_memory_enabled(agent_id))
@@ -64,13 +75,46 @@ class StoreMemoryReader:
             facts=tuple(IdentityFact(f.id, f.text, f.source_count) for f in record.facts),
         )
 
+    def sections_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> dict[Section, SectionEvidence]:
+        """The relevance gate's evidence for the sections (MemorySearch.evidence_many: cheaper than searches)."""
+        measured = self._search.evidence_many(
+            agent_id, [_KIND[scope] for scope in scopes], query, vector_timeout_s=vector_timeout_s
+        )
+        out: dict[Section, SectionEvidence] = {}
+        for scope in scopes:
+            evidence = measured[_KIND[scope]]
+            out[scope] = replace(evidence, note=self._note("fts" if evidence.note else "hybrid", query))
+        return out
+
+    def identity_similarity(
+        self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
+    ) -> float | None:
+        """Highest cosine of the query to the identity texts; None while their vectors are being made."""
+        if self._identity_vectors is None:
+            return None
+        return self._identity_vectors.similarity(agent_id, query, texts, timeout_s)
+
+    def warm_identity(self, agent_id: str, texts: Sequence[str]) -> bool:
+        """Embed the identity texts now (benchmarks); True when ready."""
+        return self._identity_vectors is not None and self._identity_vectors.warm(agent_id, texts)
+
+    def close(self) -> None:
+        """Stop the identity-vector thread."""
+        if self._identity_vectors is not None:
+            self._identity_vectors.close()
+
     def known_entities(self, agent_id: str) -> Sequence[str]:
         return queries.known_entities(self._store.db, agent_id, self._now_ms())
 
     def search(
         self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
     ) -> Sequence[MemoryHit]:
-        outcome = self._search.search(agent_id, _KIND[scope], query, limit, vector_timeout_s=vector_timeout_s)
+        evidenced = self._search.search_with_evidence(
+            agent_id, _KIND[scope], query, limit, vector_timeout_s=vector_timeout_s
+        )
+        outcome = evidenced.outcome
         decisions: dict[int, tuple[str, ...]] = {}
         if scope is Section.EPISODES and outcome.hits:
             decisions = queries.episode_decisions(self._store.db, agent_id, [h.row.id for h in outcome.hits])
@@ -87,7 +131,7 @@ class StoreMemoryReader:
             )
             for h in outcome.hits
         ]
-        return NotedHits(hits, self._note(outcome.method, query))
+        return NotedHits(hits, self._note(outcome.method, query), evidenced.evidence)
 
     def _note(self, method: str, query: str) -> str:
         """Empty for a hybrid search or when vectors are off by configuration; else fts_only:<why>."""

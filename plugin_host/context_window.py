@@ -1,4 +1,4 @@
-"""Context windows of inferd's models, cached briefly, for the "no memory at 8192 tokens or less" rule."""
+"""Context windows of inferd's models, cached briefly: memory's budget scales with the window (off below 2,048)."""
 
 from __future__ import annotations
 

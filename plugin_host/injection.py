@@ -14,8 +14,9 @@ from plugin_host.chat import ChatMessage, latest_user_index
 from plugin_host.peers import MemoryPeer
 from servicekit.errors import NOT_YET_AVAILABLE, ServiceError, UnimplementedError
 
-#: Models with a context window at or below this many tokens never get memory (spec: small context classes).
-SMALL_CONTEXT_TOKENS = 8192
+#: Models with a context window below this many tokens get no memory ("context_too_small:<n>"), as memoryd's
+#: InjectMemory decides; above it memoryd scales the budget to at most 10% of the window.
+MIN_CONTEXT_TOKENS = 2048
 _log = logging.getLogger("plugin_host.injection")
 
 
@@ -47,8 +48,8 @@ def skip_reason(messages: Sequence[ChatMessage], model_context_tokens: int) -> s
         return "no_user_message"
     if messages[index].is_multimodal:
         return "multimodal"
-    if 0 < model_context_tokens <= SMALL_CONTEXT_TOKENS:
-        return "small_context"
+    if 0 < model_context_tokens < MIN_CONTEXT_TOKENS:
+        return f"context_too_small:{model_context_tokens}"
     return None
 
 
@@ -102,7 +103,11 @@ class MemoryInjector:
         assert index is not None  # skip_reason covers it
         try:
             got = self._memory.assemble(
-                agent_id, messages[index].content, conversation_id, timeout_s=timeout_s
+                agent_id,
+                messages[index].content,
+                conversation_id,
+                model_context_tokens=context_tokens,
+                timeout_s=timeout_s,
             )
         except ServiceError as error:
             return self._without_memory(messages, error)

@@ -95,9 +95,22 @@ class MemoryPeer:
             block_tokens=reply.block_tokens,
         )
 
-    def assemble(self, agent_id: str, query: str, conversation_id: str, *, timeout_s: float) -> Assembly:
-        """AssembleContext: gate + planner for one query."""
-        request = mpb.AssembleContextRequest(agent_id=agent_id, query=query, conversation_id=conversation_id)
+    def assemble(
+        self,
+        agent_id: str,
+        query: str,
+        conversation_id: str,
+        *,
+        model_context_tokens: int = 0,
+        timeout_s: float,
+    ) -> Assembly:
+        """AssembleContext: gate + planner for one query; memoryd caps the budget at 10% of a known window."""
+        request = mpb.AssembleContextRequest(
+            agent_id=agent_id,
+            query=query,
+            conversation_id=conversation_id,
+            model_context_tokens=model_context_tokens,
+        )
         with typed_errors():
             reply = self._stub.AssembleContext(request, timeout=timeout_s)
         return Assembly(reply.block, convert.section_name(reply.section), reply.reason, reply.block_tokens)

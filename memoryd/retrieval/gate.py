@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
@@ -31,10 +31,16 @@ class GateMode(StrEnum):
 
 @dataclass(frozen=True)
 class GateDecision:
-    """The gate's verdict: the section and a short machine-friendly reason such as "trigger:temporal"."""
+    """The gate's verdict: the section and a short machine-friendly reason such as "evidence:pinned".
+
+    ranked: the sections to try in order when the first yields nothing (the evidence gate's fall-through; empty
+    for a single-section verdict). probabilities: the learned model's P(section), when it decided.
+    """
 
     section: Section
     reason: str
+    ranked: tuple[Section, ...] = ()
+    probabilities: Mapping[Section, float] = field(default_factory=dict)
 
 
 class GateClassifier(Protocol):
@@ -152,8 +158,47 @@ def decide_heuristic(query: str, known_entities: Collection[str] = ()) -> GateDe
     return GateDecision(Section.NONE, "none:no_trigger")
 
 
+#: The trigger families, in the order decide_heuristic tries them; each is one feature of the evidence gate.
+TRIGGERS = ("literal_recall", "identity", "prior_context", "temporal", "temporal_word", "entity", "about_my")
+
+
+def trigger_flags(query: str, known_entities: frozenset[str]) -> dict[str, bool]:
+    """Which trigger families fire on `query`, each on its own (decide_heuristic stops at the first)."""
+    folded = fold(_clip(query))
+    text = strip_quoted(folded)
+    return {
+        "literal_recall": bool(
+            _TRANSCRIPT_STRONG.search(text)
+            or (_TRANSCRIPT_MARKER.search(text) and _TRANSCRIPT_SELF.search(text))
+        ),
+        "identity": bool(_IDENTITY.search(text)),
+        "prior_context": bool(_EPISODES_PRIOR.search(text)),
+        "temporal": bool(_EPISODES_TEMPORAL.search(text) and _EPISODES_ANCHOR.search(text)),
+        "temporal_word": bool(_EPISODES_TEMPORAL.search(text)),
+        "entity": entity_hit(folded, known_entities),
+        "about_my": bool(_PINNED.search(text)),
+    }
+
+
+def entity_hits(folded_query: str, entities: Collection[str]) -> int:
+    """How many prepared entities occur as whole words in the query."""
+    if not entities:
+        return 0
+    padded = f" {' '.join(_WORDS.findall(folded_query))} "
+    return sum(f" {entity} " in padded for entity in entities)
+
+
+def clip(text: str) -> str:
+    """The part of a huge message the gate scans: its head and tail (MAX_SCAN_CHARS in all)."""
+    return _clip(text)
+
+
 class RelevanceGate:
-    """Applies the configured mode; `llm` asks the classifier, falling back to the heuristic on failure."""
+    """Applies the configured mode; `llm` asks the classifier, falling back to the evidence gate on failure.
+
+    `evidence` (when given) is the evidence gate's verdict for this query, computed lazily: it is the
+    `heuristic` mode's answer and the `llm` mode's fallback. Without it both use the trigger phrases alone.
+    """
 
     def __init__(self, classifier: GateClassifier | None = None, *, llm_timeout_s: float = 2.5) -> None:
         self._classifier = classifier
@@ -166,29 +211,40 @@ class RelevanceGate:
         mode: GateMode,
         *,
         deadline_s: float | None = None,
+        evidence: Callable[[], GateDecision] | None = None,
     ) -> GateDecision:
         """Verdict for `query`; deadline_s (seconds left for the whole request) caps the model call."""
         if mode is GateMode.OFF:
             return GateDecision(Section.EPISODES, "mode:off")
-        if mode is GateMode.HEURISTIC:
-            return decide_heuristic(query, known_entities)
-        if self._classifier is None:
-            fallback = decide_heuristic(query, known_entities)
-            return GateDecision(fallback.section, f"llm_fallback:no_classifier;{fallback.reason}")
         if len(fold(query)) < MIN_QUERY_CHARS:
             return GateDecision(Section.NONE, "none:too_short")
+
+        def fallback_decision() -> GateDecision:
+            return evidence() if evidence is not None else decide_heuristic(query, known_entities)
+
+        if mode is GateMode.HEURISTIC:
+            return fallback_decision()
+        if self._classifier is None:
+            return _fell_back("no_classifier", fallback_decision())
         timeout_s = self._llm_timeout_s
         if deadline_s is not None:
             # Leave room for the planner after the model answers.
             timeout_s = min(timeout_s, deadline_s * 0.6)
         if timeout_s <= 0.05:
-            fallback = decide_heuristic(query, known_entities)
-            return GateDecision(fallback.section, f"llm_fallback:deadline;{fallback.reason}")
+            return _fell_back("deadline", fallback_decision())
         try:
             return self._classifier.classify(query, known_entities, timeout_s=timeout_s)
-        except Exception as error:  # any classifier failure degrades to the heuristic, never fails the turn
-            fallback = decide_heuristic(query, known_entities)
-            return GateDecision(fallback.section, f"llm_fallback:{failure_token(error)};{fallback.reason}")
+        except (
+            Exception
+        ) as error:  # any classifier failure degrades to the evidence gate, never fails the turn
+            return _fell_back(failure_token(error), fallback_decision())
+
+
+def _fell_back(token: str, decision: GateDecision) -> GateDecision:
+    """`decision` with its reason prefixed by why the llm gate did not answer."""
+    return GateDecision(
+        decision.section, f"llm_fallback:{token};{decision.reason}", decision.ranked, decision.probabilities
+    )
 
 
 def failure_token(error: BaseException) -> str:
@@ -209,14 +265,18 @@ def failure_token(error: BaseException) -> str:
 
 
 __all__ = [
+    "TRIGGERS",
     "GateClassifier",
     "GateDecision",
     "GateMode",
     "RelevanceGate",
+    "clip",
     "decide_heuristic",
     "entity_hit",
+    "entity_hits",
     "fold",
     "normalise_entity",
     "prepare_entities",
     "strip_quoted",
+    "trigger_flags",
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from memoryd.retrieval import blocks
+from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import fold
 from memoryd.retrieval.items import IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.terms import query_terms, term_counts
@@ -34,13 +35,18 @@ class Candidate:
 
 class NotedHits(tuple[MemoryHit, ...]):
     """Search hits plus a note on how the search ran: "" normally, "fts_only:<why>" when it ran without vectors
-    although vectors are configured (the query embedding was late or inferd is unavailable)."""
+    although vectors are configured (the query embedding was late or inferd is unavailable), and the section's
+    retrieval evidence for the relevance gate when the search measured it (None otherwise)."""
 
     note: str
+    evidence: SectionEvidence | None
 
-    def __new__(cls, hits: Iterable[MemoryHit], note: str = "") -> NotedHits:
+    def __new__(
+        cls, hits: Iterable[MemoryHit], note: str = "", evidence: SectionEvidence | None = None
+    ) -> NotedHits:
         made = super().__new__(cls, hits)
         made.note = note
+        made.evidence = evidence
         return made
 
 
@@ -243,21 +249,27 @@ class Planner:
         is_usage_recorded: bool = True,
         vector_timeout_s: float | None = None,
         require_shared_term: bool = False,
+        searched: Sequence[MemoryHit] | None = None,
     ) -> Plan:
         """One section's body under budget_tokens, counting the frame that will surround it.
 
         Pinned facts placed in the body get their usage bumped unless is_usage_recorded is False (previews).
         vector_timeout_s: how long the search may wait for the query embedding (None: the embedder's default).
         require_shared_term: keep only hits sharing a word with the query (a fallback section must show evidence).
+        searched: the section's search results when the caller already searched (the gate's evidence pass), so the
+        section is not searched twice.
         """
         if section is Section.NONE:
             return Plan(section, "", (), 0, 0)
         note = ""
+        hits: Sequence[MemoryHit] = ()
         if section is Section.IDENTITY:
             candidates = identity_candidates(identity or IdentitySnapshot())
         else:
             limit = fetch_limit(section, budget_tokens)
-            if vector_timeout_s is None:
+            if searched is not None:
+                hits = searched
+            elif vector_timeout_s is None:
                 hits = self._source.search(agent_id, section, query, limit)
             else:
                 hits = self._source.search(agent_id, section, query, limit, vector_timeout_s=vector_timeout_s)

@@ -70,7 +70,8 @@ class GenerationOptions:
     model: str = ""
     """Model name; empty uses the default core model."""
     model_context_tokens: int = 0
-    """Context window of the model; 0 asks inferd. At 8192 or less no memory is injected."""
+    """Context window of the model in tokens; 0 asks inferd. Memory's budget is at most 10% of it (and
+    memoryBudgetTokens); below 2,048 tokens no memory is injected (reason "context_too_small:<n>")."""
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,8 @@ class FakeMemory(mpb_grpc.MemoryServiceServicer):  # type: ignore[misc]
         latest = max((i for i, m in enumerate(messages) if m.role == mpb.ROLE_USER), default=None)
         block = self.blocks.get(request.agent_id, "")
         reason = "trigger:scripted" if block else "gate:none"
-        if 0 < request.model_context_tokens <= 8192:
-            block, reason = "", "small_context"
+        if 0 < request.model_context_tokens < 2048:
+            block, reason = "", f"context_too_small:{request.model_context_tokens}"
         elif latest is not None and messages[latest].attachments:
             block, reason = "", "multimodal"
         if not block or latest is None:

@@ -83,9 +83,9 @@ def test_run_agent_injects_into_the_latest_user_message_only(stack: HostStack, p
     )  # fmt: skip
 
 
-def test_small_context_model_gets_no_memory(stack: HostStack, peers: FakePeers) -> None:
+def test_tiny_context_model_gets_no_memory(stack: HostStack, peers: FakePeers) -> None:
     peers.memory.blocks["small"] = memory_block("never injected")
-    peers.inference.context_window_tokens = 8192
+    peers.inference.context_window_tokens = 1024
     request = ppb.RunAgentRequest(
         agent_id="small",
         conversation_id="c",
@@ -96,7 +96,7 @@ def test_small_context_model_gets_no_memory(stack: HostStack, peers: FakePeers) 
     reply = _run(stack, request)
 
     assert reply.reply == "ECHO: hi"
-    assert (reply.memory.injected, reply.memory.reason) == (False, "small_context")
+    assert (reply.memory.injected, reply.memory.reason) == (False, "context_too_small:1024")
     assert reply.memory.recorded
 
 

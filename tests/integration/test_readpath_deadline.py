@@ -96,7 +96,7 @@ def test_a_late_query_embedding_leaves_search_on_full_text_and_the_decision_says
     with _seeded(tmp_path, target) as handle:
         healthy, _ = _assemble(handle, f"{LITERAL} (healthy)?")
         assert healthy.section == mpb.SECTION_TRANSCRIPT and "sourdough" in healthy.block
-        assert healthy.reason == "trigger:literal_recall"  # hybrid search: nothing to report
+        assert healthy.reason == "evidence:transcript"  # hybrid search: nothing to report
 
         inferd.query_delay_s = 2.0  # far beyond the 150 ms query-embedding budget
         late = [_assemble(handle, f"{LITERAL} ({n})?") for n in range(4)]
@@ -105,9 +105,10 @@ def test_a_late_query_embedding_leaves_search_on_full_text_and_the_decision_says
             assert (
                 reply.section == mpb.SECTION_TRANSCRIPT and "sourdough" in reply.block
             )  # full text found it
-        assert [r.reason for r, _ in late[:3]] == ["trigger:literal_recall;fts_only:embedding_timeout"] * 3
+        # The evidence gate still finds the literal-recall request on full text and names the fallback.
+        assert [r.reason for r, _ in late[:3]] == ["evidence:transcript;fts_only:embedding_timeout"] * 3
         # Three late answers in a row are a slow peer: the embedder backs off and stops waiting at all.
-        assert late[3][0].reason == "trigger:literal_recall;fts_only:embeddings_unavailable"
+        assert late[3][0].reason == "evidence:transcript;fts_only:embeddings_unavailable"
         assert late[3][1] < 0.5
 
         # SearchMemory obeys the same budget.
@@ -137,7 +138,7 @@ def test_a_late_query_embedding_leaves_search_on_full_text_and_the_decision_says
             assert time.monotonic() < deadline
             time.sleep(0.05)
         again, _ = _assemble(handle, f"{LITERAL} (again)?")
-        assert again.reason == "trigger:literal_recall"
+        assert again.reason == "evidence:transcript"
 
 
 def test_llm_gate_and_query_embedding_share_one_bounded_deadline(
@@ -152,11 +153,11 @@ def test_llm_gate_and_query_embedding_share_one_bounded_deadline(
         reply, took = _assemble(handle, f"{LITERAL} (slow)?")
         # Gate 2.5 s + query embedding 0.15 s (+ work); it was 2.5 + 3 s before one deadline covered both.
         assert took < 3.3, took
-        assert reply.reason == "llm_fallback:timeout;trigger:literal_recall;fts_only:embedding_timeout"
+        assert reply.reason == "llm_fallback:timeout;evidence:transcript;fts_only:embedding_timeout"
         assert "sourdough" in reply.block
 
 
-def test_inject_before_any_distillation_falls_back_to_the_transcript(
+def test_inject_before_any_distillation_finds_the_transcript(
     tmp_path: Path, slow: tuple[SlowInference, str]
 ) -> None:
     _, target = slow
@@ -172,12 +173,14 @@ def test_inject_before_any_distillation_falls_back_to_the_transcript(
         )
         assert reply.injected, reply
         assert reply.section == mpb.SECTION_TRANSCRIPT
-        assert reply.reason == "trigger:about_my;fallback:pinned_empty->transcript"
+        assert reply.reason == "evidence:transcript"  # the evidence is in the transcript: no fallback needed
         assert "salmon" in reply.messages[0].content and reply.messages[0].content.endswith(question)
 
         nothing = handle.memory.AssembleContext(
             mpb.AssembleContextRequest(agent_id=AGENT, query="do you remember my favourite xylophone brand?"),
             timeout=10,
         )
-        assert (nothing.block, nothing.section) == ("", mpb.SECTION_PINNED)
-        assert nothing.reason == "trigger:about_my;fallback:transcript_empty"
+        # Nothing in memory shares a word with it: the evidence gate says none (the trigger phrase "do you remember
+        # my" alone used to pick pinned, then fall back to an empty transcript search).
+        assert (nothing.block, nothing.section) == ("", mpb.SECTION_NONE)
+        assert nothing.reason == "none:no_evidence"

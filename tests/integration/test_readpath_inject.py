@@ -77,7 +77,10 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def path(reader: InMemoryReader, settings: Settings, clock: FakeClock) -> ReadPath:
-    return ReadPath(reader, settings, clock=clock)
+    # No gate model: the in-memory reader measures no retrieval evidence, so these tests exercise the read path's
+    # plumbing with the trigger phrases deciding (the evidence gate is tested over real storage in
+    # test_readpath_evidence.py).
+    return ReadPath(reader, settings, clock=clock, use_default_gate_model=False)
 
 
 def test_pinned_section_block(path: ReadPath, reader: InMemoryReader) -> None:
@@ -125,7 +128,8 @@ def test_gate_none_still_carries_the_overrides(path: ReadPath, reader: InMemoryR
         "[Memory]\nCurrent date: 22 June 2026\n\n"
         "## What I should always remember\n- My name is Terence\n[/Memory]"
     )
-    assert reader.searches == []
+    # The gate looks at what memory holds before deciding: one search per section, none repeated by the planner.
+    assert [s[1] for s in reader.searches] == [Section.PINNED, Section.EPISODES, Section.TRANSCRIPT]
     reader.identity_snapshot = IdentitySnapshot()
     path.invalidate(AGENT)
     empty = path.assemble(AGENT, "How do I reverse a list in Python?")
@@ -154,7 +158,7 @@ def test_cache_hit_skips_gate_and_search_and_does_not_bump_again(
     assert (len(reader.searches), len(reader.bumps)) == (searches, bumps)
     clock.t += 10.0
     assert path.assemble(AGENT, "How is Mochi doing?").cached is False
-    assert len(reader.searches) == searches + 1
+    assert len(reader.searches) == searches + 3  # the evidence pass: one search per section
 
 
 def test_invalidation_after_a_memory_change(path: ReadPath, reader: InMemoryReader) -> None:
@@ -215,8 +219,8 @@ def test_inject_prepends_to_the_latest_user_message_only(path: ReadPath) -> None
 @pytest.mark.parametrize(
     ("messages", "context_tokens", "reason"),
     [
-        ([ChatMessage("user", "How is Mochi?")], 8192, "small_context"),
-        ([ChatMessage("user", "How is Mochi?")], 4096, "small_context"),
+        ([ChatMessage("user", "How is Mochi?")], 2047, "context_too_small:2047"),
+        ([ChatMessage("user", "How is Mochi?")], 1024, "context_too_small:1024"),
         ([ChatMessage("user", "How is Mochi?", is_multimodal=True)], 0, "multimodal"),
         (
             [ChatMessage("user", "How is Mochi?"), ChatMessage("user", "look", is_multimodal=True)],
@@ -237,10 +241,19 @@ def test_inject_rules_leave_messages_untouched(
 
 
 def test_inject_with_unknown_or_large_context(path: ReadPath) -> None:
-    for tokens in (0, 8193):
+    # 8,192 (our default model) used to switch memory off silently; it now gets a budget of 10% of the window.
+    for tokens in (0, 2048, 8192, 8193):
         assert path.inject(
             AGENT, [ChatMessage("user", "How is Mochi?")], model_context_tokens=tokens
         ).is_injected
+
+
+@pytest.mark.parametrize(("context_tokens", "budget"), [(0, 800), (2048, 204), (8192, 800), (4096, 409)])
+def test_budget_scales_with_the_window(path: ReadPath, context_tokens: int, budget: int) -> None:
+    result = path.inject(AGENT, [ChatMessage("user", "How is Mochi?")], model_context_tokens=context_tokens)
+    assert result.assembly is not None
+    assert result.assembly.explanation.budget_tokens == budget
+    assert result.block_tokens > 0
 
 
 def test_inject_when_memory_is_disabled(path: ReadPath, reader: InMemoryReader, settings: Settings) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from memoryd.readpath import ReadPath, ReadPathSettings
 from memoryd.readpath_rpcs import ReadPathRpcs
+from memoryd.retrieval.gate_features import FEATURE_NAMES
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
@@ -39,7 +40,7 @@ def reader() -> InMemoryReader:
 
 @pytest.fixture
 def stub(reader: InMemoryReader) -> Iterator[pb_grpc.MemoryServiceStub]:
-    servicer = ReadPathServicer(ReadPath(reader, ReadPathSettings))
+    servicer = ReadPathServicer(ReadPath(reader, ReadPathSettings, use_default_gate_model=False))
     server = build_server(
         ServerOptions(address="127.0.0.1:0", domain="memory.osaurus.dev", max_workers=4),
         [
@@ -67,6 +68,12 @@ def test_assemble_context_reports_the_decision(stub: pb_grpc.MemoryServiceStub) 
     assert list(reply.placed) == [pb.ItemRef(kind=pb.ITEM_KIND_PINNED_FACT, id="1")]
     assert reply.block_tokens > reply.overrides_tokens > 0
     assert (reply.items_considered, reply.items_dropped, reply.cached) == (1, 0, False)
+    # The decision carries the features the gate computed (no model here: no scores, no version).
+    names = [f.name for f in reply.decision.features]
+    assert names == list(FEATURE_NAMES)
+    assert {f.name: f.value for f in reply.decision.features}["trig_entity"] == 1.0
+    assert (reply.decision.model_version, list(reply.decision.scores)) == ("", [])
+    assert reply.decision.budget_tokens == 800
     again = stub.AssembleContext(pb.AssembleContextRequest(agent_id=UUID.upper(), query="how is mochi?"))
     assert again.cached is True
 
@@ -88,9 +95,10 @@ def test_inject_memory_rewrites_only_the_latest_user_message(stub: pb_grpc.Memor
     assert reply.messages[3].content.endswith("[/Memory]\n\nIs that Mochi?")
     assert reply.block_tokens > 0
     small = stub.InjectMemory(
-        pb.InjectMemoryRequest(agent_id=UUID, messages=messages, model_context_tokens=8192)
+        pb.InjectMemoryRequest(agent_id=UUID, messages=messages, model_context_tokens=1024)
     )
-    assert (small.injected, small.reason, list(small.messages)) == (False, "small_context", messages)
+    assert (small.injected, small.reason, list(small.messages)) == (False, "context_too_small:1024", messages)
+    assert not small.HasField("decision")
     multimodal = stub.InjectMemory(pb.InjectMemoryRequest(agent_id=UUID, messages=messages[:2]))
     assert (multimodal.injected, multimodal.reason) == (False, "multimodal")
     assert list(multimodal.messages) == messages[:2]

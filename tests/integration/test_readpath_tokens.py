@@ -62,7 +62,10 @@ def test_block_fits_the_budget_as_the_model_counts_it(fake: tuple[FakeGateInferd
     for i in range(40):
         reader.add("a", Section.PINNED, f"Mochi detail {i}: " + " ".join(f"t{i}w{j}" for j in range(6)))
     path = ReadPath(
-        reader, lambda: ReadPathSettings(budget_tokens=400), counter=InferdTokenCounter(client, "core")
+        reader,
+        lambda: ReadPathSettings(budget_tokens=400),
+        counter=InferdTokenCounter(client, "core"),
+        use_default_gate_model=False,  # the in-memory reader has no retrieval evidence: triggers decide
     )
     assembly = path.assemble("a", "How is Mochi?")
     assert assembly.section is Section.PINNED
@@ -80,7 +83,10 @@ def test_two_counting_calls_per_fresh_assembly(fake: tuple[FakeGateInferd, Infer
     for i in range(40):
         reader.add("a", Section.PINNED, f"Mochi detail {i}: " + " ".join(f"t{i}w{j}" for j in range(6)))
     path = ReadPath(
-        reader, lambda: ReadPathSettings(budget_tokens=400), counter=InferdTokenCounter(client, "core")
+        reader,
+        lambda: ReadPathSettings(budget_tokens=400),
+        counter=InferdTokenCounter(client, "core"),
+        use_default_gate_model=False,  # the in-memory reader has no retrieval evidence: triggers decide
     )
     path.assemble("a", "How is Mochi?")
     before = len(servicer.recorded.count_tokens)

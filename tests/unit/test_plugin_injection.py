@@ -44,9 +44,10 @@ def test_no_user_message_changes_nothing() -> None:
     ("messages", "context_tokens", "expected"),
     [
         ((ChatMessage("user", "hi"),), 0, None),
-        ((ChatMessage("user", "hi"),), 8193, None),
-        ((ChatMessage("user", "hi"),), 8192, "small_context"),
-        ((ChatMessage("user", "hi"),), 4096, "small_context"),
+        ((ChatMessage("user", "hi"),), 8192, None),
+        ((ChatMessage("user", "hi"),), 2048, None),
+        ((ChatMessage("user", "hi"),), 2047, "context_too_small:2047"),
+        ((ChatMessage("user", "hi"),), 1024, "context_too_small:1024"),
         ((ChatMessage("user", "see", (Attachment("image/png", b"x"),)),), 0, "multimodal"),
         ((ChatMessage("assistant", "only"),), 0, "no_user_message"),
     ],

@@ -215,19 +215,49 @@ class SyncNowResponse(_message.Message):
     def __init__(self, outcomes: _Optional[_Iterable[_Union[SessionOutcome, _Mapping]]] = ...) -> None: ...
 
 class AssembleContextRequest(_message.Message):
-    __slots__ = ("agent_id", "query", "budget_tokens", "conversation_id")
+    __slots__ = ("agent_id", "query", "budget_tokens", "conversation_id", "model_context_tokens")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MODEL_CONTEXT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     query: str
     budget_tokens: int
     conversation_id: str
-    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., conversation_id: _Optional[str] = ...) -> None: ...
+    model_context_tokens: int
+    def __init__(self, agent_id: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., conversation_id: _Optional[str] = ..., model_context_tokens: _Optional[int] = ...) -> None: ...
+
+class GateFeature(_message.Message):
+    __slots__ = ("name", "value")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: float
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+
+class SectionScore(_message.Message):
+    __slots__ = ("section", "probability")
+    SECTION_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    section: Section
+    probability: float
+    def __init__(self, section: _Optional[_Union[Section, str]] = ..., probability: _Optional[float] = ...) -> None: ...
+
+class GateDecision(_message.Message):
+    __slots__ = ("model_version", "features", "scores", "budget_tokens")
+    MODEL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    FEATURES_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    model_version: str
+    features: _containers.RepeatedCompositeFieldContainer[GateFeature]
+    scores: _containers.RepeatedCompositeFieldContainer[SectionScore]
+    budget_tokens: int
+    def __init__(self, model_version: _Optional[str] = ..., features: _Optional[_Iterable[_Union[GateFeature, _Mapping]]] = ..., scores: _Optional[_Iterable[_Union[SectionScore, _Mapping]]] = ..., budget_tokens: _Optional[int] = ...) -> None: ...
 
 class AssembleContextResponse(_message.Message):
-    __slots__ = ("block", "section", "reason", "block_tokens", "placed", "cached", "items_considered", "items_dropped", "overrides_tokens")
+    __slots__ = ("block", "section", "reason", "block_tokens", "placed", "cached", "items_considered", "items_dropped", "overrides_tokens", "decision")
     BLOCK_FIELD_NUMBER: _ClassVar[int]
     SECTION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -237,6 +267,7 @@ class AssembleContextResponse(_message.Message):
     ITEMS_CONSIDERED_FIELD_NUMBER: _ClassVar[int]
     ITEMS_DROPPED_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
     block: str
     section: Section
     reason: str
@@ -246,7 +277,8 @@ class AssembleContextResponse(_message.Message):
     items_considered: int
     items_dropped: int
     overrides_tokens: int
-    def __init__(self, block: _Optional[str] = ..., section: _Optional[_Union[Section, str]] = ..., reason: _Optional[str] = ..., block_tokens: _Optional[int] = ..., placed: _Optional[_Iterable[_Union[ItemRef, _Mapping]]] = ..., cached: _Optional[bool] = ..., items_considered: _Optional[int] = ..., items_dropped: _Optional[int] = ..., overrides_tokens: _Optional[int] = ...) -> None: ...
+    decision: GateDecision
+    def __init__(self, block: _Optional[str] = ..., section: _Optional[_Union[Section, str]] = ..., reason: _Optional[str] = ..., block_tokens: _Optional[int] = ..., placed: _Optional[_Iterable[_Union[ItemRef, _Mapping]]] = ..., cached: _Optional[bool] = ..., items_considered: _Optional[int] = ..., items_dropped: _Optional[int] = ..., overrides_tokens: _Optional[int] = ..., decision: _Optional[_Union[GateDecision, _Mapping]] = ...) -> None: ...
 
 class InjectMemoryRequest(_message.Message):
     __slots__ = ("agent_id", "conversation_id", "messages", "model_context_tokens", "budget_tokens")
@@ -263,18 +295,20 @@ class InjectMemoryRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., model_context_tokens: _Optional[int] = ..., budget_tokens: _Optional[int] = ...) -> None: ...
 
 class InjectMemoryResponse(_message.Message):
-    __slots__ = ("messages", "injected", "section", "reason", "block_tokens")
+    __slots__ = ("messages", "injected", "section", "reason", "block_tokens", "decision")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     INJECTED_FIELD_NUMBER: _ClassVar[int]
     SECTION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     BLOCK_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
     messages: _containers.RepeatedCompositeFieldContainer[ChatMessage]
     injected: bool
     section: Section
     reason: str
     block_tokens: int
-    def __init__(self, messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., injected: _Optional[bool] = ..., section: _Optional[_Union[Section, str]] = ..., reason: _Optional[str] = ..., block_tokens: _Optional[int] = ...) -> None: ...
+    decision: GateDecision
+    def __init__(self, messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., injected: _Optional[bool] = ..., section: _Optional[_Union[Section, str]] = ..., reason: _Optional[str] = ..., block_tokens: _Optional[int] = ..., decision: _Optional[_Union[GateDecision, _Mapping]] = ...) -> None: ...
 
 class SearchMemoryRequest(_message.Message):
     __slots__ = ("agent_id", "scope", "query", "limit")

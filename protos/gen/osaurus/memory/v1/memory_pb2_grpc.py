@@ -167,8 +167,9 @@ class MemoryServiceServicer:
 
     def InjectMemory(self, request, context):
         """InjectMemory takes a chat transcript and returns it with the memory block prepended to the latest user
-        message. Nothing is injected when memory is disabled for the agent, when the model's context window is 8192
-        tokens or less, or when the latest user message is multimodal; the response says which.
+        message. The budget scales with the model's context window (at most 10% of it); nothing is injected when
+        memory is disabled for the agent, when the window is below 2,048 tokens, or when the latest user message is
+        multimodal; the response says which.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

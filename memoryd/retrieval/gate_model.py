@@ -1,0 +1,140 @@
+"""The evidence gate's learned model: multinomial logistic regression over gate_features, loaded from a JSON file.
+
+The file (gate_model_v1.json next to this module) is written by bench/train_gate.py from the TRAIN split of the
+frozen gate set, with its regularisation and thresholds chosen on DEV. It is small, versioned and read once at
+startup; a missing or malformed file makes the gate fall back to the trigger phrases (reason says so).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoryd.retrieval.items import Section
+
+#: The file the service loads.
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v1.json"
+#: Class order of the model's rows.
+CLASSES: tuple[Section, ...] = (
+    Section.NONE,
+    Section.IDENTITY,
+    Section.PINNED,
+    Section.EPISODES,
+    Section.TRANSCRIPT,
+)
+
+
+class GateModelError(ValueError):
+    """The model file is missing a field or its shapes do not agree."""
+
+
+@dataclass(frozen=True)
+class GateModel:
+    """Standardise, then softmax(W x + b) over CLASSES.
+
+    none_threshold: memory is injected only when P(none) is below it. min_section_probability: a section below
+    it is never tried, not even as a fall-through.
+    """
+
+    version: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[tuple[float, ...], ...]
+    bias: tuple[float, ...]
+    none_threshold: float = 0.5
+    min_section_probability: float = 0.15
+
+    def probabilities(self, values: Mapping[str, float]) -> dict[Section, float]:
+        """P(section) for one feature vector; features absent from `values` count as 0."""
+        x = [
+            (values.get(name, 0.0) - mu) / (sd if sd > 0 else 1.0)
+            for name, mu, sd in zip(self.features, self.mean, self.scale, strict=True)
+        ]
+        logits = [
+            b + sum(w * xi for w, xi in zip(row, x, strict=True))
+            for row, b in zip(self.weights, self.bias, strict=True)
+        ]
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
+        total = sum(exps)
+        return {section: e / total for section, e in zip(CLASSES, exps, strict=True)}
+
+    def ranked(self, probabilities: Mapping[Section, float]) -> list[Section]:
+        """Sections to try, best first: empty when P(none) is at or above none_threshold."""
+        if probabilities.get(Section.NONE, 0.0) >= self.none_threshold:
+            return []
+        sections = sorted((s for s in CLASSES if s is not Section.NONE), key=lambda s: -probabilities[s])
+        head, rest = sections[0], sections[1:]
+        return [head, *(s for s in rest if probabilities[s] >= self.min_section_probability)]
+
+    def to_json(self, extra: Mapping[str, object] | None = None) -> str:
+        """The file format (extra: provenance such as the data set and the dev figures)."""
+        body: dict[str, object] = {
+            "version": self.version,
+            "classes": [c.value for c in CLASSES],
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": [list(row) for row in self.weights],
+            "bias": list(self.bias),
+            "none_threshold": self.none_threshold,
+            "min_section_probability": self.min_section_probability,
+        }
+        if extra:
+            body["provenance"] = dict(extra)
+        return json.dumps(body, indent=1) + "\n"
+
+
+def _floats(raw: object, field: str) -> tuple[float, ...]:
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        raise GateModelError(f"{field} must be a list")
+    return tuple(float(v) for v in raw)
+
+
+def parse(text: str) -> GateModel:
+    """A GateModel from the file's JSON; GateModelError when it is inconsistent."""
+    raw = json.loads(text)
+    if not isinstance(raw, dict):
+        raise GateModelError("the model file must hold an object")
+    classes = raw.get("classes")
+    if classes != [c.value for c in CLASSES]:
+        raise GateModelError("classes must be none, identity, pinned, episodes, transcript")
+    features = tuple(str(name) for name in raw.get("features", []))
+    weights_raw = raw.get("weights")
+    if not isinstance(weights_raw, list):
+        raise GateModelError("weights must be a list of rows")
+    weights = tuple(_floats(row, "weights row") for row in weights_raw)
+    model = GateModel(
+        version=str(raw.get("version", "")),
+        features=features,
+        mean=_floats(raw.get("mean"), "mean"),
+        scale=_floats(raw.get("scale"), "scale"),
+        weights=weights,
+        bias=_floats(raw.get("bias"), "bias"),
+        none_threshold=float(raw.get("none_threshold", 0.5)),
+        min_section_probability=float(raw.get("min_section_probability", 0.15)),
+    )
+    n = len(features)
+    if not model.version or len(model.mean) != n or len(model.scale) != n:
+        raise GateModelError("version, mean and scale must match the features")
+    if (
+        len(weights) != len(CLASSES)
+        or any(len(row) != n for row in weights)
+        or len(model.bias) != len(CLASSES)
+    ):
+        raise GateModelError("weights must be one row per class, one column per feature")
+    return model
+
+
+def load(path: Path = DEFAULT_MODEL_PATH) -> GateModel | None:
+    """The model at `path`, or None when there is no file (the gate then uses the trigger phrases)."""
+    if not path.exists():
+        return None
+    return parse(path.read_text(encoding="utf-8"))
+
+
+__all__ = ["CLASSES", "DEFAULT_MODEL_PATH", "GateModel", "GateModelError", "load", "parse"]
