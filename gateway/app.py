@@ -86,8 +86,28 @@ def create_app(settings: Settings) -> FastAPI:
         return {"status": "ok"}
 
     _install_error_handlers(app)
+    _document_errors_as_served(app)
     app.add_middleware(Guard, token=settings.transport.token, max_body_bytes=settings.max_body_bytes)
     return app
+
+
+def _document_errors_as_served(app: FastAPI) -> None:
+    """Drop FastAPI's 422 validation responses from the document: bad input is answered 400 (ErrorBody)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = build()
+            for path in doc.get("paths", {}).values():
+                for operation in path.values():
+                    operation.get("responses", {}).pop("422", None)
+            schemas = doc.get("components", {}).get("schemas", {})
+            for name in ("HTTPValidationError", "ValidationError"):
+                schemas.pop(name, None)
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _install_error_handlers(app: FastAPI) -> None:
