@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import signal
 import ssl
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from types import FrameType
 from typing import Any
 
 import grpc
@@ -235,4 +237,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"osaurus-gateway: {error}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, "gateway")
-    return asyncio.run(_serve(settings))
+    # uvicorn stops gracefully on SIGINT/SIGTERM and then re-raises the signal to the previous handler; make that
+    # a KeyboardInterrupt for both, so a requested stop exits 0 without a traceback.
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return asyncio.run(_serve(settings))
+    except KeyboardInterrupt:
+        return 0
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
