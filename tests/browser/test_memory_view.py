@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,16 +20,17 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import grpc
 import pytest
 
+from gateway.config import Settings
+from gateway.embedded import EmbeddedGateway
+from gateway.view.guard import TOKEN_MAX_AGE_S, ViewGuard
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as mpb
-from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 from tests.fakes.fake_inferd import running_fake_inferd
 from tests.support.memoryd_server import MemorydHandle, running_memoryd
 
@@ -119,51 +119,8 @@ def _seed(console: cpb_grpc.MemoryConsoleServiceStub) -> str:
 
 
 @contextmanager
-def _fallback_gateway(memoryd_target: str) -> Iterator[str]:
-    """Without the gateway's app factory: a FastAPI app with only the view's router, on uvicorn in a thread."""
-    import asyncio
-
-    import grpc.aio
-    import uvicorn
-    from fastapi import FastAPI
-
-    from gateway.view.routes import router
-
-    async def lifespan(app: FastAPI) -> Any:
-        channel = grpc.aio.insecure_channel(memoryd_target)
-        app.state.clients = SimpleNamespace(
-            memory=mpb_grpc.MemoryServiceStub(channel), console=cpb_grpc.MemoryConsoleServiceStub(channel)
-        )
-        yield
-        await channel.close()
-
-    app = FastAPI(lifespan=lifespan)
-    app.include_router(router)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, access_log=False))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the gateway did not start"
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
-@contextmanager
 def _gateway(memoryd_target: str, inferd_target: str) -> Iterator[str]:
-    """The gateway app (gateway.embedded) when it exists, else the fallback above."""
-    try:
-        from gateway.config import Settings
-        from gateway.embedded import EmbeddedGateway
-    except ImportError:
-        with _fallback_gateway(memoryd_target) as url:
-            yield url
-        return
+    """The gateway app (gateway.app.create_app, which includes the view's router) served by uvicorn in a thread."""
     settings = Settings(
         listen="127.0.0.1:0",
         memoryd_addr=memoryd_target,
@@ -269,6 +226,20 @@ def test_the_page_refuses_a_rebinding_host_and_cannot_be_framed(stack: Stack) ->
         assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
 
 
+def test_tokens_are_bound_to_the_process_key_and_expire() -> None:
+    now_s = [1_800_000_000.0]
+    guard = ViewGuard(clock_s=lambda: now_s[0])
+    token = guard.mint()
+    assert guard.token_refusal(token) is None
+    assert guard.token_refusal(token.replace(".", "x", 1)) is not None
+    other = ViewGuard(clock_s=lambda: now_s[0])  # another process: another key
+    found = other.token_refusal(token)
+    assert found is not None and found.reason == "CSRF_TOKEN_INVALID"
+    now_s[0] += TOKEN_MAX_AGE_S + 1
+    found = guard.token_refusal(token)
+    assert found is not None and found.reason == "CSRF_TOKEN_EXPIRED"
+
+
 # -------------------------------------------------------------------------------------------- the browser
 def test_memory_view_in_chromium(stack: Stack, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     if not CHROMIUM.exists():
@@ -318,12 +289,32 @@ def test_memory_view_in_chromium(stack: Stack, tmp_path: Path, caplog: pytest.Lo
         page.click("#override-add")
         expect(page.locator("#override-list")).to_contain_text(OVERRIDE)
         assert OVERRIDE in _identity_texts(stack.memoryd)
+        # ... and remove one.
+        page.fill("#override-text", "Answer in French")
+        page.click("#override-add")
+        added = page.locator("#override-list > li", has_text="Answer in French")
+        expect(added).to_have_count(1)
+        added.locator("button.remove-override").click()
+        expect(added).to_have_count(0)
+        assert _identity_texts(stack.memoryd) == [OVERRIDE]
 
         # The pinned fact with the secret is listed, redacted.
         secret_row = page.locator(f'#pinned-list > li[data-id="{fact}"]')
         expect(secret_row).to_contain_text("ledger project")
         expect(secret_row).to_contain_text("[redacted")
         assert SECRET not in page.content()
+
+        # Sync Now drains the pending turn and shows its outcome token.
+        stack.memoryd.memory.BufferTurn(
+            mpb.BufferTurnRequest(agent_id="default", conversation_id="c-sync", user_message="Hello there"),
+            timeout=10,
+        )
+        page.click("#sync-now")
+        outcome = page.locator("#sync-outcomes > li", has_text="default / c-sync")
+        expect(outcome).to_be_visible(timeout=60_000)
+        assert (outcome.locator("code").text_content() or "").strip()
+        expect(page.locator("#stat-pending")).to_have_text("0")
+        page.click('[data-dismiss="sync-panel"]')
 
         # Run Consolidation Now and read its report.
         page.click("#consolidate-now")
@@ -359,10 +350,12 @@ def test_memory_view_in_chromium(stack: Stack, tmp_path: Path, caplog: pytest.Lo
         assert SECRET not in page.content()
 
         # Context preview, bounded, and diagnostics.
-        page.fill("#preview-query", "what do I drink in the morning?")
+        page.fill("#preview-query", "what tea do I like in the morning?")
         page.fill("#preview-tokens", "120")
         page.click("#preview-go")
+        expect(page.locator("#preview-meta")).to_contain_text("section pinned")
         expect(page.locator("#preview-meta")).to_contain_text("cap 120")
+        expect(page.locator("#preview-block")).to_contain_text("green tea")
         page.click("#diagnose")
         expect(page.locator("#diagnostics-body")).to_contain_text("store healthy")
         if shots is not None:
@@ -379,6 +372,12 @@ def test_memory_view_in_chromium(stack: Stack, tmp_path: Path, caplog: pytest.Lo
         page.click("#search-go")
         expect(hit).to_have_class("disabled")
         expect(hit.locator(".badge.disabled")).to_have_text("disabled")
+        hit.locator("button.enable").click()
+        expect(hit.locator(".badge.disabled")).to_have_count(0)
+        assert not _inspect(stack.memoryd, fact).disabled
+        hit.locator("button.disable").click()
+        expect(hit.locator(".badge.disabled")).to_have_text("disabled")
+        assert _inspect(stack.memoryd, fact).disabled
 
         # Forget: two clicks, then the row is gone from memoryd and from the page.
         forget_button = page.locator("#inspect-forget")
