@@ -226,6 +226,38 @@ def test_the_page_refuses_a_rebinding_host_and_cannot_be_framed(stack: Stack) ->
         assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
 
 
+def _get(url: str) -> tuple[int, dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, json.loads(error.read())
+
+
+def test_bad_inputs_get_4xx_json_with_a_reason(stack: Stack) -> None:
+    api = f"{stack.url}/memory/view/api"
+    token = {"X-CSRF-Token": _page_token(stack.url)}
+    answers = [
+        _get(f"{api}/items/bogus/1"),
+        _get(f"{api}/items/pinned/12abc"),
+        _get(f"{api}/items/pinned/999999"),
+        _get(f"{api}/rows?agent_id=nobody"),
+        _get(f"{api}/rows"),
+        _post(f"{api}/search", {"query": "tea", "limit": 500}, token),
+        _post(f"{api}/search", {"query": ""}, token),
+        _post(f"{api}/preview", {"agent_id": "default", "query": "tea", "max_tokens": 0}, token),
+        _post(f"{api}/items/transcript/9002/disable", {}, token),
+    ]
+    statuses = [status for status, _ in answers]
+    reasons = [body["error"]["reason"] for _, body in answers]
+    assert statuses == [400, 400, 404, 404, 400, 400, 400, 400, 400], list(
+        zip(statuses, reasons, strict=True)
+    )
+    assert reasons[2:4] == ["ITEM_NOT_FOUND", "AGENT_NOT_FOUND"]
+    assert reasons[-1] == "NOT_DISABLEABLE"
+
+
 def test_tokens_are_bound_to_the_process_key_and_expire() -> None:
     now_s = [1_800_000_000.0]
     guard = ViewGuard(clock_s=lambda: now_s[0])
