@@ -297,6 +297,9 @@ def test_memory_view_in_chromium(stack: Stack, tmp_path: Path, caplog: pytest.Lo
         requests: list[str] = []
         context.on("request", lambda r: requests.append(r.url))
         page = context.new_page()
+        # Two shared cores: give every wait room (the defaults are 5 s for expect, 30 s for actions).
+        page.set_default_timeout(30_000)
+        expect.set_options(timeout=20_000)
         page_errors: list[str] = []
         page.on("pageerror", lambda e: page_errors.append(str(e)))
         page.goto(f"{stack.url}/memory")
