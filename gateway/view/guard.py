@@ -5,7 +5,8 @@ checks stop it, each for its own trick:
 - Host must be a loopback name (or one the app allows): a DNS-rebinding page would otherwise be same-origin and
   could read the page, token included.
 - State-changing requests must come from this origin (`Sec-Fetch-Site: same-origin` and a matching `Origin` when the
-  browser sends them): a cross-site form or fetch is refused before it reaches memoryd.
+  browser sends them): a cross-site form or fetch is refused before it reaches memoryd. API reads another site
+  asked for (Sec-Fetch-Site cross-site or same-site) are refused too.
 - They must also carry `X-CSRF-Token`, minted into each served page. A custom header forces a CORS preflight that
   the gateway never grants, and the token is an HMAC under a per-process key, so no other page can forge it.
 """
@@ -85,14 +86,19 @@ def host_refusal(host_header: str | None, allowed: Iterable[str]) -> Refusal | N
 def origin_refusal(
     method: str, scheme: str, host_header: str | None, origin: str | None, fetch_site: str | None
 ) -> Refusal | None:
-    """None for a safe method or a same-origin request, else why it looks cross-site.
+    """None for a same-origin API request, else why it looks cross-site.
 
-    Browsers send Sec-Fetch-Site and Origin on every fetch that changes state; a client that sends neither (curl,
-    a script) is not a browser page, and the CSRF token still has to be right.
+    Reads (GET, HEAD) are refused only when the browser says another site asked (Sec-Fetch-Site), which keeps
+    memory out of reach of a page embedding the API as a script or image. Changes must be same-origin whenever the
+    browser sends Sec-Fetch-Site or Origin, as browsers do on every fetch that changes state; a client that sends
+    neither (curl, a script) is not a browser page, and the CSRF token still has to be right.
     """
+    site = (fetch_site or "").lower()
     if method in ("GET", "HEAD", "OPTIONS"):
+        if site in ("cross-site", "same-site"):
+            return Refusal("CROSS_SITE_REQUEST", "another site asked for the Memory view's data")
         return None
-    if fetch_site is not None and fetch_site.lower() != "same-origin":
+    if fetch_site is not None and site != "same-origin":
         return Refusal("CROSS_SITE_REQUEST", "the request did not come from the Memory view's own origin")
     if origin is not None:
         own = f"{scheme}://{(host_header or '').strip().lower()}"

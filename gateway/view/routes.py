@@ -114,7 +114,7 @@ def _allowed_hosts(request: Request) -> tuple[str, ...]:
 def _refusal(request: Request) -> Refusal | None:
     headers = request.headers
     found = host_refusal(headers.get("host"), _allowed_hosts(request))
-    if found is not None or request.method in ("GET", "HEAD"):
+    if found is not None:
         return found
     found = origin_refusal(
         request.method,
@@ -123,7 +123,9 @@ def _refusal(request: Request) -> Refusal | None:
         headers.get("origin"),
         headers.get("sec-fetch-site"),
     )
-    return found or guard.token_refusal(headers.get(TOKEN_HEADER))
+    if found is not None or request.method in ("GET", "HEAD"):
+        return found
+    return guard.token_refusal(headers.get(TOKEN_HEADER))
 
 
 async def _answer(request: Request, rpc: str, work: Work) -> Response:

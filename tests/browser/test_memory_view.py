@@ -191,6 +191,13 @@ def test_state_changes_need_same_origin_and_the_page_token(stack: Stack) -> None
         status, body = _post(api, {"text": "planted by another site"}, headers)
         assert (status, body["error"]["reason"]) == (403, reason), headers
     assert "planted by another site" not in _identity_texts(stack.memoryd)
+    read = urllib.request.Request(
+        f"{stack.url}/memory/view/api/overview", headers={"Sec-Fetch-Site": "cross-site"}
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(read, timeout=10)
+    with refused.value as error:
+        assert (error.code, json.loads(error.read())["error"]["reason"]) == (403, "CROSS_SITE_REQUEST")
     status, body = _post(
         api, {"text": "added with the page token"}, {"X-CSRF-Token": token, "Origin": own_origin}
     )
