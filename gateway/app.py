@@ -202,6 +202,9 @@ def uvicorn_config(settings: Settings, app: Any) -> uvicorn.Config:
         log_config=None,
         access_log=settings.log_level == "DEBUG",
         lifespan="on",
+        # grpc.aio needs the standard asyncio loop; httptools (pinned) parses HTTP/1.1 when installed.
+        loop="asyncio",
+        http="auto",
         timeout_graceful_shutdown=int(settings.grace_s),
         **tls,
     )
