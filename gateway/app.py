@@ -73,6 +73,10 @@ def create_app(settings: Settings) -> FastAPI:
         summary="HTTP face of osaurus memory: REST memory API, agent runs with memory, OpenAI-compatible /v1.",
         description=gateway.__doc__ or "",
         lifespan=lifespan,
+        # Swagger UI and ReDoc load their scripts from a CDN; the gateway uses no network at run time, so it
+        # serves the document alone (/openapi.json).
+        docs_url=None,
+        redoc_url=None,
     )
     app.include_router(routes_memory.router)
     app.include_router(routes_run.router)

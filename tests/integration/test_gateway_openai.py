@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -160,3 +161,24 @@ def test_bad_embedding_inputs_are_400(client: OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         client.embeddings.create(model="fake-llm", input="x")
     assert isinstance(caught.value.body, dict) and caught.value.body["reason"] == "WRONG_MODEL_KIND"
+
+
+def test_response_format_json_schema_is_constrained(client: OpenAI) -> None:
+    schema = {"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]}
+    response = client.chat.completions.create(
+        model=SPEC_MODEL,
+        messages=[{"role": "user", "content": "pick a colour"}],
+        response_format={"type": "json_schema", "json_schema": {"name": "pick", "schema": schema}},
+    )
+    content = response.choices[0].message.content
+    assert content is not None and isinstance(json.loads(content)["colour"], str)
+
+
+def test_bad_agent_header_is_400(client: OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(
+            model=SPEC_MODEL,
+            messages=[{"role": "user", "content": "hi"}],
+            extra_headers={"X-Osaurus-Agent-Id": "two words"},
+        )
+    assert isinstance(caught.value.body, dict) and caught.value.body["reason"] == "INVALID_AGENT_ID"
