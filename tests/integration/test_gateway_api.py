@@ -263,3 +263,27 @@ def test_peer_down_is_503_json(stack: GatewayStack) -> None:
         response = client.get("/agents")
     assert response.status_code == 503
     assert response.json()["error"]["status"] == "UNAVAILABLE"
+
+
+@pytest.mark.slow  # memoryd's grounded distillation of six turns takes tens of seconds on two shared cores
+def test_ingest_distils_and_reingest_keeps_one_episode(http: httpx.Client) -> None:
+    turns = [
+        {"user": f"I have played the cello for {i + 2} years and practise every morning before my shift as a "
+                 "nurse at the hospital in Porto.", "assistant": "A lovely routine; the cello rewards daily practice."}
+        for i in range(6)
+    ]  # fmt: skip
+    body = {
+        "agent_id": "distiller",
+        "conversation_id": "s1",
+        "turns": turns,
+        "session_date": "2024-05-01T09:00:00Z",
+    }
+    first = http.post("/memory/ingest", json=body).json()
+    assert first["distillation"] == "distilled" and first["turns_ingested"] == 6
+    assert isinstance(first["episode_id"], int) and first["episode_id"] > 0
+    count = http.get("/agents/distiller").json()["memory_entry_count"]
+    assert count >= 1
+    again = http.post("/memory/ingest", json=body).json()
+    assert again["distillation"] == "distilled" and again["episode_id"] != first["episode_id"]
+    # The earlier episode of that conversation was replaced, not kept beside the new one.
+    assert http.get("/agents/distiller").json()["memory_entry_count"] == count
