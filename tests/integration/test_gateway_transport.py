@@ -4,6 +4,7 @@ checked on every request, loopback Host names only without a token, bounded bodi
 from __future__ import annotations
 
 import socket
+import ssl
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ from openai import OpenAI
 
 from gateway.app import InsecureListenError, check_transport
 from gateway.config import Settings
+from gateway.embedded import EmbeddedGateway
 from gateway.openapi import COMMITTED, document, render
+from servicekit.certs import init_certs
 from servicekit.tls import TransportSecurity
 from tests.support.gateway_stack import SPEC_MODEL, GatewayStack, running_stack
 
@@ -106,3 +109,19 @@ def test_committed_openapi_document_is_current(stack: GatewayStack) -> None:
     paths = set(document()["paths"])
     assert {"/memory/ingest", "/agents", "/agents/{agent_id}", "/agents/{agent_id}/run", "/v1/chat/completions",
             "/v1/models", "/v1/embeddings", "/identity/overrides"} <= paths  # fmt: skip
+
+
+def test_tls_serves_https_and_allows_a_non_loopback_listen(tmp_path: Path) -> None:
+    issued = init_certs(tmp_path / "certs")
+    transport = TransportSecurity(cert=issued.server_cert, key=issued.server_key)
+    check_transport(Settings(listen="0.0.0.0:1337", transport=transport))
+    settings = Settings(listen="127.0.0.1:0", memoryd_addr="127.0.0.1:1", transport=transport)
+    with EmbeddedGateway(settings) as gateway:
+        assert gateway.url.startswith("https://")
+        context = ssl.create_default_context(cafile=str(issued.ca_cert))
+        with httpx.Client(base_url=gateway.url, verify=context, timeout=20) as client:
+            assert client.get("/healthz").json() == {"status": "ok"}
+            down = client.get("/agents")  # memoryd is not there: a JSON 503, over TLS
+            assert down.status_code == 503 and down.json()["error"]["status"] == "UNAVAILABLE"
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://{gateway.address}/healthz", timeout=5)
