@@ -51,6 +51,11 @@ _STATES = {ipb.MODEL_STATE_UNLOADED: "unloaded", ipb.MODEL_STATE_LOADING: "loadi
            ipb.MODEL_STATE_READY: "ready", ipb.MODEL_STATE_FAILED: "failed"}  # fmt: skip
 
 
+def canonical_agent_id(agent_id: str) -> str:
+    """An agent id as memoryd stores it (UUIDs upper-cased); memoryd itself rejects malformed ids."""
+    return Violations().require_id(agent_id, "agent_id", max_chars=128, reason="INVALID_AGENT_ID")
+
+
 def agent_metadata(agent_header: str | None) -> tuple[tuple[str, str], ...]:
     """The X-Osaurus-Agent-Id tag as inferd metadata (validated like an agent id, UUIDs upper-cased)."""
     if agent_header is None:

@@ -14,6 +14,7 @@ from starlette.responses import StreamingResponse
 
 from gateway import sse
 from gateway.routes_memory import ERRORS, clients_of
+from gateway.routes_openai import canonical_agent_id
 from gateway.schemas import MemoryTrace, RunRequest, RunResponse, RunUsage
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.plugin.v1 import plugin_pb2 as ppb
@@ -50,7 +51,7 @@ async def run_agent(
     reply = await clients.plugins.RunAgent(message, timeout=clients.deadlines.inference_s)
     trace = reply.memory
     result = RunResponse(
-        agent_id=agent_id,
+        agent_id=canonical_agent_id(agent_id),
         conversation_id=body.conversation_id,
         reply=reply.reply,
         memory=MemoryTrace(

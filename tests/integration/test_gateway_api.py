@@ -287,3 +287,9 @@ def test_ingest_distils_and_reingest_keeps_one_episode(http: httpx.Client) -> No
     assert again["distillation"] == "distilled" and again["episode_id"] != first["episode_id"]
     # The earlier episode of that conversation was replaced, not kept beside the new one.
     assert http.get("/agents/distiller").json()["memory_entry_count"] == count
+
+
+def test_run_agent_answers_the_canonical_agent_id(http: httpx.Client) -> None:
+    body = {"conversation_id": "run-uuid", "messages": [{"role": "user", "content": "hi"}]}
+    result = http.post(f"/agents/{UUID_LOWER}/run", json=body).json()
+    assert result["agent_id"] == UUID_LOWER.upper()
