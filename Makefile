@@ -14,7 +14,7 @@ help: ## List the targets
 install: ## Create .venv and install pinned deps, models, OpenBLAS (root) and Node test deps; no-op when current
 	@bash scripts/install.sh
 
-run: install ## Start memoryd, inferd and plugin_host on loopback and wait until each is SERVING
+run: install ## Start memoryd, inferd, plugin_host and the HTTP gateway on loopback and wait until each answers
 	$(PY) scripts/run_all.py
 
 test: install ## Run the whole test suite
@@ -27,7 +27,7 @@ lint: install ## buf lint, ruff check + format check, protobuf drift check, impo
 	$(PY) scripts/gen_protos.py --check
 	$(BIN)/lint-imports
 
-typecheck: install ## mypy --strict on servicekit, memoryd, inferd, plugin_host
+typecheck: install ## mypy --strict on servicekit, memoryd, inferd, plugin_host, gateway
 	$(BIN)/mypy
 
 proto: install ## Regenerate protos/gen from protos/osaurus/**/*.proto

@@ -61,6 +61,7 @@ ensure_openblas() {
 node_ready() { [ -d "$NODE_DIR/node_modules/@grpc/grpc-js" ] && [ -d "$NODE_DIR/node_modules/@grpc/proto-loader" ]; }
 
 ensure_openblas
+[ -x /usr/bin/chromium ] || [ "${OSAURUS_SKIP_APT:-0}" = 1 ] || ! command -v apt-get >/dev/null 2>&1 || { if [ "$(id -u)" != 0 ]; then say "NOTE: not root, so chromium (for tests/browser) was skipped; run: sudo apt-get install -y chromium"; else say "installing chromium with apt-get (tests/browser)"; export DEBIAN_FRONTEND=noninteractive; { apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 chromium || { apt-get update -qq && apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 chromium; }; } >/dev/null 2>&1 || say "WARNING: apt-get could not install chromium; tests/browser will be skipped"; fi; }  # Debian's chromium for the Memory view's browser test
 
 if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(hash_inputs)" ] \
         && { ! have_node || node_ready; }; then

@@ -1,7 +1,8 @@
-"""Start memoryd, inferd and plugin_host, wait until each reports SERVING, and supervise them (`make run`).
+"""Start memoryd, inferd, plugin_host and the HTTP gateway, wait until each answers, and supervise them (`make run`).
 
 Each service runs as `python -m <package>` in its own process group with its default loopback address (or the
-OSAURUS_*_LISTEN override) and OSAURUS_HOME (default ~/.osaurus). SIGINT/SIGTERM are forwarded once to every
+OSAURUS_*_LISTEN override, OSAURUS_GATEWAY_LISTEN for the gateway's 127.0.0.1:1337) and OSAURUS_HOME (default
+~/.osaurus). The gRPC services are ready when grpc.health reports SERVING, the gateway when GET /healthz answers. SIGINT/SIGTERM are forwarded once to every
 child; if any child exits on its own, the others are stopped and this script exits non-zero.
 """
 
@@ -13,6 +14,8 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -34,12 +37,15 @@ class ServiceSpec:
     module: str
     listen_env: str
     default_address: str
+    http: bool = False
+    """Probed with GET /healthz instead of grpc.health."""
 
 
 SERVICES = (
     ServiceSpec("memoryd", "memoryd", "OSAURUS_MEMORYD_LISTEN", "127.0.0.1:50051"),
     ServiceSpec("inferd", "inferd", "OSAURUS_INFERD_LISTEN", "127.0.0.1:50052"),
     ServiceSpec("plugin_host", "plugin_host", "OSAURUS_PLUGIN_HOST_LISTEN", "127.0.0.1:50053"),
+    ServiceSpec("gateway", "gateway", "OSAURUS_GATEWAY_LISTEN", "127.0.0.1:1337", http=True),
 )
 
 
@@ -60,6 +66,7 @@ def child_environment(addresses: dict[str, str]) -> dict[str, str]:
         env[spec.listen_env] = addresses[spec.name]
     env.setdefault("OSAURUS_MEMORYD_ADDR", addresses["memoryd"])
     env.setdefault("OSAURUS_INFERD_ADDR", addresses["inferd"])
+    env.setdefault("OSAURUS_PLUGIN_HOST_ADDR", addresses["plugin_host"])
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
 
@@ -85,6 +92,25 @@ def health_status(address: str, timeout_s: float) -> int:
         return int(reply.status)
 
 
+def http_ready(address: str, timeout_s: float) -> bool:
+    """Whether GET http://address/healthz answers 200 (the gateway's liveness probe, no token needed)."""
+    try:
+        with urllib.request.urlopen(f"http://{address}/healthz", timeout=timeout_s) as reply:
+            return bool(reply.status == 200)
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+def is_ready(child: Child, timeout_s: float) -> bool:
+    """One readiness probe of a child: HTTP for the gateway, grpc.health for the others."""
+    if child.spec.http:
+        if not http_ready(child.address, timeout_s):
+            time.sleep(min(POLL_INTERVAL_S, timeout_s))  # refused at once while starting; do not spin
+            return False
+        return True
+    return health_status(child.address, timeout_s) == health_pb2.HealthCheckResponse.SERVING
+
+
 def wait_until_serving(children: list[Child], deadline_s: float, interrupted: list[int]) -> Child | None:
     """Poll health until all children are SERVING or a signal arrives; return one that died or timed out."""
     pending = list(children)
@@ -99,7 +125,7 @@ def wait_until_serving(children: list[Child], deadline_s: float, interrupted: li
             if remaining_s <= 0:
                 print(f"run_all: {child.spec.name} did not report SERVING on {child.address} in time")
                 return child
-            if health_status(child.address, min(1.0, remaining_s)) == health_pb2.HealthCheckResponse.SERVING:
+            if is_ready(child, min(1.0, remaining_s)):
                 pending.remove(child)
     return None
 
@@ -149,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     for child in children:
+        if child.spec.http:
+            print(f"  {child.spec.name:<12} {child.address:<22} SERVING   curl http://{child.address}/agents")
+            continue
         target = grpcurl_target(child.address)
         print(f"  {child.spec.name:<12} {child.address:<22} SERVING   grpcurl -plaintext {target} list")
     print("\nrun_all: all services SERVING; Ctrl-C stops them.", flush=True)

@@ -1,0 +1,289 @@
+"""Gateway overhead (issue 20): POST /memory/ingest (skip_extraction) and GET /agents through the HTTP gateway
+against the same calls made directly over gRPC, and chat-completion passthrough (/v1/chat/completions) against
+inferd's Generate on the fake backend, all in one run.
+
+inferd (`--backend fake`), memoryd and the gateway run as subprocesses (`python -m …`, port 0, port files), so each
+server has its own interpreter; the client is this process, one call at a time on one keep-alive connection
+(http.client, the lightest HTTP client, so client-side parsing does not pass for gateway time) and one gRPC
+channel. Every round makes the gRPC call and then the HTTP call of each pair, so a busy moment of the shared
+machine hits both alike; figures are medians over all rounds. Added time = HTTP p50 - gRPC p50.
+
+The gateway path has one more process hop than the direct call (client → gateway → memoryd instead of client →
+memoryd), so its added time includes one whole loopback round trip to one more process. The floor row measures
+that alone: GET /healthz (no gRPC call behind it; its p50 is the price of the hop) beside grpc.health's Check on
+memoryd (the same trivial call on the gRPC stack). On a busy shared machine the scheduler's wake-up latency
+dominates that round trip; "beyond the hop" = added p50 - GET /healthz p50 is the gateway's own work.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from bench.report import BenchResult
+from osaurus.inference.v1 import inference_pb2 as ipb
+from osaurus.inference.v1 import inference_pb2_grpc as ipb_grpc
+from osaurus.memory.v1 import memory_pb2 as mpb
+from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
+
+REPO = Path(__file__).resolve().parents[1]
+ISSUE = 20
+CALLS = int(os.environ.get("OSAURUS_BENCH_GATEWAY_CALLS", "400"))
+WARMUP_CALLS = 50
+SEED_AGENTS = 20
+TARGET_MS = 1.0
+TURNS = [
+    {"user": "Hi, my name is Alice", "assistant": "Hello Alice!"},
+    {"user": "I work at Acme Corp", "assistant": "Got it."},
+]
+PROMPT = "Which index type suits prefix search on product codes?"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One operation measured both ways: latencies in ms."""
+
+    name: str
+    grpc_ms: list[float]
+    http_ms: list[float]
+
+    @property
+    def added_ms(self) -> float:
+        return statistics.median(self.http_ms) - statistics.median(self.grpc_ms)
+
+
+def _spawn(name: str, args: list[str], home: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port_file = home / f"{name}.port"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "protos" / "gen")]))
+    env.pop("OSAURUS_AUTH_TOKEN_FILE", None)
+    log = (home / f"{name}.log").open("wb")
+    command = [sys.executable, "-m", name, "--port-file", str(port_file), "--log-level", "WARNING", *args]
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while not port_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"{name} did not start: {(home / f'{name}.log').read_text()[-2000:]}")
+        time.sleep(0.05)
+    return process, port_file.read_text().strip()
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+class _Http:
+    """One keep-alive HTTP/1.1 connection; JSON in, status and JSON out."""
+
+    def __init__(self, address: str) -> None:
+        host, port = address.rsplit(":", 1)
+        self._conn = http.client.HTTPConnection(host, int(port), timeout=60)
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        self._conn.request(method, path, body=data, headers=headers)
+        response = self._conn.getresponse()
+        payload = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{method} {path}: HTTP {response.status} {payload[:300]!r}")
+        return json.loads(payload)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000.0
+
+
+def _measure(pairs: dict[str, tuple[Callable[[], Any], Callable[[], Any]]]) -> list[Pair]:
+    for grpc_call, http_call in pairs.values():
+        for _ in range(WARMUP_CALLS):
+            grpc_call()
+            http_call()
+    samples: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in pairs}
+    for _ in range(CALLS):
+        for name, (grpc_call, http_call) in pairs.items():
+            samples[name][0].append(_timed(grpc_call))
+            samples[name][1].append(_timed(http_call))
+    return [Pair(name, g, h) for name, (g, h) in samples.items()]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _detail(pairs: list[Pair]) -> str:
+    lines = [
+        f"{CALLS} calls per path after {WARMUP_CALLS} warm-up calls, one at a time, gRPC and HTTP interleaved "
+        "(method in the module docstring). inferd runs the fake backend, so the chat row is the gateway's "
+        "passthrough cost alone. The HTTP client is `http.client` on one keep-alive connection.",
+        "",
+        "| operation | gRPC p50 ms | HTTP p50 ms | added p50 ms | gRPC p90 ms | HTTP p90 ms |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for p in pairs:
+        lines.append(
+            f"| {p.name} | {statistics.median(p.grpc_ms):.3f} | {statistics.median(p.http_ms):.3f} | "
+            f"{p.added_ms:+.3f} | {_pct(p.grpc_ms, 0.9):.3f} | {_pct(p.http_ms, 0.9):.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def run() -> list[BenchResult]:
+    """Start inferd (fake), memoryd and the gateway; measure each pair; stop them."""
+    with tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
+        home = Path(tmp)
+        (home / "memoryd" / "config").mkdir(parents=True)
+        (home / "memoryd" / "config" / "memory.json").write_text(json.dumps({"coreModel": ""}))
+        processes: list[subprocess.Popen[bytes]] = []
+        try:
+            inferd, inferd_target = _spawn(
+                "inferd",
+                ["--backend", "fake", "--listen", "127.0.0.1:0", "--home", str(home / "inferd")],
+                home,
+            )
+            processes.append(inferd)
+            memoryd, memoryd_target = _spawn(
+                "memoryd",
+                ["--listen", "127.0.0.1:0", "--home", str(home / "memoryd"), "--inferd", inferd_target],
+                home,
+            )
+            processes.append(memoryd)
+            gateway, gateway_address = _spawn(
+                "gateway",
+                ["--listen", "127.0.0.1:0", "--memoryd", memoryd_target, "--inferd", inferd_target,
+                 "--plugin-host", "127.0.0.1:1"],
+                home,
+            )  # fmt: skip
+            processes.append(gateway)
+            pairs = _run_pairs(memoryd_target, inferd_target, gateway_address)
+        finally:
+            for process in reversed(processes):
+                _stop(process)
+    by_name = {p.name: p for p in pairs}
+    detail = _detail(pairs)
+    ingest, agents, chat = by_name["POST /memory/ingest"], by_name["GET /agents"], by_name["chat completion"]
+    floor = by_name["floor: GET /healthz vs Health/Check"]
+    hop_ms = statistics.median(floor.http_ms)
+    detail += (
+        f"\n\nLoad average when the run ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. Beyond the "
+        f"hop (added p50 - GET /healthz p50 {hop_ms:.2f} ms): ingest {ingest.added_ms - hop_ms:+.2f} ms, "
+        f"agents {agents.added_ms - hop_ms:+.2f} ms, chat {chat.added_ms - hop_ms:+.2f} ms."
+    )
+    return [
+        BenchResult(
+            ISSUE,
+            "Gateway added p50: POST /memory/ingest (skip_extraction, 2 turns) vs gRPC Ingest",
+            f"{ingest.added_ms:+.2f} ms ({statistics.median(ingest.http_ms):.2f} vs "
+            f"{statistics.median(ingest.grpc_ms):.2f} ms)",
+            f"≤ {TARGET_MS:g} ms",
+            detail,
+        ),
+        BenchResult(
+            ISSUE,
+            f"Gateway added p50: GET /agents ({SEED_AGENTS + 1} agents) vs gRPC ListAgents",
+            f"{agents.added_ms:+.2f} ms ({statistics.median(agents.http_ms):.2f} vs "
+            f"{statistics.median(agents.grpc_ms):.2f} ms)",
+            f"≤ {TARGET_MS:g} ms",
+        ),
+        BenchResult(
+            ISSUE,
+            "Gateway added p50: /v1/chat/completions vs inferd Generate (fake backend)",
+            f"{chat.added_ms:+.2f} ms ({statistics.median(chat.http_ms):.2f} vs "
+            f"{statistics.median(chat.grpc_ms):.2f} ms)",
+            "—",
+        ),
+        BenchResult(
+            ISSUE,
+            "Extra hop alone p50: GET /healthz round trip (gRPC Health/Check beside it)",
+            f"{hop_ms:.2f} ms (Health/Check {statistics.median(floor.grpc_ms):.2f} ms)",
+            "—",
+        ),
+    ]
+
+
+def _run_pairs(memoryd_target: str, inferd_target: str, gateway_address: str) -> list[Pair]:
+    http_client = _Http(gateway_address)
+    with (
+        grpc.insecure_channel(memoryd_target) as m_channel,
+        grpc.insecure_channel(inferd_target) as i_channel,
+    ):
+        memory = mpb_grpc.MemoryServiceStub(m_channel)
+        inference = ipb_grpc.InferenceServiceStub(i_channel)
+        for n in range(SEED_AGENTS):
+            memory.Ingest(
+                mpb.IngestRequest(agent_id=f"seed-{n:02d}", conversation_id="seed",
+                                  turns=[mpb.Turn(user="seed turn")], skip_extraction=True),
+                timeout=30,
+            )  # fmt: skip
+        ingest_body = {
+            "agent_id": "bench",
+            "conversation_id": "session-1",
+            "turns": TURNS,
+            "skip_extraction": True,
+        }
+        ingest_request = mpb.IngestRequest(
+            agent_id="bench",
+            conversation_id="session-1",
+            turns=[mpb.Turn(user=t["user"], assistant=t["assistant"]) for t in TURNS],
+            skip_extraction=True,
+        )
+        generate = ipb.GenerateRequest(messages=[ipb.ChatMessage(role=ipb.ROLE_USER, content=PROMPT)])
+        chat_body = {"model": "", "messages": [{"role": "user", "content": PROMPT}]}
+
+        def check_ingest() -> None:
+            assert http_client.call("POST", "/memory/ingest", ingest_body)["turns_ingested"] == 2
+
+        def list_http() -> None:
+            assert len(http_client.call("GET", "/agents")["agents"]) == SEED_AGENTS + 1
+
+        health = health_pb2_grpc.HealthStub(m_channel)
+        pairs = {
+            "floor: GET /healthz vs Health/Check": (
+                lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=30),
+                lambda: http_client.call("GET", "/healthz"),
+            ),
+            "POST /memory/ingest": (lambda: memory.Ingest(ingest_request, timeout=30), check_ingest),
+            "GET /agents": (
+                lambda: memory.ListAgents(mpb.ListAgentsRequest(page_size=1000), timeout=30),
+                list_http,
+            ),
+            "chat completion": (
+                lambda: inference.Generate(generate, timeout=30),
+                lambda: http_client.call("POST", "/v1/chat/completions", chat_body),
+            ),
+        }
+        try:
+            return _measure(pairs)
+        finally:
+            http_client.close()
+
+
+if __name__ == "__main__":
+    results = run()
+    for result in results:
+        print(f"{result.metric}: {result.value} (target {result.target})")
+    print(results[0].detail)

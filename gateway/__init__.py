@@ -1,0 +1,1 @@
+"""gateway: the HTTP face of osaurus (REST memory API, composed agent runs, OpenAI-compatible /v1) over gRPC."""
