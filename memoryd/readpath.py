@@ -15,13 +15,21 @@ from memoryd.retrieval import blocks, gate_lexicon
 from memoryd.retrieval import gate_model as gate_model_file
 from memoryd.retrieval.cache import AssemblyCache
 from memoryd.retrieval.evidence import SectionEvidence
-from memoryd.retrieval.gate import GateClassifier, GateDecision, GateMode, RelevanceGate, prepare_entities
+from memoryd.retrieval.gate import (
+    GateClassifier,
+    GateDecision,
+    GateMode,
+    RelevanceGate,
+    prepare_entities,
+    trigger_flags,
+)
 from memoryd.retrieval.gate_evidence import decide_evidence
 from memoryd.retrieval.gate_features import SEARCHED, QueryEvidence, compute
 from memoryd.retrieval.gate_model import GateModel
 from memoryd.retrieval.items import IdentitySnapshot, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits, Plan, Planner, fetch_limit
 from memoryd.retrieval.tokens import EstimatingCounter, TokenCounter
+from memoryd.writer.grounding.secrets import redact_secrets
 
 _log = logging.getLogger("memoryd.readpath")
 
@@ -369,6 +377,9 @@ class ReadPath:
         decision = self._gate.decide(query, entities, mode, deadline_s=deadline_s, evidence=evidence_decision)
         ranked = list(decision.ranked) or ([decision.section] if decision.section is not Section.NONE else [])
 
+        # A credential in a transcript turn is quoted only when the user asks for the literal turn.
+        redact = None if trigger_flags(query, frozenset())["literal_recall"] else redact_secrets
+
         def plan_section(section: Section, *, is_fallback: bool = False) -> Plan:
             return self._planner.plan(
                 agent_id,
@@ -382,6 +393,7 @@ class ReadPath:
                 vector_timeout_s=vector_timeout_s(),
                 require_shared_term=is_fallback,
                 searched=searched.get(section),
+                redact=redact,
             )
 
         reasons = [decision.reason]

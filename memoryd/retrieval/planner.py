@@ -104,8 +104,16 @@ def _relevance(hits: Sequence[MemoryHit]) -> list[float]:
     return [max(h.score, 0.0) / top for h in hits]
 
 
-def hit_candidates(section: Section, hits: Sequence[MemoryHit], query: str) -> list[Candidate]:
-    """Lines for a searched section, ranked by relevance (and salience for pinned facts and episodes)."""
+def hit_candidates(
+    section: Section,
+    hits: Sequence[MemoryHit],
+    query: str,
+    redact: Callable[[str], str] | None = None,
+) -> list[Candidate]:
+    """Lines for a searched section, ranked by relevance (and salience for pinned facts and episodes).
+
+    redact (when given) rewrites transcript text before it is shown: the user's own words may hold a credential,
+    which a block quotes only when the user asks for the literal turn."""
     folded_query = fold(query)
     out: list[Candidate] = []
     for hit, rel in zip(hits, _relevance(hits), strict=True):
@@ -119,7 +127,8 @@ def hit_candidates(section: Section, hits: Sequence[MemoryHit], query: str) -> l
         elif section is Section.TRANSCRIPT:
             if fold(hit.text) == folded_query:
                 continue  # the question itself, already buffered: not a recollection
-            line = blocks.transcript_line(hit.occurred_at_ms, hit.role, hit.text)
+            text = redact(hit.text) if redact is not None else hit.text
+            line = blocks.transcript_line(hit.occurred_at_ms, hit.role, text)
             out.append(Candidate(hit.ref, line, rel, hit.occurred_at_ms))
     return out
 
@@ -250,6 +259,7 @@ class Planner:
         vector_timeout_s: float | None = None,
         require_shared_term: bool = False,
         searched: Sequence[MemoryHit] | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> Plan:
         """One section's body under budget_tokens, counting the frame that will surround it.
 
@@ -258,6 +268,7 @@ class Planner:
         require_shared_term: keep only hits sharing a word with the query (a fallback section must show evidence).
         searched: the section's search results when the caller already searched (the gate's evidence pass), so the
         section is not searched twice.
+        redact: applied to transcript text before it becomes a line (credentials, unless the literal turn is asked).
         """
         if section is Section.NONE:
             return Plan(section, "", (), 0, 0)
@@ -275,7 +286,7 @@ class Planner:
                 hits = self._source.search(agent_id, section, query, limit, vector_timeout_s=vector_timeout_s)
             note = hits.note if isinstance(hits, NotedHits) else ""
             usable = with_shared_terms(hits, query) if require_shared_term else hits
-            candidates = hit_candidates(section, usable, query)
+            candidates = hit_candidates(section, usable, query, redact)
         plan = fit(section, candidates, budget_tokens, self._counter, frame, extra)
         if note:
             plan = replace(plan, search_note=note)
