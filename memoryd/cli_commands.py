@@ -19,6 +19,7 @@ from memoryd.cli_render import pairs, parse_ref, ref, size, table, when
 from memoryd.cli_security import degraded_pairs
 from memoryd.client import MemoryClient
 from memoryd.config import KEYS_BY_ATTR, MemoryConfig
+from memoryd.domain import KIND_TRANSCRIPT
 
 
 # --------------------------------------------------------------------------------------------------- agents
@@ -203,6 +204,12 @@ def inspect(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
         print(found.preview, file=out)
         print(file=out)
         pairs(out, sorted(found.metadata.items()))
+        if found.source_turns:
+            # Provenance: the transcript turns this derived row was learned from and verified against.
+            print(file=out)
+            print("source turns:", file=out)
+            for turn in found.source_turns:
+                print(f"  {ref(KIND_TRANSCRIPT, turn.id)} {turn.role:<9} {turn.preview}", file=out)
 
     io.emit(found, human)
     return EXIT_OK

@@ -160,6 +160,13 @@ def test_console_commands(rig: ConsoleRig) -> None:
     assert "[redacted email]" in inspected.out and "alpha@example.com" not in inspected.out
     assert "vector:   yes" in inspected.out
     assert ctl(t, "--json", "inspect", f"pinned:{fact}").json()["redactions"] == ["email"]
+    # Provenance: the turns a derived row was learned from, redacted like the preview.
+    with rig.memoryd.app.store.db.write():
+        rig.memoryd.app.store.db.execute(
+            "UPDATE pinned_facts SET source_turn_ids = ? WHERE id = ?", (str(turn), fact)
+        )
+    sourced = ctl(t, "inspect", f"pinned:{fact}").out
+    assert "source turns:" in sourced and f"transcript:{turn}" in sourced and "415-555-0199" not in sourced
     assert ctl(t, "disable", f"pinned:{fact}").out.strip() == "disabled"
     assert ctl(t, "disable", f"pinned:{fact}").out.strip() == "already disabled"
     assert ctl(t, "--json", "search", "locker", "--include-disabled").json()[0]["is_disabled"] in (
