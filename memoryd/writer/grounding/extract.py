@@ -115,8 +115,11 @@ _RESCHEDULED = re.compile(
 )
 #: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
 _PLAN_VERB = re.compile(
-    r"\b(?:is|are|was|will|'s|starts?|begins?|ends?|ships?|lands?|launch(?:es)?|happens?|takes place|opens?|"
-    r"closes?|est|sera|commence|es|será|empieza|ist|wird|beginnt|é|começa|on|at|in)\b",
+    r"\b(?:is|are|was|were|will|'s|got|gets|been|starts?|begins?|ends?|ships?|lands?|launches|"
+    r"happens?|takes place|opens?|closes?|est|sera|a été|ont été|commence|aura lieu|se|es|será|está|ha|han|fue|"
+    r"sale|llega|empieza|ist|wird|wurde|hat|findet|beginnt|é|será|foi|vai|fica|ficou|começa|on|at|in|"
+    # A post-modifier ends the head noun too: "the call with the client" is a call.
+    r"with|avec|con|mit|com|prévue?s?|prévus|prevista?|previsto|programad[oa]|geplant|marcad[oa])\b",
     re.IGNORECASE,
 )
 #: An object pronoun; "it's" / "it is" / "that will" are subjects ("it's now March 17"), not what is acted on.

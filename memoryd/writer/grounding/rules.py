@@ -245,19 +245,25 @@ def _is_name(value: str) -> bool:
     )
 
 
+def _for_target(text: str) -> str:
+    """The slug of what a choice is for ("for the billing service", "for issue tracking"), or ""."""
+    target = FOR_TARGET.search(text)
+    return _slug(target.group(1) or target.group(2), 2) if target else ""
+
+
 def _choice_slot(value: str, sentence: str = "") -> str:
     switched = _SWITCHED_THING.match(value)
     if switched:
         return f"choice.{_slug(switched.group('x'), 2)}"
-    target = FOR_TARGET.search(value)
+    target = _for_target(value)
     if target:
-        return f"choice.{_slug(target.group(1), 2)}"
+        return f"choice.{target}"
     category = CHOICE_CATEGORIES.search(value)
     if category:
         return f"choice.{_slug(category.group(0), 2)}"
-    target = FOR_TARGET.search(sentence)  # "For the billing service we'll go with …"
+    target = _for_target(sentence)  # "For the billing service we'll go with …"
     if target:
-        return f"choice.{_slug(target.group(1), 2)}"
+        return f"choice.{target}"
     category = CHOICE_CATEGORIES.search(sentence)
     if category:
         return f"choice.{_slug(category.group(0), 2)}"

@@ -1,0 +1,240 @@
+"""Generalisation of the extractor on hand-written sentences (none from the labelled set): facts, slots, negatives.
+
+Each single sentence names the slot its fact must land in (a prefix ending in "." matches any slot under it, a
+"kind:" entry a kind without a slot) or None for no fact at all; each correction pair is said in two sessions, and
+the later fact must land in the slot of the earlier one, with a different value.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.writer.grounding import GroundedFact, SourceTurn, extract
+from memoryd.writer.grounding.text import light_stem, tokens
+
+#: 2026-12-02, a Wednesday, 00:00 UTC; the correcting session is a week later.
+SESSION_MS = 1_796_169_600_000
+LATER_MS = SESSION_MS + 7 * 86_400_000
+
+SINGLE: list[tuple[str, str | None]] = [
+    # --- who the user is (en)
+    ("My name is Daniel Okafor.", "identity.name"),
+    ("Hi, I'm Rosalind.", "identity.name"),
+    ("Everyone calls me Teddy, so please do too.", "identity.address_as"),
+    ("Please call me Sam.", "identity.address_as"),
+    ("I'm a nurse at St Mary's.", "identity.role"),
+    ("I work as a data analyst.", "identity.role"),
+    ("I'm a software engineer.", "identity.role"),
+    ("I work at Shopify.", "identity.employer"),
+    ("I work for Deloitte as an auditor.", "identity.employer"),
+    ("I live in Glasgow.", "identity.home"),
+    ("I'm based in Lisbon these days.", "identity.home"),
+    ("I'm 34.", "identity.age"),
+    ("I just turned 41 last week.", "identity.age"),
+    ("I'm originally from Nairobi.", "identity.origin"),
+    # --- who the user is (fr, es, de, pt)
+    ("Je m'appelle Camille Moreau.", "identity.name"),
+    ("J'habite à Nantes.", "identity.home"),
+    ("Je travaille chez Airbus.", "identity.employer"),
+    ("Je suis infirmière.", "identity.role"),
+    ("J'ai 29 ans.", "identity.age"),
+    ("Me llamo Lucía.", "identity.name"),
+    ("Vivo en Sevilla.", "identity.home"),
+    ("Trabajo en Telefónica.", "identity.employer"),
+    ("Soy profesora de historia.", "identity.role"),
+    ("Tengo 52 años.", "identity.age"),
+    ("Ich heiße Jonas.", "identity.name"),
+    ("Ich wohne in Hamburg.", "identity.home"),
+    ("Ich arbeite bei Siemens.", "identity.employer"),
+    ("Ich arbeite als Krankenpfleger.", "identity.role"),
+    ("Ich bin 38 Jahre alt.", "identity.age"),
+    ("Meu nome é Beatriz.", "identity.name"),
+    ("Moro em Curitiba.", "identity.home"),
+    ("Trabalho na Embraer.", "identity.employer"),
+    ("Sou engenheira.", "identity.role"),
+    ("Tenho 45 anos.", "identity.age"),
+    # --- preferences and standing instructions
+    ("I prefer tea over coffee.", "kind:preference"),
+    ("I really hate cilantro.", "kind:preference"),
+    ("I'm vegetarian.", "preference.diet"),
+    ("I'm allergic to peanuts.", "allergy."),
+    ("Always answer in bullet points.", "kind:instruction"),
+    ("From now on, keep your answers under five sentences.", "kind:instruction"),
+    ("Never use emojis in your replies.", "kind:instruction"),
+    ("Je préfère le thé vert.", "kind:preference"),
+    ("Réponds-moi toujours en français.", "instruction.language"),
+    ("Prefiero el café solo.", "kind:preference"),
+    ("Soy vegana.", "preference.diet"),
+    ("Ich mag keine Pilze.", "kind:preference"),
+    ("Ich bin Vegetarierin.", "preference.diet"),
+    ("Prefiro chá a café.", "kind:preference"),
+    ("Sou alérgica a camarão.", "allergy."),
+    # --- people, pets, tools
+    ("My manager is Helen.", "relation.manager"),
+    ("My boss, Rafael, is great.", "relation.manager"),
+    ("My wife Anna is a doctor.", "relation.partner"),
+    ("We have a dog called Biscuit.", "pet."),
+    ("Our cat Mochi is twelve.", "pet."),
+    ("I use Obsidian for notes.", "tool."),
+    ("Mon chef s'appelle Thierry.", "relation.manager"),
+    ("Mi jefa es Carmen.", "relation.manager"),
+    ("Meine Chefin heißt Petra.", "relation.manager"),
+    ("Minha chefe é a Fernanda.", "relation.manager"),
+    ("J'utilise Notion pour mes projets.", "tool."),
+    # --- plans with dates
+    ("The product launch is on March 14.", "plan:launch"),
+    ("Our offsite is next Friday.", "plan:offsite"),
+    ("I have a dentist appointment on Thursday.", "plan:appointment"),
+    ("The board meeting is on January 20.", "plan:meeting"),
+    ("The release ships on February 2.", "plan:release"),
+    ("Le lancement est prévu le 10 mars.", "plan:lancement"),
+    ("Mi vuelo sale el 15 de enero.", "plan:vuelo"),
+    ("Die Konferenz ist am 3. Februar.", "plan:Konferenz"),
+    ("A reunião é no dia 8 de janeiro.", "plan:reunião"),
+    # --- decisions and action items
+    ("We'll go with Postgres for the database.", "choice.database"),
+    ("Let's use Figma for the design.", "choice.design"),
+    ("We decided to use Linear for issue tracking.", "choice."),
+    ("On part sur React pour le frontend.", "choice."),
+    ("Vamos con AWS para el hosting.", "choice."),
+    ("Wir nehmen Postgres als Datenbank.", "choice."),
+    ("Vamos usar o Slack para a comunicação.", "choice."),
+    ("I need to renew my passport.", "kind:action_item"),
+    ("I have to send the invoice to the client.", "kind:action_item"),
+    ("Je dois appeler le plombier.", "kind:action_item"),
+    ("Tengo que pagar el alquiler.", "kind:action_item"),
+    ("Ich muss die Steuererklärung machen.", "kind:action_item"),
+    ("Preciso renovar o meu passaporte.", "kind:action_item"),
+    # --- negatives: hypotheticals, other people, questions, small talk, assistant guesses
+    ("If I lived in Paris I'd walk everywhere.", None),
+    ("Imagine I was a pilot, what would my day look like?", None),
+    ("My brother loves sushi.", None),
+    ("My wife thinks I'm a workaholic.", None),
+    ("Do you like jazz?", None),
+    ("What's the capital of Peru?", None),
+    ("Nice weather today, huh?", None),
+    ("Thanks, that's helpful!", None),
+    ("Ok cool.", None),
+    ("Si j'étais riche, j'habiterais à Monaco.", None),
+    ("¿Te gusta el fútbol?", None),
+    ("Wenn ich Zeit hätte, würde ich Spanisch lernen.", None),
+    ("Se eu fosse rico, morava em Sintra.", None),
+    ("My friend says she's moving to Berlin.", None),
+    ("Lol, that's funny.", None),
+    ("Can you suggest a recipe for dinner?", None),
+    ("Maybe I'll try yoga someday.", None),
+    ("I don't know, what do you think?", None),
+    ("Mi hermana vive en Madrid y le encanta el teatro.", "kind:relation-or-none"),
+    ("Ma sœur adore le chocolat.", "kind:relation-or-none"),
+]
+
+#: (what was said first, the correction said a week later): the correction must land in the same slot.
+CORRECTIONS: list[tuple[str, str]] = [
+    ("The launch is on April 20.", "Actually the launch moved to May 3."),
+    ("The launch is on April 20.", "We pushed the launch to May 12."),
+    ("The launch is on April 20.", "The launch has been postponed to June 1."),
+    ("The call with the client is on Friday at 3pm.", "Scratch that, the call is at 4pm on Friday."),
+    ("The team offsite is on March 10.", "The offsite is now on March 17."),
+    ("My dentist appointment is on Tuesday.", "The dentist appointment got moved to Thursday."),
+    ("Le rendez-vous est le 5 mars.", "Le rendez-vous est décalé au 12 mars."),
+    ("La réunion est prévue le 3 février.", "La réunion a été reportée au 10 février."),
+    ("La entrega es el 20 de marzo.", "La entrega se ha pospuesto al 27 de marzo."),
+    ("Die Präsentation ist am 4. März.", "Die Präsentation wurde auf den 11. März verschoben."),
+    ("A apresentação é no dia 4 de março.", "A apresentação foi adiada para 11 de março."),
+    ("I live in Manchester.", "I moved to Leeds."),
+    ("I live in Manchester.", "We've just relocated to Bristol."),
+    ("I live in Manchester.", "I'm living in York now."),
+    ("J'habite à Lyon.", "J'ai déménagé à Bordeaux."),
+    ("Vivo en Sevilla.", "Ya no vivo en Sevilla, ahora vivo en Bilbao."),
+    ("Vivo en Sevilla.", "Me mudé a Valencia."),
+    ("Ich wohne in Köln.", "Ich bin nach Leipzig gezogen."),
+    ("Moro em Lisboa.", "Mudei-me para o Porto."),
+    ("Moro em Lisboa.", "Agora moro em Coimbra."),
+    ("My manager is Tom.", "My new manager is Priya."),
+    ("My manager is Tom.", "Tom left, my manager is now Priya."),
+    ("My boss is Tom.", "My boss is now Priya."),
+    ("Mon chef s'appelle Thierry.", "Mon nouveau chef s'appelle Karim."),
+    ("Mi jefe es Andrés.", "Mi nuevo jefe es Marcos."),
+    ("Mein Chef heißt Stefan.", "Mein neuer Chef heißt Lukas."),
+    ("O meu chefe é o Rui.", "O meu novo chefe é o Tiago."),
+    ("I work at Google.", "I now work at Stripe."),
+    ("I work at Google.", "I left Google and I work at Stripe now."),
+    ("Je travaille chez Renault.", "Je travaille maintenant chez Peugeot."),
+    ("Trabajo en Telefónica.", "Ahora trabajo en Iberdrola."),
+    ("Ich arbeite bei Siemens.", "Ich arbeite jetzt bei Bosch."),
+    ("Trabalho na Embraer.", "Agora trabalho na Petrobras."),
+    ("I'm a teacher.", "I'm a school principal now."),
+    ("I work as a data analyst.", "I work as a data scientist now."),
+    ("I'm 34.", "I'm 35 now."),
+    ("My name is Katherine.", "My name is Kate Ellis."),
+    ("Please call me Kathy.", "Actually, call me Kate."),
+    (
+        "We'll go with Jira for issue tracking.",
+        "We're not using Jira anymore, we switched to Linear for issue tracking.",
+    ),
+    ("We'll use MySQL for the database.", "We switched the database to Postgres."),
+    ("Let's use Trello for the project board.", "Let's use Asana for the project board instead."),
+    ("On part sur Vue pour le frontend.", "Finalement on part sur React pour le frontend."),
+    ("Vamos con Heroku para el hosting.", "Al final vamos con AWS para el hosting."),
+    ("Wir nehmen MySQL als Datenbank.", "Wir haben auf Postgres als Datenbank gewechselt."),
+    ("Vamos usar o Teams para a comunicação.", "Agora vamos usar o Slack para a comunicação."),
+    ("I use Evernote for notes.", "I use Obsidian for notes now."),
+    ("Our vet is Dr Patel.", "We changed vets, the new one is Dr Moreno."),
+    ("My partner is Alex.", "My partner is now Jordan."),
+    ("I'm vegetarian.", "I'm vegan now."),
+    ("My goal is to run a half marathon.", "My goal is now to run a full marathon."),
+]
+
+
+def _facts(text: str, session_ms: int = SESSION_MS) -> list[GroundedFact]:
+    return list(extract([SourceTurn(0, 100, text, "Okay.")], session_time_ms=session_ms).facts)
+
+
+def _matches(fact: GroundedFact, expected: str) -> bool:
+    if expected.startswith("kind:"):
+        return fact.kind.value == expected[5:]
+    if expected.startswith("plan:"):  # the event's head noun, stemmed as slots are
+        return fact.slot == f"plan.{light_stem(tokens(expected[5:])[0])}"
+    return fact.slot.startswith(expected) if expected.endswith(".") else fact.slot == expected
+
+
+def single_ok(text: str, expected: str | None) -> bool:
+    facts = _facts(text)
+    if expected is None:
+        return not facts
+    # Someone else's taste: at most a relation fact, never the user's liking.
+    if expected == "kind:relation-or-none":
+        return all(f.kind.value == "relation" for f in facts)
+    return any(_matches(f, expected) for f in facts)
+
+
+def correction_ok(first: str, later: str) -> bool:
+    before = [f for f in _facts(first) if f.slot]
+    after = [f for f in _facts(later, LATER_MS) if f.slot]
+    if not before or not after:
+        return False
+    slot = before[-1].slot
+    new = [f for f in after if f.slot == slot]
+    return bool(new) and new[-1].value.casefold() != before[-1].value.casefold()
+
+
+#: Cases the grammar does not read yet (kept visible so the share can be tracked, not hidden).
+KNOWN_SINGLE: frozenset[str] = frozenset()
+KNOWN_CORRECTIONS: frozenset[str] = frozenset({"I use Obsidian for notes now."})  # tool slots are per tool
+
+
+@pytest.mark.parametrize(("text", "expected"), SINGLE)
+def test_single_sentence(text: str, expected: str | None) -> None:
+    if text in KNOWN_SINGLE:
+        pytest.xfail("not read yet")
+    assert single_ok(text, expected), [(f.kind.value, f.slot, f.value) for f in _facts(text)]
+
+
+@pytest.mark.parametrize(("first", "later"), CORRECTIONS)
+def test_correction_lands_in_the_same_slot(first: str, later: str) -> None:
+    if later in KNOWN_CORRECTIONS:
+        pytest.xfail("not read yet")
+    assert correction_ok(first, later), (
+        [(f.slot, f.value) for f in _facts(first)],
+        [(f.slot, f.value) for f in _facts(later, LATER_MS)],
+    )
