@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.writer.grounding import GroundedFact, SourceTurn, extract
+from memoryd.writer.grounding import GroundedFact, SourceTurn, ground
 from memoryd.writer.grounding.text import light_stem, tokens
 
 #: 2026-12-02, a Wednesday, 00:00 UTC; the correcting session is a week later.
@@ -186,8 +186,104 @@ CORRECTIONS: list[tuple[str, str]] = [
 ]
 
 
+SINGLE += [
+    # --- second batch, written after the first was read: other phrasings
+    ("I'm Priya, a product designer at Figma.", "identity.name"),
+    ("I'm Priya, a product designer at Figma.", "identity.employer"),
+    ("Name's Jake, by the way.", "identity.name"),
+    ("I go by Alex.", "identity.address_as"),
+    ("Work-wise, I'm a backend developer at Monzo.", "identity.employer"),
+    ("I've lived in Dublin for ten years.", "identity.home"),
+    ("I'm from Lagos but I live in London.", "identity.home"),
+    ("I'm from Lagos but I live in London.", "identity.origin"),
+    ("Please don't use emojis.", "kind:instruction"),
+    ("I can't eat gluten.", "kind:preference"),
+    ("I'm lactose intolerant.", "diet."),
+    ("My daughter Lily starts school on September 3.", "relation."),
+    ("We got a puppy named Pixel.", "pet."),
+    ("My therapist is Dr Lee.", "relation."),
+    ("The deadline for the report is Friday.", "plan:deadline"),
+    ("I'm flying to Tokyo on March 3.", "kind:plan"),
+    ("Our wedding is on June 13.", "plan:wedding"),
+    ("Moi c'est Inès, je suis développeuse.", "identity.name"),
+    ("Je bosse chez Decathlon.", "identity.employer"),
+    ("Je vis à Lille depuis 2019.", "identity.home"),
+    ("Mon mari s'appelle Hugo.", "relation.partner"),
+    ("Soy de Rosario pero vivo en Córdoba.", "identity.home"),
+    ("Trabajo como enfermera en un hospital.", "identity.role"),
+    ("Mi perro se llama Toby.", "pet."),
+    ("Mein Name ist Anna Weber.", "identity.name"),
+    ("Ich lebe seit drei Jahren in München.", "identity.home"),
+    ("Unsere Katze heißt Luna.", "pet."),
+    ("Chamo-me Joana e vivo em Braga.", "identity.home"),
+    ("O meu gato chama-se Tobias.", "pet."),
+    # negatives
+    ("If the launch slips, we'll use Jira.", None),
+    ("What if I moved to Berlin?", None),
+    ("My colleague uses Notion for everything.", None),
+    ("My manager thinks we should use Jira.", "kind:relation-or-none"),
+    ("Would you recommend Postgres?", None),
+    ("Haha no, I'm not a lawyer.", None),
+    ("I'm not vegan.", None),
+    ("I used to live in Paris.", None),
+    ("I don't live in Madrid anymore.", None),
+    ("Je ne suis pas végétarien.", None),
+    ("No vivo en Madrid.", None),
+    ("Ich wohne nicht in Berlin.", None),
+    ("Não moro em Lisboa.", None),
+    ("My sister lives in Oslo.", "kind:relation-or-none"),
+    ("My dad used to work at Ford.", "kind:relation-or-none"),
+    ("Should we go with Postgres or MySQL?", None),
+    ("Good morning! How are you today?", None),
+]
+CORRECTIONS += [
+    ("The launch is on April 20.", "Quick correction: the launch is on May 3, not April 20."),
+    ("The workshop is on December 17.", "Change of plan: the workshop is on December 19 now."),
+    ("Demo day is on January 14.", "Update: demo day got pushed back to January 21."),
+    ("The kickoff is on Tuesday.", "Heads up, they moved the kickoff to Monday."),
+    ("The deadline is on Wednesday.", "The deadline's been bumped to Friday."),
+    ("The wedding is on June 13.", "Turns out the wedding is on June 6, not June 13."),
+    ("The interview is on Tuesday.", "Ignore what I said about Tuesday, the interview is on Wednesday."),
+    ("I work at Google.", "I don't work at Google anymore, I joined Stripe in October."),
+    ("I work at Google.", "I've started a new job at Canva."),
+    ("I work at Google.", "I'm now at Atlassian."),
+    ("I live in Manchester.", "Just moved into a flat in Brighton."),
+    ("I live in Manchester.", "New city: I live in Porto now."),
+    ("My manager is Tom.", "Priya is my manager now."),
+    ("My manager is Tom.", "I report to Priya now."),
+    ("I'm a software engineer.", "I've been promoted to team lead."),
+    ("I'm a software engineer.", "I'm now a senior engineer."),
+    ("We'll use Jira for issue tracking.", "We're moving off Jira to Linear for issue tracking."),
+    ("We'll use MySQL for the database.", "We replaced MySQL with Postgres for the database."),
+    ("We'll use Heroku for hosting.", "Ditching Heroku, we're going with Fly for hosting."),
+    ("La réunion est le 7 mars.", "Finalement la réunion sera le 14 mars."),
+    ("J'habite à Lyon.", "Petite correction : j'habite à Grenoble maintenant."),
+    ("Je travaille chez Renault.", "Je ne travaille plus chez Renault, je suis chez Stellantis."),
+    ("Mon manager s'appelle Paul.", "Mon nouveau manager, c'est Julie."),
+    ("Le lancement est le 20 mai.", "Le lancement a été repoussé au 2 juin."),
+    ("La cena es el jueves.", "Cambio de planes: la cena es el viernes."),
+    ("Vivo en Sevilla.", "Ahora vivo en Bilbao."),
+    ("Trabajo en Telefónica.", "Ya no trabajo en Telefónica, ahora trabajo en BBVA."),
+    ("Mi jefa es Carmen.", "Mi nueva jefa se llama Marta."),
+    ("La boda es el 13 de junio.", "La boda se ha movido al 6 de junio."),
+    ("La reunión es el lunes.", "Al final la reunión es el martes."),
+    ("Das Meeting ist am Mittwoch.", "Korrektur: das Meeting ist am Donnerstag."),
+    ("Ich wohne in Köln.", "Ich wohne jetzt in Leipzig."),
+    ("Ich arbeite bei Siemens.", "Ich arbeite nicht mehr bei Siemens, sondern bei Bosch."),
+    ("Mein Chef ist Stefan.", "Mein neuer Chef ist Lukas."),
+    ("Der Termin ist am Montag.", "Der Termin wurde auf Freitag verschoben."),
+    ("Ich wohne in Köln.", "Wir sind nach Dresden umgezogen."),
+    ("Moro em Lisboa.", "Agora vivo no Porto."),
+    ("Trabalho na Embraer.", "Já não trabalho na Embraer, agora trabalho na Vale."),
+    ("A minha chefe é a Rita.", "A minha nova chefe é a Joana."),
+    ("A reunião é na quarta-feira.", "A reunião passou para quinta-feira."),
+    ("O lançamento é no dia 20 de abril.", "O lançamento foi remarcado para 3 de maio."),
+]
+
+
 def _facts(text: str, session_ms: int = SESSION_MS) -> list[GroundedFact]:
-    return list(extract([SourceTurn(0, 100, text, "Okay.")], session_time_ms=session_ms).facts)
+    """What is stored of a one-turn session: the extractor's facts that pass verification."""
+    return list(ground([SourceTurn(0, 100, text, "Okay.")], None, session_time_ms=session_ms).facts)
 
 
 def _matches(fact: GroundedFact, expected: str) -> bool:
@@ -220,7 +316,12 @@ def correction_ok(first: str, later: str) -> bool:
 
 #: Cases the grammar does not read yet (kept visible so the share can be tracked, not hidden).
 KNOWN_SINGLE: frozenset[str] = frozenset()
-KNOWN_CORRECTIONS: frozenset[str] = frozenset({"I use Obsidian for notes now."})  # tool slots are per tool
+KNOWN_CORRECTIONS: frozenset[str] = frozenset(
+    {
+        "I use Obsidian for notes now.",  # tool slots are per tool, not per purpose
+        "I'm now at Atlassian.",  # "at X" is as often a place as an employer
+    }
+)
 
 
 @pytest.mark.parametrize(("text", "expected"), SINGLE)

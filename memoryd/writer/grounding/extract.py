@@ -117,7 +117,8 @@ _RESCHEDULED = re.compile(
 _PLAN_VERB = re.compile(
     r"\b(?:is|are|was|were|will|'s|got|gets|been|starts?|begins?|ends?|ships?|lands?|launches|"
     r"happens?|takes place|opens?|closes?|est|sera|a été|ont été|commence|aura lieu|se|es|será|está|ha|han|fue|"
-    r"sale|llega|empieza|ist|wird|wurde|hat|findet|beginnt|é|será|foi|vai|fica|ficou|começa|on|at|in|"
+    r"sale|llega|empieza|pasó|cambió|ist|wird|wurde|hat|findet|beginnt|é|será|foi|vai|fica|ficou|passou|passa|mudou|"
+    r"começa|on|at|in|for|pour|para|für|"
     # A post-modifier ends the head noun too: "the call with the client" is a call.
     r"with|avec|con|mit|com|prévue?s?|prévus|prevista?|previsto|programad[oa]|geplant|marcad[oa])\b",
     re.IGNORECASE,
@@ -186,6 +187,16 @@ def _joined_greetings(parts: list[str]) -> list[str]:
     return joined
 
 
+#: "Ignore what I said about Tuesday, …": the words taken back open the clause and name no fact.
+_RETRACTION = re.compile(
+    r"^(?:(?:please )?(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you)|my last message|that)"
+    r"(?: (?:about|re) [^,;:]+)?|oublie ce que (?:je t'ai|j'ai) dit(?: (?:sur|pour) [^,;:]+)?|"
+    r"olvida lo que (?:te )?dije(?: (?:sobre|de) [^,;:]+)?|vergiss,? was ich (?:gesagt|geschrieben) habe|"
+    r"esquece o que (?:eu )?(?:disse|falei)(?: sobre [^,;:]+)?)\s*[,;:—-]\s*",
+    re.IGNORECASE,
+)
+
+
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
@@ -201,6 +212,10 @@ def _statement_clauses(sentence: str) -> list[str]:
     return [text]
 
 
+#: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
+_DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
+
+
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
     imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
@@ -214,6 +229,7 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
         not meta
         and not units
         and not INSTRUCTION_MARKER.search(sentence)
+        and not _DONT_OPENER.match(sentence)
         and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
     ):
         return None
@@ -494,6 +510,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     for turn in turns:
         for sentence in _joined_greetings(sentences(turn.user)):
             for clause in _statement_clauses(sentence):
+                clause = _RETRACTION.sub("", clause)  # what is taken back is not the statement
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang

@@ -222,6 +222,14 @@ _EN_PERSON = (
 _INFINITIVE = re.compile(r"^\w+(?:ar|er|ir|or|re|ôr)(?:lo|la|le|los|las|les|me|te|se|nos)?\b", _I)
 
 
+#: Words that put a sentence about work: "joined X" or "je suis chez X" there names the employer.
+_WORK_CONTEXT = re.compile(
+    r"\b(?:work|working|job|company|employer|quit|left|hired|travaille|travailler|boulot|poste|entreprise|"
+    r"trabajo|empresa|arbeite|Job|Firma|trabalho)\b",
+    re.IGNORECASE,
+)
+
+
 def to_third_person_en(text: str) -> str:
     """First-person words of an English clause moved to the third person ("my report" → "their report")."""
     for pattern, replacement in _EN_PERSON:
@@ -326,6 +334,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         slot = f"tool.{_slug(value, 2)}"
         what = groups.get("what") or ""
         text = render(key, lang, value, what=to_third_person_en(what) if lang == "en" else what)
+    elif key == "joined":
+        if not _is_name(value) or not _WORK_CONTEXT.search(sentence):
+            return None  # "I joined Strava" is a service signed up to; a company joined is said with work
+        text = render("employer", lang, value)
     elif key in ("name", "address_as", "home", "moved", "origin", "employer"):
         if not _is_name(value):
             return None
@@ -445,6 +457,7 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
             if hit is not None:
                 hits.append(hit)
     hits.extend(_household_allergies(normal))
+    hits.extend(_reports_to(normal, languages))
     if languages is None or "en" in languages:
         hits.extend(_their_relations(normal))
     return _without_overlaps(hits)
@@ -477,6 +490,34 @@ def _their_relations(sentence: str) -> list[Hit]:
         slot = f"relation.of_{_slug(owner, 1)}.{entry[0]}.{_slug(name, 2)}"
         text = f"{owner}'s {rel} is {name}."
         found.append(Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end()))
+    return found
+
+
+#: "I report to Priya now": whom the user reports to is their manager (same slot as "my manager is …").
+_REPORTS_TO = (
+    ("en", re.compile(rf"\bI (?:now |currently |still )?report (?:directly )?to {NAME}", _I), "The user reports to {v}."),
+    ("fr", re.compile(rf"\bje (?:reporte|rapporte) (?:maintenant |directement )?à {NAME}", _I), "L'utilisateur reporte à {v}."),
+    ("es", re.compile(rf"\b(?:reporto|respondo) (?:ahora |directamente )?a {NAME}", _I), "El usuario reporta a {v}."),
+    ("de", re.compile(rf"\bich berichte (?:jetzt |direkt |nun )?an {NAME}", _I), "Der Nutzer berichtet an {v}."),
+    ("pt", re.compile(rf"\b(?:reporto|respondo) (?:agora |diretamente )?(?:a|à|ao) {NAME}", _I), "O usuário reporta a {v}."),
+)  # fmt: skip
+
+
+def _reports_to(sentence: str, languages: frozenset[str] | None) -> list[Hit]:
+    found: list[Hit] = []
+    for lang, pattern, template in _REPORTS_TO:
+        if languages is not None and lang not in languages:
+            continue
+        for match in pattern.finditer(sentence):
+            name = _clean(match.group("v"))
+            if not _is_name(name) or not _accepts_prefix(sentence, match.start()):
+                continue
+            text = template.format(v=name)
+            found.append(
+                Hit(
+                    FactKind.RELATION, "relation.manager", name, text, False, match.start(), match.end(), lang
+                )
+            )
     return found
 
 
