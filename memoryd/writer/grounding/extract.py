@@ -110,15 +110,19 @@ _RESCHEDULED = re.compile(
     r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
     r"déplacé|décalé|reporté|avancé|movido|pospuesto|aplazado|cambiado|verschoben|adiado|remarcado)\s+"
     r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
-    r"unseren |unsere |o |a |nosso |nossa )?(?P<x>[\w-]+)",
+    r"unseren |unsere |o |a |nosso |nossa )?"
+    # The moved thing is the noun phrase up to where it is moved to; its head is the last word before a
+    # post-modifier ("the kickoff meeting to Tuesday" → meeting, "the dinner with Sara to Friday" → dinner).
+    r"(?P<x>(?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+"
+    r"(?: (?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+){0,2})",
     re.IGNORECASE,
 )
 #: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
 _PLAN_VERB = re.compile(
     r"\b(?:is|are|was|were|will|'s|got|gets|been|starts?|begins?|ends?|ships?|lands?|launches|"
-    r"happens?|takes place|opens?|closes?|est|sera|a été|ont été|commence|aura lieu|se|es|será|está|ha|han|fue|"
+    r"happens?|takes place|opens?|closes?|slipped|slips|slid|moved|changed|bumped|pushed|est|sera|a été|ont été|commence|aura lieu|se|es|será|está|ha|han|fue|"
     r"sale|llega|empieza|pasó|cambió|ist|wird|wurde|hat|findet|beginnt|é|será|foi|vai|fica|ficou|passou|passa|mudou|"
-    r"começa|on|at|in|for|pour|para|für|"
+    r"começa|on|at|in|for|to|pour|para|für|"
     # A post-modifier ends the head noun too: "the call with the client" is a call.
     r"with|avec|con|mit|com|prévue?s?|prévus|prevista?|previsto|programad[oa]|geplant|marcad[oa])\b",
     re.IGNORECASE,

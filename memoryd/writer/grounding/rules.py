@@ -136,6 +136,19 @@ _NOT_NAMES = frozenset(
         "ainda",
     ]
 )
+_DEMONYMS = word_set(
+    "italian spanish french german english british american canadian irish scottish welsh portuguese brazilian "
+    "mexican argentinian chilean colombian peruvian chinese japanese korean indian pakistani dutch belgian swiss "
+    "swedish norwegian danish finnish polish greek turkish russian ukrainian australian african european asian "
+    "latino latina catholic muslim jewish christian hindu buddhist"
+)
+#: What one goes somewhere with that is company, not a choice ("going with my sister", "go with the flow").
+_COMPANY = re.compile(
+    r"^(?:(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|parents|wife|husband|"
+    r"partner|friend|friends|kids|children|son|daughter|family|colleague|colleagues|team|boss|girlfriend|"
+    r"boyfriend)|the flow|him|her|them|you)\b",
+    re.IGNORECASE,
+)
 _NOT_ROLES_ROMANCE = frozenset(
     [
         "mayor",
@@ -249,7 +262,11 @@ def _slug(text: str, max_words: int = 3) -> str:
 def _is_name(value: str) -> bool:
     first = fold(value.split()[0]) if value.split() else ""
     return (
-        bool(first) and first not in _NOT_NAMES and first not in STOP_WORDS and first not in _CALENDAR_WORDS
+        bool(first)
+        and first not in _NOT_NAMES
+        and first not in STOP_WORDS
+        and first not in _CALENDAR_WORDS
+        and first not in _DEMONYMS  # "my boss is Italian": a capitalised adjective, not who the boss is
     )
 
 
@@ -399,6 +416,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             )
         if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
             obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
+        if _COMPANY.match(obj) or _COMPANY.match(value):
+            return None  # "I'm going with my sister": company kept, not a choice made
         if HEDGE.search(sentence) or _vague(obj) or set(tokens(value)) <= _UNDECIDED:
             return None  # "Decision: not yet." decides nothing
         if lang == "en":
