@@ -372,6 +372,49 @@ CORRECTIONS += [
 ]
 
 
+SINGLE += [
+    # --- fourth batch: jobs, households, habits and instructions said in other ways
+    ("I'm a PhD student at Oxford.", "identity.role"),
+    ("I've got two cats, Miso and Tofu.", "pet."),
+    ("My husband's name is Diego.", "relation.partner"),
+    ("My son Leo is 7.", "relation."),
+    ("I'm flying out to Berlin next Tuesday for a conference.", "kind:plan"),
+    ("Remind me to call mum on Sunday.", "kind:action_item"),
+    ("Please reply in Spanish from now on.", "instruction.language"),
+    ("I'd like you to be more concise from now on.", "kind:instruction"),
+    ("Estoy trabajando como diseñadora en Madrid.", "identity.role"),
+    ("Ich bin Softwareentwickler bei SAP.", "identity.employer"),
+    ("Sou médica no Hospital de Santa Maria.", "identity.role"),
+    ("My partner and I live in Bristol.", "identity.home"),
+    ("Je travaille comme graphiste chez Ubisoft.", "identity.employer"),
+    ("I'm a freelance translator based in Porto.", "identity.home"),
+    ("I'm a freelance translator based in Porto.", "identity.role"),
+    ("Our daughter Maya starts nursery on January 6.", "relation."),
+    ("My go-to editor is Neovim.", "kind:preference"),
+    ("I'm allergic to penicillin, so keep that in mind.", "allergy."),
+    ("Ich trinke keinen Kaffee.", "kind:preference"),
+    ("No como carne.", "kind:preference"),
+    ("Não bebo álcool.", "kind:preference"),
+    ("Je ne mange pas de porc.", "kind:preference"),
+    ("Mi pareja se llama Julia.", "relation.partner"),
+    ("Meine Frau heißt Sabine.", "relation.partner"),
+    ("O meu marido chama-se Paulo.", "relation.partner"),
+    ("Ma femme s'appelle Claire.", "relation.partner"),
+    ("Our landlord is Mr Hughes.", "relation."),
+    ("We're getting married on August 8.", "kind:plan"),
+    ("Antworte mir bitte immer auf Deutsch.", "instruction.language"),
+    ("Responde siempre en español, por favor.", "instruction.language"),
+    ("Responde sempre em português.", "instruction.language"),
+    ("Estoy trabajando como un loco.", None),
+    ("Trabajo como nunca.", None),
+    ("Je travaille comme un fou.", None),
+    ("I'm a regular at Joe's.", None),
+    ("I'm a customer at Monzo.", None),
+    ("Ich bin Kunde bei der Telekom.", None),
+    ("My husband's name is on the lease.", None),
+]
+
+
 def _facts(text: str, session_ms: int = SESSION_MS) -> list[GroundedFact]:
     """What is stored of a one-turn session: the extractor's facts that pass verification."""
     return list(ground([SourceTurn(0, 100, text, "Okay.")], None, session_time_ms=session_ms).facts)
@@ -406,7 +449,12 @@ def correction_ok(first: str, later: str) -> bool:
 
 
 #: Cases the grammar does not read yet (kept visible so the share can be tracked, not hidden).
-KNOWN_SINGLE: frozenset[str] = frozenset()
+KNOWN_SINGLE: frozenset[str] = frozenset(
+    {
+        "I've got two cats, Miso and Tofu.",  # a count and a list of names: not read yet
+        "I'd like you to be more concise from now on.",  # one content word: too little for the instruction rule
+    }
+)
 KNOWN_CORRECTIONS: frozenset[str] = frozenset(
     {
         "I use Obsidian for notes now.",  # tool slots are per tool, not per purpose

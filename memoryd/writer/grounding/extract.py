@@ -42,6 +42,7 @@ from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
+    LANGUAGES,
     NEGATIONS,
     STOP_WORDS,
     content_tokens,
@@ -574,9 +575,17 @@ def _clause_facts(
             )
         )
     instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
+    said_in = lang
+    if instruction is None and languages is None:
+        # No language evidence ("Responde siempre en español"): the imperative itself tells the language.
+        for other in LANGUAGES:
+            instruction = _instruction(clause, other) if other != lang else None
+            if instruction is not None:
+                said_in = other
+                break
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot = instruction
-        text = render("instruction", lang, value)
+        text = render("instruction", said_in, value)
         facts.append(
             GroundedFact(
                 FactKind.INSTRUCTION,

@@ -73,7 +73,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "works_as", _K.IDENTITY, "identity.role",
      r"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been |got |was |get )promoted to (?P<v>(?:an? )?[\w -]{2,40}?)(?=\s+(?:at|for|in)\b|[.,;!]|$)", ""),
     ("en", "role", _K.IDENTITY, "identity.role",
-     r"\bI(?:'m| am) (?:now |currently |also )?(?P<v>an? (?:[\w-]+ ){0,3}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s+now\s*(?:[.,;!]|$)|\s*[.,;!]|$)", ""),
+     r"\bI(?:'m| am) (?:now |currently |also )?(?P<v>an? (?:[\w-]+ ){0,3}?[\w-]+?)(?=\s+(?:at|for|in|by|with|based|living|from)\b|\s+now\s*(?:[.,;!]|$)|\s*[.,;!]|$)", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer",
      rf"\bI(?: (?:now |currently |still |also )?work|(?:'m| am) (?:now |currently )?(?:working|employed)) (?:at|for) {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'m| am) an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
@@ -113,7 +113,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"(?:more|less)|avoid|reduce|limit|stop eating|stop drinking|give up) [^.,;:!?()]{2,60}?)" + _CE, ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI(?:'m| am) (?P<w>(?:not )?(?:a )?(?:huge |big |great )?fan of)\s+{OBJ}", ""),
     ("en", "favorite", _K.PREFERENCE, "favorite.{what}",
-     rf"\bmy (?:all-time )?favou?rite (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
+     rf"\bmy (?:all-time )?(?:favou?rite|go-to) (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)(?: just)? (?P<v>(?:go with|use|"
      r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|book|buy|order)\s[^.;!?]+)", "to "),
@@ -203,7 +203,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
     ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
     ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
-    ("es", "works_as", _K.IDENTITY, "identity.role", r"\btrabajo (?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
+    ("es", "works_as", _K.IDENTITY, "identity.role", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
     ("es", "role", _K.IDENTITY, "identity.role",
      r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica))(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
     ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:como|de) [\w -]{{2,40}}? (?:en|para) {NAME}", ""),
@@ -243,6 +243,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"ekt|ektin|loge|login|arzt|ärztin)))\b", ""),
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"\barbeite (?:nicht mehr|nicht länger) (?:bei|für) {_BARE_NAME},? sondern (?:jetzt |nun )?(?:bei|für) {NAME}", ""),
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite als [\w -]{{2,40}}? (?:bei|für) {NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer",
+     rf"\bich bin (?:jetzt |nun )?(?-i:[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|ekt|ektin|loge|login|arzt|ärztin)) (?:bei|für) {NAME}", ""),
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"\barbeite ich (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) {NAME}", ""),
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) {NAME}", ""),
     ("de", "diet", _K.PREFERENCE, "preference.diet",
@@ -311,7 +313,7 @@ RULES: tuple[Rule, ...] = tuple(
 )
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
 _REL_SPEC = (
-    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{REL_RE})(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
+    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
     ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)? {NAME}"),
     ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se llama|es)(?: ahora)?(?: el| la)?|,)? {NAME}"),
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),

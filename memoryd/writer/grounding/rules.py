@@ -29,7 +29,7 @@ from memoryd.writer.grounding.lexicon import (
 from memoryd.writer.grounding.model import FactKind
 from memoryd.writer.grounding.patterns import RELATION_RULES, RULES, Rule
 from memoryd.writer.grounding.templates import render
-from memoryd.writer.grounding.text import STOP_WORDS, content_tokens, fold, tokens, word_set
+from memoryd.writer.grounding.text import NEGATIONS, STOP_WORDS, content_tokens, fold, tokens, word_set
 
 _I = re.IGNORECASE
 
@@ -135,6 +135,13 @@ _NOT_NAMES = frozenset(
         "não",
         "ainda",
     ]
+)
+#: "I'm a nurse at …": the word before at/for is the role the employer rests on.
+_ROLE_BEFORE_AT = re.compile(r"(?:\bI'm|\bI am|,) an? (?:[\w-]+ )*?([\w-]+) (?:at|for) ", re.IGNORECASE)
+#: Similes of working hard ("como un loco", "comme un fou", "wie ein Pferd"): never a job.
+_LIKE_A = word_set(
+    "loco loca fou folle louco louca doido doida burro burra mula esclavo esclava negro chien cheval bete "
+    "pferd tier sklave verruckter wahnsinniger condenado condenada animal crazy dog horse mad maniac"
 )
 _DEMONYMS = word_set(
     "italian spanish french german english british american canadian irish scottish welsh portuguese brazilian "
@@ -358,6 +365,11 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key in ("name", "address_as", "home", "moved", "origin", "employer"):
         if not _is_name(value):
             return None
+        said_role = _ROLE_BEFORE_AT.search(match.group(0)) if key == "employer" and lang == "en" else None
+        if said_role and (
+            not ROLE_SUFFIX.search(said_role.group(1)) or fold(said_role.group(1)) in NOT_ROLES
+        ):
+            return None  # "I'm a regular at Joe's": a customer of the place, not its employee
         text = render(key, lang, value)
     elif key == "age":
         if not 1 <= int(value) <= 120:
@@ -366,6 +378,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key in ("role", "works_as"):
         last = fold(value.split()[-1])
         words_folded = [fold(w) for w in value.split()]
+        if last in STOP_WORDS or last in NEGATIONS or last in _LIKE_A:
+            return None  # "trabajo como nunca", "je travaille comme un fou": how hard, not as what
         if DIET_WORDS.match(value.split()[-1]) or any(w in NOT_ROLES for w in words_folded):
             return None
         if lang == "en" and key == "role" and not ROLE_SUFFIX.search(last):
