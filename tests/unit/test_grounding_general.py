@@ -478,3 +478,68 @@ def test_correction_lands_in_the_same_slot(first: str, later: str) -> None:
         [(f.slot, f.value) for f in _facts(first)],
         [(f.slot, f.value) for f in _facts(later, LATER_MS)],
     )
+
+
+#: Whole sessions with chatter around the facts: what is stored, and what must not be.
+SESSIONS: list[list[tuple[str, str]]] = [
+    [
+        ("Hey! So I've been meaning to sort out my week.", "Happy to help. What's on?"),
+        ("Well, I'm Marta, I run the backend team at Cobalt Labs in Valencia.", "Nice to meet you, Marta."),
+        (
+            "The quarterly review is on December 15 and I still need to prepare slides.",
+            "Shall we outline them?",
+        ),
+        ("Yes. Oh and my manager Jorge wants the numbers by Friday.", "Got it."),
+        ("My colleague Ana thinks we should move to Kubernetes, I'm not sure.", "What are the trade-offs?"),
+        ("If we had more people I'd do it, honestly.", "Makes sense."),
+        ("Anyway, we'll stick with Nomad for the cluster this year.", "Noted."),
+        ("Thanks, talk soon!", "Bye!"),
+    ],
+    [
+        ("Petite question: tu connais des restos à Lille ?", "Quelques-uns, oui."),
+        ("Je suis végétarienne, donc pas de viande.", "D'accord."),
+        ("Mon copain Hugo adore les burgers par contre.", "Il y a des options pour les deux."),
+        ("On a réservé pour samedi soir, c'est notre anniversaire.", "Félicitations !"),
+        ("Ah et réponds-moi toujours en français stp.", "Bien sûr."),
+        ("Tu crois que je devrais prendre un dessert ?", "Pourquoi pas !"),
+        ("Bon, je file.", "À bientôt !"),
+        ("Merci !", "De rien."),
+    ],
+    [
+        ("Actually I need to correct something from last week.", "Sure."),
+        ("We're not on Jira anymore, the team switched to Linear for issue tracking in November.", "Okay."),
+        ("And the offsite moved to January 22.", "Updated."),
+        ("Also I'm living in Leeds now, not Manchester.", "Noted."),
+        ("My sister might visit in February, not sure yet.", "Nice."),
+        ("Do you think Linear is better than Jira?", "It depends."),
+        ("lol fair", "Anything else?"),
+        ("No that's it, cheers.", "Bye."),
+    ],
+]
+
+
+def _session(turns: list[tuple[str, str]]) -> list[GroundedFact]:
+    source = [SourceTurn(i, 100 + i, user, reply) for i, (user, reply) in enumerate(turns)]
+    return list(ground(source, None, session_time_ms=SESSION_MS).facts)
+
+
+def test_a_work_session_keeps_the_facts_and_not_the_colleagues_opinion() -> None:
+    facts = _session(SESSIONS[0])
+    slots = {f.slot for f in facts}
+    assert {"identity.name", "relation.manager", "choice.cluster"} <= slots
+    assert not any("Kubernetes" in f.text or "people" in f.text for f in facts)
+
+
+def test_a_french_session_keeps_the_users_diet_not_the_partners_taste() -> None:
+    facts = _session(SESSIONS[1])
+    assert {"preference.diet", "relation.partner", "instruction.language"} <= {f.slot for f in facts}
+    assert not any("burger" in f.text for f in facts)
+
+
+def test_a_correcting_session_yields_the_new_values_and_no_hedged_plan() -> None:
+    facts = _session(SESSIONS[2])
+    by_slot = {f.slot: f for f in facts}
+    assert by_slot["identity.home"].value == "Leeds"
+    assert "Linear" in by_slot["choice.issue_tracking"].text
+    assert "plan.offsit" in by_slot  # the same slot as "the offsite is on …"
+    assert not any("sister" in f.text or "something" in f.text or "2027-11" in f.text for f in facts)

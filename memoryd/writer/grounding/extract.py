@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
-from memoryd.writer.grounding.dates import find_dates, session_day, with_resolved_dates
+from memoryd.writer.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
 from memoryd.writer.grounding.entities import find_entities
 from memoryd.writer.grounding.lexicon import (
     ABOUT_ASSISTANT,
@@ -24,6 +24,7 @@ from memoryd.writer.grounding.lexicon import (
     CHOICE_CATEGORIES,
     DIET_WORDS,
     FIRST_PERSON,
+    HEDGE,
     HYPOTHETICAL,
     IMPERATIVES,
     INSTRUCTION_MARKER,
@@ -118,6 +119,23 @@ _RESCHEDULED = re.compile(
     r"(?: (?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+){0,2})",
     re.IGNORECASE,
 )
+#: An English verb in the simple past after its subject ("we switched", "the team launched").
+_EN_PAST_VERB = re.compile(r"\b(?:I|we|they|he|she|it|team|company)\s+(?:\w+ly\s+)?\w{3,}ed\b", re.IGNORECASE)
+_AHEAD = re.compile(
+    r"\b(?:next|coming|this|prochain|prochaine|próximo|próxima|nächsten?|que vem)\b", re.IGNORECASE
+)
+
+
+def _past_month(sentence: str, mentions: Sequence[DateMention]) -> bool:
+    """A bare month name said with a past verb ("we switched in November"): behind us, though the resolver looks
+    ahead; "next month" stays ahead whatever the verb ("we decided to migrate next month")."""
+    return (
+        bool(mentions)
+        and all(m.is_month and not _AHEAD.search(sentence[m.start : m.end]) for m in mentions)
+        and bool(_EN_PAST_VERB.search(sentence))
+    )
+
+
 #: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
 _PLAN_VERB = re.compile(
     r"\b(?:is|are|was|were|will|'s|got|gets|been|starts?|begins?|ends?|ships?|lands?|launches|"
@@ -306,6 +324,10 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None
     if (PAST.search(sentence) and not _NOW_IS.search(sentence)) or SMALL_TALK.search(sentence):
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
+    if HEDGE.search(sentence):
+        return None  # "my sister might visit in February, not sure yet": no plan yet
+    if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
+        return None  # "the team switched to Linear in November": a month said with a past verb is behind us
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
@@ -625,6 +647,8 @@ def _clause_facts(
 
 def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
     """Resolved dates in a dated fact; a date said outside the captured words ("Morgen muss ich …") is appended."""
+    if _past_month(clause, find_dates(clause, session_time_ms)):
+        return text  # "we switched … in November": a past month, not next year's (the resolver looks ahead)
     inside = find_dates(text, session_time_ms)
     if inside:
         return with_resolved_dates(text, inside)

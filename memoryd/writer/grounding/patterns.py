@@ -40,6 +40,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b))", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:I'm|I am) {NAME}(?=, an? [\w-]+)", ""),
+    # "Well, I'm Marta, I run the backend team …": a capitalised word after "I'm" and before a new clause.
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:(?:well|so|ok|okay|oh|right|anyway)[,\s]+)?(?:I'm|I am) {NAME}(?=\s*,\s*(?:I|I'm|I've|and|from|the|your|my)\b)", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:the )?name's {NAME}(?=\s*(?:[,.!;]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?moi,? c'est {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
@@ -126,7 +128,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
     ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
     ("en", "decision", _K.DECISION, "choice",
-     r"\b(?:we|I)(?:'re| are|'m| am|'ve| have)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from) "
+     r"\b(?:we|I|our team|the team|our company)(?:'re| are|'m| am|'ve| have| has)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from) "
      r"(?:[\w-]+ ){0,4}?to\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have)?(?: now| just| finally)? (?P<v>(?:replaced|replacing|swapped|swapping) [^.;!?]+? (?:with|for) [^.;!?]+)", ""),

@@ -143,6 +143,7 @@ _LIKE_A = word_set(
     "loco loca fou folle louco louca doido doida burro burra mula esclavo esclava negro chien cheval bete "
     "pferd tier sklave verruckter wahnsinniger condenado condenada animal crazy dog horse mad maniac"
 )
+_UNNAMED_OBJECT = word_set("something anything stuff things quelque chose algo alguma coisa etwas")
 _DEMONYMS = word_set(
     "italian spanish french german english british american canadian irish scottish welsh portuguese brazilian "
     "mexican argentinian chilean colombian peruvian chinese japanese korean indian pakistani dutch belgian swiss "
@@ -448,6 +449,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             return None
         if len(content_tokens(value)) < 2:
             return None  # "I have to go": a task names what and whom
+        if len(tokens(value)) > 1 and tokens(value)[1] in _UNNAMED_OBJECT:
+            return None  # "I need to correct something": the task names nothing one could do
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown)
     elif key == "target":
