@@ -415,6 +415,47 @@ SINGLE += [
 ]
 
 
+CORRECTIONS += [
+    # --- fifth batch: labels, spellings, 'no longer', progressive forms
+    ("My name is Katherine.", "Correction: my name is spelled Katharine."),
+    ("Call me Kathy.", "I'd rather you called me Kate."),
+    ("I live in Manchester.", "I'm in Leeds now, we moved last month."),
+    ("I live in Manchester.", "We relocated to Sheffield in the summer."),
+    ("I'm 34.", "I'm actually 36."),
+    ("I work at Google.", "I quit Google, I'm working at Monzo now."),
+    ("I work as a data analyst.", "I'm now working as a product manager."),
+    ("My manager is Tom.", "Tom's no longer my manager, it's Priya now."),
+    ("My partner is Alex.", "My girlfriend is Sam."),
+    ("Our vet is Dr Patel.", "Our new vet is Dr Moreno."),
+    ("We'll go with Vercel for hosting.", "We've decided to use Netlify for hosting instead."),
+    ("We'll use MySQL for the database.", "Decision: Postgres for the database."),
+    ("The launch is on April 20.", "New launch date: May 3."),
+    ("The launch is on April 20.", "The launch date is now May 3."),
+    ("The launch is on April 20.", "We're launching on May 3 instead."),
+    ("Our offsite is on March 10.", "Offsite's been moved to March 24."),
+    ("The dentist appointment is on Tuesday.", "I rescheduled the dentist appointment to Thursday."),
+    ("Le lancement est le 20 avril.", "Le lancement est maintenant le 3 mai."),
+    ("J'habite à Lyon.", "Je vis maintenant à Nice."),
+    ("Mon chef s'appelle Thierry.", "Mon chef, c'est désormais Karim."),
+    ("La reunión es el lunes.", "Hemos movido la reunión al martes."),
+    ("Mi jefe es Andrés.", "Ahora mi jefe es Marcos."),
+    ("Vivo en Sevilla.", "Ahora estoy viviendo en Málaga."),
+    ("Ich wohne in Köln.", "Mittlerweile wohne ich in Bonn."),
+    ("Der Launch ist am 20. April.", "Der Launch ist jetzt am 3. Mai."),
+    ("Mein Chef heißt Stefan.", "Mein Chef ist jetzt Lukas."),
+    ("Moro em Lisboa.", "Estou a morar em Setúbal agora."),
+    ("O meu chefe é o Rui.", "Agora o meu chefe é o Tiago."),
+    ("Trabalho na Embraer.", "Mudei de emprego, agora trabalho na Natura."),
+    ("I'm vegetarian.", "I'm pescatarian now."),
+]
+
+SINGLE += [
+    ("I'm actually 5 minutes away.", None),
+    ("I'm just 2 hours late.", None),
+    ("My name is spelled with a K.", None),
+]
+
+
 def _facts(text: str, session_ms: int = SESSION_MS) -> list[GroundedFact]:
     """What is stored of a one-turn session: the extractor's facts that pass verification."""
     return list(ground([SourceTurn(0, 100, text, "Okay.")], None, session_time_ms=session_ms).facts)

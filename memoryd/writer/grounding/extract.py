@@ -150,9 +150,12 @@ _PLAN_VERB = re.compile(
 _OBJECT_PRONOUN = re.compile(
     r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
 )
+#: Attribute nouns of an event's timing ("the launch date", "la fecha de la boda"): never the event itself.
+_DATE_NOUNS = frozenset(tokens("date day time datum termin fecha dia data jour heure hora"))
 _PLAN_FILLER = frozenset(
     tokens(
         "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
+        "new nouvelle nouveau nueva nuevo neue neuer neues nova novo "
         "aiming aim hoping hope looking targeting thinking "
         "ai vais va tengo voy habe werde tenho vou"
     )
@@ -350,6 +353,15 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     subject = _PLAN_VERB.split(sentence[clause_start : first.start], maxsplit=1)[0]
     head = [t for t in content_tokens(subject) if t not in _PLAN_FILLER]
     moved_words = [t for t in content_tokens(moved.group("x")) if t not in _PLAN_FILLER] if moved else []
+    if not moved_words and not head and clause_start:
+        # "New launch date: May 3": the clause holding the date is bare, its label before the colon names it.
+        label = _PLAN_VERB.split(sentence[:clause_start].rstrip(",;: "), maxsplit=1)[0]
+        head = [t for t in content_tokens(label) if t not in _PLAN_FILLER]
+    # "The launch date is …": a date word is the attribute, the word before it names the event.
+    if len(head) > 1 and head[-1] in _DATE_NOUNS:
+        head = head[:-1]
+    if len(moved_words) > 1 and moved_words[-1] in _DATE_NOUNS:
+        moved_words = moved_words[:-1]
     if moved_words:
         head_word = moved_words[-1]  # "we moved the offsite to …": the event is what was moved
     elif head:

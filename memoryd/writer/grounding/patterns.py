@@ -36,7 +36,7 @@ _BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]
 _AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
 _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- English
-    ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s) {NAME}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s)(?: spelled| spelt| actually)? {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b))", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:I'm|I am) {NAME}(?=, an? [\w-]+)", ""),
@@ -54,7 +54,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:soy|yo soy) {_BARE_NAME}, (?P<v>(?:una? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", ""),
     ("pt", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:sou|eu sou) (?:o |a )?{_BARE_NAME}, (?P<v>(?:uma? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:na|no|numa|num|em|para)\b|\s*[.,;!]|$)", ""),
     ("en", "address_as", _K.IDENTITY, "identity.address_as",
-     rf"\b(?:call me|you can call me|(?:everyone|everybody|people|most people|my friends) calls? me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
+     rf"\b(?:call me|you can call me|(?:I'd|I would) (?:rather|prefer) (?:you|that you) call(?:ed)? me|(?:everyone|everybody|people|most people|my friends) calls? me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
     ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
     ("en", "home", _K.IDENTITY, "identity.home",
      rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing)) in {PLACE}", ""),
@@ -69,9 +69,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) (?:now )?in {PLACE}(?= now\b)", ""),
     ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) now (?:living |based )?in {PLACE}", ""),
     ("en", "origin", _K.IDENTITY, "identity.origin", rf"\bI(?:'m| am) (?:originally )?from {PLACE}", ""),
-    ("en", "age", _K.IDENTITY, "identity.age", rf"\bI(?:'m| am) (?P<v>\d{{1,3}}){_AGE_END}", ""),
+    ("en", "age", _K.IDENTITY, "identity.age", rf"\bI(?:'m| am) (?:actually |now |only |already |just )?(?P<v>\d{{1,3}}){_AGE_END}", ""),
     ("en", "age", _K.IDENTITY, "identity.age", r"\bI (?:just )?turned (?P<v>\d{1,3})\b", ""),
-    ("en", "works_as", _K.IDENTITY, "identity.role", r"\bI (?:now |currently )?work as (?P<v>an? [\w -]{2,40}?)(?=\s+(?:at|for|in|now)\b|[.,;!]|$)", ""),
+    ("en", "works_as", _K.IDENTITY, "identity.role", r"\bI(?: (?:now |currently )?work|(?:'m| am) (?:now |currently )?working) as (?P<v>an? [\w -]{2,40}?)(?=\s+(?:at|for|in|now)\b|[.,;!]|$)", ""),
     ("en", "works_as", _K.IDENTITY, "identity.role",
      r"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been |got |was |get )promoted to (?P<v>(?:an? )?[\w -]{2,40}?)(?=\s+(?:at|for|in)\b|[.,;!]|$)", ""),
     ("en", "role", _K.IDENTITY, "identity.role",
@@ -200,7 +200,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- Spanish
     ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
     ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
-    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido)(?: ahora| actualmente)? en {PLACE}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)? en {PLACE}", ""),
     ("es", "moved", _K.IDENTITY, "identity.home", rf"\bme (?:mudé|he mudado|acabo de mudar) a {PLACE}", ""),
     ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
     ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
@@ -278,7 +278,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
      rf"trata-me por|trate-me por) {NAME}", ""),
-    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
     ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
@@ -321,6 +321,8 @@ _REL_SPEC = (
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,)? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{REL_RE})\b"),
+    # "Tom's no longer my manager, it's Priya now": the name after the retraction is the current one.
+    ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
     # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
     ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{REL_RE}),? (?:called |named )?{NAME}"),
     ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
