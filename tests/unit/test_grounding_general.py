@@ -453,6 +453,9 @@ SINGLE += [
     ("I'm actually 5 minutes away.", None),
     ("I'm just 2 hours late.", None),
     ("My name is spelled with a K.", None),
+    ("Je travaille beaucoup, je suis chez Paul ce soir.", None),
+    ("I work out a lot, I joined Strava.", None),
+    ("I joined Strava last week.", None),
 ]
 
 

@@ -245,8 +245,8 @@ _INFINITIVE = re.compile(r"^\w+(?:ar|er|ir|or|re|ôr)(?:lo|la|le|los|las|les|me|
 
 #: Words that put a sentence about work: "joined X" or "je suis chez X" there names the employer.
 _WORK_CONTEXT = re.compile(
-    r"\b(?:work|working|job|company|employer|quit|left|hired|travaille|travailler|boulot|poste|entreprise|"
-    r"trabajo|empresa|arbeite|Job|Firma|trabalho)\b",
+    r"\b(?:work(?:ing)? (?:at|for)|job|company|employer|quit|left|hired|position|"
+    r"ne travaille plus|quitté|rejoint|nouveau (?:poste|boulot|job)|nouvel emploi)\b",
     re.IGNORECASE,
 )
 
