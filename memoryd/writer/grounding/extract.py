@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
-from memoryd.writer.grounding.dates import find_dates, session_day, with_resolved_dates
+from memoryd.writer.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
 from memoryd.writer.grounding.entities import find_entities
 from memoryd.writer.grounding.lexicon import (
     ABOUT_ASSISTANT,
@@ -24,6 +24,7 @@ from memoryd.writer.grounding.lexicon import (
     CHOICE_CATEGORIES,
     DIET_WORDS,
     FIRST_PERSON,
+    HEDGE,
     HYPOTHETICAL,
     IMPERATIVES,
     INSTRUCTION_MARKER,
@@ -42,6 +43,7 @@ from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
+    LANGUAGES,
     NEGATIONS,
     STOP_WORDS,
     content_tokens,
@@ -110,22 +112,50 @@ _RESCHEDULED = re.compile(
     r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
     r"déplacé|décalé|reporté|avancé|movido|pospuesto|aplazado|cambiado|verschoben|adiado|remarcado)\s+"
     r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
-    r"unseren |unsere |o |a |nosso |nossa )?(?P<x>[\w-]+)",
+    r"unseren |unsere |o |a |nosso |nossa )?"
+    # The moved thing is the noun phrase up to where it is moved to; its head is the last word before a
+    # post-modifier ("the kickoff meeting to Tuesday" → meeting, "the dinner with Sara to Friday" → dinner).
+    r"(?P<x>(?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+"
+    r"(?: (?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+){0,2})",
     re.IGNORECASE,
 )
+#: An English verb in the simple past after its subject ("we switched", "the team launched").
+_EN_PAST_VERB = re.compile(r"\b(?:I|we|they|he|she|it|team|company)\s+(?:\w+ly\s+)?\w{3,}ed\b", re.IGNORECASE)
+_AHEAD = re.compile(
+    r"\b(?:next|coming|this|prochain|prochaine|próximo|próxima|nächsten?|que vem)\b", re.IGNORECASE
+)
+
+
+def _past_month(sentence: str, mentions: Sequence[DateMention]) -> bool:
+    """A bare month name said with a past verb ("we switched in November"): behind us, though the resolver looks
+    ahead; "next month" stays ahead whatever the verb ("we decided to migrate next month")."""
+    return (
+        bool(mentions)
+        and all(m.is_month and not _AHEAD.search(sentence[m.start : m.end]) for m in mentions)
+        and bool(_EN_PAST_VERB.search(sentence))
+    )
+
+
 #: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
 _PLAN_VERB = re.compile(
-    r"\b(?:is|are|was|will|'s|starts?|begins?|ends?|ships?|lands?|launch(?:es)?|happens?|takes place|opens?|"
-    r"closes?|est|sera|commence|es|será|empieza|ist|wird|beginnt|é|começa|on|at|in)\b",
+    r"\b(?:is|are|was|were|will|'s|got|gets|been|starts?|begins?|ends?|ships?|lands?|launches|"
+    r"happens?|takes place|opens?|closes?|slipped|slips|slid|moved|changed|bumped|pushed|est|sera|a été|ont été|commence|aura lieu|se|es|será|está|ha|han|fue|"
+    r"sale|llega|empieza|pasó|cambió|ist|wird|wurde|hat|findet|beginnt|é|será|foi|vai|fica|ficou|passou|passa|mudou|"
+    r"começa|on|at|in|for|to|pour|para|für|"
+    # A post-modifier ends the head noun too: "the call with the client" is a call.
+    r"with|avec|con|mit|com|prévue?s?|prévus|prevista?|previsto|programad[oa]|geplant|marcad[oa])\b",
     re.IGNORECASE,
 )
 #: An object pronoun; "it's" / "it is" / "that will" are subjects ("it's now March 17"), not what is acted on.
 _OBJECT_PRONOUN = re.compile(
     r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
 )
+#: Attribute nouns of an event's timing ("the launch date", "la fecha de la boda"): never the event itself.
+_DATE_NOUNS = frozenset(tokens("date day time datum termin fecha dia data jour heure hora"))
 _PLAN_FILLER = frozenset(
     tokens(
         "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
+        "new nouvelle nouveau nueva nuevo neue neuer neues nova novo "
         "aiming aim hoping hope looking targeting thinking "
         "ai vais va tengo voy habe werde tenho vou"
     )
@@ -183,6 +213,16 @@ def _joined_greetings(parts: list[str]) -> list[str]:
     return joined
 
 
+#: "Ignore what I said about Tuesday, …": the words taken back open the clause and name no fact.
+_RETRACTION = re.compile(
+    r"^(?:(?:please )?(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you)|my last message|that)"
+    r"(?: (?:about|re) [^,;:]+)?|oublie ce que (?:je t'ai|j'ai) dit(?: (?:sur|pour) [^,;:]+)?|"
+    r"olvida lo que (?:te )?dije(?: (?:sobre|de) [^,;:]+)?|vergiss,? was ich (?:gesagt|geschrieben) habe|"
+    r"esquece o que (?:eu )?(?:disse|falei)(?: sobre [^,;:]+)?)\s*[,;:—-]\s*",
+    re.IGNORECASE,
+)
+
+
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
@@ -198,6 +238,10 @@ def _statement_clauses(sentence: str) -> list[str]:
     return [text]
 
 
+#: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
+_DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
+
+
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
     imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
@@ -211,6 +255,7 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
         not meta
         and not units
         and not INSTRUCTION_MARKER.search(sentence)
+        and not _DONT_OPENER.match(sentence)
         and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
     ):
         return None
@@ -282,6 +327,10 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None
     if (PAST.search(sentence) and not _NOW_IS.search(sentence)) or SMALL_TALK.search(sentence):
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
+    if HEDGE.search(sentence):
+        return None  # "my sister might visit in February, not sure yet": no plan yet
+    if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
+        return None  # "the team switched to Linear in November": a month said with a past verb is behind us
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
@@ -304,6 +353,15 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     subject = _PLAN_VERB.split(sentence[clause_start : first.start], maxsplit=1)[0]
     head = [t for t in content_tokens(subject) if t not in _PLAN_FILLER]
     moved_words = [t for t in content_tokens(moved.group("x")) if t not in _PLAN_FILLER] if moved else []
+    if not moved_words and not head and clause_start:
+        # "New launch date: May 3": the clause holding the date is bare, its label before the colon names it.
+        label = _PLAN_VERB.split(sentence[:clause_start].rstrip(",;: "), maxsplit=1)[0]
+        head = [t for t in content_tokens(label) if t not in _PLAN_FILLER]
+    # "The launch date is …": a date word is the attribute, the word before it names the event.
+    if len(head) > 1 and head[-1] in _DATE_NOUNS:
+        head = head[:-1]
+    if len(moved_words) > 1 and moved_words[-1] in _DATE_NOUNS:
+        moved_words = moved_words[:-1]
     if moved_words:
         head_word = moved_words[-1]  # "we moved the offsite to …": the event is what was moved
     elif head:
@@ -491,6 +549,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     for turn in turns:
         for sentence in _joined_greetings(sentences(turn.user)):
             for clause in _statement_clauses(sentence):
+                clause = _RETRACTION.sub("", clause)  # what is taken back is not the statement
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang
@@ -550,9 +609,17 @@ def _clause_facts(
             )
         )
     instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
+    said_in = lang
+    if instruction is None and languages is None:
+        # No language evidence ("Responde siempre en español"): the imperative itself tells the language.
+        for other in LANGUAGES:
+            instruction = _instruction(clause, other) if other != lang else None
+            if instruction is not None:
+                said_in = other
+                break
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot = instruction
-        text = render("instruction", lang, value)
+        text = render("instruction", said_in, value)
         facts.append(
             GroundedFact(
                 FactKind.INSTRUCTION,
@@ -592,6 +659,8 @@ def _clause_facts(
 
 def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
     """Resolved dates in a dated fact; a date said outside the captured words ("Morgen muss ich …") is appended."""
+    if _past_month(clause, find_dates(clause, session_time_ms)):
+        return text  # "we switched … in November": a past month, not next year's (the resolver looks ahead)
     inside = find_dates(text, session_time_ms)
     if inside:
         return with_resolved_dates(text, inside)

@@ -97,6 +97,17 @@ def _guess_kind(text: str, default: FactKind) -> FactKind:
     return default
 
 
+#: Verdicts about how a fact is worded rather than what it says (names, dates, numbers, secrets stay checked).
+_WORDING_FAILURES = frozenset({"unsupported", "too_short"})
+
+
+def _value_said(value: str, evidence: Sequence[str]) -> bool:
+    """Every token of an extractor fact's value occurs in the sentences it was read from."""
+    wanted = tokens(value)
+    said = {t for sentence in evidence for t in tokens(sentence)}
+    return bool(wanted) and set(wanted) <= said
+
+
 class _Grounder:
     def __init__(
         self,
@@ -129,6 +140,10 @@ class _Grounder:
     def add_extracted(self) -> None:
         for fact, evidence in zip(self.extraction.facts, self.extraction.evidence, strict=True):
             reason = self._check(fact.text, evidence)
+            if reason in _WORDING_FAILURES and _value_said(fact.value, evidence):
+                # The template's own verb ("El usuario vive en …" for "Vivo en …") or a bare value ("I'm 34") is
+                # wording, not content: an extractor fact whose value the user said word for word is grounded.
+                reason = ""
             if reason:
                 self.dropped[reason] += 1
             else:

@@ -166,7 +166,7 @@ LANGUAGE_NAMES = re.compile(
 # Suffixes of nouns naming a job ("engineer", "nurse" aside): used to tell "I'm a teacher" from "I'm a bit tired".
 ROLE_SUFFIX = re.compile(
     r"(?:er|or|ist|ian|eer|ect|ant|ent|ogist|nurse|chef|cook|pilot|clerk|nanny|coach|agent|analyst|dev|student|"
-    r"intern|retiree|medic|barista|mechanic|technician|pm|cto|ceo|cfo|vp|scientist|artist)$",
+    r"intern|retiree|medic|barista|mechanic|technician|pm|cto|ceo|cfo|vp|scientist|artist|principal|surgeon|vet)$",
     re.IGNORECASE,
 )
 NOT_ROLES_RAW = word_set(
@@ -213,8 +213,10 @@ CHOICE_CATEGORIES = re.compile(
     r"banco de dados|éditeur|editor|framework)\b",
     re.IGNORECASE,
 )
-FOR_TARGET = re.compile(r"\b(?:for|pour|para|für)\s+(?:the|our|my|le|la|les|notre|el|nuestro|nuestra|den|die|das|"
-                        r"unser|unsere|o|a|nosso|nossa)\s+([\w-]+(?:\s[\w-]+)?)", re.IGNORECASE)  # fmt: skip
+FOR_TARGET = re.compile(r"\b(?:for|pour|para|für)\s+(?:(?:the|our|my|le|la|les|notre|el|nuestro|nuestra|den|die|das|"
+                        r"unser|unsere|o|a|nosso|nossa)\s+([\w-]+(?:\s[\w-]+)?)|"
+                        # An activity without an article names the purpose too: "for issue tracking", "for hosting".
+                        r"((?:[\w-]+\s)?[\w-]+ing)\b)", re.IGNORECASE)  # fmt: skip
 
 __all__ = [
     "ABOUT_ASSISTANT",

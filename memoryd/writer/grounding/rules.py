@@ -29,7 +29,7 @@ from memoryd.writer.grounding.lexicon import (
 from memoryd.writer.grounding.model import FactKind
 from memoryd.writer.grounding.patterns import RELATION_RULES, RULES, Rule
 from memoryd.writer.grounding.templates import render
-from memoryd.writer.grounding.text import STOP_WORDS, content_tokens, fold, tokens, word_set
+from memoryd.writer.grounding.text import NEGATIONS, STOP_WORDS, content_tokens, fold, tokens, word_set
 
 _I = re.IGNORECASE
 
@@ -136,6 +136,27 @@ _NOT_NAMES = frozenset(
         "ainda",
     ]
 )
+#: "I'm a nurse at …": the word before at/for is the role the employer rests on.
+_ROLE_BEFORE_AT = re.compile(r"(?:\bI'm|\bI am|,) an? (?:[\w-]+ )*?([\w-]+) (?:at|for) ", re.IGNORECASE)
+#: Similes of working hard ("como un loco", "comme un fou", "wie ein Pferd"): never a job.
+_LIKE_A = word_set(
+    "loco loca fou folle louco louca doido doida burro burra mula esclavo esclava negro chien cheval bete "
+    "pferd tier sklave verruckter wahnsinniger condenado condenada animal crazy dog horse mad maniac"
+)
+_UNNAMED_OBJECT = word_set("something anything stuff things quelque chose algo alguma coisa etwas")
+_DEMONYMS = word_set(
+    "italian spanish french german english british american canadian irish scottish welsh portuguese brazilian "
+    "mexican argentinian chilean colombian peruvian chinese japanese korean indian pakistani dutch belgian swiss "
+    "swedish norwegian danish finnish polish greek turkish russian ukrainian australian african european asian "
+    "latino latina catholic muslim jewish christian hindu buddhist"
+)
+#: What one goes somewhere with that is company, not a choice ("going with my sister", "go with the flow").
+_COMPANY = re.compile(
+    r"^(?:(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|parents|wife|husband|"
+    r"partner|friend|friends|kids|children|son|daughter|family|colleague|colleagues|team|boss|girlfriend|"
+    r"boyfriend)|the flow|him|her|them|you)\b",
+    re.IGNORECASE,
+)
 _NOT_ROLES_ROMANCE = frozenset(
     [
         "mayor",
@@ -222,6 +243,14 @@ _EN_PERSON = (
 _INFINITIVE = re.compile(r"^\w+(?:ar|er|ir|or|re|ôr)(?:lo|la|le|los|las|les|me|te|se|nos)?\b", _I)
 
 
+#: Words that put a sentence about work: "joined X" or "je suis chez X" there names the employer.
+_WORK_CONTEXT = re.compile(
+    r"\b(?:work(?:ing)? (?:at|for)|job|company|employer|quit|left|hired|position|"
+    r"ne travaille plus|quitté|rejoint|nouveau (?:poste|boulot|job)|nouvel emploi)\b",
+    re.IGNORECASE,
+)
+
+
 def to_third_person_en(text: str) -> str:
     """First-person words of an English clause moved to the third person ("my report" → "their report")."""
     for pattern, replacement in _EN_PERSON:
@@ -241,23 +270,33 @@ def _slug(text: str, max_words: int = 3) -> str:
 def _is_name(value: str) -> bool:
     first = fold(value.split()[0]) if value.split() else ""
     return (
-        bool(first) and first not in _NOT_NAMES and first not in STOP_WORDS and first not in _CALENDAR_WORDS
+        bool(first)
+        and first not in _NOT_NAMES
+        and first not in STOP_WORDS
+        and first not in _CALENDAR_WORDS
+        and first not in _DEMONYMS  # "my boss is Italian": a capitalised adjective, not who the boss is
     )
+
+
+def _for_target(text: str) -> str:
+    """The slug of what a choice is for ("for the billing service", "for issue tracking"), or ""."""
+    target = FOR_TARGET.search(text)
+    return _slug(target.group(1) or target.group(2), 2) if target else ""
 
 
 def _choice_slot(value: str, sentence: str = "") -> str:
     switched = _SWITCHED_THING.match(value)
     if switched:
         return f"choice.{_slug(switched.group('x'), 2)}"
-    target = FOR_TARGET.search(value)
+    target = _for_target(value)
     if target:
-        return f"choice.{_slug(target.group(1), 2)}"
+        return f"choice.{target}"
     category = CHOICE_CATEGORIES.search(value)
     if category:
         return f"choice.{_slug(category.group(0), 2)}"
-    target = FOR_TARGET.search(sentence)  # "For the billing service we'll go with …"
+    target = _for_target(sentence)  # "For the billing service we'll go with …"
     if target:
-        return f"choice.{_slug(target.group(1), 2)}"
+        return f"choice.{target}"
     category = CHOICE_CATEGORIES.search(sentence)
     if category:
         return f"choice.{_slug(category.group(0), 2)}"
@@ -320,9 +359,18 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         slot = f"tool.{_slug(value, 2)}"
         what = groups.get("what") or ""
         text = render(key, lang, value, what=to_third_person_en(what) if lang == "en" else what)
+    elif key == "joined":
+        if not _is_name(value) or not _WORK_CONTEXT.search(sentence):
+            return None  # "I joined Strava" is a service signed up to; a company joined is said with work
+        text = render("employer", lang, value)
     elif key in ("name", "address_as", "home", "moved", "origin", "employer"):
         if not _is_name(value):
             return None
+        said_role = _ROLE_BEFORE_AT.search(match.group(0)) if key == "employer" and lang == "en" else None
+        if said_role and (
+            not ROLE_SUFFIX.search(said_role.group(1)) or fold(said_role.group(1)) in NOT_ROLES
+        ):
+            return None  # "I'm a regular at Joe's": a customer of the place, not its employee
         text = render(key, lang, value)
     elif key == "age":
         if not 1 <= int(value) <= 120:
@@ -331,6 +379,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key in ("role", "works_as"):
         last = fold(value.split()[-1])
         words_folded = [fold(w) for w in value.split()]
+        if last in STOP_WORDS or last in NEGATIONS or last in _LIKE_A:
+            return None  # "trabajo como nunca", "je travaille comme un fou": how hard, not as what
         if DIET_WORDS.match(value.split()[-1]) or any(w in NOT_ROLES for w in words_folded):
             return None
         if lang == "en" and key == "role" and not ROLE_SUFFIX.search(last):
@@ -381,6 +431,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             )
         if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
             obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
+        if _COMPANY.match(obj) or _COMPANY.match(value):
+            return None  # "I'm going with my sister": company kept, not a choice made
         if HEDGE.search(sentence) or _vague(obj) or set(tokens(value)) <= _UNDECIDED:
             return None  # "Decision: not yet." decides nothing
         if lang == "en":
@@ -397,6 +449,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             return None
         if len(content_tokens(value)) < 2:
             return None  # "I have to go": a task names what and whom
+        if len(tokens(value)) > 1 and tokens(value)[1] in _UNNAMED_OBJECT:
+            return None  # "I need to correct something": the task names nothing one could do
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown)
     elif key == "target":
@@ -439,6 +493,7 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
             if hit is not None:
                 hits.append(hit)
     hits.extend(_household_allergies(normal))
+    hits.extend(_reports_to(normal, languages))
     if languages is None or "en" in languages:
         hits.extend(_their_relations(normal))
     return _without_overlaps(hits)
@@ -471,6 +526,34 @@ def _their_relations(sentence: str) -> list[Hit]:
         slot = f"relation.of_{_slug(owner, 1)}.{entry[0]}.{_slug(name, 2)}"
         text = f"{owner}'s {rel} is {name}."
         found.append(Hit(FactKind.RELATION, slot, name, text, False, match.start(), match.end()))
+    return found
+
+
+#: "I report to Priya now": whom the user reports to is their manager (same slot as "my manager is …").
+_REPORTS_TO = (
+    ("en", re.compile(rf"\bI (?:now |currently |still )?report (?:directly )?to {NAME}", _I), "The user reports to {v}."),
+    ("fr", re.compile(rf"\bje (?:reporte|rapporte) (?:maintenant |directement )?à {NAME}", _I), "L'utilisateur reporte à {v}."),
+    ("es", re.compile(rf"\b(?:reporto|respondo) (?:ahora |directamente )?a {NAME}", _I), "El usuario reporta a {v}."),
+    ("de", re.compile(rf"\bich berichte (?:jetzt |direkt |nun )?an {NAME}", _I), "Der Nutzer berichtet an {v}."),
+    ("pt", re.compile(rf"\b(?:reporto|respondo) (?:agora |diretamente )?(?:a|à|ao) {NAME}", _I), "O usuário reporta a {v}."),
+)  # fmt: skip
+
+
+def _reports_to(sentence: str, languages: frozenset[str] | None) -> list[Hit]:
+    found: list[Hit] = []
+    for lang, pattern, template in _REPORTS_TO:
+        if languages is not None and lang not in languages:
+            continue
+        for match in pattern.finditer(sentence):
+            name = _clean(match.group("v"))
+            if not _is_name(name) or not _accepts_prefix(sentence, match.start()):
+                continue
+            text = template.format(v=name)
+            found.append(
+                Hit(
+                    FactKind.RELATION, "relation.manager", name, text, False, match.start(), match.end(), lang
+                )
+            )
     return found
 
 

@@ -83,6 +83,9 @@ for _word, _digit in (("une", "1"), ("una", "1"), ("ein", "1"), ("eine", "1"), (
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 _TOKEN = re.compile(r"[^\W_]+")
+_GERMAN_MONTH = re.compile(
+    r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)\b"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(¿¡]?[^\W\d_])|\n+|(?<=[.!?])\s*$")
 
 
@@ -162,6 +165,8 @@ def _sentences(text: str) -> tuple[str, ...]:
             last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())
         ):
             continue  # "Dr. Ruiz", "J. Smith": the dot belongs to the word
+        if before.endswith(".") and last_word.isdigit() and _GERMAN_MONTH.match(text, match.end()):
+            continue  # "am 3. Februar": a German ordinal date, not the end of a sentence
         pieces.append(text[start : match.start()])
         start = match.end()
     pieces.append(text[start:])
@@ -173,16 +178,26 @@ def sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
+_DIACRITIC = re.compile(r"[à-öø-ÿÀ-ÖØ-Þœß]")
+
+
 @lru_cache(maxsize=4_096)
 def detect_language(text: str, default: str = "en") -> str:
     """The language (of LANGUAGES) whose own stop words cover the most tokens; `default` on a tie or no evidence."""
     found = _tokens(text)
     best, best_score = default, 0
+    scores: dict[str, int] = {}
     for lang in LANGUAGES:
         own = _OWN_STOP[lang]
         score = sum(1 for t in found if t in own)
+        scores[lang] = score
         if score > best_score:
             best, best_score = lang, score
+    if best == "en" and _DIACRITIC.search(text):
+        # Folding makes "thé" the English "the": on a tie, accented letters are evidence against English.
+        rival = max((lang for lang in LANGUAGES if lang != "en"), key=lambda lang: scores[lang])
+        if scores[rival] >= best_score:
+            return rival
     return best
 
 

@@ -130,6 +130,9 @@ def _supported(token: str, index: _Sources) -> bool:
     return False
 
 
+_RESOLVED_DATE = re.compile(r"\(\d{4}-\d{2}(?:-\d{2})?\)")
+
+
 def is_loop(text: str) -> bool:
     """A repeated phrase: a 3-gram three times or a 4-gram twice (counting only n-grams with a content word, so
     "The user is …" opening three sentences is not a loop), or one content token over 30% of a longer text."""
@@ -142,7 +145,10 @@ def is_loop(text: str) -> bool:
         )
         if grams and max(grams.values()) >= limit:
             return True
-    content = [t for t in found if t not in STOP_WORDS and t not in _TEMPLATE_WORDS]
+    # A resolved date repeats the day it follows ("April 20 (2027-04-20)"): it is not counted as a repeated word.
+    content = [
+        t for t in tokens(_RESOLVED_DATE.sub(" ", text)) if t not in STOP_WORDS and t not in _TEMPLATE_WORDS
+    ]
     if len(content) >= LOOP_MIN_TOKENS:
         top = Counter(content).most_common(1)[0][1]
         if top / len(content) > LOOP_TOKEN_SHARE:
