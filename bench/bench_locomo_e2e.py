@@ -111,7 +111,7 @@ def placed_dia(db: sqlite3.Connection, refs: Sequence[pb.ItemRef], dia: dict[int
     found: set[str] = set()
     for ref in refs:
         kind = pb.ItemKind.Name(ref.kind)
-        if kind == "ITEM_KIND_TRANSCRIPT":
+        if kind == "ITEM_KIND_TRANSCRIPT_TURN":
             if int(ref.id) in dia:
                 found.add(dia[int(ref.id)])
         elif kind in _TABLE:
