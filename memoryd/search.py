@@ -475,20 +475,12 @@ class MemorySearch:
         if embedded is None:
             return dict.fromkeys(kinds)
         # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
-        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side. The transcript
-        # (every turn: by far the largest index) is scanned on this thread rather than handed to the pool: while
-        # the caller runs the keyword sides in Python, each hand-off waits for the GIL.
-        inline = KIND_TRANSCRIPT if KIND_TRANSCRIPT in kinds else kinds[-1] if kinds else None
+        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side.
         futures = {
             kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
             for kind in kinds
-            if kind != inline
         }
-        out: dict[str, list[tuple[int, float]] | None] = {}
-        if inline is not None:
-            out[inline] = self._vector_ranking(agent_id, inline, query, timeout_s)
-        out |= {kind: future.result() for kind, future in futures.items()}
-        return {kind: out[kind] for kind in kinds}
+        return {kind: future.result() for kind, future in futures.items()}
 
     def _recent(self, key: tuple[str, str, str, str]) -> list[tuple[int, float]] | None:
         with self._recent_lock:

@@ -1,5 +1,5 @@
-"""One agent's faiss indexes (IndexIDMap2 over fp16 inner-product indexes on unit vectors, one per kind) with their
-manifest on disk.
+"""One agent's faiss index (IndexIDMap2 over fp16 inner-product indexes on unit vectors, one per kind in memory)
+with its manifest on disk.
 
 Why fp16: a query scans every vector of the agent's kind (100k transcript rows: 6.5 ms in fp32, 3.2 ms in fp16 on
 one core — the scan is memory-bound), and the index takes half the memory. Scores move by ~1e-3; on 300 LoCoMo
@@ -52,13 +52,6 @@ class Manifest:
     updated_at_ms: int = 0
 
 
-#: Shards of each kind's index: a kind's scan runs on this many threads at once (faiss IndexShards), each over its
-#: own share of the vectors, and their nearest lists are merged exactly. Two: the cores of the machine we target.
-SHARDS = 2
-#: Below this many vectors a kind is scanned on the calling thread (starting threads would cost more than it saves).
-PARALLEL_MIN_VECTORS = 20_000
-
-
 def _codes(index: Any) -> tuple[Any, Any]:
     """(ids, codes as an n x code_size uint8 array) of an id-mapped scalar-quantizer index."""
     inner: Any = faiss.downcast_index(index.index)
@@ -68,14 +61,13 @@ def _codes(index: Any) -> tuple[Any, Any]:
 
 
 class AgentIndex:
-    """Thread-safe cosine index of one agent (exhaustive, fp16 storage): in memory one faiss index per kind, split in
-    SHARDS shards; on disk one file.
+    """Thread-safe cosine index of one agent (exhaustive, fp16 storage): in memory one faiss index per kind; on disk
+    one file.
 
     Why per kind: a search of one kind used to scan the agent's whole index with the kind as a range selector, so a
     pinned-facts search next to 100k transcript turns still walked every id, the relevance gate's evidence pass
     (memoryd/search.py evidence_many) paid that once per section, and one lock made its three scans take turns.
-    Why shards: the evidence pass waits for the largest kind's scan after the query embedding; two threads halve it.
-    Results are the same as one exhaustive scan (ties aside). The saved file still holds every kind in one
+    Results are those of the selector scan (same codes, exhaustive). The saved file still holds every kind in one
     IndexIDMap2 (the format other tools read); load() splits it by the kind in each id's high bits.
     """
 
@@ -83,7 +75,7 @@ class AgentIndex:
         self.agent_id = agent_id
         self.model = model
         self.dimension = dimension
-        self._parts: dict[str, list[Any]] = {}
+        self._parts: dict[str, Any] = {}
         # One lock per kind, so scans of different kinds run side by side (faiss releases the GIL); whatever reads
         # every kind takes them all, always in KINDS order.
         self._locks = {kind: threading.RLock() for kind in KINDS}
@@ -94,22 +86,23 @@ class AgentIndex:
         if index is not None and index.ntotal:
             self._split(index)
 
-    def _shards(self, kind: str) -> list[Any]:
-        """The shards of `kind`, made empty on first use (call with the kind's lock held)."""
-        shards = self._parts.get(kind)
-        if shards is None:
-            shards = self._parts[kind] = [new_faiss_index(self.dimension) for _ in range(SHARDS)]
-        return shards
+    def _part(self, kind: str) -> Any:
+        """The index of `kind`, made empty on first use (call with the kind's lock held)."""
+        part = self._parts.get(kind)
+        if part is None:
+            part = self._parts[kind] = new_faiss_index(self.dimension)
+        return part
 
     def _split(self, index: Any) -> None:
-        """Fill the per-kind shards from a combined index (codes copied as they are: no re-encoding)."""
+        """Fill the per-kind indexes from a combined one (codes copied as they are: no re-encoding)."""
         ids, codes = _codes(index)
         for kind in KINDS:
             low, high = kind_range(kind)
-            where = np.flatnonzero((ids >= low) & (ids < high))
-            for shard, share in zip(self._shards(kind), np.array_split(where, SHARDS), strict=True):
-                if len(share):
-                    shard.add_sa_codes(np.ascontiguousarray(codes[share]), np.ascontiguousarray(ids[share]))
+            mask = (ids >= low) & (ids < high)
+            if np.any(mask):
+                self._part(kind).add_sa_codes(
+                    np.ascontiguousarray(codes[mask]), np.ascontiguousarray(ids[mask])
+                )
 
     @contextmanager
     def _all_locked(self) -> Iterator[None]:
@@ -122,14 +115,15 @@ class AgentIndex:
         """Every kind in one id-mapped index, as saved on disk (call with every lock held)."""
         combined = new_faiss_index(self.dimension)
         for kind in KINDS:
-            for shard in self._parts.get(kind, []):
-                if shard.ntotal:
-                    ids, codes = _codes(shard)
-                    combined.add_sa_codes(codes, ids)
+            part = self._parts.get(kind)
+            if part is not None and part.ntotal:
+                ids, codes = _codes(part)
+                combined.add_sa_codes(codes, ids)
         return combined
 
     def _kind_count(self, kind: str) -> int:
-        return sum(int(shard.ntotal) for shard in self._parts.get(kind, []))
+        part = self._parts.get(kind)
+        return 0 if part is None else int(part.ntotal)
 
     @property
     def count(self) -> int:
@@ -142,11 +136,9 @@ class AgentIndex:
         of each (IndexIDMap2's id map); not counted: the reverse id map, the id set, and spare vector capacity."""
         with self._all_locked():
             total = 0
-            for shards in self._parts.values():
-                for shard in shards:
-                    inner: Any = faiss.downcast_index(shard.index)
-                    code_size = int(inner.code_size)
-                    total += int(shard.ntotal) * (code_size + 8)
+            for part in self._parts.values():
+                inner: Any = faiss.downcast_index(part.index)
+                total += int(part.ntotal) * (int(inner.code_size) + 8)
             return total
 
     def counts(self) -> dict[str, int]:
@@ -162,14 +154,12 @@ class AgentIndex:
             raise ValueError(f"expected {len(row_ids)}x{self.dimension} vectors, got {vectors.shape}")
         ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
         with self._locks[kind]:
-            shards = self._shards(kind)
+            part = self._part(kind)
             held = self._held_ids(kind)
             replaced = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
             if len(replaced):
-                for shard in shards:
-                    shard.remove_ids(faiss.IDSelectorBatch(replaced))
-            # The smallest shard takes the batch, so the shards stay about even and each scan about half.
-            min(shards, key=lambda shard: int(shard.ntotal)).add_with_ids(normalise(vectors), ids)
+                part.remove_ids(faiss.IDSelectorBatch(replaced))
+            part.add_with_ids(normalise(vectors), ids)
             held.update(ids.tolist())
             self.dirty = True
 
@@ -183,9 +173,7 @@ class AgentIndex:
             present = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
             if not len(present):
                 return 0
-            removed = sum(
-                int(shard.remove_ids(faiss.IDSelectorBatch(present))) for shard in self._parts.get(kind, [])
-            )
+            removed = int(self._part(kind).remove_ids(faiss.IDSelectorBatch(present)))
             held.difference_update(present.tolist())
             self.dirty = self.dirty or removed > 0
         return removed
@@ -194,25 +182,22 @@ class AgentIndex:
         """The vector ids of `kind` in the index (call with the kind's lock held)."""
         held = self._held.get(kind)
         if held is None:
-            held = set()
-            for shard in self._parts.get(kind, []):
-                if shard.ntotal:
-                    held.update(faiss.vector_to_array(shard.id_map).tolist())
-            self._held[kind] = held
+            part = self._parts.get(kind)
+            ids = (
+                faiss.vector_to_array(part.id_map)
+                if part is not None and part.ntotal
+                else np.empty(0, np.int64)
+            )
+            held = self._held[kind] = set(ids.tolist())
         return held
 
     def search(self, kind: str, query: Vector, k: int) -> list[tuple[int, float]]:
         """(row id, cosine) of the k nearest rows of `kind`."""
         with self._locks[kind]:
-            n = self._kind_count(kind)
-            if n == 0 or k <= 0:
+            part = self._parts.get(kind)
+            if part is None or part.ntotal == 0 or k <= 0:
                 return []
-            # IndexShards scans each shard (on its own thread when threaded) and merges the k best of each.
-            shards = faiss.IndexShards(self.dimension, n >= PARALLEL_MIN_VECTORS, False)  # type: ignore[call-arg]
-            for shard in self._parts[kind]:
-                if shard.ntotal:
-                    shards.add_shard(shard)
-            scores, ids = shards.search(normalise(query), min(k, n))
+            scores, ids = part.search(normalise(query), min(k, int(part.ntotal)))
         return [(split_id(int(i))[1], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
 
     def manifest(self) -> Manifest:

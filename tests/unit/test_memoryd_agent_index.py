@@ -1,5 +1,5 @@
 """AgentIndex: add replaces a row's vector, remove counts only what was there, a reloaded index knows its ids, and a
-sharded kind answers as one exhaustive scan."""
+kind's own index answers as the exhaustive scan."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.store import open_store
-from memoryd.vectors.agent_index import PARALLEL_MIN_VECTORS, AgentIndex, new_faiss_index
+from memoryd.vectors.agent_index import AgentIndex, new_faiss_index
 from memoryd.vectors.registry import VectorRegistry, agent_dir_name
 from memoryd.vectors.sealing import sealer_for
 
@@ -73,11 +73,13 @@ def test_an_encrypted_store_renames_readable_index_folders_left_by_an_older_rele
         store.close()
 
 
-def test_a_sharded_kind_returns_the_exact_nearest_rows_before_and_after_a_reload(tmp_path: Path) -> None:
-    # Enough vectors that the kind's shards are scanned on threads (PARALLEL_MIN_VECTORS), added in batches so
-    # every shard holds some, with other kinds beside them: the k best must be those of one exhaustive scan.
+def test_a_kind_returns_the_exact_nearest_rows_beside_other_kinds_before_and_after_a_reload(
+    tmp_path: Path,
+) -> None:
+    # Added in batches, some removed, other kinds beside them, saved as one file and split again on load: the k best
+    # must be those of one exhaustive scan of the kind's codes.
     rng = np.random.default_rng(7)
-    n = PARALLEL_MIN_VECTORS + 500
+    n = 20_500
     vectors = rng.standard_normal((n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     index = AgentIndex("A", "m", DIM)
