@@ -474,8 +474,8 @@ class MemorySearch:
             embedded = None
         if embedded is None:
             return dict.fromkeys(kinds)
-        # Embedded above: each search below reads the Embedder's cache. faiss releases the GIL and each scan covers
-        # the agent's whole index (the kind is a selector), so the kinds are scanned side by side.
+        # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
+        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side.
         futures = {
             kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
             for kind in kinds

@@ -1,4 +1,5 @@
-"""One agent's faiss index (IndexIDMap2 over an fp16 inner-product index on unit vectors) with its manifest on disk.
+"""One agent's faiss index (IndexIDMap2 over fp16 inner-product indexes on unit vectors, one per kind in memory)
+with its manifest on disk.
 
 Why fp16: a query scans every vector of the agent's kind (100k transcript rows: 6.5 ms in fp32, 3.2 ms in fp16 on
 one core — the scan is memory-bound), and the index takes half the memory. Scores move by ~1e-3; on 300 LoCoMo
@@ -12,7 +13,8 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,46 +52,99 @@ class Manifest:
     updated_at_ms: int = 0
 
 
+def _codes(index: Any) -> tuple[Any, Any]:
+    """(ids, codes as an n x code_size uint8 array) of an id-mapped scalar-quantizer index."""
+    inner: Any = faiss.downcast_index(index.index)
+    ids = faiss.vector_to_array(index.id_map)
+    codes = faiss.vector_to_array(inner.codes).reshape(int(index.ntotal), int(inner.code_size))
+    return ids, codes
+
+
 class AgentIndex:
-    """Thread-safe cosine index of one agent (exhaustive, fp16 storage); every kind shares it, a range selector
-    splits kinds."""
+    """Thread-safe cosine index of one agent (exhaustive, fp16 storage): in memory one faiss index per kind; on disk
+    one file.
+
+    Why per kind: a search of one kind used to scan the agent's whole index with the kind as a range selector, so a
+    pinned-facts search next to 100k transcript turns still walked every id, the relevance gate's evidence pass
+    (memoryd/search.py evidence_many) paid that once per section, and one lock made its three scans take turns.
+    Results are those of the selector scan (same codes, exhaustive). The saved file still holds every kind in one
+    IndexIDMap2 (the format other tools read); load() splits it by the kind in each id's high bits.
+    """
 
     def __init__(self, agent_id: str, model: str, dimension: int, index: Any | None = None) -> None:
         self.agent_id = agent_id
         self.model = model
         self.dimension = dimension
-        self._index = index if index is not None else new_faiss_index(dimension)
-        self._lock = threading.RLock()
+        self._parts: dict[str, Any] = {}
+        # One lock per kind, so scans of different kinds run side by side (faiss releases the GIL); whatever reads
+        # every kind takes them all, always in KINDS order.
+        self._locks = {kind: threading.RLock() for kind in KINDS}
         self.dirty = False
-        # Vector ids held, built on first use: add() then removes only ids it replaces, since faiss's remove_ids
-        # scans (and compacts) the whole index even when none of the ids is present.
-        self._held: set[int] | None = None
+        # Vector ids held per kind, built on first use: add() then removes only ids it replaces, since faiss's
+        # remove_ids scans (and compacts) the whole index even when none of the ids is present.
+        self._held: dict[str, set[int]] = {}
+        if index is not None and index.ntotal:
+            self._split(index)
+
+    def _part(self, kind: str) -> Any:
+        """The index of `kind`, made empty on first use (call with the kind's lock held)."""
+        part = self._parts.get(kind)
+        if part is None:
+            part = self._parts[kind] = new_faiss_index(self.dimension)
+        return part
+
+    def _split(self, index: Any) -> None:
+        """Fill the per-kind indexes from a combined one (codes copied as they are: no re-encoding)."""
+        ids, codes = _codes(index)
+        for kind in KINDS:
+            low, high = kind_range(kind)
+            mask = (ids >= low) & (ids < high)
+            if np.any(mask):
+                self._part(kind).add_sa_codes(
+                    np.ascontiguousarray(codes[mask]), np.ascontiguousarray(ids[mask])
+                )
+
+    @contextmanager
+    def _all_locked(self) -> Iterator[None]:
+        with ExitStack() as stack:
+            for kind in KINDS:
+                stack.enter_context(self._locks[kind])
+            yield
+
+    def _combined(self) -> Any:
+        """Every kind in one id-mapped index, as saved on disk (call with every lock held)."""
+        combined = new_faiss_index(self.dimension)
+        for kind in KINDS:
+            part = self._parts.get(kind)
+            if part is not None and part.ntotal:
+                ids, codes = _codes(part)
+                combined.add_sa_codes(codes, ids)
+        return combined
+
+    def _kind_count(self, kind: str) -> int:
+        part = self._parts.get(kind)
+        return 0 if part is None else int(part.ntotal)
 
     @property
     def count(self) -> int:
         """Vectors held."""
-        return int(self._index.ntotal)
+        with self._all_locked():
+            return sum(self._kind_count(kind) for kind in self._parts)
 
     def memory_bytes(self) -> int:
-        """Bytes the faiss index holds for its vectors: codes (2 bytes per dimension in fp16) plus the 8-byte id
+        """Bytes the faiss indexes hold for their vectors: codes (2 bytes per dimension in fp16) plus the 8-byte id
         of each (IndexIDMap2's id map); not counted: the reverse id map, the id set, and spare vector capacity."""
-        with self._lock:
-            code_size = int(faiss.downcast_index(self._index.index).code_size)
-            return int(self._index.ntotal) * (code_size + 8)
+        with self._all_locked():
+            total = 0
+            for part in self._parts.values():
+                inner: Any = faiss.downcast_index(part.index)
+                total += int(part.ntotal) * (int(inner.code_size) + 8)
+            return total
 
     def counts(self) -> dict[str, int]:
         """Vectors per kind."""
-        with self._lock:
-            if self._index.ntotal == 0:
-                return {}
-            ids = faiss.vector_to_array(self._index.id_map)
-        result: dict[str, int] = {}
-        for kind in KINDS:
-            low, high = kind_range(kind)
-            n = int(np.count_nonzero((ids >= low) & (ids < high)))
-            if n:
-                result[kind] = n
-        return result
+        with self._all_locked():
+            return {kind: n for kind in self._parts if (n := self._kind_count(kind))}
 
     def add(self, kind: str, row_ids: Sequence[int], vectors: Vector) -> None:
         """Add (or replace) the vectors of these rows."""
@@ -98,12 +153,13 @@ class AgentIndex:
         if vectors.shape != (len(row_ids), self.dimension):
             raise ValueError(f"expected {len(row_ids)}x{self.dimension} vectors, got {vectors.shape}")
         ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
-        with self._lock:
-            held = self._held_ids()
+        with self._locks[kind]:
+            part = self._part(kind)
+            held = self._held_ids(kind)
             replaced = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
             if len(replaced):
-                self._index.remove_ids(faiss.IDSelectorBatch(replaced))
-            self._index.add_with_ids(normalise(vectors), ids)
+                part.remove_ids(faiss.IDSelectorBatch(replaced))
+            part.add_with_ids(normalise(vectors), ids)
             held.update(ids.tolist())
             self.dirty = True
 
@@ -112,31 +168,36 @@ class AgentIndex:
         if not len(row_ids):
             return 0
         ids = np.asarray([vector_id(kind, r) for r in row_ids], dtype=np.int64)
-        with self._lock:
-            held = self._held_ids()
+        with self._locks[kind]:
+            held = self._held_ids(kind)
             present = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
             if not len(present):
                 return 0
-            removed = int(self._index.remove_ids(faiss.IDSelectorBatch(present)))
+            removed = int(self._part(kind).remove_ids(faiss.IDSelectorBatch(present)))
             held.difference_update(present.tolist())
             self.dirty = self.dirty or removed > 0
         return removed
 
-    def _held_ids(self) -> set[int]:
-        """The vector ids in the index (call with the lock held)."""
-        if self._held is None:
-            held = faiss.vector_to_array(self._index.id_map) if self._index.ntotal else np.empty(0, np.int64)
-            self._held = set(held.tolist())
-        return self._held
+    def _held_ids(self, kind: str) -> set[int]:
+        """The vector ids of `kind` in the index (call with the kind's lock held)."""
+        held = self._held.get(kind)
+        if held is None:
+            part = self._parts.get(kind)
+            ids = (
+                faiss.vector_to_array(part.id_map)
+                if part is not None and part.ntotal
+                else np.empty(0, np.int64)
+            )
+            held = self._held[kind] = set(ids.tolist())
+        return held
 
     def search(self, kind: str, query: Vector, k: int) -> list[tuple[int, float]]:
         """(row id, cosine) of the k nearest rows of `kind`."""
-        with self._lock:
-            if self._index.ntotal == 0 or k <= 0:
+        with self._locks[kind]:
+            part = self._parts.get(kind)
+            if part is None or part.ntotal == 0 or k <= 0:
                 return []
-            low, high = kind_range(kind)
-            params = faiss.SearchParameters(sel=faiss.IDSelectorRange(low, high))  # type: ignore[call-arg]
-            scores, ids = self._index.search(normalise(query), min(k, self._index.ntotal), params=params)
+            scores, ids = part.search(normalise(query), min(k, int(part.ntotal)))
         return [(split_id(int(i))[1], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
 
     def manifest(self) -> Manifest:
@@ -152,19 +213,19 @@ class AgentIndex:
         """
         private_folder(directory)
         if sealer is not None:
-            with self._lock:
+            with self._all_locked():
                 manifest = self.manifest()
-                data = faiss.serialize_index(self._index).tobytes()
+                data = faiss.serialize_index(self._combined()).tobytes()
                 write_file(directory / INDEX_FILE, data, sealer)
                 self.dirty = False
             write_file(directory / MANIFEST_FILE, json.dumps(asdict(manifest)).encode(), sealer)
             return
-        with self._lock:
+        with self._all_locked():
             manifest = self.manifest()
             fd, tmp = tempfile.mkstemp(prefix=".index.", dir=directory)
             os.close(fd)
             try:
-                faiss.write_index(self._index, tmp)
+                faiss.write_index(self._combined(), tmp)
                 os.replace(tmp, directory / INDEX_FILE)
             finally:
                 Path(tmp).unlink(missing_ok=True)

@@ -1,4 +1,5 @@
-"""AgentIndex: add replaces a row's vector, remove counts only what was there, and a reloaded index knows its ids."""
+"""AgentIndex: add replaces a row's vector, remove counts only what was there, a reloaded index knows its ids, and a
+kind's own index answers as the exhaustive scan."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.store import open_store
-from memoryd.vectors.agent_index import AgentIndex
+from memoryd.vectors.agent_index import AgentIndex, new_faiss_index
 from memoryd.vectors.registry import VectorRegistry, agent_dir_name
 from memoryd.vectors.sealing import sealer_for
 
@@ -70,3 +71,36 @@ def test_an_encrypted_store_renames_readable_index_folders_left_by_an_older_rele
         assert loaded is not None and loaded.count == 1
     finally:
         store.close()
+
+
+def test_a_kind_returns_the_exact_nearest_rows_beside_other_kinds_before_and_after_a_reload(
+    tmp_path: Path,
+) -> None:
+    # Added in batches, some removed, other kinds beside them, saved as one file and split again on load: the k best
+    # must be those of one exhaustive scan of the kind's codes.
+    rng = np.random.default_rng(7)
+    n = 20_500
+    vectors = rng.standard_normal((n, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = AgentIndex("A", "m", DIM)
+    for start in range(0, n, 4000):
+        index.add(
+            KIND_TRANSCRIPT, list(range(start + 1, min(n, start + 4000) + 1)), vectors[start : start + 4000]
+        )
+    index.add(KIND_PINNED, [1, 2], np.vstack([_unit(1), _unit(2)]))
+    assert index.remove(KIND_TRANSCRIPT, [1, 4001, 8001]) == 3
+    index.save(tmp_path)
+    loaded = AgentIndex.load(tmp_path)
+    assert loaded is not None and loaded.counts() == {KIND_TRANSCRIPT: n - 3, KIND_PINNED: 2}
+    # The reference: one unsharded index of the same fp16 codes, scanned exhaustively.
+    kept = np.asarray([i for i in range(n) if i not in (0, 4000, 8000)])
+    reference = new_faiss_index(DIM)
+    reference.add_with_ids(vectors[kept], kept + 1)
+    query = _unit(11)
+    scores, ids = reference.search(query, 50)
+    expected = [(int(i), float(c)) for c, i in zip(scores[0], ids[0], strict=True)]
+    for searched in (index, loaded):
+        hits = searched.search(KIND_TRANSCRIPT, query, 50)
+        assert [row for row, _ in hits] == [row for row, _ in expected]
+        assert np.allclose([c for _, c in hits], [c for _, c in expected], atol=1e-5)
+    assert {row for row, _ in loaded.search(KIND_PINNED, query, 5)} == {1, 2}
