@@ -151,7 +151,8 @@ def _write(ctx: JobContext, agent_id: str, built: _Narrative, stored: _Stored | 
         if stored.digest != built.digest:
             with ctx.batch(STEP_IDENTITY) as batch:
                 batch.rows = ctx.db.execute(
-                    "UPDATE agent_narratives SET facts_digest = ? WHERE agent_id = ?", (built.digest, agent_id)
+                    "UPDATE agent_narratives SET facts_digest = ? WHERE agent_id = ?",
+                    (built.digest, agent_id),
                 ).rowcount
         return
     with ctx.batch(STEP_IDENTITY) as batch:

@@ -27,21 +27,22 @@ from memoryd.writer.parse import (
 )
 from memoryd.writer.retry import InvalidOutputError
 
-#: Longest summary the call may write (about 60 tokens: the decode stays within a few seconds on a CPU).
-SUMMARY_MAX_CHARS = 240
-#: Topics: a few short labels.
-MAX_TOPICS = 3
-TOPIC_MAX_CHARS = 32
+#: Longest summary the call may write (about 40 tokens: SmolLM2 decodes ~10 constrained tokens/s on 2 CPU cores,
+#: so the whole call stays near the 10 s p50 target for an 8-turn session).
+SUMMARY_MAX_CHARS = 170
+#: Topics: a couple of short labels.
+MAX_TOPICS = 2
+TOPIC_MAX_CHARS = 24
 #: Facts the model may phrase (verified against the user's turns before they count).
-MAX_FACTS = 2
-FACT_MAX_CHARS = 120
+MAX_FACTS = 1
+FACT_MAX_CHARS = 100
 #: Each user turn is cut to this many characters, each assistant turn to far fewer: facts come from the user.
 USER_TURN_CHARS = 600
 ASSISTANT_TURN_CHARS = 120
 #: The whole user message stays within this many characters (~4 per token).
 MAX_PROMPT_CHARS = 6000
 #: Sampling: short and nearly greedy; the schema bounds the reply anyway.
-PHRASE_OPTIONS = GenerateOptions(max_tokens=200, temperature=0.2)
+PHRASE_OPTIONS = GenerateOptions(max_tokens=120, temperature=0.2)
 
 #: The reply's JSON schema: {"summary", "topics", "facts"}; summary first, so a cut-off reply still has it.
 PHRASE_SCHEMA: dict[str, Any] = {

@@ -129,9 +129,7 @@ def test_hostile_turns_and_queries_stay_in_their_agent(rig: Rig) -> None:
     victim_block = rig.block("victim", "What do you remember about my Bluebird project and my name?")
     assert "Mallory" not in victim_block and "admin mode" not in victim_block.casefold()
     assert rig.stub.GetIdentity(pb.GetIdentityRequest(), timeout=5).identity.overrides == []
-    distillations = [
-        r for r in rig.inferd.generate_requests if "\nChat:\n" in r.messages[-1].content
-    ]
+    distillations = [r for r in rig.inferd.generate_requests if "\nChat:\n" in r.messages[-1].content]
     assert len(distillations) == 2
     for request in distillations:  # hostile text only ever inside the session's turns, never the instructions
         assert [m.content for m in request.messages if m.role == ipb.ROLE_SYSTEM] == [DISTILL_SYSTEM_PROMPT]

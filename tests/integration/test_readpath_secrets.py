@@ -20,12 +20,16 @@ KEY = "sk-live-4f9aQ2xZ8rT1mB7nK3pL6wE0yU5iO9sD"
 def memoryd(tmp_path: Path) -> Iterator[MemorydHandle]:
     # Gate mode off: the planner falls back to transcript turns sharing a word, so both queries reach the turn.
     (tmp_path / "config").mkdir(parents=True)
-    (tmp_path / "config" / "memory.json").write_text(json.dumps({"relevanceGateMode": "off", "coreModel": ""}))
+    (tmp_path / "config" / "memory.json").write_text(
+        json.dumps({"relevanceGateMode": "off", "coreModel": ""})
+    )
     with (
         running_fake_inferd() as (server, _state),
         running_memoryd(tmp_path, inferd_addr=server.target) as handle,  # type: ignore[attr-defined]
     ):
-        buffer(handle.memory, AGENT, "c1", f"The staging deploy key is {KEY}, the deploy runs at noon.", "Ok.")
+        buffer(
+            handle.memory, AGENT, "c1", f"The staging deploy key is {KEY}, the deploy runs at noon.", "Ok."
+        )
         handle.app.indexer.run_once()
         yield handle
 

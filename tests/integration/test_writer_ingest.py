@@ -93,7 +93,9 @@ def test_reingest_keeps_a_fact_another_conversation_also_supports(stack: WriterS
     stack.writer.ingest("agent-1", "s2", TURNS)
     postgres = "SELECT source_count FROM pinned_facts WHERE content LIKE '%Postgres%'"
     assert stack.q(postgres) == [(2,)]
-    gardening = [IngestTurn("A different chat about gardening: tomatoes, basil and watering schedules.", "Ok.")]
+    gardening = [
+        IngestTurn("A different chat about gardening: tomatoes, basil and watering schedules.", "Ok.")
+    ]
     stack.inferd.set_default(digest("The chat was about gardening, tomatoes and basil."))
     stack.writer.ingest("agent-1", "s1", gardening)  # s1 no longer yields the fact
     assert stack.q(postgres) == [(1,)]

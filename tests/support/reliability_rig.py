@@ -288,7 +288,9 @@ def distilled_once(db: Path, replies: dict[int, tuple[str, ...]], audit: Audit) 
     `replies` (the tokens each model call saw) is kept for the callers that count calls."""
     with _connect(db) as connection:
         episodes = [str(row[0] or "") for row in connection.execute("SELECT source_turn_ids FROM episodes")]
-        transcript = {int(row[0]): str(row[1]) for row in connection.execute("SELECT id, content FROM transcript")}
+        transcript = {
+            int(row[0]): str(row[1]) for row in connection.execute("SELECT id, content FROM transcript")
+        }
         signals = list(connection.execute("SELECT status, user_message FROM pending_signals"))
     connection.close()
     covered: Counter[str] = Counter()
