@@ -14,7 +14,6 @@ settings were chosen (bench_search); the other seven are reported.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import statistics
 import sys
@@ -30,10 +29,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from bench.locomo_data import CATEGORY_NAMES, Conversation, Turn, load
 from bench.report import BenchResult
-from bench.search_stack import running_stack
-from inferd.app import close_all
-from inferd.app import start as start_inferd
-from inferd.config import for_tests as inferd_settings
+from bench.search_stack import model_stack
 from osaurus.memory.v1 import memory_pb2 as pb
 
 DEV = ("conv-26", "conv-30", "conv-41")
@@ -151,48 +147,34 @@ def measure(model: str, conversations: int, split: str) -> tuple[list[Asked], di
     outcomes: dict[str, int] = defaultdict(int)
     with tempfile.TemporaryDirectory(prefix="locomo-e2e-") as tmp:
         home = Path(tmp)
-        if model == "fake":
-            # memoryd's config lives under its own home; the fake backend serves "fake-llm" / "fake-embedding".
-            config = home / "memoryd" / "config"
-            config.mkdir(parents=True)
-            (config / "memory.json").write_text(
-                json.dumps({"coreModel": "fake-llm", "embeddingModel": "fake-embedding"})
-            )
-        fake = start_inferd(inferd_settings(home / "fake-inferd", fake=True)) if model == "fake" else None
-        try:
-            with running_stack(home, fake[0].target if fake else None) as stack:
-                started = time.monotonic()
-                for conv in data:
-                    agent = f"locomo-{conv.sample_id}"
-                    for token, count in ingest(stack.memory, conv, agent).items():
-                        outcomes[token] += count
-                    print(f"  ingested {conv.sample_id}: {dict(outcomes)}", flush=True)
-                ingest_s = time.monotonic() - started
-                db = sqlite3.connect(
-                    f"file:{home / 'memoryd' / 'memory' / 'memory.sqlite'}?mode=ro", uri=True
-                )
-                for conv in data:
-                    agent = f"locomo-{conv.sample_id}"
-                    dia = dia_of_transcript(db, agent, conv)
-                    for q in conv.questions:
-                        reply = stack.memory.AssembleContext(
-                            pb.AssembleContextRequest(agent_id=agent, query=q.question), timeout=30
+        with model_stack(home, model) as stack:
+            started = time.monotonic()
+            for conv in data:
+                agent = f"locomo-{conv.sample_id}"
+                for token, count in ingest(stack.memory, conv, agent).items():
+                    outcomes[token] += count
+                print(f"  ingested {conv.sample_id}: {dict(outcomes)}", flush=True)
+            ingest_s = time.monotonic() - started
+            db = sqlite3.connect(f"file:{home / 'memoryd' / 'memory' / 'memory.sqlite'}?mode=ro", uri=True)
+            for conv in data:
+                agent = f"locomo-{conv.sample_id}"
+                dia = dia_of_transcript(db, agent, conv)
+                for q in conv.questions:
+                    reply = stack.memory.AssembleContext(
+                        pb.AssembleContextRequest(agent_id=agent, query=q.question), timeout=30
+                    )
+                    held = placed_dia(db, reply.placed, dia) if reply.block else set()
+                    asked.append(
+                        Asked(
+                            conv.sample_id,
+                            q.category,
+                            bool(reply.block),
+                            bool(held & set(q.evidence)),
+                            reply.block_tokens,
+                            pb.Section.Name(reply.section),
                         )
-                        held = placed_dia(db, reply.placed, dia) if reply.block else set()
-                        asked.append(
-                            Asked(
-                                conv.sample_id,
-                                q.category,
-                                bool(reply.block),
-                                bool(held & set(q.evidence)),
-                                reply.block_tokens,
-                                pb.Section.Name(reply.section),
-                            )
-                        )
-                db.close()
-        finally:
-            if fake is not None:
-                close_all(*fake)
+                    )
+            db.close()
     return asked, dict(outcomes), ingest_s
 
 

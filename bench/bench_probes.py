@@ -12,11 +12,9 @@ block AssembleContext returns; that is the block InjectMemory would prepend.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,19 +25,11 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from bench.gate_v2.loader import ProbeQuestion, load_probes
 from bench.report import BenchResult
-from bench.search_stack import running_stack
-from inferd.app import close_all
-from inferd.app import start as start_inferd
-from inferd.config import for_tests as inferd_settings
+from bench.search_stack import model_stack
+from memoryd.retrieval.gate import fold
 from osaurus.memory.v1 import memory_pb2 as pb
 
 ISSUE = 17
-
-
-def fold(text: str) -> str:
-    """Casefold and strip accents, so an answer string matches however the block spells it."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 @dataclass(frozen=True)
@@ -81,39 +71,28 @@ def measure(model: str, split: str) -> tuple[list[Outcome], dict[str, int], floa
     results: list[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="probes-") as tmp:
         home = Path(tmp)
-        if model == "fake":
-            config = home / "memoryd" / "config"
-            config.mkdir(parents=True)
-            (config / "memory.json").write_text(
-                json.dumps({"coreModel": "fake-llm", "embeddingModel": "fake-embedding"})
-            )
-        fake = start_inferd(inferd_settings(home / "fake-inferd", fake=True)) if model == "fake" else None
-        try:
-            with running_stack(home, fake[0].target if fake else None) as stack:
-                started = time.monotonic()
-                for agent in probes.agents:
-                    for session in agent.sessions:
-                        reply = stack.memory.Ingest(
-                            pb.IngestRequest(
-                                agent_id=agent.agent_id,
-                                conversation_id=session.session_id,
-                                turns=[pb.Turn(user=u, assistant=a) for u, a in session.turns],
-                                session_time=_timestamp(session.date),
-                            ),
-                            timeout=900,
-                        )
-                        outcomes[reply.distillation.split(":")[0]] += 1
-                ingest_s = time.monotonic() - started
-                for question in questions:
-                    reply = stack.memory.AssembleContext(
-                        pb.AssembleContextRequest(agent_id=question.agent_id, query=question.query),
-                        timeout=30,
+        with model_stack(home, model) as stack:
+            started = time.monotonic()
+            for agent in probes.agents:
+                for session in agent.sessions:
+                    reply = stack.memory.Ingest(
+                        pb.IngestRequest(
+                            agent_id=agent.agent_id,
+                            conversation_id=session.session_id,
+                            turns=[pb.Turn(user=u, assistant=a) for u, a in session.turns],
+                            session_time=_timestamp(session.date),
+                        ),
+                        timeout=900,
                     )
-                    passed, reason = judge(question, reply.block)
-                    results.append(Outcome(question, reply.block, passed, reason))
-        finally:
-            if fake is not None:
-                close_all(*fake)
+                    outcomes[reply.distillation.split(":")[0]] += 1
+            ingest_s = time.monotonic() - started
+            for question in questions:
+                reply = stack.memory.AssembleContext(
+                    pb.AssembleContextRequest(agent_id=question.agent_id, query=question.query),
+                    timeout=30,
+                )
+                passed, reason = judge(question, reply.block)
+                results.append(Outcome(question, reply.block, passed, reason))
     return results, dict(outcomes), ingest_s
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ import grpc
 
 from inferd.app import close_all
 from inferd.app import start as start_inferd
+from inferd.config import FAKE_EMBEDDING, FAKE_LLM
 from inferd.config import for_tests as inferd_settings
 from memoryd.app import App
 from memoryd.app import start as start_memoryd
@@ -48,3 +50,22 @@ def running_stack(home: Path, inferd_target: str | None = None) -> Iterator[Stac
         app.close()
         if inferd is not None:
             close_all(*inferd)
+
+
+@contextmanager
+def model_stack(home: Path, model: str) -> Iterator[Stack]:
+    """running_stack with the real default models (model "default") or inferd's deterministic fake ("fake"),
+    memoryd configured for the fake's model names."""
+    if model != "fake":
+        with running_stack(home) as stack:
+            yield stack
+        return
+    config = home / "memoryd" / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "memory.json").write_text(json.dumps({"coreModel": FAKE_LLM, "embeddingModel": FAKE_EMBEDDING}))
+    fake = start_inferd(inferd_settings(home / "fake-inferd", fake=True))
+    try:
+        with running_stack(home, fake[0].target) as stack:
+            yield stack
+    finally:
+        close_all(*fake)

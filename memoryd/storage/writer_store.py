@@ -311,11 +311,11 @@ class SqliteWriterStore:
                 )
                 self._supersede("identity_facts", ep.agent_id, identity.supersedes, identity_id, stamp)
                 identity_ids.append(str(identity_id))
-            for fact_id in write.identity_bumps:
+            for bumped_id in write.identity_bumps:
                 self._db.execute(
                     "UPDATE identity_facts SET source_count = source_count + 1, updated_at_ms = ? "
                     "WHERE id = ? AND agent_id = ?",
-                    (stamp, int(fact_id), ep.agent_id),
+                    (stamp, int(bumped_id), ep.agent_id),
                 )
             self._insert_log(write.log, stamp)
         return CommitResult(episode_id, tuple(fact_ids), tuple(identity_ids))

@@ -11,16 +11,12 @@ import numpy as np
 import numpy.typing as npt
 
 from inferd.client import Embeddings, GenerateOptions, Generation, Message, ModelInfo
-from memoryd.writer.schema import DISTILLATION_SCHEMA_JSON
 from servicekit.errors import ServiceError, UnimplementedError
 
 _log = logging.getLogger("memoryd.writer.model")
 
 EXTRACTION_SESSION_END = "sessionEnd"
 EXTRACTION_MANUAL = "manual"
-
-#: Sampling for distillation (reference: temperature 0.3). Replies are capped by the schema's maxItems anyway.
-DISTILL_OPTIONS = GenerateOptions(max_tokens=1024, temperature=0.3)
 
 
 @dataclass(frozen=True)
@@ -82,19 +78,6 @@ def availability(
     return None
 
 
-def generate_digest(
-    inference: Inference, messages: Sequence[Message], model: str, timeout_s: float
-) -> Generation:
-    """The ONE distillation call: the whole session, constrained by the digest JSON schema."""
-    return inference.generate(
-        messages,
-        model=model,
-        json_schema=DISTILLATION_SCHEMA_JSON,
-        options=DISTILL_OPTIONS,
-        timeout_s=timeout_s,
-    )
-
-
 class InferdEmbedder:
     """Embeds texts for dedup through inferd; None when embeddings are off or inferd cannot embed."""
 
@@ -114,12 +97,10 @@ class InferdEmbedder:
 
 
 __all__ = [
-    "DISTILL_OPTIONS",
     "EXTRACTION_MANUAL",
     "EXTRACTION_SESSION_END",
     "InferdEmbedder",
     "Inference",
     "WriterSettings",
     "availability",
-    "generate_digest",
 ]

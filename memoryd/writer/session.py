@@ -18,8 +18,6 @@ from memoryd.writer.distill import (
     CONTEXT_EPISODE_MAX_AGE_DAYS,
     CONTEXT_EPISODES,
     NOVELTY_MIN_CHARS,
-    clean_turns,
-    novelty_chars,
     strip_memory_blocks,
 )
 from memoryd.writer.grounding import GroundedDigest, SourceTurn, contains_secret, ground, redact_secrets
@@ -209,8 +207,9 @@ class SessionDistiller:
         if not signals:
             return done(oc.NO_SIGNALS)
         ids = tuple(s.id for s in signals)
-        turns = clean_turns(signals)
-        chars = novelty_chars(turns)
+        # Memory blocks are stripped once: the novelty gate, the prompt and verification all read these turns.
+        sources = source_turns(signals)
+        chars = sum(len(t.user) + len(t.assistant) for t in sources)
         if chars < NOVELTY_MIN_CHARS:
             token = oc.low_novelty(chars)
             self._store.mark_processed(ids, _skip(agent_id, token.removeprefix("skipped:"), ""))
@@ -232,7 +231,6 @@ class SessionDistiller:
             return done(f"skipped:{reason}")
         when_ms = session_time_ms if session_time_ms is not None else max(s.created_at_ms for s in signals)
         since_ms = when_ms - CONTEXT_EPISODE_MAX_AGE_DAYS * _DAY_MS
-        sources = source_turns(signals)
         prompt = build_phrase_prompt([(t.user, t.assistant) for t in sources], session_time_ms=when_ms)
 
         def call() -> tuple[Generation, Digest]:

@@ -1,79 +1,55 @@
-"""Distillation input: memory blocks dropped, the novelty measure, the prompt's content and session trimming."""
+"""Distillation input: memory blocks stripped, and the one short phrasing prompt (memoryd/writer/phrase.py)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import json
 
-from memoryd.writer.distill import (
+from memoryd.writer.distill import strip_memory_blocks
+from memoryd.writer.phrase import (
     MAX_PROMPT_CHARS,
-    CleanTurn,
-    build_prompt,
-    clean_turns,
-    novelty_chars,
-    strip_memory_blocks,
+    PHRASE_SCHEMA,
+    SYSTEM_PROMPT,
+    build_phrase_prompt,
+    parse_phrase,
 )
-from memoryd.writer.store import EpisodeDigest, Signal
-
-DAY_MS = datetime(2024, 5, 7, 15, 30, tzinfo=UTC).timestamp() * 1000
 
 
-def _signal(user: str, assistant: str = "", n: int = 1) -> Signal:
-    return Signal(n, "a", "c", user, assistant, 0)
+def test_memory_blocks_are_removed() -> None:
+    text = "[Memory]\nUser likes tea.\n[/Memory]\nhi there"
+    assert strip_memory_blocks(text) == "hi there"
+    assert strip_memory_blocks("[memory] a [/MEMORY] b") == "b"
 
 
-def test_memory_blocks_are_removed_from_turns() -> None:
-    text = "[Memory]\nUser's name is Sam.\n[/Memory]\n\nWhat should I cook tonight?"
-    assert strip_memory_blocks(text) == "What should I cook tonight?"
-    assert strip_memory_blocks("a [memory]x[/memory] b") == "a b"
-    turns = clean_turns([_signal("[Memory]only memory[/Memory]", ""), _signal("hi", "hello")])
-    assert turns == [CleanTurn("hi", "hello")]
+def test_prompt_holds_the_date_and_only_this_sessions_turns() -> None:
+    prompt = build_phrase_prompt([("I moved to Lisbon", "Nice!")], session_time_ms=86_400_000)
+    assert [m.role for m in prompt.messages] == ["system", "user"]
+    assert prompt.messages[0].content == SYSTEM_PROMPT
+    user = prompt.messages[1].content
+    assert user.startswith("Date: 1970-01-02\nChat:\n") and "User: I moved to Lisbon" in user
+    assert "Assistant: Nice!" in user and (prompt.turns_sent, prompt.turns_omitted) == (1, 0)
 
 
-def test_novelty_counts_user_and_assistant_characters_without_memory() -> None:
-    turns = clean_turns([_signal("[Memory]" + "x" * 500 + "[/Memory]hey", "yo")])
-    assert novelty_chars(turns) == 5
+def test_assistant_turns_are_clipped_far_more_than_the_users() -> None:
+    prompt = build_phrase_prompt([("u" * 1000, "a" * 1000)], session_time_ms=0)
+    user = prompt.messages[1].content
+    assert user.count("u") > 500 and user.count("a") < 200
 
 
-def test_prompt_carries_date_narrative_and_recent_episodes() -> None:
-    prompt = build_prompt(
-        [CleanTurn("I moved to Lisbon", "Nice!")],
-        session_time_ms=int(DAY_MS),
-        narrative="User builds Swift apps.",
-        episodes=[EpisodeDigest(int(DAY_MS) - 86_400_000, "Discussed Postgres indexes." + "z" * 300)] * 4,
-    )
-    system, user = prompt.messages
-    assert system.role == "system" and "JSON" in system.content
-    assert user.content.startswith("Conversation date: 2024-05-07")
-    assert "What we already know about the user:\nUser builds Swift apps." in user.content
-    assert user.content.count("- [2024-05-06] Discussed Postgres indexes.") == 3  # at most 3 episodes
-    assert "z" * 161 not in user.content  # each summary clipped to 160 chars
-    assert "\nUser: I moved to Lisbon\nAssistant: Nice!" in user.content
-    assert user.content.endswith("Distill this session into the JSON digest.")
-    assert prompt.turns_omitted == 0
+def test_long_sessions_keep_their_start_and_end_within_budget() -> None:
+    turns = [(f"question {i} " * 20, f"answer {i}") for i in range(100)]
+    prompt = build_phrase_prompt(turns, session_time_ms=0)
+    user = prompt.messages[1].content
+    assert len(user) <= MAX_PROMPT_CHARS and prompt.turns_omitted > 0
+    assert "question 0 " in user and "question 99 " in user and "question 50 " not in user
 
 
-def test_empty_narrative_and_no_episodes_leave_their_sections_out() -> None:
-    prompt = build_prompt([CleanTurn("hi", "")], session_time_ms=0, narrative=" ", episodes=[])
-    text = prompt.messages[1].content
-    assert "already know" not in text and "Recent past sessions" not in text
-    assert "Assistant:" not in text
-
-
-def test_long_sessions_keep_start_and_end_and_say_what_was_omitted() -> None:
-    turns = [CleanTurn(f"question {i}", f"answer {i}") for i in range(200)]
-    prompt = build_prompt(turns, session_time_ms=0, narrative="", episodes=[])
-    text = prompt.messages[1].content
-    assert prompt.turns_sent == 80 and prompt.turns_omitted == 120
-    assert "question 0\n" in text and "question 19\n" in text and "question 20\n" not in text
-    assert "question 139\n" not in text and "question 140\n" in text and "question 199\n" in text
-    assert "[... 120 middle turn(s) omitted to fit the core model's context ...]" in text
-
-
-def test_prompt_budget_trims_further_and_truncates_huge_messages() -> None:
-    turns = [CleanTurn("u" * 5000, "a" * 5000) for _ in range(30)]
-    prompt = build_prompt(turns, session_time_ms=0, narrative="", episodes=[])
-    assert prompt.chars <= MAX_PROMPT_CHARS + 3000  # system prompt on top of the user budget
-    text = prompt.messages[1].content
-    assert "…[truncated 3000 chars]" in text
-    assert prompt.turns_omitted > 0 and prompt.turns_sent >= 2
-    assert text.index("omitted") > text.index("User:")  # the start is kept before the marker
+def test_the_reply_schema_is_short_and_the_parser_takes_both_shapes() -> None:
+    assert PHRASE_SCHEMA["required"] == ["summary", "topics", "facts"]
+    short = parse_phrase(json.dumps({"summary": "Sure! Here is the summary: We chose Postgres.", "topics": ["db"],
+                                     "facts": ["The user prefers Postgres."]}))  # fmt: skip
+    assert short.summary == "We chose Postgres." and short.topics == ("db",)
+    assert [c.content for c in short.candidates] == ["The user prefers Postgres."]
+    full = parse_phrase(json.dumps({"episode": {"summary": "S.", "topics": [], "decisions": [], "action_items": [],
+                                                "salience": 0.5}, "entities": [], "pinned_candidates": [],
+                                    "identity_facts": []}))  # fmt: skip
+    assert full.has_episode and full.summary == "S."
