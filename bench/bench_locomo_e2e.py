@@ -8,7 +8,9 @@ AssembleContext. A question counts as answered from memory when the injected blo
 turn itself (a transcript row placed in the block) or a distilled item whose recorded source turns include it.
 Reported: the share with evidence in the block, the share that got no block, tokens injected (mean, p95).
 The data is read in place from ../shared/bench/locomo10.json, never copied. DEV (conv-26, 30, 41) is where
-settings were chosen (bench_search); the other seven are reported.
+settings were chosen (bench_search, and the planner's transcript fetch); the other seven are reported.
+Model `fake` is inferd's deterministic fake core model beside the real MiniLM embeddings (every row is embedded
+before the questions, as the background indexer does under `make run`); `default` is SmolLM2 for distillation.
 """
 
 from __future__ import annotations
@@ -155,6 +157,8 @@ def measure(model: str, conversations: int, split: str) -> tuple[list[Asked], di
                     outcomes[token] += count
                 print(f"  ingested {conv.sample_id}: {dict(outcomes)}", flush=True)
             ingest_s = time.monotonic() - started
+            embedded = stack.index()
+            print(f"  embedded {embedded} rows", flush=True)
             db = sqlite3.connect(f"file:{home / 'memoryd' / 'memory' / 'memory.sqlite'}?mode=ro", uri=True)
             for conv in data:
                 agent = f"locomo-{conv.sample_id}"
@@ -180,7 +184,7 @@ def measure(model: str, conversations: int, split: str) -> tuple[list[Asked], di
 
 def render(asked: Sequence[Asked], outcomes: dict[str, int], ingest_s: float, model: str) -> str:
     lines = [
-        f"Model: `{model}`. Distillation outcomes over {sum(outcomes.values())} sessions: "
+        f"Model: `{model}` (core model; embeddings all-MiniLM-L6-v2, every row embedded). Distillation outcomes over {sum(outcomes.values())} sessions: "
         + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
         + f"; ingest took {ingest_s:.0f} s.",
         "",

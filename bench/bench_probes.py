@@ -86,6 +86,7 @@ def measure(model: str, split: str) -> tuple[list[Outcome], dict[str, int], floa
                     )
                     outcomes[reply.distillation.split(":")[0]] += 1
             ingest_s = time.monotonic() - started
+            stack.index()
             for question in questions:
                 reply = stack.memory.AssembleContext(
                     pb.AssembleContextRequest(agent_id=question.agent_id, query=question.query),

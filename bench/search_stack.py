@@ -12,7 +12,7 @@ import grpc
 
 from inferd.app import close_all
 from inferd.app import start as start_inferd
-from inferd.config import FAKE_EMBEDDING, FAKE_LLM
+from inferd.config import DEFAULT_EMBEDDING, FAKE_LLM
 from inferd.config import for_tests as inferd_settings
 from memoryd.app import App
 from memoryd.app import start as start_memoryd
@@ -27,6 +27,10 @@ class Stack:
     app: App
     memory: mpb_grpc.MemoryServiceStub
     target: str
+
+    def index(self) -> int:
+        """Embed every row still without a vector (what the background indexer does), now; returns how many."""
+        return self.app.indexer.run_once()
 
 
 @contextmanager
@@ -54,18 +58,12 @@ def running_stack(home: Path, inferd_target: str | None = None) -> Iterator[Stac
 
 @contextmanager
 def model_stack(home: Path, model: str) -> Iterator[Stack]:
-    """running_stack with the real default models (model "default") or inferd's deterministic fake ("fake"),
-    memoryd configured for the fake's model names."""
-    if model != "fake":
-        with running_stack(home) as stack:
-            yield stack
-        return
-    config = home / "memoryd" / "config"
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "memory.json").write_text(json.dumps({"coreModel": FAKE_LLM, "embeddingModel": FAKE_EMBEDDING}))
-    fake = start_inferd(inferd_settings(home / "fake-inferd", fake=True))
-    try:
-        with running_stack(home, fake[0].target) as stack:
-            yield stack
-    finally:
-        close_all(*fake)
+    """running_stack with the real default models (model "default"), or with inferd's deterministic fake core
+    model ("fake") beside the real MiniLM embeddings: the fake stands in for the LLM only, so search and the gate
+    see the vectors a user's `make run` has. Call `Stack.index()` after ingesting so every row has its vector."""
+    if model == "fake":
+        config = home / "memoryd" / "config"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "memory.json").write_text(json.dumps({"coreModel": FAKE_LLM, "embeddingModel": DEFAULT_EMBEDDING}))
+    with running_stack(home) as stack:
+        yield stack

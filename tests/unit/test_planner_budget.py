@@ -151,10 +151,12 @@ def test_identity_narrative_is_cut_to_fit_and_facts_follow() -> None:
     assert [r.id for r in roomy.placed] == ["8", "7"]
 
 
-def test_fetch_limits_follow_the_reference_top_k_doubled() -> None:
+def test_fetch_limits_follow_the_top_k_for_the_budget_doubled() -> None:
     assert fetch_limit(Section.PINNED, 800) == 26
     assert fetch_limit(Section.EPISODES, 800) == 12
-    assert fetch_limit(Section.TRANSCRIPT, 800) == 8
+    assert fetch_limit(Section.TRANSCRIPT, 800) == 12  # one turn per ~130 tokens (the reference has 4)
+    assert fetch_limit(Section.TRANSCRIPT, 4000) == 24
+    assert fetch_limit(Section.TRANSCRIPT, 100) == 4
     assert fetch_limit(Section.PINNED, 100) == 6
     assert fetch_limit(Section.NONE, 800) == 0
 
