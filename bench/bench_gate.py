@@ -12,7 +12,11 @@ gate's fallback when no model is loaded, and one feature of the evidence gate) a
 llm gate with the real core model when OSAURUS_BENCH_GATE_LLM_QUERIES is set (default 0: skipped; "all" runs every
 query; a 135M model on CPU takes seconds per call).
 
-Run alone: `python -m bench.bench_gate`.
+Held-out set (issue 17): `--set v3` (or `run(gate_set="v3")`) runs the same headline on bench/gate_v3 instead, a
+set written blind (no gate code read, no gate run on it) and never fitted, tuned or chosen on (all of it is test);
+`--set all` runs gate_v2, gate_v3 and the regression check.
+
+Run alone: `python -m bench.bench_gate [--set v2|v3|all]` (default v2, as `make bench` calls run()).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from memoryd.retrieval.items import Section
 
 ISSUE = 6
 GATE_SET = Path(__file__).resolve().parent / "gate_set.jsonl"
+GATE_V3_DIR = Path(__file__).resolve().parent / "gate_v3"
 #: What the benchmark's user has talked about before (entities of their episodes and pinned tags).
 #: "Nova" and "Ben" are substring traps (supernova, benchmark); "over" is the reference app's own example.
 KNOWN_ENTITIES = (
@@ -302,11 +307,20 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 # --------------------------------------------------------------------------------------------------------- run
-def run() -> list[BenchResult]:
-    """The evidence gate on gate_v2 TEST (headline), then the old set as a regression check."""
+def run(gate_set: str = "v2") -> list[BenchResult]:
+    """The evidence gate on gate_v2 TEST (headline), then the old set as a regression check.
+
+    gate_set "v3": the evidence gate on the held-out bench/gate_v3 (every query is test) only; "all": both sets,
+    then the regression check.
+    """
     from bench.gate_v2_report import run_v2
 
-    return [*run_v2(), *run_regression()]
+    if gate_set not in ("v2", "v3", "all"):
+        raise ValueError(f"gate_set must be v2, v3 or all, not {gate_set!r}")
+    v3 = run_v2(data_dir=GATE_V3_DIR, set_name="gate_v3") if gate_set in ("v3", "all") else []
+    if gate_set == "v3":
+        return v3
+    return [*run_v2(), *v3, *run_regression()]
 
 
 def run_regression() -> list[BenchResult]:
@@ -457,7 +471,11 @@ def _llm_report(outcome: LlmRun, entities: frozenset[str]) -> tuple[str, list[Be
 
 
 if __name__ == "__main__":
-    for result in run():
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Relevance-gate quality (issues 6 and 17).")
+    parser.add_argument("--set", dest="gate_set", choices=("v2", "v3", "all"), default="v2")
+    for result in run(parser.parse_args().gate_set):
         print(f"{result.metric}: {result.value} (target {result.target})")
         if result.detail:
             print(result.detail)

@@ -284,12 +284,12 @@ def index_everything(stack: Stack) -> int:
 
 @contextmanager
 def seeded_stack(
-    profiles: Sequence[str], *, query_embed_timeout_s: float = 0.15
+    profiles: Sequence[str], *, query_embed_timeout_s: float = 0.15, data_dir: Path = DATA
 ) -> Iterator[tuple[Stack, dict[str, Seeded]]]:
-    """A real memoryd + inferd with the given profiles seeded and every row indexed."""
+    """A real memoryd + inferd with the given profiles of data_dir (gate_v2 or gate_v3) seeded and indexed."""
     home = Path(tempfile.mkdtemp(prefix="bench-gate-v2-"))
-    all_profiles = load_profiles()
-    typed = load_v2_profiles()
+    all_profiles = load_profiles(data_dir / "memory.jsonl")
+    typed = load_v2_profiles(data_dir / "memory.jsonl")
     with running(home, query_embed_timeout_s) as stack:
         now_ms = int(time.time() * 1000)
         with MemoryClient(stack.target, deadline_s=120.0) as client:
@@ -316,17 +316,21 @@ def warm_identity(stack: Stack, profile: str) -> None:
 
 
 def run_queries(
-    splits: Sequence[str], *, query_embed_timeout_s: float = 0.15
+    splits: Sequence[str], *, query_embed_timeout_s: float = 0.15, data_dir: Path = DATA
 ) -> tuple[list[Outcome], dict[str, Seeded]]:
     """Seed every profile the splits use, then AssembleContext for each of their queries.
 
     query_embed_timeout_s: memoryd's query-embedding deadline (OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS). Training
     raises it so a machine busy with other work does not turn features into "no vector" ones; the reported run
-    keeps the default and counts how many queries ran without their vector.
+    keeps the default and counts how many queries ran without their vector. data_dir: the set (gate_v2 by
+    default; bench/gate_v3 has the same schema and only a test split).
     """
-    queries = load_queries(splits)
+    queries = load_queries(splits, data_dir / "queries.jsonl")
     profiles = sorted({q["profile"] for q in queries})
-    with seeded_stack(profiles, query_embed_timeout_s=query_embed_timeout_s) as (stack, seeded):
+    with seeded_stack(profiles, query_embed_timeout_s=query_embed_timeout_s, data_dir=data_dir) as (
+        stack,
+        seeded,
+    ):
         for query in queries[:3]:  # warm the channel, the tokenizer and the embedder (not counted)
             assemble(stack, {**query, "query": f"{query['query']} (warm-up)"})
         return [assemble(stack, q) for q in queries], seeded

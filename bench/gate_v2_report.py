@@ -8,9 +8,10 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from bench.gate_fit import SECTIONS, Example, GateScores, confusion_table, pct, score
-from bench.gate_harness import Outcome, Seeded, run_queries
+from bench.gate_harness import DATA, Outcome, Seeded, run_queries
 from bench.report import BenchResult
 
 ISSUE = 17
@@ -45,9 +46,14 @@ def _language_table(s: GateScores) -> str:
     return "\n".join(lines)
 
 
-def run_v2() -> list[BenchResult]:
-    """Seed the TEST profiles, ask every TEST query, score what AssembleContext answered."""
-    outcomes, seeded = run_queries(["test"])
+def run_v2(*, data_dir: Path = DATA, set_name: str = "gate_v2") -> list[BenchResult]:
+    """Seed the TEST profiles, ask every TEST query, score what AssembleContext answered.
+
+    data_dir: another set with gate_v2's schema (bench/gate_v3, all test); set_name labels its figures.
+    """
+    outcomes, seeded = run_queries(["test"], data_dir=data_dir)
+    n_profiles = len({o.query["profile"] for o in outcomes})
+    n_langs = len({o.query["lang"] for o in outcomes})
     examples = [_example(o) for o in outcomes]
     predictions = [o.section for o in outcomes]
     s = score(examples, predictions)
@@ -67,9 +73,9 @@ def run_v2() -> list[BenchResult]:
     ]
     detail = "\n\n".join(
         [
-            "### Evidence gate on the frozen gate_v2 set (`bench/bench_gate.py`, issue 17)",
-            f"TEST split of `bench/gate_v2` ({len(outcomes)} queries on 6 profiles never seen in fitting; 5"
-            " languages): each profile seeded into a real memoryd over gRPC by `bench/seed_gate_memory.py` (console"
+            f"### Evidence gate on the frozen {set_name} set (`bench/bench_gate.py`, issue 17)",
+            f"TEST split of `bench/{set_name}` ({len(outcomes)} queries on {n_profiles} profiles never seen in"
+            f" fitting; {n_langs} languages): each profile seeded into a real memoryd over gRPC by `bench/seed_gate_memory.py` (console"
             " Import: identity facts, pinned facts — superseded ones disabled —, episodes with entities, transcript"
             " turns; no overrides; dates shifted by whole weeks so the newest is days old), indexed with the real"
             " all-MiniLM-L6-v2 through a real inferd, then every query sent to"
@@ -107,27 +113,28 @@ def run_v2() -> list[BenchResult]:
     return [
         BenchResult(
             ISSUE,
-            f"gate_v2 TEST ({s.n} queries, 5 languages) through AssembleContext: section accuracy lenient / strict",
+            f"{set_name} TEST ({s.n} queries, {n_langs} languages) through AssembleContext: section accuracy"
+            " lenient / strict",
             f"{100 * s.lenient_rate:.1f}% / {100 * s.strict / s.n:.1f}%",
             TARGETS["lenient"],
             detail,
         ),
         BenchResult(
             ISSUE,
-            "gate_v2 TEST: missed injection (memory-needing queries that got nothing)",
+            f"{set_name} TEST: missed injection (memory-needing queries that got nothing)",
             pct(s.missed, s.needing_total),
             TARGETS["missed"],
         ),
         BenchResult(
             ISSUE,
-            "gate_v2 TEST: false injection, all no-memory / entity traps / hard negatives / non-English",
+            f"{set_name} TEST: false injection, all no-memory / entity traps / hard negatives / non-English",
             f"{pct(s.false_injections, s.none_total)} / {traps[0]} of {traps[1]} / {hard[0]} of {hard[1]} /"
             f" {pct(*s.non_english_false)}",
             f"{TARGETS['false']} / {TARGETS['traps']}",
         ),
         BenchResult(
             ISSUE,
-            "gate_v2 TEST: block holds an answer item (memory-needing queries)",
+            f"{set_name} TEST: block holds an answer item (memory-needing queries)",
             pct(*answered["all"]),
             "—",
         ),
