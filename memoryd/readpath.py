@@ -28,6 +28,7 @@ from memoryd.retrieval.gate_features import SEARCHED, QueryEvidence, compute
 from memoryd.retrieval.gate_model import GateModel
 from memoryd.retrieval.items import IdentitySnapshot, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits, Plan, Planner, fetch_limit
+from memoryd.retrieval.stale import corrections_from, states_old_value
 from memoryd.retrieval.tokens import EstimatingCounter, TokenCounter
 from memoryd.writer.grounding.secrets import redact_secrets
 
@@ -65,6 +66,15 @@ class IdentityScorer(Protocol):
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
     ) -> float | None:
         """Highest cosine of the query to the texts, or None when no vectors are available yet."""
+        ...
+
+
+@runtime_checkable
+class CorrectionReader(Protocol):
+    """A reader that knows the agent's corrections (StoreMemoryReader does): superseded facts and what replaced them."""
+
+    def corrections(self, agent_id: str) -> Sequence[tuple[str, str]]:
+        """(superseded text, replacing text) pairs whose replacement is active."""
         ...
 
 
@@ -377,8 +387,17 @@ class ReadPath:
         decision = self._gate.decide(query, entities, mode, deadline_s=deadline_s, evidence=evidence_decision)
         ranked = list(decision.ranked) or ([decision.section] if decision.section is not Section.NONE else [])
 
-        # A credential in a transcript turn is quoted only when the user asks for the literal turn.
-        redact = None if trigger_flags(query, frozenset())["literal_recall"] else redact_secrets
+        # A credential in a transcript turn is quoted only when the user asks for the literal turn; so is a row that
+        # states a value the user has since corrected (the old launch date once the new one is known).
+        is_literal = trigger_flags(query, frozenset())["literal_recall"]
+        redact = None if is_literal else redact_secrets
+        is_stale = None
+        if not is_literal and isinstance(self._reader, CorrectionReader):
+            corrections = corrections_from(self._reader.corrections(agent_id))
+            if corrections:
+
+                def is_stale(text: str) -> bool:
+                    return states_old_value(text, corrections)
 
         def plan_section(section: Section, *, is_fallback: bool = False) -> Plan:
             return self._planner.plan(
@@ -394,6 +413,7 @@ class ReadPath:
                 require_shared_term=is_fallback,
                 searched=searched.get(section),
                 redact=redact,
+                is_stale=is_stale,
             )
 
         reasons = [decision.reason]

@@ -108,6 +108,10 @@ class StoreMemoryReader:
     def known_entities(self, agent_id: str) -> Sequence[str]:
         return queries.known_entities(self._store.db, agent_id, self._now_ms())
 
+    def corrections(self, agent_id: str) -> Sequence[tuple[str, str]]:
+        """(superseded text, replacing text) of this agent's corrected facts."""
+        return queries.corrections(self._store.db, agent_id)
+
     def search(
         self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
     ) -> Sequence[MemoryHit]:

@@ -112,15 +112,19 @@ def hit_candidates(
     hits: Sequence[MemoryHit],
     query: str,
     redact: Callable[[str], str] | None = None,
+    is_stale: Callable[[str], bool] | None = None,
 ) -> list[Candidate]:
     """Lines for a searched section, ranked by relevance (and salience for pinned facts and episodes).
 
     redact (when given) rewrites transcript text before it is shown: the user's own words may hold a credential,
-    which a block quotes only when the user asks for the literal turn."""
+    which a block quotes only when the user asks for the literal turn. is_stale (when given) names rows that still
+    state a value the user has since corrected; they are left out."""
     folded_query = fold(query)
     out: list[Candidate] = []
     for hit, rel in zip(hits, _relevance(hits), strict=True):
         if not hit.text.strip():
+            continue
+        if is_stale is not None and is_stale(hit.text):
             continue
         if section is Section.PINNED:
             out.append(Candidate(hit.ref, blocks.pinned_line(hit.text), 0.75 * rel + 0.25 * hit.salience))
@@ -263,6 +267,7 @@ class Planner:
         require_shared_term: bool = False,
         searched: Sequence[MemoryHit] | None = None,
         redact: Callable[[str], str] | None = None,
+        is_stale: Callable[[str], bool] | None = None,
     ) -> Plan:
         """One section's body under budget_tokens, counting the frame that will surround it.
 
@@ -272,6 +277,7 @@ class Planner:
         searched: the section's search results when the caller already searched (the gate's evidence pass), so the
         section is not searched twice.
         redact: applied to transcript text before it becomes a line (credentials, unless the literal turn is asked).
+        is_stale: rows for which it is true (they state a corrected value) are left out.
         """
         if section is Section.NONE:
             return Plan(section, "", (), 0, 0)
@@ -289,7 +295,7 @@ class Planner:
                 hits = self._source.search(agent_id, section, query, limit, vector_timeout_s=vector_timeout_s)
             note = hits.note if isinstance(hits, NotedHits) else ""
             usable = with_shared_terms(hits, query) if require_shared_term else hits
-            candidates = hit_candidates(section, usable, query, redact)
+            candidates = hit_candidates(section, usable, query, redact, is_stale)
         plan = fit(section, candidates, budget_tokens, self._counter, frame, extra)
         if note:
             plan = replace(plan, search_note=note)

@@ -1,4 +1,4 @@
-"""The read path's queries: known entities, episode decisions and pinned-usage bumps for one agent."""
+"""The read path's queries: known entities, episode decisions, pinned-usage bumps and corrections for one agent."""
 
 from __future__ import annotations
 
@@ -52,3 +52,19 @@ def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used
             f"WHERE agent_id = ? AND id IN ({marks})",
             (used_at_ms, agent_id, *fact_ids),
         )
+
+
+def corrections(db: Database, agent_id: str) -> list[tuple[str, str]]:
+    """(superseded text, the text of the fact that replaced it) for this agent's pinned and identity facts whose
+    replacement is still active: what the user corrected, so the read path can leave the old value out."""
+    out: list[tuple[str, str]] = []
+    for table in ("pinned_facts", "identity_facts"):
+        rows = db.query(
+            f"SELECT old.content, new.content FROM {table} AS old JOIN {table} AS new"
+            " ON new.id = old.superseded_by AND new.agent_id = old.agent_id"
+            " WHERE old.agent_id = ? AND old.status = 'superseded' AND new.status = 'active'"
+            " ORDER BY old.id DESC LIMIT 200",
+            (agent_id,),
+        )
+        out.extend((str(old), str(new)) for old, new in rows)
+    return out

@@ -1,0 +1,50 @@
+"""Stale values: what a user's correction replaced, and whether a memory line still states the replaced value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from memoryd.retrieval.terms import STOP_WORDS, index_term, tokens
+
+#: A correction is recognisable only when the replaced value is a few words ("April", "Elm Street", "140"); a
+#: rewritten sentence changes too much to say which words were the value.
+MAX_VALUE_TERMS = 4
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The terms (stems) only the superseded fact has, and those only its replacement has."""
+
+    old_value: frozenset[str]
+    new_value: frozenset[str]
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(index_term(t) for t in tokens(text) if t not in STOP_WORDS)
+
+
+def corrections_from(pairs: Iterable[tuple[str, str]]) -> tuple[Correction, ...]:
+    """Corrections from (superseded text, replacing text) pairs; pairs whose difference is no short value skipped."""
+    out: list[Correction] = []
+    for old, new in pairs:
+        old_terms, new_terms = _terms(old), _terms(new)
+        old_value, new_value = old_terms - new_terms, new_terms - old_terms
+        if 1 <= len(old_value) <= MAX_VALUE_TERMS and new_value:
+            out.append(Correction(old_value, new_value))
+    return tuple(out)
+
+
+def states_old_value(text: str, corrections: Iterable[Correction]) -> bool:
+    """Whether the text carries a replaced value (every one of its terms) without the value that replaced it: an
+    older turn or episode saying "the launch is September 22" after the user moved it to October 6."""
+    terms: frozenset[str] | None = None
+    for correction in corrections:
+        if terms is None:
+            terms = _terms(text)
+        if correction.old_value <= terms and not correction.new_value & terms:
+            return True
+    return False
+
+
+__all__ = ["MAX_VALUE_TERMS", "Correction", "corrections_from", "states_old_value"]
