@@ -13,6 +13,9 @@ memoryd), so its added time includes one whole loopback round trip to one more p
 that alone: GET /healthz (no gRPC call behind it; its p50 is the price of the hop) beside grpc.health's Check on
 memoryd (the same trivial call on the gRPC stack). On a busy shared machine the scheduler's wake-up latency
 dominates that round trip; "beyond the hop" = added p50 - GET /healthz p50 is the gateway's own work.
+
+The gateway answers GET /healthz, GET /agents and POST /memory/ingest in gateway.fastpath (plain ASGI, uvloop,
+httptools) before FastAPI's router; the other routes, chat completions included, go through FastAPI.
 """
 
 from __future__ import annotations
