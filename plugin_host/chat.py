@@ -85,6 +85,9 @@ class TurnEvent:
     delta: str = ""
     done: bool = False
     memory: MemoryTrace | None = None
+    #: Token counts of the model call; in the final event only.
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 def latest_user_index(messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> int | None:

@@ -49,12 +49,20 @@ class TurnRunner:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         injected = self._inject(turn, deadline)
         parts: list[str] = []
+        prompt_tokens = completion_tokens = 0
         for piece in self._inference.stream(injected.messages, turn.options, timeout_s=_remaining(deadline)):
             if piece.delta:
                 parts.append(piece.delta)
                 yield TurnEvent(delta=piece.delta)
+            if piece.done:
+                prompt_tokens, completion_tokens = piece.prompt_tokens, piece.completion_tokens
         recorded = self._record(turn, "".join(parts), deadline)
-        yield TurnEvent(done=True, memory=_trace(injected, recorded))
+        yield TurnEvent(
+            done=True,
+            memory=_trace(injected, recorded),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+        )
 
     def _inject(self, turn: TurnRequest, deadline: float | None) -> Injected:
         context_tokens = self._windows.resolve(turn.options.model, turn.options.model_context_tokens)

@@ -226,9 +226,14 @@ def test_run_agent_streams_sse(http: httpx.Client, ask: str) -> None:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         events = sse_events(response)
-    assert [name for name, _ in events] == ["delta", "done"]
-    assert events[0][1]["delta"] == "echo: hello"
-    assert events[1][1]["reply"] == "echo: hello" and events[1][1]["memory"]["recorded"] is True
+    names = [name for name, _ in events]
+    assert names[-1] == "done" and set(names[:-1]) == {"delta"}, names
+    assert "".join(data["delta"] for _, data in events[:-1]) == "echo: hello"
+    done = events[-1][1]
+    assert done["reply"] == "echo: hello" and done["memory"]["recorded"] is True
+    assert (
+        done["usage"]["total_tokens"] == done["usage"]["prompt_tokens"] + done["usage"]["completion_tokens"]
+    )
 
 
 def test_run_agent_bad_inputs_are_4xx(http: httpx.Client) -> None:
