@@ -120,6 +120,8 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
             v.require_range(request.page_size, "page_size", 0, MAX_PAGE_SIZE, "INVALID_PAGE_SIZE")
             v.require_text(request.page_token, "page_token", max_chars=1_000, required=False)
         assert agent is not None
+        if console.deps.store.agents.get(agent) is None:
+            raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
         page = ItemListing(console.deps.store.db).page(
             agent, kind, request.page_size, request.page_token, request.include_disabled
         )

@@ -89,6 +89,7 @@ def item_page(page: ItemPage) -> cpb.ListItemsResponse:
                 create_time=convert.timestamp(i.created_at_ms),
                 occur_time=convert.timestamp(i.occur_at_ms) if i.kind == KIND_EPISODE else None,
                 redactions=list(i.redactions),
+                topics=list(i.topics),
             )
             for i in page.items
         ],

@@ -12,6 +12,7 @@ import binascii
 import json
 from dataclasses import dataclass
 
+from memoryd.console_core import METADATA_CHARS
 from memoryd.domain import KIND_EPISODE, KIND_PINNED
 from memoryd.redact import PREVIEW_CHARS_EPISODE, PREVIEW_CHARS_PINNED, redact
 from memoryd.storage.db import Database
@@ -36,6 +37,7 @@ class ListedItemView:
     created_at_ms: int
     occur_at_ms: int
     redactions: tuple[str, ...]
+    topics: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class ItemListing:
         items = []
         for row in found.rows:
             shown = redact(row.text, _PREVIEW_CHARS[kind])
+            topics = redact(row.topics_csv, METADATA_CHARS)  # as Inspect shows them
             items.append(
                 ListedItemView(
                     kind=kind,
@@ -105,7 +108,8 @@ class ItemListing:
                     status=row.status,
                     created_at_ms=row.created_at_ms,
                     occur_at_ms=row.occur_at_ms,
-                    redactions=tuple(sorted(shown.counts)),
+                    redactions=tuple(sorted(set(shown.counts) | set(topics.counts))),
+                    topics=tuple(t.strip() for t in topics.text.split(",") if t.strip()),
                 )
             )
         token = encode_token(query, found.next_position) if found.next_position is not None else ""

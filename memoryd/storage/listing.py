@@ -17,12 +17,13 @@ from memoryd.storage.db import Database
 #: Kinds ListItems lists.
 LISTED_KINDS = (KIND_PINNED, KIND_EPISODE)
 
-_PINNED = (
-    "SELECT id, content, salience, use_count, status, created_at_ms, 0 FROM pinned_facts WHERE agent_id = ?"
-)
+_PINNED = "SELECT id, content, salience, use_count, status, created_at_ms, 0, '' FROM pinned_facts WHERE agent_id = ?"
 _PINNED_AFTER = " AND (salience < ? OR (salience = ? AND (use_count < ? OR (use_count = ? AND id > ?))))"
 _PINNED_ORDER = " ORDER BY salience DESC, use_count DESC, id ASC LIMIT ?"
-_EPISODES = "SELECT id, summary, salience, 0, status, created_at_ms, conversation_at_ms FROM episodes WHERE agent_id = ?"
+_EPISODES = (
+    "SELECT id, summary, salience, 0, status, created_at_ms, conversation_at_ms, topics_csv FROM episodes "
+    "WHERE agent_id = ?"
+)
 _EPISODES_AFTER = " AND (conversation_at_ms < ? OR (conversation_at_ms = ? AND id < ?))"
 _EPISODES_ORDER = " ORDER BY conversation_at_ms DESC, id DESC LIMIT ?"
 _ACTIVE = " AND status = 'active'"
@@ -41,6 +42,8 @@ class ListedRow:
     created_at_ms: int
     occur_at_ms: int
     """Episodes: conversation_at_ms; pinned facts: 0."""
+    topics_csv: str
+    """Episodes: their topics, comma-separated; pinned facts: empty."""
 
     @property
     def position(self) -> tuple[float, ...]:
@@ -99,7 +102,17 @@ class ListingStore:
             found = self._db.execute(sql, params).fetchall()
             total = int(self._db.scalar(count_sql, (agent_id,)) or 0)
         rows = tuple(
-            ListedRow(kind, int(r[0]), str(r[1]), float(r[2]), int(r[3]), str(r[4]), int(r[5]), int(r[6]))
+            ListedRow(
+                kind,
+                int(r[0]),
+                str(r[1]),
+                float(r[2]),
+                int(r[3]),
+                str(r[4]),
+                int(r[5]),
+                int(r[6]),
+                str(r[7] or ""),
+            )
             for r in found[:limit]
         )
         more = len(found) > limit and rows

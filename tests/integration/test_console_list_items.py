@@ -40,7 +40,7 @@ def _records() -> list[dict[str, Any]]:
     for n in range(23):
         when_ms = NOW_MS - rng.choice([1, 2, 2, 3]) * DAY_MS
         out.append({"type": "episode", "agent_id": "lister", "conversation_id": f"c{n}",
-                    "summary": f"Episode {n}", "topics_csv": "", "entities_csv": "", "decisions": "",
+                    "summary": f"Episode {n}", "topics_csv": f"t{n % 3},garden", "entities_csv": "", "decisions": "",
                     "action_items": "", "salience": 0.5, "token_count": 5, "conversation_at_ms": when_ms,
                     "status": "disabled" if n == 3 else "active", "created_at_ms": when_ms})  # fmt: skip
     out.append({"type": "pinned_fact", "agent_id": "other", "content": "Not the lister's", "salience": 1.0,
@@ -110,6 +110,7 @@ def test_episodes_newest_first_and_previews_redacted(memoryd: MemorydHandle) -> 
     expected = [r[0] for r in sorted(rows, key=lambda r: (-r[1], -r[0])) if r[2] == "active"]
     items, _ = _all_pages(memoryd, mpb.ITEM_KIND_EPISODE, 6, include_disabled=False)
     assert [int(i.item.id) for i in items] == expected and len(expected) == 22
+    assert all(list(i.topics) == [f"t{int(i.preview.split()[1]) % 3}", "garden"] for i in items)
     occur_ms = {r[0]: r[1] for r in rows}
     assert all(i.occur_time.ToMilliseconds() == occur_ms[int(i.item.id)] for i in items)
     pinned, _ = _all_pages(memoryd, mpb.ITEM_KIND_PINNED_FACT, 500, include_disabled=True)
@@ -170,8 +171,14 @@ def test_bad_requests_name_the_field(memoryd: MemorydHandle) -> None:
         assert error_of(other) == (invalid, {"INVALID_PAGE_TOKEN"})
 
 
-def test_an_agent_without_rows_has_an_empty_listing(memoryd: MemorydHandle) -> None:
+def test_unknown_agent_is_not_found_and_an_agent_without_rows_is_empty(memoryd: MemorydHandle) -> None:
     page = memoryd.console.ListItems(
-        cpb.ListItemsRequest(agent_id="nobody", kind=mpb.ITEM_KIND_PINNED_FACT), timeout=10
+        cpb.ListItemsRequest(agent_id="other", kind=mpb.ITEM_KIND_EPISODE), timeout=10
     )
     assert (list(page.items), page.next_page_token, page.total_size) == ([], "", 0)
+    with pytest.raises(grpc.RpcError) as caught:
+        memoryd.console.ListItems(
+            cpb.ListItemsRequest(agent_id="nobody", kind=mpb.ITEM_KIND_PINNED_FACT), timeout=10
+        )
+    error = from_rpc_error(caught.value)
+    assert (error.code, error.reason) == (grpc.StatusCode.NOT_FOUND, "AGENT_NOT_FOUND")

@@ -237,7 +237,7 @@ class ListItemsRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., kind: _Optional[_Union[_memory_pb2.ItemKind, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., include_disabled: _Optional[bool] = ...) -> None: ...
 
 class ListedItem(_message.Message):
-    __slots__ = ("item", "preview", "salience", "use_count", "status", "create_time", "occur_time", "redactions")
+    __slots__ = ("item", "preview", "salience", "use_count", "status", "create_time", "occur_time", "redactions", "topics")
     ITEM_FIELD_NUMBER: _ClassVar[int]
     PREVIEW_FIELD_NUMBER: _ClassVar[int]
     SALIENCE_FIELD_NUMBER: _ClassVar[int]
@@ -246,6 +246,7 @@ class ListedItem(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     OCCUR_TIME_FIELD_NUMBER: _ClassVar[int]
     REDACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TOPICS_FIELD_NUMBER: _ClassVar[int]
     item: _memory_pb2.ItemRef
     preview: str
     salience: float
@@ -254,7 +255,8 @@ class ListedItem(_message.Message):
     create_time: _timestamp_pb2.Timestamp
     occur_time: _timestamp_pb2.Timestamp
     redactions: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., preview: _Optional[str] = ..., salience: _Optional[float] = ..., use_count: _Optional[int] = ..., status: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., redactions: _Optional[_Iterable[str]] = ...) -> None: ...
+    topics: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., preview: _Optional[str] = ..., salience: _Optional[float] = ..., use_count: _Optional[int] = ..., status: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., redactions: _Optional[_Iterable[str]] = ..., topics: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListItemsResponse(_message.Message):
     __slots__ = ("items", "next_page_token", "total_size")

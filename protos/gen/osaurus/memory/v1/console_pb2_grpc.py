@@ -142,8 +142,8 @@ class MemoryConsoleServiceServicer:
 
     def ListItems(self, request, context):
         """ListItems pages through one agent's pinned facts (by salience, then use count) or episodes (newest first),
-        each with a redacted preview, salience, use count and status: the Memory view's lists. INVALID_ARGUMENT
-        INVALID_PAGE_TOKEN for a token from another query.
+        each with a redacted preview, salience, use count and status: the Memory view's lists. NOT_FOUND
+        (AGENT_NOT_FOUND) for an unknown agent; INVALID_ARGUMENT INVALID_PAGE_TOKEN for a token from another query.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
