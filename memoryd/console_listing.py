@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from dataclasses import dataclass
 
 from memoryd.console_core import METADATA_CHARS
@@ -21,6 +22,7 @@ from servicekit.errors import FieldViolation, InvalidArgumentError
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+_MAX_POSITION = float(2**62)
 _PREVIEW_CHARS = {KIND_PINNED: PREVIEW_CHARS_PINNED, KIND_EPISODE: PREVIEW_CHARS_EPISODE}
 
 
@@ -75,6 +77,9 @@ def decode_token(token: str, query: tuple[str, str, bool]) -> tuple[float, ...]:
     except (binascii.Error, ValueError, TypeError, KeyError, UnicodeDecodeError):
         raise _bad_token() from None
     if not same or len(position) != (3 if query[1] == KIND_PINNED else 2):
+        raise _bad_token()
+    # A crafted token could carry inf, nan or a number past SQLite's integers; ours never do.
+    if not all(math.isfinite(x) and abs(x) < _MAX_POSITION for x in position):
         raise _bad_token()
     return position
 

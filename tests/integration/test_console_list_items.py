@@ -3,6 +3,7 @@ totals, and bad input; rows seeded with Import (the export format) so salience, 
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from collections.abc import Iterator
@@ -140,6 +141,12 @@ def test_page_does_not_shift_when_rows_arrive_between_pages(memoryd: MemorydHand
     assert second.total_size == first.total_size + 1  # the total is current; the position is not shifted
 
 
+def _crafted(number: str) -> str:
+    """A well-formed token of the lister's episode listing whose position holds `number` (JSON text)."""
+    text = '{"q":["lister","episode",false],"p":[' + number + ",1]}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
 def test_bad_requests_name_the_field(memoryd: MemorydHandle) -> None:
     def error_of(request: cpb.ListItemsRequest) -> tuple[grpc.StatusCode, set[str]]:
         with pytest.raises(grpc.RpcError) as caught:
@@ -167,6 +174,8 @@ def test_bad_requests_name_the_field(memoryd: MemorydHandle) -> None:
             include_disabled=True,
         ),
         cpb.ListItemsRequest(agent_id="lister", kind=mpb.ITEM_KIND_PINNED_FACT, page_token="not-a-token"),
+        cpb.ListItemsRequest(agent_id="lister", kind=mpb.ITEM_KIND_EPISODE, page_token=_crafted("1e400")),
+        cpb.ListItemsRequest(agent_id="lister", kind=mpb.ITEM_KIND_EPISODE, page_token=_crafted("1e30")),
     ):  # fmt: skip
         assert error_of(other) == (invalid, {"INVALID_PAGE_TOKEN"})
 
