@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from memoryd.consolidate.report import PassReport
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
+
+if TYPE_CHECKING:
+    # Only an annotation here; importing it would load the consolidation package into every client (plugin_host).
+    from memoryd.consolidate.report import PassReport
 
 #: Console kinds and their source tables.
 TABLE_OF_KIND = {
