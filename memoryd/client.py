@@ -48,6 +48,7 @@ from memoryd.console_types import (
     TableCount,
     VectorState,
 )
+from memoryd.domain import MAX_AGENT_ID_CHARS, MAX_CONVERSATION_ID_CHARS
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as pb
@@ -521,6 +522,8 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
 
 __all__ = [
     "LONG_DEADLINE_S",
+    "MAX_AGENT_ID_CHARS",
+    "MAX_CONVERSATION_ID_CHARS",
     "SCOPES",
     "AgentCounts",
     "AgentInfo",

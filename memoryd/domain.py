@@ -17,6 +17,10 @@ SCOPE_KIND = {"pinned": KIND_PINNED, "episodes": KIND_EPISODE, "transcript": KIN
 
 #: Longest user or assistant message stored (spec: maxContentLength).
 MAX_CONTENT_CHARS = 50_000
+#: Longest agent id, in characters: every RPC, the import format and plugin_host check it (memoryd.client exports it).
+MAX_AGENT_ID_CHARS = 128
+#: Longest conversation id, in characters.
+MAX_CONVERSATION_ID_CHARS = 256
 
 
 def now_ms() -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.client import Attachment, ChatMessage, MemoryClient
+from memoryd.client import MAX_AGENT_ID_CHARS, Attachment, ChatMessage, MemoryClient
 from servicekit.errors import DeadlineExceededError, InvalidArgumentError, PermissionDeniedError
 from tests.support.memoryd_server import running_memoryd
 
@@ -111,3 +111,18 @@ def test_importing_the_client_loads_none_of_memoryds_server_side() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=root, timeout=60
     )
     assert done.stdout.strip() == ""
+
+
+def test_the_one_agent_id_limit_holds_on_the_write_read_and_console_paths(client: MemoryClient) -> None:
+    longest, too_long = "a" * MAX_AGENT_ID_CHARS, "a" * (MAX_AGENT_ID_CHARS + 1)
+    assert client.buffer_turn(longest, "c1", TUNA).signal_id > 0
+    assert client.assemble_context(longest, QUESTION).reason
+    assert client.search(TUNA, agent_id=longest) is not None
+    for call in (
+        lambda: client.buffer_turn(too_long, "c1", TUNA),
+        lambda: client.assemble_context(too_long, QUESTION),
+        lambda: client.search(TUNA, agent_id=too_long),
+    ):
+        with pytest.raises(InvalidArgumentError) as refused:
+            call()
+        assert refused.value.reason == "INVALID_AGENT_ID"
