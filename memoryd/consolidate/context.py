@@ -13,6 +13,7 @@ from memoryd.consolidate import state
 from memoryd.consolidate.pacing import Pacer
 from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.storage.db import Database
+from memoryd.storage.embeddings import EmbeddingStore
 
 
 class PassStoppedError(RuntimeError):
@@ -103,18 +104,6 @@ def marks(items: Sequence[Any]) -> str:
     return ", ".join("?" * len(items))
 
 
-def vector_owners(db: Database, kind: str, row_ids: Sequence[int]) -> dict[str, list[int]]:
-    """agent → the given rows that have a stored vector."""
-    owners: dict[str, list[int]] = {}
-    if row_ids:
-        for row_id, agent_id in db.query(
-            f"SELECT row_id, agent_id FROM embeddings WHERE kind = ? AND row_id IN ({marks(row_ids)})",
-            (kind, *row_ids),
-        ):
-            owners.setdefault(str(agent_id), []).append(int(row_id))
-    return owners
-
-
 @dataclass
 class Deleted:
     rows: int = 0
@@ -149,7 +138,7 @@ def delete_matching(
             ids = [int(r[0]) for r in rows]
             if ids:
                 if kind is not None:
-                    owners = vector_owners(ctx.db, kind, ids)
+                    owners = EmbeddingStore(ctx.db).owners(kind, ids)
                     ctx.db.execute(
                         f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({marks(ids)})", (kind, *ids)
                     )
