@@ -13,6 +13,7 @@ from memoryd.consolidate import state
 from memoryd.consolidate.pacing import Pacer
 from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.storage.db import Database
+from memoryd.storage.episode_merge import EpisodeMergeStore
 from memoryd.storage.maintenance import MaintenanceStore, Selection
 
 
@@ -77,9 +78,12 @@ class JobContext:
     checkpointer: WalCheckpointer | None = None
     #: The steps' statements (memoryd.storage.maintenance), on `db`.
     store: MaintenanceStore = field(init=False)
+    #: Merge's statements (memoryd.storage.episode_merge), on `db`.
+    merges: EpisodeMergeStore = field(init=False)
 
     def __post_init__(self) -> None:
         self.store = MaintenanceStore(self.db)
+        self.merges = EpisodeMergeStore(self.db)
 
     @contextmanager
     def batch(self, step: str) -> Iterator[BatchTally]:
