@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from inferd.client import GenerateOptions, Generation, Message
 from memoryd.consolidate import state
@@ -15,6 +15,7 @@ from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.storage.db import Database
 from memoryd.storage.episode_merge import EpisodeMergeStore
 from memoryd.storage.maintenance import MaintenanceStore, Selection
+from memoryd.storage.narratives import NarrativeStore
 
 
 class PassStoppedError(RuntimeError):
@@ -80,10 +81,13 @@ class JobContext:
     store: MaintenanceStore = field(init=False)
     #: Merge's statements (memoryd.storage.episode_merge), on `db`.
     merges: EpisodeMergeStore = field(init=False)
+    #: The identity step's statements (memoryd.storage.narratives), on `db`.
+    narratives: NarrativeStore = field(init=False)
 
     def __post_init__(self) -> None:
         self.store = MaintenanceStore(self.db)
         self.merges = EpisodeMergeStore(self.db)
+        self.narratives = NarrativeStore(self.db)
 
     @contextmanager
     def batch(self, step: str) -> Iterator[BatchTally]:
@@ -107,10 +111,6 @@ class JobContext:
             return
         for agent_id, row_ids in by_agent.items():
             self.vectors.remove(agent_id, kind, row_ids)
-
-
-def marks(items: Sequence[Any]) -> str:
-    return ", ".join("?" * len(items))
 
 
 @dataclass
