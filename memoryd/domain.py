@@ -185,3 +185,24 @@ class StoreStats:
     items_dropped: dict[str, int] = field(default_factory=dict)
     #: Pinned and identity facts replaced by a newer fact in the same slot (kept for history, never injected).
     superseded_facts: int = 0
+
+
+@dataclass(frozen=True)
+class TableCount:
+    """Rows of one table, overall (agent_id "") or for one agent."""
+
+    table: str
+    agent_id: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class FtsHealth:
+    """One FTS mirror against its source table."""
+
+    fts_table: str
+    source_table: str
+    source_rows: int
+    fts_rows: int
+    is_healthy: bool
+    problem: str = ""
