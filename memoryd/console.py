@@ -13,6 +13,7 @@ from memoryd.console_convert import changes_from_proto, config_to_proto
 from memoryd.console_core import Console, ConsoleDeps, ContextAssembler
 from memoryd.console_listing import MAX_PAGE_SIZE, ItemListing
 from memoryd.console_security import ConsoleSecurityRpcs, store_fields
+from memoryd.domain import MAX_AGENT_ID_CHARS
 from memoryd.storage.listing import LISTED_KINDS
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
@@ -21,7 +22,6 @@ from servicekit.errors import NotFoundError, not_yet_available
 from servicekit.planned import planned_rpcs
 from servicekit.validate import Violations
 
-MAX_AGENT_ID_CHARS = 128
 MAX_SEARCH_QUERY_CHARS = 2_000
 MAX_PREVIEW_QUERY_CHARS = 50_000
 DEFAULT_SEARCH_LIMIT = 20

@@ -6,10 +6,11 @@ import logging
 import time
 from collections.abc import Iterator
 
+from memoryd.client import MemoryClient
 from plugin_host.chat import MemoryTrace, TurnEvent, TurnRequest, TurnResult, latest_user_index
 from plugin_host.context_window import ContextWindows
 from plugin_host.injection import Injected, MemoryInjector
-from plugin_host.peers import InferencePeer, MemoryPeer
+from plugin_host.peers import InferencePeer
 from servicekit.errors import ServiceError
 
 _log = logging.getLogger("plugin_host.turns")
@@ -20,7 +21,7 @@ class TurnRunner:
 
     def __init__(
         self,
-        memory: MemoryPeer,
+        memory: MemoryClient,
         inference: InferencePeer,
         windows: ContextWindows,
         *,
