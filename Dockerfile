@@ -1,4 +1,4 @@
-# One image for memoryd, inferd and plugin_host (docker-compose.yml picks the command).
+# One image for memoryd, inferd, plugin_host and the gateway (docker-compose.yml picks the command).
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -27,6 +27,7 @@ COPY servicekit ./servicekit
 COPY memoryd ./memoryd
 COPY inferd ./inferd
 COPY plugin_host ./plugin_host
+COPY gateway ./gateway
 COPY protos/gen ./protos/gen
 COPY examples ./examples
 RUN pip install --quiet --no-deps --no-build-isolation . \
@@ -36,5 +37,5 @@ RUN pip install --quiet --no-deps --no-build-isolation . \
 
 USER osaurus
 VOLUME ["/data"]
-EXPOSE 50051 50052 50053
+EXPOSE 50051 50052 50053 1337
 CMD ["python", "-m", "memoryd"]

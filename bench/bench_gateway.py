@@ -13,6 +13,9 @@ memoryd), so its added time includes one whole loopback round trip to one more p
 that alone: GET /healthz (no gRPC call behind it; its p50 is the price of the hop) beside grpc.health's Check on
 memoryd (the same trivial call on the gRPC stack). On a busy shared machine the scheduler's wake-up latency
 dominates that round trip; "beyond the hop" = added p50 - GET /healthz p50 is the gateway's own work.
+
+The gateway answers GET /healthz, GET /agents and POST /memory/ingest in gateway.fastpath (plain ASGI, uvloop,
+httptools) before FastAPI's router; the other routes, chat completions included, go through FastAPI.
 """
 
 from __future__ import annotations
@@ -263,7 +266,8 @@ def _run_pairs(memoryd_target: str, inferd_target: str, gateway_address: str) ->
         health = health_pb2_grpc.HealthStub(m_channel)
         pairs = {
             "floor: GET /healthz vs Health/Check": (
-                lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=30),
+                # grpcio-health-checking ships no stub types for its generated Check.
+                lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=30),  # type: ignore[attr-defined]
                 lambda: http_client.call("GET", "/healthz"),
             ),
             "POST /memory/ingest": (lambda: memory.Ingest(ingest_request, timeout=30), check_ingest),

@@ -8,7 +8,7 @@ import logging
 import signal
 import ssl
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import FrameType
 from typing import Any
@@ -26,6 +26,7 @@ from gateway import routes_memory, routes_openai, routes_run
 from gateway.clients import Clients
 from gateway.config import Settings, load_settings
 from gateway.errors import GatewayError, error_response, from_aio_error
+from gateway.fastpath import FastPaths
 from gateway.guard import HEALTH_PATH, Guard
 from servicekit.errors import FieldViolation, ServiceError
 from servicekit.logsetup import setup_logging
@@ -37,6 +38,15 @@ VERSION = "0.1.0"
 _log = logging.getLogger("gateway")
 _HTTP_REASONS = {404: ("NOT_FOUND", grpc.StatusCode.NOT_FOUND),
                  405: ("METHOD_NOT_ALLOWED", grpc.StatusCode.UNIMPLEMENTED)}  # fmt: skip
+
+
+_loop_factory: Callable[[], asyncio.AbstractEventLoop] | None
+try:
+    import uvloop
+
+    _loop_factory = uvloop.new_event_loop
+except ModuleNotFoundError:  # the standard loop works too, about 0.1 ms slower a request
+    _loop_factory = None
 
 
 class InsecureListenError(RuntimeError):
@@ -77,6 +87,8 @@ def create_app(settings: Settings) -> FastAPI:
         # serves the document alone (/openapi.json).
         docs_url=None,
         redoc_url=None,
+        # No OpenTelemetry here; FastAPI would otherwise ask the global providers about it on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.include_router(routes_memory.router)
     app.include_router(routes_run.router)
@@ -93,6 +105,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     _install_error_handlers(app)
     _document_errors_as_served(app)
+    # Middleware added last runs first: Guard (token, Host, size), then the hot routes, then FastAPI's router.
+    app.add_middleware(FastPaths)
     app.add_middleware(Guard, token=settings.transport.token, max_body_bytes=settings.max_body_bytes)
     return app
 
@@ -206,9 +220,11 @@ def uvicorn_config(settings: Settings, app: Any) -> uvicorn.Config:
         log_config=None,
         access_log=settings.log_level == "DEBUG",
         lifespan="on",
-        # grpc.aio needs the standard asyncio loop; httptools (pinned) parses HTTP/1.1 when installed.
-        loop="asyncio",
-        http="auto",
+        # The gateway never reads X-Forwarded-* (nor the client address): one ASGI layer less per request.
+        proxy_headers=False,
+        # main() picks the loop (uvloop when installed); httptools (pinned) parses HTTP/1.1.
+        loop="none",
+        http="httptools",
         timeout_graceful_shutdown=int(settings.grace_s),
         **tls,
     )
@@ -248,7 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a KeyboardInterrupt for both, so a requested stop exits 0 without a traceback.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        return asyncio.run(_serve(settings))
+        # uvloop (pinned) when installed: about 0.1 ms less per request than asyncio's own loop here, and
+        # grpc.aio runs on any asyncio loop (its completion queue has its own poller thread).
+        with asyncio.Runner(loop_factory=_loop_factory) as runner:
+            return runner.run(_serve(settings))
     except KeyboardInterrupt:
         return 0
 

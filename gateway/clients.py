@@ -18,6 +18,8 @@ from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from servicekit.interceptors import REQUEST_ID_KEY
 from servicekit.server import TRANSPORT_MAX_BYTES
 
+#: Full name of memoryd's ListAgents, for the bytes-in, bytes-out callable.
+LIST_AGENTS_METHOD = "/osaurus.memory.v1.MemoryService/ListAgents"
 #: Deadline of a call made through these channels without its own `timeout=`.
 DEFAULT_DEADLINE_S = 30.0
 
@@ -91,6 +93,8 @@ class Clients:
       console  — memoryd's ConsoleService stub (`osaurus.memory.v1.MemoryConsoleService`), same channel.
       inference — inferd's InferenceService stub (`osaurus.inference.v1.InferenceService`).
       plugins  — plugin_host's PluginHostService stub (`osaurus.plugin.v1.PluginHostService`).
+      list_agents_raw — memoryd's ListAgents taking and returning serialized bytes (the hot GET /agents path
+                 caches its JSON by the reply's bytes, so it skips parsing when nothing changed).
       memoryd_channel, inferd_channel, plugin_host_channel — the grpc.aio channels behind them.
       deadlines — the deadlines (seconds) the gateway's own routes pass as `timeout=`.
 
@@ -110,6 +114,7 @@ class Clients:
     console: cpb_grpc.MemoryConsoleServiceStub
     inference: ipb_grpc.InferenceServiceStub
     plugins: ppb_grpc.PluginHostServiceStub
+    list_agents_raw: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes]
     deadlines: Deadlines
 
     @classmethod
@@ -132,6 +137,8 @@ class Clients:
             console=cpb_grpc.MemoryConsoleServiceStub(memoryd),
             inference=ipb_grpc.InferenceServiceStub(inferd),
             plugins=ppb_grpc.PluginHostServiceStub(plugin_host),
+            # No (de)serializers: grpc.aio then passes bytes through unchanged.
+            list_agents_raw=memoryd.unary_unary(LIST_AGENTS_METHOD),
             deadlines=settings.deadlines,
         )
 

@@ -42,11 +42,23 @@ def clients_of(request: Request) -> Clients:
     return clients
 
 
+#: RFC 3339 text by (seconds, nanos): protobuf's ToJsonString is pure Python and GET /agents formats two stamps
+#: per agent on every call, though they rarely change. Cleared when full, so it stays small.
+_RFC3339_CACHE: dict[tuple[int, int], str] = {}
+_RFC3339_CACHE_MAX = 4096
+
+
 def rfc3339(stamp: timestamp_pb2.Timestamp) -> str | None:
     """A protobuf Timestamp as RFC 3339 text; None when unset."""
-    if not stamp.seconds and not stamp.nanos:
+    key = (stamp.seconds, stamp.nanos)
+    if key == (0, 0):
         return None
-    return stamp.ToJsonString()
+    text = _RFC3339_CACHE.get(key)
+    if text is None:
+        if len(_RFC3339_CACHE) >= _RFC3339_CACHE_MAX:
+            _RFC3339_CACHE.clear()
+        text = _RFC3339_CACHE[key] = stamp.ToJsonString()
+    return text
 
 
 def parse_session_date(value: str) -> timestamp_pb2.Timestamp:
@@ -116,7 +128,14 @@ async def ingest(body: IngestRequest, request: Request) -> Response:
     """Memoryd's Ingest: idempotent per conversation_id; re-ingesting replaces that conversation's transcript,
     pending signals and episodes. Without skip_extraction the call waits for the distillation (a cold model load
     can take tens of seconds) and reports its outcome token."""
+    # gateway.fastpath answers well-formed requests before this route; it runs for the rest (and in tests).
     clients = clients_of(request)
+    reply = await clients.memory.Ingest(ingest_message(body), timeout=clients.deadlines.ingest_s)
+    return JSONResponse(ingest_answer(body, reply))
+
+
+def ingest_message(body: IngestRequest) -> mpb.IngestRequest:
+    """The gRPC request of a validated POST /memory/ingest body."""
     message = mpb.IngestRequest(
         agent_id=body.agent_id,
         conversation_id=body.conversation_id,
@@ -125,31 +144,47 @@ async def ingest(body: IngestRequest, request: Request) -> Response:
     )
     if body.session_date is not None:
         message.session_time.CopyFrom(parse_session_date(body.session_date))
-    reply = await clients.memory.Ingest(message, timeout=clients.deadlines.ingest_s)
-    # A plain dict in IngestResponse's shape (documented by the model): this route is benchmarked.
+    return message
+
+
+def ingest_answer(body: IngestRequest, reply: mpb.IngestResponse) -> dict[str, object]:
+    """The response body: a plain dict in IngestResponse's shape (the model documents it; this route is hot)."""
     answer: dict[str, object] = {"status": "ok", "turns_ingested": reply.turns_ingested}
     if not body.skip_extraction:
         answer["distillation"] = reply.distillation
         if reply.distillation == "distilled":
             answer["episode_id"] = reply.episode_id
-    return JSONResponse(answer)
+    return answer
 
 
 # ------------------------------------------------------------------------------------------ agents
 @router.get("/agents", response_model=AgentList, tags=["agents"], summary="List every agent")
 async def list_agents(request: Request) -> Response:
     """Every known agent with its memory_entry_count (episodes plus active pinned facts), by agent_id."""
-    clients = clients_of(request)
-    agents: list[dict[str, object]] = []
-    token = ""
-    while True:
+    # gateway.fastpath answers this path before the router; this route documents it and serves as fallback.
+    return JSONResponse(agents_answer(await list_all_agents(clients_of(request))))
+
+
+#: ListAgents' first page as sent by GET /agents.
+FIRST_AGENTS_PAGE = mpb.ListAgentsRequest(page_size=_PAGE_SIZE)
+
+
+async def list_all_agents(clients: Clients, first: mpb.ListAgentsResponse | None = None) -> list[mpb.Agent]:
+    """Every agent, following ListAgents' pages (from the first page's reply when the caller has it)."""
+    reply = first or await clients.memory.ListAgents(FIRST_AGENTS_PAGE, timeout=clients.deadlines.quick_s)
+    agents: list[mpb.Agent] = list(reply.agents)
+    while reply.next_page_token:
         reply = await clients.memory.ListAgents(
-            mpb.ListAgentsRequest(page_size=_PAGE_SIZE, page_token=token), timeout=clients.deadlines.quick_s
+            mpb.ListAgentsRequest(page_size=_PAGE_SIZE, page_token=reply.next_page_token),
+            timeout=clients.deadlines.quick_s,
         )
-        agents.extend(_agent(a) for a in reply.agents)
-        token = reply.next_page_token
-        if not token:
-            return JSONResponse({"agents": agents})
+        agents.extend(reply.agents)
+    return agents
+
+
+def agents_answer(agents: list[mpb.Agent]) -> dict[str, object]:
+    """GET /agents' body (AgentList's shape) as plain data."""
+    return {"agents": [_agent(a) for a in agents]}
 
 
 @router.get("/agents/{agent_id}", response_model=Agent, tags=["agents"], summary="Get one agent")

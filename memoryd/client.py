@@ -1,7 +1,13 @@
-"""Typed client for memoryd (MemoryService + MemoryConsoleService): dataclasses in and out, typed errors, deadlines.
+"""The one typed client for memoryd (every RPC of MemoryService and MemoryConsoleService): dataclasses in and out,
+typed errors, a deadline on every call.
 
-Protobuf stops here: callers (memoryctl, scripts) see memoryd.console_types / memoryd.config dataclasses and
-servicekit.errors exceptions, never grpc.RpcError.
+Protobuf stops here: callers (memoryctl, plugin_host, scripts) see dataclasses (client_runtime, console_types,
+memoryd.config) and servicekit.errors exceptions, never grpc.RpcError. The runtime calls are in client_runtime.py,
+the store-protection calls in client_security.py; MemoryClient mixes them in.
+
+plugin_host imports this module for the runtime calls only, so it must not pull in memoryd's server side:
+memoryd.console_convert (which reaches the writer and consolidation packages, peewee and numpy) is imported inside
+the console methods that need it.
 """
 
 from __future__ import annotations
@@ -13,7 +19,20 @@ from typing import Any
 import grpc
 from google.protobuf import field_mask_pb2, timestamp_pb2
 
-from memoryd import console_convert as cc
+from memoryd.client_runtime import (
+    SCOPES,
+    Assembly,
+    Attachment,
+    BufferedTurn,
+    ChatMessage,
+    Injection,
+    MemoryHit,
+    RuntimeCalls,
+    SessionEnd,
+    messages_from_proto,
+    messages_to_proto,
+    section_name,
+)
 from memoryd.client_security import ACTION_NAMES, SecurityCalls, degraded_store_info
 from memoryd.config import MemoryConfig
 from memoryd.console_types import (
@@ -29,6 +48,7 @@ from memoryd.console_types import (
     TableCount,
     VectorState,
 )
+from memoryd.domain import MAX_AGENT_ID_CHARS, MAX_CONVERSATION_ID_CHARS
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as pb
@@ -45,7 +65,6 @@ _SCOPES = {
     "episodes": cpb.CONSOLE_SCOPE_EPISODES,
     "transcript": cpb.CONSOLE_SCOPE_TRANSCRIPT,
 }
-_SECTIONS = {number: name for name, number in cc.SECTION_TO_PB.items()}
 _STORE_STATES = {
     cpb.STORE_STATE_HEALTHY: "healthy",
     cpb.STORE_STATE_DEGRADED: "degraded",
@@ -206,8 +225,11 @@ def _diagnosis(r: cpb.DiagnoseResponse) -> Diagnosis:
     )
 
 
-class MemoryClient(SecurityCalls):
-    """Talks to memoryd. Every method raises servicekit.errors.ServiceError subclasses, never grpc.RpcError."""
+class MemoryClient(RuntimeCalls, SecurityCalls):
+    """Talks to memoryd. Every method raises servicekit.errors.ServiceError subclasses, never grpc.RpcError.
+
+    `deadline_s` applies to every call that passes no timeout of its own.
+    """
 
     def __init__(
         self,
@@ -360,6 +382,8 @@ class MemoryClient(SecurityCalls):
     # ------------------------------------------------------------------------------------------ console
     def inspect(self, kind: str, row_id: int) -> Inspection:
         """Redacted preview and metadata of one row."""
+        from memoryd import console_convert as cc
+
         with typed_errors():
             r = self._console.Inspect(cpb.InspectRequest(item=cc.item_ref(kind, row_id)))
         return Inspection(
@@ -387,6 +411,8 @@ class MemoryClient(SecurityCalls):
         limit: int = 0,
     ) -> list[ConsoleMatch]:
         """Redacted console search hits, best first."""
+        from memoryd import console_convert as cc
+
         request = cpb.SearchRequest(
             query=query,
             scope=_SCOPES[scope],
@@ -411,16 +437,22 @@ class MemoryClient(SecurityCalls):
 
     def disable(self, kind: str, row_id: int) -> bool:
         """Take a pinned fact or episode out of recall; whether it changed."""
+        from memoryd import console_convert as cc
+
         with typed_errors():
             return bool(self._console.Disable(cpb.DisableRequest(item=cc.item_ref(kind, row_id))).changed)
 
     def enable(self, kind: str, row_id: int) -> bool:
         """Put it back into recall; whether it changed."""
+        from memoryd import console_convert as cc
+
         with typed_errors():
             return bool(self._console.Enable(cpb.EnableRequest(item=cc.item_ref(kind, row_id))).changed)
 
     def forget(self, kind: str, row_id: int) -> bool:
         """Delete a row permanently; whether a vector went with it."""
+        from memoryd import console_convert as cc
+
         with typed_errors():
             return bool(
                 self._console.Forget(cpb.ForgetRequest(item=cc.item_ref(kind, row_id))).vector_removed
@@ -436,7 +468,7 @@ class MemoryClient(SecurityCalls):
         request = cpb.PreviewContextRequest(agent_id=agent_id, query=query, max_tokens=max_tokens)
         with typed_errors():
             r = self._console.PreviewContext(request)
-        return ContextPreview(r.block, _SECTIONS.get(r.section, "unspecified"), r.reason, r.block_tokens)
+        return ContextPreview(r.block, section_name(r.section), r.reason, r.block_tokens)
 
     def clear_all(self, *, confirm: bool) -> int:
         """Delete all memory; FailedPreconditionError (CONFIRMATION_REQUIRED) unless confirm."""
@@ -445,11 +477,15 @@ class MemoryClient(SecurityCalls):
 
     def get_config(self) -> MemoryConfig:
         """The effective memory.json."""
+        from memoryd import console_convert as cc
+
         with typed_errors():
             return cc.config_from_proto(self._console.GetConfig(cpb.GetConfigRequest()).config)
 
     def update_config(self, changes: Mapping[str, Any]) -> MemoryConfig:
         """Change the named fields (attribute names, memory.json strings for enums); ValueError for an unknown enum."""
+        from memoryd import console_convert as cc
+
         values: dict[str, Any] = {}
         for attr, value in changes.items():
             if attr in cc.ENUMS:
@@ -486,14 +522,27 @@ class MemoryClient(SecurityCalls):
 
 __all__ = [
     "LONG_DEADLINE_S",
+    "MAX_AGENT_ID_CHARS",
+    "MAX_CONVERSATION_ID_CHARS",
+    "SCOPES",
     "AgentCounts",
     "AgentInfo",
+    "Assembly",
+    "Attachment",
+    "BufferedTurn",
+    "ChatMessage",
     "ConsolidationReport",
     "ConsolidationStep",
     "IdentityInfo",
     "IngestResult",
+    "Injection",
     "MemoryClient",
+    "MemoryHit",
     "OverrideInfo",
+    "SessionEnd",
     "SessionOutcome",
     "Stats",
+    "messages_from_proto",
+    "messages_to_proto",
+    "section_name",
 ]

@@ -11,7 +11,10 @@ from memoryd import console_transfer
 from memoryd.config import ConfigStore
 from memoryd.console_convert import changes_from_proto, config_to_proto
 from memoryd.console_core import Console, ConsoleDeps, ContextAssembler
+from memoryd.console_listing import MAX_PAGE_SIZE, ItemListing
 from memoryd.console_security import ConsoleSecurityRpcs, store_fields
+from memoryd.domain import MAX_AGENT_ID_CHARS
+from memoryd.storage.listing import LISTED_KINDS
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as pb
@@ -19,7 +22,6 @@ from servicekit.errors import NotFoundError, not_yet_available
 from servicekit.planned import planned_rpcs
 from servicekit.validate import Violations
 
-MAX_AGENT_ID_CHARS = 128
 MAX_SEARCH_QUERY_CHARS = 2_000
 MAX_PREVIEW_QUERY_CHARS = 50_000
 DEFAULT_SEARCH_LIMIT = 20
@@ -105,6 +107,25 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
         scope = cc.SCOPE_FROM_PB[request.scope]
         hits = console.search(query, scope, agent, request.include_disabled, limit)
         return cpb.SearchResponse(hits=[cc.hit(h) for h in hits])
+
+    def ListItems(
+        self, request: cpb.ListItemsRequest, context: grpc.ServicerContext
+    ) -> cpb.ListItemsResponse:
+        console = self._require("ListItems")
+        with Violations() as v:
+            agent = _agent(v, request.agent_id, required=True)
+            kind = cc.KIND_FROM_PB.get(request.kind, "")
+            if kind not in LISTED_KINDS:
+                v.add("kind", "must be ITEM_KIND_PINNED_FACT or ITEM_KIND_EPISODE", "INVALID_KIND")
+            v.require_range(request.page_size, "page_size", 0, MAX_PAGE_SIZE, "INVALID_PAGE_SIZE")
+            v.require_text(request.page_token, "page_token", max_chars=1_000, required=False)
+        assert agent is not None
+        if console.deps.store.agents.get(agent) is None:
+            raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
+        page = ItemListing(console.deps.store.db).page(
+            agent, kind, request.page_size, request.page_token, request.include_disabled
+        )
+        return cc.item_page(page)
 
     def Disable(self, request: cpb.DisableRequest, context: grpc.ServicerContext) -> cpb.DisableResponse:
         console = self._require("Disable")

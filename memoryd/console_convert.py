@@ -6,6 +6,7 @@ from typing import Any
 
 from memoryd import convert
 from memoryd.config import KEYS_BY_ATTR, MemoryConfig, validate_changes
+from memoryd.console_listing import ItemPage
 from memoryd.console_types import ConsoleMatch, Diagnosis, Inspection, VectorState
 from memoryd.consolidate_rpcs import report_proto
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
@@ -75,6 +76,28 @@ def item_ref(kind: str, row_id: int) -> pb.ItemRef:
 
 
 # ----------------------------------------------------------------------------------------------------- responses
+def item_page(page: ItemPage) -> cpb.ListItemsResponse:
+    """ItemPage → ListItemsResponse."""
+    return cpb.ListItemsResponse(
+        items=[
+            cpb.ListedItem(
+                item=item_ref(i.kind, i.id),
+                preview=i.preview,
+                salience=i.salience,
+                use_count=i.use_count,
+                status=i.status,
+                create_time=convert.timestamp(i.created_at_ms),
+                occur_time=convert.timestamp(i.occur_at_ms) if i.kind == KIND_EPISODE else None,
+                redactions=list(i.redactions),
+                topics=list(i.topics),
+            )
+            for i in page.items
+        ],
+        next_page_token=page.next_page_token,
+        total_size=page.total,
+    )
+
+
 def inspection(found: Inspection) -> cpb.InspectResponse:
     """Inspection → InspectResponse."""
     return cpb.InspectResponse(

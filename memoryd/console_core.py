@@ -14,7 +14,6 @@ from typing import Protocol, TypeVar
 
 from memoryd.config import ConfigStore
 from memoryd.console_errors import StorageErrorLog
-from memoryd.console_health import fts_health, table_counts, vector_rows_per_agent
 from memoryd.console_store import ConsoleStore
 from memoryd.console_types import (
     DISABLEABLE,
@@ -38,6 +37,7 @@ from memoryd.redact import (
     PREVIEW_CHARS_TRANSCRIPT,
     redact,
 )
+from memoryd.storage.health import fts_health, table_counts, vector_rows_per_agent
 from memoryd.storage.store import Store
 from servicekit.errors import FailedPreconditionError, NotFoundError, not_yet_available
 

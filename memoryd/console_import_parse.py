@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoryd.console_export import FORMAT_NAME, FORMAT_VERSION, IDENTITY_COLUMNS, ROW_TABLES, table_columns
-from memoryd.domain import KINDS
+from memoryd.domain import KINDS, MAX_AGENT_ID_CHARS
 from memoryd.storage.db import Database
 from servicekit.errors import FieldViolation, InvalidArgumentError
 
 MAX_LINE_CHARS = 4 * 1024 * 1024
 _MAX_VIOLATIONS = 10
-_AGENT_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")
+_AGENT_ID = re.compile(rf"^[^\s\x00-\x1f\x7f]{{1,{MAX_AGENT_ID_CHARS}}}$")
 _STATUSES = {
     "episode": {"active", "disabled"},
     "pinned_fact": {"active", "disabled"},

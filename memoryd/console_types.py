@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from memoryd.consolidate.report import PassReport
-from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
+# Diagnose's table counts and FTS health are storage's records (memoryd.domain), part of the console's report.
+from memoryd.domain import (
+    KIND_EPISODE,
+    KIND_IDENTITY_FACT,
+    KIND_PINNED,
+    KIND_TRANSCRIPT,
+    FtsHealth,
+    TableCount,
+)
+
+if TYPE_CHECKING:
+    # Only an annotation here; importing it would load the consolidation package into every client (plugin_host).
+    from memoryd.consolidate.report import PassReport
 
 #: Console kinds and their source tables.
 TABLE_OF_KIND = {
@@ -105,27 +117,6 @@ class Forgotten:
 
     agent_id: str
     vector_removed: bool
-
-
-@dataclass(frozen=True)
-class TableCount:
-    """Rows of one table, overall (agent_id "") or for one agent."""
-
-    table: str
-    agent_id: str
-    rows: int
-
-
-@dataclass(frozen=True)
-class FtsHealth:
-    """One FTS mirror against its source table."""
-
-    fts_table: str
-    source_table: str
-    source_rows: int
-    fts_rows: int
-    is_healthy: bool
-    problem: str = ""
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from memoryd.console_health import stored_dimension, vector_rows_per_agent
 from memoryd.console_types import VectorState
 from memoryd.domain import KIND_PINNED
 from memoryd.storage.db import Database
+from memoryd.storage.health import stored_dimension, vector_rows_per_agent
 from memoryd.vectors.agent_index import INDEX_FILE, AgentIndex
 from memoryd.vectors.codec import Vector
 from memoryd.vectors.registry import VectorRegistry

@@ -14,8 +14,6 @@ from memoryd.writer.distill import strip_memory_blocks
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.validate import Violations
 
-MAX_AGENT_ID = 128
-MAX_CONVERSATION_ID = 256
 MAX_QUERY_CHARS = 2_000
 MAX_OVERRIDE_CHARS = 2_000
 DEFAULT_SEARCH_LIMIT = 10
@@ -78,17 +76,17 @@ def millis(stamp: timestamp_pb2.Timestamp, default_ms: int, field: str = "time")
 # ----------------------------------------------------------------------------------------------------- requests
 def agent_id(v: Violations, value: str, field: str = "agent_id") -> str:
     """1-128 printable characters without whitespace; UUIDs upper-cased."""
-    return v.require_id(value, field, max_chars=MAX_AGENT_ID, reason="INVALID_AGENT_ID")
+    return v.require_id(value, field, max_chars=d.MAX_AGENT_ID_CHARS, reason="INVALID_AGENT_ID")
 
 
 def conversation_id(v: Violations, value: str, field: str = "conversation_id") -> str:
     """1-256 characters without control characters."""
     if not value:
         v.add(field, "is required", "INVALID_CONVERSATION_ID")
-    elif len(value) > MAX_CONVERSATION_ID:
+    elif len(value) > d.MAX_CONVERSATION_ID_CHARS:
         v.add(
             field,
-            f"is {len(value)} characters; at most {MAX_CONVERSATION_ID} allowed",
+            f"is {len(value)} characters; at most {d.MAX_CONVERSATION_ID_CHARS} allowed",
             "INVALID_CONVERSATION_ID",
         )
     elif _CONTROL.search(value):

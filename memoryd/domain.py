@@ -17,6 +17,10 @@ SCOPE_KIND = {"pinned": KIND_PINNED, "episodes": KIND_EPISODE, "transcript": KIN
 
 #: Longest user or assistant message stored (spec: maxContentLength).
 MAX_CONTENT_CHARS = 50_000
+#: Longest agent id, in characters: every RPC, the import format and plugin_host check it (memoryd.client exports it).
+MAX_AGENT_ID_CHARS = 128
+#: Longest conversation id, in characters.
+MAX_CONVERSATION_ID_CHARS = 256
 
 
 def now_ms() -> int:
@@ -181,3 +185,24 @@ class StoreStats:
     items_dropped: dict[str, int] = field(default_factory=dict)
     #: Pinned and identity facts replaced by a newer fact in the same slot (kept for history, never injected).
     superseded_facts: int = 0
+
+
+@dataclass(frozen=True)
+class TableCount:
+    """Rows of one table, overall (agent_id "") or for one agent."""
+
+    table: str
+    agent_id: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class FtsHealth:
+    """One FTS mirror against its source table."""
+
+    fts_table: str
+    source_table: str
+    source_rows: int
+    fts_rows: int
+    is_healthy: bool
+    problem: str = ""

@@ -71,7 +71,7 @@ def malloc_info() -> dict[str, int] | None:
         return None
     libc.mallinfo2.restype = _MallInfo2
     info = libc.mallinfo2()
-    return {name: int(getattr(info, name)) for name, _ in _MallInfo2._fields_}
+    return {field[0]: int(getattr(info, field[0])) for field in _MallInfo2._fields_}
 
 
 def process_memory() -> dict[str, float]:

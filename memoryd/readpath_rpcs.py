@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import grpc
 
+from memoryd.domain import MAX_AGENT_ID_CHARS, MAX_CONVERSATION_ID_CHARS
 from memoryd.readpath import Assembly, ChatMessage, Explanation, ReadPath
 from memoryd.retrieval.items import ItemKind, ItemRef, Section
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.validate import Violations
 
-MAX_AGENT_ID_CHARS = 128
-MAX_CONVERSATION_ID_CHARS = 256
 MAX_QUERY_CHARS = 50_000
 MAX_MESSAGES = 10_000
 MAX_MESSAGE_CHARS = 1_000_000

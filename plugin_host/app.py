@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inferd.client import InferenceClient
+from memoryd.client import MemoryClient
 from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from plugin_host.bridge_service import SERVICE_NAME as BRIDGE_SERVICE_NAME
 from plugin_host.bridge_service import BridgeServicer
@@ -19,7 +20,7 @@ from plugin_host.config import Settings, load_settings
 from plugin_host.context_window import ContextWindows
 from plugin_host.grants import Access
 from plugin_host.host import HostPaths, PluginHost
-from plugin_host.peers import InferencePeer, MemoryPeer
+from plugin_host.peers import InferencePeer
 from plugin_host.service import SERVICE_NAME, PluginHostServicer
 from plugin_host.turns import TurnRunner
 from servicekit.logsetup import setup_logging
@@ -37,6 +38,8 @@ from servicekit.tls import TransportConfigError
 DOMAIN = "plugin.osaurus.dev"
 #: Deadline of model calls that arrive without one.
 INFERENCE_DEADLINE_S = 300.0
+#: Default deadline of memoryd calls; the turn runner passes its own (memory_timeout_s) on the composed path.
+MEMORY_DEADLINE_S = 5.0
 _log = logging.getLogger("plugin_host")
 
 
@@ -46,7 +49,7 @@ class App:
 
     host: PluginHost
     turns: TurnRunner
-    memory: MemoryPeer
+    memory: MemoryClient
     inference: InferencePeer
     run_dir: Path
     owns_run_dir: bool
@@ -61,7 +64,7 @@ class App:
 
 
 def build_bridge(
-    turns: TurnRunner, memory: MemoryPeer, memory_timeout_s: float, workers: int, name: str, access: Access
+    turns: TurnRunner, memory: MemoryClient, memory_timeout_s: float, workers: int, name: str, access: Access
 ) -> functools.partial[RunningServer]:
     """The bridge factory of one plugin: a token-checked PluginBridgeService on the plugin's private socket."""
     return functools.partial(
@@ -82,7 +85,9 @@ def build_app(settings: Settings) -> App:
     """Build the peers, the turn runner and the plugin host (plugins are not started yet)."""
     transport = settings.transport
     credentials = transport.channel_credentials()
-    memory = MemoryPeer(settings.memoryd_addr, token=transport.token, credentials=credentials)
+    memory = MemoryClient(
+        settings.memoryd_addr, deadline_s=MEMORY_DEADLINE_S, token=transport.token, credentials=credentials
+    )
     inference = InferencePeer(
         InferenceClient(
             settings.inferd_addr,

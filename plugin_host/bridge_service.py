@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import grpc
 
+from memoryd.client import MemoryClient, MemoryHit
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.plugin.v1 import plugin_pb2 as ppb
 from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from plugin_host import convert
 from plugin_host.grants import Access
-from plugin_host.peers import MemoryHit, MemoryPeer
 from plugin_host.requests import MAX_QUERY_CHARS, check_ids, turn_request
 from plugin_host.sdk import Permission
 from plugin_host.turns import TurnRunner
@@ -26,7 +26,12 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
     """Serves one plugin. The token check happens before (BearerTokenInterceptor); grants are checked here."""
 
     def __init__(
-        self, plugin_name: str, access: Access, turns: TurnRunner, memory: MemoryPeer, memory_timeout_s: float
+        self,
+        plugin_name: str,
+        access: Access,
+        turns: TurnRunner,
+        memory: MemoryClient,
+        memory_timeout_s: float,
     ) -> None:
         self._plugin = plugin_name
         self._access = access
@@ -76,11 +81,11 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
         remaining = context.time_remaining()
         timeout_s = self._memory_timeout_s if remaining is None else min(remaining, 10.0)
         try:
-            hits = self._memory.search(
+            hits = self._memory.search_memory(
                 agent,
                 convert.scope_name(request.scope),
                 request.query,
-                request.limit or DEFAULT_SEARCH_LIMIT,
+                limit=request.limit or DEFAULT_SEARCH_LIMIT,
                 timeout_s=timeout_s,
             )
         except UnimplementedError as error:

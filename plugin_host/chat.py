@@ -1,36 +1,16 @@
-"""Chat dataclasses the host passes between its layers: messages, model options, memory traces, turns."""
+"""Chat dataclasses the host passes between its layers: messages (memoryd.client's), model options, traces, turns."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Messages are memoryd.client's own type: InjectMemory takes and returns them, so they reach inferd unconverted.
+from memoryd.client import Attachment, ChatMessage
+
 #: Roles of a chat message.
 ROLES = ("system", "user", "assistant", "tool")
 #: Sections memoryd's planner can choose.
 SECTIONS = ("unspecified", "none", "identity", "pinned", "episodes", "transcript")
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """Non-text content of a message; its presence makes a user message multimodal."""
-
-    mime_type: str
-    data: bytes = b""
-    uri: str = ""
-
-
-@dataclass(frozen=True)
-class ChatMessage:
-    """One message of a chat."""
-
-    role: str
-    content: str
-    attachments: tuple[Attachment, ...] = ()
-
-    @property
-    def is_multimodal(self) -> bool:
-        """Whether it carries non-text parts (memory is never injected into such a message)."""
-        return bool(self.attachments)
 
 
 @dataclass(frozen=True)
@@ -85,6 +65,9 @@ class TurnEvent:
     delta: str = ""
     done: bool = False
     memory: MemoryTrace | None = None
+    #: Token counts of the model call; in the final event only.
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 def latest_user_index(messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> int | None:
@@ -93,3 +76,17 @@ def latest_user_index(messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> 
         if messages[index].role == "user":
             return index
     return None
+
+
+__all__ = [
+    "ROLES",
+    "SECTIONS",
+    "Attachment",
+    "ChatMessage",
+    "MemoryTrace",
+    "ModelOptions",
+    "TurnEvent",
+    "TurnRequest",
+    "TurnResult",
+    "latest_user_index",
+]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from memoryd import client as memory_client
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.plugin.v1 import plugin_pb2 as ppb
-from plugin_host.chat import Attachment, ChatMessage, MemoryTrace, ModelOptions
+from plugin_host.chat import ChatMessage, MemoryTrace, ModelOptions
 from plugin_host.sdk import Permission
 
 _ROLE_NUMBERS = {
@@ -14,11 +15,6 @@ _ROLE_NUMBERS = {
     "user": mpb.ROLE_USER,
     "assistant": mpb.ROLE_ASSISTANT,
     "tool": mpb.ROLE_TOOL,
-}
-_SCOPE_NUMBERS = {
-    "pinned": mpb.SCOPE_PINNED,
-    "episodes": mpb.SCOPE_EPISODES,
-    "transcript": mpb.SCOPE_TRANSCRIPT,
 }
 _KIND_NAMES: dict[int, str] = {
     mpb.ITEM_KIND_PINNED_FACT: "pinned_fact",
@@ -40,16 +36,6 @@ _STATE_NUMBERS = {
 }
 
 
-def role_name(role: int) -> str:
-    """memory.v1 Role number as "system", "user", "assistant", "tool" or "" (unspecified)."""
-    return "" if role == mpb.ROLE_UNSPECIFIED else str(mpb.Role.Name(role)).removeprefix("ROLE_").lower()
-
-
-def section_name(section: int) -> str:
-    """memory.v1 Section number as "none", "identity", "pinned", "episodes", "transcript" or "unspecified"."""
-    return str(mpb.Section.Name(section)).removeprefix("SECTION_").lower()
-
-
 def section_number(name: str) -> int:
     """A section name as its memory.v1 Section number (unknown names are UNSPECIFIED)."""
     try:
@@ -58,48 +44,17 @@ def section_number(name: str) -> int:
         return mpb.SECTION_UNSPECIFIED
 
 
-def scope_number(scope: str) -> mpb.Scope:
-    """The memory.v1 Scope number of "pinned", "episodes" or "transcript"."""
-    return _SCOPE_NUMBERS[scope]
-
-
 def scope_name(scope: int) -> str:
     """memory.v1 Scope number as its name ("" for unspecified or unknown)."""
-    for name, number in _SCOPE_NUMBERS.items():
+    for name, number in memory_client.SCOPES.items():
         if number == scope:
             return name
     return ""
 
 
-def kind_name(kind: int) -> str:
-    """memory.v1 ItemKind number as "pinned_fact", "episode", "transcript_turn", "identity_fact"."""
-    return _KIND_NAMES.get(kind, "unspecified")
-
-
-def messages_to_proto(messages: Iterable[ChatMessage]) -> list[mpb.ChatMessage]:
-    """Host messages as memory.v1 ChatMessages."""
-    return [
-        mpb.ChatMessage(
-            role=_ROLE_NUMBERS[m.role],
-            content=m.content,
-            attachments=[
-                mpb.Attachment(mime_type=a.mime_type, data=a.data, uri=a.uri) for a in m.attachments
-            ],
-        )
-        for m in messages
-    ]
-
-
 def messages_from_proto(messages: Iterable[mpb.ChatMessage]) -> list[ChatMessage]:
-    """memory.v1 ChatMessages as host messages (roles already validated; unknown roles read as "user")."""
-    return [
-        ChatMessage(
-            role=role_name(m.role) or "user",
-            content=m.content,
-            attachments=tuple(Attachment(a.mime_type, a.data, a.uri) for a in m.attachments),
-        )
-        for m in messages
-    ]
+    """memory.v1 ChatMessages (a plugin's request) as host messages; unknown roles read as "user"."""
+    return memory_client.messages_from_proto(messages)
 
 
 def options_from_proto(options: ppb.GenerationOptions) -> ModelOptions:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memoryd.client import MAX_AGENT_ID_CHARS, MAX_CONVERSATION_ID_CHARS
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.plugin.v1 import plugin_pb2 as ppb
 from plugin_host import convert
@@ -20,10 +21,13 @@ MAX_QUERY_CHARS = 2000
 
 
 def check_ids(v: Violations, agent_id: str, conversation_id: str) -> tuple[str, str]:
-    """Agent (1-128 chars, UUIDs upper-cased) and conversation (1-256 chars) ids."""
-    agent = v.require_id(agent_id, "agent_id", max_chars=128, reason="INVALID_AGENT_ID")
+    """Agent (memoryd's limit, UUIDs upper-cased) and conversation ids."""
+    agent = v.require_id(agent_id, "agent_id", max_chars=MAX_AGENT_ID_CHARS, reason="INVALID_AGENT_ID")
     conversation = v.require_id(
-        conversation_id, "conversation_id", max_chars=256, reason="INVALID_CONVERSATION_ID"
+        conversation_id,
+        "conversation_id",
+        max_chars=MAX_CONVERSATION_ID_CHARS,
+        reason="INVALID_CONVERSATION_ID",
     )
     return canonical_agent(agent), conversation
 

@@ -1,12 +1,15 @@
-"""PluginHostService servicer: ListPlugins, InvokePlugin, RunAgent and ReloadPlugins."""
+"""PluginHostService servicer: ListPlugins, InvokePlugin, RunAgent, RunAgentStream and ReloadPlugins."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import grpc
 
 from osaurus.plugin.v1 import plugin_pb2 as ppb
 from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from plugin_host import convert
+from plugin_host.chat import TurnRequest
 from plugin_host.host import PluginHost, PluginStatus
 from plugin_host.requests import check_ids, turn_request
 from plugin_host.sdk import InvalidPayloadError
@@ -74,6 +77,25 @@ class PluginHostServicer(ppb_grpc.PluginHostServiceServicer):
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
         )
+
+    def RunAgentStream(
+        self, request: ppb.RunAgentStreamRequest, context: grpc.ServicerContext
+    ) -> Iterator[ppb.RunAgentStreamResponse]:
+        # Validated before the generator's first event, so bad input fails the call rather than the stream.
+        turn = turn_request(request.agent_id, request.conversation_id, request.messages, request.options)
+        return self._stream(turn, context.time_remaining())
+
+    def _stream(self, turn: TurnRequest, timeout_s: float | None) -> Iterator[ppb.RunAgentStreamResponse]:
+        for event in self._turns.stream(turn, timeout_s=timeout_s):
+            if event.done:
+                yield ppb.RunAgentStreamResponse(
+                    done=True,
+                    memory=convert.trace_to_proto(event.memory) if event.memory is not None else None,
+                    prompt_tokens=event.prompt_tokens,
+                    completion_tokens=event.completion_tokens,
+                )
+            elif event.delta:
+                yield ppb.RunAgentStreamResponse(delta=event.delta)
 
 
 def _info(status: PluginStatus) -> ppb.PluginInfo:

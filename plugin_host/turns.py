@@ -6,10 +6,11 @@ import logging
 import time
 from collections.abc import Iterator
 
+from memoryd.client import MemoryClient
 from plugin_host.chat import MemoryTrace, TurnEvent, TurnRequest, TurnResult, latest_user_index
 from plugin_host.context_window import ContextWindows
 from plugin_host.injection import Injected, MemoryInjector
-from plugin_host.peers import InferencePeer, MemoryPeer
+from plugin_host.peers import InferencePeer
 from servicekit.errors import ServiceError
 
 _log = logging.getLogger("plugin_host.turns")
@@ -20,7 +21,7 @@ class TurnRunner:
 
     def __init__(
         self,
-        memory: MemoryPeer,
+        memory: MemoryClient,
         inference: InferencePeer,
         windows: ContextWindows,
         *,
@@ -49,12 +50,20 @@ class TurnRunner:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         injected = self._inject(turn, deadline)
         parts: list[str] = []
+        prompt_tokens = completion_tokens = 0
         for piece in self._inference.stream(injected.messages, turn.options, timeout_s=_remaining(deadline)):
             if piece.delta:
                 parts.append(piece.delta)
                 yield TurnEvent(delta=piece.delta)
+            if piece.done:
+                prompt_tokens, completion_tokens = piece.prompt_tokens, piece.completion_tokens
         recorded = self._record(turn, "".join(parts), deadline)
-        yield TurnEvent(done=True, memory=_trace(injected, recorded))
+        yield TurnEvent(
+            done=True,
+            memory=_trace(injected, recorded),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+        )
 
     def _inject(self, turn: TurnRequest, deadline: float | None) -> Injected:
         context_tokens = self._windows.resolve(turn.options.model, turn.options.model_context_tokens)

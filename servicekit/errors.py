@@ -240,10 +240,14 @@ def error_class_for(code: grpc.StatusCode) -> type[ServiceError]:
 
 def from_rpc_error(error: grpc.RpcError) -> ServiceError:
     """Turn a client-side RpcError into the matching typed ServiceError, keeping ErrorInfo and friends."""
-    call = error if isinstance(error, grpc.Call) else None
+    # The stubs declare RpcError.details() -> str | None and Call.details() -> str, so mypy concludes no class is
+    # both; at runtime every client-side failure (_InactiveRpcError, _MultiThreadedRendezvous) is both.
+    candidate: object = error
+    call = candidate if isinstance(candidate, grpc.Call) else None
     code = call.code() if call is not None else grpc.StatusCode.UNKNOWN
     message = (call.details() if call is not None else str(error)) or ""
-    reason, domain, metadata = "", "", {}
+    reason, domain = "", ""
+    metadata: dict[str, str] = {}
     violations: list[FieldViolation] = []
     retry_after_s: float | None = None
     status = rpc_status.from_call(call) if call is not None else None

@@ -78,17 +78,27 @@ def _checked_stream(requests: Iterator[Any]) -> Iterator[Any]:
         yield _check_request(request)
 
 
-def _handler_replace(handler: grpc.RpcMethodHandler, **changes: Any) -> grpc.RpcMethodHandler:
+def _handler_replace(
+    handler: grpc.RpcMethodHandler[Any, Any], **changes: Any
+) -> grpc.RpcMethodHandler[Any, Any]:
+    # The stub declares an abstract class; grpc's handlers are namedtuples (_RPCMethodHandler) with _replace.
     return handler._replace(**changes)  # type: ignore[attr-defined, no-any-return]
+
+
+def _status_code(context: grpc.ServicerContext) -> grpc.StatusCode | None:
+    """The code the handler set or aborted with, None while it has set none."""
+    # ServicerContext.code() exists since grpcio 1.38; types-grpcio does not declare it yet.
+    code: object = context.code()  # type: ignore[attr-defined]
+    return code if isinstance(code, grpc.StatusCode) else None
 
 
 def _has_status(context: grpc.ServicerContext) -> bool:
     """True when the handler already aborted (context.abort raises a bare Exception)."""
-    code = context.code()  # type: ignore[attr-defined]
+    code = _status_code(context)
     return code is not None and code != grpc.StatusCode.OK
 
 
-class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class ErrorMappingInterceptor(grpc.ServerInterceptor):
     """Maps typed ServiceErrors (and decode failures) to status + ErrorInfo; unexpected exceptions to INTERNAL.
 
     It also guards decoding: undecodable or oversized request bytes become INVALID_ARGUMENT / RESOURCE_EXHAUSTED
@@ -104,9 +114,9 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
 
     def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = continuation(handler_call_details)
         if handler is None:
             return None
@@ -180,7 +190,7 @@ class ErrorMappingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return wrapped
 
 
-class AccessLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class AccessLogInterceptor(grpc.ServerInterceptor):
     """Gives each call a request id (from x-request-id or new), returns it as trailing metadata, logs one line.
 
     The line carries method, status code, duration and request id: never request or response content.
@@ -188,9 +198,9 @@ class AccessLogInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
 
     def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = continuation(handler_call_details)
         if handler is None:
             return None
@@ -213,8 +223,8 @@ def _logged(behavior: Behavior, method: str, supplied_id: str, streaming: bool) 
         return request_id, time.perf_counter(), token
 
     def end(context: grpc.ServicerContext, started: float, token: Any, failed: bool) -> None:
-        code = context.code() if failed else None  # type: ignore[attr-defined]
-        name = code.name if isinstance(code, grpc.StatusCode) else ("UNKNOWN" if failed else "OK")
+        code = _status_code(context) if failed else None
+        name = code.name if code is not None else ("UNKNOWN" if failed else "OK")
         _log.info("%s %s %.1fms", method, name, (time.perf_counter() - started) * 1000)
         request_id_var.reset(token)
 
@@ -247,7 +257,7 @@ def _logged(behavior: Behavior, method: str, supplied_id: str, streaming: bool) 
     return unary_wrapped
 
 
-class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class BearerTokenInterceptor(grpc.ServerInterceptor):
     """Requires `authorization: Bearer <token>` on every call except health checks; constant-time comparison.
 
     With an admin token, methods under `admin_prefixes` (a console service) take only the admin token, answering
@@ -272,9 +282,9 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
 
     def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         method = handler_call_details.method
         if method in self._OPEN_METHODS:
             return continuation(handler_call_details)
@@ -297,8 +307,9 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         status = error.to_grpc_status(self._domain)
 
         def deny(requests: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            context.abort_with_status(status)
+            # The empty yield makes this a generator, the shape gRPC drives for stream_stream; abort raises.
             yield from ()
+            context.abort_with_status(status)
 
         # stream_stream fits every client call shape; the request bytes are never decoded.
         return grpc.stream_stream_rpc_method_handler(deny)

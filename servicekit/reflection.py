@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any
 
 import grpc
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 DESCRIPTOR_SET_RESOURCE = ("osaurus", "descriptor_set.binpb")
@@ -28,11 +28,13 @@ def load_commented_files() -> dict[str, bytes]:
     return {f.name: f.SerializeToString() for f in files}
 
 
-class CommentedReflectionServicer(reflection.ReflectionServicer):  # type: ignore[misc]
+class CommentedReflectionServicer(reflection.ReflectionServicer):
     """ReflectionServicer whose file descriptors keep their comments."""
 
     def __init__(self, service_names: Iterable[str], commented: dict[str, bytes]) -> None:
-        super().__init__(tuple(service_names))
+        # Our own reference to the pool the base class searches (it keeps it in an undeclared `_pool`).
+        self._descriptors = descriptor_pool.Default()
+        super().__init__(tuple(service_names), self._descriptors)
         self._commented = commented
 
     def _respond(self, descriptor: Any, request: Any) -> reflection_pb2.ServerReflectionResponse:
@@ -53,16 +55,17 @@ class CommentedReflectionServicer(reflection.ReflectionServicer):  # type: ignor
 
     def _file_by_filename(self, request: Any, filename: str) -> reflection_pb2.ServerReflectionResponse:
         try:
-            descriptor = self._pool.FindFileByName(filename)
+            descriptor = self._descriptors.FindFileByName(filename)
         except KeyError:
-            return super()._file_by_filename(request, filename)  # type: ignore[no-any-return]
+            # The base's private handlers are not in types-grpcio-reflection.
+            return super()._file_by_filename(request, filename)  # type: ignore[misc, no-any-return]
         return self._respond(descriptor, request)
 
     def _file_containing_symbol(self, request: Any, symbol: str) -> reflection_pb2.ServerReflectionResponse:
         try:
-            descriptor = self._pool.FindFileContainingSymbol(symbol)
+            descriptor = self._descriptors.FindFileContainingSymbol(symbol)
         except KeyError:
-            return super()._file_containing_symbol(request, symbol)  # type: ignore[no-any-return]
+            return super()._file_containing_symbol(request, symbol)  # type: ignore[misc, no-any-return]
         return self._respond(descriptor, request)
 
 
@@ -77,4 +80,5 @@ def enable_commented_reflection(service_names: Iterable[str], server: grpc.Serve
     """Register reflection (v1alpha, which grpcurl 1.8 uses) answering with commented descriptors."""
     names = (*service_names, reflection.SERVICE_NAME)
     servicer = CommentedReflectionServicer(names, load_commented_files())
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    # Generated registration function, unannotated in types-grpcio-reflection.
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]

@@ -213,17 +213,15 @@ async def rows(
     """One agent's top pinned facts (salience, use count) and newest episodes, previews redacted by memoryd."""
 
     async def work(c: Any) -> Any:
-        found = await listing.scan(c.console, agent_id, limit, QUICK_S)
-        pinned, episodes = await asyncio.gather(
-            listing.shown(c.console, found.pinned, QUICK_S), listing.shown(c.console, found.episodes, QUICK_S)
-        )
+        found = await listing.first_pages(c.console, agent_id, limit, QUICK_S)
         return {
             "agent_id": agent_id,
-            "pinned": pinned,
-            "episodes": episodes,
+            "pinned": found.pinned,
+            "episodes": found.episodes,
             "pinned_total": found.pinned_total,
             "episodes_total": found.episodes_total,
-            "truncated": found.is_truncated,
+            # ListItems counts every row; kept for pages written against the Export scan's bound.
+            "truncated": False,
         }
 
     return await _answer(request, "rows", work)

@@ -6,13 +6,16 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from inferd.client import GenerateOptions, Generation, Message
 from memoryd.consolidate import state
 from memoryd.consolidate.pacing import Pacer
 from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.storage.db import Database
+from memoryd.storage.episode_merge import EpisodeMergeStore
+from memoryd.storage.maintenance import MaintenanceStore, Selection
+from memoryd.storage.narratives import NarrativeStore
 
 
 class PassStoppedError(RuntimeError):
@@ -74,6 +77,17 @@ class JobContext:
     should_stop: Callable[[], bool] = lambda: False
     #: Checkpoints the WAL between batches (outside the write lock); None leaves it to SQLite.
     checkpointer: WalCheckpointer | None = None
+    #: The steps' statements (memoryd.storage.maintenance), on `db`.
+    store: MaintenanceStore = field(init=False)
+    #: Merge's statements (memoryd.storage.episode_merge), on `db`.
+    merges: EpisodeMergeStore = field(init=False)
+    #: The identity step's statements (memoryd.storage.narratives), on `db`.
+    narratives: NarrativeStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.store = MaintenanceStore(self.db)
+        self.merges = EpisodeMergeStore(self.db)
+        self.narratives = NarrativeStore(self.db)
 
     @contextmanager
     def batch(self, step: str) -> Iterator[BatchTally]:
@@ -99,22 +113,6 @@ class JobContext:
             self.vectors.remove(agent_id, kind, row_ids)
 
 
-def marks(items: Sequence[Any]) -> str:
-    return ", ".join("?" * len(items))
-
-
-def vector_owners(db: Database, kind: str, row_ids: Sequence[int]) -> dict[str, list[int]]:
-    """agent → the given rows that have a stored vector."""
-    owners: dict[str, list[int]] = {}
-    if row_ids:
-        for row_id, agent_id in db.query(
-            f"SELECT row_id, agent_id FROM embeddings WHERE kind = ? AND row_id IN ({marks(row_ids)})",
-            (kind, *row_ids),
-        ):
-            owners.setdefault(str(agent_id), []).append(int(row_id))
-    return owners
-
-
 @dataclass
 class Deleted:
     rows: int = 0
@@ -122,40 +120,21 @@ class Deleted:
     agents: set[str] = field(default_factory=set)
 
 
-def delete_matching(
-    ctx: JobContext, step: str, table: str, kind: str | None, where: str, params: Sequence[Any]
-) -> Deleted:
-    """Delete every row of `table` matching `where`, with its vector: found by a lock-free keyset scan, then
-    re-checked and deleted under the write lock in paced batches (a row touched meanwhile is re-judged)."""
+def delete_matching(ctx: JobContext, step: str, selection: Selection) -> Deleted:
+    """Delete every row of the selection, with its vector: found by a lock-free keyset scan, then re-checked and
+    deleted under the write lock in paced batches (a row touched meanwhile is re-judged)."""
     result = Deleted()
     last_id = 0
     while True:
-        found = [
-            int(r[0])
-            for r in ctx.db.query(
-                f"SELECT id FROM {table} WHERE id > ? AND ({where}) ORDER BY id LIMIT ?",
-                (last_id, *params, ctx.pacer.size()),
-            )
-        ]
+        found = ctx.store.matching_ids(selection, last_id, ctx.pacer.size())
         if not found:
             return result
         last_id = found[-1]
-        owners: dict[str, list[int]] = {}
         with ctx.batch(step) as tally:
-            rows = ctx.db.query(
-                f"SELECT id, agent_id FROM {table} WHERE id IN ({marks(found)}) AND ({where})",
-                (*found, *params),
-            )
-            ids = [int(r[0]) for r in rows]
-            if ids:
-                if kind is not None:
-                    owners = vector_owners(ctx.db, kind, ids)
-                    ctx.db.execute(
-                        f"DELETE FROM embeddings WHERE kind = ? AND row_id IN ({marks(ids)})", (kind, *ids)
-                    )
-                ctx.db.execute(f"DELETE FROM {table} WHERE id IN ({marks(ids)})", ids)
-            tally.rows = len(ids)
-        ctx.forget_vectors(kind or "", owners)
-        result.rows += len(ids)
+            rows = ctx.store.still_matching(selection, found)
+            owners = ctx.store.delete(selection, [row_id for row_id, _ in rows])
+            tally.rows = len(rows)
+        ctx.forget_vectors(selection.kind or "", owners)
+        result.rows += len(rows)
         result.vectors += sum(len(v) for v in owners.values())
-        result.agents.update(str(r[1]) for r in rows)
+        result.agents.update(agent_id for _, agent_id in rows)

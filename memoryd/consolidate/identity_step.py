@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memoryd.consolidate import narrative
-from memoryd.consolidate.context import JobContext, marks
+from memoryd.consolidate.context import JobContext
 from memoryd.consolidate.narrative_check import verify_narrative
 from memoryd.consolidate.report import STEP_IDENTITY, StepResult
+from memoryd.storage.narratives import StoredNarrative
 from servicekit.errors import (
     FailedPreconditionError,
     NotFoundError,
@@ -38,13 +39,6 @@ _MODEL_DOWN = (UnavailableError, FailedPreconditionError, NotFoundError, Unimple
 
 class NarrativeModelError(RuntimeError):
     """The core model failed for another reason than being unavailable; the agents got extractive narratives."""
-
-
-@dataclass(frozen=True)
-class _Stored:
-    content: str
-    model: str
-    digest: str
 
 
 @dataclass(frozen=True)
@@ -80,30 +74,20 @@ class _Tally:
 def _facts_by_agent(ctx: JobContext) -> dict[str, list[narrative.FactLine]]:
     """Active identity facts per agent, most supported first, at most MAX_FACTS each."""
     by_agent: dict[str, list[narrative.FactLine]] = {}
-    for agent_id, content, count in ctx.db.query(
-        "SELECT agent_id, content, source_count FROM identity_facts WHERE status = 'active' "
-        "ORDER BY agent_id, source_count DESC, id"
-    ):
-        facts = by_agent.setdefault(str(agent_id), [])
+    for agent_id, content, count in ctx.narratives.active_facts():
+        facts = by_agent.setdefault(agent_id, [])
         if len(facts) < narrative.MAX_FACTS:
-            facts.append(narrative.FactLine(str(content), int(count)))
+            facts.append(narrative.FactLine(content, count))
     return by_agent
 
 
 def _delete_orphans(ctx: JobContext, tally: _Tally) -> None:
     """Delete the narratives of agents with no active identity fact left (re-checked under the write lock)."""
-    orphan_sql = (
-        "SELECT agent_id FROM agent_narratives n WHERE NOT EXISTS "
-        "(SELECT 1 FROM identity_facts f WHERE f.agent_id = n.agent_id AND f.status = 'active')"
-    )
-    if not ctx.db.query(orphan_sql + " LIMIT 1"):
+    if not ctx.narratives.has_orphans():
         return
     with ctx.batch(STEP_IDENTITY) as batch:
-        agents = [str(r[0]) for r in ctx.db.query(orphan_sql)]
-        if agents:
-            batch.rows = ctx.db.execute(
-                f"DELETE FROM agent_narratives WHERE agent_id IN ({marks(agents)})", agents
-            ).rowcount
+        agents = ctx.narratives.delete_orphans()
+        batch.rows = len(agents)
     tally.deleted += batch.rows
     tally.agents.update(agents)
 
@@ -144,34 +128,29 @@ def _ask_model(ctx: JobContext, model: str, facts: Sequence[narrative.FactLine],
     return _Narrative(text, used, reply.completion_tokens or math.ceil(len(text) / 4), asked)
 
 
-def _write(ctx: JobContext, agent_id: str, built: _Narrative, stored: _Stored | None, tally: _Tally) -> None:
+def _write(
+    ctx: JobContext, agent_id: str, built: _Narrative, stored: StoredNarrative | None, tally: _Tally
+) -> None:
     """Store one agent's narrative unless it is what is already there (then only its digest moves: not a new
     version, nothing for caches); not for an agent whose facts went away meanwhile (re-checked under the lock)."""
     if stored is not None and (stored.content, stored.model) == (built.content, built.model):
         if stored.digest != built.digest:
             with ctx.batch(STEP_IDENTITY) as batch:
-                batch.rows = ctx.db.execute(
-                    "UPDATE agent_narratives SET facts_digest = ? WHERE agent_id = ?",
-                    (built.digest, agent_id),
-                ).rowcount
+                batch.rows = ctx.narratives.set_digest(agent_id, built.digest)
         return
     with ctx.batch(STEP_IDENTITY) as batch:
-        batch.rows = ctx.db.execute(
-            "INSERT INTO agent_narratives (agent_id, content, token_count, model, facts_digest, generated_at_ms, "
-            "version) SELECT ?, ?, ?, ?, ?, ?, 1 WHERE EXISTS "
-            "(SELECT 1 FROM identity_facts WHERE agent_id = ? AND status = 'active') "
-            "ON CONFLICT(agent_id) DO UPDATE SET content = excluded.content, token_count = excluded.token_count, "
-            "model = excluded.model, facts_digest = excluded.facts_digest, "
-            "generated_at_ms = excluded.generated_at_ms, version = agent_narratives.version + 1",
-            (agent_id, built.content, built.tokens, built.model, built.digest, ctx.now_ms, agent_id),
-        ).rowcount
+        batch.rows = ctx.narratives.write(
+            agent_id, built.content, built.tokens, built.model, built.digest, ctx.now_ms
+        )
     if batch.rows:
         tally.written += 1
         tally.extractive += built.model == narrative.EXTRACTIVE
         tally.agents.add(agent_id)
 
 
-def _is_current(facts: Sequence[narrative.FactLine], stored: _Stored, model: str, model_usable: bool) -> bool:
+def _is_current(
+    facts: Sequence[narrative.FactLine], stored: StoredNarrative, model: str, model_usable: bool
+) -> bool:
     """Whether the stored narrative was built from these facts with what is available now: the configured
     model when it can be asked (accepted or rejected), else any writer of it (a verified reply stays true)."""
     if model_usable:
@@ -190,10 +169,7 @@ def identity_narrative(ctx: JobContext) -> StepResult:
         if not tally.deleted:
             return StepResult(skip_reason="no_identity_facts")
         return StepResult(rows_changed=tally.deleted, counts=tally.counts(), agents=frozenset(tally.agents))
-    stored = {
-        str(r[0]): _Stored(str(r[1]), str(r[2]), str(r[3]))
-        for r in ctx.db.query("SELECT agent_id, content, model, facts_digest FROM agent_narratives")
-    }
+    stored = ctx.narratives.stored()
     model = ctx.settings.core_model
     model_usable = bool(model) and ctx.inference is not None
     # Agents without any narrative first, so every agent with facts soon has one.

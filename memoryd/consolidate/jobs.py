@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from memoryd.consolidate import learned, mergeable, state
 from memoryd.consolidate.context import (
@@ -21,7 +20,6 @@ from memoryd.consolidate.context import (
     PassStoppedError,
     VectorRemover,
     delete_matching,
-    marks,
 )
 from memoryd.consolidate.identity_step import identity_narrative
 from memoryd.consolidate.merging import apply_merges, episode_vectors, screen_pairs
@@ -38,7 +36,16 @@ from memoryd.consolidate.report import (
 from memoryd.consolidate.similarity import EpisodeFeature, find_duplicates
 from memoryd.consolidate.support import EpisodeSupport, WordIds
 from memoryd.consolidate.text import content_words, is_identity_grade, jaccard
-from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.domain import KIND_EPISODE
+from memoryd.storage.maintenance import (
+    DECAY_TABLES,
+    PinnedFactRow,
+    episodes_learned_before,
+    evictable_facts,
+    log_rows_before,
+    signals_before,
+    turns_learned_before,
+)
 
 _log = logging.getLogger("memoryd.consolidate.jobs")
 
@@ -66,37 +73,23 @@ _FACT_CHUNK = 20_000
 
 
 # --------------------------------------------------------------------------------------------------------- decay
-#: Where decay counts Δ from, per table: a row's last decay (stamped when memory learned it, never its
-#: conversation date), or for a pinned fact its last use when later (an injected fact is not idle).
-_DECAY_FROM = {
-    "pinned_facts": "max(last_decayed_at_ms, last_used_at_ms)",
-    "episodes": "last_decayed_at_ms",
-}
-
-
 def decay(ctx: JobContext) -> StepResult:
     """salience ×= exp(−Δdays/30) for active pinned facts and episodes, Δ from each row's last decay or, for a
     pinned fact used since, its last use (never compounding: n passes without use give exactly the closed form).
     A row never decayed (imported) is only stamped."""
     tau_ms = DECAY_TAU_DAYS * DAY_MS
     counts: dict[str, int] = {}
-    for table, since in _DECAY_FROM.items():
-        high = int(ctx.db.scalar(f"SELECT coalesce(max(id), -1) FROM {table}"))
+    for table in DECAY_TABLES:
+        high = ctx.store.highest_id(table)
         changed, start = 0, 0
         while True:
             # Skip gaps in the ids (pruned ranges) with one index seek instead of empty batches.
-            found = ctx.db.scalar(f"SELECT min(id) FROM {table} WHERE id >= ? AND id <= ?", (start, high))
+            found = ctx.store.first_id_in(table, start, high)
             if found is None:
                 break
-            start, width = int(found), ctx.pacer.size()
+            start, width = found, ctx.pacer.size()
             with ctx.batch(STEP_DECAY) as tally:
-                tally.rows = ctx.db.execute(
-                    f"UPDATE {table} SET salience = CASE WHEN last_decayed_at_ms > 0 THEN "
-                    f"min(1.0, max(0.0, salience * exp(-max(0, ? - {since}) / ?))) ELSE salience END, "
-                    f"last_decayed_at_ms = ? "
-                    f"WHERE id >= ? AND id < ? AND status = 'active' AND last_decayed_at_ms < ?",
-                    (ctx.now_ms, tau_ms, ctx.now_ms, start, start + width, ctx.now_ms),
-                ).rowcount
+                tally.rows = ctx.store.decay_ids(table, start, start + width, ctx.now_ms, tau_ms)
             changed += tally.rows
             start += width
         counts[table] = changed
@@ -112,40 +105,25 @@ def merge(ctx: JobContext) -> StepResult:
     the newer adds nothing, and an agent whose merges would exceed a bounded share of its episodes is left
     alone this pass (counted in `capped_agents`)."""
     watermark = ctx.state.get_int(state.MERGE_WATERMARK)
-    top = int(ctx.db.scalar("SELECT coalesce(max(id), 0) FROM episodes") or 0)
+    top = ctx.store.highest_episode_id()
     if top < watermark:  # the table was emptied and ids started again
         watermark = 0
-    agents = [
-        str(r[0])
-        for r in ctx.db.query(
-            "SELECT DISTINCT agent_id FROM episodes WHERE id > ? AND id <= ? AND status = 'active'",
-            (watermark, top),
-        )
-    ]
+    agents = ctx.store.agents_with_active_episodes(watermark, top)
     merged = vectors = capped = 0
     changed: set[str] = set()
     tallies: dict[str, int] = {}
     for agent_id in agents:
         features: list[EpisodeFeature] = []
         active = 0
-        for row_id, at_ms, summary, topics in ctx.db.query(
-            "SELECT id, conversation_at_ms, summary, topics_csv FROM episodes "
-            "WHERE agent_id = ? AND status = 'active' AND id <= ?",
-            (agent_id, top),
-        ):
+        for row_id, at_ms, summary, topics in ctx.store.active_episodes(agent_id, top):
             active += 1
-            reason = mergeable.unreadable_reason(str(summary))
+            reason = mergeable.unreadable_reason(summary)
             if reason is not None:
                 if row_id > watermark:  # counted once, in the pass that first sees it
                     tallies[f"unreadable_{reason}"] = tallies.get(f"unreadable_{reason}", 0) + 1
                 continue
             features.append(
-                EpisodeFeature(
-                    int(row_id),
-                    int(at_ms),
-                    mergeable.merge_words(str(summary), str(topics)),
-                    row_id > watermark,
-                )
+                EpisodeFeature(row_id, at_ms, mergeable.merge_words(summary, topics), row_id > watermark)
             )
             ctx.pacer.breathe()
         found = find_duplicates(features, episode_vectors(ctx, agent_id), breathe=ctx.pacer.breathe)
@@ -191,10 +169,7 @@ class _Candidate:
 
 def _identity_inserts(ctx: JobContext, candidates: Sequence[_Candidate]) -> int:
     """Insert identity facts that no active identity fact already states; raise the support of those that do."""
-    existing = [
-        (int(r[0]), content_words(str(r[1])))
-        for r in ctx.db.query("SELECT id, content FROM identity_facts WHERE status = 'active'")
-    ]
+    existing = [(fact_id, content_words(content)) for fact_id, content in ctx.store.active_identity_facts()]
     inserted = 0
     for candidate in candidates:
         words = content_words(candidate.content)
@@ -202,24 +177,12 @@ def _identity_inserts(ctx: JobContext, candidates: Sequence[_Candidate]) -> int:
             (fid for fid, other in existing if jaccard(words, other) >= IDENTITY_DUPLICATE_JACCARD), None
         )
         if twin is not None:
-            ctx.db.execute(
-                "UPDATE identity_facts SET source_count = ?, updated_at_ms = ? WHERE id = ? AND source_count < ?",
-                (candidate.support, ctx.now_ms, twin, candidate.support),
-            )
+            ctx.store.raise_identity_support(twin, candidate.support, ctx.now_ms)
             continue
-        cursor = ctx.db.execute(
-            "INSERT INTO identity_facts (agent_id, content, source_episode_id, source_count, created_at_ms, "
-            "updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                candidate.agent_id,
-                candidate.content,
-                candidate.source_episode_id,
-                candidate.support,
-                ctx.now_ms,
-                ctx.now_ms,
-            ),
+        fact_id = ctx.store.insert_identity_fact(
+            candidate.agent_id, candidate.content, candidate.source_episode_id, candidate.support, ctx.now_ms
         )
-        existing.append((int(cursor.lastrowid or 0), words))
+        existing.append((fact_id, words))
         inserted += 1
     return inserted
 
@@ -231,26 +194,13 @@ def promote(ctx: JobContext) -> StepResult:
     last = ctx.state.get_int(state.PROMOTE_LAST_MS)
     elapsed_days = 1.0 if last <= 0 else min(1.0, max(0.0, (ctx.now_ms - last) / DAY_MS))
     boost = PROMOTE_BOOST_PER_DAY * elapsed_days
-    agents = [
-        str(r[0])
-        for r in ctx.db.query(
-            "SELECT agent_id FROM episodes WHERE status = 'active' AND conversation_at_ms BETWEEN ? AND ? "
-            "GROUP BY agent_id HAVING count(*) >= ?",
-            (since, ctx.now_ms, min(PROMOTE_MIN_SUPPORT, IDENTITY_MIN_SUPPORT)),
-        )
-    ]
+    agents = ctx.store.agents_with_episodes_between(
+        since, ctx.now_ms, min(PROMOTE_MIN_SUPPORT, IDENTITY_MIN_SUPPORT)
+    )
     vocabulary = WordIds()
     supports: dict[str, EpisodeSupport] = {}
     for agent_id in agents:
-        texts = [
-            " ".join(columns)
-            for columns in ctx.db.query(
-                "SELECT summary, topics_csv, entities_csv, decisions, action_items FROM episodes "
-                "WHERE agent_id = ? AND status = 'active' AND conversation_at_ms BETWEEN ? AND ? "
-                "ORDER BY conversation_at_ms DESC, id DESC LIMIT ?",
-                (agent_id, since, ctx.now_ms, PROMOTE_MAX_EPISODES),
-            )
-        ]
+        texts = ctx.store.recent_episode_texts(agent_id, since, ctx.now_ms, PROMOTE_MAX_EPISODES)
         supports[agent_id] = EpisodeSupport(texts, vocabulary)
         ctx.pacer.breathe()
     boosts: list[int] = []
@@ -259,39 +209,32 @@ def promote(ctx: JobContext) -> StepResult:
     # Facts stream in rowid order (sequential pages), a chunk at a time, grouped by agent.
     last_id = 0
     while True:
-        chunk = ctx.db.query(
-            "SELECT id, agent_id, content, salience, source_count, tags_csv, source_episode_id FROM pinned_facts "
-            "WHERE id > ? AND status = 'active' ORDER BY id LIMIT ?",
-            (last_id, _FACT_CHUNK),
-        )
+        chunk = ctx.store.active_pinned_facts(last_id, _FACT_CHUNK)
         if not chunk:
             break
-        last_id = int(chunk[-1][0])
-        by_agent: dict[str, list[tuple[Any, ...]]] = {}
+        last_id = chunk[-1].id
+        by_agent: dict[str, list[PinnedFactRow]] = {}
         for fact in chunk:
-            by_agent.setdefault(str(fact[1]), []).append(fact)
+            by_agent.setdefault(fact.agent_id, []).append(fact)
         for agent_id, facts in by_agent.items():
             support = supports.get(agent_id)
-            counts = support.counts([f[2] for f in facts], ctx.pacer.breathe).tolist() if support else None
+            counts = (
+                support.counts([f.content for f in facts], ctx.pacer.breathe).tolist() if support else None
+            )
             for index, fact in enumerate(facts):
                 count = counts[index] if counts is not None else 0
-                if count >= PROMOTE_MIN_SUPPORT and fact[3] < 1.0 and boost > 0:
-                    boosts.append(int(fact[0]))
+                if count >= PROMOTE_MIN_SUPPORT and fact.salience < 1.0 and boost > 0:
+                    boosts.append(fact.id)
                     changed.add(agent_id)
                 # Recurrence: supporting episodes now, or sessions that restated it (the writer's source_count).
-                seen = max(int(fact[4]), count)
-                if seen >= IDENTITY_MIN_SUPPORT and is_identity_grade(fact[2], fact[5]):
-                    candidates.append(_Candidate(agent_id, fact[2], fact[6], seen))
+                seen = max(fact.source_count, count)
+                if seen >= IDENTITY_MIN_SUPPORT and is_identity_grade(fact.content, fact.tags_csv):
+                    candidates.append(_Candidate(agent_id, fact.content, fact.source_episode_id, seen))
         ctx.pacer.breathe()
     # One transaction: the boosts and the promote watermark commit together, so a crash never boosts twice.
     with ctx.batch(STEP_PROMOTE) as tally:
         for start in range(0, len(boosts), 500):
-            ids = boosts[start : start + 500]
-            ctx.db.execute(
-                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({marks(ids)}) "
-                f"AND status = 'active'",
-                (boost, *ids),
-            )
+            ctx.store.boost_pinned_facts(boosts[start : start + 500], boost)
         identity = _identity_inserts(ctx, candidates)
         ctx.state.set(state.PROMOTE_LAST_MS, ctx.now_ms, ctx.now_ms)
         tally.rows = len(boosts) + identity
@@ -306,21 +249,8 @@ def promote(ctx: JobContext) -> StepResult:
 def evict(ctx: JobContext) -> StepResult:
     """Delete active pinned facts below salienceFloor not used (nor created) in the last 30 days, and vectors."""
     cutoff = ctx.now_ms - EVICT_IDLE_DAYS * DAY_MS
-    done = delete_matching(
-        ctx,
-        STEP_EVICT,
-        "pinned_facts",
-        KIND_PINNED,
-        "status = 'active' AND salience < ? AND max(last_used_at_ms, created_at_ms) <= ?",
-        (ctx.settings.salience_floor, cutoff),
-    )
+    done = delete_matching(ctx, STEP_EVICT, evictable_facts(ctx.settings.salience_floor, cutoff))
     return StepResult(rows_changed=done.rows, vectors_deleted=done.vectors, agents=frozenset(done.agents))
-
-
-def _transcript_high_id(ctx: JobContext) -> int:
-    """The highest transcript id ever handed out (AUTOINCREMENT's sequence; max(id) before the first insert)."""
-    seq = ctx.db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'transcript'")
-    return int(seq if seq is not None else ctx.db.scalar("SELECT coalesce(max(id), 0) FROM transcript") or 0)
 
 
 def prune(ctx: JobContext) -> StepResult:
@@ -332,23 +262,16 @@ def prune(ctx: JobContext) -> StepResult:
     rows carry only the conversation time, so when they were learned comes from the id marks of learned.py,
     which this step records on every pass (also with retention 0, so turning retention on later has them)."""
     days = ctx.settings.episode_retention_days
-    high_id = _transcript_high_id(ctx)
+    high_id = ctx.store.transcript_high_id()
     marks = learned.usable(learned.load(ctx.state), high_id)
     if days <= 0:
         learned.save(ctx.state, learned.with_new_mark(marks, ctx.now_ms, high_id, days), ctx.now_ms)
         return StepResult(skip_reason="retention_forever")
     cutoff = ctx.now_ms - days * DAY_MS
-    episodes = delete_matching(ctx, STEP_PRUNE, "episodes", KIND_EPISODE, "created_at_ms < ?", (cutoff,))
+    episodes = delete_matching(ctx, STEP_PRUNE, episodes_learned_before(cutoff))
     # A turn's conversation time is never after it was learned, hence the second test: it only guards rows an
     # import stored under an old id (console import keeps a file's ids when they are free).
-    turns = delete_matching(
-        ctx,
-        STEP_PRUNE,
-        "transcript",
-        KIND_TRANSCRIPT,
-        "id <= ? AND created_at_ms < ?",
-        (learned.learned_by(marks, cutoff), cutoff),
-    )
+    turns = delete_matching(ctx, STEP_PRUNE, turns_learned_before(learned.learned_by(marks, cutoff), cutoff))
     learned.save(ctx.state, learned.with_new_mark(marks, ctx.now_ms, high_id, days), ctx.now_ms)
     return StepResult(
         rows_changed=episodes.rows + turns.rows,
@@ -360,29 +283,12 @@ def prune(ctx: JobContext) -> StepResult:
 
 def purge(ctx: JobContext) -> StepResult:
     """Delete processing_log rows and processed signals older than 30 days, dead-lettered signals after 90."""
-    log = delete_matching(
-        ctx,
-        STEP_PURGE,
-        "processing_log",
-        None,
-        "created_at_ms < ?",
-        (ctx.now_ms - LOG_RETENTION_DAYS * DAY_MS,),
-    )
+    log = delete_matching(ctx, STEP_PURGE, log_rows_before(ctx.now_ms - LOG_RETENTION_DAYS * DAY_MS))
     processed = delete_matching(
-        ctx,
-        STEP_PURGE,
-        "pending_signals",
-        None,
-        "status = 'processed' AND updated_at_ms < ?",
-        (ctx.now_ms - PROCESSED_SIGNAL_RETENTION_DAYS * DAY_MS,),
+        ctx, STEP_PURGE, signals_before("processed", ctx.now_ms - PROCESSED_SIGNAL_RETENTION_DAYS * DAY_MS)
     )
     dead = delete_matching(
-        ctx,
-        STEP_PURGE,
-        "pending_signals",
-        None,
-        "status = 'dead_letter' AND updated_at_ms < ?",
-        (ctx.now_ms - DEAD_LETTER_RETENTION_DAYS * DAY_MS,),
+        ctx, STEP_PURGE, signals_before("dead_letter", ctx.now_ms - DEAD_LETTER_RETENTION_DAYS * DAY_MS)
     )
     return StepResult(
         rows_changed=log.rows + processed.rows + dead.rows,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,7 +23,9 @@ from memoryd.consolidate.report import (
 from memoryd.consolidate.state import StateStore
 from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.domain import now_ms
+from memoryd.storage.consolidation import PassLog, WalControl
 from memoryd.storage.db import Database
+from memoryd.storage.faults import is_database_error
 from servicekit.errors import AbortedError, ServiceError
 
 _log = logging.getLogger("memoryd.consolidate")
@@ -35,7 +36,6 @@ CONSOLIDATION_RUNNING = "CONSOLIDATION_RUNNING"
 CONSOLIDATION_STOPPED = "CONSOLIDATION_STOPPED"
 
 #: Exceptions from these modules carry SQLite's message, which never holds row content (values are bound).
-_DATABASE_MODULES = frozenset({"sqlite3", "peewee"})
 
 Clock = Callable[[], int]
 #: Called with an agent id (or None for "every agent") after a pass changed memory: cache invalidation.
@@ -54,10 +54,8 @@ def pass_settings(config: MemoryConfig) -> jobs.PassSettings:
 
 
 def _error_text(error: BaseException) -> str:
-    """What the report says about a failure: the type, plus SQLite's or a ServiceError's own (content-free) text.
-
-    peewee re-raises sqlite3 errors as its own classes (not importable here), hence the module test."""
-    if isinstance(error, (sqlite3.Error, ServiceError)) or type(error).__module__ in _DATABASE_MODULES:
+    """What the report says about a failure: the type, plus SQLite's or a ServiceError's own (content-free) text."""
+    if isinstance(error, ServiceError) or is_database_error(error):
         return f"{type(error).__name__}: {error}"[:300]
     return type(error).__name__
 
@@ -134,10 +132,7 @@ class Consolidator:
 
     def last_pass_ms(self) -> int | None:
         """When the most recent recorded pass finished (epoch ms), or None."""
-        value = self._db.scalar(
-            "SELECT max(created_at_ms) FROM processing_log WHERE task_type = ?", (TASK_TYPE,)
-        )
-        return None if value is None else int(value)
+        return PassLog(self._db, TASK_TYPE).last_finished_ms()
 
     def last_report(self) -> PassReport | None:
         """The most recent pass's report as kept in processing_log."""
@@ -163,7 +158,7 @@ class Consolidator:
             pacer=pacer,
             on_batch=self._options.on_batch,
             should_stop=self._closing.is_set,
-            checkpointer=WalCheckpointer(self._db, busy=lambda: pacer.is_busy),
+            checkpointer=WalCheckpointer(WalControl(self._db), busy=lambda: pacer.is_busy),
         )
         steps: list[StepReport] = []
         changed: set[str] = set()
@@ -226,19 +221,13 @@ class Consolidator:
     def _record(self, report: PassReport) -> None:
         """Keep the report in processing_log (task_type consolidate), stamped by the pass's clock."""
         try:
-            with self._db.write():
-                self._db.execute(
-                    "INSERT INTO processing_log (agent_id, task_type, model, status, details, duration_ms, "
-                    "created_at_ms) VALUES ('', ?, ?, ?, ?, ?, ?)",
-                    (
-                        TASK_TYPE,
-                        report.model,
-                        "error" if report.errors else "success",
-                        report.to_details(),
-                        report.duration_ms,
-                        report.start_ms + report.duration_ms,
-                    ),
-                )
+            PassLog(self._db, TASK_TYPE).record(
+                model=report.model,
+                failed=bool(report.errors),
+                details=report.to_details(),
+                duration_ms=report.duration_ms,
+                finished_ms=report.start_ms + report.duration_ms,
+            )
         except Exception as error:
             _log.error("could not record the consolidation report: %s", type(error).__name__)
 
@@ -260,11 +249,10 @@ class Consolidator:
 
 def latest_report(db: Database) -> PassReport | None:
     """The most recent pass's report as kept in processing_log (Diagnose shows it), or None before the first."""
-    rows = db.query(
-        "SELECT details, duration_ms, model FROM processing_log WHERE task_type = ? ORDER BY id DESC LIMIT 1",
-        (TASK_TYPE,),
+    logged = PassLog(db, TASK_TYPE).latest()
+    return (
+        None if logged is None else PassReport.from_details(logged.details, logged.duration_ms, logged.model)
     )
-    return PassReport.from_details(rows[0][0], int(rows[0][1]), str(rows[0][2])) if rows else None
 
 
 def _ms_since(started: float) -> int:

@@ -4,44 +4,14 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 
-from memoryd.writer.dedup import STOPWORDS as DEDUP_STOPWORDS
+from memoryd.text import CONSOLIDATION_STOP_WORDS
+from memoryd.text import fold as shared_fold
+from memoryd.text import jaccard as jaccard
 
 _WORD = re.compile(r"\w+")
-#: The writer's filler words plus a few more; negations ("not", "never", "no") are deliberately kept.
-STOPWORDS = DEDUP_STOPWORDS | frozenset(
-    [
-        "about",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "i",
-        "into",
-        "me",
-        "my",
-        "our",
-        "over",
-        "she",
-        "should",
-        "their",
-        "them",
-        "they",
-        "we",
-        "will",
-        "would",
-        "you",
-        "your",
-    ]
-)
+#: The writer's filler words plus pronouns and auxiliaries; negations ("not", "never", "no") are kept.
+STOPWORDS = CONSOLIDATION_STOP_WORDS
 #: Words of an identity-grade fact: who the user is, not what they happen to like or do today.
 _IDENTITY_SUBJECT = re.compile(
     r"^(?:the\s+)?user(?:'s|s)?\s+(?:"
@@ -64,15 +34,11 @@ IDENTITY_TAGS = frozenset(
 #: Byte table mapping ASCII non-word characters to spaces: translate + split is ~4× faster than the regex on
 #: the common all-ASCII text, with the same tokens.
 _ASCII_SEPARATORS = bytes(c if chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
-_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 
 def fold(text: str) -> str:
-    """Lower-case, accents removed (ASCII text skips the Unicode pass: it is the common case)."""
-    lowered = text.casefold()
-    if lowered.isascii():
-        return lowered
-    return _COMBINING.sub("", unicodedata.normalize("NFKD", lowered))
+    """Case-folded, accents of the diacritic blocks removed (consolidation's variant of memoryd.text.fold)."""
+    return shared_fold(text, casefold=True, diacritic_blocks_only=True)
 
 
 def words(text: str) -> list[str]:
@@ -114,12 +80,6 @@ def content_words(text: str, *, stemmed: bool = False) -> frozenset[str]:
     tokens = words(text)
     found = frozenset(stem(w) for w in tokens) if stemmed else frozenset(tokens)
     return (found - STOPWORDS) or found
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """|a ∩ b| / |a ∪ b|; 0 for two empty sets."""
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
 
 
 def is_identity_grade(content: str, tags_csv: str = "") -> bool:

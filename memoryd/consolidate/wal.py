@@ -13,10 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from memoryd.storage.db import Database
-
-#: SQLite's default autocheckpoint threshold, restored when the pass ends.
-DEFAULT_AUTOCHECKPOINT_PAGES = 1000
+from memoryd.storage.consolidation import WalControl
 
 
 class WalCheckpointer:
@@ -24,13 +21,13 @@ class WalCheckpointer:
 
     def __init__(
         self,
-        db: Database,
+        wal: WalControl,
         *,
         busy: Callable[[], bool] = lambda: True,
         busy_every_s: float = 0.0,
         quiet_every_s: float = 0.2,
     ) -> None:
-        self._db = db
+        self._wal = wal
         self._busy = busy
         self._busy_every_s = busy_every_s
         self._quiet_every_s = quiet_every_s
@@ -39,7 +36,7 @@ class WalCheckpointer:
 
     def begin(self) -> None:
         """Stop this connection's commits from checkpointing inside the write lock."""
-        self._db.execute("PRAGMA wal_autocheckpoint=0")
+        self._wal.pause_autocheckpoint()
         self._last = time.perf_counter()
 
     def maybe(self) -> None:
@@ -50,7 +47,7 @@ class WalCheckpointer:
 
     def checkpoint(self) -> None:
         """One PASSIVE checkpoint now (copies what it can; never waits for readers or writers)."""
-        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._wal.checkpoint_passive()
         self._last = time.perf_counter()
         self.checkpoints += 1
 
@@ -59,4 +56,4 @@ class WalCheckpointer:
         try:
             self.checkpoint()
         finally:
-            self._db.execute(f"PRAGMA wal_autocheckpoint={DEFAULT_AUTOCHECKPOINT_PAGES}")
+            self._wal.restore_autocheckpoint()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -12,6 +11,7 @@ from typing import Protocol
 
 from memoryd.retrieval import gate_patterns as p
 from memoryd.retrieval.items import Section
+from memoryd.text import fold as shared_fold
 
 #: Queries shorter than this (after folding) never need memory.
 MIN_QUERY_CHARS = 3
@@ -63,9 +63,7 @@ _CLAUSE_PUNCT = re.compile(r"[,;:\u00bf\u00a1]")
 
 def fold(text: str) -> str:
     """Casefold, strip accents, straighten apostrophes, collapse whitespace (what every pattern expects)."""
-    folded = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).casefold())
-    stripped = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return " ".join(stripped.split())
+    return " ".join(shared_fold(text.translate(_APOSTROPHES), casefold=True).split())
 
 
 def strip_quoted(folded: str) -> str:

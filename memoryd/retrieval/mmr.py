@@ -15,10 +15,12 @@ import numpy as np
 import numpy.typing as npt
 
 from memoryd.retrieval.terms import tokens
+from memoryd.text import SHINGLE_CHARS as SHINGLE_CHARS
+from memoryd.text import jaccard as jaccard
+from memoryd.text import shingles as word_shingles
 
 #: Relevance weight; the reference app's value. 1.0 would be plain relevance order.
 DEFAULT_LAMBDA = 0.85
-SHINGLE_CHARS = 4
 
 
 def shingles(text: str, size: int = SHINGLE_CHARS) -> frozenset[str]:
@@ -28,13 +30,7 @@ def shingles(text: str, size: int = SHINGLE_CHARS) -> frozenset[str]:
     a tenth of the memory (8 bytes per shingle against a str plus a set slot); a second cache of the sets only hit
     after the keys had been evicted, and could hold ~100 MB (8,192 texts of ~12 KB each) (bench_soak, issue 11).
     """
-    found: set[str] = set()
-    for word in tokens(text):
-        if len(word) <= size:
-            found.add(word)
-        else:
-            found.update(word[i : i + size] for i in range(len(word) - size + 1))
-    return frozenset(found)
+    return word_shingles(tokens(text), size)
 
 
 @lru_cache(maxsize=8_192)
@@ -42,13 +38,6 @@ def shingle_keys(text: str) -> npt.NDArray[np.int64]:
     """The text's shingles as sorted 64-bit keys (their string hashes: collisions among a pool's few thousand
     shingles are ~1e-11 likely, and would only nudge one similarity)."""
     return np.array(sorted({hash(s) for s in shingles(text)}), dtype=np.int64)
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """|a ∩ b| / |a ∪ b|, 0 for two empty sets."""
-    if not a and not b:
-        return 0.0
-    return len(a & b) / len(a | b)
 
 
 @dataclass(frozen=True)

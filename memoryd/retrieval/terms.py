@@ -8,41 +8,21 @@ Python re-scoring counts stems (`term_counts`, `index_term`), so both sides see 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
 from memoryd.retrieval.stem import stem
 
+# Stop words (dropped from queries; see query_terms) and folding (the default fold is FTS5's unicode61 with
+# remove_diacritics 2) live in memoryd.text, shared with the writer and consolidation.
+from memoryd.text import ENGLISH_STOP_WORDS as STOP_WORDS
+from memoryd.text import fold as fold
+
 #: Most query terms passed to FTS5 (keeps MATCH cheap on long pasted queries).
 MAX_QUERY_TERMS = 24
 
-# English function words (Lucene's set plus question words and pronouns). Dropped from queries because an OR of
-# them matches nearly every row; a query made only of stop words keeps them (see query_terms).
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all am an and any are aren as at be because been before being below
-    between both but by can cannot could couldn did didn do does doesn doing don down during each few for
-    from further had hadn has hasn have haven having he her here hers herself him himself his how i if in
-    into is isn it its itself just let me more most my myself no nor not now of off on once only or other
-    ought our ours ourselves out over own same shan she should shouldn so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very was wasn we
-    were weren what when where which while who whom why will with won would wouldn you your yours yourself
-    yourselves s t d ll m re ve y also ever get got like one really tell told know say said thing things
-    much many yes yeah oh ok okay hey hi hello thanks thank please
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
-
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip diacritics, like FTS5's `unicode61 remove_diacritics 2`."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 @lru_cache(maxsize=8_192)

@@ -82,6 +82,18 @@ class EmbeddingStore:
             found.extend((kind, str(r[0]), int(r[1])) for r in rows)
         return found
 
+    def owners(self, kind: str, row_ids: Sequence[int]) -> dict[str, list[int]]:
+        """agent → those of the given rows of `kind` that have a stored vector."""
+        owners: dict[str, list[int]] = {}
+        if row_ids:
+            marks = ", ".join("?" * len(row_ids))
+            for row_id, agent_id in self._db.query(
+                f"SELECT row_id, agent_id FROM embeddings WHERE kind = ? AND row_id IN ({marks})",
+                (kind, *row_ids),
+            ):
+                owners.setdefault(str(agent_id), []).append(int(row_id))
+        return owners
+
     def delete_rows(self, kind: str, row_ids: Sequence[int]) -> int:
         """Delete the vectors of these rows."""
         if not row_ids:

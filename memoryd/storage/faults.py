@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +39,15 @@ DESCRIPTIONS = {
         "nothing was stored"
     ),
 }
+
+
+#: Modules whose exceptions are the database's: peewee re-raises sqlite3 errors as its own classes.
+_DATABASE_MODULES = frozenset({"sqlite3", "peewee"})
+
+
+def is_database_error(error: BaseException) -> bool:
+    """Whether `error` was raised by SQLite or peewee (their texts are SQLite's own, never row content)."""
+    return isinstance(error, sqlite3.Error) or type(error).__module__ in _DATABASE_MODULES
 
 
 def _linked(error: BaseException) -> list[BaseException]:
@@ -149,4 +159,5 @@ __all__ = [
     "StorageFault",
     "StorageHealth",
     "fault_reason",
+    "is_database_error",
 ]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from memoryd.text import FACT_FILLER_WORDS as STOPWORDS
+from memoryd.text import fold, jaccard
 from memoryd.writer.parse import Candidate
 from memoryd.writer.store import ExistingFact, FactBump, NewFact
 
@@ -25,64 +26,15 @@ COSINE_DUPLICATE = 0.92
 SALIENCE_BUMP = 0.05
 
 _WORD = re.compile(r"\w+")
-#: Filler that carries no fact. Negations ("not", "never", "no") are deliberately absent.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "user",
-        "user's",
-        "s",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "am",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "and",
-        "or",
-        "but",
-        "that",
-        "this",
-        "it",
-        "its",
-        "with",
-        "as",
-        "by",
-        "from",
-        "now",
-        "currently",
-        "really",
-        "very",
-        "also",
-        "just",
-    ]
-)
-
 #: Embeds texts into L2-normalised rows, or returns None when no embedding model is available.
 Embedder = Callable[[Sequence[str]], "npt.NDArray[np.float32] | None"]
 
 
 def normalize_tokens(text: str) -> frozenset[str]:
     """Case-, accent- and punctuation-insensitive set of content words (filler dropped unless nothing else is left)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    bare = fold(text, casefold=True)
     words = frozenset(_WORD.findall(bare))
     return (words - STOPWORDS) or words
-
-
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """|a ∩ b| / |a ∪ b|; 0 for two empty sets."""
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
 
 
 @dataclass(frozen=True)

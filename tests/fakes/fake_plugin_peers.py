@@ -1,6 +1,6 @@
 """Fake memoryd and inferd servicers on real ports for plugin_host tests: scripted memory, an echoing model.
 
-FakeMemory records every BufferTurn and answers InjectMemory / AssembleContext with a scripted block per agent;
+FakeMemory records every BufferTurn and answers InjectMemory with a scripted block per agent;
 FakeInference answers Generate with "ECHO: <latest user message>" and records the prompts it got.
 """
 
@@ -42,7 +42,7 @@ def memory_block(text: str) -> str:
 
 
 class FakeMemory(mpb_grpc.MemoryServiceServicer):  # type: ignore[misc]
-    """Scripted MemoryService. `mode`: "ok", "assemble_only" (InjectMemory not built yet) or "down"."""
+    """Scripted MemoryService. `mode`: "ok", "inject_unimplemented" (InjectMemory not served) or "down"."""
 
     def __init__(self) -> None:
         self.blocks: dict[str, str] = {}
@@ -58,7 +58,7 @@ class FakeMemory(mpb_grpc.MemoryServiceServicer):  # type: ignore[misc]
         self, request: mpb.InjectMemoryRequest, context: grpc.ServicerContext
     ) -> mpb.InjectMemoryResponse:
         self._check_down()
-        if self.mode == "assemble_only":
+        if self.mode == "inject_unimplemented":
             raise not_yet_available("osaurus.memory.v1.MemoryService/InjectMemory")
         with self._lock:
             self.inject_calls.append(request.agent_id)
@@ -84,16 +84,6 @@ class FakeMemory(mpb_grpc.MemoryServiceServicer):  # type: ignore[misc]
             section=mpb.SECTION_PINNED,
             reason=reason,
             block_tokens=len(block) // 4,
-        )
-
-    def AssembleContext(
-        self, request: mpb.AssembleContextRequest, context: grpc.ServicerContext
-    ) -> mpb.AssembleContextResponse:
-        self._check_down()
-        block = self.blocks.get(request.agent_id, "")
-        section = mpb.SECTION_PINNED if block else mpb.SECTION_NONE
-        return mpb.AssembleContextResponse(
-            block=block, section=section, reason="trigger:assembled", block_tokens=len(block) // 4
         )
 
     def BufferTurn(

@@ -1,4 +1,5 @@
-"""docker-compose.yml validates and wires three healthchecked services to one data volume."""
+"""docker-compose.yml validates and wires four healthchecked services (three gRPC, the HTTP gateway) to one data
+volume."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
-SERVICES = {"memoryd": 50051, "inferd": 50052, "plugin_host": 50053}
+GRPC_SERVICES = {"memoryd": 50051, "inferd": 50052, "plugin_host": 50053}
+SERVICES = {**GRPC_SERVICES, "gateway": 1337}
 
 
 def compose_command() -> list[str] | None:
@@ -83,7 +85,7 @@ def test_config_quiet_succeeds(compose: Compose) -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_three_services_from_one_image(config: dict[str, Any]) -> None:
+def test_four_services_from_one_image(config: dict[str, Any]) -> None:
     services = config["services"]
     assert set(services) == set(SERVICES)
     assert {services[name]["image"] for name in SERVICES} == {"osaurus-memory:local"}
@@ -93,7 +95,7 @@ def test_three_services_from_one_image(config: dict[str, Any]) -> None:
 
 
 def test_healthchecks_use_grpc_health_service(config: dict[str, Any]) -> None:
-    for name, port in SERVICES.items():
+    for name, port in GRPC_SERVICES.items():
         check = config["services"][name]["healthcheck"]
         test = check["test"]
         assert test[0] == "CMD"
@@ -121,6 +123,21 @@ def test_non_loopback_bind_requires_a_token_and_ports_stay_on_host_loopback(conf
         assert [(p["host_ip"], int(p["published"]), p["target"]) for p in service["ports"]] == [
             ("127.0.0.1", port, port)
         ]
+
+
+def test_gateway_healthcheck_is_its_healthz_and_it_waits_for_every_service(config: dict[str, Any]) -> None:
+    gateway = config["services"]["gateway"]
+    test = gateway["healthcheck"]["test"]
+    assert test[0] == "CMD" and test[-1] == "http://127.0.0.1:1337/healthz"
+    env = gateway["environment"]
+    assert env["OSAURUS_GATEWAY_LISTEN"] == "0.0.0.0:1337"
+    assert (env["OSAURUS_MEMORYD_ADDR"], env["OSAURUS_INFERD_ADDR"], env["OSAURUS_PLUGIN_HOST_ADDR"]) == (
+        "memoryd:50051", "inferd:50052", "plugin_host:50053"
+    )  # fmt: skip
+    assert {name: d["condition"] for name, d in gateway["depends_on"].items()} == dict.fromkeys(
+        GRPC_SERVICES, "service_healthy"
+    )
+    assert "COPY gateway ./gateway" in (ROOT / "Dockerfile").read_text()
 
 
 def test_plugin_host_waits_for_healthy_peers(config: dict[str, Any]) -> None:

@@ -264,6 +264,7 @@ def test_the_fuzzing_reached_past_validation(stack: Stack) -> None:
     hard = {
         "/osaurus.memory.v1.MemoryConsoleService/Import",  # JSON lines with a header: see test_fuzz_import.py
         "/osaurus.plugin.v1.PluginHostService/RunAgent",  # every message valid and one from the user
+        "/osaurus.plugin.v1.PluginHostService/RunAgentStream",  # the same request as RunAgent
         "/osaurus.plugin.v1.PluginBridgeService/StreamComplete",
     }
     shallow = {

@@ -226,9 +226,14 @@ def test_run_agent_streams_sse(http: httpx.Client, ask: str) -> None:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         events = sse_events(response)
-    assert [name for name, _ in events] == ["delta", "done"]
-    assert events[0][1]["delta"] == "echo: hello"
-    assert events[1][1]["reply"] == "echo: hello" and events[1][1]["memory"]["recorded"] is True
+    names = [name for name, _ in events]
+    assert names[-1] == "done" and set(names[:-1]) == {"delta"}, names
+    assert "".join(data["delta"] for _, data in events[:-1]) == "echo: hello"
+    done = events[-1][1]
+    assert done["reply"] == "echo: hello" and done["memory"]["recorded"] is True
+    assert (
+        done["usage"]["total_tokens"] == done["usage"]["prompt_tokens"] + done["usage"]["completion_tokens"]
+    )
 
 
 def test_run_agent_bad_inputs_are_4xx(http: httpx.Client) -> None:
@@ -293,3 +298,50 @@ def test_run_agent_answers_the_canonical_agent_id(http: httpx.Client) -> None:
     body = {"conversation_id": "run-uuid", "messages": [{"role": "user", "content": "hi"}]}
     result = http.post(f"/agents/{UUID_LOWER}/run", json=body).json()
     assert result["agent_id"] == UUID_LOWER.upper()
+
+
+# gateway.fastpath answers GET /agents and POST /memory/ingest before FastAPI's router; a query string sends the
+# same request through the router instead, so the two can be compared on one running gateway.
+def test_fast_paths_answer_what_the_router_answers(http: httpx.Client) -> None:
+    body = {"agent_id": "fast-a", "conversation_id": "c", "turns": [{"user": "x"}], "skip_extraction": True}
+    fast, routed = http.post("/memory/ingest", json=body), http.post("/memory/ingest?via=router", json=body)
+    assert fast.status_code == routed.status_code == 200
+    assert fast.content == routed.content == b'{"status":"ok","turns_ingested":1}'
+    assert fast.headers["content-type"] == routed.headers["content-type"] == "application/json"
+    listed, routed_list = http.get("/agents"), http.get("/agents?via=router")
+    assert listed.status_code == routed_list.status_code == 200
+    assert listed.content == routed_list.content
+    assert "fast-a" in [a["agent_id"] for a in listed.json()["agents"]]
+    for bad in (
+        {**body, "surprise": 1},
+        {**body, "turns": [{"assistant": "x"}]},
+        {**body, "agent_id": "a b"},
+    ):
+        fast, routed = http.post("/memory/ingest", json=bad), http.post("/memory/ingest?via=router", json=bad)
+        assert fast.status_code == routed.status_code == 400
+        assert fast.json() == routed.json()
+
+
+def test_cached_agent_list_follows_changes(http: httpx.Client) -> None:
+    ingest(http, agent_id="fast-b", conversation_id="c", skip_extraction=True, turns=[{"user": "x"}])
+    before = {a["agent_id"]: a for a in http.get("/agents").json()["agents"]}
+    assert before["fast-b"]["display_name"] != "Renamed"
+    put = http.put(
+        "/agents/fast-b/settings",
+        json={"memory_enabled": True, "search_memory_enabled": False, "display_name": "Renamed"},
+    )
+    assert put.status_code == 200
+    after = {a["agent_id"]: a for a in http.get("/agents").json()["agents"]}
+    assert after["fast-b"]["display_name"] == "Renamed"
+    ingest(http, agent_id="fast-c", conversation_id="c", skip_extraction=True, turns=[{"user": "x"}])
+    assert "fast-c" in [a["agent_id"] for a in http.get("/agents").json()["agents"]]
+
+
+def test_ingest_without_json_content_type_answers_as_the_router(http: httpx.Client) -> None:
+    body = json.dumps({"agent_id": "fast-d", "conversation_id": "c", "turns": [{"user": "x"}],
+                       "skip_extraction": True})  # fmt: skip
+    # The fast path takes application/json only and leaves every other content type to FastAPI's route.
+    for headers in ({}, {"Content-Type": ""}, {"Content-Type": "text/plain"}):
+        fast = http.post("/memory/ingest", content=body, headers=headers)
+        routed = http.post("/memory/ingest?via=router", content=body, headers=headers)
+        assert (fast.status_code, fast.content) == (routed.status_code, routed.content), headers

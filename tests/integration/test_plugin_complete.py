@@ -144,18 +144,17 @@ def test_memory_down_still_answers_and_says_why(stack: HostStack, peers: FakePee
     assert len(peers.memory.buffered) == before
 
 
-def test_assemble_context_fallback_when_inject_memory_is_not_built(
+def test_unserved_inject_memory_means_no_memory_and_the_turn_is_still_recorded(
     stack: HostStack, peers: FakePeers
 ) -> None:
-    block = memory_block("User's cat is called Miso")
-    peers.memory.blocks["agent-a"] = block
-    peers.memory.mode = "assemble_only"
+    peers.memory.blocks["agent-a"] = memory_block("User's cat is called Miso")
+    peers.memory.mode = "inject_unimplemented"
 
     result = stack.invoke("echo", "ask", {"text": "What's my cat's name?"})
 
-    assert peers.inference.latest_prompt_user() == f"{block}\n\nWhat's my cat's name?"
-    assert result["memory"]["injected"] is True
-    assert result["memory"]["reason"] == "trigger:assembled"
+    assert peers.inference.latest_prompt_user() == "What's my cat's name?"
+    assert result["memory"]["injected"] is False
+    assert result["memory"]["reason"] == "memory_unavailable:NOT_YET_AVAILABLE"
     assert result["memory"]["recorded"] is True
 
 

@@ -139,6 +139,41 @@ def test_run_agent_rejects_bad_input_with_field_violations(stack: HostStack) -> 
         assert {v.field for v in error.field_violations} == expected[label], label
 
 
+def test_run_agent_stream_streams_deltas_with_memory_as_run_agent(stack: HostStack, peers: FakePeers) -> None:
+    block = memory_block("User keeps bees")
+    peers.memory.blocks["streamer"] = block
+    messages = [_msg(mpb.ROLE_USER, "What should I plant for them?")]
+    events = list(
+        stack.stub.RunAgentStream(
+            ppb.RunAgentStreamRequest(agent_id="streamer", conversation_id="s1", messages=messages),
+            timeout=30,
+        )
+    )
+    *deltas, final = events
+    # The fake model streams its reply in thirds: several delta events, then one final event.
+    assert len(deltas) >= 3 and all(e.delta and not e.done for e in deltas)
+    assert final.done and not final.delta
+    text = "".join(e.delta for e in deltas)
+    assert text == f"ECHO: {block}\n\nWhat should I plant for them?"  # memory injected as RunAgent does
+    assert peers.inference.prompts[-1][-1][1] == f"{block}\n\nWhat should I plant for them?"
+    assert final.memory.injected and final.memory.recorded and final.memory.section == mpb.SECTION_PINNED
+    assert (final.prompt_tokens, final.completion_tokens) == (3, 3)  # the fake stream's usage
+    turn = peers.memory.buffered_for("streamer")[-1]
+    assert (turn.conversation_id, turn.user_message, turn.assistant_message) == (
+        "s1", "What should I plant for them?", text
+    )  # fmt: skip
+    unary = _run(stack, ppb.RunAgentRequest(agent_id="streamer", conversation_id="s2", messages=messages))
+    assert unary.reply == text and unary.memory.block_tokens == final.memory.block_tokens
+
+
+def test_run_agent_stream_rejects_bad_input_before_streaming(stack: HostStack) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        list(stack.stub.RunAgentStream(ppb.RunAgentStreamRequest(agent_id="a"), timeout=30))
+    error = from_rpc_error(caught.value)
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert {v.field for v in error.field_violations} == {"conversation_id", "messages"}
+
+
 def _grpcurl_call(target: str, method: str, data: dict[str, object]) -> dict[str, object]:
     command = [grpcurl_binary(), "-plaintext", "-max-time", "20", "-d", json.dumps(data), target, method]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)

@@ -257,7 +257,7 @@
     const episodes = clear($("episode-list"));
     if (!data.episodes.length) episodes.append(el("li", { class: "empty" }, "No episodes yet."));
     for (const e of data.episodes) {
-      const topics = e.metadata.topics ? `topics: ${e.metadata.topics}` : "";
+      const topics = e.topics && e.topics.length ? `topics: ${e.topics.join(", ")}` : "";
       episodes.append(el("li", { class: e.status === "active" ? "" : e.status, dataset: { kind: "episode", id: e.id } },
         el("span", { class: "row-text" }, e.preview),
         rowActions("episode", e.id, e.status),

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from memoryd.text import jaccard as _jaccard
 from memoryd.writer.grounding.entities import occurrences
 from memoryd.writer.grounding.extract import SALIENCE, extract
 from memoryd.writer.grounding.model import (
@@ -62,11 +63,6 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     shared = len(a & b)
     containment = shared / min(len(a), len(b))
     return max(shared / len(a | b), containment if containment >= 0.6 and shared >= 2 else 0.0)
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    union = a | b
-    return len(a & b) / len(union) if union else 0.0
 
 
 def _provenance(text: str, turns: Sequence[SourceTurn], *, use_assistant: bool = False) -> tuple[int, ...]:

@@ -6,8 +6,8 @@ import re
 from functools import lru_cache
 
 from memoryd.retrieval.stem import stem as porter_stem
-from memoryd.retrieval.terms import STOP_WORDS as EN_STOP_WORDS
-from memoryd.retrieval.terms import fold as _fold_uncached
+from memoryd.text import ENGLISH_STOP_WORDS as EN_STOP_WORDS
+from memoryd.text import fold as _fold_uncached
 
 LANGUAGES = ("en", "fr", "es", "de", "pt")
 
@@ -91,7 +91,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“(¿¡]?[^\W\d_])|\n+|(?<=
 
 @lru_cache(maxsize=16_384)
 def fold(text: str) -> str:
-    """Lower-case and strip diacritics (memoryd.retrieval.terms.fold, cached: turns are folded many times)."""
+    """Lower-case and strip diacritics (memoryd.text.fold, the read path's; cached: turns are folded many times)."""
     return _fold_uncached(text)
 
 

@@ -222,6 +222,52 @@ class SearchResponse(_message.Message):
     hits: _containers.RepeatedCompositeFieldContainer[ConsoleHit]
     def __init__(self, hits: _Optional[_Iterable[_Union[ConsoleHit, _Mapping]]] = ...) -> None: ...
 
+class ListItemsRequest(_message.Message):
+    __slots__ = ("agent_id", "kind", "page_size", "page_token", "include_disabled")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_DISABLED_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    kind: _memory_pb2.ItemKind
+    page_size: int
+    page_token: str
+    include_disabled: bool
+    def __init__(self, agent_id: _Optional[str] = ..., kind: _Optional[_Union[_memory_pb2.ItemKind, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., include_disabled: _Optional[bool] = ...) -> None: ...
+
+class ListedItem(_message.Message):
+    __slots__ = ("item", "preview", "salience", "use_count", "status", "create_time", "occur_time", "redactions", "topics")
+    ITEM_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
+    SALIENCE_FIELD_NUMBER: _ClassVar[int]
+    USE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    OCCUR_TIME_FIELD_NUMBER: _ClassVar[int]
+    REDACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TOPICS_FIELD_NUMBER: _ClassVar[int]
+    item: _memory_pb2.ItemRef
+    preview: str
+    salience: float
+    use_count: int
+    status: str
+    create_time: _timestamp_pb2.Timestamp
+    occur_time: _timestamp_pb2.Timestamp
+    redactions: _containers.RepeatedScalarFieldContainer[str]
+    topics: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, item: _Optional[_Union[_memory_pb2.ItemRef, _Mapping]] = ..., preview: _Optional[str] = ..., salience: _Optional[float] = ..., use_count: _Optional[int] = ..., status: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., occur_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., redactions: _Optional[_Iterable[str]] = ..., topics: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListItemsResponse(_message.Message):
+    __slots__ = ("items", "next_page_token", "total_size")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_SIZE_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ListedItem]
+    next_page_token: str
+    total_size: int
+    def __init__(self, items: _Optional[_Iterable[_Union[ListedItem, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., total_size: _Optional[int] = ...) -> None: ...
+
 class DisableRequest(_message.Message):
     __slots__ = ("item", "agent_id")
     ITEM_FIELD_NUMBER: _ClassVar[int]

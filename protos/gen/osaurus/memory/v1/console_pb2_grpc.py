@@ -45,6 +45,11 @@ class MemoryConsoleServiceStub:
                 request_serializer=osaurus_dot_memory_dot_v1_dot_console__pb2.SearchRequest.SerializeToString,
                 response_deserializer=osaurus_dot_memory_dot_v1_dot_console__pb2.SearchResponse.FromString,
                 _registered_method=True)
+        self.ListItems = channel.unary_unary(
+                '/osaurus.memory.v1.MemoryConsoleService/ListItems',
+                request_serializer=osaurus_dot_memory_dot_v1_dot_console__pb2.ListItemsRequest.SerializeToString,
+                response_deserializer=osaurus_dot_memory_dot_v1_dot_console__pb2.ListItemsResponse.FromString,
+                _registered_method=True)
         self.Disable = channel.unary_unary(
                 '/osaurus.memory.v1.MemoryConsoleService/Disable',
                 request_serializer=osaurus_dot_memory_dot_v1_dot_console__pb2.DisableRequest.SerializeToString,
@@ -130,6 +135,15 @@ class MemoryConsoleServiceServicer:
 
     def Search(self, request, context):
         """Search finds rows across all layers or one, optionally for one agent; disabled rows only when asked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListItems(self, request, context):
+        """ListItems pages through one agent's pinned facts (by salience, then use count) or episodes (newest first),
+        each with a redacted preview, salience, use count and status: the Memory view's lists. NOT_FOUND
+        (AGENT_NOT_FOUND) for an unknown agent; INVALID_ARGUMENT INVALID_PAGE_TOKEN for a token from another query.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -252,6 +266,11 @@ def add_MemoryConsoleServiceServicer_to_server(servicer, server):
                     servicer.Search,
                     request_deserializer=osaurus_dot_memory_dot_v1_dot_console__pb2.SearchRequest.FromString,
                     response_serializer=osaurus_dot_memory_dot_v1_dot_console__pb2.SearchResponse.SerializeToString,
+            ),
+            'ListItems': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListItems,
+                    request_deserializer=osaurus_dot_memory_dot_v1_dot_console__pb2.ListItemsRequest.FromString,
+                    response_serializer=osaurus_dot_memory_dot_v1_dot_console__pb2.ListItemsResponse.SerializeToString,
             ),
             'Disable': grpc.unary_unary_rpc_method_handler(
                     servicer.Disable,
@@ -379,6 +398,33 @@ class MemoryConsoleService:
             '/osaurus.memory.v1.MemoryConsoleService/Search',
             osaurus_dot_memory_dot_v1_dot_console__pb2.SearchRequest.SerializeToString,
             osaurus_dot_memory_dot_v1_dot_console__pb2.SearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListItems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/osaurus.memory.v1.MemoryConsoleService/ListItems',
+            osaurus_dot_memory_dot_v1_dot_console__pb2.ListItemsRequest.SerializeToString,
+            osaurus_dot_memory_dot_v1_dot_console__pb2.ListItemsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -25,17 +25,17 @@ _sym_db = _symbol_database.Default()
 from osaurus.memory.v1 import memory_pb2 as osaurus_dot_memory_dot_v1_dot_memory__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eosaurus/plugin/v1/plugin.proto\x12\x11osaurus.plugin.v1\x1a\x1eosaurus/memory/v1/memory.proto\"H\n\x0b\x43ommandInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x16\n\x0epayload_schema\x18\x03 \x01(\t\"\xd9\x02\n\nPluginInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.osaurus.plugin.v1.PluginState\x12<\n\x15requested_permissions\x18\x04 \x03(\x0e\x32\x1d.osaurus.plugin.v1.Permission\x12:\n\x13granted_permissions\x18\x05 \x03(\x0e\x32\x1d.osaurus.plugin.v1.Permission\x12\x16\n\x0e\x61llowed_agents\x18\x06 \x03(\t\x12\x30\n\x08\x63ommands\x18\x07 \x03(\x0b\x32\x1e.osaurus.plugin.v1.CommandInfo\x12\x15\n\rrestart_count\x18\x08 \x01(\x05\x12\x12\n\nlast_error\x18\t \x01(\t\x12\x0e\n\x06source\x18\n \x01(\t\"\x14\n\x12ListPluginsRequest\"E\n\x13ListPluginsResponse\x12.\n\x07plugins\x18\x01 \x03(\x0b\x32\x1d.osaurus.plugin.v1.PluginInfo\"w\n\x13InvokePluginRequest\x12\x0e\n\x06plugin\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\x14\n\x0cpayload_json\x18\x03 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x04 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x05 \x01(\t\"+\n\x14InvokePluginResponse\x12\x13\n\x0bresult_json\x18\x01 \x01(\t\"i\n\x11GenerationOptions\x12\x12\n\nmax_tokens\x18\x01 \x01(\x05\x12\x13\n\x0btemperature\x18\x02 \x01(\x02\x12\r\n\x05model\x18\x03 \x01(\t\x12\x1c\n\x14model_context_tokens\x18\x04 \x01(\x05\"\xa5\x01\n\x0fRunAgentRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\"\x84\x01\n\x0bMemoryTrace\x12\x10\n\x08injected\x18\x01 \x01(\x08\x12+\n\x07section\x18\x02 \x01(\x0e\x32\x1a.osaurus.memory.v1.Section\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x14\n\x0c\x62lock_tokens\x18\x04 \x01(\x05\x12\x10\n\x08recorded\x18\x05 \x01(\x08\"\x83\x01\n\x10RunAgentResponse\x12\r\n\x05reply\x18\x01 \x01(\t\x12.\n\x06memory\x18\x02 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\x12\x15\n\rprompt_tokens\x18\x03 \x01(\x05\x12\x19\n\x11\x63ompletion_tokens\x18\x04 \x01(\x05\"\x16\n\x14ReloadPluginsRequest\"G\n\x15ReloadPluginsResponse\x12.\n\x07plugins\x18\x01 \x03(\x0b\x32\x1d.osaurus.plugin.v1.PluginInfo\"\xda\x01\n\x0f\x43ompleteRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\x12\x13\n\x0bjson_schema\x18\x05 \x01(\t\x12\x13\n\x06record\x18\x06 \x01(\x08H\x00\x88\x01\x01\x42\t\n\x07_record\"P\n\x10\x43ompleteResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12.\n\x06memory\x18\x02 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\"\xcb\x01\n\x15StreamCompleteRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\x12\x13\n\x06record\x18\x05 \x01(\x08H\x00\x88\x01\x01\x42\t\n\x07_record\"e\n\x16StreamCompleteResponse\x12\r\n\x05\x64\x65lta\x18\x01 \x01(\t\x12.\n\x06memory\x18\x02 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\x12\x0c\n\x04\x64one\x18\x03 \x01(\x08\"n\n\x13SearchMemoryRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\'\n\x05scope\x18\x02 \x01(\x0e\x32\x18.osaurus.memory.v1.Scope\x12\r\n\x05query\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\"B\n\x14SearchMemoryResponse\x12*\n\x04hits\x18\x01 \x03(\x0b\x32\x1c.osaurus.memory.v1.SearchHit\"\x11\n\x0f\x44\x65scribeRequest\"D\n\x10\x44\x65scribeResponse\x12\x30\n\x08\x63ommands\x18\x01 \x03(\x0b\x32\x1e.osaurus.plugin.v1.CommandInfo\"a\n\rInvokeRequest\x12\x0f\n\x07\x63ommand\x18\x01 \x01(\t\x12\x14\n\x0cpayload_json\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x04 \x01(\t\"%\n\x0eInvokeResponse\x12\x13\n\x0bresult_json\x18\x01 \x01(\t*`\n\nPermission\x12\x1a\n\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x18\n\x14PERMISSION_INFERENCE\x10\x01\x12\x1c\n\x18PERMISSION_MEMORY_SEARCH\x10\x02*\xad\x01\n\x0bPluginState\x12\x1c\n\x18PLUGIN_STATE_UNSPECIFIED\x10\x00\x12\x18\n\x14PLUGIN_STATE_STOPPED\x10\x01\x12\x19\n\x15PLUGIN_STATE_STARTING\x10\x02\x12\x18\n\x14PLUGIN_STATE_RUNNING\x10\x03\x12\x18\n\x14PLUGIN_STATE_BACKOFF\x10\x04\x12\x17\n\x13PLUGIN_STATE_FAILED\x10\x05\x32\x8b\x03\n\x11PluginHostService\x12\\\n\x0bListPlugins\x12%.osaurus.plugin.v1.ListPluginsRequest\x1a&.osaurus.plugin.v1.ListPluginsResponse\x12_\n\x0cInvokePlugin\x12&.osaurus.plugin.v1.InvokePluginRequest\x1a\'.osaurus.plugin.v1.InvokePluginResponse\x12S\n\x08RunAgent\x12\".osaurus.plugin.v1.RunAgentRequest\x1a#.osaurus.plugin.v1.RunAgentResponse\x12\x62\n\rReloadPlugins\x12\'.osaurus.plugin.v1.ReloadPluginsRequest\x1a(.osaurus.plugin.v1.ReloadPluginsResponse2\xb4\x02\n\x13PluginBridgeService\x12S\n\x08\x43omplete\x12\".osaurus.plugin.v1.CompleteRequest\x1a#.osaurus.plugin.v1.CompleteResponse\x12g\n\x0eStreamComplete\x12(.osaurus.plugin.v1.StreamCompleteRequest\x1a).osaurus.plugin.v1.StreamCompleteResponse0\x01\x12_\n\x0cSearchMemory\x12&.osaurus.plugin.v1.SearchMemoryRequest\x1a\'.osaurus.plugin.v1.SearchMemoryResponse2\xba\x01\n\x14PluginRuntimeService\x12S\n\x08\x44\x65scribe\x12\".osaurus.plugin.v1.DescribeRequest\x1a#.osaurus.plugin.v1.DescribeResponse\x12M\n\x06Invoke\x12 .osaurus.plugin.v1.InvokeRequest\x1a!.osaurus.plugin.v1.InvokeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eosaurus/plugin/v1/plugin.proto\x12\x11osaurus.plugin.v1\x1a\x1eosaurus/memory/v1/memory.proto\"H\n\x0b\x43ommandInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x16\n\x0epayload_schema\x18\x03 \x01(\t\"\xd9\x02\n\nPluginInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.osaurus.plugin.v1.PluginState\x12<\n\x15requested_permissions\x18\x04 \x03(\x0e\x32\x1d.osaurus.plugin.v1.Permission\x12:\n\x13granted_permissions\x18\x05 \x03(\x0e\x32\x1d.osaurus.plugin.v1.Permission\x12\x16\n\x0e\x61llowed_agents\x18\x06 \x03(\t\x12\x30\n\x08\x63ommands\x18\x07 \x03(\x0b\x32\x1e.osaurus.plugin.v1.CommandInfo\x12\x15\n\rrestart_count\x18\x08 \x01(\x05\x12\x12\n\nlast_error\x18\t \x01(\t\x12\x0e\n\x06source\x18\n \x01(\t\"\x14\n\x12ListPluginsRequest\"E\n\x13ListPluginsResponse\x12.\n\x07plugins\x18\x01 \x03(\x0b\x32\x1d.osaurus.plugin.v1.PluginInfo\"w\n\x13InvokePluginRequest\x12\x0e\n\x06plugin\x18\x01 \x01(\t\x12\x0f\n\x07\x63ommand\x18\x02 \x01(\t\x12\x14\n\x0cpayload_json\x18\x03 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x04 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x05 \x01(\t\"+\n\x14InvokePluginResponse\x12\x13\n\x0bresult_json\x18\x01 \x01(\t\"i\n\x11GenerationOptions\x12\x12\n\nmax_tokens\x18\x01 \x01(\x05\x12\x13\n\x0btemperature\x18\x02 \x01(\x02\x12\r\n\x05model\x18\x03 \x01(\t\x12\x1c\n\x14model_context_tokens\x18\x04 \x01(\x05\"\xa5\x01\n\x0fRunAgentRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\"\x84\x01\n\x0bMemoryTrace\x12\x10\n\x08injected\x18\x01 \x01(\x08\x12+\n\x07section\x18\x02 \x01(\x0e\x32\x1a.osaurus.memory.v1.Section\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x14\n\x0c\x62lock_tokens\x18\x04 \x01(\x05\x12\x10\n\x08recorded\x18\x05 \x01(\x08\"\x83\x01\n\x10RunAgentResponse\x12\r\n\x05reply\x18\x01 \x01(\t\x12.\n\x06memory\x18\x02 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\x12\x15\n\rprompt_tokens\x18\x03 \x01(\x05\x12\x19\n\x11\x63ompletion_tokens\x18\x04 \x01(\x05\"\xab\x01\n\x15RunAgentStreamRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\"\x97\x01\n\x16RunAgentStreamResponse\x12\r\n\x05\x64\x65lta\x18\x01 \x01(\t\x12\x0c\n\x04\x64one\x18\x02 \x01(\x08\x12.\n\x06memory\x18\x03 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\x12\x15\n\rprompt_tokens\x18\x04 \x01(\x05\x12\x19\n\x11\x63ompletion_tokens\x18\x05 \x01(\x05\"\x16\n\x14ReloadPluginsRequest\"G\n\x15ReloadPluginsResponse\x12.\n\x07plugins\x18\x01 \x03(\x0b\x32\x1d.osaurus.plugin.v1.PluginInfo\"\xda\x01\n\x0f\x43ompleteRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\x12\x13\n\x0bjson_schema\x18\x05 \x01(\t\x12\x13\n\x06record\x18\x06 \x01(\x08H\x00\x88\x01\x01\x42\t\n\x07_record\"P\n\x10\x43ompleteResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12.\n\x06memory\x18\x02 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\"\xcb\x01\n\x15StreamCompleteRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x30\n\x08messages\x18\x03 \x03(\x0b\x32\x1e.osaurus.memory.v1.ChatMessage\x12\x35\n\x07options\x18\x04 \x01(\x0b\x32$.osaurus.plugin.v1.GenerationOptions\x12\x13\n\x06record\x18\x05 \x01(\x08H\x00\x88\x01\x01\x42\t\n\x07_record\"e\n\x16StreamCompleteResponse\x12\r\n\x05\x64\x65lta\x18\x01 \x01(\t\x12.\n\x06memory\x18\x02 \x01(\x0b\x32\x1e.osaurus.plugin.v1.MemoryTrace\x12\x0c\n\x04\x64one\x18\x03 \x01(\x08\"n\n\x13SearchMemoryRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\'\n\x05scope\x18\x02 \x01(\x0e\x32\x18.osaurus.memory.v1.Scope\x12\r\n\x05query\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\"B\n\x14SearchMemoryResponse\x12*\n\x04hits\x18\x01 \x03(\x0b\x32\x1c.osaurus.memory.v1.SearchHit\"\x11\n\x0f\x44\x65scribeRequest\"D\n\x10\x44\x65scribeResponse\x12\x30\n\x08\x63ommands\x18\x01 \x03(\x0b\x32\x1e.osaurus.plugin.v1.CommandInfo\"a\n\rInvokeRequest\x12\x0f\n\x07\x63ommand\x18\x01 \x01(\t\x12\x14\n\x0cpayload_json\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x04 \x01(\t\"%\n\x0eInvokeResponse\x12\x13\n\x0bresult_json\x18\x01 \x01(\t*`\n\nPermission\x12\x1a\n\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x18\n\x14PERMISSION_INFERENCE\x10\x01\x12\x1c\n\x18PERMISSION_MEMORY_SEARCH\x10\x02*\xad\x01\n\x0bPluginState\x12\x1c\n\x18PLUGIN_STATE_UNSPECIFIED\x10\x00\x12\x18\n\x14PLUGIN_STATE_STOPPED\x10\x01\x12\x19\n\x15PLUGIN_STATE_STARTING\x10\x02\x12\x18\n\x14PLUGIN_STATE_RUNNING\x10\x03\x12\x18\n\x14PLUGIN_STATE_BACKOFF\x10\x04\x12\x17\n\x13PLUGIN_STATE_FAILED\x10\x05\x32\xf4\x03\n\x11PluginHostService\x12\\\n\x0bListPlugins\x12%.osaurus.plugin.v1.ListPluginsRequest\x1a&.osaurus.plugin.v1.ListPluginsResponse\x12_\n\x0cInvokePlugin\x12&.osaurus.plugin.v1.InvokePluginRequest\x1a\'.osaurus.plugin.v1.InvokePluginResponse\x12S\n\x08RunAgent\x12\".osaurus.plugin.v1.RunAgentRequest\x1a#.osaurus.plugin.v1.RunAgentResponse\x12g\n\x0eRunAgentStream\x12(.osaurus.plugin.v1.RunAgentStreamRequest\x1a).osaurus.plugin.v1.RunAgentStreamResponse0\x01\x12\x62\n\rReloadPlugins\x12\'.osaurus.plugin.v1.ReloadPluginsRequest\x1a(.osaurus.plugin.v1.ReloadPluginsResponse2\xb4\x02\n\x13PluginBridgeService\x12S\n\x08\x43omplete\x12\".osaurus.plugin.v1.CompleteRequest\x1a#.osaurus.plugin.v1.CompleteResponse\x12g\n\x0eStreamComplete\x12(.osaurus.plugin.v1.StreamCompleteRequest\x1a).osaurus.plugin.v1.StreamCompleteResponse0\x01\x12_\n\x0cSearchMemory\x12&.osaurus.plugin.v1.SearchMemoryRequest\x1a\'.osaurus.plugin.v1.SearchMemoryResponse2\xba\x01\n\x14PluginRuntimeService\x12S\n\x08\x44\x65scribe\x12\".osaurus.plugin.v1.DescribeRequest\x1a#.osaurus.plugin.v1.DescribeResponse\x12M\n\x06Invoke\x12 .osaurus.plugin.v1.InvokeRequest\x1a!.osaurus.plugin.v1.InvokeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'osaurus.plugin.v1.plugin_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PERMISSION']._serialized_start=2426
-  _globals['_PERMISSION']._serialized_end=2522
-  _globals['_PLUGINSTATE']._serialized_start=2525
-  _globals['_PLUGINSTATE']._serialized_end=2698
+  _globals['_PERMISSION']._serialized_start=2754
+  _globals['_PERMISSION']._serialized_end=2850
+  _globals['_PLUGINSTATE']._serialized_start=2853
+  _globals['_PLUGINSTATE']._serialized_end=3026
   _globals['_COMMANDINFO']._serialized_start=85
   _globals['_COMMANDINFO']._serialized_end=157
   _globals['_PLUGININFO']._serialized_start=160
@@ -56,34 +56,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MEMORYTRACE']._serialized_end=1174
   _globals['_RUNAGENTRESPONSE']._serialized_start=1177
   _globals['_RUNAGENTRESPONSE']._serialized_end=1308
-  _globals['_RELOADPLUGINSREQUEST']._serialized_start=1310
-  _globals['_RELOADPLUGINSREQUEST']._serialized_end=1332
-  _globals['_RELOADPLUGINSRESPONSE']._serialized_start=1334
-  _globals['_RELOADPLUGINSRESPONSE']._serialized_end=1405
-  _globals['_COMPLETEREQUEST']._serialized_start=1408
-  _globals['_COMPLETEREQUEST']._serialized_end=1626
-  _globals['_COMPLETERESPONSE']._serialized_start=1628
-  _globals['_COMPLETERESPONSE']._serialized_end=1708
-  _globals['_STREAMCOMPLETEREQUEST']._serialized_start=1711
-  _globals['_STREAMCOMPLETEREQUEST']._serialized_end=1914
-  _globals['_STREAMCOMPLETERESPONSE']._serialized_start=1916
-  _globals['_STREAMCOMPLETERESPONSE']._serialized_end=2017
-  _globals['_SEARCHMEMORYREQUEST']._serialized_start=2019
-  _globals['_SEARCHMEMORYREQUEST']._serialized_end=2129
-  _globals['_SEARCHMEMORYRESPONSE']._serialized_start=2131
-  _globals['_SEARCHMEMORYRESPONSE']._serialized_end=2197
-  _globals['_DESCRIBEREQUEST']._serialized_start=2199
-  _globals['_DESCRIBEREQUEST']._serialized_end=2216
-  _globals['_DESCRIBERESPONSE']._serialized_start=2218
-  _globals['_DESCRIBERESPONSE']._serialized_end=2286
-  _globals['_INVOKEREQUEST']._serialized_start=2288
-  _globals['_INVOKEREQUEST']._serialized_end=2385
-  _globals['_INVOKERESPONSE']._serialized_start=2387
-  _globals['_INVOKERESPONSE']._serialized_end=2424
-  _globals['_PLUGINHOSTSERVICE']._serialized_start=2701
-  _globals['_PLUGINHOSTSERVICE']._serialized_end=3096
-  _globals['_PLUGINBRIDGESERVICE']._serialized_start=3099
-  _globals['_PLUGINBRIDGESERVICE']._serialized_end=3407
-  _globals['_PLUGINRUNTIMESERVICE']._serialized_start=3410
-  _globals['_PLUGINRUNTIMESERVICE']._serialized_end=3596
+  _globals['_RUNAGENTSTREAMREQUEST']._serialized_start=1311
+  _globals['_RUNAGENTSTREAMREQUEST']._serialized_end=1482
+  _globals['_RUNAGENTSTREAMRESPONSE']._serialized_start=1485
+  _globals['_RUNAGENTSTREAMRESPONSE']._serialized_end=1636
+  _globals['_RELOADPLUGINSREQUEST']._serialized_start=1638
+  _globals['_RELOADPLUGINSREQUEST']._serialized_end=1660
+  _globals['_RELOADPLUGINSRESPONSE']._serialized_start=1662
+  _globals['_RELOADPLUGINSRESPONSE']._serialized_end=1733
+  _globals['_COMPLETEREQUEST']._serialized_start=1736
+  _globals['_COMPLETEREQUEST']._serialized_end=1954
+  _globals['_COMPLETERESPONSE']._serialized_start=1956
+  _globals['_COMPLETERESPONSE']._serialized_end=2036
+  _globals['_STREAMCOMPLETEREQUEST']._serialized_start=2039
+  _globals['_STREAMCOMPLETEREQUEST']._serialized_end=2242
+  _globals['_STREAMCOMPLETERESPONSE']._serialized_start=2244
+  _globals['_STREAMCOMPLETERESPONSE']._serialized_end=2345
+  _globals['_SEARCHMEMORYREQUEST']._serialized_start=2347
+  _globals['_SEARCHMEMORYREQUEST']._serialized_end=2457
+  _globals['_SEARCHMEMORYRESPONSE']._serialized_start=2459
+  _globals['_SEARCHMEMORYRESPONSE']._serialized_end=2525
+  _globals['_DESCRIBEREQUEST']._serialized_start=2527
+  _globals['_DESCRIBEREQUEST']._serialized_end=2544
+  _globals['_DESCRIBERESPONSE']._serialized_start=2546
+  _globals['_DESCRIBERESPONSE']._serialized_end=2614
+  _globals['_INVOKEREQUEST']._serialized_start=2616
+  _globals['_INVOKEREQUEST']._serialized_end=2713
+  _globals['_INVOKERESPONSE']._serialized_start=2715
+  _globals['_INVOKERESPONSE']._serialized_end=2752
+  _globals['_PLUGINHOSTSERVICE']._serialized_start=3029
+  _globals['_PLUGINHOSTSERVICE']._serialized_end=3529
+  _globals['_PLUGINBRIDGESERVICE']._serialized_start=3532
+  _globals['_PLUGINBRIDGESERVICE']._serialized_end=3840
+  _globals['_PLUGINRUNTIMESERVICE']._serialized_start=3843
+  _globals['_PLUGINRUNTIMESERVICE']._serialized_end=4029
 # @@protoc_insertion_point(module_scope)

@@ -146,6 +146,32 @@ class RunAgentResponse(_message.Message):
     completion_tokens: int
     def __init__(self, reply: _Optional[str] = ..., memory: _Optional[_Union[MemoryTrace, _Mapping]] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ...) -> None: ...
 
+class RunAgentStreamRequest(_message.Message):
+    __slots__ = ("agent_id", "conversation_id", "messages", "options")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    conversation_id: str
+    messages: _containers.RepeatedCompositeFieldContainer[_memory_pb2.ChatMessage]
+    options: GenerationOptions
+    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ...) -> None: ...
+
+class RunAgentStreamResponse(_message.Message):
+    __slots__ = ("delta", "done", "memory", "prompt_tokens", "completion_tokens")
+    DELTA_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    delta: str
+    done: bool
+    memory: MemoryTrace
+    prompt_tokens: int
+    completion_tokens: int
+    def __init__(self, delta: _Optional[str] = ..., done: _Optional[bool] = ..., memory: _Optional[_Union[MemoryTrace, _Mapping]] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ...) -> None: ...
+
 class ReloadPluginsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

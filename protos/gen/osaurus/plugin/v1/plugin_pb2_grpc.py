@@ -50,6 +50,11 @@ class PluginHostServiceStub:
                 request_serializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentRequest.SerializeToString,
                 response_deserializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentResponse.FromString,
                 _registered_method=True)
+        self.RunAgentStream = channel.unary_stream(
+                '/osaurus.plugin.v1.PluginHostService/RunAgentStream',
+                request_serializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentStreamRequest.SerializeToString,
+                response_deserializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentStreamResponse.FromString,
+                _registered_method=True)
         self.ReloadPlugins = channel.unary_unary(
                 '/osaurus.plugin.v1.PluginHostService/ReloadPlugins',
                 request_serializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.ReloadPluginsRequest.SerializeToString,
@@ -83,6 +88,16 @@ class PluginHostServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunAgentStream(self, request, context):
+        """RunAgentStream is RunAgent with the reply streamed: the same relevance gate and memory injection, one
+        streaming inference call (inferd's GenerateStream), and the same recording of the turn. Events are text
+        deltas as the model produces them, then exactly one final event (done) with the memory trace and token
+        counts. Errors before the first delta (bad input, unknown model) fail the call itself.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ReloadPlugins(self, request, context):
         """ReloadPlugins rediscovers plugins and restarts changed ones.
         """
@@ -107,6 +122,11 @@ def add_PluginHostServiceServicer_to_server(servicer, server):
                     servicer.RunAgent,
                     request_deserializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentRequest.FromString,
                     response_serializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentResponse.SerializeToString,
+            ),
+            'RunAgentStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.RunAgentStream,
+                    request_deserializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentStreamRequest.FromString,
+                    response_serializer=osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentStreamResponse.SerializeToString,
             ),
             'ReloadPlugins': grpc.unary_unary_rpc_method_handler(
                     servicer.ReloadPlugins,
@@ -196,6 +216,33 @@ class PluginHostService:
             '/osaurus.plugin.v1.PluginHostService/RunAgent',
             osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentRequest.SerializeToString,
             osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunAgentStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/osaurus.plugin.v1.PluginHostService/RunAgentStream',
+            osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentStreamRequest.SerializeToString,
+            osaurus_dot_plugin_dot_v1_dot_plugin__pb2.RunAgentStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

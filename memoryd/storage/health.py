@@ -1,8 +1,9 @@
-"""Diagnose's SQLite checks: row counts per table and agent, and FTS mirror health (counts + FTS5 integrity-check)."""
+"""Diagnose's SQLite checks: row counts per table and agent, FTS mirror health (counts + FTS5 integrity-check), and
+the rows per agent the vector report compares with its indexes."""
 
 from __future__ import annotations
 
-from memoryd.console_types import FtsHealth, TableCount
+from memoryd.domain import FtsHealth, TableCount
 from memoryd.storage.db import Database
 from memoryd.storage.fts import MIRRORS
 

@@ -1,0 +1,163 @@
+"""Hot routes answered as plain ASGI before FastAPI's router: POST /memory/ingest, GET /agents, GET /healthz.
+
+Why: FastAPI's router, dependency solving and response handling cost about 0.3-0.5 ms a request on this machine
+(cProfile of the gateway under bench_gateway), which alone broke the ≤ 1 ms overhead target. These three routes
+answer here with exactly the bodies of their FastAPI routes (the same helpers build them); the FastAPI routes stay,
+for the OpenAPI document and as the fallback. Anything this module does not fully accept — another content type,
+a body that fails IngestRequest, a query string — goes on to FastAPI unchanged (the body replayed), so every error
+keeps the FastAPI route's 4xx JSON. Sits inside the Guard: token, Host and body-size rules apply first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable
+from typing import Any
+
+import grpc.aio
+from pydantic import ValidationError
+
+from gateway.clients import Clients
+from gateway.errors import GatewayError, error_response, from_aio_error
+from gateway.guard import HEALTH_PATH, ASGIApp, Message, Receive, Scope, Send
+from gateway.routes_memory import (
+    FIRST_AGENTS_PAGE,
+    agents_answer,
+    ingest_answer,
+    ingest_message,
+    list_all_agents,
+)
+from gateway.schemas import IngestRequest
+from osaurus.memory.v1 import memory_pb2 as mpb
+
+_JSON_HEADERS = (b"content-type", b"application/json")
+_HEALTH_BODY = b'{"status":"ok"}'
+
+
+def _encode(content: Any) -> bytes:
+    # Starlette's JSONResponse.render, byte for byte.
+    return json.dumps(
+        content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode()
+
+
+async def _send_json(send: Send, body: bytes, status: int = 200) -> None:
+    headers = [_JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _is_json(scope: Scope) -> bool:
+    for key, value in scope["headers"]:
+        if key == b"content-type":
+            kind: bytes = value.split(b";", 1)[0].strip().lower()
+            return kind == b"application/json"
+    return False
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The whole request body, and False when the client went away before sending it."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"", False
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks), True
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive() that hands the already-read body over once, then defers to the real one."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def again() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return again
+
+
+class _BodyCache:
+    """GET /agents' encoded JSON by the ListAgents reply's bytes: equal bytes, equal agents, equal body.
+
+    The gRPC call is still made on every request; only the parse-convert-encode of an unchanged list is saved.
+    Cleared when full, so a churning agent list cannot grow it.
+    """
+
+    def __init__(self, max_entries: int = 16) -> None:
+        self._bodies: dict[bytes, bytes] = {}
+        self._max_entries = max_entries
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._bodies.get(key)
+
+    def put(self, key: bytes, body: bytes) -> None:
+        if len(self._bodies) >= self._max_entries:
+            self._bodies.clear()
+        self._bodies[key] = body
+
+
+class FastPaths:
+    """ASGI middleware: the three hot routes here, everything else (and every doubtful request) to the app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+        self._agents = _BodyCache()
+        self._first_page = FIRST_AGENTS_PAGE.SerializeToString()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("query_string"):
+            await self._app(scope, receive, send)
+            return
+        method, path = scope["method"], scope["path"]
+        if method == "GET" and path == HEALTH_PATH:
+            await _send_json(send, _HEALTH_BODY)
+        elif method == "GET" and path == "/agents":
+            await self._answer(scope, receive, send, self._list_agents(scope["app"].state.clients))
+        elif method == "POST" and path == "/memory/ingest" and _is_json(scope):
+            body, complete = await _read_body(receive)
+            if not complete:
+                return
+            try:
+                request = IngestRequest.model_validate_json(body)
+            except ValidationError:
+                # FastAPI's route answers the 400 with its field violations.
+                await self._app(scope, _replay(body, receive), send)
+                return
+            await self._answer(scope, receive, send, _ingest(scope["app"].state.clients, request))
+        else:
+            await self._app(scope, receive, send)
+
+    async def _list_agents(self, clients: Clients) -> bytes:
+        raw = await clients.list_agents_raw(self._first_page, timeout=clients.deadlines.quick_s)
+        body = self._agents.get(raw)
+        if body is None:
+            reply = mpb.ListAgentsResponse.FromString(raw)
+            body = _encode(agents_answer(await list_all_agents(clients, reply)))
+            if not reply.next_page_token:
+                self._agents.put(raw, body)
+        return body
+
+    @staticmethod
+    async def _answer(scope: Scope, receive: Receive, send: Send, work: Awaitable[bytes]) -> None:
+        """Send the body `work` makes; failures answer as the app's exception handlers do (anything unexpected
+        propagates to the app's 500 handler, which sits outside this middleware)."""
+        try:
+            body = await work
+        except grpc.aio.AioRpcError as error:
+            await error_response(from_aio_error(error))(scope, receive, send)
+            return
+        except GatewayError as error:
+            await error_response(error)(scope, receive, send)
+            return
+        await _send_json(send, body)
+
+
+async def _ingest(clients: Clients, request: IngestRequest) -> bytes:
+    reply = await clients.memory.Ingest(ingest_message(request), timeout=clients.deadlines.ingest_s)
+    if request.skip_extraction:
+        # The whole body is one number; _encode gives the same bytes.
+        return b'{"status":"ok","turns_ingested":%d}' % reply.turns_ingested
+    return _encode(ingest_answer(request, reply))
