@@ -74,16 +74,24 @@ def run_v2(*, data_dir: Path = DATA, set_name: str = "gate_v2") -> list[BenchRes
     detail = "\n\n".join(
         [
             f"### Evidence gate on the frozen {set_name} set (`bench/bench_gate.py`, issue 17)",
-            f"TEST split of `bench/{set_name}` ({len(outcomes)} queries on {n_profiles} profiles never seen in"
-            f" fitting; {n_langs} languages): each profile seeded into a real memoryd over gRPC by `bench/seed_gate_memory.py` (console"
+            f"TEST split of `bench/{set_name}` ({len(outcomes)} queries on {n_profiles} profiles"
+            f"{' never seen in fitting' if set_name != 'gate_v2' else ', fitted on since gate-v2'};"
+            f" {n_langs} languages): each profile seeded into a real memoryd over gRPC by `bench/seed_gate_memory.py` (console"
             " Import: identity facts, pinned facts — superseded ones disabled —, episodes with entities, transcript"
             " turns; no overrides; dates shifted by whole weeks so the newest is days old), indexed with the real"
             " all-MiniLM-L6-v2 through a real inferd, then every query sent to"
             " AssembleContext over gRPC with the shipped model"
             f" ({shown_versions}). A query counts as injected when the block"
             " placed at least one row (the always-on overrides alone are not memory). The model was fitted on"
-            " TRAIN and its regularisation and thresholds chosen on DEV (`bench/train_gate.py`); this split was"
-            " run once for this table.",
+            " all of gate_v2 with its regularisation and thresholds chosen by cross-validation grouped by profile"
+            " (`bench/train_gate.py`); gate_v3 was written blind and frozen before that fit, and is read only"
+            " here."
+            + (
+                " Before this model, gate-v1 (fitted on gate_v2 TRAIN, chosen on DEV) scored 77.0% lenient,"
+                " 13.6% missed, 8.3% false injection on gate_v3 (run once, before gate-v2 was fitted)."
+                if set_name == "gate_v3"
+                else ""
+            ),
             "| metric | measured | target |\n| --- | --- | --- |\n"
             f"| section accuracy, lenient (expected or acceptable) | {pct(s.lenient, s.n)} | {TARGETS['lenient']} |\n"
             f"| section accuracy, strict | {pct(s.strict, s.n)} | — |\n"
