@@ -23,6 +23,7 @@ from memoryd.writer.grounding.lexicon import (
     CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
+    EN_REL_RE,
     FIRST_PERSON,
     HEDGE,
     HYPOTHETICAL,
@@ -33,13 +34,16 @@ from memoryd.writer.grounding.lexicon import (
     NAME,
     NOT_ROLES,
     PAST,
+    PETS,
     QUESTION_START,
+    REL_RE,
     RELATIONS,
     ROLE_SUFFIX,
     SMALL_TALK,
 )
 from memoryd.writer.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
-from memoryd.writer.grounding.rules import Hit, apply_rules
+from memoryd.writer.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
+from memoryd.writer.grounding.stale import THING, names_value, stale_mentions
 from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
@@ -223,6 +227,12 @@ _RETRACTION = re.compile(
 )
 
 
+#: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
+_REMIND_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )(?=remind me (?:to|about)\b)", re.IGNORECASE
+)
+
+
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
@@ -230,6 +240,9 @@ def _statement_clauses(sentence: str) -> list[str]:
         return []
     if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
+    request = _REMIND_REQUEST.match(text)
+    if request is not None:
+        return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder
     if text.endswith("?") or QUESTION_START.match(text):
         parts = _QUESTION_SPLIT.split(text)
         if len(parts) < 2 or QUESTION_START.match(parts[0]):
@@ -393,6 +406,8 @@ _CHANGE_REL = (
 _NEW_ONE = re.compile(
     rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
+    # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
+    rf"(?<!n')c'est(?: le| la)?|"
     rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+{NAME}",
     re.IGNORECASE,
 )
@@ -564,7 +579,11 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_confirmed_guesses(turns))
     found.extend(_changed_relations(turns, session_lang))
     found.extend(_chosen_options(turns))
+    found.extend(_pronoun_relations(turns, session_lang))
+    found.extend(_adopted_pets(turns, session_lang))
     found = _dedup([_with_context_category(item, turns) for item in found])
+    found.extend(_switched_to(turns, found, session_lang))
+    found = _with_replaced_values(found, turns)
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
@@ -637,7 +656,15 @@ def _clause_facts(
     if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
         month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
     ):  # "I love skiing in January" is a liking, not a plan for next January
-        plan = _plan(clause, lang, session_time_ms)
+        plan, planned = None, clause
+        said_plain = _without_relation_statements(clause, hits)
+        if said_plain != clause:
+            plan, planned = (
+                _plan(said_plain, lang, session_time_ms),
+                said_plain,
+            )  # without the relation it names
+        if plan is None:
+            plan, planned = _plan(clause, lang, session_time_ms), clause
         if plan is not None:
             text, slot = plan
             text = with_resolved_dates(text, find_dates(text, session_time_ms))
@@ -646,7 +673,7 @@ def _clause_facts(
                     FactKind.PLAN,
                     text,
                     slot,
-                    clause.strip().rstrip(".!"),
+                    planned.strip().rstrip(".!"),
                     (turn_index,),
                     SALIENCE[FactKind.PLAN],
                     False,
@@ -655,6 +682,37 @@ def _clause_facts(
                 )
             )
     return facts
+
+
+#: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").
+_COPULA_END = re.compile(
+    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama)\s*(?:le|la|el|o|a)?$",
+    re.IGNORECASE,
+)
+_LEAD_JOIN = re.compile(r"^[\s,;:—-]*(?:(?:and|et|e|y|und|so|then|puis|dann)\b[\s,]*)?", re.IGNORECASE)
+#: Words a clause needs after the relation statement is cut away to still say something.
+_MIN_REST_WORDS = 3
+
+
+def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
+    """The clause with a single-valued relation it names taken out, so a plan said in the same breath ("My
+    manager, Tomás, wants the plan by Friday"; "O meu médico é o Dr. Costa e tenho consulta no dia 5") does not
+    restate who holds the role: the relation fact says that, and is replaced alone when it changes."""
+    for hit in sorted(hits, key=lambda h: h.start, reverse=True):
+        if hit.kind is not FactKind.RELATION or hit.slot.count(".") != 1 or not hit.value:
+            continue
+        span = clause[hit.start : hit.end]
+        head = span.replace(hit.value, "").rstrip(" ,")
+        rest = clause[hit.end :]
+        if _COPULA_END.search(head):
+            after = _LEAD_JOIN.sub("", rest, count=1)
+            if len(after.split()) >= _MIN_REST_WORDS:
+                clause = (
+                    after  # "Mon dentiste, c'est le Dr Martin, et j'ai rendez-vous …" → "j'ai rendez-vous …"
+                )
+        elif head:
+            clause = clause[: hit.start] + head + re.sub(r"^\s*,", "", rest, count=1)
+    return clause
 
 
 def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
@@ -685,7 +743,7 @@ def _with_context_category(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
         found = CHOICE_CATEGORIES.findall(text)
         if found:
             slug = "_".join(t for t in tokens(found[-1]) if t not in STOP_WORDS)
-            return _Found(replace(fact, slot=f"choice.{slug}"), item.evidence)
+            return _Found(replace(fact, slot=f"choice.{canonical_purpose(slug)}"), item.evidence)
     return item
 
 
@@ -708,6 +766,186 @@ def _dedup(found: list[_Found]) -> list[_Found]:
         merged = tuple(sorted(set(twin.fact.turns) | set(item.fact.turns)))
         kept[position] = _Found(_replace_turns(twin.fact, merged), twin.evidence + item.evidence)
     return kept
+
+
+def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> list[_Found]:
+    """Each fact carries the old values its turns say no longer hold ("Dr. Harris retired", "we're off Jira").
+
+    A relation or identity fact never replaces the value it states itself."""
+    stale = {turn.index: stale_mentions(turn.user) for turn in turns}
+    out: list[_Found] = []
+    for item in found:
+        fact = item.fact
+        mentions = [m for index in fact.turns for m in stale.get(index, ())]
+        if fact.kind in (FactKind.RELATION, FactKind.IDENTITY):
+            mentions = [m for m in mentions if not names_value(fact.value, m.value)]
+        pairs = tuple(dict.fromkeys((m.scope, m.value) for m in mentions))
+        out.append(_Found(replace(fact, replaces=pairs), item.evidence) if pairs else item)
+    return out
+
+
+def _switched_to(turns: Sequence[SourceTurn], found: Sequence[_Found], session_lang: str) -> list[_Found]:
+    """A tool dropped and its successor named in one sentence without a decision verb ("I've moved the thesis out
+    of Overleaf, I'm writing it in Typst now", "Wir sind von Jira weg, die Tickets laufen jetzt über Linear"): the
+    last name after the dropped one is what the user chose. Only where the turn yielded no decision."""
+    decided = {i for item in found if item.fact.kind is FactKind.DECISION for i in item.fact.turns}
+    out: list[_Found] = []
+    for turn in turns:
+        if turn.index in decided:
+            continue
+        for sentence in sentences(turn.user):
+            said = sentence.replace("’", "'")
+            if HYPOTHETICAL.search(said) or said.rstrip().endswith("?"):
+                continue
+            dropped = [m for m in stale_mentions(said) if m.scope == THING and m.value[:1].isupper()]
+            if not dropped:
+                continue
+            old = dropped[0].value
+            at = fold(said).find(fold(old))
+            after = [
+                n.group("n")
+                for n in _ANTECEDENT.finditer(said, max(at, 0) + len(old))
+                if is_name(n.group("n"))
+                and not names_value(n.group("n"), old)
+                and not RELATIONS.get(fold(n.group("n")))
+            ]
+            if not after:
+                continue
+            lang = detect_language(said, default="") or session_lang
+            new = after[-1]
+            fact = GroundedFact(
+                FactKind.DECISION,
+                render("chose", lang, new),
+                "",
+                new,
+                (turn.index,),
+                SALIENCE[FactKind.DECISION],
+                False,
+                "extractor",
+                lang,
+            )
+            out.append(_Found(fact, (sentence,)))
+            break
+    return out
+
+
+#: "… so he's my GP now", "she's our new vet": a pronoun for the person named just before it in the turn.
+_PRONOUN_RELATION = (
+    ("en", re.compile(rf"\b(?:he|she|they)(?:'s| is| are)(?P<now> now)? (?:my|our) (?P<new>new )?(?P<rel>{EN_REL_RE})(?P<now2> now)?\b", re.I)),
+    ("fr", re.compile(rf"\b(?:c'est|il est|elle est)(?P<now> maintenant| désormais)? (?:mon|ma|notre) (?P<new>nouveau |nouvelle )?(?P<rel>{REL_RE})(?P<now2> maintenant| désormais)?\b", re.I)),
+    ("es", re.compile(rf"\b(?P<now>ahora )?es (?:ahora )?(?:mi|nuestro|nuestra) (?P<new>nuevo |nueva )?(?P<rel>{REL_RE})(?P<now2> ahora)?\b", re.I)),
+    ("de", re.compile(rf"\b(?:er|sie) ist (?P<now>jetzt |nun )?(?:mein|meine|unser|unsere) (?P<new>neuer |neue )?(?P<rel>{REL_RE})(?P<now2> jetzt| nun)?\b", re.I)),
+    ("pt", re.compile(rf"\b(?P<now>agora )?é (?:agora )?(?:o meu|a minha|meu|minha|o nosso|a nossa) (?P<new>novo |nova )?(?P<rel>{REL_RE})(?P<now2> agora)?\b", re.I)),
+)  # fmt: skip
+_ANTECEDENT = re.compile(NAME.replace("(?P<v>", "(?P<n>"))
+#: "the new one is Dr. Park": a new one of the relation the turn is about.
+_NEW_ONE_ALONE = re.compile(
+    rf"\b(?:the new one|the new one will be|le nouveau|la nouvelle|el nuevo|la nueva|der neue|die neue|o novo|a nova)"
+    rf"(?: is| will be| est| sera| es| será| ist| wird| é)?(?: c'est)?(?: le| la| el| o| a)?[:\s]+{NAME}",
+    re.IGNORECASE,
+)
+
+
+def _without_opener(name: str) -> str:
+    """ "Ask Rui" → "Rui": a capitalised word opening the sentence before a name is not part of it."""
+    words = name.split()
+    if len(words) > 1 and fold(words[0]) in STOP_WORDS | _OPENING_VERBS:
+        return " ".join(words[1:])
+    return name
+
+
+#: Imperatives and openers that precede a name capitalised at a sentence start ("Ask Rui", "Tell Dana").
+_OPENING_VERBS = frozenset("ask tell call text email ping thank meet see so news update also well".split())  # noqa: SIM905
+
+
+def _relation_fact(rel: str, name: str, turn: SourceTurn, said: str, session_lang: str) -> _Found | None:
+    entry = RELATIONS.get(rel.lower()) or RELATIONS.get(fold(rel))
+    if entry is None or not entry[1] or entry[0] in PETS or not is_name(name):
+        return None
+    lang = detect_language(said, default="") or session_lang
+    fact = GroundedFact(
+        FactKind.RELATION,
+        render("relation", lang, name, rel=rel.lower() if lang == "en" else rel),
+        f"relation.{entry[0]}",
+        name,
+        (turn.index,),
+        SALIENCE[FactKind.RELATION],
+        False,
+        "extractor",
+        lang,
+    )
+    return _Found(fact, (said,))
+
+
+def _pronoun_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    """A single-valued relation said with a pronoun ("so he's my GP now"): the person is the last name said before
+    it in the same turn; the one a stale marker retires ("Dr. Harris retired") is never the antecedent."""
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        retired = [m.value for m in stale_mentions(said)]
+        for _, pattern in _PRONOUN_RELATION:
+            for match in pattern.finditer(said):
+                if not (match.group("now") or match.group("new") or match.group("now2")):
+                    continue  # "Ask Rui, he is my manager": no change said, the rules read the name itself
+                names = [
+                    n.group("n")
+                    for n in _ANTECEDENT.finditer(said, 0, match.start())
+                    if is_name(n.group("n")) and not any(names_value(n.group("n"), r) for r in retired)
+                ]
+                names = [_without_opener(n) for n in names if not RELATIONS.get(fold(n))]
+                if names:
+                    item = _relation_fact(match.group("rel"), names[-1], turn, said, session_lang)
+                    if item is not None:
+                        found.append(item)
+        named = _NEW_ONE_ALONE.search(said)
+        if named is not None:
+            rels = [m.group("rel") for _, p in _PRONOUN_RELATION for m in [p.search(said)] if m]
+            nouns = [
+                w
+                for w in re.findall(r"[\w'-]+", said[: named.start()])
+                if (RELATIONS.get(w.lower()) or ("", False))[1] and RELATIONS[w.lower()][0] not in PETS
+            ]
+            rel = (rels or nouns or [""])[-1]
+            if rel:
+                item = _relation_fact(rel, named.group("v"), turn, said, session_lang)
+                if item is not None:
+                    found.append(item)
+    return found
+
+
+#: "I adopted a beagle called Biscuit", "we rescued a greyhound named Flash": a pet named after its breed.
+_ADOPTED = re.compile(
+    rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|rescued|got) an? (?:[\w-]+ )?(?P<rel>[\w-]+),? "
+    rf"(?:called|named) {NAME}",
+    re.IGNORECASE,
+)
+
+
+def _adopted_pets(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        for match in _ADOPTED.finditer(said):
+            name, rel = match.group("v"), match.group("rel").lower()
+            if not is_name(name) or fold(rel) in STOP_WORDS:
+                continue
+            lang = detect_language(said, default="") or session_lang
+            if lang != "en":
+                continue
+            fact = GroundedFact(
+                FactKind.RELATION,
+                render("pet", "en", name, rel=rel),
+                f"pet.{fold(name).replace(' ', '_')}",
+                name,
+                (turn.index,),
+                SALIENCE[FactKind.RELATION],
+                False,
+                "extractor",
+                "en",
+            )
+            found.append(_Found(fact, (said,)))
+    return found
 
 
 def _replace_turns(fact: GroundedFact, turns: tuple[int, ...]) -> GroundedFact:

@@ -38,6 +38,7 @@ from memoryd.writer.grounding.text import (
     light_stem,
     sentences,
     tokens,
+    without_speaker_labels,
 )
 from memoryd.writer.grounding.verify import support, verify
 from memoryd.writer.parse import Digest as ModelDigest
@@ -436,6 +437,8 @@ def ground(
     earlier: Sequence[str] = (),
 ) -> GroundedDigest:
     """The verified digest of a session: extractor facts ∪ model items that pass verification, with provenance."""
+    users, assistants = without_speaker_labels([t.user for t in turns], [t.assistant for t in turns])
+    turns = [replace(t, user=u, assistant=a) for t, u, a in zip(turns, users, assistants, strict=True)]
     extraction = extract(turns, session_time_ms=session_time_ms)
     grounder = _Grounder(turns, extraction, scaffolding, earlier)
     grounder.add_extracted()

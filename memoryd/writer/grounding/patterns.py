@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryd.writer.grounding.lexicon import CLAUSE_END, NAME, OBJ, PLACE, REL_RE
+from memoryd.writer.grounding.lexicon import CLAUSE_END, EN_REL_RE, NAME, OBJ, PLACE, REL_RE
 from memoryd.writer.grounding.model import FactKind
 
 _I = re.IGNORECASE
@@ -38,7 +38,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- English
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s)(?: spelled| spelt| actually)? {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
-    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b))", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b| from\b))", ""),
+    ("en", "origin", _K.IDENTITY, "identity.origin", rf"^{_GREETING}(?:I'm|I am|this is|it's) {_BARE_NAME} from {PLACE}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:I'm|I am) {NAME}(?=, an? [\w-]+)", ""),
     # "Well, I'm Marta, I run the backend team …": a capitalised word after "I'm" and before a new clause.
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:(?:well|so|ok|okay|oh|right|anyway)[,\s]+)?(?:I'm|I am) {NAME}(?=\s*,\s*(?:I|I'm|I've|and|from|the|your|my)\b)", ""),
@@ -47,7 +48,10 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
-    ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b))", ""),
+    ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b| aus\b))", ""),
+    ("de", "origin", _K.IDENTITY, "identity.origin", rf"^{_GREETING}(?:ich bin|hier ist) {_BARE_NAME} aus {PLACE}", ""),
+    # "Hallo, ich bin Katrin, Projektleiterin bei Siemens": the role after the name, and the employer it rests on.
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"^(?:{_GREETING})?ich bin {_BARE_NAME}, [\w-]+ (?:bei|für) {NAME}", ""),
     ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
     ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?P<v>an? (?:[\w-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s*[.,;!]|$)", ""),
     ("fr", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:je suis|moi c'est) {_BARE_NAME}, (?P<v>(?:une? )?[\w-]+(?: (?:de|d'|en) [\w-]+)?)(?=\s+(?:chez|à|dans|pour|au|en)\b|\s*[.,;!]|$)", ""),
@@ -110,6 +114,10 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|can't handle|cannot handle|cannot "
      rf"stand|can not stand|don't like|do not like|don't enjoy|do not enjoy|can't tolerate)\s+{OBJ}", ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have|love)\s+{OBJ}", ""),
+    # "I've stopped drinking wine completely", "I've given up meat": what the user no longer has, in their verb.
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI(?:'ve| have) (?:completely |totally |just |recently |now )?(?P<w>stopped|quit|given up) (?P<v>(?:drinking|eating|"
+     r"smoking|having) [^.,;:!?()]{2,40}?|meat|alcohol|sugar|coffee|caffeine|dairy|smoking)" + _CE, "The user has {w}"),
     ("en", "pref", _K.PREFERENCE, "",
      r"\bI(?:'d| would)(?: also| really)? (?P<w>like to|want to) (?P<v>(?:cut down on|cut back on|eat (?:more|less)|drink "
      r"(?:more|less)|avoid|reduce|limit|stop eating|stop drinking|give up) [^.,;:!?()]{2,60}?)" + _CE, ""),
@@ -138,6 +146,17 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:hemos|he) (?:cambiado|reemplazado|sustituido) [^.;!?]+? por [^.;!?]+)", ""),
     ("de", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:wir haben|ich habe) [^.;!?]+? durch [^.;!?]+? ersetzt)", ""),
     ("pt", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:substituímos|substituimos|substituí|trocámos|trocamos|troquei) [^.;!?]+? por [^.;!?]+)", ""),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have|'re| are|'m| am)? (?:now |just |finally )?(?P<v>(?:moved|moving|switched|switching|migrated|migrating) "
+     r"(?:the|our|my) [\w -]{2,30}? (?:over )?to (?-i:[A-ZÀ-ÖØ-Þ])[^.;!?,]*)", "to "),
+    ("pt", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de) [^.;!?]+? (?:para|pra) [^.;!?]+)", ""),
+    ("es", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos a pasar|nos pasamos|pasamos|nos cambiamos|hemos pasado) (?:de|del) [^.;!?]+? (?:a|al) [^.;!?]+)", ""),
+    ("fr", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:on passe|on est passés?|nous sommes passés|on a migré|on migre) (?:de|du|d') ?[^.;!?]+? (?:à|a|au|vers) [^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir wechseln|wir sind|wir steigen) von [^.;!?]+? (?:zu|auf) [^.;!?]+?(?: gewechselt| umgestiegen)?)(?=\s*[.;!?]|$)", ""),
     ("en", "chose", _K.DECISION, "choice",
      r"\b(?:we|I) (?:finally )?(?:chose|picked|opted for|settled on|went with|selected) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
@@ -150,6 +169,10 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
+    # "the deposit goal is now £20,000", "our target is now 1:50": a target restated, with or without "my".
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"\b(?:the|our) (?:new )?(?P<what>[\w-]+) (?P<noun>goal|target) is now (?:to )?(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target", r"\b(?:the|our) (?:new )?(?:goal|target|aim) is now (?:to )?(?P<v>[^.;!?]+)", ""),
     # --- French
     ("fr", "name", _K.IDENTITY, "identity.name", rf"\bje m'appelle {NAME}", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"\bmon (?:pr[ée]nom|nom) (?:est|c'est) {NAME}", ""),
@@ -158,7 +181,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "home", _K.IDENTITY, "identity.home",
      rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
-     rf"\b(?:j'ai (?:récemment |enfin )?déménagé|je viens de déménager|je me suis installée?) (?:à|a|en|au|dans) {PLACE}", ""),
+     rf"\b(?:(?:j'ai|on a|nous avons) (?:récemment |enfin |finalement )?(?:déménagé|emménagé)|je viens de déménager|on vient de déménager|je me suis installée?|on s'est installés?) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "moving", _K.IDENTITY, "identity.home",
      rf"\b(?:je m'installe|je vais m'installer|je déménage|on s'installe|on déménage|nous nous installons) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "origin", _K.IDENTITY, "identity.origin", rf"\bje (?:viens|suis originaire) (?:de|du|d') ?{PLACE}", ""),
@@ -167,7 +190,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "role", _K.IDENTITY, "identity.role",
      r"\bje suis (?:maintenant |désormais |aujourd'hui )?(?P<v>(?:un |une )?[\w-]+(?:eur|ien|ienne|iste|ier|ière|ecte|ologue|ine|in))(?=\s+(?:chez|à|pour|de)\b|\s*[.,;!]|$)", ""),
     ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje travaille (?:comme|en tant que) [\w -]{{2,40}}? (?:chez|pour) {NAME}", ""),
-    ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje (?:travaille|bosse) (?:maintenant |actuellement |désormais |aujourd'hui )?(?:chez|pour) {NAME}", ""),
+    ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje (?:travaille|bosse) (?:maintenant |actuellement |désormais |aujourd'hui )?(?:chez|pour|au|à la|à l') ?{NAME}", ""),
     ("fr", "diet", _K.PREFERENCE, "preference.diet",
      r"\bje suis (?:devenue? |maintenant )?(?P<v>végétarien(?:ne)?|végétalien(?:ne)?|végane?|vegan(?:e)?|"
      r"pescétarien(?:ne)?)\b", ""),
@@ -196,12 +219,12 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir|(?:il|elle|on) m'a demandé de) (?:absolument |vraiment |encore |aussi |toujours |juste |seulement |d'abord )?(?P<v>[^.;!?]+)", ""),
     ("fr", "remind", _K.ACTION_ITEM, "",
      r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
-    ("fr", "target", _K.PLAN, "target", r"\bmon (?:objectif|but) (?:est|c'est) (?:de |d')?(?P<v>[^.;!?]+)", ""),
+    ("fr", "target", _K.PLAN, "target", r"\b(?:mon|notre|l') ?(?:nouvel )?(?:objectif|but) (?:est|c'est)(?: maintenant| désormais)? (?:de |d')?(?P<v>[^.;!?]+)", ""),
     # --- Spanish
     ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
     ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
     ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)? en {PLACE}", ""),
-    ("es", "moved", _K.IDENTITY, "identity.home", rf"\bme (?:mudé|he mudado|acabo de mudar) a {PLACE}", ""),
+    ("es", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me|nos) (?:mudé|mudamos|he mudado|hemos mudado|acabo de mudar|acabamos de mudar) a {PLACE}", ""),
     ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
     ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
     ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
@@ -229,7 +252,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"iremos con)\s[^.;!?]+)", ""),
     ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí |solo |primero )?(?P<v>[^.;!?]+)", ""),
     ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
-    ("es", "target", _K.PLAN, "target", r"\bmi (?:objetivo|meta) es (?P<v>[^.;!?]+)", ""),
+    ("es", "target", _K.PLAN, "target", r"\b(?:mi|el|nuestro|nuestra|la) (?:nuevo |nueva )?(?:objetivo|meta) (?:ahora )?es(?: ahora)? (?P<v>[^.;!?]+)", ""),
     # --- German
     ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
     ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
@@ -271,15 +294,15 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:wir haben|ich habe|wir sind|ich bin) (?:jetzt |nun |inzwischen |endlich )?(?:auf|zu) [^.;!?]+? (?:gewechselt|umgestiegen|umgestellt|migriert))", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
-    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich (?:bitte )?(?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
-    ("de", "target", _K.PLAN, "target", r"\bmein Ziel ist(?: es)?,? (?P<v>[^.;!?]+)", ""),
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
+    ("de", "target", _K.PLAN, "target", r"\b(?:mein|unser|das) (?:neues )?Ziel ist(?: jetzt| nun)?(?: es)?,? (?P<v>[^.;!?]+)", ""),
     # --- Portuguese
     ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),
     ("pt", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
      rf"trata-me por|trate-me por) {NAME}", ""),
     ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
-    ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
+    ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar|mudámo-nos|mudamo-nos|nos mudamos|mudámos-nos|mudamos-nos|acabámos de nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
     ("pt", "age", _K.IDENTITY, "identity.age", r"\btenho (?P<v>\d{1,3}) anos\b", ""),
@@ -306,7 +329,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"optei por|vou usar|vou ficar com)\s[^.;!?]+)", ""),
     ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo |só |apenas |primeiro )?(?P<v>[^.;!?]+)", ""),
     ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:me lembra|me lembre|lembre-me|lembra-me) de (?P<v>[^.;!?]+)", ""),
-    ("pt", "target", _K.PLAN, "target", r"\b(?:meu objetivo|minha meta) é (?P<v>[^.;!?]+)", ""),
+    ("pt", "target", _K.PLAN, "target", r"\b(?:o meu objetivo|meu objetivo|a minha meta|minha meta|o objetivo) (?:agora )?é(?: agora)? (?P<v>[^.;!?]+)", ""),
 ]  # fmt: skip
 
 RULES: tuple[Rule, ...] = tuple(
@@ -315,16 +338,21 @@ RULES: tuple[Rule, ...] = tuple(
 )
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
 _REL_SPEC = (
-    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
+    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
     ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)? {NAME}"),
     ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se llama|es)(?: ahora)?(?: el| la)?|,)? {NAME}"),
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
-    ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,)? {NAME}"),
-    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)? {NAME}"),
+    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b"),
+    ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
+    ("fr", rf"\b(?:le nouveau|la nouvelle) (?P<rel>{REL_RE}) (?:est|sera|c'est)(?: le| la)? {NAME}"),
+    ("es", rf"\b(?:el nuevo|la nueva) (?P<rel>{REL_RE}) (?:es|será)(?: el| la)? {NAME}"),
+    ("de", rf"\b(?:der neue|die neue|mein neuer|meine neue) (?P<rel>{REL_RE}) (?:ist|wird|heißt)(?: jetzt)? {NAME}"),
+    ("pt", rf"\b(?:o novo|a nova) (?P<rel>{REL_RE}) (?:é|será)(?: o| a)? {NAME}"),
     # "Tom's no longer my manager, it's Priya now": the name after the retraction is the current one.
-    ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
+    ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{EN_REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
     # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
-    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{REL_RE}),? (?:called |named )?{NAME}"),
+    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{EN_REL_RE}),? (?:called |named )?{NAME}"),
     ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
     ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
     ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),

@@ -41,6 +41,10 @@ _EN_SUBJECT = (
     (re.compile(r"\bI was\b"), "the user was"),
     (re.compile(r"\bI\b"), "the user"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
+)
+#: Object forms, replaced after the verbs agree: "the user" standing for "me" is no subject ("from me by Friday"
+#: is not "from the user bies Friday", "reminds me why" not "whies").
+_EN_OBJECT = (
     (re.compile(r"\bme\b"), "the user"),
     (re.compile(r"\bmyself\b"), "themselves"),
 )
@@ -83,6 +87,66 @@ _NOT_VERBS = frozenset(
         "for",
         "with",
         "as",
+        # Irregular past forms: "the user made" already agrees ("mades" is no word).
+        *[
+            "made",
+            "had",
+            "got",
+            "did",
+            "went",
+            "came",
+            "saw",
+            "took",
+            "gave",
+            "found",
+            "told",
+            "thought",
+            "felt",
+            "kept",
+            "left",
+            "lost",
+            "met",
+            "paid",
+            "put",
+            "ran",
+            "said",
+            "sat",
+            "sent",
+            "set",
+            "sold",
+            "spent",
+            "stood",
+            "taught",
+            "won",
+            "wrote",
+            "bought",
+            "brought",
+            "built",
+            "caught",
+            "chose",
+            "drove",
+            "ate",
+            "fell",
+            "flew",
+            "forgot",
+            "grew",
+            "heard",
+            "knew",
+            "led",
+            "let",
+            "meant",
+            "read",
+            "rode",
+            "rose",
+            "shook",
+            "slept",
+            "spoke",
+            "stuck",
+            "threw",
+            "woke",
+            "wore",
+            "used",
+        ],
     ]
 )
 
@@ -118,6 +182,8 @@ def third_person(sentence: str) -> str:
     for pattern, replacement in _EN_SUBJECT:
         sentence = pattern.sub(replacement, sentence)
     sentence = _AFTER_USER.sub(_agree, sentence)
+    for pattern, replacement in _EN_OBJECT:
+        sentence = pattern.sub(replacement, sentence)
     return sentence[:1].upper() + sentence[1:]
 
 
@@ -130,6 +196,21 @@ def _clip(text: str, max_chars: int) -> str:
         return text
     cut = text[: max_chars - 1].rsplit(" ", 1)[0]
     return cut.rstrip(",;: ") + "…"
+
+
+#: A summary holds no run of this many words twice (the bench's and the verifier's loop check).
+REPEAT_RUN_WORDS = 4
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    found = [fold(w) for w in re.findall(r"\w+", text)]
+    return {tuple(found[i : i + REPEAT_RUN_WORDS]) for i in range(len(found) - REPEAT_RUN_WORDS + 1)}
+
+
+def _repeats_run(candidate: str, kept: Sequence[str]) -> bool:
+    """Whether the candidate sentence shares a REPEAT_RUN_WORDS-word run with what the summary already holds."""
+    mine = _runs(candidate)
+    return bool(mine) and any(mine & _runs(text) for text in kept)
 
 
 def extractive_summary(
@@ -152,6 +233,7 @@ def extractive_summary(
             if contains_secret(cleaned):
                 cleaned = redact_secrets(cleaned)
             pool.append((len(pool), turn.index, cleaned, stems))
+    session_lang = detect_language(" ".join(turn.user for turn in turns))
     frequency: Counter[str] = Counter(stem for *_, stems in pool for stem in stems)
 
     def centrality(item: tuple[int, int, str, frozenset[str]]) -> float:
@@ -163,7 +245,7 @@ def extractive_summary(
     used_turns: list[int] = []
     budget = MAX_SUMMARY_CHARS
     for decision in decisions[:2]:
-        if len(decision.text) + 1 <= budget:
+        if len(decision.text) + 1 <= budget and not _repeats_run(decision.text, parts):
             parts.append(decision.text)
             used_turns.extend(decision.turns)
             budget -= len(decision.text) + 1
@@ -176,13 +258,17 @@ def extractive_summary(
         text = item[2]
         if covered and len(item[3] & covered) >= len(item[3]) / 2:
             continue  # the decision already says it
-        lang = detect_language(text)
+        # A sentence without language evidence is in the session's language ("Mi fisio se llama Marta y me ve
+        # cada dos semanas" is not English to rewrite).
+        lang = detect_language(text, default=session_lang)
         if text.rstrip().endswith("?"):
             shown = _ASKED.get(lang, _ASKED["en"]).format(q=text.strip())
         else:
             shown = third_person(text) if lang == "en" else text
         if not shown.endswith((".", "!", "?", "…", "”", "»", "“")):
             shown += "."
+        if _repeats_run(shown, [*parts, *(c[2] for c in chosen)]):
+            continue  # said again in another turn, or the decision's own words: a summary never repeats itself
         if len(shown) + 1 > budget:
             if chosen or parts:
                 continue

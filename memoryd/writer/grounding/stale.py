@@ -1,0 +1,194 @@
+"""What a user says is no longer current: the old value a correction names ("we're off Jira", "Dr. Harris retired").
+
+A correction often names the old value without repeating the slot it was stored in: "YNAB got too expensive, so
+we've moved the budget to Actual" (the old fact said "use YNAB for the budget"), "von Jira weg, die Tickets laufen
+jetzt über Linear", "I've switched to coffee, I can't face tea any more". The extractor attaches these old values
+to the facts of the same turn (`GroundedFact.replaces`), and supersede.py retires the agent's active facts that
+state them. Two scopes keep it narrow:
+
+- `person`: someone who left a role ("Dr. Harris retired", "Tomás moved to the platform team", "ce n'est plus le
+  Dr Martin"): only a single-valued relation of the user (manager, vet, doctor…) or their employer is retired, never
+  a friend or a sibling who moved house.
+- `thing`: a tool, service or habit dropped ("switched away from Notion", "instead of Postgres", "no more sugar",
+  "ya no usamos Trello"): facts without a slot, and choices, tools, preferences and plans.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memoryd.writer.grounding.text import fold, tokens
+
+PERSON = "person"
+THING = "thing"
+
+_I = re.IGNORECASE
+#: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
+_X = (
+    r"(?-i:(?P<x>(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
+    r"(?:[ -][A-ZÀ-ÖØ-Þ][\w'’-]*){0,2}))"
+)
+#: The old value when it is a common noun ("tea", "sugar", "the gym"), for the few markers that say so plainly.
+_NOUN = r"(?:(?:the|my|our) )?(?P<x>[^\W\d_][\w-]{1,30})"
+_ART = r"(?:(?:the|our|my|le|la|les|l'|el|los|las|o|a|os|as|den|die|das|der) )?"
+
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (scope, re.compile(pattern, _I))
+    for scope, pattern in (
+        # --- someone who left the role (the name is the subject)
+        (PERSON, rf"{_X},? (?:has |had |just |finally )?(?:retired|left|quit|resigned|moved (?:on|away|to)|"
+                 rf"is (?:leaving|retiring|moving (?:away|to))|passed away|stopped (?:working|practi[cs]ing))\b"),
+        (PERSON, rf"\bce n'est plus {_ART}{_X}"),
+        (PERSON, rf"{_X} (?:a pris sa retraite|part à la retraite|est partie?|a quitté|a déménagé|déménage)\b"),
+        (PERSON, rf"{_X} se (?:jubiló|ha jubilado|jubila|fue|ha ido|va|marchó)\b"),
+        (PERSON, rf"\bya no es {_ART}{_X}"),
+        (PERSON, rf"{_X} (?:ist|sind) (?:jetzt )?(?:in Rente(?: gegangen)?|weg|gegangen|nicht mehr da|in Pension)\b"),
+        (PERSON, rf"{_X} (?:geht|ging|gehen) in (?:Rente|Pension)\b"),
+        (PERSON, rf"{_X} (?:reformou-se|se reformou|saiu|foi embora|ficou (?:no|na|em))\b"),
+        (PERSON, rf"\bjá não é {_ART}{_X}"),
+        # --- a tool, service or habit dropped
+        (THING, rf"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?) (?:[\w-]+ ){{0,3}}?"
+                rf"(?:away from|off|out of|from) {_ART}{_X}"),
+        (THING, rf"\b(?:instead of|rather than|in place of|replac(?:e|ed|ing)|ditch(?:ed|ing)?|dropp(?:ed|ing)|"
+                rf"dump(?:ed|ing)|abandon(?:ed|ing)|got rid of|cancel(?:led|ed|ling|ing)?|stopped using|"
+                rf"(?:no longer|don't|do not|never) use) {_ART}{_X}"),
+        (THING, rf"{_X} (?:got|is|was|became|has become) (?:too|way too|far too) (?:expensive|slow|buggy|pricey)\b"),
+        (THING, rf"\bcan(?:'t|not) (?:face|stand|stomach|do) {_NOUN} any ?more\b"),
+        (THING, rf"\b(?:no more|not drinking|not eating|stopped drinking|stopped eating) {_NOUN}"),
+        (THING, rf"\b{_NOUN} (?:is|'s) off the (?:list|menu|table)\b"),
+        (THING, rf"\b(?:on a quitté|j'ai quitté|on a abandonné|j'ai abandonné|on a laissé tomber|au lieu de|"
+                rf"plutôt que|on n'utilise plus|je n'utilise plus|(?:on passe|on est passés?|je suis passée?) "
+                rf"(?:de|du|d')) ?{_ART}{_X}"),
+        (THING, rf"\b(?:dejamos|dejé|hemos dejado|abandonamos|en lugar de|en vez de|ya no (?:uso|usamos|utilizo|"
+                rf"utilizamos)|(?:pasamos|nos pasamos|hemos pasado|vamos a pasar) (?:de|del)) {_ART}{_X}"),
+        (THING, rf"\b(?:von|weg von) {_ART}{_X} (?:weg|zu|auf|abgekommen|umgestiegen)\b"),
+        (THING, rf"\b(?:statt|anstatt|anstelle von|nicht mehr mit|nicht mehr über|benutzen kein(?:e|en)?) {_ART}{_X}"),
+        (THING, rf"\b(?:deixámos|deixamos|deixei|em vez (?:de|do|da)|já não (?:uso|usamos|utilizo)|"
+                rf"(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de)) {_ART}{_X}"),
+    )
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StaleMention:
+    """An old value the user says no longer holds, and which kind of fact it may retire."""
+
+    scope: str
+    value: str
+
+
+#: Words a marker may capture that name nothing ("switched from it", "instead of that").
+_EMPTY = frozenset(
+    fold(w)
+    for w in [
+        "it",
+        "this",
+        "that",
+        "them",
+        "these",
+        "those",
+        "one",
+        "ones",
+        "something",
+        "anything",
+        "what",
+        "which",
+        "here",
+        "there",
+        "I",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "my",
+        "our",
+        "the",
+        "a",
+        "an",
+        "ça",
+        "cela",
+        "ce",
+        "eso",
+        "esto",
+        "das",
+        "dies",
+        "isso",
+        "isto",
+    ]
+)
+
+
+#: Capitalised openers a name pattern may take in front of the name ("Also Harris retired", "News: Tomás left").
+_OPENERS = frozenset(
+    fold(w)
+    for w in [
+        "also",
+        "and",
+        "so",
+        "but",
+        "now",
+        "yes",
+        "well",
+        "actually",
+        "anyway",
+        "oh",
+        "ok",
+        "okay",
+        "news",
+        "update",
+        "then",
+        "sadly",
+        "apparently",
+        "et",
+        "alors",
+        "aussi",
+        "y",
+        "también",
+        "entonces",
+        "und",
+        "auch",
+        "jetzt",
+        "e",
+        "também",
+        "então",
+    ]
+)
+
+
+def _trimmed(value: str) -> str:
+    words = value.split()
+    while words and fold(words[0]) in _OPENERS:
+        words = words[1:]
+    return " ".join(words)
+
+
+def stale_mentions(text: str) -> tuple[StaleMention, ...]:
+    """Old values a user turn says are no longer current, in order, each once."""
+    said = text.replace("’", "'")
+    found: list[StaleMention] = []
+    for scope, pattern in _MARKERS:
+        for match in pattern.finditer(said):
+            value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
+            if not value or fold(value.split()[0]) in _EMPTY:
+                continue
+            mention = StaleMention(scope, value)
+            if mention not in found:
+                found.append(mention)
+    return tuple(found)
+
+
+_TITLES = frozenset("dr dra mr mrs ms mx prof herr frau sr sra me".split())  # noqa: SIM905
+
+
+def names_value(content: str, value: str) -> bool:
+    """Whether a stored fact's text names the value: its words in a row, folded, titles aside ("Dr. Li" is named by
+    "Dr Li", "tea" is not named by "team")."""
+    wanted = [t for t in tokens(value) if t not in _TITLES]
+    have = tokens(content)
+    size = len(wanted)
+    return bool(wanted) and any(have[i : i + size] == wanted for i in range(len(have) - size + 1))
+
+
+__all__ = ["PERSON", "THING", "StaleMention", "names_value", "stale_mentions"]
