@@ -255,6 +255,14 @@ def _statement_clauses(sentence: str) -> list[str]:
 _DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
 
 
+#: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
+_ENCOURAGEMENT = re.compile(
+    r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
+    r"keep (?:pushing|going|pursuing|believing|it up)|abandonne pas|te rindas|gib nicht auf|desistas)\b",
+    re.IGNORECASE,
+)
+
+
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
     imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
@@ -290,6 +298,8 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             rest = [w for w in words[1:] if w not in _CLITICS]
             if not rest or rest[0] not in verbs:
                 return None
+    if _ENCOURAGEMENT.search(body):
+        return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
     if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:

@@ -29,6 +29,7 @@ from memoryd.writer.grounding.model import (
 )
 from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
+from memoryd.writer.grounding.summary import repeats_run
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import (
     STOP_WORDS,
@@ -261,7 +262,12 @@ class _Grounder:
                 return text, _provenance(text, self.turns, use_assistant=True), "model"
             parts = sentences(text)
             reasons = [self._summary_reason(part) for part in parts]
-            kept = [part for part, why in zip(parts, reasons, strict=True) if not why]
+            kept: list[str] = []
+            for n, part in enumerate(parts):
+                if not reasons[n] and repeats_run(" ".join([*kept, part])):
+                    reasons[n] = "loop"  # fine alone, but it says again what an earlier sentence said
+                if not reasons[n]:
+                    kept.append(part)
             if len(parts) > 1 and len(kept) * 2 > len(parts):
                 for why in reasons:
                     if why:
@@ -277,6 +283,8 @@ class _Grounder:
         reason = self._check(text, self.all_sources)
         if reason:
             return reason
+        if repeats_run(text):
+            return "loop"  # a 4-word run said twice, even of template words ("the user is a … the user is a")
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
         if _FIRST_PERSON.search(text):
             return "first_person"

@@ -104,7 +104,9 @@ _SWITCHED_THING = re.compile(
     r"^(?:switch|migrate|move) (?!(?:off|away|from|out)\b)(?:the |our |my )?(?P<x>[\w -]{2,40}?) (?:over )?to\b",
     re.IGNORECASE,
 )
-_CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
+_CALENDAR_WORDS = (
+    frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight", "yesterday", "weekend"}
+)
 _NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
 ) | frozenset(
@@ -211,11 +213,14 @@ _DEMONYMS = word_set(
 #: Encouragement and phrasal verbs in a decision's words: "keep going / keep spreading positivity / keep in touch /
 #: keep it up" and "(picked) up a book" choose no option.
 _NOT_A_CHOICE = re.compile(
-    r"^(?:to )?(?:keep (?:[\w']+ing|movin'|up|it up|at it|on|in touch|each other|going|trying|pushing|"
-    r"working)\b|up\b)",
+    r"^(?:to )?(?:keep (?:[\w']+ing\b|[\w]+in'(?!\w)|up\b|it up\b|at it\b|on\b|in touch\b|each other\b|"
+    r"(?:the |our )?[\w ]{1,30}? (?:rolling|going|coming|flowing)\b)|up\b)",
     re.IGNORECASE,
 )
 _MOVED_TO = re.compile(r"^(?:moved|moving|move)\b.*?\bto (\w+)", re.IGNORECASE)
+_LEAVING = re.compile(
+    r"^(?:go|run|leave|head (?:off|out)|get going|dash|bounce)\b(?!\s+(?:to|and)\b)", re.IGNORECASE
+)
 #: What one goes somewhere with that is company, not a choice ("going with my sister", "go with the flow").
 _COMPANY = re.compile(
     r"^(?:(?:my|our|his|her|their) (?:[\w-]+ )?(?:sister|brother|mum|mom|dad|mother|father|parents|wife|husband|"
@@ -355,6 +360,8 @@ def _is_name(value: str) -> bool:
         and first not in _CALENDAR_WORDS
         and first not in _DEMONYMS  # "my boss is Italian": a capitalised adjective, not who the boss is
         and not (len(first) > 6 and first.endswith(_ADVERB_ENDINGS))
+        # "my daughter Sara's school": a possessor, not who the daughter is
+        and not value.rstrip().endswith(("'s", "’s"))
     )
 
 
@@ -581,8 +588,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             lang in ("es", "pt", "fr") and key == "action" and not subjunctive and not _INFINITIVE.match(bare)
         ):
             return None
-        if len(content_tokens(value)) < 2:
-            return None  # "I have to go": a task names what and whom
+        if len(content_tokens(value)) < 2 or _LEAVING.match(value):
+            return None  # "I have to go", "I need to go, bye": a task names what and whom
         if len(tokens(value)) > 1 and tokens(value)[1] in _UNNAMED_OBJECT:
             return None  # "I need to correct something": the task names nothing one could do
         shown = to_third_person_en(value) if lang == "en" else value

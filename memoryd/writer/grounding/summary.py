@@ -202,15 +202,27 @@ def _clip(text: str, max_chars: int) -> str:
 REPEAT_RUN_WORDS = 4
 
 
-def _runs(text: str) -> set[tuple[str, ...]]:
-    found = [fold(w) for w in re.findall(r"\w+", text)]
-    return {tuple(found[i : i + REPEAT_RUN_WORDS]) for i in range(len(found) - REPEAT_RUN_WORDS + 1)}
-
-
 def _repeats_run(candidate: str, kept: Sequence[str]) -> bool:
-    """Whether the candidate sentence shares a REPEAT_RUN_WORDS-word run with what the summary already holds."""
-    mine = _runs(candidate)
-    return bool(mine) and any(mine & _runs(text) for text in kept)
+    """Whether the summary with the candidate after what it already holds repeats a REPEAT_RUN_WORDS-word run
+    (across sentence ends too: "No worries, Jon! No worries, Jon!")."""
+    found = [fold(w) for w in re.findall(r"\w+", " ".join([*kept, candidate]))]
+    runs = [tuple(found[i : i + REPEAT_RUN_WORDS]) for i in range(len(found) - REPEAT_RUN_WORDS + 1)]
+    return len(runs) != len(set(runs))
+
+
+def repeats_run(text: str) -> bool:
+    """Whether a text holds some REPEAT_RUN_WORDS-word run twice, whatever its words ("the user is a … the user is
+    a"): a summary that does reads as a loop, so none is stored."""
+    return _repeats_run(text, [])
+
+
+def _without_repeats(parts: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The parts in order, each dropped that would repeat a run of those kept before it."""
+    kept: list[tuple[str, int]] = []
+    for text, turn in parts:
+        if not _repeats_run(text, [k for k, _ in kept]):
+            kept.append((text, turn))
+    return kept
 
 
 def extractive_summary(
@@ -275,7 +287,12 @@ def extractive_summary(
             shown = _clip(shown, budget)
         chosen.append((item[0], item[1], shown, item[3]))
         budget -= len(shown) + 1
-    for _, turn_index, shown, _ in sorted(chosen):
+    ordered = _without_repeats([(shown, turn_index) for _, turn_index, shown, _ in sorted(chosen)])
+    if parts:  # the decisions come first; a sentence repeating their words across the join goes
+        ordered = [(s, i) for s, i in ordered if not _repeats_run(s, parts)]
+    for shown, turn_index in ordered:
+        if _repeats_run(shown, parts):
+            continue
         parts.append(shown)
         used_turns.append(turn_index)
     return " ".join(parts), tuple(sorted(set(used_turns)))
@@ -312,4 +329,4 @@ def extractive_topics(turns: Sequence[SourceTurn], entities: Sequence[Entity] = 
     return tuple(topics[:MAX_TOPICS])
 
 
-__all__ = ["MAX_SUMMARY_CHARS", "extractive_summary", "extractive_topics", "third_person"]
+__all__ = ["MAX_SUMMARY_CHARS", "extractive_summary", "extractive_topics", "repeats_run", "third_person"]
