@@ -10,7 +10,7 @@ from memoryd.writer.dedup import Embedder, FactPlan, bumped_salience, normalize_
 from memoryd.writer.grounding import GroundedFact
 from memoryd.writer.grounding.lexicon import NAME, RELATIONS
 from memoryd.writer.grounding.rules import is_name
-from memoryd.writer.grounding.stale import PERSON, THING, names_value
+from memoryd.writer.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import STOP_WORDS, tokens
 from memoryd.writer.parse import Candidate
@@ -76,6 +76,9 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
     """Ids of active facts stating a value the fact's turn says no longer holds (grounding/stale.py)."""
     out: list[str] = []
     for scope, value in fact.replaces:
+        if scope == TASTE:
+            out.extend(e for e in _older_tastes(fact, value, pool) if e not in out)
+            continue
         for existing in pool:
             if not names_value(existing.content, value) or existing.id in out:
                 continue
@@ -93,6 +96,23 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
             if fits:
                 out.append(existing.id)
     return tuple(out)
+
+
+def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:
+    """Unslotted likings said with the same verb ("The user prefers …") about the same kind of thing as the new
+    one ("tea" before "coffee"), or naming the new value ("prefers tea to coffee")."""
+    at = fact.text.find(value)
+    if at <= 0:
+        return []
+    verb = fact.text[:at]  # "The user prefers ", "El usuario prefiere "
+    out = []
+    for existing in pool:
+        if existing.slot or not existing.content.startswith(verb) or existing.content == fact.text:
+            continue
+        thing = existing.content[len(verb) :].rstrip(".")
+        if names_value(thing, value) or same_kind(thing, value):
+            out.append(existing.id)
+    return out
 
 
 def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:

@@ -43,7 +43,7 @@ from memoryd.writer.grounding.lexicon import (
 )
 from memoryd.writer.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.writer.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
-from memoryd.writer.grounding.stale import THING, names_value, stale_mentions
+from memoryd.writer.grounding.stale import CHANGE_MARKER, TASTE, THING, names_value, stale_mentions
 from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
@@ -790,6 +790,13 @@ def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> l
         if fact.kind in (FactKind.RELATION, FactKind.IDENTITY):
             mentions = [m for m in mentions if not names_value(fact.value, m.value)]
         pairs = tuple(dict.fromkeys((m.scope, m.value) for m in mentions))
+        if (
+            fact.kind is FactKind.PREFERENCE
+            and not fact.slot
+            and fact.value
+            and any(CHANGE_MARKER.search(said) for said in item.evidence)
+        ):
+            pairs = (*pairs, (TASTE, fact.value))  # "I prefer coffee now": an older liking of the kind goes
         out.append(_Found(replace(fact, replaces=pairs), item.evidence) if pairs else item)
     return out
 
@@ -911,9 +918,12 @@ def _pronoun_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
         named = _NEW_ONE_ALONE.search(said)
         if named is not None:
             rels = [m.group("rel") for _, p in _PRONOUN_RELATION for m in [p.search(said)] if m]
+            # The relation is named before "the new one" in this turn or the user's two turns before it ("My vet
+            # is retiring." … "She's leaving in May, the new one is Dr. Park").
+            before = [u.user for u in turns if turn.index - CONTEXT_TURNS <= u.index < turn.index]
             nouns = [
                 w
-                for w in re.findall(r"[\w'-]+", said[: named.start()])
+                for w in re.findall(r"[\w'-]+", " ".join([*before, said[: named.start()]]))
                 if (RELATIONS.get(w.lower()) or ("", False))[1] and RELATIONS[w.lower()][0] not in PETS
             ]
             rel = (rels or nouns or [""])[-1]

@@ -22,6 +22,9 @@ from memoryd.writer.grounding.text import fold, tokens
 
 PERSON = "person"
 THING = "thing"
+#: A taste said as changed ("I prefer coffee now", "ahora prefiero el té"): the value is the new object, and an
+#: older liking said with the same verb about the same kind of thing is retired.
+TASTE = "taste"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
@@ -68,6 +71,36 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 rf"(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de)) {_ART}{_X}"),
     )
 )  # fmt: skip
+
+
+#: A clause saying its taste is new: "now", "these days", "instead", "any more" and their kin in five languages.
+CHANGE_MARKER = re.compile(
+    r"\b(?:now|these days|nowadays|instead|any ?more|no longer|switched|lately|ahora|ya no|en cambio|maintenant|"
+    r"désormais|plutôt|jetzt|inzwischen|mittlerweile|lieber|agora|já não|hoje em dia)\b",
+    _I,
+)
+#: Kinds of thing a taste is about: a new liking replaces an older one of the same kind ("tea" → "coffee").
+_KINDS: tuple[frozenset[str], ...] = tuple(
+    frozenset(fold(w) for w in words.split())
+    for words in (
+        "tea coffee espresso latte cappuccino decaf matcha water juice beer wine soda cola milk chai thé café cafe "
+        "té kaffee tee bier wein cerveza vino cerveja vinho leite leche lait chá",
+        "train car bike bicycle bus plane flight flights metro subway tube taxi uber scooter tren coche avion avión "
+        "vélo voiture zug auto fahrrad flugzeug comboio carro avião bicicleta",
+        "aisle window couloir hublot pasillo ventanilla gang fenster corredor janela",
+        "morning mornings evening evenings night nights afternoon afternoons matin soir mañana mañanas tarde "
+        "noche morgens abends manhã noite",
+        "email emails phone call calls text texts whatsapp sms slack telegram signal courriel correo",
+        "running cycling swimming yoga pilates gym climbing boxing crossfit course natation vélo correr nadar "
+        "laufen schwimmen radfahren corrida natação",
+    )
+)
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Whether two objects of a liking are the same kind of thing ("tea" and "coffee" are drinks)."""
+    left, right = set(tokens(a)), set(tokens(b))
+    return any(left & kind and right & kind for kind in _KINDS)
 
 
 @dataclass(frozen=True)
@@ -191,4 +224,13 @@ def names_value(content: str, value: str) -> bool:
     return bool(wanted) and any(have[i : i + size] == wanted for i in range(len(have) - size + 1))
 
 
-__all__ = ["PERSON", "THING", "StaleMention", "names_value", "stale_mentions"]
+__all__ = [
+    "CHANGE_MARKER",
+    "PERSON",
+    "TASTE",
+    "THING",
+    "StaleMention",
+    "names_value",
+    "same_kind",
+    "stale_mentions",
+]
