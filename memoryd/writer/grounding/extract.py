@@ -935,6 +935,34 @@ def _pronoun_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
 
 
 #: "I adopted a beagle called Biscuit", "we rescued a greyhound named Flash": a pet named after its breed.
+#: Things adopted that are no pets: a plan, a policy — or a person, whose relation the rules read.
+_NOT_PETS = frozenset(
+    [
+        "plan",
+        "policy",
+        "approach",
+        "strategy",
+        "framework",
+        "method",
+        "process",
+        "idea",
+        "rule",
+        "standard",
+        "practice",
+        "system",
+        "model",
+        "name",
+        "style",
+        "tool",
+        "child",
+        "baby",
+        "boy",
+        "girl",
+        "son",
+        "daughter",
+        "kid",
+    ]
+)
 _ADOPTED = re.compile(
     rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|rescued|got) an? (?:[\w-]+ )?(?P<rel>[\w-]+),? "
     rf"(?:called|named) {NAME}",
@@ -948,7 +976,7 @@ def _adopted_pets(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found
         said = turn.user.replace("’", "'")
         for match in _ADOPTED.finditer(said):
             name, rel = match.group("v"), match.group("rel").lower()
-            if not is_name(name) or fold(rel) in STOP_WORDS:
+            if not is_name(name) or fold(rel) in STOP_WORDS or fold(rel) in _NOT_PETS:
                 continue
             lang = detect_language(said, default="") or session_lang
             if lang != "en":

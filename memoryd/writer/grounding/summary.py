@@ -198,6 +198,8 @@ def _clip(text: str, max_chars: int) -> str:
     return cut.rstrip(",;: ") + "…"
 
 
+#: A name called out at the end of a sentence ("Way to go, Ines!"), left out of what the sentence is about.
+_VOCATIVE = re.compile(r",\s*(?-i:[A-ZÀ-ÖØ-Þ][\w'’-]+)\s*[!.?…]*\s*$")
 #: A summary holds no run of this many words twice (the bench's and the verifier's loop check).
 REPEAT_RUN_WORDS = 4
 
@@ -239,7 +241,8 @@ def extractive_summary(
                 ABOUT_ASSISTANT.search(cleaned) and not FIRST_PERSON.search(cleaned)
             ):
                 continue  # leaving for lunch, the weather, "you're probably a cat person": not what happened
-            stems = frozenset(light_stem(t) for t in content_tokens(cleaned))
+            # "No worries, Ines!": the name called out is not what the sentence says.
+            stems = frozenset(light_stem(t) for t in content_tokens(_VOCATIVE.sub("", cleaned)))
             if len(stems) < _MIN_CONTENT_WORDS:
                 continue
             if contains_secret(cleaned):
