@@ -247,3 +247,17 @@ def test_me_after_a_verb_is_no_subject() -> None:
     assert third_person("She wants a plan from me by Friday.") == "She wants a plan from the user by Friday."
     assert "whies" not in third_person("It reminds me why I started.")
     assert third_person("I live in Cork.") == "The user lives in Cork."
+
+
+def test_a_value_goes_on_past_a_title_dot() -> None:
+    e = _run("Remind me to call Dr. Feld about the results.")
+    assert [f.value for f in e.facts if f.kind.value == "action_item"] == ["call Dr. Feld about the results"]
+    assert [f.value for f in _run("Remind me to call Dr. Feld.").facts if f.kind.value == "action_item"] == [
+        "call Dr. Feld"
+    ]
+
+
+def test_a_name_only_in_the_assistants_reported_words_is_no_entity() -> None:
+    e = _run("You suggested Kotlin last time, but no, I'm staying with Swift.", "Both Kira and I write Swift.")
+    names = {entity.name for entity in e.entities}
+    assert "Kotlin" not in names and {"Swift", "Kira"} <= names

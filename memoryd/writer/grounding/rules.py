@@ -475,8 +475,18 @@ _PLACE_TEXTS = {
 }  # fmt: skip
 
 
+#: A value cut at a title's dot ("book the check-up with Dr" of "… with Dr. Evans in May"): it goes on.
+_TITLE_END = re.compile(r"\b(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Sr|Sra|St)$")
+_AFTER_TITLE = re.compile(r"\.(\s*[^.;!?]+)")
+
+
 def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
-    groups = match.groupdict()
+    groups = dict(match.groupdict())
+    raw = groups.get("v") or ""
+    if raw and _TITLE_END.search(raw.rstrip()) and match.end("v") == match.end():
+        more = _AFTER_TITLE.match(sentence, match.end())
+        if more:
+            groups["v"] = raw.rstrip() + "." + more.group(1)
     value = _clean(groups.get("v") or "")
     if not value:
         return None
