@@ -258,6 +258,8 @@ def test_a_value_goes_on_past_a_title_dot() -> None:
 
 
 def test_a_name_only_in_the_assistants_reported_words_is_no_entity() -> None:
-    e = _run("You suggested Kotlin last time, but no, I'm staying with Swift.", "Both Kira and I write Swift.")
+    e = _run(
+        "You suggested Kotlin last time, but no, I'm staying with Swift.", "Both Kira and I write Swift."
+    )
     names = {entity.name for entity in e.entities}
     assert "Kotlin" not in names and {"Swift", "Kira"} <= names
