@@ -175,9 +175,11 @@ def test_an_adopted_pet_is_named_after_its_breed() -> None:
 def test_moves_targets_and_tasks_in_other_languages() -> None:
     assert _slotted(_run("On a déménagé à Nantes en janvier."), "identity.home").value == "Nantes"
     assert _slotted(_run("Mudámo-nos para Faro no verão."), "identity.home").value == "Faro"
-    assert _slotted(_run("Ahora el objetivo es bajar de 50 minutos."), "target.bajar").value.startswith(
+    # A target said as a time is the user's target time, whatever verb says it ("bajar de", "correr en").
+    assert _slotted(_run("Ahora el objetivo es bajar de 50 minutos."), "target.time").value.startswith(
         "bajar"
     )
+    assert _slotted(_run("Mi objetivo es correr en 55 minutos."), "target.time").value.startswith("correr")
     german = _run("Erinnere mich, den Vertrag bis Freitag zu kündigen.")
     assert [f.kind.value for f in german.facts] == ["action_item"]
     french = _run("Il faut que je renouvelle mon passeport avant juin.")
@@ -263,3 +265,24 @@ def test_a_name_only_in_the_assistants_reported_words_is_no_entity() -> None:
     )
     names = {entity.name for entity in e.entities}
     assert "Kotlin" not in names and {"Swift", "Kira"} <= names
+
+
+def test_contractor_shift_and_purpose_slots() -> None:
+    first = _run("Our plumber is Sean Kelly.")
+    later = _run("We let Sean go, the new plumber is Aoife Byrne.")
+    assert _slotted(first, "relation.contractor").value == "Sean Kelly"
+    assert _slotted(later, "relation.contractor").value == "Aoife Byrne"
+    assert _slotted(_run("I'm on late shifts this month."), "identity.shift").value == "late shifts"
+    assert not [f for f in _run("I shift my weight a lot when I run.").facts if f.slot == "identity.shift"]
+    tool = _run("We're using Basecamp for client work.")
+    moved = _run("We moved client work to Notion.")
+    assert slot_key(_slotted(tool, "tool.client_work").slot) == _slotted(moved, "choice.client_work").slot
+    # A date is not a tool: moving a meeting to Friday chooses nothing.
+    assert not [f for f in _run("We moved the standup to Friday.").facts if f.kind.value == "decision"]
+
+
+def test_a_target_is_named_by_its_event_or_its_measure() -> None:
+    assert _slotted(_run("New target for the 5k: 24 minutes."), "target.5k").value == "24 minutes"
+    assert _slotted(_run("My goal is to save £8,000."), "target.amount").value.startswith("save")
+    assert _slotted(_run("My goal is to get to 70 kg."), "target.weight").value.startswith("get")
+    assert _slotted(_run("My goal is to learn Italian."), "target.learn").value == "learn Italian"

@@ -57,6 +57,8 @@ for _key, _single, _words in (
     ("lawyer", True, "lawyer solicitor attorney avocat avocate abogado abogada anwalt anwältin advogado advogada"),
     ("adviser", True, "adviser advisor orientador orientadora betreuer betreuerin"),
     ("coach", True, "coach entraîneur entraineur entrenador entrenadora treinador treinadora"),
+    ("contractor", True, "contractor builder plumber electrician entrepreneur artisan contratista fontanero "
+     "electricista handwerker bauunternehmer klempner elektriker empreiteiro canalizador eletricista"),
 ):  # fmt: skip
     for _word in _words.split():
         RELATIONS.setdefault(_word, (_key, _single))
@@ -127,6 +129,10 @@ EN_RELATION_WORDS = frozenset(
         "adviser",
         "advisor",
         "coach",
+        "contractor",
+        "builder",
+        "plumber",
+        "electrician",
     ]
 )
 EN_REL_RE = "|".join(sorted((re.escape(w) for w in EN_RELATION_WORDS), key=len, reverse=True))

@@ -86,7 +86,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'ve| have)? (?:just |recently )?(?:started|got|accepted|taken|took|landed) an? (?:new )?(?:job|position|role) (?:at|with) {NAME}", ""),
     # "…, I joined Stripe in October": a company joined, read as the employer only when the sentence is about work.
-    ("en", "joined", _K.IDENTITY, "identity.employer", rf"\bI(?:'ve| have)? (?:just |recently |now )?joined {NAME}", ""),
+    ("en", "joined", _K.IDENTITY, "identity.employer", rf"\b(?:I|and)(?:'ve| have)? (?:just |recently |now )?joined {NAME}", ""),
     ("fr", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )(?:je suis|maintenant je suis|je suis maintenant) chez {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI do (?:[\w-]+ ){{1,3}}work (?:at|for) {NAME}", ""),
     ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI work as an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
@@ -103,7 +103,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "eats", _K.PREFERENCE, "diet.{v}",
      r"\b(?:we|I) (?:only |always |strictly |mostly )?(?:eat|cook|keep) (?P<v>halal|kosher|vegetarian|vegan|plant-based|gluten-free|dairy-free)\b", ""),
     ("en", "tool", _K.PREFERENCE, "tool.{v}",
-     rf"\bI (?:mainly |mostly |usually |always |now |currently |still |only )?use {NAME}(?P<what> (?:for|as) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+     rf"\b(?:I|we|(?:I'm|I am|we're|we are) (?:now |currently |still )?using(?= )) ?(?:mainly |mostly |usually |always |now |currently |still |only )?(?:use )?{NAME}(?P<what> (?:for|as) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
     ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
      rf"\bI(?:'m| am) (?:[\w-]+(?: [\w-]+)? and )?(?:severely |very |really |mildly |also )?allergic to {OBJ}", ""),
     ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
@@ -148,7 +148,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:substituímos|substituimos|substituí|trocámos|trocamos|troquei) [^.;!?]+? por [^.;!?]+)", ""),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have|'re| are|'m| am)? (?:now |just |finally )?(?P<v>(?:moved|moving|switched|switching|migrated|migrating) "
-     r"(?:the|our|my) [\w -]{2,30}? (?:over )?to (?-i:[A-ZÀ-ÖØ-Þ])[^.;!?,]*)", "to "),
+     r"(?:(?:the|our|my) )?[\w -]{2,30}? (?:over )?to (?-i:[A-ZÀ-ÖØ-Þ])[^.;!?,]*)", "to "),
     ("pt", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de) [^.;!?]+? (?:para|pra) [^.;!?]+)", ""),
     ("es", "decision", _K.DECISION, "choice",
@@ -169,6 +169,16 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),
+    # Work shifts: "I'm on night shifts now", "I work the early shift", "my shift is now 7 to 3".
+    ("en", "shift", _K.IDENTITY, "identity.shift",
+     r"\bI(?:'m| am)? (?:now |currently |still )?(?:on|working|work|do|doing) (?:the )?(?P<v>(?:early|late|night|day|morning|evening|afternoon|weekend|graveyard|double|split) shifts?)\b", ""),
+    ("en", "shift", _K.IDENTITY, "identity.shift", r"\bmy shifts? (?:is|are) now (?P<v>[^.;!?,]{2,40})", ""),
+    ("fr", "shift", _K.IDENTITY, "identity.shift", r"\bje (?:suis|travaille) (?:maintenant |désormais )?(?P<v>de (?:nuit|jour|matin|soir|week-end))\b", ""),
+    ("es", "shift", _K.IDENTITY, "identity.shift", r"\b(?:trabajo|estoy) (?:ahora )?(?:en el )?(?P<v>(?:turno de |de )(?:noche|mañana|tarde|día))\b", ""),
+    ("de", "shift", _K.IDENTITY, "identity.shift", r"\bich (?:habe|arbeite|mache) (?:jetzt |nun |gerade )?(?:in der )?(?P<v>(?:Früh|Spät|Nacht|Tag|Wechsel)schicht)\b", ""),
+    ("pt", "shift", _K.IDENTITY, "identity.shift", r"\b(?:trabalho|estou) (?:agora )?(?:no )?(?P<v>turno da (?:noite|manhã|tarde)|de noite)\b", ""),
     # "the deposit goal is now £20,000", "our target is now 1:50": a target restated, with or without "my".
     ("en", "target", _K.PLAN, "target.{what}",
      r"\b(?:the|our) (?:new )?(?P<what>[\w-]+) (?P<noun>goal|target) is now (?:to )?(?P<v>[^.;!?]+)", ""),

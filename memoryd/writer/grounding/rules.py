@@ -415,6 +415,9 @@ def _purpose_slot(what: str) -> str:
     return canonical_purpose(target) if target else ""
 
 
+_BARE_FOR = re.compile(r"\b(?:for|pour|para|für) ([\w-]+(?: [\w-]+){0,2})\s*$", re.IGNORECASE)
+
+
 def _choice_slot(value: str, sentence: str = "") -> str:
     switched = _SWITCHED_THING.match(value)
     if switched:
@@ -425,12 +428,37 @@ def _choice_slot(value: str, sentence: str = "") -> str:
     category = CHOICE_CATEGORIES.search(value)
     if category:
         return f"choice.{canonical_purpose(_slug(category.group(0), 2))}"
+    bare = _BARE_FOR.search(value)  # "switch to Linear for project management"
+    if bare and not set(tokens(bare.group(1))) & _CALENDAR_WORDS:
+        return f"choice.{canonical_purpose(_slug(bare.group(1), 2))}"
     target = _for_target(sentence)  # "For the billing service we'll go with …"
     if target:
         return f"choice.{canonical_purpose(target)}"
     category = CHOICE_CATEGORIES.search(sentence)
     if category:
         return f"choice.{canonical_purpose(_slug(category.group(0), 2))}"
+    return ""
+
+
+_TIME_TARGET = re.compile(
+    r"\b\d{1,2}:\d{2}\b|\b\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?|horas?|heures?|stunden?|min|mins|minutes?|minutos?|"
+    r"minuten|secs?|seconds?|segundos?)\b|\b\d+h\d{2}\b",
+    re.IGNORECASE,
+)
+_AMOUNT_TARGET = re.compile(
+    r"[£$€]\s?\d|\b\d[\d,. ]*\s?(?:k|euros?|pounds?|dollars?|reais|francs?)\b", re.IGNORECASE
+)
+_WEIGHT_TARGET = re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:kg|kgs|kilos?|lbs?|stone)\b", re.IGNORECASE)
+
+
+def _target_measure(value: str) -> str:
+    """What a target measures, when it says ("under 3:30" a time, "£20,000" an amount, "70 kg" a weight), or ""."""
+    if _WEIGHT_TARGET.search(value):
+        return "weight"
+    if _TIME_TARGET.search(value):
+        return "time"
+    if _AMOUNT_TARGET.search(value):
+        return "amount"
     return ""
 
 
@@ -516,6 +544,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         ):
             return None  # "I'm a regular at Joe's": a customer of the place, not its employee
         text = render(key, lang, value)
+    elif key == "shift":
+        text = render("shift", lang, value)
     elif key == "age":
         if not 1 <= int(value) <= 120:
             return None
@@ -605,14 +635,22 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown)
     elif key == "target":
-        if ":" in value and not groups.get("what"):
-            value = value.split(":", 1)[
+        if re.search(r":\s", value) and not groups.get("what"):
+            value = re.split(r":\s", value, maxsplit=1)[
                 1
-            ].strip()  # "más modesto: bajar de 3h45": the target is after the colon
+            ].strip()  # "más modesto: bajar de 3h45": after the colon
         what = groups.get("what") or value
         head = _slug(what, 2 if groups.get("what") else 1)
-        # A target said as a number ("1:50", "£20,000") has one slot: the user's target is a time or an amount.
-        slot = "target" if head.replace("_", "").isdigit() else f"target.{head}" if head else ""
+        head = head[5:] if head.startswith("time_") else head  # "target time for the 10k" is the 10k's
+        measure = _target_measure(value)
+        if groups.get("what") and head:
+            slot = f"target.{head}"  # "my goal for the 10k is …": the event names it
+        elif measure:
+            slot = (
+                f"target.{measure}"  # "bajar de 42 minutos", "sub-3:30", "£20,000": what is measured names it
+            )
+        else:
+            slot = f"target.{head}" if head and not head.isdigit() else "target"
         shown = to_third_person_en(value) if lang == "en" else value
         if lang == "en" and groups.get("what"):
             text = f"The user's {groups['noun'].lower()} {_clean(groups['what'])} is {shown}."
