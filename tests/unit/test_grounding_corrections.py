@@ -286,3 +286,11 @@ def test_a_target_is_named_by_its_event_or_its_measure() -> None:
     assert _slotted(_run("My goal is to save £8,000."), "target.amount").value.startswith("save")
     assert _slotted(_run("My goal is to get to 70 kg."), "target.weight").value.startswith("get")
     assert _slotted(_run("My goal is to learn Italian."), "target.learn").value == "learn Italian"
+
+
+def test_no_stale_mention_from_a_hypothetical_a_question_or_someone_else() -> None:
+    assert stale_mentions("If we ever moved off Postgres I'd be sad.") == ()
+    assert stale_mentions("Should I drop Jira?") == ()
+    assert stale_mentions("My sister ditched Netflix last year.") == ()
+    assert stale_mentions("Anna dropped Netflix in May.") == ()
+    assert [m.value for m in stale_mentions("Honestly, we ditched Netflix in May.")] == ["Netflix"]

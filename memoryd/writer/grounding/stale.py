@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryd.writer.grounding.text import fold, tokens
+from memoryd.writer.grounding.lexicon import HYPOTHETICAL
+from memoryd.writer.grounding.text import fold, sentences, tokens
 
 PERSON = "person"
 THING = "thing"
@@ -197,19 +198,80 @@ def _trimmed(value: str) -> str:
     return " ".join(words)
 
 
+#: Where a clause starts: what comes before a marker in its clause is its subject.
+_CLAUSE_START = re.compile(r"[,.;:!?—]|\b(?:and|but|so|because|et|mais|donc|y|pero|und|aber|e|mas)\b", _I)
+#: Someone else as the subject: "my sister ditched Netflix" says nothing about the user's tools.
+_OTHER_SUBJECT = re.compile(
+    r"\b(?:my|our|his|her|their|he|she|they|mon|ma|mes|son|sa|mi|mis|su|sus|mein|meine|sein|seine|ihr|ihre|er|sie|"
+    r"meu|minha|seu|sua|ele|ela)\b",
+    _I,
+)
+#: A capitalised word before the marker may be a name as subject ("Anna dropped Netflix"), unless it is the user
+#: ("We", "Wir", "Nous") or a sentence opener ("Also", "Honestly").
+_CAPITALISED = re.compile(r"(?-i:\b[A-ZÀ-ÖØ-Þ][\w'-]*)")
+_FIRST_PERSON = frozenset(
+    fold(w)
+    for w in [
+        "i",
+        "i've",
+        "i'm",
+        "we",
+        "we've",
+        "we're",
+        "wir",
+        "ich",
+        "je",
+        "j'ai",
+        "on",
+        "nous",
+        "yo",
+        "nosotros",
+        "eu",
+        "nós",
+    ]
+)
+
+
+def _someone_else(said: str, start: int) -> bool:
+    """Whether the clause before a thing-marker has another subject than the user."""
+    starts = list(_CLAUSE_START.finditer(said, 0, start))
+    before = said[starts[-1].end() if starts else 0 : start]
+    if _OTHER_SUBJECT.search(before):
+        return True
+    return any(
+        fold(word) not in _FIRST_PERSON and fold(word) not in _OPENERS and not fold(word).endswith("ly")
+        for word in _CAPITALISED.findall(before)
+    )
+
+
 def stale_mentions(text: str) -> tuple[StaleMention, ...]:
-    """Old values a user turn says are no longer current, in order, each once."""
-    said = text.replace("’", "'")
+    """Old values a user turn says are no longer current, in order, each once.
+
+    A hypothetical or a question says nothing is over ("if we ever moved off Postgres", "should I drop Jira?"),
+    and a tool someone else dropped is theirs ("my sister ditched Netflix")."""
+    found: list[StaleMention] = []
+    for sentence in sentences(text.replace("’", "'")):
+        if HYPOTHETICAL.search(sentence) or sentence.rstrip().endswith("?"):
+            continue
+        for mention in _sentence_mentions(sentence):
+            if mention not in found:
+                found.append(mention)
+    return tuple(found)
+
+
+def _sentence_mentions(said: str) -> list[StaleMention]:
     found: list[StaleMention] = []
     for scope, pattern in _MARKERS:
         for match in pattern.finditer(said):
+            if scope == THING and _someone_else(said, match.start()):
+                continue
             value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
             if not value or fold(value.split()[0]) in _EMPTY:
                 continue
             mention = StaleMention(scope, value)
             if mention not in found:
                 found.append(mention)
-    return tuple(found)
+    return found
 
 
 _TITLES = frozenset("dr dra mr mrs ms mx prof herr frau sr sra me".split())  # noqa: SIM905
