@@ -294,3 +294,43 @@ def test_no_stale_mention_from_a_hypothetical_a_question_or_someone_else() -> No
     assert stale_mentions("My sister ditched Netflix last year.") == ()
     assert stale_mentions("Anna dropped Netflix in May.") == ()
     assert [m.value for m in stale_mentions("Honestly, we ditched Netflix in May.")] == ["Netflix"]
+
+
+def test_statements_kept_in_the_users_words() -> None:
+    cases = {
+        "I have type 1 diabetes.": ("health.type_1", "The user has type 1 diabetes."),
+        "I teach chemistry at a school in Derby.": ("identity.role", "The user teaches chemistry."),
+        "I run a small pottery studio in Bath.": (
+            "identity.business",
+            "The user runs a small pottery studio in Bath.",
+        ),
+        "Our bakery is called Crumb.": ("named.bakery", "The user's bakery is called Crumb."),
+        "I'm saving for a used van.": ("target.saving", "The user is saving for a used van."),
+        "I'm learning Greek on Babbel.": ("learning.greek", "The user is learning Greek on Babbel."),
+        "We're repainting the hallway this month.": (
+            "project.hallway",
+            "The user is repainting the hallway.",
+        ),
+        "My rent is £1,100 a month.": ("finance.rent", "The user's rent is £1,100 a month."),
+        "Wir streichen gerade das Wohnzimmer.": (
+            "project.wohnzimmer",
+            "Projekt des Nutzers: Wir streichen gerade das Wohnzimmer.",
+        ),
+    }
+    for said, (slot, text) in cases.items():
+        assert _slotted(_run(said), slot).text == text, said
+    # The same verbs saying something else state nothing of the kind.
+    for said in (
+        "I have a dog and two cats.",
+        "I run every morning before work.",
+        "I'm learning a lot here.",
+        "My budget is tight this month.",
+        "I'm saving time with the new script.",
+    ):
+        slots = [f.slot for f in _run(said).facts]
+        assert not [
+            s
+            for s in slots
+            if s.split(".")[0] in {"health", "identity", "learning", "finance", "target"}
+            and s != "identity.role"
+        ], (said, slots)

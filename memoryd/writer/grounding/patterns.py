@@ -171,6 +171,58 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
      r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),
+    # --- Statements of a kind the user says once and keeps: a rule's verb is its template ("{v}" the value).
+    ("en", "stated", _K.PREFERENCE, "health.{v}",
+     r"\bI (?:have|'ve got|have got|was diagnosed with|live with|suffer from) (?P<v>(?:type [12] )?diabetes|asthma|"
+     r"(?:celiac|coeliac|crohn's) disease|high blood pressure|hypertension|arthritis|epilepsy|migraines|ibs|adhd|"
+     r"a heart condition|sleep apnea|sleep apnoea|tinnitus|osteoporosis|psoriasis|eczema)\b", "The user has {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.business",
+     r"\bI (?:run|own|manage|have) (?P<v>(?:a|an|my own|our own) (?:[\w-]+ ){0,3}(?:shop|store|business|company|startup|"
+     r"restaurant|café|cafe|bakery|studio|agency|practice|blog|podcast|channel|farm|clinic|salon|bar|firm|bookshop)"
+     r"(?: (?:selling|for|in|on) [^.,;!?]{2,40})?)", "The user runs {v}."),
+    ("en", "stated", _K.RELATION, "named.{what}",
+     r"\b(?:my|our) (?P<what>shop|store|business|company|startup|blog|podcast|channel|band|boat|car|house|project|"
+     r"app|newsletter|bakery|restaurant|studio) is (?:called|named) (?P<v>(?-i:[A-ZÀ-ÖØ-Þ0-9][\w'’&+-]*(?: (?:&|and|of|the|[A-ZÀ-ÖØ-Þ][\w'’-]*))*))",
+     "The user's {what} is called {v}."),
+    ("en", "stated", _K.PLAN, "target.saving",
+     r"\bI(?:'m| am) (?:currently |still )?saving (?:up )?(?:for|to buy) (?P<v>[^.;!?]{3,60})", "The user is saving for {v}."),
+    ("en", "stated", _K.PLAN, "learning.{v}",
+     r"\bI(?:'m| am) (?:currently |now )?learning (?P<v>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+|to [\w -]{2,30}?|the [\w-]+)(?P<rest> (?:on|with|at|in) [^.,;!?]{2,30})?(?=\s*[.,;!]|$)",
+     "The user is learning {v}."),
+    ("en", "stated", _K.PLAN, "project.{what}",
+     r"\b(?:I|we)(?:'m| am|'re| are) (?:currently |now |finally )?(?P<v>(?:renovating|redoing|remodell?ing|refurbishing|"
+     r"converting|rebuilding|repainting|extending|landscaping) (?:the|our|my) (?P<what>[\w-]+"
+     r"(?: (?!(?:into|to|this|next|last|in|on|at|for|with|before|after|by)\b)[\w-]+)?)(?: (?:into|to) an? [\w-]+)?)",
+     "The user is {v}."),
+    ("en", "stated", _K.PREFERENCE, "finance.{what}",
+     r"\bmy (?P<what>rent|salary|mortgage|budget|income|pension|monthly budget)(?: payment)? is (?:now )?(?P<v>[^.;!?]*\d[^.;!?]*)",
+     "The user's {what} is {v}."),
+    ("en", "stated", _K.PLAN, "budget.{what}",
+     r"\b(?:my|our|the) budget for (?:the |our |my )?(?P<what>[\w -]{2,30}?) is (?:now )?(?P<v>[^.;!?]*\d[^.;!?]*)",
+     "The user's budget for the {what} is {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role",
+     r"\bje suis (?:maintenant |désormais )?(?P<v>(?:prof|professeure?|médecin|ingénieure?|avocate?|comptable|journaliste|"
+     r"architecte|dentiste|pharmacienne?|infirmière?|instit|institutrice|vendeuse|vendeur|boulangère?)(?: (?:de|d'|en) [\w-]+)?)\b",
+     "L'utilisateur est {v}."),
+    ("fr", "stated", _K.PLAN, "project.{what}",
+     r"\b(?P<v>(?:on|nous|je) (?:rénove|rénovons|refais|refait|refaisons|repeins|repeint) (?:le|la|les|l'|notre|ma|mon) ?(?P<what>[\w-]+)(?: [\w-]+)?)",
+     "Projet de l'utilisateur : {v}."),
+    ("es", "stated", _K.PLAN, "project.{what}",
+     r"\b(?:estamos|estoy) (?P<v>(?:reformando|renovando|pintando) (?:el|la|los|las|nuestro|nuestra|mi) (?P<what>[\w-]+)(?: [\w-]+)?)",
+     "El usuario está {v}."),
+    ("de", "stated", _K.PLAN, "project.{what}",
+     r"\b(?P<v>(?:wir|ich) (?:renovieren|renoviere|sanieren|saniere|streichen|streiche|bauen|baue) (?:gerade |jetzt )?(?:das|die|den|unser|unsere|unseren|mein|meine) (?P<what>(?-i:[A-ZÄÖÜ])[\wäöüß-]+))",
+     "Projekt des Nutzers: {v}."),
+    ("pt", "stated", _K.PLAN, "project.{what}",
+     r"\b(?:estamos|estou) (?P<v>(?:a renovar|a remodelar|a pintar|renovando|remodelando) (?:a|o|as|os|a nossa|o nosso) (?P<what>[\w-]+)(?: [\w-]+)?)",
+     "O usuário está {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.workplace",
+     r"\btrabalho (?:agora )?(?P<v>(?:numa|num|na|no) (?-i:[a-zà-ÿ])[\w-]+ (?:de|do|da) [\w-]+)", "O usuário trabalha {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.workplace",
+     r"\btrabajo (?:ahora )?(?P<v>en (?:una|un) (?-i:[a-zà-ÿ])[\w-]+ de [\w-]+)", "El usuario trabaja {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.workplace",
+     r"\bje travaille (?:maintenant )?(?P<v>dans (?:une|un) (?-i:[a-zà-ÿ])[\w-]+ de [\w-]+)", "L'utilisateur travaille {v}."),
     # Work shifts: "I'm on night shifts now", "I work the early shift", "my shift is now 7 to 3".
     ("en", "shift", _K.IDENTITY, "identity.shift",
      r"\bI(?:'m| am)? (?:now |currently |still )?(?:on|working|work|do|doing) (?:the )?(?P<v>(?:early|late|night|day|morning|evening|afternoon|weekend|graveyard|double|split) shifts?)\b", ""),

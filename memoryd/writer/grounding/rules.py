@@ -544,6 +544,16 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         ):
             return None  # "I'm a regular at Joe's": a customer of the place, not its employee
         text = render(key, lang, value)
+    elif key == "stated":
+        # A statement whose template is the rule's verb; the slot names the value (or the thing it is about).
+        what = _clean(groups.get("what") or "")
+        shown = to_third_person_en(value) if lang == "en" else value
+        if groups.get("rest"):
+            shown = f"{shown}{to_third_person_en(groups['rest']) if lang == 'en' else groups['rest']}"
+        slot = slot.format(v=_slug(value, 2), what=_slug(what, 2))
+        if slot.endswith(".") or ".." in slot:
+            return None
+        text = rule.verb.format(v=shown, what=what.lower() if lang == "en" else what)
     elif key == "shift":
         text = render("shift", lang, value)
     elif key == "age":
