@@ -43,7 +43,7 @@ def _slot_decision(
     """(the existing fact this one repeats, or None; ids of the slot's facts it supersedes)."""
     if not fact.slot:
         return None, ()
-    same_slot = [e for e in pool if slot_key(e.slot) == slot_key(fact.slot)]
+    same_slot = [e for e in pool if competes(e.slot, fact.slot)]
     for existing in same_slot:
         if same_value(existing.content, fact.value or fact.text):
             return existing, ()
@@ -167,6 +167,22 @@ def slot_key(slot: str) -> str:
     return "choice." + slot[5:] if slot.startswith("tool.") else slot
 
 
+#: What a target measures, the last part of its slot ("target.time", "target.york.time").
+_MEASURES = frozenset({"time", "amount", "weight"})
+
+
+def competes(old_slot: str, new_slot: str) -> bool:
+    """Whether a new fact's slot replaces an old one's: the same slot (tool.X = choice.X), or targets of one
+    measure where one of them names no event ("finish under 2 hours" then "my target for York is now 1:50")."""
+    old, new = slot_key(old_slot), slot_key(new_slot)
+    if old == new:
+        return True
+    old_parts, new_parts = old.split("."), new.split(".")
+    if old_parts[0] != "target" or new_parts[0] != "target" or old_parts[-1] != new_parts[-1]:
+        return False
+    return old_parts[-1] in _MEASURES and (len(old_parts) == 2 or len(new_parts) == 2)
+
+
 def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
     """One fact per slot within a session: the one said last ("I live in Paris… actually, we moved to Lyon")."""
     last: dict[str, GroundedFact] = {}
@@ -261,4 +277,12 @@ def plan_grounded(
     return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded)
 
 
-__all__ = ["GroundedPlan", "TurnIds", "latest_per_slot", "plan_grounded", "same_value", "slot_key"]
+__all__ = [
+    "GroundedPlan",
+    "TurnIds",
+    "competes",
+    "latest_per_slot",
+    "plan_grounded",
+    "same_value",
+    "slot_key",
+]

@@ -9,7 +9,7 @@ from memoryd.writer.grounding.stale import PERSON, THING, names_value, same_kind
 from memoryd.writer.grounding.summary import repeats_run, third_person
 from memoryd.writer.grounding.text import without_speaker_labels
 from memoryd.writer.store import ExistingFact
-from memoryd.writer.supersede import plan_grounded, slot_key
+from memoryd.writer.supersede import competes, plan_grounded, slot_key
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000
@@ -282,7 +282,11 @@ def test_contractor_shift_and_purpose_slots() -> None:
 
 
 def test_a_target_is_named_by_its_event_or_its_measure() -> None:
-    assert _slotted(_run("New target for the 5k: 24 minutes."), "target.5k").value == "24 minutes"
+    assert _slotted(_run("New target for the 5k: 24 minutes."), "target.5k.time").value == "24 minutes"
+    # A target said without its event is replaced by a later one of the same measure, and only by that.
+    assert competes("target.time", "target.york.time") and competes("target.york.time", "target.time")
+    assert not competes("target.10k.time", "target.marathon.time")
+    assert not competes("target.time", "target.amount")
     assert _slotted(_run("My goal is to save £8,000."), "target.amount").value.startswith("save")
     assert _slotted(_run("My goal is to get to 70 kg."), "target.weight").value.startswith("get")
     assert _slotted(_run("My goal is to learn Italian."), "target.learn").value == "learn Italian"

@@ -223,6 +223,21 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\btrabajo (?:ahora )?(?P<v>en (?:una|un) (?-i:[a-zà-ÿ])[\w-]+ de [\w-]+)", "El usuario trabaja {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.workplace",
      r"\bje travaille (?:maintenant )?(?P<v>dans (?:une|un) (?-i:[a-zà-ÿ])[\w-]+ de [\w-]+)", "L'utilisateur travaille {v}."),
+    ("es", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )ahora (?:estoy|trabajo) (?:en|para) {NAME}", ""),
+    ("pt", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )agora (?:estou|trabalho) (?:na|no|em|para a|para o) {NAME}", ""),
+    ("de", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )(?:jetzt|nun) bin ich (?:bei|für) (?:der |dem )?{NAME}", ""),
+    # A target said as a want with a bound ("I want to finish under 2 hours", "quiero correr en menos de 1:45").
+    ("en", "target", _K.PLAN, "target",
+     r"\bI(?:'d like| want| would like|'m hoping| hope|'m trying|'m aiming) to (?P<v>(?:run|finish|do|complete|break|get|go|beat|"
+     r"hit|reach|swim|ride|cycle)\b[^.;!?]*?\b(?:under|below|sub-?|in less than|faster than)\s*[^.;!?]+)", ""),
+    ("es", "target", _K.PLAN, "target",
+     r"\b(?:quiero|me gustaría|intento|espero) (?P<v>(?:correr|terminar|hacer|bajar|acabar|nadar)\b[^.;!?]*?\b(?:en menos de|por debajo de|bajo|de)\s*\d[^.;!?]*)", ""),
+    ("fr", "target", _K.PLAN, "target",
+     r"\b(?:je veux|j'aimerais|je voudrais|j'espère) (?P<v>(?:courir|finir|terminer|faire|passer|boucler)\b[^.;!?]*?\b(?:en moins de|sous|sous les)\s*[^.;!?]+)", ""),
+    ("de", "target", _K.PLAN, "target",
+     r"\bich (?:will|möchte|würde gern) (?P<v>[^.;!?]*?\bunter \d[^.;!?]*?(?:laufen|schaffen|bleiben|finishen|kommen|fahren))\b", ""),
+    ("pt", "target", _K.PLAN, "target",
+     r"\b(?:quero|gostava de|gostaria de) (?P<v>(?:correr|terminar|fazer|baixar|acabar)\b[^.;!?]*?\b(?:em menos de|abaixo de|de)\s*\d[^.;!?]*)", ""),
     # Work shifts: "I'm on night shifts now", "I work the early shift", "my shift is now 7 to 3".
     ("en", "shift", _K.IDENTITY, "identity.shift",
      r"\bI(?:'m| am)? (?:now |currently |still )?(?:on|working|work|do|doing) (?:the )?(?P<v>(?:early|late|night|day|morning|evening|afternoon|weekend|graveyard|double|split) shifts?)\b", ""),
@@ -310,7 +325,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\bmi (?P<what>[\w-]+) (?:favorit[oa]|preferid[oa]) es {OBJ}", ""),
     ("es", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:vamos con|vamos a (?:usar|utilizar|ir con|elegir)|usaremos|utilizaremos|nos quedamos con|"
-     r"(?:he|hemos) decidido|decidí|decidimos|elegí|elegimos|optamos por|opté por|me quedo con|voy a usar|"
+     r"(?:he|hemos) decidido|decidí|decidimos|elegí|elegimos|(?:he|hemos) elegido|(?:he|hemos) optado por|"
+     r"nos hemos decidido por|optamos por|opté por|me quedo con|voy a usar|"
      r"iremos con)\s[^.;!?]+)", ""),
     ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí |solo |primero )?(?P<v>[^.;!?]+)", ""),
     ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
@@ -332,8 +348,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite als [\w -]{{2,40}}? (?:bei|für) {NAME}", ""),
     ("de", "employer", _K.IDENTITY, "identity.employer",
      rf"\bich bin (?:jetzt |nun )?(?-i:[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|ekt|ektin|loge|login|arzt|ärztin)) (?:bei|für) {NAME}", ""),
-    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\barbeite ich (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) {NAME}", ""),
-    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) {NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\barbeite ich (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) (?:der |dem |den )?{NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) (?:der |dem |den )?{NAME}", ""),
     ("de", "diet", _K.PREFERENCE, "preference.diet",
      r"\bich bin (?:jetzt |seit [\w ]+? )?(?P<v>Vegetarier(?:in)?|Veganer(?:in)?|vegan|vegetarisch|Pescetarier(?:in)?)\b", ""),
     ("de", "diet", _K.PREFERENCE, "diet.{v}", r"\bich bin (?P<v>laktoseintolerant|Diabetiker(?:in)?|Zöliakiker(?:in)?)\b", ""),
@@ -401,10 +417,10 @@ RULES: tuple[Rule, ...] = tuple(
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
 _REL_SPEC = (
     ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
-    ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)? {NAME}"),
-    ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se llama|es)(?: ahora)?(?: el| la)?|,)? {NAME}"),
+    ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)?(?: (?:docteur|docteure|doctoresse|maître|professeur|professeure))? {NAME}"),
+    ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:ahora )?(?:se llama|es)(?: ahora)?(?: el| la)?|,)?(?: (?:doctor|doctora|profesor|profesora|licenciado|licenciada))? {NAME}"),
     ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
-    ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)? {NAME}"),
+    ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:agora )?(?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)?(?: (?:doutor|doutora|professor|professora))? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b"),
     ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
     ("fr", rf"\b(?:le nouveau|la nouvelle) (?P<rel>{REL_RE}) (?:est|sera|c'est)(?: le| la)? {NAME}"),

@@ -330,7 +330,8 @@ _INFINITIVE = re.compile(r"^\w+(?:ar|er|ir|or|re|ôr)(?:lo|la|le|los|las|les|me|
 #: Words that put a sentence about work: "joined X" or "je suis chez X" there names the employer.
 _WORK_CONTEXT = re.compile(
     r"\b(?:work(?:ing)? (?:at|for)|job|company|employer|quit|left|hired|position|"
-    r"ne travaille plus|quitté|rejoint|nouveau (?:poste|boulot|job)|nouvel emploi)\b",
+    r"ne travaille plus|quitté|rejoint|nouveau (?:poste|boulot|job)|nouvel emploi|ya no trabajo|já não trabalho|"
+    r"nicht mehr bei|trabajo|trabalho|empresa|firma|arbeite)\b",
     re.IGNORECASE,
 )
 
@@ -654,7 +655,9 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         head = head[5:] if head.startswith("time_") else head  # "target time for the 10k" is the 10k's
         measure = _target_measure(value)
         if groups.get("what") and head:
-            slot = f"target.{head}"  # "my goal for the 10k is …": the event names it
+            # "my goal for the 10k is 47 minutes": the event names it, and what it measures (supersede.py lets a
+            # later target of the same measure replace one said without its event: "finish under 2 hours").
+            slot = f"target.{head}.{measure}" if measure and not head.endswith(measure) else f"target.{head}"
         elif measure:
             slot = (
                 f"target.{measure}"  # "bajar de 42 minutos", "sub-3:30", "£20,000": what is measured names it
