@@ -338,3 +338,17 @@ def test_statements_kept_in_the_users_words() -> None:
             if s.split(".")[0] in {"health", "identity", "learning", "finance", "target"}
             and s != "identity.role"
         ], (said, slots)
+
+
+def test_a_date_changed_in_the_passive_or_with_change_keeps_the_events_slot() -> None:
+    first = _run("My piano recital is on April 11.")
+    for later in (
+        "The piano recital was postponed to April 25.",
+        "We changed the piano recital to April 25.",
+    ):
+        new = [f for f in _run(later).facts if f.kind.value == "plan"]
+        assert any(competes(f.slot, _slotted(first, f.slot).slot) for f in new), (later, new)
+    spanish = [f.slot for f in _run("Han retrasado la entrega al 10 de julio.").facts]
+    assert spanish == [_slotted(_run("La entrega es el 3 de julio."), "plan.entreg").slot]
+    # A past event said in the passive is no plan.
+    assert not [f for f in _run("The recital was great last April.").facts if f.kind.value == "plan"]

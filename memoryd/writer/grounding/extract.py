@@ -114,13 +114,20 @@ _NOW_IS = re.compile(
 #: A rescheduling verb and its object: the object names the event whose date changed.
 _RESCHEDULED = re.compile(
     r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
-    r"déplacé|décalé|reporté|avancé|movido|pospuesto|aplazado|cambiado|verschoben|adiado|remarcado)\s+"
+    r"changed|change|déplacé|décalé|reporté|repoussé|avancé|movido|pospuesto|aplazado|cambiado|retrasado|adelantado|"
+    r"atrasado|verschoben|adiado|adiámos|atrasámos|remarcado)\s+"
     r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
     r"unseren |unsere |o |a |nosso |nossa )?"
     # The moved thing is the noun phrase up to where it is moved to; its head is the last word before a
     # post-modifier ("the kickoff meeting to Tuesday" → meeting, "the dinner with Sara to Friday" → dinner).
     r"(?P<x>(?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+"
     r"(?: (?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+){0,2})",
+    re.IGNORECASE,
+)
+#: "The race was postponed to May 3": said in the past, the change puts the date ahead.
+_MOVED_PASSIVE = re.compile(
+    r"\b(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
+    r"delayed|brought forward|bumped|shifted|changed)\b",
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
@@ -348,7 +355,9 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
-    if (PAST.search(sentence) and not _NOW_IS.search(sentence)) or SMALL_TALK.search(sentence):
+    if (
+        PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence)
+    ) or SMALL_TALK.search(sentence):
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
