@@ -52,6 +52,8 @@ def _slot_decision(
 
 #: Relation keys with one current value (manager, vet, doctor…): a person leaving one of them is replaced.
 _SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if single)
+#: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).
+_ROLES = _SINGLE_RELATIONS - {"partner", "mother", "father"}
 #: Slots whose value a dropped tool, service or habit may have been ("switched away from Jira").
 _THING_SLOTS = ("choice.", "tool.", "preference.", "diet.", "plan.", "target", "favorite.", "instruction.")
 _NAMES = re.compile(NAME)
@@ -86,10 +88,12 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
                 continue  # it already states the new value too ("Dr. Li left; the new vet is Dr. Park")
             slot = existing.slot
             if scope == PERSON:
+                # Someone who left a role ("Dr. Harris retired"): a professional the user has one of, or the
+                # employer; a partner or a parent who "moved to Paris" is still the user's partner or parent.
                 fits = (
-                    bool(_single_relation(slot))
+                    _single_relation(slot) in _ROLES
                     or slot == "identity.employer"
-                    or (not slot and bool(_relation_keys(existing.content)))
+                    or (not slot and bool(_relation_keys(existing.content) & _ROLES))
                 )
             else:
                 fits = scope == THING and (not slot or slot.startswith(_THING_SLOTS))

@@ -352,3 +352,21 @@ def test_a_date_changed_in_the_passive_or_with_change_keeps_the_events_slot() ->
     assert spanish == [_slotted(_run("La entrega es el 3 de julio."), "plan.entreg").slot]
     # A past event said in the passive is no plan.
     assert not [f for f in _run("The recital was great last April.").facts if f.kind.value == "plan"]
+
+
+def test_leaving_a_role_is_said_of_a_role_and_not_of_a_trip() -> None:
+    assert [m.value for m in stale_mentions("Dana left last month.")] == ["Dana"]
+    assert [m.value for m in stale_mentions("Dr. Harris left the practice.")] == ["Dr. Harris"]
+    assert stale_mentions("Jon left early today.") == ()
+    assert stale_mentions("Jon left for Paris.") == ()
+    # A partner who moved is still the partner: only a professional role is retired by a person leaving.
+    moved = _run("Sam moved to Paris for work, so we see each other on weekends.")
+    assert _retired(moved.facts, _pool(("The user's partner is Sam.", "relation.partner"))) == set()
+
+
+def test_a_habit_given_up_is_a_stale_mention() -> None:
+    assert [m.value for m in stale_mentions("I don't drink coffee any more.")] == ["coffee"]
+    assert [m.value for m in stale_mentions("I no longer eat meat.")] == ["meat"]
+    assert stale_mentions("I don't drink coffee after 4pm.") == ()
+    later = _run("I don't drink coffee any more.")
+    assert _retired(later.facts, _pool(("The user loves coffee.", ""), ("The user loves tea.", ""))) == {"1"}

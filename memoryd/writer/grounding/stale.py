@@ -41,8 +41,12 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (scope, re.compile(pattern, _I))
     for scope, pattern in (
         # --- someone who left the role (the name is the subject)
-        (PERSON, rf"{_X},? (?:has |had |just |finally )?(?:retired|left|quit|resigned|moved (?:on|away|to)|"
-                 rf"is (?:leaving|retiring|moving (?:away|to))|passed away|stopped (?:working|practi[cs]ing))\b"),
+        # "left" ends its clause or leaves a workplace ("Dana left last month", "left the practice"), so "Jon left
+        # early" or "left for Paris" is no one leaving a role.
+        (PERSON, rf"{_X},? (?:has |had |just |finally )?(?:retired|quit|resigned|moved (?:on|away|to)|"
+                 rf"left(?= *(?:[.,;:!]|$|(?:last|this|in|recently|for good|the (?:company|practice|clinic|team|"
+                 rf"firm|job|surgery|hospital|school))\b))|"
+                 rf"is (?:leaving|retiring|moving (?:away|to))|passed away|stopped (?:working|practi[cs]ing))"),
         (PERSON, rf"\bce n'est plus {_ART}{_X}"),
         (PERSON, rf"{_X} (?:a pris sa retraite|part à la retraite|est partie?|a quitté|a déménagé|déménage)\b"),
         (PERSON, rf"{_X} se (?:jubiló|ha jubilado|jubila|fue|ha ido|va|marchó)\b"),
@@ -59,6 +63,8 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 rf"(?:no longer|don't|do not|never) use) {_ART}{_X}"),
         (THING, rf"{_X} (?:got|is|was|became|has become) (?:too|way too|far too) (?:expensive|slow|buggy|pricey)\b"),
         (THING, rf"\bcan(?:'t|not) (?:face|stand|stomach|do) {_NOUN} any ?more\b"),
+        (THING, rf"\b(?:don't|do not|never) (?:drink|eat|use|take|buy|order) {_NOUN} any ?more\b"),
+        (THING, rf"\bno longer (?:drink|eat|use|take|buy|order) {_NOUN}"),
         (THING, rf"\b(?:no more|not drinking|not eating|stopped drinking|stopped eating) {_NOUN}"),
         (THING, rf"\b{_NOUN} (?:is|'s) off the (?:list|menu|table)\b"),
         (THING, rf"\b(?:on a quitté|j'ai quitté|on a abandonné|j'ai abandonné|on a laissé tomber|au lieu de|"
