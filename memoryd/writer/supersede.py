@@ -12,7 +12,7 @@ from memoryd.writer.grounding.lexicon import NAME, RELATIONS
 from memoryd.writer.grounding.rules import is_name
 from memoryd.writer.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
-from memoryd.writer.grounding.text import STOP_WORDS, tokens
+from memoryd.writer.grounding.text import STOP_WORDS, fold, tokens
 from memoryd.writer.parse import Candidate
 from memoryd.writer.store import ExistingFact, FactBump, NewFact, NewIdentityFact
 
@@ -103,20 +103,44 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
 
 
 def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:
-    """Unslotted likings said with the same verb ("The user prefers …") about the same kind of thing as the new
-    one ("tea" before "coffee"), or naming the new value ("prefers tea to coffee")."""
-    at = fact.text.find(value)
-    if at <= 0:
+    """Unslotted likings and habits of the user ("The user prefers …", "The user drinks …") about the same kind of
+    thing as the new one ("tea" before "coffee"), or naming the new value ("prefers tea to coffee"), said with the
+    same polarity: "doesn't like tea" stays true when coffee is now preferred."""
+    subject = _TASTE_SUBJECT.match(fact.text)
+    if subject is None or fact.text.find(value) <= 0:
         return []
-    verb = fact.text[:at]  # "The user prefers ", "El usuario prefiere "
+    negative = bool(_NEGATIVE.search(fact.text))
+    said = fact.text[subject.end() :].split()
+    new_verb = fold(said[0]) if said else ""
     out = []
     for existing in pool:
-        if existing.slot or not existing.content.startswith(verb) or existing.content == fact.text:
+        if (
+            existing.slot
+            or existing.content == fact.text
+            or not existing.content.startswith(subject.group(0))
+        ):
             continue
-        thing = existing.content[len(verb) :].rstrip(".")
+        if bool(_NEGATIVE.search(existing.content)) != negative:
+            continue
+        thing = existing.content[subject.end() :].rstrip(".")
+        old_verb = fold(thing.split()[0]) if thing.split() else ""
+        if old_verb != new_verb and old_verb not in _HABIT_VERBS:
+            continue  # "loves coffee" is not replaced by "prefers tea"; a habit ("drinks coffee") is
         if names_value(thing, value) or same_kind(thing, value):
             out.append(existing.id)
     return out
+
+
+#: Verbs of a habit ("drinks", "boit", "trinkt"): a new liking of the kind replaces the habit.
+_HABIT_VERBS = frozenset(fold(w) for w in "drinks eats boit mange toma bebe come trinkt isst".split())  # noqa: SIM905
+#: How a fact about the user opens in each language's template ("The user ", "El usuario ", "Der Nutzer ").
+_TASTE_SUBJECT = re.compile(
+    r"^(?:The user|L'utilisateur|El usuario|Al usuario|Der Nutzer|O usuário|O utilizador)\s+"
+)
+_NEGATIVE = re.compile(
+    r"\b(?:not|never|doesn't|don't|no longer|ne|n'|pas|plus|no|nunca|nicht|kein|keine|keinen|nie|não)\b",
+    re.IGNORECASE,
+)
 
 
 def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:

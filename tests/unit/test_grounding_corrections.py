@@ -370,3 +370,19 @@ def test_a_habit_given_up_is_a_stale_mention() -> None:
     assert stale_mentions("I don't drink coffee after 4pm.") == ()
     later = _run("I don't drink coffee any more.")
     assert _retired(later.facts, _pool(("The user loves coffee.", ""), ("The user loves tea.", ""))) == {"1"}
+
+
+def test_a_habit_then_a_preference_of_the_same_kind() -> None:
+    habit = _run("I drink tea in the morning.")
+    assert [f.text for f in habit.facts] == ["The user drinks tea in the morning."]
+    assert _run("I eat at 7 most days.").facts == ()
+    later = _run("These days I prefer coffee.")
+    pool = _pool(
+        ("The user drinks tea in the morning.", ""),
+        ("The user doesn't like tea.", ""),
+        ("The user prefers window seats.", ""),
+    )
+    assert _retired(later.facts, pool) == {"1"}
+    assert _slotted(_run("Usamos Basecamp para las tareas."), "tool.tareas").value == "Basecamp"
+    doctor = _run("He cambiado de médico, ahora es el doctor Pons.")
+    assert _slotted(doctor, "relation.doctor").value == "Pons"

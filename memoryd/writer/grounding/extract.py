@@ -427,7 +427,8 @@ _NEW_ONE = re.compile(
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
     # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
     rf"(?<!n')c'est(?: le| la)?|"
-    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+{NAME}",
+    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+"
+    rf"(?:(?:doctor|doctora|docteur|docteure|doutor|doutora|doktor|doktorin) )?{NAME}",
     re.IGNORECASE,
 )
 

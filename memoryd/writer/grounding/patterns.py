@@ -114,6 +114,15 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|can't handle|cannot handle|cannot "
      rf"stand|can not stand|don't like|do not like|don't enjoy|do not enjoy|can't tolerate)\s+{OBJ}", ""),
     ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have|love)\s+{OBJ}", ""),
+    # "I drink tea in the morning", "je bois du thé", "bebo café", "ich trinke Tee": a habit of what the user has.
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI (?:usually |always |mostly |only |mainly |now )?(?P<w>drink|eat) (?P<v>(?!(?:at|in|on|out|a lot|too|with|for|around|"
+     r"late|early|like|when|after|before|less|more|well|healthy|badly)\b)[a-z][^.,;:!?()]{1,40}?)" + _CE, "The user {w}s"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje bois (?:surtout |souvent |toujours )?(?P<v>(?:du|de la|de l'|des|un|une) [^.,;:!?()]{{2,40}}?){_CE}", "L'utilisateur boit"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje mange (?:surtout |souvent |toujours )?(?P<v>(?:du|de la|de l'|des|un|une) [^.,;:!?()]{{2,40}}?){_CE}", "L'utilisateur mange"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\b(?:bebo|tomo) (?:siempre |sobre todo |normalmente )?(?P<v>(?:café|té|agua|vino|cerveza|leche|zumo|mate)[^.,;:!?()]{{0,30}}?){_CE}", "El usuario toma"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich trinke (?:morgens |gern |meistens |immer )?(?P<v>(?!kein|keine|keinen|nie)(?-i:[A-ZÄÖÜ])[^.,;:!?()]{{1,40}}?){_CE}", "Der Nutzer trinkt"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bbebo (?:sempre |normalmente )?(?P<v>(?:café|chá|água|vinho|cerveja|leite|sumo)[^.,;:!?()]{{0,30}}?){_CE}", "O usuário bebe"),
     # "I've stopped drinking wine completely", "I've given up meat": what the user no longer has, in their verb.
     ("en", "pref", _K.PREFERENCE, "",
      r"\bI(?:'ve| have) (?:completely |totally |just |recently |now )?(?P<w>stopped|quit|given up) (?P<v>(?:drinking|eating|"
@@ -274,7 +283,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "diet", _K.PREFERENCE, "diet.{v}",
      r"\bje suis (?P<v>intolérante? au (?:lactose|gluten)|cœliaque|coeliaque|diabétique)\b", ""),
     ("fr", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\bje suis (?:[\w-]+ et )?allergique (?P<v>(?:à|a|aux|au) [^.,;:!?()]{{2,60}}?){_CE}", ""),
-    ("fr", "tool", _K.PREFERENCE, "tool.{v}", rf"\bj'utilise (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:pour|comme) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("fr", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:j'utilise|on utilise|nous utilisons) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:pour|comme) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
     ("fr", "pref", _K.PREFERENCE, "", rf"\bje ne (?P<w>mange|bois) (?:pas|jamais|plus) {OBJ}", "L'utilisateur ne {w} pas"),
     ("fr", "pref", _K.PREFERENCE, "", rf"\bje (?:préfère|prefere) {OBJ}", "L'utilisateur préfère"),
     ("fr", "pref", _K.PREFERENCE, "", rf"\bj'adore {OBJ}", "L'utilisateur adore"),
@@ -313,7 +322,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "diet", _K.PREFERENCE, "preference.diet", r"\bsoy (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),
     ("es", "diet", _K.PREFERENCE, "diet.{v}", r"\bsoy (?P<v>celíac[oa]|diabétic[oa]|intolerante a la lactosa)\b", ""),
     ("es", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\b(?:soy (?:[\w-]+ y )?alérgic[oa]|tengo alergia) (?:a |al )(?P<v>[^.,;:!?()]{{2,60}}?){_CE}", ""),
-    ("es", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("es", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo|usamos|utilizamos) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
     ("es", "pref", _K.PREFERENCE, "", rf"\bno (?P<w>como|bebo|tomo) {OBJ}", "El usuario no {w}"),
     ("es", "pref", _K.PREFERENCE, "", rf"\bprefiero {OBJ}", "El usuario prefiere"),
     ("es", "pref", _K.PREFERENCE, "", rf"\bme encanta(?:n)? {OBJ}", "Al usuario le encanta"),
@@ -392,7 +401,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "diet", _K.PREFERENCE, "preference.diet", r"\bsou (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),
     ("pt", "diet", _K.PREFERENCE, "diet.{v}", r"\bsou (?P<v>celíac[oa]|diabétic[oa]|intolerante à lactose)\b", ""),
     ("pt", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\b(?:sou (?:[\w-]+ e )?alérgic[oa]|tenho alergia) (?:a |à |ao |aos |às )(?P<v>[^.,;:!?()]{{2,60}}?){_CE}", ""),
-    ("pt", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("pt", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo|usamos|utilizamos) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
     ("pt", "pref", _K.PREFERENCE, "", rf"\bnão (?P<w>como|bebo) {OBJ}", "O usuário não {w}"),
     ("pt", "pref", _K.PREFERENCE, "", rf"\bprefiro {OBJ}", "O usuário prefere"),
     ("pt", "pref", _K.PREFERENCE, "", rf"\badoro {OBJ}", "O usuário adora"),
