@@ -386,3 +386,15 @@ def test_a_habit_then_a_preference_of_the_same_kind() -> None:
     assert _slotted(_run("Usamos Basecamp para las tareas."), "tool.tareas").value == "Basecamp"
     doctor = _run("He cambiado de médico, ahora es el doctor Pons.")
     assert _slotted(doctor, "relation.doctor").value == "Pons"
+
+
+def test_short_password_labels_and_more_codes_are_secrets() -> None:
+    from memoryd.writer.grounding import contains_secret, redact_secrets
+
+    assert contains_secret("VPN pw: Heron-5521")
+    assert redact_secrets("the key safe code is 9051") == "the key safe code is [redacted]"
+    assert contains_secret("Our garage code is 2580.")
+    assert not contains_secret("The code is ready for review.")
+    assert not contains_secret("I write my pw reminders on paper.")
+    e = _run("VPN pw: Heron-5521, don't lose it.")
+    assert not [x for x in e.entities if "Heron" in x.name]
