@@ -398,3 +398,19 @@ def test_short_password_labels_and_more_codes_are_secrets() -> None:
     assert not contains_secret("I write my pw reminders on paper.")
     e = _run("VPN pw: Heron-5521, don't lose it.")
     assert not [x for x in e.entities if "Heron" in x.name]
+
+
+def test_a_date_said_of_it_belongs_to_the_event_said_before() -> None:
+    e = _run("The product demo is on May 3.", "Update: we pushed it to May 10.", "Actually it is now May 17.")
+    plans = [f for f in e.facts if f.slot == "plan.demo"]
+    assert [f.text for f in plans][-1] == "The product demo is on May 17 (2027-05-17)."
+    assert plans[-1].turns == (0, 1, 2)
+    named = _run("I've just signed up for the Hull 10k.", "It's on June 7, early start.")
+    assert [f.text for f in named.facts if f.slot == "plan.10k"] == [
+        "The Hull 10k is on June 7 (2027-06-07)."
+    ]
+    # Without an event said before, "it" dates nothing; nor does "it" said without a date change.
+    assert not [f for f in _run("We pushed it to May 10.").facts if f.kind.value == "plan"]
+    assert (
+        len([f for f in _run("The demo is on May 3.", "I love it, see you on May 9.").facts if f.slot]) == 1
+    )

@@ -603,6 +603,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_adopted_pets(turns, session_lang))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
+    found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
@@ -809,6 +810,100 @@ def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> l
             pairs = (*pairs, (TASTE, fact.value))  # "I prefer coffee now": an older liking of the kind goes
         out.append(_Found(replace(fact, replaces=pairs), item.evidence) if pairs else item)
     return out
+
+
+#: "we pushed it to May 10", "they moved it to the 9th", "it's now May 17": a pronoun for the event said before.
+_MOVED_IT = re.compile(
+    r"\b(?:(?:moved|pushed|rescheduled|postponed|shifted|changed|bumped|delayed|brought)(?: back| forward)? (?:it|that)\b|"
+    r"(?:it|that)(?:'s| is| has been| was| got) (?:now |been )?(?:moved |pushed |postponed |rescheduled )?(?:to |on |until )?)",
+    re.IGNORECASE,
+)
+_DATE_LABEL = re.compile(r"\s*\((?:week of )?\d{4}-\d{2}(?:-\d{2})?\)")
+
+
+def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time_ms: int) -> list[_Found]:
+    """A date change said of "it" restates the latest dated plan of the session with the new date, in the words of
+    both turns ("The product launch is on May 3." … "we pushed it to May 10" → "The product launch is on May 10")."""
+    out: list[_Found] = []
+    tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
+    for turn in turns:
+        for sentence in sentences(turn.user):
+            if (
+                HYPOTHETICAL.search(sentence)
+                or sentence.rstrip().endswith("?")
+                or not _MOVED_IT.search(sentence)
+            ):
+                continue
+            new = [m for m in find_dates(sentence, session_time_ms) if not m.is_relative or m.iso >= tomorrow]
+            earlier = [
+                item
+                for item in [*found, *out]
+                if item.fact.kind is FactKind.PLAN
+                and item.fact.slot
+                and max(item.fact.turns) <= turn.index
+                and turn.index not in item.fact.turns
+            ]
+            if not new:
+                continue
+            if not earlier:
+                named = _named_event(turns, turn, sentence, new[0], session_time_ms)
+                if named is not None:
+                    out.append(named)
+                continue
+            before = earlier[-1].fact
+            bare = _DATE_LABEL.sub("", before.text)
+            old = find_dates(bare, session_time_ms)
+            if not old:
+                continue
+            said = sentence[new[0].start : new[0].end]
+            text = bare[: old[0].start] + said + bare[old[0].end :]
+            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            fact = replace(
+                before, text=text, turns=(*before.turns, turn.index), value=f"{before.value} → {said}"
+            )
+            out.append(_Found(fact, (*earlier[-1].evidence, sentence)))
+    return out
+
+
+#: An event named before its date is said of "it": "I've signed up for the York half marathon. It's on April 19."
+_EVENT_NAMED = re.compile(
+    r"\b(?:signed up for|registered for|entered|booked|(?:I|we) have|(?:I|we)'ve got|(?:I'm|we're) (?:doing|running|"
+    r"going to|attending|hosting)) (?P<e>(?:the|a|an|my|our) (?:[\w'-]+ ){0,4}?(?:marathon|race|run|triathlon|"
+    r"wedding|party|concert|exam|interview|appointment|meeting|trip|conference|recital|match|tournament|show|"
+    r"festival|launch|demo|review|surgery|operation|check-up|checkup|visit|event|dinner|course|workshop|ceremony|"
+    r"\d+k|ultra|sportive|fondo))\b",
+    re.IGNORECASE,
+)
+
+
+def _named_event(
+    turns: Sequence[SourceTurn], turn: SourceTurn, sentence: str, when: DateMention, session_time_ms: int
+) -> _Found | None:
+    """ "It's on April 19" after "I've signed up for the York half marathon": the event, in the user's words."""
+    before_here = turn.user[: turn.user.find(sentence)] if sentence in turn.user else ""
+    previous = [u.user for u in turns if u.index == turn.index - 1]
+    for text in (before_here, *previous):
+        events = list(_EVENT_NAMED.finditer(text))
+        if not events or detect_language(text) != "en":
+            continue
+        event = events[-1].group("e")
+        said = sentence[when.start : when.end]
+        body = f"{third_person(event)} is on {said}"
+        text_out = with_resolved_dates(body, find_dates(body, session_time_ms)) + "."
+        head = content_tokens(event)[-1]
+        fact = GroundedFact(
+            FactKind.PLAN,
+            text_out,
+            f"plan.{light_stem(head)}",
+            f"{event} {said}",
+            (turn.index,) if text is before_here else (turn.index - 1, turn.index),
+            SALIENCE[FactKind.PLAN],
+            False,
+            "extractor",
+            "en",
+        )
+        return _Found(fact, (text, sentence))
+    return None
 
 
 def _switched_to(turns: Sequence[SourceTurn], found: Sequence[_Found], session_lang: str) -> list[_Found]:
