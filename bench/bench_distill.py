@@ -7,7 +7,7 @@ of the labelled date). Ingest distils synchronously, so its wall time is the use
 What was stored is read back with the console's `Export` (unredacted, every column; the console's Inspect and
 Search previews are redacted, which would hide a leaked secret) and scored by bench/distill_scoring.py.
 
-    python -m bench.bench_distill [--model fake|default|NAME] [--split dev|test|all] [--limit N] [--locomo]
+    python -m bench.bench_distill [--model fake|default|NAME] [--split dev|test|all|dev2] [--limit N] [--locomo]
 
 `--model fake` is inferd's deterministic fake backend; `default` is inferd's default core model
 (smollm2-135m-instruct on MLX) with all-MiniLM-L6-v2 embeddings; any other NAME is passed as coreModel to an
@@ -56,6 +56,9 @@ ISSUE = 22
 REPO = Path(__file__).resolve().parents[1]
 DUMP_DIR = REPO / "bench" / "results" / "distill"
 LOCOMO_DOC = REPO / "docs" / "distill-locomo-sample.md"
+#: The second development set (bench/distill_set/dev2.jsonl, same schema, every row split "dev2"), written and frozen
+#: before the extractor was tuned on it; `--split dev2` reads it instead of sessions.jsonl.
+DEV2_PATH = REPO / "bench" / "distill_set" / "dev2.jsonl"
 LOCOMO_SAMPLE = 20
 LOCOMO_SEED = 22
 #: inferd's default models (inferd/config.py) as memoryd's coreModel / embeddingModel for `--model default`.
@@ -66,6 +69,16 @@ DEFAULT_EMBEDDING = "all-minilm-l6-v2"
 INGEST_TIMEOUT_S = float(os.environ.get("OSAURUS_BENCH_DISTILL_TIMEOUT_S", "900"))
 _DROP_KEY = re.compile(r"(ungrounded|dropped|rejected|unverified)[a-z_]*\s*[=:]\s*(\d+)")
 _DROP_FIELD = re.compile(r"ungrounded|dropped|rejected|unverified")
+
+
+def set_path(split: str) -> Path:
+    """The labelled file a split lives in: dev2.jsonl for "dev2", sessions.jsonl for dev, test and all."""
+    return DEV2_PATH if split == "dev2" else ds.SET_PATH
+
+
+def load_split(split: str) -> list[ds.Session]:
+    """The sessions of a split, from the file it lives in."""
+    return ds.load_set(set_path(split), split)
 
 
 # --------------------------------------------------------------------------------------------------- the stack
@@ -357,7 +370,7 @@ def ingest_agent(stack: Stack, agent: str, sessions: Sequence[ds.Session]) -> li
 
 def run_model(model: str, split: str, limit: int = 0, home: Path | None = None) -> ModelRun:
     """Distil the split's sessions with `model` and score them; writes the per-item dump."""
-    sessions = ds.load_set(split=split)
+    sessions = load_split(split)
     if limit:
         sessions = sessions[:limit]
     grouped = ds.by_agent(sessions)
@@ -462,14 +475,12 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
     kinds = Counter(v.item.kind for s in run.scores for v in s.verdicts if v.item.active)
     hit_kinds = Counter(v.item.kind for s in run.scores for v in s.verdicts if v.must_not)
     outcomes = Counter(s.outcome.split(":")[0] for s in run.sessions)
-    langs = Counter(
-        s.lang for s in ds.load_set(split=run.split) if s.id in {r.session_id for r in run.sessions}
-    )
+    langs = Counter(s.lang for s in load_split(run.split) if s.id in {r.session_id for r in run.sessions})
     lines = [
         f"### Grounded distillation — `{run.model}` (coreModel `{run.core_model}`), {run.split} split",
         "",
         f"{len(run.sessions)} sessions of {len(run.scores)} simulated users from the frozen set "
-        f"`bench/distill_set/sessions.jsonl` (languages: "
+        f"`{set_path(run.split).relative_to(REPO)}` (languages: "
         + ", ".join(f"{k} {v}" for k, v in sorted(langs.items()))
         + "), each user in an empty store, sessions sent with `Ingest` in date order with their date; "
         "memory read back with the console's `Export`. Outcomes: "
@@ -528,7 +539,7 @@ def write_dump(run: ModelRun, sessions: Sequence[ds.Session]) -> Path:
         "model": run.model,
         "core_model": run.core_model,
         "split": run.split,
-        "set": str(ds.SET_PATH.relative_to(REPO)),
+        "set": str(set_path(run.split).relative_to(REPO)),
         "sessions": [asdict(s) for s in run.sessions],
         "dropped": run.dropped,
         "dropped_source": run.dropped_source,
@@ -727,7 +738,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--model", default="fake", help="fake, default (MLX SmolLM2-135M) or a coreModel name"
     )
-    parser.add_argument("--split", choices=("dev", "test", "all"), default="test")
+    parser.add_argument(
+        "--split",
+        choices=("dev", "test", "all", "dev2"),
+        default="test",
+        help="a split of sessions.jsonl, or dev2 (bench/distill_set/dev2.jsonl)",
+    )
     parser.add_argument("--limit", type=int, default=0, help="distil only the first N sessions (smoke test)")
     parser.add_argument("--locomo", action="store_true", help="also distil the LoCoMo conversations")
     parser.add_argument("--locomo-limit", type=int, default=0, help="only the first N LoCoMo conversations")

@@ -234,7 +234,8 @@ def test_tools_and_household_facts() -> None:
         "We live in Ghent with two cats.",
         "I've been vegan since 2019.",
     )
-    assert _slot(e, "tool.obsidian").text == "The user uses Obsidian for their notes."
+    # The slot is what the tool is for, so another tool for notes replaces it.
+    assert _slot(e, "tool.notes").text == "The user uses Obsidian for their notes."
     assert _slot(e, "identity.home").value == "Ghent"
     assert _slot(e, "preference.diet").value == "vegan"
 

@@ -501,7 +501,6 @@ KNOWN_SINGLE: frozenset[str] = frozenset(
 )
 KNOWN_CORRECTIONS: frozenset[str] = frozenset(
     {
-        "I use Obsidian for notes now.",  # tool slots are per tool, not per purpose
         "I'm now at Atlassian.",  # "at X" is as often a place as an employer
     }
 )

@@ -125,7 +125,8 @@ def test_a_model_fact_supported_only_by_the_assistant_is_dropped() -> None:
 
 
 def test_a_new_grounded_model_fact_gets_provenance() -> None:
-    digest = _digest(identity_facts=("The user runs a bakery in Utrecht.",))
+    # (The extractor reads "I run a small bakery" itself now, so the model's fact here is one it does not say.)
+    digest = _digest(identity_facts=("The user is a baker in Utrecht.",))
     result = _ground(digest)
     fact = next(f for f in result.facts if f.source == "model")
     assert fact.kind is FactKind.IDENTITY and fact.is_identity

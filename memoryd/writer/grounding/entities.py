@@ -12,6 +12,14 @@ from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import STOP_WORDS, detect_language, fold, sentences
 
+#: A sentence reporting the assistant's words ("You suggested …", "tu m'as proposé …", "me dijiste …").
+_ASSISTANT_SAID = re.compile(
+    r"\b(?:you (?:suggested|said|asked|mentioned|thought|assumed|guessed|recommended)|tu (?:m'as|as) (?:proposé|dit|suggéré)|"
+    r"vous (?:m'avez|avez) (?:proposé|dit|suggéré)|me (?:dijiste|sugeriste|propusiste)|du hast (?:gesagt|vorgeschlagen)|"
+    r"(?:você|tu) (?:sugeriu|disse|sugeriste|disseste))\b",
+    re.IGNORECASE,
+)
+
 MAX_ENTITIES = 20
 _TOKEN = re.compile(r"[^\W_][\w'’+#.-]*[\w+#]|[^\W_]")
 _CONNECTORS = frozenset(
@@ -122,6 +130,8 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
         for said in sentences(turn.user):
             if HYPOTHETICAL.search(said):
                 continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
+            if _ASSISTANT_SAID.search(said):
+                continue  # "you suggested a PhD, but no": what the assistant said, answered, is not the user's
             # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").
             sentence = redact_secrets(said) if contains_secret(said) else said
             is_german = detect_language(sentence) == "de"

@@ -23,6 +23,7 @@ from memoryd.writer.grounding.lexicon import (
     CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
+    EN_REL_RE,
     FIRST_PERSON,
     HEDGE,
     HYPOTHETICAL,
@@ -33,13 +34,16 @@ from memoryd.writer.grounding.lexicon import (
     NAME,
     NOT_ROLES,
     PAST,
+    PETS,
     QUESTION_START,
+    REL_RE,
     RELATIONS,
     ROLE_SUFFIX,
     SMALL_TALK,
 )
 from memoryd.writer.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
-from memoryd.writer.grounding.rules import Hit, apply_rules
+from memoryd.writer.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
+from memoryd.writer.grounding.stale import CHANGE_MARKER, TASTE, THING, names_value, stale_mentions
 from memoryd.writer.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.writer.grounding.templates import render
 from memoryd.writer.grounding.text import (
@@ -110,13 +114,20 @@ _NOW_IS = re.compile(
 #: A rescheduling verb and its object: the object names the event whose date changed.
 _RESCHEDULED = re.compile(
     r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
-    r"déplacé|décalé|reporté|avancé|movido|pospuesto|aplazado|cambiado|verschoben|adiado|remarcado)\s+"
+    r"changed|change|déplacé|décalé|reporté|repoussé|avancé|movido|pospuesto|aplazado|cambiado|retrasado|adelantado|"
+    r"atrasado|verschoben|adiado|adiámos|atrasámos|remarcado)\s+"
     r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
     r"unseren |unsere |o |a |nosso |nossa )?"
     # The moved thing is the noun phrase up to where it is moved to; its head is the last word before a
     # post-modifier ("the kickoff meeting to Tuesday" → meeting, "the dinner with Sara to Friday" → dinner).
     r"(?P<x>(?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+"
     r"(?: (?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+){0,2})",
+    re.IGNORECASE,
+)
+#: "The race was postponed to May 3": said in the past, the change puts the date ahead.
+_MOVED_PASSIVE = re.compile(
+    r"\b(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
+    r"delayed|brought forward|bumped|shifted|changed)\b",
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
@@ -223,6 +234,12 @@ _RETRACTION = re.compile(
 )
 
 
+#: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
+_REMIND_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )(?=remind me (?:to|about)\b)", re.IGNORECASE
+)
+
+
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
     text = sentence.strip()
@@ -230,6 +247,9 @@ def _statement_clauses(sentence: str) -> list[str]:
         return []
     if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
+    request = _REMIND_REQUEST.match(text)
+    if request is not None:
+        return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder
     if text.endswith("?") or QUESTION_START.match(text):
         parts = _QUESTION_SPLIT.split(text)
         if len(parts) < 2 or QUESTION_START.match(parts[0]):
@@ -240,6 +260,14 @@ def _statement_clauses(sentence: str) -> list[str]:
 
 #: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
 _DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
+
+
+#: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
+_ENCOURAGEMENT = re.compile(
+    r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
+    r"keep (?:pushing|going|pursuing|believing|it up)|abandonne pas|te rindas|gib nicht auf|desistas)\b",
+    re.IGNORECASE,
+)
 
 
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
@@ -277,6 +305,8 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             rest = [w for w in words[1:] if w not in _CLITICS]
             if not rest or rest[0] not in verbs:
                 return None
+    if _ENCOURAGEMENT.search(body):
+        return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
     if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
@@ -325,7 +355,9 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
-    if (PAST.search(sentence) and not _NOW_IS.search(sentence)) or SMALL_TALK.search(sentence):
+    if (
+        PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence)
+    ) or SMALL_TALK.search(sentence):
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
@@ -393,7 +425,10 @@ _CHANGE_REL = (
 _NEW_ONE = re.compile(
     rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
-    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+{NAME}",
+    # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
+    rf"(?<!n')c'est(?: le| la)?|"
+    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+"
+    rf"(?:(?:doctor|doctora|docteur|docteure|doutor|doutora|doktor|doktorin) )?{NAME}",
     re.IGNORECASE,
 )
 
@@ -564,7 +599,12 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_confirmed_guesses(turns))
     found.extend(_changed_relations(turns, session_lang))
     found.extend(_chosen_options(turns))
+    found.extend(_pronoun_relations(turns, session_lang))
+    found.extend(_adopted_pets(turns, session_lang))
     found = _dedup([_with_context_category(item, turns) for item in found])
+    found.extend(_switched_to(turns, found, session_lang))
+    found.extend(_moved_it(turns, found, session_time_ms))
+    found = _with_replaced_values(found, turns)
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
@@ -637,7 +677,15 @@ def _clause_facts(
     if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
         month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
     ):  # "I love skiing in January" is a liking, not a plan for next January
-        plan = _plan(clause, lang, session_time_ms)
+        plan, planned = None, clause
+        said_plain = _without_relation_statements(clause, hits)
+        if said_plain != clause:
+            plan, planned = (
+                _plan(said_plain, lang, session_time_ms),
+                said_plain,
+            )  # without the relation it names
+        if plan is None:
+            plan, planned = _plan(clause, lang, session_time_ms), clause
         if plan is not None:
             text, slot = plan
             text = with_resolved_dates(text, find_dates(text, session_time_ms))
@@ -646,7 +694,7 @@ def _clause_facts(
                     FactKind.PLAN,
                     text,
                     slot,
-                    clause.strip().rstrip(".!"),
+                    planned.strip().rstrip(".!"),
                     (turn_index,),
                     SALIENCE[FactKind.PLAN],
                     False,
@@ -655,6 +703,37 @@ def _clause_facts(
                 )
             )
     return facts
+
+
+#: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").
+_COPULA_END = re.compile(
+    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama)\s*(?:le|la|el|o|a)?$",
+    re.IGNORECASE,
+)
+_LEAD_JOIN = re.compile(r"^[\s,;:—-]*(?:(?:and|et|e|y|und|so|then|puis|dann)\b[\s,]*)?", re.IGNORECASE)
+#: Words a clause needs after the relation statement is cut away to still say something.
+_MIN_REST_WORDS = 3
+
+
+def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
+    """The clause with a single-valued relation it names taken out, so a plan said in the same breath ("My
+    manager, Tomás, wants the plan by Friday"; "O meu médico é o Dr. Costa e tenho consulta no dia 5") does not
+    restate who holds the role: the relation fact says that, and is replaced alone when it changes."""
+    for hit in sorted(hits, key=lambda h: h.start, reverse=True):
+        if hit.kind is not FactKind.RELATION or hit.slot.count(".") != 1 or not hit.value:
+            continue
+        span = clause[hit.start : hit.end]
+        head = span.replace(hit.value, "").rstrip(" ,")
+        rest = clause[hit.end :]
+        if _COPULA_END.search(head):
+            after = _LEAD_JOIN.sub("", rest, count=1)
+            if len(after.split()) >= _MIN_REST_WORDS:
+                clause = (
+                    after  # "Mon dentiste, c'est le Dr Martin, et j'ai rendez-vous …" → "j'ai rendez-vous …"
+                )
+        elif head:
+            clause = clause[: hit.start] + head + re.sub(r"^\s*,", "", rest, count=1)
+    return clause
 
 
 def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
@@ -685,7 +764,7 @@ def _with_context_category(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
         found = CHOICE_CATEGORIES.findall(text)
         if found:
             slug = "_".join(t for t in tokens(found[-1]) if t not in STOP_WORDS)
-            return _Found(replace(fact, slot=f"choice.{slug}"), item.evidence)
+            return _Found(replace(fact, slot=f"choice.{canonical_purpose(slug)}"), item.evidence)
     return item
 
 
@@ -708,6 +787,318 @@ def _dedup(found: list[_Found]) -> list[_Found]:
         merged = tuple(sorted(set(twin.fact.turns) | set(item.fact.turns)))
         kept[position] = _Found(_replace_turns(twin.fact, merged), twin.evidence + item.evidence)
     return kept
+
+
+def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> list[_Found]:
+    """Each fact carries the old values its turns say no longer hold ("Dr. Harris retired", "we're off Jira").
+
+    A relation or identity fact never replaces the value it states itself."""
+    stale = {turn.index: stale_mentions(turn.user) for turn in turns}
+    out: list[_Found] = []
+    for item in found:
+        fact = item.fact
+        mentions = [m for index in fact.turns for m in stale.get(index, ())]
+        if fact.kind in (FactKind.RELATION, FactKind.IDENTITY):
+            mentions = [m for m in mentions if not names_value(fact.value, m.value)]
+        pairs = tuple(dict.fromkeys((m.scope, m.value) for m in mentions))
+        if (
+            fact.kind is FactKind.PREFERENCE
+            and not fact.slot
+            and fact.value
+            and any(CHANGE_MARKER.search(said) for said in item.evidence)
+        ):
+            pairs = (*pairs, (TASTE, fact.value))  # "I prefer coffee now": an older liking of the kind goes
+        out.append(_Found(replace(fact, replaces=pairs), item.evidence) if pairs else item)
+    return out
+
+
+#: "we pushed it to May 10", "they moved it to the 9th", "it's now May 17": a pronoun for the event said before.
+_MOVED_IT = re.compile(
+    r"\b(?:(?:moved|pushed|rescheduled|postponed|shifted|changed|bumped|delayed|brought)(?: back| forward)? (?:it|that)\b|"
+    r"(?:it|that)(?:'s| is| has been| was| got) (?:now |been )?(?:moved |pushed |postponed |rescheduled )?(?:to |on |until )?)",
+    re.IGNORECASE,
+)
+_DATE_LABEL = re.compile(r"\s*\((?:week of )?\d{4}-\d{2}(?:-\d{2})?\)")
+
+
+def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time_ms: int) -> list[_Found]:
+    """A date change said of "it" restates the latest dated plan of the session with the new date, in the words of
+    both turns ("The product launch is on May 3." … "we pushed it to May 10" → "The product launch is on May 10")."""
+    out: list[_Found] = []
+    tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
+    for turn in turns:
+        for sentence in sentences(turn.user):
+            if (
+                HYPOTHETICAL.search(sentence)
+                or sentence.rstrip().endswith("?")
+                or not _MOVED_IT.search(sentence)
+            ):
+                continue
+            new = [m for m in find_dates(sentence, session_time_ms) if not m.is_relative or m.iso >= tomorrow]
+            earlier = [
+                item
+                for item in [*found, *out]
+                if item.fact.kind is FactKind.PLAN
+                and item.fact.slot
+                and max(item.fact.turns) <= turn.index
+                and turn.index not in item.fact.turns
+            ]
+            if not new:
+                continue
+            if not earlier:
+                named = _named_event(turns, turn, sentence, new[0], session_time_ms)
+                if named is not None:
+                    out.append(named)
+                continue
+            before = earlier[-1].fact
+            bare = _DATE_LABEL.sub("", before.text)
+            old = find_dates(bare, session_time_ms)
+            if not old:
+                continue
+            said = sentence[new[0].start : new[0].end]
+            text = bare[: old[0].start] + said + bare[old[0].end :]
+            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            fact = replace(
+                before, text=text, turns=(*before.turns, turn.index), value=f"{before.value} → {said}"
+            )
+            out.append(_Found(fact, (*earlier[-1].evidence, sentence)))
+    return out
+
+
+#: An event named before its date is said of "it": "I've signed up for the York half marathon. It's on April 19."
+_EVENT_NAMED = re.compile(
+    r"\b(?:signed up for|registered for|entered|booked|(?:I|we) have|(?:I|we)'ve got|(?:I'm|we're) (?:doing|running|"
+    r"going to|attending|hosting)) (?P<e>(?:the|a|an|my|our) (?:[\w'-]+ ){0,4}?(?:marathon|race|run|triathlon|"
+    r"wedding|party|concert|exam|interview|appointment|meeting|trip|conference|recital|match|tournament|show|"
+    r"festival|launch|demo|review|surgery|operation|check-up|checkup|visit|event|dinner|course|workshop|ceremony|"
+    r"\d+k|ultra|sportive|fondo))\b",
+    re.IGNORECASE,
+)
+
+
+def _named_event(
+    turns: Sequence[SourceTurn], turn: SourceTurn, sentence: str, when: DateMention, session_time_ms: int
+) -> _Found | None:
+    """ "It's on April 19" after "I've signed up for the York half marathon": the event, in the user's words."""
+    before_here = turn.user[: turn.user.find(sentence)] if sentence in turn.user else ""
+    previous = [u.user for u in turns if u.index == turn.index - 1]
+    for text in (before_here, *previous):
+        events = list(_EVENT_NAMED.finditer(text))
+        if not events or detect_language(text) != "en":
+            continue
+        event = events[-1].group("e")
+        said = sentence[when.start : when.end]
+        body = f"{third_person(event)} is on {said}"
+        text_out = with_resolved_dates(body, find_dates(body, session_time_ms)) + "."
+        head = content_tokens(event)[-1]
+        fact = GroundedFact(
+            FactKind.PLAN,
+            text_out,
+            f"plan.{light_stem(head)}",
+            f"{event} {said}",
+            (turn.index,) if text is before_here else (turn.index - 1, turn.index),
+            SALIENCE[FactKind.PLAN],
+            False,
+            "extractor",
+            "en",
+        )
+        return _Found(fact, (text, sentence))
+    return None
+
+
+def _switched_to(turns: Sequence[SourceTurn], found: Sequence[_Found], session_lang: str) -> list[_Found]:
+    """A tool dropped and its successor named in one sentence without a decision verb ("I've moved the thesis out
+    of Overleaf, I'm writing it in Typst now", "Wir sind von Jira weg, die Tickets laufen jetzt über Linear"): the
+    last name after the dropped one is what the user chose. Only where the turn yielded no decision."""
+    decided = {i for item in found if item.fact.kind is FactKind.DECISION for i in item.fact.turns}
+    out: list[_Found] = []
+    for turn in turns:
+        if turn.index in decided:
+            continue
+        for sentence in sentences(turn.user):
+            said = sentence.replace("’", "'")
+            if HYPOTHETICAL.search(said) or said.rstrip().endswith("?"):
+                continue
+            dropped = [m for m in stale_mentions(said) if m.scope == THING and m.value[:1].isupper()]
+            if not dropped:
+                continue
+            old = dropped[0].value
+            at = fold(said).find(fold(old))
+            after = [
+                n.group("n")
+                for n in _ANTECEDENT.finditer(said, max(at, 0) + len(old))
+                if is_name(n.group("n"))
+                and not names_value(n.group("n"), old)
+                and not RELATIONS.get(fold(n.group("n")))
+            ]
+            if not after:
+                continue
+            lang = detect_language(said, default="") or session_lang
+            new = after[-1]
+            fact = GroundedFact(
+                FactKind.DECISION,
+                render("chose", lang, new),
+                "",
+                new,
+                (turn.index,),
+                SALIENCE[FactKind.DECISION],
+                False,
+                "extractor",
+                lang,
+            )
+            out.append(_Found(fact, (sentence,)))
+            break
+    return out
+
+
+#: "… so he's my GP now", "she's our new vet": a pronoun for the person named just before it in the turn.
+_PRONOUN_RELATION = (
+    ("en", re.compile(rf"\b(?:he|she|they)(?:'s| is| are)(?P<now> now)? (?:my|our) (?P<new>new )?(?P<rel>{EN_REL_RE})(?P<now2> now)?\b", re.I)),
+    ("fr", re.compile(rf"\b(?:c'est|il est|elle est)(?P<now> maintenant| désormais)? (?:mon|ma|notre) (?P<new>nouveau |nouvelle )?(?P<rel>{REL_RE})(?P<now2> maintenant| désormais)?\b", re.I)),
+    ("es", re.compile(rf"\b(?P<now>ahora )?es (?:ahora )?(?:mi|nuestro|nuestra) (?P<new>nuevo |nueva )?(?P<rel>{REL_RE})(?P<now2> ahora)?\b", re.I)),
+    ("de", re.compile(rf"\b(?:er|sie) ist (?P<now>jetzt |nun )?(?:mein|meine|unser|unsere) (?P<new>neuer |neue )?(?P<rel>{REL_RE})(?P<now2> jetzt| nun)?\b", re.I)),
+    ("pt", re.compile(rf"\b(?P<now>agora )?é (?:agora )?(?:o meu|a minha|meu|minha|o nosso|a nossa) (?P<new>novo |nova )?(?P<rel>{REL_RE})(?P<now2> agora)?\b", re.I)),
+)  # fmt: skip
+_ANTECEDENT = re.compile(NAME.replace("(?P<v>", "(?P<n>"))
+#: "the new one is Dr. Park": a new one of the relation the turn is about.
+_NEW_ONE_ALONE = re.compile(
+    rf"\b(?:the new one|the new one will be|le nouveau|la nouvelle|el nuevo|la nueva|der neue|die neue|o novo|a nova)"
+    rf"(?: is| will be| est| sera| es| será| ist| wird| é)?(?: c'est)?(?: le| la| el| o| a)?[:\s]+{NAME}",
+    re.IGNORECASE,
+)
+
+
+def _without_opener(name: str) -> str:
+    """ "Ask Rui" → "Rui": a capitalised word opening the sentence before a name is not part of it."""
+    words = name.split()
+    if len(words) > 1 and fold(words[0]) in STOP_WORDS | _OPENING_VERBS:
+        return " ".join(words[1:])
+    return name
+
+
+#: Imperatives and openers that precede a name capitalised at a sentence start ("Ask Rui", "Tell Dana").
+_OPENING_VERBS = frozenset("ask tell call text email ping thank meet see so news update also well".split())  # noqa: SIM905
+
+
+def _relation_fact(rel: str, name: str, turn: SourceTurn, said: str, session_lang: str) -> _Found | None:
+    entry = RELATIONS.get(rel.lower()) or RELATIONS.get(fold(rel))
+    if entry is None or not entry[1] or entry[0] in PETS or not is_name(name):
+        return None
+    lang = detect_language(said, default="") or session_lang
+    fact = GroundedFact(
+        FactKind.RELATION,
+        render("relation", lang, name, rel=rel.lower() if lang == "en" else rel),
+        f"relation.{entry[0]}",
+        name,
+        (turn.index,),
+        SALIENCE[FactKind.RELATION],
+        False,
+        "extractor",
+        lang,
+    )
+    return _Found(fact, (said,))
+
+
+def _pronoun_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    """A single-valued relation said with a pronoun ("so he's my GP now"): the person is the last name said before
+    it in the same turn; the one a stale marker retires ("Dr. Harris retired") is never the antecedent."""
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        retired = [m.value for m in stale_mentions(said)]
+        for _, pattern in _PRONOUN_RELATION:
+            for match in pattern.finditer(said):
+                if not (match.group("now") or match.group("new") or match.group("now2")):
+                    continue  # "Ask Rui, he is my manager": no change said, the rules read the name itself
+                names = [
+                    n.group("n")
+                    for n in _ANTECEDENT.finditer(said, 0, match.start())
+                    if is_name(n.group("n")) and not any(names_value(n.group("n"), r) for r in retired)
+                ]
+                names = [_without_opener(n) for n in names if not RELATIONS.get(fold(n))]
+                if names:
+                    item = _relation_fact(match.group("rel"), names[-1], turn, said, session_lang)
+                    if item is not None:
+                        found.append(item)
+        named = _NEW_ONE_ALONE.search(said)
+        if named is not None:
+            rels = [m.group("rel") for _, p in _PRONOUN_RELATION for m in [p.search(said)] if m]
+            # The relation is named before "the new one" in this turn or the user's two turns before it ("My vet
+            # is retiring." … "She's leaving in May, the new one is Dr. Park").
+            before = [u.user for u in turns if turn.index - CONTEXT_TURNS <= u.index < turn.index]
+            nouns = [
+                w
+                for w in re.findall(r"[\w'-]+", " ".join([*before, said[: named.start()]]))
+                if (RELATIONS.get(w.lower()) or ("", False))[1] and RELATIONS[w.lower()][0] not in PETS
+            ]
+            rel = (rels or nouns or [""])[-1]
+            if rel:
+                item = _relation_fact(rel, named.group("v"), turn, said, session_lang)
+                if item is not None:
+                    found.append(item)
+    return found
+
+
+#: "I adopted a beagle called Biscuit", "we rescued a greyhound named Flash": a pet named after its breed.
+#: Things adopted that are no pets: a plan, a policy — or a person, whose relation the rules read.
+_NOT_PETS = frozenset(
+    [
+        "plan",
+        "policy",
+        "approach",
+        "strategy",
+        "framework",
+        "method",
+        "process",
+        "idea",
+        "rule",
+        "standard",
+        "practice",
+        "system",
+        "model",
+        "name",
+        "style",
+        "tool",
+        "child",
+        "baby",
+        "boy",
+        "girl",
+        "son",
+        "daughter",
+        "kid",
+    ]
+)
+_ADOPTED = re.compile(
+    rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|rescued|got) an? (?:[\w-]+ )?(?P<rel>[\w-]+),? "
+    rf"(?:called|named) {NAME}",
+    re.IGNORECASE,
+)
+
+
+def _adopted_pets(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        for match in _ADOPTED.finditer(said):
+            name, rel = match.group("v"), match.group("rel").lower()
+            if not is_name(name) or fold(rel) in STOP_WORDS or fold(rel) in _NOT_PETS:
+                continue
+            lang = detect_language(said, default="") or session_lang
+            if lang != "en":
+                continue
+            fact = GroundedFact(
+                FactKind.RELATION,
+                render("pet", "en", name, rel=rel),
+                f"pet.{fold(name).replace(' ', '_')}",
+                name,
+                (turn.index,),
+                SALIENCE[FactKind.RELATION],
+                False,
+                "extractor",
+                "en",
+            )
+            found.append(_Found(fact, (said,)))
+    return found
 
 
 def _replace_turns(fact: GroundedFact, turns: tuple[int, ...]) -> GroundedFact:

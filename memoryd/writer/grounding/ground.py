@@ -30,6 +30,7 @@ from memoryd.writer.grounding.model import (
 )
 from memoryd.writer.grounding.rules import Hit, apply_rules
 from memoryd.writer.grounding.secrets import contains_secret, redact_secrets
+from memoryd.writer.grounding.summary import repeats_run
 from memoryd.writer.grounding.templates import TEMPLATE_WORDS
 from memoryd.writer.grounding.text import (
     STOP_WORDS,
@@ -39,6 +40,7 @@ from memoryd.writer.grounding.text import (
     light_stem,
     sentences,
     tokens,
+    without_speaker_labels,
 )
 from memoryd.writer.grounding.verify import support, verify
 from memoryd.writer.parse import Digest as ModelDigest
@@ -256,7 +258,12 @@ class _Grounder:
                 return text, _provenance(text, self.turns, use_assistant=True), "model"
             parts = sentences(text)
             reasons = [self._summary_reason(part) for part in parts]
-            kept = [part for part, why in zip(parts, reasons, strict=True) if not why]
+            kept: list[str] = []
+            for n, part in enumerate(parts):
+                if not reasons[n] and repeats_run(" ".join([*kept, part])):
+                    reasons[n] = "loop"  # fine alone, but it says again what an earlier sentence said
+                if not reasons[n]:
+                    kept.append(part)
             if len(parts) > 1 and len(kept) * 2 > len(parts):
                 for why in reasons:
                     if why:
@@ -272,6 +279,8 @@ class _Grounder:
         reason = self._check(text, self.all_sources)
         if reason:
             return reason
+        if repeats_run(text):
+            return "loop"  # a 4-word run said twice, even of template words ("the user is a … the user is a")
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
         if _FIRST_PERSON.search(text):
             return "first_person"
@@ -432,6 +441,8 @@ def ground(
     earlier: Sequence[str] = (),
 ) -> GroundedDigest:
     """The verified digest of a session: extractor facts ∪ model items that pass verification, with provenance."""
+    users, assistants = without_speaker_labels([t.user for t in turns], [t.assistant for t in turns])
+    turns = [replace(t, user=u, assistant=a) for t, u, a in zip(turns, users, assistants, strict=True)]
     extraction = extract(turns, session_time_ms=session_time_ms)
     grounder = _Grounder(turns, extraction, scaffolding, earlier)
     grounder.add_extracted()

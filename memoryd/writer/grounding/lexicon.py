@@ -50,11 +50,92 @@ for _key, _single, _words in (
     ("dog", False, "dog puppy chien chienne chiot perro perra hund welpe cachorro cachorra cão"),
     ("cat", False, "cat kitten chat chatte chaton gato gata katze kater"),
     ("pet", False, "rabbit hamster parrot horse lapin cheval conejo caballo kaninchen pferd coelho cavalo"),
+    ("physio", True, "physio physiotherapist fisio fisioterapeuta kiné kine kinésithérapeute kinesitherapeute "
+     "physiotherapeut physiotherapeutin"),
+    ("accountant", True, "accountant comptable contable contadora contabilista steuerberater steuerberaterin "
+     "buchhalter buchhalterin"),
+    ("lawyer", True, "lawyer solicitor attorney avocat avocate abogado abogada anwalt anwältin advogado advogada"),
+    ("adviser", True, "adviser advisor orientador orientadora betreuer betreuerin"),
+    ("coach", True, "coach entraîneur entraineur entrenador entrenadora treinador treinadora"),
+    ("contractor", True, "contractor builder plumber electrician entrepreneur artisan contratista fontanero "
+     "electricista handwerker bauunternehmer klempner elektriker empreiteiro canalizador eletricista"),
 ):  # fmt: skip
     for _word in _words.split():
         RELATIONS.setdefault(_word, (_key, _single))
 PETS = frozenset({"dog", "cat", "pet"})
 REL_RE = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
+#: The relation nouns English rules read: another language's noun in an English sentence is a false friend ("our
+#: last chat" is a conversation, not a French cat; "the chef" cooks).
+EN_RELATION_WORDS = frozenset(
+    [
+        "manager",
+        "boss",
+        "supervisor",
+        "wife",
+        "husband",
+        "partner",
+        "spouse",
+        "girlfriend",
+        "boyfriend",
+        "fiance",
+        "fiancee",
+        "mother",
+        "mom",
+        "mum",
+        "father",
+        "dad",
+        "vet",
+        "veterinarian",
+        "doctor",
+        "gp",
+        "physician",
+        "dentist",
+        "therapist",
+        "psychologist",
+        "landlord",
+        "landlady",
+        "son",
+        "daughter",
+        "kid",
+        "youngest",
+        "eldest",
+        "oldest",
+        "neighbour",
+        "neighbor",
+        "associate",
+        "brother",
+        "sister",
+        "colleague",
+        "coworker",
+        "co-worker",
+        "teammate",
+        "friend",
+        "cofounder",
+        "co-founder",
+        "dog",
+        "puppy",
+        "cat",
+        "kitten",
+        "rabbit",
+        "hamster",
+        "parrot",
+        "horse",
+        "physio",
+        "physiotherapist",
+        "accountant",
+        "lawyer",
+        "solicitor",
+        "attorney",
+        "adviser",
+        "advisor",
+        "coach",
+        "contractor",
+        "builder",
+        "plumber",
+        "electrician",
+    ]
+)
+EN_REL_RE = "|".join(sorted((re.escape(w) for w in EN_RELATION_WORDS), key=len, reverse=True))
 
 # A sentence that is not a statement of fact about the speaker: hypothetical, fiction, or a wish.
 HYPOTHETICAL = re.compile(
@@ -226,6 +307,8 @@ __all__ = [
     "CHOICE_CATEGORIES",
     "CLAUSE_END",
     "DIET_WORDS",
+    "EN_RELATION_WORDS",
+    "EN_REL_RE",
     "FIRST_PERSON",
     "FOR_TARGET",
     "HEDGE",

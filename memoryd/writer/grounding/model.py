@@ -46,6 +46,9 @@ class GroundedFact:
     is_identity: bool
     source: str = "extractor"
     language: str = "en"
+    #: Old values its turn says no longer hold, as (scope, value): ("person", "Dr. Harris"), ("thing", "Jira").
+    #: supersede.py retires the agent's active facts that state them (grounding/stale.py says which).
+    replaces: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

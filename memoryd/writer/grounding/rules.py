@@ -14,6 +14,7 @@ from memoryd.writer.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.writer.grounding.lexicon import (
     CHOICE_CATEGORIES,
     DIET_WORDS,
+    EN_REL_RE,
     FOR_TARGET,
     HEDGE,
     NAME,
@@ -21,7 +22,7 @@ from memoryd.writer.grounding.lexicon import (
     NOT_ROLES,
     NOT_TASKS,
     PETS,
-    REL_RE,
+    PLACE,
     RELATIONS,
     REPORTED,
     ROLE_SUFFIX,
@@ -89,12 +90,23 @@ _REQUESTED_THINGS = word_set(
     "recipe recipes idea ideas suggestion suggestions tip tips advice help list plan example examples summary draft "
     "hand overview explanation breakdown"
 )
-_SWITCH_FORMS = re.compile(r"^(switching|switched|migrating|migrated)\b", re.IGNORECASE)
-_SWITCH_BASE = {"switching": "switch", "switched": "switch", "migrating": "migrate", "migrated": "migrate"}
+_SWITCH_FORMS = re.compile(r"^(switching|switched|migrating|migrated|moving|moved)\b", re.IGNORECASE)
+_SWITCH_BASE = {
+    "switching": "switch",
+    "switched": "switch",
+    "migrating": "migrate",
+    "migrated": "migrate",
+    "moving": "move",
+    "moved": "move",
+}
 _SWITCHED_THING = re.compile(
-    r"^(?:switch|migrate|move) (?:the |our |my )?(?P<x>[\w -]{2,40}?) (?:over )?to\b", re.IGNORECASE
+    # "move the budget to …" names the thing moved; "move off Jira to …" names the old tool, not a purpose.
+    r"^(?:switch|migrate|move) (?!(?:off|away|from|out)\b)(?:the |our |my )?(?P<x>[\w -]{2,40}?) (?:over )?to\b",
+    re.IGNORECASE,
 )
-_CALENDAR_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
+_CALENDAR_WORDS = (
+    frozenset(MONTHS) | frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight", "yesterday", "weekend"}
+)
 _NOT_NAMES = frozenset(
     ["i", "the", "a", "an", "my", "our", "we", "you", "he", "she", "they", "it", "this", "that"]
 ) | frozenset(
@@ -134,8 +146,56 @@ _NOT_NAMES = frozenset(
         "sim",
         "não",
         "ainda",
+        # Connectives and time adverbs open a clause capitalised ("Since our last chat", "Thankfully, my son's
+        # ok", "Now my boss …"): a function word is never who someone is.
+        "since",
+        "then",
+        "now",
+        "still",
+        "though",
+        "although",
+        "because",
+        "after",
+        "before",
+        "when",
+        "while",
+        "once",
+        "until",
+        "besides",
+        "however",
+        "meanwhile",
+        "otherwise",
+        "plus",
+        "btw",
+        "lol",
+        "haha",
+        "wow",
+        "yeah",
+        "yep",
+        "nope",
+        "oh",
+        "hey",
+        "hi",
+        "hello",
+        "sorry",
+        "please",
+        "thanks",
+        "depuis",
+        "alors",
+        "ensuite",
+        "desde",
+        "luego",
+        "entonces",
+        "seit",
+        "dann",
+        "jetzt",
+        "desde",
+        "depois",
+        "agora",
     ]
 )
+#: Endings of sentence adverbs ("Thankfully", "Unfortunately", "Obviously", "Recently", "Basically"): no name ends so.
+_ADVERB_ENDINGS = ("fully", "ately", "ously", "ently", "antly", "ically", "ually", "edly", "ingly", "ssly")
 #: "I'm a nurse at …": the word before at/for is the role the employer rests on.
 _ROLE_BEFORE_AT = re.compile(r"(?:\bI'm|\bI am|,) an? (?:[\w-]+ )*?([\w-]+) (?:at|for) ", re.IGNORECASE)
 #: Similes of working hard ("como un loco", "comme un fou", "wie ein Pferd"): never a job.
@@ -149,6 +209,17 @@ _DEMONYMS = word_set(
     "mexican argentinian chilean colombian peruvian chinese japanese korean indian pakistani dutch belgian swiss "
     "swedish norwegian danish finnish polish greek turkish russian ukrainian australian african european asian "
     "latino latina catholic muslim jewish christian hindu buddhist"
+)
+#: Encouragement and phrasal verbs in a decision's words: "keep going / keep spreading positivity / keep in touch /
+#: keep it up" and "(picked) up a book" choose no option.
+_NOT_A_CHOICE = re.compile(
+    r"^(?:to )?(?:keep (?:[\w']+ing\b|[\w]+in'(?!\w)|up\b|it up\b|at it\b|on\b|in touch\b|each other\b|"
+    r"(?:the |our )?[\w ]{1,30}? (?:rolling|going|coming|flowing)\b)|up\b)",
+    re.IGNORECASE,
+)
+_MOVED_TO = re.compile(r"^(?:moved|moving|move)\b.*?\bto (\w+)", re.IGNORECASE)
+_LEAVING = re.compile(
+    r"^(?:go|run|leave|head (?:off|out)|get going|dash|bounce)\b(?!\s+(?:to|and)\b)", re.IGNORECASE
 )
 #: What one goes somewhere with that is company, not a choice ("going with my sister", "go with the flow").
 _COMPANY = re.compile(
@@ -226,6 +297,18 @@ _NOT_ROLES_ROMANCE = frozenset(
         "tranquilo",
         "tranquila",
         "vero",
+        # First-person verbs after a name ("soy Pablo, vivo en Valencia"): what the user does, not a job title.
+        "vivo",
+        "trabajo",
+        "estudio",
+        "resido",
+        "moro",
+        "trabalho",
+        "estudo",
+        "tengo",
+        "tenho",
+        "estoy",
+        "estou",
     ]
 )
 _NOT_ROLES_ROMANCE_FOLDED = frozenset(fold(word) for word in _NOT_ROLES_ROMANCE)
@@ -240,13 +323,15 @@ _EN_PERSON = (
     (re.compile(r"\bI\b"), "they"),
     (re.compile(r"\bour\b", _I), "their"),
 )
+_LEAD_CLITIC = re.compile(r"^(?:lhe|lhes|me|te|se|nos|vos|le|les|lui|leur|la|lo|los|las)\s+", _I)
 _INFINITIVE = re.compile(r"^\w+(?:ar|er|ir|or|re|ôr)(?:lo|la|le|los|las|les|me|te|se|nos)?\b", _I)
 
 
 #: Words that put a sentence about work: "joined X" or "je suis chez X" there names the employer.
 _WORK_CONTEXT = re.compile(
     r"\b(?:work(?:ing)? (?:at|for)|job|company|employer|quit|left|hired|position|"
-    r"ne travaille plus|quitté|rejoint|nouveau (?:poste|boulot|job)|nouvel emploi)\b",
+    r"ne travaille plus|quitté|rejoint|nouveau (?:poste|boulot|job)|nouvel emploi|ya no trabajo|já não trabalho|"
+    r"nicht mehr bei|trabajo|trabalho|empresa|firma|arbeite)\b",
     re.IGNORECASE,
 )
 
@@ -275,7 +360,15 @@ def _is_name(value: str) -> bool:
         and first not in STOP_WORDS
         and first not in _CALENDAR_WORDS
         and first not in _DEMONYMS  # "my boss is Italian": a capitalised adjective, not who the boss is
+        and not (len(first) > 6 and first.endswith(_ADVERB_ENDINGS))
+        # "my daughter Sara's school": a possessor, not who the daughter is
+        and not value.rstrip().endswith(("'s", "’s"))
     )
+
+
+def is_name(value: str) -> bool:
+    """Whether a captured capitalised value can be a name (not a pronoun, function word, date or adverb)."""
+    return _is_name(value)
 
 
 def _for_target(text: str) -> str:
@@ -284,22 +377,89 @@ def _for_target(text: str) -> str:
     return _slug(target.group(1) or target.group(2), 2) if target else ""
 
 
+#: Names of one purpose said differently ("the DB", "our database", "la base de données"): one slot.
+_PURPOSE_ALIASES = {
+    "db": "database",
+    "databases": "database",
+    "base_donnees": "database",
+    "base_datos": "database",
+    "datenbank": "database",
+    "banco_dados": "database",
+    "main_database": "database",
+    "tickets": "issue_tracking",
+    "issues": "issue_tracking",
+    "ticketing": "issue_tracking",
+    "task_management": "tasks",
+    "todos": "tasks",
+    "note": "notes",
+    "note_taking": "notes",
+    "notetaking": "notes",
+    "budgeting": "budget",
+    "hosting": "host",
+}
+
+
+def canonical_purpose(slug: str) -> str:
+    """One slot name per purpose: "db" and "main_database" are "database", "note_taking" is "notes"."""
+    if slug in _PURPOSE_ALIASES:
+        return _PURPOSE_ALIASES[slug]
+    last = slug.rsplit("_", 1)[-1]
+    return _PURPOSE_ALIASES.get(last, last if last in _PURPOSE_ALIASES.values() else slug)
+
+
+def _purpose_slot(what: str) -> str:
+    """The purpose a tool is used for ("for notes", "as our database", "para las facturas"), as a slot name."""
+    target = _for_target(what)
+    if not target:
+        bare = re.sub(r"^\s*(?:for|as|pour|comme|para|como|für|als)\s+", "", what, flags=re.IGNORECASE)
+        target = _slug(bare, 2) if bare.strip() != what.strip() else ""
+    return canonical_purpose(target) if target else ""
+
+
+_BARE_FOR = re.compile(r"\b(?:for|pour|para|für) ([\w-]+(?: [\w-]+){0,2})\s*$", re.IGNORECASE)
+
+
 def _choice_slot(value: str, sentence: str = "") -> str:
     switched = _SWITCHED_THING.match(value)
     if switched:
-        return f"choice.{_slug(switched.group('x'), 2)}"
+        return f"choice.{canonical_purpose(_slug(switched.group('x'), 2))}"
     target = _for_target(value)
     if target:
-        return f"choice.{target}"
+        return f"choice.{canonical_purpose(target)}"
     category = CHOICE_CATEGORIES.search(value)
     if category:
-        return f"choice.{_slug(category.group(0), 2)}"
+        return f"choice.{canonical_purpose(_slug(category.group(0), 2))}"
+    bare = _BARE_FOR.search(value)  # "switch to Linear for project management"
+    if bare and not set(tokens(bare.group(1))) & _CALENDAR_WORDS:
+        return f"choice.{canonical_purpose(_slug(bare.group(1), 2))}"
     target = _for_target(sentence)  # "For the billing service we'll go with …"
     if target:
-        return f"choice.{target}"
+        return f"choice.{canonical_purpose(target)}"
     category = CHOICE_CATEGORIES.search(sentence)
     if category:
-        return f"choice.{_slug(category.group(0), 2)}"
+        return f"choice.{canonical_purpose(_slug(category.group(0), 2))}"
+    return ""
+
+
+_TIME_TARGET = re.compile(
+    r"\b\d{1,2}:\d{2}\b|\b\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?|horas?|heures?|stunden?|min|mins|minutes?|minutos?|"
+    r"minuten|secs?|seconds?|segundos?)\b|\b\d+h\d{2}\b",
+    re.IGNORECASE,
+)
+_AMOUNT_TARGET = re.compile(
+    r"[£$€]\s?\d|\b\d[\d,. ]*\s?(?:k|euros?|pounds?|dollars?|reais|francs?)\b", re.IGNORECASE
+)
+_WEIGHT_TARGET = re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:kg|kgs|kilos?|lbs?|stone)\b", re.IGNORECASE)
+
+
+def _target_measure(value: str) -> str:
+    """What a target measures, when it says ("under 3:30" a time, "£20,000" an amount, "70 kg" a weight), or ""."""
+    if _WEIGHT_TARGET.search(value):
+        return "weight"
+    if _TIME_TARGET.search(value):
+        return "time"
+    if _AMOUNT_TARGET.search(value):
+        return "amount"
     return ""
 
 
@@ -344,8 +504,18 @@ _PLACE_TEXTS = {
 }  # fmt: skip
 
 
+#: A value cut at a title's dot ("book the check-up with Dr" of "… with Dr. Evans in May"): it goes on.
+_TITLE_END = re.compile(r"\b(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Sr|Sra|St)$")
+_AFTER_TITLE = re.compile(r"\.(\s*[^.;!?]+)")
+
+
 def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
-    groups = match.groupdict()
+    groups = dict(match.groupdict())
+    raw = groups.get("v") or ""
+    if raw and _TITLE_END.search(raw.rstrip()) and match.end("v") == match.end():
+        more = _AFTER_TITLE.match(sentence, match.end())
+        if more:
+            groups["v"] = raw.rstrip() + "." + more.group(1)
     value = _clean(groups.get("v") or "")
     if not value:
         return None
@@ -356,8 +526,11 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key == "tool":
         if not _is_name(value):
             return None
-        slot = f"tool.{_slug(value, 2)}"
         what = groups.get("what") or ""
+        purpose = _purpose_slot(what)
+        # "I use Obsidian for notes": the slot is the purpose, so it replaces "I use Evernote for notes" (and a choice
+        # made for notes: supersede.py reads tool.X and choice.X as one slot); a tool said without one is its own.
+        slot = f"tool.{purpose}" if purpose else f"tool.{_slug(value, 2)}"
         text = render(key, lang, value, what=to_third_person_en(what) if lang == "en" else what)
     elif key == "joined":
         if not _is_name(value) or not _WORK_CONTEXT.search(sentence):
@@ -372,6 +545,18 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         ):
             return None  # "I'm a regular at Joe's": a customer of the place, not its employee
         text = render(key, lang, value)
+    elif key == "stated":
+        # A statement whose template is the rule's verb; the slot names the value (or the thing it is about).
+        what = _clean(groups.get("what") or "")
+        shown = to_third_person_en(value) if lang == "en" else value
+        if groups.get("rest"):
+            shown = f"{shown}{to_third_person_en(groups['rest']) if lang == 'en' else groups['rest']}"
+        slot = slot.format(v=_slug(value, 2), what=_slug(what, 2))
+        if slot.endswith(".") or ".." in slot:
+            return None
+        text = rule.verb.format(v=shown, what=what.lower() if lang == "en" else what)
+    elif key == "shift":
+        text = render("shift", lang, value)
     elif key == "age":
         if not 1 <= int(value) <= 120:
             return None
@@ -431,6 +616,11 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             )
         if re.match(r"(?:keep|make) it \w", value, re.IGNORECASE):
             obj = obj[3:]  # "keep it Japan only": "it" is a placeholder, the complement is what was chosen
+        moved_to = _MOVED_TO.match(value)
+        if moved_to and (fold(moved_to.group(1)) in _CALENDAR_WORDS or moved_to.group(1)[:1].isdigit()):
+            return None  # "we moved the kickoff meeting to Tuesday": a date changed (a plan), no tool chosen
+        if _NOT_A_CHOICE.match(value):
+            return None  # "let's keep going", "let's keep in touch", "I picked up a book": no option chosen
         if _COMPANY.match(obj) or _COMPANY.match(value):
             return None  # "I'm going with my sister": company kept, not a choice made
         if HEDGE.search(sentence) or _vague(obj) or set(tokens(value)) <= _UNDECIDED:
@@ -443,19 +633,37 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             render(key, lang, shown).replace(" : ", ": ") if rule.verb == ": " else render(key, lang, shown)
         )
     elif key in ("action", "remind"):
+        subjunctive = lang == "fr" and "faut que" in match.group(0).lower()  # "il faut que je refasse …"
+        bare = _LEAD_CLITIC.sub("", value)  # "tenho de lhe enviar …": the verb is after the pronoun
         if NOT_TASKS.search(value) or (
-            lang in ("es", "pt", "fr") and key == "action" and not _INFINITIVE.match(value)
+            lang in ("es", "pt", "fr") and key == "action" and not subjunctive and not _INFINITIVE.match(bare)
         ):
             return None
-        if len(content_tokens(value)) < 2:
-            return None  # "I have to go": a task names what and whom
+        if len(content_tokens(value)) < 2 or _LEAVING.match(value):
+            return None  # "I have to go", "I need to go, bye": a task names what and whom
         if len(tokens(value)) > 1 and tokens(value)[1] in _UNNAMED_OBJECT:
             return None  # "I need to correct something": the task names nothing one could do
         shown = to_third_person_en(value) if lang == "en" else value
         text = render(key, lang, shown)
     elif key == "target":
+        if re.search(r":\s", value) and not groups.get("what"):
+            value = re.split(r":\s", value, maxsplit=1)[
+                1
+            ].strip()  # "más modesto: bajar de 3h45": after the colon
         what = groups.get("what") or value
-        slot = f"target.{_slug(what, 2 if groups.get('what') else 1)}" if _slug(what, 1) else ""
+        head = _slug(what, 2 if groups.get("what") else 1)
+        head = head[5:] if head.startswith("time_") else head  # "target time for the 10k" is the 10k's
+        measure = _target_measure(value)
+        if groups.get("what") and head:
+            # "my goal for the 10k is 47 minutes": the event names it, and what it measures (supersede.py lets a
+            # later target of the same measure replace one said without its event: "finish under 2 hours").
+            slot = f"target.{head}.{measure}" if measure and not head.endswith(measure) else f"target.{head}"
+        elif measure:
+            slot = (
+                f"target.{measure}"  # "bajar de 42 minutos", "sub-3:30", "£20,000": what is measured names it
+            )
+        else:
+            slot = f"target.{head}" if head and not head.isdigit() else "target"
         shown = to_third_person_en(value) if lang == "en" else value
         if lang == "en" and groups.get("what"):
             text = f"The user's {groups['noun'].lower()} {_clean(groups['what'])} is {shown}."
@@ -463,7 +671,20 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             text = render(key, lang, shown)
     else:  # pragma: no cover - every key of the table is handled above
         return None
-    return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), match.end(), lang)
+    end = match.end()
+    if key in ("role", "employer", "works_as") and lang in _WORK_PLACE:
+        where = _WORK_PLACE[lang].match(sentence, end)
+        if where and _is_name(where.group("v")):
+            text = f"{text.rstrip('.')} {where.group(0).strip().rstrip('.')}."  # "a nurse in Cardiff": where they work
+            end = where.end()
+    return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), end, lang)
+
+
+#: A place right after a role or employer ("I'm a nurse in Cardiff", "Projektleiterin bei Siemens in München").
+_WORK_PLACE = {
+    lang: re.compile(rf"\s+{prep} {PLACE}(?=\s*(?:[.,;!]|$))")
+    for lang, prep in (("en", "in"), ("de", "in"), ("fr", "à"), ("es", "en"), ("pt", "em"))
+}
 
 
 def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[Hit]:
@@ -512,7 +733,7 @@ _OTHER_ALLERGY = re.compile(
 
 #: "Wei's sister Mei": someone related to a person the user knows, said with an English possessive.
 _THEIR_RELATION = re.compile(
-    rf"(?-i:(?P<owner>[A-ZÀ-ÖØ-Þ][\w-]+))(?:'s|s') (?P<rel>{REL_RE}) {NAME}", re.IGNORECASE
+    rf"(?-i:(?P<owner>[A-ZÀ-ÖØ-Þ][\w-]+))(?:'s|s') (?P<rel>{EN_REL_RE}) {NAME}", re.IGNORECASE
 )
 
 
@@ -646,4 +867,4 @@ def _without_overlaps(hits: list[Hit]) -> list[Hit]:
     return sorted(kept, key=lambda h: h.start)
 
 
-__all__ = ["RELATION_RULES", "RULES", "Hit", "Rule", "apply_rules", "to_third_person_en"]
+__all__ = ["RELATION_RULES", "RULES", "Hit", "Rule", "apply_rules", "is_name", "to_third_person_en"]

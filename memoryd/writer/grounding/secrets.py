@@ -31,10 +31,11 @@ _KEY_PATTERNS = (
 )
 # "my password is X" in the five languages: the value after the keyword and a linking verb or colon.
 _PASSWORD = re.compile(
-    r"\b(?:password|passwd|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|mdp|code secret|"
+    r"\b(?:password|passwd|pwd|pw|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|mdp|code secret|"
     r"contrase[ñn]a|clave|passwort|kennwort|senha|api[ -]?key|secret key|token|"
     # An access code guards a door or an account like a password does ("code d'accès", "lock-box code").
-    r"(?:access|entry|door|gate|alarm|lock-?box|lock box|login) code|code d'acc[èe]s|code d'entr[ée]e|"
+    r"(?:access|entry|door|gate|alarm|lock-?box|lock box|login|key ?safe|key box|safe|padlock|garage|wifi|wi-fi|"
+    r"security|unlock|building) code|code d'acc[èe]s|code d'entr[ée]e|code du (?:portail|coffre|cadenas|garage)|"
     r"c[óo]digo de (?:acesso|acceso|entrada)|zugangscode|t[üu]rcode)\b"
     r"(?:\s+(?:for|of|to|on|de|du|au|à|pour|para|del|al|f[üu]r|von|zum|zur|do|da|no|na|ao)\s+[^\s:=]+(?:\s+[^\s:=]+)?)?"
     r"\s*(?:is|was|c'est|c’est|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?!\[redacted\])(?P<value>[^\s\"'”»]{3,})",

@@ -41,6 +41,10 @@ _EN_SUBJECT = (
     (re.compile(r"\bI was\b"), "the user was"),
     (re.compile(r"\bI\b"), "the user"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
+)
+#: Object forms, replaced after the verbs agree: "the user" standing for "me" is no subject ("from me by Friday"
+#: is not "from the user bies Friday", "reminds me why" not "whies").
+_EN_OBJECT = (
     (re.compile(r"\bme\b"), "the user"),
     (re.compile(r"\bmyself\b"), "themselves"),
 )
@@ -83,6 +87,66 @@ _NOT_VERBS = frozenset(
         "for",
         "with",
         "as",
+        # Irregular past forms: "the user made" already agrees ("mades" is no word).
+        *[
+            "made",
+            "had",
+            "got",
+            "did",
+            "went",
+            "came",
+            "saw",
+            "took",
+            "gave",
+            "found",
+            "told",
+            "thought",
+            "felt",
+            "kept",
+            "left",
+            "lost",
+            "met",
+            "paid",
+            "put",
+            "ran",
+            "said",
+            "sat",
+            "sent",
+            "set",
+            "sold",
+            "spent",
+            "stood",
+            "taught",
+            "won",
+            "wrote",
+            "bought",
+            "brought",
+            "built",
+            "caught",
+            "chose",
+            "drove",
+            "ate",
+            "fell",
+            "flew",
+            "forgot",
+            "grew",
+            "heard",
+            "knew",
+            "led",
+            "let",
+            "meant",
+            "read",
+            "rode",
+            "rose",
+            "shook",
+            "slept",
+            "spoke",
+            "stuck",
+            "threw",
+            "woke",
+            "wore",
+            "used",
+        ],
     ]
 )
 
@@ -118,6 +182,8 @@ def third_person(sentence: str) -> str:
     for pattern, replacement in _EN_SUBJECT:
         sentence = pattern.sub(replacement, sentence)
     sentence = _AFTER_USER.sub(_agree, sentence)
+    for pattern, replacement in _EN_OBJECT:
+        sentence = pattern.sub(replacement, sentence)
     return sentence[:1].upper() + sentence[1:]
 
 
@@ -130,6 +196,35 @@ def _clip(text: str, max_chars: int) -> str:
         return text
     cut = text[: max_chars - 1].rsplit(" ", 1)[0]
     return cut.rstrip(",;: ") + "…"
+
+
+#: A name called out at the end of a sentence ("Way to go, Ines!"), left out of what the sentence is about.
+_VOCATIVE = re.compile(r",\s*(?-i:[A-ZÀ-ÖØ-Þ][\w'’-]+)\s*[!.?…]*\s*$")
+#: A summary holds no run of this many words twice (the bench's and the verifier's loop check).
+REPEAT_RUN_WORDS = 4
+
+
+def _repeats_run(candidate: str, kept: Sequence[str]) -> bool:
+    """Whether the summary with the candidate after what it already holds repeats a REPEAT_RUN_WORDS-word run
+    (across sentence ends too: "No worries, Jon! No worries, Jon!")."""
+    found = [fold(w) for w in re.findall(r"\w+", " ".join([*kept, candidate]))]
+    runs = [tuple(found[i : i + REPEAT_RUN_WORDS]) for i in range(len(found) - REPEAT_RUN_WORDS + 1)]
+    return len(runs) != len(set(runs))
+
+
+def repeats_run(text: str) -> bool:
+    """Whether a text holds some REPEAT_RUN_WORDS-word run twice, whatever its words ("the user is a … the user is
+    a"): a summary that does reads as a loop, so none is stored."""
+    return _repeats_run(text, [])
+
+
+def _without_repeats(parts: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The parts in order, each dropped that would repeat a run of those kept before it."""
+    kept: list[tuple[str, int]] = []
+    for text, turn in parts:
+        if not _repeats_run(text, [k for k, _ in kept]):
+            kept.append((text, turn))
+    return kept
 
 
 def extractive_summary(
@@ -146,12 +241,14 @@ def extractive_summary(
                 ABOUT_ASSISTANT.search(cleaned) and not FIRST_PERSON.search(cleaned)
             ):
                 continue  # leaving for lunch, the weather, "you're probably a cat person": not what happened
-            stems = frozenset(light_stem(t) for t in content_tokens(cleaned))
+            # "No worries, Ines!": the name called out is not what the sentence says.
+            stems = frozenset(light_stem(t) for t in content_tokens(_VOCATIVE.sub("", cleaned)))
             if len(stems) < _MIN_CONTENT_WORDS:
                 continue
             if contains_secret(cleaned):
                 cleaned = redact_secrets(cleaned)
             pool.append((len(pool), turn.index, cleaned, stems))
+    session_lang = detect_language(" ".join(turn.user for turn in turns))
     frequency: Counter[str] = Counter(stem for *_, stems in pool for stem in stems)
 
     def centrality(item: tuple[int, int, str, frozenset[str]]) -> float:
@@ -163,7 +260,7 @@ def extractive_summary(
     used_turns: list[int] = []
     budget = MAX_SUMMARY_CHARS
     for decision in decisions[:2]:
-        if len(decision.text) + 1 <= budget:
+        if len(decision.text) + 1 <= budget and not _repeats_run(decision.text, parts):
             parts.append(decision.text)
             used_turns.extend(decision.turns)
             budget -= len(decision.text) + 1
@@ -176,20 +273,29 @@ def extractive_summary(
         text = item[2]
         if covered and len(item[3] & covered) >= len(item[3]) / 2:
             continue  # the decision already says it
-        lang = detect_language(text)
+        # A sentence without language evidence is in the session's language ("Mi fisio se llama Marta y me ve
+        # cada dos semanas" is not English to rewrite).
+        lang = detect_language(text, default=session_lang)
         if text.rstrip().endswith("?"):
             shown = _ASKED.get(lang, _ASKED["en"]).format(q=text.strip())
         else:
             shown = third_person(text) if lang == "en" else text
         if not shown.endswith((".", "!", "?", "…", "”", "»", "“")):
             shown += "."
+        if _repeats_run(shown, [*parts, *(c[2] for c in chosen)]):
+            continue  # said again in another turn, or the decision's own words: a summary never repeats itself
         if len(shown) + 1 > budget:
             if chosen or parts:
                 continue
             shown = _clip(shown, budget)
         chosen.append((item[0], item[1], shown, item[3]))
         budget -= len(shown) + 1
-    for _, turn_index, shown, _ in sorted(chosen):
+    ordered = _without_repeats([(shown, turn_index) for _, turn_index, shown, _ in sorted(chosen)])
+    if parts:  # the decisions come first; a sentence repeating their words across the join goes
+        ordered = [(s, i) for s, i in ordered if not _repeats_run(s, parts)]
+    for shown, turn_index in ordered:
+        if _repeats_run(shown, parts):
+            continue
         parts.append(shown)
         used_turns.append(turn_index)
     return " ".join(parts), tuple(sorted(set(used_turns)))
@@ -226,4 +332,4 @@ def extractive_topics(turns: Sequence[SourceTurn], entities: Sequence[Entity] = 
     return tuple(topics[:MAX_TOPICS])
 
 
-__all__ = ["MAX_SUMMARY_CHARS", "extractive_summary", "extractive_topics", "third_person"]
+__all__ = ["MAX_SUMMARY_CHARS", "extractive_summary", "extractive_topics", "repeats_run", "third_person"]

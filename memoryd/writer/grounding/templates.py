@@ -62,6 +62,8 @@ _T: dict[str, dict[str, str]] = {
                "pt": "Lembrete pedido pelo usuário: {v}."},
     "target": {"en": "The user's goal: {v}.", "fr": "Objectif de l'utilisateur : {v}.", "es": "Objetivo del usuario: {v}.",
                "de": "Ziel des Nutzers: {v}.", "pt": "Objetivo do usuário: {v}."},
+    "shift": {"en": "The user works {v}.", "fr": "L'utilisateur travaille {v}.", "es": "El usuario trabaja {v}.",
+              "de": "Der Nutzer arbeitet {v}.", "pt": "O usuário trabalha {v}."},
     "plan": {"en": "{v}.", "fr": "Prévu : {v}.", "es": "Plan: {v}.", "de": "Geplant: {v}.", "pt": "Planejado: {v}."},
     "confirmed": {"en": "The user is {v}.", "fr": "L'utilisateur est {v}.", "es": "El usuario es {v}.",
                   "de": "Der Nutzer ist {v}.", "pt": "O usuário é {v}."},

@@ -108,6 +108,39 @@ def prose(text: str) -> str:
     return without_code[:MAX_PROSE_CHARS].rsplit(" ", 1)[0]
 
 
+#: "Melanie: …" opening a turn: a chat log pasted or replayed with its speakers' names.
+_SPEAKER_LABEL = re.compile(r"^\s*(?-i:([A-ZÀ-ÖØ-Þ][\w'’-]{1,30}(?: [A-ZÀ-ÖØ-Þ][\w'’-]{1,30})?)):\s+")
+#: "[shares a photo of a tent]": a stage direction of a chat log (an image caption), not words the speaker said;
+#: a markdown link "[here](…)" and a bracketed capitalised note "[Update]" are kept.
+_STAGE_DIRECTION = re.compile(r"\s*\[(?-i:[a-z])[^\[\]\n]{2,300}\](?!\()")
+#: How many of a session's user turns must open with the same label before it is read as a speaker label.
+SPEAKER_LABEL_MIN_TURNS = 2
+
+
+def speaker_label(text: str) -> str:
+    """The "Name" of a turn opening "Name: …", or ""."""
+    found = _SPEAKER_LABEL.match(text)
+    return found.group(1) if found else ""
+
+
+def without_speaker_labels(user_turns: list[str], assistant_turns: list[str]) -> tuple[list[str], list[str]]:
+    """A replayed chat log's speaker names and stage directions removed from its turns.
+
+    A label is stripped only where the session's user turns open with the same "Name: " at least twice (a log
+    format, not "Update: we moved" said once), so the words after it are read as the speaker's own; the other
+    side's label goes too. Bracketed stage directions ("[shares a photo of …]") are dropped either way."""
+    labels = [speaker_label(text) for text in user_turns]
+    counted = {label: labels.count(label) for label in labels if label}
+    logged = bool(counted) and max(counted.values()) >= SPEAKER_LABEL_MIN_TURNS
+
+    def clean(text: str) -> str:
+        if logged and speaker_label(text):
+            text = _SPEAKER_LABEL.sub("", text, count=1)
+        return _STAGE_DIRECTION.sub("", text) if "[" in text else text
+
+    return [clean(text) for text in user_turns], [clean(text) for text in assistant_turns]
+
+
 def words(text: str) -> list[str]:
     """Surface words in order (hyphen and apostrophe compounds kept whole, case kept)."""
     return _WORD.findall(text)
@@ -210,6 +243,7 @@ __all__ = [
     "LANGUAGES",
     "NEGATIONS",
     "NUMBER_WORDS",
+    "SPEAKER_LABEL_MIN_TURNS",
     "STOP_WORDS",
     "content_tokens",
     "detect_language",
@@ -218,7 +252,9 @@ __all__ = [
     "normalized_key",
     "prose",
     "sentences",
+    "speaker_label",
     "tokens",
+    "without_speaker_labels",
     "word_set",
     "words",
 ]
