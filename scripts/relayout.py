@@ -85,6 +85,8 @@ RULES: dict[str, str] = {
     "memoryd/readpath_identity.py": "memoryd/read/identity_similarity.py",
     "memoryd/search.py": "memoryd/read/search.py",
     "memoryd/keyword_stats.py": "memoryd/read/keyword_stats.py",
+    # the llm gate calls inferd over gRPC: it is orchestration, not scoring, so it leaves retrieval/
+    "memoryd/retrieval/gate_llm.py": "memoryd/read/gate_llm.py",
     # -- retrieval/: the pure scoring library stays
     "memoryd/retrieval/": "memoryd/retrieval/",
     "memoryd/retrieval/context_window.py": "memoryd/retrieval/turn_neighbours.py",
@@ -136,12 +138,12 @@ FAMILIES: dict[str, str] = {
 
 #: Docstrings of the packages the move creates (house style: the first line says what the package holds).
 NEW_PACKAGES: dict[str, str] = {
-    "memoryd/api": "memoryd's gRPC face: the MemoryService and MemoryConsoleService servicers and proto ⇄ domain "
-    "conversion; protobuf and grpc stop here.",
+    "memoryd/api": "memoryd's gRPC face: the two servicers and proto ⇄ domain conversion.\n\n"
+    "Protobuf and grpc stop here (and at memoryd.client and memoryctl, which are clients).",
     "memoryd/wiring": "Builders app.py composes: one part each (writer, console, store security) from settings.",
     "memoryd/read": "The read path: AssembleContext's gate → planner → hybrid search → block, and InjectMemory.",
-    "memoryd/console": "The Memory Console's domain logic: inspect, search, diagnose, export and import "
-    "(the servicer is memoryd.api.console_service).",
+    "memoryd/console": "The Memory Console's domain logic: inspect, search, diagnose, export and import.\n\n"
+    "Its servicer is memoryd.api.console_service; nothing here imports protobuf.",
     "memoryd/ctl": "memoryctl: the command-line client for memoryd's admin and console operations.",
     "memoryd/runtime": "Process-level concerns of memoryd: glibc malloc tuning and the memory debug probe.",
 }
@@ -157,7 +159,13 @@ SKIP_PREFIXES = ("protos/gen/", ".git/")
 CITATIONS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\(DESIGN §3\)"), "(docs/architecture.md, Data)"),
     (re.compile(r"DESIGN §4, shared with inferd"), "docs/distillation.md"),
-    (re.compile(r"the distillation digest of DESIGN §4"), "the distillation digest (docs/distillation.md)"),
+    (
+        re.compile(
+            r"JSON schemas inferd callers share: the distillation digest of DESIGN §4 \(memoryd's writer reuses it\)\."
+        ),
+        "The distillation digest's JSON schema (docs/distillation.md); its bounds are the caps memoryd's parser "
+        "enforces.",
+    ),
     (re.compile(r"Third-party boundaries from STYLE\.md"), "Boundaries from docs/architecture.md (Layering)"),
 ]
 
@@ -194,6 +202,7 @@ name = "only memoryd.storage opens the database (handle, peewee models, SQLite d
 type = "protected"
 protected_modules = [
     "memoryd.storage.db", "memoryd.storage.keyed", "memoryd.storage.tables", "peewee", "playhouse", "sqlcipher3",
+    "sqlite3",
 ]
 allowed_importers = ["memoryd.storage"]
 # Debt for issue 19's storage step: SQL still lives in console/, consolidate/ and security/.
@@ -211,6 +220,12 @@ forbidden_modules = [
     "memoryd.read", "memoryd.console", "memoryd.consolidate", "memoryd.storage", "memoryd.vectors",
     "memoryd.security", "grpc", "osaurus", "peewee", "faiss",
 ]
+
+[[tool.importlinter.contracts]]
+name = "memoryd.api is imported only by the composition root and the client"
+type = "protected"
+protected_modules = ["memoryd.api"]
+allowed_importers = ["memoryd.app", "memoryd.wiring", "memoryd.client"]
 
 [[tool.importlinter.contracts]]
 name = "plugin_host.sdk is self-contained (what plugins import)"
@@ -626,9 +641,11 @@ def rewrite_tree(rewriter: Rewriter) -> list[str]:
         if path in SKIP_REWRITE or path.startswith(SKIP_PREFIXES):
             continue
         full = REPO / path
-        text = is_text(full)
+        text = original = is_text(full)
         if text is None or not any(needle in text for needle in needles):
             continue
+        if path == "pyproject.toml":
+            text = edit_pyproject(text)
         if path.endswith((".py", ".pyi")):
             try:
                 new = rewriter.python(text)
@@ -640,20 +657,26 @@ def rewrite_tree(rewriter: Rewriter) -> list[str]:
         for pattern, replacement in CITATIONS:
             new = pattern.sub(replacement, new)
         if path == "pyproject.toml":
-            new = edit_pyproject(new)
-        if new != text:
+            # after the rewrite: the contracts are written in the new names already
+            new = add_contracts(new)
+        if new != original:
             full.write_text(new, encoding="utf-8")
             changed.append(path)
     return changed
 
 
 def edit_pyproject(text: str) -> str:
-    """The inferd.schemas exception goes (the schema is memoryd's now) and the layering contracts are added."""
+    """The inferd.schemas exception goes: the digest schema is memoryd's own module now."""
     for old, new in PYPROJECT_EDITS:
         if old in text:
             text = text.replace(old, new)
         else:
             print(f"relayout: warning: pyproject.toml no longer contains {old.strip()!r}; left as is")
+    return text
+
+
+def add_contracts(text: str) -> str:
+    """The layering contracts, appended after the existing ones."""
     debt = "\n".join(f'    "{line}",' for line in STORAGE_DEBT)
     return text.rstrip("\n") + "\n" + CONTRACTS.replace("__STORAGE_DEBT__", debt)
 
