@@ -582,19 +582,19 @@ def is_text(path: Path) -> str | None:
 
 # ---------------------------------------------------------------------------------------------------------------
 # The run.
-def refuse_reasons(files: Sequence[str]) -> list[str]:
-    """Why this tree must not be re-laid out now (already done, or uncommitted changes in the way)."""
-    reasons = [
-        f"{marker}/ exists: the re-layout already ran" for marker in MARKERS if (REPO / marker).is_dir()
-    ]
+def already_done(files: Sequence[str]) -> list[str]:
+    """Signs that the re-layout already ran on this tree."""
+    reasons = [f"{marker}/ exists" for marker in MARKERS if (REPO / marker).is_dir()]
     if "memoryd/readpath.py" not in files and "memoryd/read/assemble.py" in files:
-        reasons.append("memoryd/readpath.py is gone and memoryd/read/assemble.py exists: already re-laid out")
-    dirty = [
+        reasons.append("memoryd/readpath.py is gone and memoryd/read/assemble.py exists")
+    return reasons
+
+
+def dirty_files() -> list[str]:
+    """Uncommitted changes to tracked files (the run must be reviewable as one diff, and revertible)."""
+    return [
         line for line in git("status", "--porcelain", "--untracked-files=no").splitlines() if line.strip()
     ]
-    if dirty:
-        reasons.append(f"{len(dirty)} uncommitted change(s) to tracked files (commit or stash them first)")
-    return reasons
 
 
 def print_table(moves: Sequence[Move]) -> None:
@@ -720,6 +720,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     files = tracked_files()
+    done = already_done(files)
+    if done:
+        print(f"relayout: refusing: the re-layout already ran ({'; '.join(done)})", file=sys.stderr)
+        return EXIT_REFUSED
     untracked = [
         p
         for p in git("ls-files", "--others", "--exclude-standard", "memoryd").splitlines()
@@ -739,20 +743,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in error.paths:
             print(f"  {path}", file=sys.stderr)
         return EXIT_UNMAPPED
-    missing = [
-        old for old in RULES if not old.endswith("/") and old not in files and old != "memoryd/py.typed"
-    ]
-    for old in missing:
-        print(f"relayout: note: {old} is not in the tree (removed or renamed by a merge); its rule is unused")
-
+    for old in RULES:
+        if not old.endswith("/") and old not in files and old != "memoryd/py.typed":
+            print(
+                f"relayout: note: {old} is not in the tree (removed or renamed by a merge); its rule is unused"
+            )
     print_table(moves)
-    reasons = refuse_reasons(files)
-    if reasons:
-        for reason in reasons:
-            print(f"relayout: refusing: {reason}", file=sys.stderr)
-        return EXIT_REFUSED
     if args.dry_run:
         return 0
+    dirty = dirty_files()
+    if dirty:
+        print(
+            f"relayout: refusing: {len(dirty)} uncommitted change(s) to tracked files; commit or stash them:",
+            file=sys.stderr,
+        )
+        for line in dirty:
+            print(f"  {line}", file=sys.stderr)
+        return EXIT_REFUSED
 
     names = renames(moves)
     rewriter = Rewriter(names, bare_file_names(moves, files), logger_names(files))
