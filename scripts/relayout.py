@@ -20,7 +20,8 @@ What it does, in order:
    contracts), docs, bench and scripts, and file paths such as `memoryd/readpath.py` or `writer/session.py`.
    Logger names (`logging.getLogger("memoryd.readpath")`) are left as they are: they are configuration that
    operators and Diagnose's error ring (`memoryd.indexer`) match on, so renaming them would change behaviour.
-4. points the citations of design notes that are not in the repository (DESIGN §3/§4, STYLE.md) into docs/.
+4. points the citations of design notes that are not in the repository (DESIGN §3/§4, STYLE.md,
+   reference/locomo-baselines.md, osaurus-internals §3.3) into docs/ (architecture.md, distillation.md, references.md).
 5. adds the layering contracts to pyproject.toml, then sorts imports and formats the touched Python files with
    the venv's ruff (import order changes when `memoryd.readpath` becomes `memoryd.read.assemble`).
 
@@ -151,8 +152,8 @@ NEW_PACKAGES: dict[str, str] = {
 #: Folders that exist only after a run; any of them present means the move was already made.
 MARKERS = ("memoryd/api", "memoryd/read", "memoryd/write", "memoryd/ctl", "memoryd/wiring", "memoryd/runtime")
 
-#: Files the rewrite leaves alone: this script, and the architecture page written for the new layout.
-SKIP_REWRITE = frozenset({"scripts/relayout.py", "docs/architecture.md"})
+#: Files the rewrite leaves alone: this script, and the pages written for the new layout.
+SKIP_REWRITE = frozenset({"scripts/relayout.py", "docs/architecture.md", "docs/references.md"})
 SKIP_PREFIXES = ("protos/gen/", ".git/")
 
 #: Citations of design notes that are not in the repository, and where the same content lives in docs/.
@@ -167,6 +168,8 @@ CITATIONS: list[tuple[re.Pattern[str], str]] = [
         "enforces.",
     ),
     (re.compile(r"Third-party boundaries from STYLE\.md"), "Boundaries from docs/architecture.md (Layering)"),
+    (re.compile(r"reference/locomo-baselines\.md"), "docs/references.md (LoCoMo baselines)"),
+    (re.compile(r"osaurus-internals §3\.3"), "docs/references.md, the reference app's relevance gate"),
 ]
 
 #: pyproject edits that only make sense once inferd/schemas.py is memoryd's (exact text; warned when absent).
@@ -650,7 +653,15 @@ def write_new_packages() -> list[str]:
 
 def rewrite_tree(rewriter: Rewriter) -> list[str]:
     """Rewrites every tracked text file that may mention a moved module; returns the changed paths."""
-    needles = ("memoryd", "inferd", "DESIGN", "STYLE.md", *rewriter.bare_files)
+    needles = (
+        "memoryd",
+        "inferd",
+        "DESIGN",
+        "STYLE.md",
+        "reference/",
+        "osaurus-internals",
+        *rewriter.bare_files,
+    )
     changed = []
     for path in tracked_files():
         if path in SKIP_REWRITE or path.startswith(SKIP_PREFIXES):
