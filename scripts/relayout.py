@@ -57,6 +57,7 @@ RULES: dict[str, str] = {
     "memoryd/domain.py": "memoryd/domain.py",
     "memoryd/client.py": "memoryd/client.py",
     "memoryd/client_security.py": "memoryd/client_security.py",
+    "memoryd/client/": "memoryd/client/",  # in case the one-client work makes client.py a package
     "memoryd/py.typed": "memoryd/py.typed",
     # -- api/: the gRPC face; protobuf and grpc stop here
     "memoryd/service.py": "memoryd/api/memory_service.py",
@@ -135,6 +136,7 @@ FAMILIES: dict[str, str] = {
     "memoryd/console_": "memoryd/console/",
     "memoryd/cli_": "memoryd/ctl/",
     "memoryd/readpath_": "memoryd/read/",
+    "memoryd/client_": "memoryd/client_",  # more client mixins stay beside client.py
 }
 
 #: Docstrings of the packages the move creates (house style: the first line says what the package holds).
@@ -169,7 +171,7 @@ CITATIONS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"Third-party boundaries from STYLE\.md"), "Boundaries from docs/architecture.md (Layering)"),
     (re.compile(r"reference/locomo-baselines\.md"), "docs/references.md (LoCoMo baselines)"),
-    (re.compile(r"osaurus-internals §3\.3"), "docs/references.md, the reference app's relevance gate"),
+    (re.compile(r"osaurus-internals §3\.3"), "docs/references.md"),
 ]
 
 #: pyproject edits that only make sense once inferd/schemas.py is memoryd's (exact text; warned when absent).
