@@ -237,7 +237,7 @@ forbidden_modules = [
 [[tool.importlinter.contracts]]
 # Read downwards: each layer may import the ones below it, never one above. read/ sits above write/ because the
 # block assembler reuses the writer's credential redaction (write.grounding.secrets).
-name = "memoryd's layers: composition, api, console, consolidate, read, write, security, vectors, storage, retrieval"
+name = "memoryd's layers, top to bottom (docs/architecture.md, Layering)"
 type = "layers"
 layers = [
     "memoryd.app", "memoryd.wiring", "memoryd.api", "memoryd.console", "memoryd.consolidate", "memoryd.read",
