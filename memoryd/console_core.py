@@ -325,8 +325,7 @@ class Console:
         agents = list(vector_rows_per_agent(db))
         if agent_id is not None and agent_id not in agents:
             raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
-        with db.write():
-            self._d.store.fts.rebuild()
+        self._d.store.fts.rebuild()
         model = embedding_model(self._d.config)
         states = tuple(self._d.vectors.rebuild(a, model) for a in ([agent_id] if agent_id else agents))
         if self._d.indexer is not None:

@@ -2,31 +2,23 @@
 
 A row keeps its exported id when that id is free; otherwise it gets a new one and every reference to it (facts'
 source_episode_id, vectors' row_id) follows. A row identical to one already stored (same agent and content key)
-is skipped and mapped onto the stored row, so importing the same file twice changes nothing.
+is skipped and mapped onto the stored row, so importing the same file twice changes nothing. The SQL is
+memoryd.storage.import_rows'; here are the batching, the id bookkeeping and which vectors to keep or re-embed.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryd.console_export import ROW_TABLES, table_columns
 from memoryd.console_import_parse import ImportPlan, VectorRecord
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, now_ms
 from memoryd.storage.db import Database
+from memoryd.storage.export_rows import ROW_TABLES, table_columns
+from memoryd.storage.import_rows import SAME_ROW_KEYS, import_agents, import_identity, import_row_batch
 
 _BATCH = 500
-#: Columns that make two rows "the same row" for each record type.
-SAME_ROW_KEYS: dict[str, tuple[str, ...]] = {
-    "episode": ("agent_id", "conversation_id", "summary", "conversation_at_ms"),
-    "pinned_fact": ("agent_id", "content"),
-    "identity_fact": ("agent_id", "content"),
-    "transcript": ("agent_id", "conversation_id", "chunk_index", "role", "content"),
-    "pending_signal": ("agent_id", "conversation_id", "user_message", "assistant_message", "occurred_at_ms"),
-}
 #: Record type → row kind (vectors and console refs use kinds).
 KIND_OF_TYPE = {
     "episode": KIND_EPISODE,
@@ -52,30 +44,6 @@ class Applied:
     to_embed: dict[tuple[str, str], list[int]] = field(default_factory=dict)
 
 
-def _merge_overrides(current_raw: str, incoming: Sequence[dict[str, Any]]) -> tuple[str, int]:
-    try:
-        current = json.loads(current_raw or "[]")
-    except ValueError:
-        current = []
-    current = current if isinstance(current, list) else []
-    ids = {str(o.get("id")) for o in current if isinstance(o, dict)}
-    texts = {o.get("text") if isinstance(o, dict) else o for o in current}
-    added = 0
-    for override in incoming:
-        if str(override.get("id", "")) in ids or override["text"] in texts:
-            continue
-        current.append(
-            {
-                "id": str(override.get("id", "")),
-                "text": override["text"],
-                "created_at_ms": int(override.get("created_at_ms", 0) or 0),
-            }
-        )
-        texts.add(override["text"])
-        added += 1
-    return json.dumps(current, ensure_ascii=False), added
-
-
 class ImportApplier:
     """Writes one plan; `current_model` is the embedding model in force (None: embeddings off)."""
 
@@ -97,27 +65,7 @@ class ImportApplier:
         return done
 
     def _identity(self, record: dict[str, Any], done: Applied) -> None:
-        with self._db.write():
-            self._db.execute("INSERT OR IGNORE INTO identity (id) VALUES (1)")
-            content, overrides = self._db.query("SELECT content, overrides FROM identity WHERE id = 1")[0]
-            merged, added = _merge_overrides(str(overrides), record.get("overrides", []))
-            changed = added > 0
-            if added:
-                self._db.execute("UPDATE identity SET overrides = ? WHERE id = 1", (merged,))
-            if not content and record.get("content"):
-                self._db.execute(
-                    "UPDATE identity SET content = ?, token_count = ?, version = ?, model = ?, generated_at_ms = ? "
-                    "WHERE id = 1",
-                    (
-                        record["content"],
-                        int(record.get("token_count", 0)),
-                        int(record.get("version", 0)),
-                        str(record.get("model", "")),
-                        int(record.get("generated_at_ms", 0)),
-                    ),
-                )
-                changed = True
-        if changed:
+        if import_identity(self._db, record):
             done.imported["identity"] += 1
         else:
             done.skipped += 1
@@ -126,63 +74,28 @@ class ImportApplier:
         """Agent records create missing agents (existing agents keep their settings); row owners are ensured."""
         owners = {str(r["agent_id"]) for t, rows in plan.rows.items() if t != "agent" for r in rows}
         owners.update(v.agent_id for v in plan.vectors)
-        stamp = now_ms()
-        with self._db.write():
-            for record in plan.rows["agent"]:
-                cols = [c for c in record if c in self._columns["agent"]]
-                cursor = self._db.execute(
-                    f"INSERT OR IGNORE INTO agents ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                    tuple(record[c] for c in cols),
-                )
-                if cursor.rowcount:
-                    done.imported["agent"] += 1
-                else:
-                    done.skipped += 1
-            for agent in sorted(owners):
-                self._db.execute(
-                    "INSERT OR IGNORE INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?)",
-                    (agent, stamp, stamp),
-                )
+        created, skipped = import_agents(
+            self._db, plan.rows["agent"], self._columns["agent"], sorted(owners), now_ms()
+        )
+        if created:  # no "agent" entry in the counts when none was created, as for every other type
+            done.imported["agent"] += created
+        done.skipped += skipped
 
     def _rows(self, record_type: str, records: list[dict[str, Any]], done: Applied) -> None:
-        table = ROW_TABLES[record_type]
-        keys = SAME_ROW_KEYS[record_type]
         id_map = done.id_maps.setdefault(record_type, {})
         episodes = done.id_maps.get("episode", {})
         kind = KIND_OF_TYPE.get(record_type)
         for start in range(0, len(records), _BATCH):
-            with self._db.write():
-                for original in records[start : start + _BATCH]:
-                    record = dict(original)
-                    if record.get("source_episode_id") is not None:
-                        record["source_episode_id"] = episodes.get(
-                            record["source_episode_id"], record["source_episode_id"]
-                        )
-                    file_id = record.get("id")
-                    where = " AND ".join(f"{k} IS ?" for k in keys)
-                    same = self._db.scalar(
-                        f"SELECT id FROM {table} WHERE {where} LIMIT 1", tuple(record.get(k) for k in keys)
-                    )
-                    if same is not None:
-                        done.skipped += 1
-                        if file_id is not None:
-                            id_map[int(file_id)] = int(same)
-                        continue
-                    if file_id is not None and self._db.scalar(
-                        f"SELECT 1 FROM {table} WHERE id = ?", (file_id,)
-                    ):
-                        record.pop("id")
-                    cols = [c for c in record if c in self._columns[record_type]]
-                    cursor = self._db.execute(
-                        f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                        tuple(record[c] for c in cols),
-                    )
-                    stored = int(cursor.lastrowid or 0)
-                    if file_id is not None:
-                        id_map[int(file_id)] = stored
-                    done.imported[record_type] += 1
-                    if kind in _VECTOR_KINDS:
-                        done.new_rows.setdefault((str(record["agent_id"]), kind), []).append(stored)
+            batch = records[start : start + _BATCH]
+            for row in import_row_batch(self._db, record_type, batch, self._columns[record_type], episodes):
+                if row.file_id is not None:
+                    id_map[row.file_id] = row.stored_id
+                if not row.is_new:
+                    done.skipped += 1
+                    continue
+                done.imported[record_type] += 1
+                if kind in _VECTOR_KINDS:
+                    done.new_rows.setdefault((row.agent_id, kind), []).append(row.stored_id)
 
     def _vectors(self, vectors: list[VectorRecord], done: Applied) -> None:
         covered: set[tuple[str, int]] = set()

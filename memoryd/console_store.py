@@ -1,44 +1,16 @@
-"""Console row operations in SQLite: fetch any row, search across agents, flip status, forget, clear everything.
+"""Console row operations: fetch any row, search across agents, flip status, forget, clear everything.
 
-Raw SQL over memoryd.storage's Database (peewee stays in storage/). Deleting a source row fires the schema's
-triggers, which remove its FTS mirror entry and its stored vector in the same transaction.
+A thin face over memoryd.storage.console_rows (which holds the SQL); here the search query becomes its terms.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memoryd.console_types import TABLE_OF_KIND, TEXT_COLUMN, StoredMatch, StoredRow
-from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_TRANSCRIPT, now_ms
+from memoryd.console_types import StoredMatch, StoredRow
 from memoryd.retrieval.terms import query_terms
+from memoryd.storage import console_rows
 from memoryd.storage.db import Database
-from memoryd.storage.fts import MIRRORS, agent_key, like_pattern
-
-#: Columns never shown as metadata (shown elsewhere, or internal).
-_HIDDEN = {"id", "agent_id", "status", "agent_key", "created_at_ms"}
-#: Tables ClearAll empties (embeddings first, so they are counted before the source-row triggers remove them).
-CLEARED_TABLES = (
-    "embeddings",
-    "identity_facts",
-    "agent_narratives",
-    "pinned_facts",
-    "episodes",
-    "transcript",
-    "pending_signals",
-)
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def match_expression(terms: Sequence[str], columns: Sequence[str], agent_id: str | None) -> str:
-    """FTS5 MATCH text: any term in the text columns, optionally inside one agent (every term quoted literally)."""
-    cols = columns[0] if len(columns) == 1 else "{" + " ".join(columns) + "}"
-    body = f"{cols} : ({' OR '.join(_quote(t) for t in terms)})"
-    if agent_id is None:
-        return body
-    return f'agent_key : "{agent_key(agent_id)}" AND {body}'
 
 
 class ConsoleStore:
@@ -49,165 +21,32 @@ class ConsoleStore:
 
     def fetch(self, kind: str, row_id: int) -> StoredRow | None:
         """One row of any console kind with all its columns, or None."""
-        table = TABLE_OF_KIND[kind]
-        with self._db.read():
-            cursor = self._db.execute(f"SELECT * FROM {table} WHERE id = ?", (row_id,))
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            names = [d[0] for d in cursor.description]
-            vector_model = ""
-            if kind != KIND_IDENTITY_FACT:
-                vector_model = str(
-                    self._db.scalar(
-                        "SELECT model FROM embeddings WHERE kind = ? AND row_id = ?", (kind, row_id)
-                    )
-                    or ""
-                )
-        values = dict(zip(names, row, strict=True))
-        return StoredRow(
-            kind=kind,
-            id=int(values["id"]),
-            agent_id=str(values["agent_id"]),
-            text=str(values[TEXT_COLUMN[kind]]),
-            is_disabled=str(values.get("status", "active")) == "disabled",
-            created_at_ms=int(values.get("created_at_ms") or 0),
-            columns={k: v for k, v in values.items() if k not in _HIDDEN and k != TEXT_COLUMN[kind]},
-            vector_model=vector_model,
-        )
+        return console_rows.fetch_row(self._db, kind, row_id)
 
     def search(
         self, query: str, kinds: Sequence[str], agent_id: str | None, include_disabled: bool, limit: int
     ) -> list[StoredMatch]:
         """Matches across `kinds`, best first: FTS5 bm25 over the mirrors; literal LIKE when the query has no terms."""
         terms = query_terms(query)
-        found: list[StoredMatch] = []
-        with self._db.read():
-            for kind in kinds:
-                found.extend(self._search_kind(kind, query, terms, agent_id, include_disabled, limit))
-        found.sort(key=lambda m: (-m.score, -m.created_at_ms, m.kind, m.id))
-        return found[:limit]
-
-    def _search_kind(
-        self,
-        kind: str,
-        query: str,
-        terms: Sequence[str],
-        agent_id: str | None,
-        include_disabled: bool,
-        limit: int,
-    ) -> list[StoredMatch]:
-        m = MIRRORS[kind]
-        text = TEXT_COLUMN[kind]
-        status = "s.status" if kind != KIND_TRANSCRIPT else "'active'"
-        filters: list[str] = []
-        params: list[object] = []
-        if agent_id is not None:
-            filters.append("s.agent_id = ?")
-            params.append(agent_id)
-        if not include_disabled and kind != KIND_TRANSCRIPT:
-            filters.append("s.status = 'active'")
-        where = "".join(f" AND {f}" for f in filters)
-        if terms:
-            weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
-            sql = (
-                f"SELECT s.id, s.agent_id, s.{text}, {status}, s.created_at_ms, bm25({m.fts}, {weights}) AS rank "
-                f"FROM {m.fts} AS f JOIN {m.source} AS s ON s.id = f.rowid "
-                f"WHERE {m.fts} MATCH ?{where} ORDER BY rank LIMIT ?"
-            )
-            rows = self._db.query(sql, (match_expression(terms, m.columns, agent_id), *params, limit))
-            return [self._match(kind, r, -float(r[5])) for r in rows]
-        if not query.strip():
-            return []
-        likes = " OR ".join(f"s.{c} LIKE ? ESCAPE '\\'" for c in m.columns)
-        sql = (
-            f"SELECT s.id, s.agent_id, s.{text}, {status}, s.created_at_ms FROM {m.source} AS s "
-            f"WHERE ({likes}){where} ORDER BY s.created_at_ms DESC, s.id DESC LIMIT ?"
-        )
-        rows = self._db.query(sql, (*([like_pattern(query)] * len(m.columns)), *params, limit))
-        return [self._match(kind, r, 1.0 / (1 + rank)) for rank, r in enumerate(rows)]
-
-    @staticmethod
-    def _match(kind: str, r: Sequence[object], score: float) -> StoredMatch:
-        return StoredMatch(
-            kind=kind,
-            id=int(str(r[0])),
-            agent_id=str(r[1]),
-            text=str(r[2]),
-            score=score,
-            is_disabled=str(r[3]) == "disabled",
-            created_at_ms=int(str(r[4] or 0)),
-        )
+        return console_rows.search_rows(self._db, query, terms, kinds, agent_id, include_disabled, limit)
 
     def set_status(self, kind: str, row_id: int, status: str) -> bool | None:
         """Set a pinned fact's or episode's status; whether it changed, or None when the row does not exist."""
-        table = TABLE_OF_KIND[kind]
-        touch = ", updated_at_ms = ?" if kind != KIND_EPISODE else ""
-        params: tuple[object, ...] = (status, now_ms()) if touch else (status,)
-        with self._db.write():
-            changed = self._db.execute(
-                f"UPDATE {table} SET status = ?{touch} WHERE id = ? AND status <> ?",
-                (*params, row_id, status),
-            ).rowcount
-            if changed:
-                return True
-            exists = self._db.scalar(f"SELECT 1 FROM {table} WHERE id = ?", (row_id,))
-        return False if exists else None
+        return console_rows.set_status(self._db, kind, row_id, status)
 
     def delete(self, kind: str, row_id: int) -> tuple[str, int] | None:
         """Delete a row (its FTS entry and stored vector go with it); (agent_id, vectors deleted) or None."""
-        table = TABLE_OF_KIND[kind]
-        with self._db.write():
-            agent = self._db.scalar(f"SELECT agent_id FROM {table} WHERE id = ?", (row_id,))
-            if agent is None:
-                return None
-            vectors = 0
-            if kind != KIND_IDENTITY_FACT:
-                vectors = self._db.execute(
-                    "DELETE FROM embeddings WHERE kind = ? AND row_id = ?", (kind, row_id)
-                ).rowcount
-            self._db.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
-        return str(agent), int(vectors)
+        return console_rows.delete_row(self._db, kind, row_id)
 
     def clear_all(self) -> tuple[int, list[str]]:
-        """Delete identity, facts, episodes, transcript, signals and stored vectors in one transaction.
-
-        Agents (their settings) and processing_log (statistics, no content) stay. Returns (rows deleted, agent ids
-        that had any row or vector) so the caller can drop their vector indexes.
-        """
-        with self._db.write():
-            agents = [
-                str(r[0])
-                for r in self._db.query(
-                    "SELECT agent_id FROM agents UNION SELECT agent_id FROM embeddings "
-                    "UNION SELECT agent_id FROM pinned_facts UNION SELECT agent_id FROM episodes "
-                    "UNION SELECT agent_id FROM transcript"
-                )
-            ]
-            deleted = 0
-            for table in CLEARED_TABLES:
-                deleted += self._db.execute(f"DELETE FROM {table}").rowcount
-            self._db.execute("DELETE FROM turn_requests")  # BufferTurn keys: not memory, not counted
-            deleted += self._db.execute(
-                "UPDATE identity SET content = '', overrides = '[]', token_count = 0, version = 0, model = '', "
-                "generated_at_ms = 0 WHERE id = 1 AND (content <> '' OR overrides NOT IN ('', '[]'))"
-            ).rowcount
-        return deleted, agents
+        """Delete all memory but agents and processing_log; (rows deleted, agent ids that had any row or vector)."""
+        return console_rows.clear_all(self._db)
 
     def put_vectors(
         self, kind: str, agent_id: str, model: str, dimension: int, items: Sequence[tuple[int, bytes, int]]
     ) -> int:
         """Store imported vectors (row id, blob, created_at_ms) of rows that exist, keeping their timestamps."""
-        table = TABLE_OF_KIND[kind]
-        stored = 0
-        with self._db.write():
-            for row_id, blob, created_at_ms in items:
-                stored += self._db.execute(
-                    "INSERT OR REPLACE INTO embeddings (kind, row_id, agent_id, model, dimension, vector, created_at_ms) "
-                    f"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM {table} WHERE id = ? AND agent_id = ?)",
-                    (kind, row_id, agent_id, model, dimension, blob, created_at_ms, row_id, agent_id),
-                ).rowcount
-        return stored
+        return console_rows.put_vectors(self._db, kind, agent_id, model, dimension, items)
 
 
-__all__ = ["CLEARED_TABLES", "ConsoleStore", "match_expression"]
+__all__ = ["ConsoleStore"]

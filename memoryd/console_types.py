@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-# Diagnose's table counts and FTS health are storage's records (memoryd.domain), part of the console's report.
+# Diagnose's table counts and FTS health, and the stored rows and search matches, are storage's records
+# (memoryd.domain), part of the console's answers.
 from memoryd.domain import (
     KIND_EPISODE,
-    KIND_IDENTITY_FACT,
     KIND_PINNED,
     KIND_TRANSCRIPT,
     FtsHealth,
+    StoredMatch,
+    StoredRow,
     TableCount,
 )
 
@@ -19,20 +21,6 @@ if TYPE_CHECKING:
     # Only an annotation here; importing it would load the consolidation package into every client (plugin_host).
     from memoryd.consolidate.report import PassReport
 
-#: Console kinds and their source tables.
-TABLE_OF_KIND = {
-    KIND_PINNED: "pinned_facts",
-    KIND_EPISODE: "episodes",
-    KIND_TRANSCRIPT: "transcript",
-    KIND_IDENTITY_FACT: "identity_facts",
-}
-#: The column holding each kind's main text.
-TEXT_COLUMN = {
-    KIND_PINNED: "content",
-    KIND_EPISODE: "summary",
-    KIND_TRANSCRIPT: "content",
-    KIND_IDENTITY_FACT: "content",
-}
 #: Kinds with an active/disabled status the console may flip (transcript has none; identity facts are derived).
 DISABLEABLE = (KIND_PINNED, KIND_EPISODE)
 #: Console search scopes → kinds searched.
@@ -42,33 +30,6 @@ SCOPE_KINDS = {
     "episodes": (KIND_EPISODE,),
     "transcript": (KIND_TRANSCRIPT,),
 }
-
-
-@dataclass(frozen=True)
-class StoredRow:
-    """One row as stored (unredacted): main text, status, creation time and every other column as raw values."""
-
-    kind: str
-    id: int
-    agent_id: str
-    text: str
-    is_disabled: bool
-    created_at_ms: int
-    columns: dict[str, object] = field(default_factory=dict)
-    vector_model: str = ""
-
-
-@dataclass(frozen=True)
-class StoredMatch:
-    """One console search match (unredacted text); score higher is better."""
-
-    kind: str
-    id: int
-    agent_id: str
-    text: str
-    score: float
-    is_disabled: bool
-    created_at_ms: int
 
 
 @dataclass(frozen=True)
@@ -223,8 +184,6 @@ class ReindexResult:
 __all__ = [
     "DISABLEABLE",
     "SCOPE_KINDS",
-    "TABLE_OF_KIND",
-    "TEXT_COLUMN",
     "ConsoleMatch",
     "ContextPreview",
     "DegradedStoreInfo",

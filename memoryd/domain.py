@@ -206,3 +206,30 @@ class FtsHealth:
     fts_rows: int
     is_healthy: bool
     problem: str = ""
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    """One row as stored (unredacted): main text, status, creation time and every other column as raw values."""
+
+    kind: str
+    id: int
+    agent_id: str
+    text: str
+    is_disabled: bool
+    created_at_ms: int
+    columns: dict[str, object] = field(default_factory=dict)
+    vector_model: str = ""
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """One console search match (unredacted text); score higher is better."""
+
+    kind: str
+    id: int
+    agent_id: str
+    text: str
+    score: float
+    is_disabled: bool
+    created_at_ms: int

@@ -152,6 +152,7 @@ class FtsIndex:
         return report
 
     def rebuild(self) -> None:
-        """Rebuild every mirror from its source table (memoryctl reindex)."""
-        for m in MIRRORS.values():
-            self._db.execute(f"INSERT INTO {m.fts} ({m.fts}) VALUES ('rebuild')")
+        """Rebuild every mirror from its source table (memoryctl reindex), all in one write transaction."""
+        with self._db.write():
+            for m in MIRRORS.values():
+                self._db.execute(f"INSERT INTO {m.fts} ({m.fts}) VALUES ('rebuild')")
