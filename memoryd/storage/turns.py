@@ -1,4 +1,5 @@
-"""The hot-path write: transcript rows and a pending signal per turn; concurrent turns share one transaction.
+"""Transcript rows are written here only: the hot-path write (a pending signal per turn; concurrent turns share one
+transaction) and Ingest's whole conversations (insert_transcript_rows).
 
 Plain SQL, written by one writer thread with group commit: turns that arrive while a commit is in flight go into
 the next transaction together, so the commit and the FTS5 segment flush are paid once per batch. A batch costs at
@@ -73,6 +74,20 @@ INSERT INTO pending_signals (agent_id, conversation_id, user_message, assistant_
 WITH {_BATCH} AS (VALUES {", ".join([_TURN_PARAMS] * turns)})
 SELECT a, c, u, s, 'pending', 0, at, ?, ? FROM batch ORDER BY i
 """
+
+
+#: One transcript row: agent, conversation, chunk index, role, content, token count, created-at (epoch ms).
+TranscriptRow = tuple[str, str, int, str, str, int, int]
+
+
+def insert_transcript_rows(connection: Any, rows: Sequence[TranscriptRow]) -> None:
+    """Insert whole transcript rows with their chunk indices given (Ingest writes a conversation at once); the
+    caller holds the write transaction. BufferTurn's batches go through write_turns, which numbers the chunks."""
+    connection.executemany(
+        "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, created_at_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
 
 
 def estimate_tokens(text: str) -> int:

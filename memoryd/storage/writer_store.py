@@ -10,7 +10,7 @@ from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_T
 from memoryd.storage.agents import AgentStore
 from memoryd.storage.db import Database
 from memoryd.storage.tables import Tables
-from memoryd.storage.turns import estimate_tokens
+from memoryd.storage.turns import TranscriptRow, estimate_tokens, insert_transcript_rows
 from memoryd.writer.store import (
     LOG_DEAD_LETTER,
     CommitResult,
@@ -355,7 +355,7 @@ class SqliteWriterStore:
             if not skip_extraction:
                 removed.extend(self._remove_derived(agent_id, conversation_id, stamp))
             self._delete_embeddings(removed)
-            rows = []
+            rows: list[TranscriptRow] = []
             for index, turn in enumerate(turns):
                 rows.append(
                     (
@@ -381,11 +381,7 @@ class SqliteWriterStore:
                         )
                     )
             connection = self._connection()
-            connection.executemany(
-                """INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,
-                                          created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                rows,
-            )
+            insert_transcript_rows(connection, rows)
             transcript_ids = tuple(
                 r[0]
                 for r in self._db.query(
