@@ -18,6 +18,8 @@ from memoryd.retrieval.gate_model import CLASSES, GateModel
 
 SECTIONS = [c.value for c in CLASSES]
 Matrix = npt.NDArray[np.float64]
+#: Standardised features are clipped to this many deviations, in fitting and in use (GateModel.z_clip).
+Z_CLIP = 3.0
 
 
 @dataclass(frozen=True)
@@ -116,12 +118,16 @@ def train_model(
     acceptable_weight: float = 0.0,
     none_threshold: float = 0.5,
     min_section_probability: float = 0.15,
+    z_clip: float = Z_CLIP,
 ) -> GateModel:
     """A GateModel fitted on `train`."""
     x = matrix(train, names)
     mean, scale = standardiser(x)
     soft = targets(train, acceptable_weight) if acceptable_weight > 0 else None
-    w, b = fit_softmax((x - mean) / scale, labels(train), l2=l2, class_weight=class_weight, soft=soft)
+    z = (x - mean) / scale
+    if z_clip > 0:
+        z = np.clip(z, -z_clip, z_clip)
+    w, b = fit_softmax(z, labels(train), l2=l2, class_weight=class_weight, soft=soft)
     return GateModel(
         version=version,
         features=tuple(names),
@@ -131,6 +137,7 @@ def train_model(
         bias=tuple(float(v) for v in b),
         none_threshold=none_threshold,
         min_section_probability=min_section_probability,
+        z_clip=z_clip,
     )
 
 

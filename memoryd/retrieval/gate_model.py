@@ -33,10 +33,12 @@ class GateModelError(ValueError):
 
 @dataclass(frozen=True)
 class GateModel:
-    """Standardise, then softmax(W x + b) over CLASSES.
+    """Standardise (clipped to ±z_clip), then softmax(W x + b) over CLASSES.
 
     none_threshold: memory is injected only when P(none) is below it. min_section_probability: a section below
-    it is never tried, not even as a fall-through.
+    it is never tried, not even as a fall-through. z_clip: a standardised value is cut to this many deviations, so
+    a feature nearly constant in the fitted data (every profile there had every section) cannot dominate when an
+    agent is unlike them (a new agent with pinned facts only); 0 means no clipping (files without the key).
     """
 
     version: str
@@ -47,6 +49,7 @@ class GateModel:
     bias: tuple[float, ...]
     none_threshold: float = 0.5
     min_section_probability: float = 0.15
+    z_clip: float = 0.0
 
     def probabilities(self, values: Mapping[str, float]) -> dict[Section, float]:
         """P(section) for one feature vector; features absent from `values` count as 0."""
@@ -54,6 +57,8 @@ class GateModel:
             (values.get(name, 0.0) - mu) / (sd if sd > 0 else 1.0)
             for name, mu, sd in zip(self.features, self.mean, self.scale, strict=True)
         ]
+        if self.z_clip > 0:
+            x = [min(max(v, -self.z_clip), self.z_clip) for v in x]
         logits = [
             b + sum(w * xi for w, xi in zip(row, x, strict=True))
             for row, b in zip(self.weights, self.bias, strict=True)
@@ -83,6 +88,7 @@ class GateModel:
             "bias": list(self.bias),
             "none_threshold": self.none_threshold,
             "min_section_probability": self.min_section_probability,
+            "z_clip": self.z_clip,
         }
         if extra:
             body["provenance"] = dict(extra)
@@ -117,6 +123,7 @@ def parse(text: str) -> GateModel:
         bias=_floats(raw.get("bias"), "bias"),
         none_threshold=float(raw.get("none_threshold", 0.5)),
         min_section_probability=float(raw.get("min_section_probability", 0.15)),
+        z_clip=float(raw.get("z_clip", 0.0)),
     )
     n = len(features)
     if not model.version or len(model.mean) != n or len(model.scale) != n:

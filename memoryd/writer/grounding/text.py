@@ -212,26 +212,41 @@ def sentences(text: str) -> list[str]:
 
 
 _DIACRITIC = re.compile(r"[à-öø-ÿÀ-ÖØ-Þœß]")
+#: Letters and marks that point at languages, with their weight: "¿", "ñ" are Spanish, "ã", "õ" Portuguese, "ß"
+#: German, "œ", "ù", "è" French; letters several languages share give each a little.
+_LETTER_EVIDENCE: dict[str, dict[str, int]] = {
+    "¿": {"es": 3}, "¡": {"es": 3}, "ñ": {"es": 3},
+    "ã": {"pt": 3}, "õ": {"pt": 3}, "â": {"pt": 1, "fr": 1}, "ê": {"pt": 1, "fr": 1}, "ô": {"pt": 1, "fr": 1},
+    "ç": {"pt": 1, "fr": 1}, "à": {"pt": 1, "fr": 1},
+    "á": {"es": 1, "pt": 1}, "í": {"es": 1, "pt": 1}, "ó": {"es": 1, "pt": 1}, "ú": {"es": 1, "pt": 1},
+    "é": {"es": 1, "pt": 1, "fr": 1},
+    "è": {"fr": 2}, "ù": {"fr": 3}, "œ": {"fr": 3}, "î": {"fr": 2}, "ï": {"fr": 2}, "û": {"fr": 2}, "ë": {"fr": 1},
+    "ß": {"de": 3}, "ä": {"de": 2}, "ö": {"de": 2}, "ü": {"de": 2},
+}  # fmt: skip
+#: An own stop word (used by one language only) weighs this much more than one several languages share.
+_OWN_WEIGHT = 3
 
 
 @lru_cache(maxsize=4_096)
 def detect_language(text: str, default: str = "en") -> str:
-    """The language (of LANGUAGES) whose own stop words cover the most tokens; `default` on a tie or no evidence."""
+    """The language (of LANGUAGES) with the most evidence: its own stop words (weighted), the stop words it shares
+    with others, and the letters that mark it ("¿", "ã", "ß"); `default` on a tie or no evidence."""
     found = _tokens(text)
-    best, best_score = default, 0
-    scores: dict[str, int] = {}
+    scores = dict.fromkeys(LANGUAGES, 0)
     for lang in LANGUAGES:
-        own = _OWN_STOP[lang]
-        score = sum(1 for t in found if t in own)
-        scores[lang] = score
-        if score > best_score:
-            best, best_score = lang, score
-    if best == "en" and _DIACRITIC.search(text):
+        own, shared = _OWN_STOP[lang], _STOP[lang]
+        scores[lang] = sum(_OWN_WEIGHT if t in own else 1 for t in found if t in shared)
+    for ch in text.lower():
+        for lang, weight in _LETTER_EVIDENCE.get(ch, {}).items():
+            scores[lang] += weight
+    best_score = max(scores.values())
+    leaders = [lang for lang in LANGUAGES if scores[lang] == best_score]
+    if best_score == 0 or (default in leaders and len(leaders) > 1 and not _DIACRITIC.search(text)):
+        return default
+    if len(leaders) > 1 and "en" in leaders and _DIACRITIC.search(text):
         # Folding makes "thé" the English "the": on a tie, accented letters are evidence against English.
-        rival = max((lang for lang in LANGUAGES if lang != "en"), key=lambda lang: scores[lang])
-        if scores[rival] >= best_score:
-            return rival
-    return best
+        leaders.remove("en")
+    return leaders[0]
 
 
 def normalized_key(text: str) -> frozenset[str]:
