@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memoryd.retrieval.terms import STOP_WORDS, index_term, tokens
+from memoryd.retrieval.terms import index_term, tokens
+from memoryd.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
 #: A correction is recognisable only when the replaced value is a few words ("April", "Elm Street", "140"); a
 #: rewritten sentence changes too much to say which words were the value.
