@@ -64,6 +64,8 @@ def model_stack(home: Path, model: str) -> Iterator[Stack]:
     if model == "fake":
         config = home / "memoryd" / "config"
         config.mkdir(parents=True, exist_ok=True)
-        (config / "memory.json").write_text(json.dumps({"coreModel": FAKE_LLM, "embeddingModel": DEFAULT_EMBEDDING}))
+        (config / "memory.json").write_text(
+            json.dumps({"coreModel": FAKE_LLM, "embeddingModel": DEFAULT_EMBEDDING})
+        )
     with running_stack(home) as stack:
         yield stack
