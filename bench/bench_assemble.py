@@ -1,6 +1,6 @@
 """AssembleContext latency on a cache miss over real memoryd storage: 100k turns, 10k facts, 5k episodes (issue 6).
 
-The store is the real one (SQLite + FTS5 + per-agent faiss through memoryd.search) filled with synthetic rows and
+The store is the real one (SQLite + FTS5 + per-agent faiss through memoryd.read.search) filled with synthetic rows and
 indexed by memoryd's Indexer through inferd running as its own process. The corpus vectors come from inferd's `fake`
 embedding model (hashed bag of words, 384-d) because embedding 115k rows with MiniLM on this CPU takes ~10 minutes.
 Every measured query is embedded by the REAL all-MiniLM-L6-v2 in that same inferd process, through memoryd's own
@@ -33,14 +33,14 @@ from typing import Any
 
 from bench.report import BenchResult
 from inferd.client import Embeddings, InferenceClient
-from memoryd.embedding import Embedder
-from memoryd.readpath import ReadPath, ReadPathSettings
-from memoryd.readpath_store import StoreMemoryReader
+from memoryd.read.assemble import ReadPath, ReadPathSettings
+from memoryd.read.memory_reader import StoreMemoryReader
+from memoryd.read.search import MemorySearch
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
 from memoryd.retrieval.tokens import InferdTokenCounter
-from memoryd.search import MemorySearch
+from memoryd.vectors.embedding import Embedder
 
 ISSUE = 6
 AGENT = "bench-agent"
@@ -333,7 +333,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
     """Fill the store, index it, then time interleaved in-process and gRPC assemblies (all cache misses)."""
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
-    from memoryd.readpath import DEFAULT_READ_BUDGET_S
+    from memoryd.read.assemble import DEFAULT_READ_BUDGET_S
 
     rng = random.Random(606)
     (home / "config").mkdir(parents=True)
@@ -423,7 +423,7 @@ def report(m: Measured) -> list[BenchResult]:
         "### AssembleContext latency (`bench/bench_assemble.py`)",
         f"One agent with {m.sizes['transcript']:,} transcript turns, {m.sizes['pinned']:,} pinned facts and"
         f" {m.sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
-        " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.search); inferd runs as its own"
+        " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.read.search); inferd runs as its own"
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
         f" {m.index_s:.1f} s (fake 384-d corpus vectors). Evidence gate (mode heuristic: one search per section — pinned,"
         " episodes, transcript — feeds the learned model, and the chosen section's hits are placed without a"
@@ -478,7 +478,7 @@ def report(m: Measured) -> list[BenchResult]:
 @contextmanager
 def grpc_caller(path: ReadPath) -> Iterator[Callable[[str], float]]:
     """A real gRPC server hosting the ReadPathRpcs mixin; yields a function timing one AssembleContext (ms)."""
-    from memoryd.readpath_rpcs import ReadPathRpcs
+    from memoryd.api.read_rpcs import ReadPathRpcs
     from osaurus.memory.v1 import memory_pb2 as pb
     from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
     from servicekit.channel import make_channel

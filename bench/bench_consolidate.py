@@ -55,10 +55,10 @@ def serve(home: Path, port_file: Path) -> None:
     """memoryd as app.py builds it, plus RunConsolidation (app.consolidator once app.py wires it), until SIGTERM."""
     from typing import Any
 
+    from memoryd.api.consolidate_rpcs import ConsolidationRpcs
     from memoryd.app import build_app, serve, write_port_file
     from memoryd.config import ServiceSettings
     from memoryd.consolidate import Consolidator
-    from memoryd.consolidate_rpcs import ConsolidationRpcs
 
     settings = ServiceSettings(
         listen="127.0.0.1:0", home=home, inferd_addr="127.0.0.1:1", background_indexing=False

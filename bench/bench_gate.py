@@ -106,7 +106,7 @@ _REF_MY = re.compile(r"\b(my|our) [a-z]", re.IGNORECASE)
 
 
 def reference_gate(query: str, entities: Sequence[str]) -> str:
-    """The reference app's heuristic (osaurus-internals §3.3 with its later upstream changes)."""
+    """The reference app's heuristic (docs/references.md with its later upstream changes)."""
     q = query.strip().lower()
     if len(q) < 3:
         return "none"
@@ -267,7 +267,7 @@ def run_llm(cases: Sequence[GateCase]) -> LlmRun | str:
         from inferd.app import close_all, start
         from inferd.client import InferenceClient
         from inferd.config import for_tests
-        from memoryd.retrieval.gate_llm import LlmGateClassifier
+        from memoryd.read.gate_llm import LlmGateClassifier
     except ImportError as error:
         return f"inferd could not be imported ({error})"
     home = Path(tempfile.mkdtemp(prefix="bench-gate-"))
@@ -382,7 +382,7 @@ def run_regression() -> list[BenchResult]:
             " Known entities"
             f" given to the gate: {', '.join(KNOWN_ENTITIES)}.",
             "False injection = share of no-memory queries for which the gate picked a section. The reference"
-            " baseline re-implements the reference app's rules (osaurus-internals §3.3, incl. its later"
+            " baseline re-implements the reference app's rules (docs/references.md, incl. its later"
             " upstream changes) on the same queries.",
             summary_table(rows),
             "Accuracy by language:\n\n" + language_table(rows),

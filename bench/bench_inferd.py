@@ -31,7 +31,7 @@ from inferd.backends.blas import ensure_openblas
 from inferd.config import MINILM_SOURCE, SMOLLM2_SOURCE
 from inferd.jsonschema_lite import validate
 from inferd.loaders import resolve_source
-from inferd.schemas import DISTILLATION_SCHEMA
+from memoryd.write.digest_schema import DISTILLATION_SCHEMA
 
 ISSUE = 4
 _WORDS = (

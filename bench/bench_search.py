@@ -2,7 +2,7 @@
 
 `python -m bench.bench_search [--part locomo|latency|all]`. Settings were fixed on the dev split (conv-26, conv-30,
 conv-41) before the test split (the other seven) was scored; the all-10 numbers are printed for comparison with
-reference/locomo-baselines.md, which reports over all ten.
+docs/references.md (LoCoMo baselines), which reports over all ten.
 
 Environment knobs:
 - OSAURUS_BENCH_SEARCH_PARTS: `locomo`, `latency` or `locomo,latency` (default both) for `python -m bench
@@ -29,7 +29,7 @@ from bench import locomo_data as lc
 from bench.report import BenchResult
 from bench.search_stack import Stack, running_stack
 from memoryd.domain import KIND_TRANSCRIPT
-from memoryd.search import SearchSettings
+from memoryd.read.search import SearchSettings
 from memoryd.vectors.codec import to_blob
 from osaurus.memory.v1 import memory_pb2 as mpb
 
@@ -232,7 +232,7 @@ def locomo(home: Path) -> list[BenchResult]:
             f"conversation, **all ten agents in one store**; "
             f"{len(mapping)} turns in {ingest_s:.0f} s, {embedded} embedded by inferd (all-MiniLM-L6-v2, MLX) in "
             f"{index_s:.0f} s. Each category 1-4 question is one `SearchMemory` (scope transcript) call; recall and "
-            "the len/4 token budget follow reference/locomo-baselines.md exactly (longest prefix of the ranking "
+            "the len/4 token budget follow docs/references.md (LoCoMo baselines) exactly (longest prefix of the ranking "
             "within 800 estimated tokens). Rankings are the top 50 hits; with MMR on, r@5 and r@10 come from calls "
             "with limit 5 and 10. The FTS mirrors index Porter stems (every variant below uses them); the query "
             f"embedding deadline is {RECALL_QUERY_TIMEOUT_S:g} s in this part (ranking quality, not latency).",

@@ -15,7 +15,7 @@ index files (fp16 codes + 8-byte id, `AgentIndex.memory_bytes`) plus the measure
 (ID_LOOKUP_BYTES). It reports the slope of RSS − vector bytes (the "excess", which must level off) over the second
 half of the mixed phase and over each third of it, and the RSS slope in the reads-only phase after it settled.
 Clients run in one separate process on grpc.aio, one channel each. For a breakdown of the excess run memoryd with
-OSAURUS_MEMORYD_MEMTRACE=PATH (memoryd/memtrace.py); the variable passes through to the memoryd subprocess.
+OSAURUS_MEMORYD_MEMTRACE=PATH (memoryd/runtime/memtrace.py); the variable passes through to the memoryd subprocess.
 """
 
 from __future__ import annotations
@@ -584,7 +584,7 @@ rows; {file_mb:.0f} MB on disk at the end). Second half of the mixed phase: RSS 
 {trend.mixed_vectors:+.2f} MB/min, so RSS − vectors **{trend.mixed_excess:+.2f} MB/min**. By third of the mixed
 phase: {thirds}. {_pass_line(trend)} {_second_pass_line(trend)} {reads_line}
 
-What the rest is, and its ceiling (split in debug runs with `OSAURUS_MEMORYD_MEMTRACE`, memoryd/memtrace.py: RSS by
+What the rest is, and its ceiling (split in debug runs with `OSAURUS_MEMORYD_MEMTRACE`, memoryd/runtime/memtrace.py: RSS by
 anon/file, glibc's mallinfo2, `sqlite3_memory_used`, faiss bytes, tracemalloc sites):
 - **Code and start-up**: ~90 MB before the first call, ~50 MB of it shared libraries (faiss, numpy, grpc).
 - **SQLite page caches**: `cache_size` {CACHE_BYTES_PER_CONNECTION // 1024:,} KiB per connection
@@ -599,7 +599,7 @@ anon/file, glibc's mallinfo2, `sqlite3_memory_used`, faiss bytes, tracemalloc si
   texts are short and repetitive). The shingle-set cache that duplicated the shingle keys (~100 MB at 8,192 texts
   of ~12 KB) is gone.
 - **glibc's free lists**: freed memory stays in malloc's arenas for reuse. memoryd fixes glibc's mmap threshold at
-  256 KiB and keeps 2 arenas (memoryd/malloc_tuning.py; glibc's dynamic threshold had climbed to the size of the
+  256 KiB and keeps 2 arenas (memoryd/runtime/malloc_tuning.py; glibc's dynamic threshold had climbed to the size of the
   faiss code vectors, tens of MB, and 30+ threads had up to 16 arenas): at ~95k vectors in 240 s debug soaks the
   arenas held 157 MB by default and 93 MB tuned, their free part 84 → 25 MB, flat after the first minute.
 - **Consolidation**: the first scheduled pass runs 5 minutes after start (then every `consolidationIntervalHours`,

@@ -30,7 +30,7 @@ PRECISION_KINDS = frozenset({PINNED, IDENTITY_FACT})
 RECALL_KINDS = frozenset({PINNED, IDENTITY_FACT, DECISION, ACTION})
 #: Where a stale fact must no longer be active: the standing facts and the narrative built from them.
 STANDING_KINDS = frozenset({PINNED, IDENTITY_FACT, NARRATIVE})
-#: Headers of the distillation prompt (memoryd/writer/phrase.py, and the older build_prompt it replaced); any of them in a stored item is
+#: Headers of the distillation prompt (memoryd/write/phrase.py, and the older build_prompt it replaced); any of them in a stored item is
 #: copied scaffolding, not something the user said.
 SCAFFOLDING = (
     "Conversation date:",

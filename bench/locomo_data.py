@@ -1,4 +1,4 @@
-"""LoCoMo loading and scoring, following reference/locomo-baselines.md exactly (turn text, evidence rule, metrics).
+"""LoCoMo loading and scoring, following docs/references.md (LoCoMo baselines) exactly (turn text, evidence rule, metrics).
 
 The data file is read from the shared folder and never copied into the repo (its licence is CC BY-NC 4.0).
 """

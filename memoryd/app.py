@@ -8,35 +8,35 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from inferd.client import InferenceClient
+from memoryd.api.console_service import MemoryConsoleService
+from memoryd.api.consolidate_rpcs import ConsolidationRpcs
+from memoryd.api.memory_service import MemoryService, ServiceDeps
+from memoryd.api.read_rpcs import ReadPathRpcs
+from memoryd.api.storage_errors import DataRootReadOnlyError, check_data_root_writable, storage_translator
+from memoryd.api.write_rpcs import WriterRpcs
 from memoryd.config import ConfigStore, ServiceSettings, parse_settings
-from memoryd.console import MemoryConsoleService
-from memoryd.console_wiring import build_console
 from memoryd.consolidate import Consolidator
 from memoryd.consolidate.scheduler import ConsolidationScheduler
-from memoryd.consolidate_rpcs import ConsolidationRpcs
 from memoryd.domain import now_ms
-from memoryd.embedding import Embedder
-from memoryd.indexer import Indexer
-from memoryd.malloc_tuning import tune_malloc
-from memoryd.memtrace import MemoryTrace
-from memoryd.readpath import ReadPath, settings_from_config
-from memoryd.readpath_rpcs import ReadPathRpcs
-from memoryd.readpath_store import StoreMemoryReader
-from memoryd.retrieval.gate_llm import LlmGateClassifier
+from memoryd.read.assemble import ReadPath, settings_from_config
+from memoryd.read.gate_llm import LlmGateClassifier
+from memoryd.read.memory_reader import StoreMemoryReader
+from memoryd.read.search import MemorySearch
 from memoryd.retrieval.tokens import InferdTokenCounter
-from memoryd.search import MemorySearch
+from memoryd.runtime.malloc_tuning import tune_malloc
+from memoryd.runtime.memtrace import MemoryTrace
 from memoryd.security.manager import StoreSecurity
-from memoryd.security.wiring import build_security, check_bind, degraded_guard, open_secured
-from memoryd.service import MemoryService, ServiceDeps
 from memoryd.storage.faults import StorageFault
 from memoryd.storage.store import Store
-from memoryd.storage_errors import DataRootReadOnlyError, check_data_root_writable, storage_translator
-from memoryd.turns import TurnHook, TurnRecorder
+from memoryd.vectors.embedding import Embedder
+from memoryd.vectors.indexer import Indexer
 from memoryd.vectors.registry import VectorRegistry
-from memoryd.writer import DistillPolicy, Writer
-from memoryd.writer.breaker import CircuitBreaker
-from memoryd.writer_rpcs import WriterRpcs
-from memoryd.writer_wiring import build_writer, rows_remover
+from memoryd.wiring.console import build_console
+from memoryd.wiring.security import build_security, check_bind, degraded_guard, open_secured
+from memoryd.wiring.writer import build_writer, rows_remover
+from memoryd.write import DistillPolicy, Writer
+from memoryd.write.breaker import CircuitBreaker
+from memoryd.write.buffer_turn import TurnHook, TurnRecorder
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.logsetup import setup_logging

@@ -6,7 +6,7 @@ memoryd.config) and servicekit.errors exceptions, never grpc.RpcError. The runti
 the store-protection calls in client_security.py; MemoryClient mixes them in.
 
 plugin_host imports this module for the runtime calls only, so it must not pull in memoryd's server side:
-memoryd.console_convert (which reaches the writer and consolidation packages, peewee and numpy) is imported inside
+memoryd.api.console_convert (which reaches the writer and consolidation packages, peewee and numpy) is imported inside
 the console methods that need it.
 """
 
@@ -35,7 +35,7 @@ from memoryd.client_runtime import (
 )
 from memoryd.client_security import ACTION_NAMES, SecurityCalls, degraded_store_info
 from memoryd.config import MemoryConfig
-from memoryd.console_types import (
+from memoryd.console.records import (
     ConsoleMatch,
     ContextPreview,
     Diagnosis,
@@ -382,7 +382,7 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
     # ------------------------------------------------------------------------------------------ console
     def inspect(self, kind: str, row_id: int) -> Inspection:
         """Redacted preview and metadata of one row."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         with typed_errors():
             r = self._console.Inspect(cpb.InspectRequest(item=cc.item_ref(kind, row_id)))
@@ -411,7 +411,7 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
         limit: int = 0,
     ) -> list[ConsoleMatch]:
         """Redacted console search hits, best first."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         request = cpb.SearchRequest(
             query=query,
@@ -437,21 +437,21 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
 
     def disable(self, kind: str, row_id: int) -> bool:
         """Take a pinned fact or episode out of recall; whether it changed."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         with typed_errors():
             return bool(self._console.Disable(cpb.DisableRequest(item=cc.item_ref(kind, row_id))).changed)
 
     def enable(self, kind: str, row_id: int) -> bool:
         """Put it back into recall; whether it changed."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         with typed_errors():
             return bool(self._console.Enable(cpb.EnableRequest(item=cc.item_ref(kind, row_id))).changed)
 
     def forget(self, kind: str, row_id: int) -> bool:
         """Delete a row permanently; whether a vector went with it."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         with typed_errors():
             return bool(
@@ -477,14 +477,14 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
 
     def get_config(self) -> MemoryConfig:
         """The effective memory.json."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         with typed_errors():
             return cc.config_from_proto(self._console.GetConfig(cpb.GetConfigRequest()).config)
 
     def update_config(self, changes: Mapping[str, Any]) -> MemoryConfig:
         """Change the named fields (attribute names, memory.json strings for enums); ValueError for an unknown enum."""
-        from memoryd import console_convert as cc
+        from memoryd.api import console_convert as cc
 
         values: dict[str, Any] = {}
         for attr, value in changes.items():

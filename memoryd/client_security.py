@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memoryd.console_types import DegradedStoreInfo
+from memoryd.console.records import DegradedStoreInfo
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from servicekit.channel import typed_errors

@@ -49,14 +49,14 @@ class ServiceSettings:
     #: search on full text alone (OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS; the llm gate's own timeout adds to it).
     query_embed_timeout_s: float = 0.15
     #: Blocks of at least this many bytes get their own mapping, returned to the OS on free (glibc mallopt; fixing it
-    #: turns off glibc's dynamic threshold, memoryd.malloc_tuning). OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB, 0 = leave
+    #: turns off glibc's dynamic threshold, memoryd.runtime.malloc_tuning). OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB, 0 = leave
     #: glibc's default; also left alone when MALLOC_MMAP_THRESHOLD_ is set (glibc applied that one already).
     mmap_threshold_bytes: int = 256 * 1024
     #: At most this many glibc malloc arenas (OSAURUS_MEMORYD_MALLOC_ARENA_MAX, 0 = glibc's 8 per core; left alone
     #: when MALLOC_ARENA_MAX is set).
     malloc_arena_max: int = 2
     #: Debug only: append a memory breakdown (RSS, malloc, SQLite, faiss) here every 20 s (OSAURUS_MEMORYD_MEMTRACE;
-    #: memoryd.memtrace), with the Python allocation sites that grew when memory_trace_frames > 0
+    #: memoryd.runtime.memtrace), with the Python allocation sites that grew when memory_trace_frames > 0
     #: (OSAURUS_MEMORYD_TRACEMALLOC=FRAMES: tracemalloc slows every allocation). Off by default.
     memory_trace: Path | None = None
     memory_trace_frames: int = 0

@@ -51,7 +51,7 @@ BOILERPLATE = frozenset(
         "users",
     }
 )
-#: Lines of the distillation prompt (memoryd/writer/distill.py) a model may copy back as its summary.
+#: Lines of the distillation prompt (memoryd/write/distill.py) a model may copy back as its summary.
 SCAFFOLDING = (
     "conversation date:",
     "what we already know about the user:",

@@ -4,7 +4,7 @@ Why RRF: BM25 scores are unbounded and depend on query length and corpus; cosine
 narrow band that moves with the model. A weighted sum of the two (the reference app's 0.5·cos + 0.5·min(bm25/10,1))
 needs per-corpus calibration; RRF uses only ranks, has one constant (k = 60, from Cormack et al. 2009, the same value
 the LoCoMo baseline used) and degrades gracefully when one side is missing: with no vectors it is exactly the BM25
-order. It is what reference/locomo-baselines.md measured as the best hybrid at k >= 10.
+order. It is what docs/references.md (LoCoMo baselines) measured as the best hybrid at k >= 10.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoryd.security.convert import Conversion, StoreBusyError, convert_live
+from memoryd.security.encryption import Conversion, StoreBusyError, convert_live
 from memoryd.security.keys import MODE_KEY_FILE, MODE_PASSPHRASE, MODE_PLAINTEXT, KeyStore, StoreKey
 from memoryd.security.opener import (
     KeyAttempts,

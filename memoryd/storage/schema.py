@@ -1,4 +1,4 @@
-"""DDL of the v2 data model (DESIGN §3) and its FTS5 mirrors, as used by the ordered migrations."""
+"""DDL of the v2 data model (docs/architecture.md, Data) and its FTS5 mirrors, as used by the ordered migrations."""
 
 from __future__ import annotations
 

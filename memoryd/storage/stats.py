@@ -66,7 +66,7 @@ class StatsStore:
 
 
 def dropped_counts(details: Iterable[str]) -> dict[str, int]:
-    """Sum the "dropped=reason:n,…" notes the writer logs (see memoryd.writer.session.dropped_details)."""
+    """Sum the "dropped=reason:n,…" notes the writer logs (see memoryd.write.session.dropped_details)."""
     totals: dict[str, int] = {}
     for text in details:
         for part in str(text).split(";"):

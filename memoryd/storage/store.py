@@ -14,7 +14,7 @@ from memoryd.storage.migrations import current_version, migrate
 from memoryd.storage.rows import RowStore
 from memoryd.storage.stats import StatsStore
 from memoryd.storage.tables import Tables, define_tables
-from memoryd.storage.turns import TurnStore
+from memoryd.storage.transcript import TurnStore
 
 
 @dataclass

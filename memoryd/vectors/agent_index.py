@@ -66,7 +66,7 @@ class AgentIndex:
 
     Why per kind: a search of one kind used to scan the agent's whole index with the kind as a range selector, so a
     pinned-facts search next to 100k transcript turns still walked every id, the relevance gate's evidence pass
-    (memoryd/search.py evidence_many) paid that once per section, and one lock made its three scans take turns.
+    (memoryd/read/search.py evidence_many) paid that once per section, and one lock made its three scans take turns.
     Results are those of the selector scan (same codes, exhaustive). The saved file still holds every kind in one
     IndexIDMap2 (the format other tools read); load() splits it by the kind in each id's high bits.
     """

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.writer.phrase import SYSTEM_PROMPT as DISTILL_SYSTEM_PROMPT
+from memoryd.write.phrase import SYSTEM_PROMPT as DISTILL_SYSTEM_PROMPT
 from osaurus.inference.v1 import inference_pb2 as ipb
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc

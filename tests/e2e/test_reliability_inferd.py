@@ -17,9 +17,9 @@ import pytest
 
 from memoryd.app import start
 from memoryd.config import ServiceSettings
-from memoryd.writer import DistillPolicy
-from memoryd.writer.breaker import CircuitBreaker
-from memoryd.writer.retry import RetryPolicy
+from memoryd.write import DistillPolicy
+from memoryd.write.breaker import CircuitBreaker
+from memoryd.write.retry import RetryPolicy
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.errors import UnavailableError
@@ -29,7 +29,7 @@ from tests.support.writer_stack import make_writer_stack
 pytestmark = [pytest.mark.e2e]
 
 T = TypeVar("T")
-#: What the read path guarantees while inferd is slow (memoryd/readpath.py, one deadline per read): AssembleContext
+#: What the read path guarantees while inferd is slow (memoryd/read/assemble.py, one deadline per read): AssembleContext
 #: waits at most the llm gate's 2.5 s plus the 0.15 s query-embedding budget (DEFAULT_READ_BUDGET_S); SearchMemory
 #: waits at most the 0.15 s query-embedding timeout. The bounds add margin for a loaded 2-core CI machine.
 ASSEMBLE_LLM_BOUND_S = 3.5

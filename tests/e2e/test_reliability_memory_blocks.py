@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.convert import own_text
+from memoryd.api.memory_convert import own_text
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.fakes.fake_writer_inferd import digest

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from inferd.client import InferenceClient
+from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.store import open_store
-from memoryd.storage.writer_store import SqliteWriterStore
-from memoryd.writer import Writer, WriterSettings
-from memoryd.writer.store import IngestTurn
+from memoryd.write import Writer, WriterSettings
+from memoryd.write.store_protocol import IngestTurn
 from tests.support.procs import spawn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.model]

@@ -105,7 +105,7 @@ class FakeMemory(mpb_grpc.MemoryServiceServicer):  # type: ignore[misc]
         self._check_down()
         with self._lock:
             self.search_calls.append((request.agent_id, request.scope, request.query))
-        if not request.query.strip():  # as memoryd validates it (memoryd.convert.parse_search)
+        if not request.query.strip():  # as memoryd validates it (memoryd.api.memory_convert.parse_search)
             raise InvalidArgumentError(
                 "MISSING_FIELD",
                 "invalid request: query: must not be only whitespace",

@@ -11,7 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from memoryd.storage.turns import REQUEST_WINDOW_MS
+from memoryd.storage.transcript import REQUEST_WINDOW_MS
 from osaurus.memory.v1 import memory_pb2 as mpb
 from tests.support.memoryd_server import MemorydHandle, rpc_error, running_memoryd
 

@@ -12,7 +12,7 @@ import pytest
 
 from memoryd.app import start
 from memoryd.config import ServiceSettings
-from memoryd.turns import no_hook
+from memoryd.write.buffer_turn import no_hook
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as mpb

@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from memoryd.console_types import Diagnosis
+from memoryd.console.records import Diagnosis
 from memoryd.vectors.agent_index import INDEX_FILE
 from tests.support.console_rig import ConsoleRig, console_rig
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.read.assemble import ReadPath, ReadPathSettings
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.vectors.agent_index import AgentIndex

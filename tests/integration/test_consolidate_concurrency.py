@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from memoryd.consolidate.report import TRIGGER_MANUAL
-from memoryd.storage.writer_store import SqliteWriterStore
-from memoryd.writer.store import DistillationWrite, FactBump, LogEntry, NewEpisode, NewFact
+from memoryd.storage.distillation import SqliteWriterStore
+from memoryd.write.store_protocol import DistillationWrite, FactBump, LogEntry, NewEpisode, NewFact
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.errors import AbortedError
 from tests.support.consolidate_rows import (

@@ -22,7 +22,7 @@ from inferd.client import GenerateOptions, InferenceClient, Message
 from inferd.config import DEFAULT_EMBEDDING, DEFAULT_LLM, MINILM_SOURCE, for_tests
 from inferd.jsonschema_lite import validate
 from inferd.loaders import resolve_source
-from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
+from memoryd.write.digest_schema import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import InvalidArgumentError

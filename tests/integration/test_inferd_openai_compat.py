@@ -17,7 +17,7 @@ from inferd.app import App, close_all, start
 from inferd.client import GenerateOptions, InferenceClient, Message
 from inferd.config import ModelSpec, RemoteSettings, builtin_models, for_tests
 from inferd.jsonschema_lite import minimal_instance, validate
-from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
+from memoryd.write.digest_schema import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 from osaurus.inference.v1 import inference_pb2 as pb
 from servicekit.errors import FailedPreconditionError, ResourceExhaustedError, UnavailableError
 from servicekit.server import RunningServer

@@ -26,7 +26,7 @@ from inferd.client import GenerateOptions, InferenceClient, Message
 from inferd.config import FAKE_LLM, ModelSpec, Settings, builtin_models, for_tests
 from inferd.jsonschema_lite import validate
 from inferd.loaders import BackendLoader
-from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
+from memoryd.write.digest_schema import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 from osaurus.inference.v1 import inference_pb2 as pb
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
 from servicekit.errors import (

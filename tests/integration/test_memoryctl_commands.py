@@ -15,13 +15,13 @@ from typing import Any
 import grpc
 import pytest
 
+from memoryd.api.memory_service import planned
 from memoryd.app import App
-from memoryd.cli import build_parser, main
 from memoryd.config import ServiceSettings
-from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.ctl.cli import build_parser, main
+from memoryd.read.assemble import ReadPath, ReadPathSettings
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import Section
-from memoryd.service import planned
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 from tests.fakes.fake_writer_inferd import MODEL, digest, start_fake_inferd
@@ -442,7 +442,7 @@ def test_the_installed_memoryctl_runs_as_a_process(rig: ConsoleRig) -> None:
     rig.pinned("alpha", "Alpha fact")
     rig.index()
     script = Path(sys.executable).parent / "memoryctl"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "memoryd.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "memoryd.ctl.cli"]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "protos" / "gen")]),

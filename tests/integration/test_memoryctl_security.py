@@ -8,7 +8,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from memoryd.cli import main
+from memoryd.ctl.cli import main
 from tests.support.security_rig import SQLITE_HEADER, key_files, memoryd_at
 
 

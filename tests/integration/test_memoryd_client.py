@@ -103,7 +103,7 @@ def test_importing_the_client_loads_none_of_memoryds_server_side() -> None:
     probe = (
         "import sys, memoryd.client\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('peewee', 'sqlcipher3', 'numpy', 'faiss')\n"
-        "         or m.startswith(('memoryd.writer', 'memoryd.consolidate', 'memoryd.storage.db'))]\n"
+        "         or m.startswith(('memoryd.write', 'memoryd.consolidate', 'memoryd.storage.db'))]\n"
         "print(','.join(sorted(heavy)))\n"
     )
     root = Path(__file__).resolve().parents[2]

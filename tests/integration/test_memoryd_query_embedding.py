@@ -11,7 +11,7 @@ import pytest
 
 from inferd.client import InferenceClient
 from memoryd.config import ConfigStore
-from memoryd.embedding import ISSUE_NO_TIME, ISSUE_TIMEOUT, ISSUE_UNAVAILABLE, Embedder
+from memoryd.vectors.embedding import ISSUE_NO_TIME, ISSUE_TIMEOUT, ISSUE_UNAVAILABLE, Embedder
 from osaurus.inference.v1 import inference_pb2 as ipb
 from tests.fakes.fake_inferd import FakeInferdState, FakeInference
 from tests.fakes.inference_server import serving_inference

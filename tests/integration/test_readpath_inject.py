@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memoryd.readpath import ChatMessage, ReadPath, ReadPathSettings
+from memoryd.read.assemble import ChatMessage, ReadPath, ReadPathSettings
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, Section
 from memoryd.retrieval.tokens import estimate_tokens
@@ -272,7 +272,7 @@ def test_inject_nothing_when_block_is_empty(path: ReadPath, reader: InMemoryRead
 
 def test_settings_follow_memory_json() -> None:
     from memoryd.config import MemoryConfig
-    from memoryd.readpath import settings_from_config
+    from memoryd.read.assemble import settings_from_config
 
     config = MemoryConfig(enabled=False, relevance_gate_mode="llm", memory_budget_tokens=1200)
     assert settings_from_config(config) == ReadPathSettings(

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from inferd.client import InferenceClient
-from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.read.assemble import ReadPath, ReadPathSettings
+from memoryd.read.gate_llm import GATE_SCHEMA_JSON, LlmGateClassifier
 from memoryd.retrieval.gate import GateMode, RelevanceGate, prepare_entities
-from memoryd.retrieval.gate_llm import GATE_SCHEMA_JSON, LlmGateClassifier
 from memoryd.retrieval.items import Section
 from servicekit.errors import UnavailableError
 from tests.fakes.fake_gate_inferd import FakeGateInferd, GateScript, running_fake

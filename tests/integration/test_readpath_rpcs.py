@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from memoryd.readpath import ReadPath, ReadPathSettings
-from memoryd.readpath_rpcs import ReadPathRpcs
+from memoryd.api.read_rpcs import ReadPathRpcs
+from memoryd.read.assemble import ReadPath, ReadPathSettings
 from memoryd.retrieval.gate_features import FEATURE_NAMES
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from osaurus.memory.v1 import memory_pb2 as pb

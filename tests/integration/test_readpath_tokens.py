@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from inferd.client import InferenceClient
-from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.read.assemble import ReadPath, ReadPathSettings
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.tokens import InferdTokenCounter, estimate_tokens
 from servicekit.errors import NotFoundError

@@ -114,7 +114,7 @@ def test_diagnose_tells_a_damaged_plaintext_store_from_an_encrypted_one(tmp_path
 
 def _memoryctl(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memoryd.cli", *args],
+        [sys.executable, "-m", "memoryd.ctl.cli", *args],
         cwd=REPO,
         env=child_env(home),
         input=stdin,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.domain import TurnInput
-from memoryd.writer.writer import Writer
+from memoryd.write.writer import Writer
 from osaurus.inference.v1 import inference_pb2 as ipb
 from servicekit.errors import DeadlineExceededError, FailedPreconditionError, NotFoundError, UnavailableError
 from tests.fakes.fake_writer_inferd import MODEL, digest, request_text

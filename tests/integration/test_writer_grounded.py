@@ -144,7 +144,7 @@ def test_the_one_call_asks_only_for_phrasing(stack: WriterStack) -> None:
 
 
 def test_re_ingest_of_the_correction_restores_the_older_fact(stack: WriterStack) -> None:
-    from memoryd.writer.store import IngestTurn
+    from memoryd.write.store_protocol import IngestTurn
 
     stack.inferd.set_default(digest("The user talked about where they live."))
     _session(stack, "c1", [("I live in Lisbon with my partner and our two cats.", "Lisbon is lovely.")] * 2)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.domain import AgentChanges
-from memoryd.writer.store import IngestTurn
+from memoryd.write.store_protocol import IngestTurn
 from servicekit.errors import FailedPreconditionError
 from tests.fakes.fake_writer_inferd import digest, request_text
 from tests.support.writer_stack import WriterStack, make_writer_stack

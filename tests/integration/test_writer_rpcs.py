@@ -15,7 +15,7 @@ from grpc_status import rpc_status
 
 from memoryd.app import App
 from memoryd.config import ServiceSettings
-from memoryd.writer import Writer
+from memoryd.write import Writer
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.server import RunningServer

@@ -10,10 +10,10 @@ from typing import Any
 
 import grpc
 
+from memoryd.api.consolidate_rpcs import ConsolidationRpcs
 from memoryd.app import App, build_app, serve
 from memoryd.config import ServiceSettings
 from memoryd.consolidate import Consolidator, ConsolidatorOptions
-from memoryd.consolidate_rpcs import ConsolidationRpcs
 from memoryd.domain import now_ms
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.support.consolidate_rows import ManualClock

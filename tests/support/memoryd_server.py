@@ -13,7 +13,7 @@ import pytest
 
 from memoryd.app import App, start
 from memoryd.config import ServiceSettings
-from memoryd.turns import TurnHook, no_hook
+from memoryd.write.buffer_turn import TurnHook, no_hook
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc

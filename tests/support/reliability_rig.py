@@ -32,7 +32,7 @@ REPLY = re.compile(r"\breply(\d+)\b")
 _TURNS_HEADER = "\nChat:\n"
 #: The consolidator's identity-narrative prompt (memoryd.consolidate.narrative.build_messages).
 _NARRATIVE_MARK = "Facts about the user"
-#: The LLM relevance gate's system prompt (memoryd.retrieval.gate_llm.SYSTEM_PROMPT).
+#: The LLM relevance gate's system prompt (memoryd.read.gate_llm.SYSTEM_PROMPT).
 _GATE_MARK = "You decide which memory helps"
 _WORDS = [
     "amber",

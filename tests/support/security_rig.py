@@ -13,7 +13,7 @@ import grpc
 from memoryd.app import App, start
 from memoryd.client import MemoryClient
 from memoryd.config import ServiceSettings
-from memoryd.turns import no_hook
+from memoryd.write.buffer_turn import no_hook
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 from servicekit.tls import TransportSecurity

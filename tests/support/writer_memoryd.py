@@ -15,7 +15,7 @@ from typing import Any
 from memoryd.app import App, start
 from memoryd.app import main as memoryd_main
 from memoryd.config import ServiceSettings
-from memoryd.writer import Writer
+from memoryd.write import Writer
 from servicekit.server import RunningServer
 
 

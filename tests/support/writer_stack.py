@@ -11,11 +11,11 @@ from typing import Any
 
 from inferd.client import InferenceClient
 from memoryd.domain import TurnInput
+from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.store import Store, open_store
-from memoryd.storage.writer_store import SqliteWriterStore
-from memoryd.writer import DistillPolicy, Writer, WriterSettings
-from memoryd.writer.breaker import CircuitBreaker
-from memoryd.writer.retry import RetryPolicy
+from memoryd.write import DistillPolicy, Writer, WriterSettings
+from memoryd.write.breaker import CircuitBreaker
+from memoryd.write.retry import RetryPolicy
 from servicekit.server import RunningServer
 from tests.fakes.fake_writer_inferd import EMBED_MODEL, MODEL, ScriptedInferd, start_fake_inferd
 

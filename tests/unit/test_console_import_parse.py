@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from memoryd.console_errors import StorageErrorLog
-from memoryd.console_export import FORMAT_NAME
-from memoryd.console_import_parse import ImportReader
+from memoryd.console.export import FORMAT_NAME
+from memoryd.console.import_parse import ImportReader
+from memoryd.console.recent_errors import StorageErrorLog
 from memoryd.storage.store import Store, open_store
 from servicekit.errors import InvalidArgumentError
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memoryd.readpath import ReadPath, ReadPathSettings
+from memoryd.read.assemble import ReadPath, ReadPathSettings
 from memoryd.retrieval.evidence import SectionEvidence, keyword_evidence, vector_evidence
 from memoryd.retrieval.gate_evidence import decide_evidence
 from memoryd.retrieval.gate_features import FEATURE_NAMES, QueryEvidence, compute

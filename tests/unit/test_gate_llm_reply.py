@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from memoryd.read.gate_llm import GATE_SCHEMA_JSON, GateOutputError, build_messages, parse_reply
 from memoryd.retrieval.gate import GateDecision, failure_token
-from memoryd.retrieval.gate_llm import GATE_SCHEMA_JSON, GateOutputError, build_messages, parse_reply
 from memoryd.retrieval.items import Section
 from servicekit.errors import DeadlineExceededError, UnavailableError
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memoryd.writer.grounding import Extraction, GroundedFact, SourceTurn, extract, ground
-from memoryd.writer.grounding.stale import PERSON, THING, names_value, same_kind, stale_mentions
-from memoryd.writer.grounding.summary import repeats_run, third_person
-from memoryd.writer.grounding.text import without_speaker_labels
-from memoryd.writer.store import ExistingFact
-from memoryd.writer.supersede import competes, plan_grounded, slot_key
+from memoryd.write.grounding import Extraction, GroundedFact, SourceTurn, extract, ground
+from memoryd.write.grounding.stale import PERSON, THING, names_value, same_kind, stale_mentions
+from memoryd.write.grounding.summary import repeats_run, third_person
+from memoryd.write.grounding.text import without_speaker_labels
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import competes, plan_grounded, slot_key
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000
@@ -389,7 +389,7 @@ def test_a_habit_then_a_preference_of_the_same_kind() -> None:
 
 
 def test_short_password_labels_and_more_codes_are_secrets() -> None:
-    from memoryd.writer.grounding import contains_secret, redact_secrets
+    from memoryd.write.grounding import contains_secret, redact_secrets
 
     assert contains_secret("VPN pw: Heron-5521")
     assert redact_secrets("the key safe code is 9051") == "the key safe code is [redacted]"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryd.writer.grounding import Extraction, FactKind, GroundedFact, SourceTurn, extract
+from memoryd.write.grounding import Extraction, FactKind, GroundedFact, SourceTurn, extract
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000

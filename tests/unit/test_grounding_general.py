@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.writer.grounding import GroundedFact, SourceTurn, ground
-from memoryd.writer.grounding.text import light_stem, tokens
+from memoryd.write.grounding import GroundedFact, SourceTurn, ground
+from memoryd.write.grounding.text import light_stem, tokens
 
 #: 2026-12-02, a Wednesday, 00:00 UTC; the correcting session is a week later.
 SESSION_MS = 1_796_169_600_000

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memoryd.writer.grounding import FactKind, GroundedDigest, SourceTurn, ground, signal_ids
-from memoryd.writer.parse import Candidate, Digest
+from memoryd.write.grounding import FactKind, GroundedDigest, SourceTurn, ground, signal_ids
+from memoryd.write.parse import Candidate, Digest
 
 SESSION_MS = 1_796_169_600_000  # 2026-12-02 UTC
 HEADER = "Recent past sessions (for cross-session continuity):"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.writer.grounding.text import detect_language
+from memoryd.write.grounding.text import detect_language
 
 
 @pytest.mark.parametrize(

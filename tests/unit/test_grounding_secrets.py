@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.writer.grounding import contains_secret, redact_secrets
+from memoryd.write.grounding import contains_secret, redact_secrets
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryd.writer.grounding import Extraction, SourceTurn, contains_secret, extract, redact_secrets
+from memoryd.write.grounding import Extraction, SourceTurn, contains_secret, extract, redact_secrets
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000
@@ -211,7 +211,7 @@ def test_guards_on_changed_relations_and_empty_decisions() -> None:
 
 
 def test_third_person_keeps_negations_plural_subjects_and_hyphenated_verbs() -> None:
-    from memoryd.writer.grounding.summary import third_person
+    from memoryd.write.grounding.summary import third_person
 
     assert third_person("I don't want sugar") == "The user doesn't want sugar"
     assert third_person("My sister and I are flying") == "The user's sister and the user are flying"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.writer.grounding import DEFAULT_SCAFFOLDING, verify
+from memoryd.write.grounding import DEFAULT_SCAFFOLDING, verify
 
 SOURCES = (
     "I really prefer green tea over coffee in the mornings.",

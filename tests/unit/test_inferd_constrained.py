@@ -18,7 +18,7 @@ from transformers import PreTrainedTokenizerFast
 from inferd.backends.constrained import GrammarTokenizer, JsonSchemaProcessor, _JsonLexState
 from inferd.backends.mlx_llm import _StopScanner
 from inferd.jsonschema_lite import validate
-from inferd.schemas import DISTILLATION_SCHEMA
+from memoryd.write.digest_schema import DISTILLATION_SCHEMA
 
 EOS = 0
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inferd.jsonschema_lite import SchemaError, check_schema, minimal_instance, validate
-from inferd.schemas import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
+from memoryd.write.digest_schema import DISTILLATION_SCHEMA, DISTILLATION_SCHEMA_JSON
 
 
 def test_distillation_schema_is_supported_and_round_trips() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.cli_ingest import ProgressBar, read_sessions
-from memoryd.cli_render import parse_ref, ref, table
+from memoryd.ctl.ingest import ProgressBar, read_sessions
+from memoryd.ctl.render import parse_ref, ref, table
 
 LOCOMO = [
     {

@@ -12,7 +12,7 @@ import pytest
 from memoryd.domain import AgentChanges, TurnInput
 from memoryd.storage.group_commit import GroupCommit
 from memoryd.storage.store import Store, open_store
-from memoryd.storage.turns import AgentMemoryDisabledError
+from memoryd.storage.transcript import AgentMemoryDisabledError
 
 
 def _run_threads(count: int, target: object) -> None:

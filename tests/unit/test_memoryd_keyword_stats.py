@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memoryd.domain import KIND_TRANSCRIPT, TurnInput
-from memoryd.keyword_stats import INLINE_REFRESH_ROWS, REFRESH_S, KeywordStats
+from memoryd.read.keyword_stats import INLINE_REFRESH_ROWS, REFRESH_S, KeywordStats
 from memoryd.storage.fts import FtsIndex
 from memoryd.storage.store import Store, open_store
 

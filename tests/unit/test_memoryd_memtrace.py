@@ -15,8 +15,8 @@ import pytest
 
 from memoryd.config import parse_settings
 from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.memtrace import MemoryTrace, malloc_info, process_memory
 from memoryd.retrieval.mmr import shingle_keys, shingles
+from memoryd.runtime.memtrace import MemoryTrace, malloc_info, process_memory
 from memoryd.storage.store import open_store
 from memoryd.vectors.agent_index import AgentIndex
 from memoryd.vectors.registry import VectorRegistry
@@ -99,8 +99,8 @@ def test_shingle_sets_are_not_cached_but_their_keys_are() -> None:
 
 _PROBE = """
 import sys
-from memoryd.malloc_tuning import fix_mmap_threshold
-from memoryd.memtrace import malloc_info
+from memoryd.runtime.malloc_tuning import fix_mmap_threshold
+from memoryd.runtime.memtrace import malloc_info
 if sys.argv[1] == "fixed":
     assert fix_mmap_threshold(256 * 1024)
 big = bytearray(8 << 20)
@@ -140,7 +140,7 @@ def test_malloc_settings_default_to_256_kib_and_2_arenas_and_yield_to_glibcs_var
 
 _ARENAS = """
 import ctypes, sys, tempfile, threading
-from memoryd.malloc_tuning import limit_arenas
+from memoryd.runtime.malloc_tuning import limit_arenas
 if sys.argv[1] == "limited":
     assert limit_arenas(1)
 blocks, gate = [], threading.Barrier(6)

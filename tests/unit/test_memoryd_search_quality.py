@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow
-from memoryd.retrieval.context_window import with_context
+from memoryd.read.search import MemorySearch, SearchSettings
 from memoryd.retrieval.dates import Window, date_windows
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores
 from memoryd.retrieval.stem import stem
 from memoryd.retrieval.terms import query_terms, term_counts, tokens
-from memoryd.search import MemorySearch, SearchSettings
+from memoryd.retrieval.turn_neighbours import with_context
 from memoryd.storage import migrations
 from memoryd.storage.db import Database
 from memoryd.storage.store import open_store

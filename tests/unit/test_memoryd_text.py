@@ -12,7 +12,7 @@ from memoryd.text import (
     jaccard,
     shingles,
 )
-from memoryd.writer import dedup
+from memoryd.write import dedup
 
 
 def test_default_fold_lowercases_like_fts5_and_strips_every_combining_mark() -> None:

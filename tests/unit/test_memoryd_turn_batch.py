@@ -9,7 +9,7 @@ import pytest
 
 from memoryd.domain import AgentChanges, BufferedTurn, TurnInput
 from memoryd.storage.store import Store, open_store
-from memoryd.storage.turns import AgentMemoryDisabledError, _Job, write_turns
+from memoryd.storage.transcript import AgentMemoryDisabledError, _Job, write_turns
 
 
 @pytest.fixture

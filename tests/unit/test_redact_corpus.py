@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.redact import placeholder, redact
+from memoryd.console.redact import placeholder, redact
 from tests.support.secret_corpus import ORDINARY, SECRETS
 
 

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from memoryd.writer.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
-from memoryd.writer.retry import (
+from memoryd.write.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
+from memoryd.write.retry import (
     InvalidOutputError,
     RetryCancelledError,
     RetryPolicy,

@@ -6,7 +6,7 @@ import math
 import threading
 import time
 
-from memoryd.writer.buffer import Debouncer
+from memoryd.write.debounce import Debouncer
 
 
 class FakeClock:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from memoryd.domain import TurnInput
-from memoryd.writer import coordinator as coordinator_module
-from memoryd.writer import outcome as oc
-from memoryd.writer.coordinator import Coordinator
+from memoryd.write import coordinator as coordinator_module
+from memoryd.write import outcome as oc
+from memoryd.write.coordinator import Coordinator
 from tests.support.writer_stack import WriterStack, make_writer_stack, wait_for
 
 AGENT = "agent-1"

@@ -1,11 +1,11 @@
-"""Distillation input: memory blocks stripped, and the one short phrasing prompt (memoryd/writer/phrase.py)."""
+"""Distillation input: memory blocks stripped, and the one short phrasing prompt (memoryd/write/phrase.py)."""
 
 from __future__ import annotations
 
 import json
 
-from memoryd.writer.distill import strip_memory_blocks
-from memoryd.writer.phrase import (
+from memoryd.write.distill import strip_memory_blocks
+from memoryd.write.phrase import (
     MAX_PROMPT_CHARS,
     PHRASE_SCHEMA,
     SYSTEM_PROMPT,

@@ -9,11 +9,11 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from memoryd.writer.dedup import jaccard, normalize_tokens, plan_facts, plan_identity
-from memoryd.writer.parse import Candidate, extract_json, parse_reply
-from memoryd.writer.retry import InvalidOutputError
-from memoryd.writer.schema import DISTILLATION_SCHEMA
-from memoryd.writer.store import ExistingFact
+from memoryd.write.dedup import jaccard, normalize_tokens, plan_facts, plan_identity
+from memoryd.write.digest_caps import DISTILLATION_SCHEMA
+from memoryd.write.parse import Candidate, extract_json, parse_reply
+from memoryd.write.retry import InvalidOutputError
+from memoryd.write.store_protocol import ExistingFact
 from tests.fakes.fake_writer_inferd import digest, hashed_vector
 
 # -- parsing ---------------------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from memoryd.writer import outcome as oc
-from memoryd.writer.resume import ResumeSweeper, is_blocking, is_resumable
+from memoryd.write import outcome as oc
+from memoryd.write.resume import ResumeSweeper, is_blocking, is_resumable
 
 
 class RecordingSweep:

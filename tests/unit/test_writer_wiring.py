@@ -6,9 +6,9 @@ import dataclasses
 
 from memoryd.config import MemoryConfig
 from memoryd.vectors.codec import vector_id
-from memoryd.writer.dedup import FactPlan
-from memoryd.writer.store import CommitResult, DerivedRow
-from memoryd.writer_wiring import CallbackHooks, rows_remover, writer_settings
+from memoryd.wiring.writer import CallbackHooks, rows_remover, writer_settings
+from memoryd.write.dedup import FactPlan
+from memoryd.write.store_protocol import CommitResult, DerivedRow
 
 
 def test_writer_settings_follow_memory_json() -> None:

@@ -1,0 +1,1 @@
+"""memoryctl: the command-line client for memoryd's admin and console operations."""

@@ -1,0 +1,1 @@
+"""The read path: AssembleContext's gate → planner → hybrid search → block, and InjectMemory."""

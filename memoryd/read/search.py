@@ -1,0 +1,515 @@
+"""Hybrid memory search inside one agent: per-agent BM25 over FTS5, faiss cosine, RRF fusion, priors, MMR rerank."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow, SearchOutcome
+from memoryd.read.keyword_stats import KeywordStats
+from memoryd.retrieval import hybrid
+from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
+from memoryd.retrieval.dates import Window, date_windows
+from memoryd.retrieval.evidence import (
+    COSINE_BACKGROUND,
+    COSINE_TOP,
+    SectionEvidence,
+    keyword_evidence,
+    vector_evidence,
+)
+from memoryd.retrieval.length_prior import informative_prior
+from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
+from memoryd.retrieval.terms import query_terms
+from memoryd.retrieval.turn_neighbours import with_context
+from memoryd.retrieval.when import asks_when, has_time_reference
+from memoryd.storage.dated import DATED_KINDS, rows_in_window
+from memoryd.storage.store import Store
+from memoryd.vectors.threads import use_one_thread
+
+_log = logging.getLogger("memoryd.search")
+
+
+class QueryEmbedder(Protocol):
+    """Turns a query into (unit vector, model), or None when embeddings are unavailable right now."""
+
+    def embed_query(
+        self, text: str, timeout_s: float | None = None
+    ) -> tuple[npt.NDArray[np.float32], str] | None: ...
+
+
+class VectorSearcher(Protocol):
+    """Nearest rows of one agent and kind by cosine similarity, in the vector space of `model`."""
+
+    def search(
+        self, agent_id: str, kind: str, model: str, vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[int, float]]: ...
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Fixed retrieval settings (chosen on the LoCoMo dev split, never on the reported conversations)."""
+
+    fts_candidates: int = 100
+    vector_candidates: int = 100
+    #: Re-score FTS candidates with the agent's own IDF (True) or keep FTS5's table-wide bm25() (False).
+    per_agent_stats: bool = True
+    use_vectors: bool = True
+    mmr_lambda: float = DEFAULT_LAMBDA
+    #: How many fused results MMR chooses from, as a multiple of the limit.
+    mmr_pool_factor: int = 3
+    bm25_weight: float = 1.0
+    vector_weight: float = 1.0
+    #: Terms in more than max(fraction x rows, floor) of the agent's rows are left out of the FTS5 query (they still
+    #: count when candidates are re-scored).
+    common_term_fraction: float = 0.02
+    common_term_floor: int = 50
+    #: Transcript only (retrieval/context_prior.py): RRF weight of the conversation order (0 = off), how many of a
+    #: conversation's best rows make its strength, the pool it is computed over, and the neighbour bonus.
+    conversation_weight: float = 1.0
+    conversation_top: int = 1
+    conversation_pool: int = 200
+    neighbour_weight: float = 0.1
+    #: Transcript and episodes: RRF weight of the date prior (0 = off) when the query names a calendar date
+    #: (retrieval/dates.py), and how many rows of each date window it considers.
+    date_weight: float = 1.0
+    date_rows: int = 200
+    #: Transcript only: RRF weight of the time-reference prior for "when" questions (retrieval/when.py; 0 = off).
+    time_reference_weight: float = 0.25
+    #: Transcript only: fused score × characters^exponent, informative turns over chatter
+    #: (retrieval/length_prior.py; 0 = off).
+    length_exponent: float = 0.08
+    #: Transcript only (retrieval/turn_neighbours.py): the turns within `context_radius` places of the best
+    #: `context_hits` hits follow the first `context_after` hits (0 hits = off). Only a limit above
+    #: `context_after` shows them.
+    context_hits: int = 1
+    context_radius: int = 2
+    context_after: int = 10
+    #: How long the relevance gate's evidence pass (evidence_many()) keeps each section's keyword candidates and
+    #: nearest vectors for the section search that follows in the same request (which then queries neither FTS5
+    #: nor faiss again). Any write to the store ends the reuse at once.
+    reuse_s: float = 5.0
+    #: Sections with more rows than this are probed by the evidence pass (_keyword_side probe_terms): FTS5 gets the
+    #: rarest `evidence_probe_terms` terms and returns `evidence_probe_candidates` rows.
+    evidence_probe_rows: int = 5000
+    evidence_probe_terms: int = 2
+    evidence_probe_candidates: int = 20
+
+
+@dataclass(frozen=True)
+class EvidencedOutcome:
+    """A search's ranked rows plus the calibrated evidence the relevance gate reads (retrieval/evidence.py)."""
+
+    outcome: SearchOutcome
+    evidence: SectionEvidence
+
+
+@dataclass
+class _KeywordSide:
+    """What the keyword side of one search learnt: its ranking and the evidence numbers."""
+
+    ranking: list[int]
+    rows: int = 0
+    dfs: dict[str, int] | None = None
+    bm25_top: float = 0.0
+    bm25_norm: float = 0.0
+    coverage_top: float = 0.0
+    matched_top: float = 0.0
+    candidates: int = 0
+
+
+class MemorySearch:
+    """Search one agent's memory; never returns another agent's row and never fails because vectors are down."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: QueryEmbedder | None = None,
+        vectors: VectorSearcher | None = None,
+        settings: SearchSettings | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._vectors = vectors
+        self.settings = settings or SearchSettings()
+        # The vector side (embed the query, then faiss) runs beside the keyword side, not after it; the pool also
+        # refreshes large agents' keyword statistics in the background.
+        self._pool = ThreadPoolExecutor(
+            max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
+        )
+        # Only nearest-vector scans run here (never a task that waits on another), so it cannot deadlock.
+        self._scan_pool = ThreadPoolExecutor(
+            max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
+        )
+        self.keyword_stats = KeywordStats(
+            store.fts, lambda: store.db.generation, background=self._pool.submit
+        )
+        # The evidence pass's work, reused by the section search of the same request instead of querying FTS5 and
+        # scanning faiss twice: (agent, kind, model@generation, query) → (monotonic time, nearest (id, cosine)),
+        # and (agent, kind, generation, query) → (time, keyword side, the rows it loaded).
+        self._recent_vectors: OrderedDict[
+            tuple[str, str, str, str], tuple[float, list[tuple[int, float]]]
+        ] = OrderedDict()
+        self._recent_keywords: OrderedDict[
+            tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
+        ] = OrderedDict()
+        self._recent_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Stop the helper threads."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._scan_pool.shutdown(wait=True, cancel_futures=True)
+
+    def search(
+        self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> SearchOutcome:
+        """Best `limit` rows of `kind` for `query`, best first; the query vector may take vector_timeout_s at most."""
+        return self.search_with_evidence(
+            agent_id, kind, query, limit, vector_timeout_s=vector_timeout_s
+        ).outcome
+
+    def evidence_many(
+        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+    ) -> dict[str, SectionEvidence]:
+        """The relevance gate's evidence for each kind: per-agent BM25 of the keyword candidates and the nearest
+        vectors, without fusion, priors or MMR. The query is embedded once and every kind's nearest vectors are
+        searched on a helper thread while this one runs the keyword sides; what a small section's pass found is
+        kept for its section search (reuse_s)."""
+        terms = query_terms(query)
+        vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+        sides: dict[str, _KeywordSide] = {}
+        rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
+        for kind in kinds:
+            if not terms:
+                sides[kind] = _KeywordSide([], rows=self.keyword_stats.corpus(kind, agent_id).rows)
+            elif self.keyword_stats.corpus(kind, agent_id).rows > self.settings.evidence_probe_rows:
+                # A large section: probe it (no reuse; the section search, if chosen, queries FTS5 in full).
+                sides[kind] = self._keyword_side(
+                    agent_id, kind, terms, rows[kind], self.settings.evidence_probe_terms
+                )
+            else:
+                sides[kind] = self._keyword_side(agent_id, kind, terms, rows[kind])
+                self._remember_keywords(
+                    (agent_id, kind, self._store.db.generation, query), sides[kind], rows[kind]
+                )
+        vectors = vector_side.result()
+        out: dict[str, SectionEvidence] = {}
+        for kind in kinds:
+            scored = vectors.get(kind)
+            evidence = self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
+            out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
+        return out
+
+    def _evidence(
+        self,
+        agent_id: str,
+        kind: str,
+        terms: Sequence[str],
+        side: _KeywordSide,
+        vector_scored: Sequence[tuple[int, float]] | None,
+        rows: dict[int, MemoryRow],
+    ) -> SectionEvidence:
+        # Vectors of rows no longer active (superseded, disabled, deleted) may linger in faiss: they never count.
+        nearest = list(vector_scored or [])[: COSINE_BACKGROUND + COSINE_TOP]
+        self._load(kind, agent_id, [row_id for row_id, _ in nearest], rows)
+        cosine_top, cosine_mean3, cosine_gap = vector_evidence([(i, c) for i, c in nearest if i in rows])
+        return SectionEvidence(
+            rows=side.rows,
+            terms=tuple(terms),
+            term_df=dict(side.dfs or {}),
+            bm25_top=side.bm25_top,
+            bm25_norm=side.bm25_norm,
+            coverage_top=side.coverage_top,
+            matched_top=side.matched_top,
+            cosine_top=cosine_top,
+            cosine_mean3=cosine_mean3,
+            cosine_gap=cosine_gap,
+            candidates=side.candidates,
+        )
+
+    def search_with_evidence(
+        self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
+    ) -> EvidencedOutcome:
+        """As search(), plus the section's evidence for the gate, taken from the same keyword and vector passes."""
+        s = self.settings
+        terms = query_terms(query)
+        rankings: list[list[int]] = []
+        weights: list[float] = []
+        method = "fts"
+        # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
+        rows: dict[int, MemoryRow] = {}
+        vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
+        side = _KeywordSide([])
+        if terms:
+            reused = self._recent_keywords_for((agent_id, kind, self._store.db.generation, query))
+            if reused is not None:
+                side, loaded = reused
+                rows.update(loaded)
+            else:
+                side = self._keyword_side(agent_id, kind, terms, rows)
+            if side.ranking:
+                rankings.append(side.ranking)
+                weights.append(s.bm25_weight)
+        vector_scored = vector_side.result()
+        if vector_scored is not None:
+            method = "hybrid"
+            if vector_scored:
+                rankings.append([row_id for row_id, _ in vector_scored])
+                weights.append(s.vector_weight)
+        if not terms and not rankings:
+            like = self._store.fts.like(kind, agent_id, query, max(limit, s.fts_candidates))
+            rankings.append([row_id for row_id, _ in like])
+            weights.append(1.0)
+            method = "like"
+        fused = hybrid.rrf(rankings, weights=weights)
+        if kind == KIND_TRANSCRIPT and fused and s.time_reference_weight > 0 and asks_when(query):
+            fused = self._with_time_reference_prior(agent_id, kind, fused, limit, rows)
+        windows = date_windows(query) if s.date_weight > 0 and kind in DATED_KINDS else []
+        if windows:
+            fused = self._with_date_prior(agent_id, kind, terms, windows, fused, rows)
+        if kind == KIND_TRANSCRIPT and fused:
+            fused = self._with_transcript_priors(agent_id, kind, fused, limit, rows)
+        pool_ids = hybrid.ranked(fused)[: max(limit * s.mmr_pool_factor, limit)]
+        self._load(kind, agent_id, pool_ids, rows)
+        pool = [Candidate(i, fused[i], rows[i].text) for i in pool_ids if i in rows]
+        chosen = (
+            mmr(pool, limit, s.mmr_lambda) if s.mmr_lambda < 1.0 else [(c.id, c.score) for c in pool[:limit]]
+        )
+        hits = tuple(ScoredRow(rows[i], score) for i, score in chosen)
+        if kind == KIND_TRANSCRIPT:
+            hits = self._with_context_window(agent_id, kind, hits, limit, rows)
+        evidence = self._evidence(agent_id, kind, terms, side, vector_scored, rows)
+        return EvidencedOutcome(SearchOutcome(hits=hits, method=method), evidence)
+
+    def _load(self, kind: str, agent_id: str, ids: Sequence[int], rows: dict[int, MemoryRow]) -> None:
+        """Add the rows of `ids` not loaded yet to `rows` (ids of deleted rows stay absent)."""
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            rows.update(self._store.rows.fetch(kind, agent_id, missing))
+
+    def _with_date_prior(
+        self,
+        agent_id: str,
+        kind: str,
+        terms: Sequence[str],
+        windows: Sequence[Window],
+        fused: dict[int, float],
+        rows: dict[int, MemoryRow],
+    ) -> dict[int, float]:
+        """RRF of the fused order with the rows of the query's date windows (by fused score, then per-agent BM25).
+
+        The dated rows need not be candidates yet: "what did Maria plan on 7 July, 2023?" is answered by a turn of
+        that day that may share no word with the question.
+        """
+        s = self.settings
+        dated: list[int] = []
+        for window in windows:
+            dated += rows_in_window(
+                self._store.db, kind, agent_id, window.start_ms, window.end_ms, s.date_rows
+            )
+        dated = list(dict.fromkeys(dated))
+        if not dated:
+            return fused
+        self._load(kind, agent_id, dated, rows)
+        keyword: dict[int, float] = {}
+        if terms:
+            stats = self.keyword_stats
+            corpus = stats.corpus(kind, agent_id)
+            docs = {i: rows[i].indexed_text for i in dated if i in rows}
+            keyword = hybrid.bm25_scores(
+                terms, docs, corpus, lambda term: stats.doc_frequency(kind, agent_id, term, corpus.rows)
+            )
+        by_date = sorted(
+            (i for i in dated if i in rows), key=lambda i: (-fused.get(i, 0.0), -keyword.get(i, 0.0))
+        )
+        return hybrid.rrf([hybrid.ranked(fused), by_date], weights=[1.0, s.date_weight])
+
+    def _transcript_pool(
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
+    ) -> list[int]:
+        """The best `conversation_pool` fused rows (at least the MMR pool), loaded; deleted rows left out."""
+        s = self.settings
+        pool_ids = hybrid.ranked(fused)[: max(s.conversation_pool, limit * s.mmr_pool_factor)]
+        self._load(kind, agent_id, pool_ids, rows)
+        return [i for i in pool_ids if i in rows]
+
+    def _with_time_reference_prior(
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
+    ) -> dict[int, float]:
+        """For a "when" question: RRF of the fused order with its rows that mention a time (retrieval/when.py)."""
+        pool = self._transcript_pool(agent_id, kind, fused, limit, rows)
+        dated = [i for i in pool if has_time_reference(rows[i].text)]
+        if not dated:
+            return fused
+        return hybrid.rrf([hybrid.ranked(fused), dated], weights=[1.0, self.settings.time_reference_weight])
+
+    def _with_transcript_priors(
+        self, agent_id: str, kind: str, fused: dict[int, float], limit: int, rows: dict[int, MemoryRow]
+    ) -> dict[int, float]:
+        """Transcript only, over the best `conversation_pool` rows: neighbour smoothing, the conversation prior,
+        then the informative-row prior."""
+        s = self.settings
+        if s.conversation_weight <= 0 and s.neighbour_weight <= 0 and s.length_exponent == 0:
+            return fused
+        pool = self._transcript_pool(agent_id, kind, fused, limit, rows)
+        where = {i: Position(rows[i].conversation_id, rows[i].chunk_index) for i in pool}
+        smoothed = smooth_neighbours({i: fused[i] for i in where}, where, s.neighbour_weight)
+        prior = conversation_prior(smoothed, where, s.conversation_weight, s.conversation_top)
+        return informative_prior(prior, {i: len(rows[i].text) for i in where}, s.length_exponent)
+
+    def _with_context_window(
+        self,
+        agent_id: str,
+        kind: str,
+        hits: tuple[ScoredRow, ...],
+        limit: int,
+        rows: dict[int, MemoryRow],
+    ) -> tuple[ScoredRow, ...]:
+        """The turns around the best `context_hits` hits, moved in after the first `context_after` hits
+        (retrieval/turn_neighbours.py)."""
+        s = self.settings
+        if (
+            s.context_hits <= 0
+            or s.context_radius <= 0
+            or limit <= s.context_after
+            or len(hits) < s.context_after
+        ):
+            return hits
+        around: list[int] = []
+        for hit in hits[: s.context_hits]:
+            around += self._store.rows.neighbours(
+                agent_id, hit.row.conversation_id, hit.row.chunk_index, s.context_radius
+            )
+        self._load(kind, agent_id, around, rows)
+        return with_context(hits, (rows[i] for i in around if i in rows), s.context_after, limit)
+
+    def _keyword_side(
+        self,
+        agent_id: str,
+        kind: str,
+        terms: Sequence[str],
+        rows: dict[int, MemoryRow],
+        probe_terms: int = 0,
+    ) -> _KeywordSide:
+        """Per-agent BM25 ranking of the FTS5 candidates, with the evidence numbers taken on the way.
+
+        probe_terms > 0 (the evidence pass on a large section): FTS5 is asked for the rows holding the rarest
+        `probe_terms` terms only, and those few are scored on every term. FTS5 ranks every row that matches, so
+        leaving out the commoner terms makes the probe a fraction of a search; the row that covers most of the
+        query almost always holds its rarest words.
+        """
+        stats = self.keyword_stats
+        corpus = stats.corpus(kind, agent_id)
+        if corpus.rows == 0:
+            return _KeywordSide([])
+        dfs = {t: stats.doc_frequency(kind, agent_id, t, corpus.rows) for t in terms}
+        side = _KeywordSide([], rows=corpus.rows, dfs=dfs)
+        match_terms = hybrid.candidate_terms(
+            terms, dfs, corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor
+        )
+        if probe_terms > 0:
+            match_terms = sorted(match_terms, key=lambda t: dfs[t])[:probe_terms]
+        if not match_terms:
+            return side
+        # Restrict inside FTS5 when the agent is a small part of the table; else filter in the join.
+        agent_in_match = corpus.rows * 2 < stats.table_rows(kind)
+        limit = self.settings.evidence_probe_candidates if probe_terms > 0 else self.settings.fts_candidates
+        candidates = self._store.fts.search(kind, agent_id, match_terms, limit, agent_in_match=agent_in_match)
+        side.candidates = len(candidates)
+        if not candidates:
+            return side
+        self._load(kind, agent_id, [row_id for row_id, _ in candidates], rows)
+        docs = {row_id: rows[row_id].indexed_text for row_id, _ in candidates if row_id in rows}
+        scores = hybrid.bm25_scores(terms, docs, corpus, lambda term: dfs[term])
+        side.bm25_top, side.bm25_norm, side.coverage_top, side.matched_top = keyword_evidence(
+            terms, dfs, corpus.rows, scores, docs
+        )
+        if not self.settings.per_agent_stats:
+            side.ranking = [row_id for row_id, _ in candidates]
+        else:
+            side.ranking = hybrid.ranked(scores)
+        return side
+
+    def _vector_ranking(
+        self, agent_id: str, kind: str, query: str, timeout_s: float | None = None
+    ) -> list[tuple[int, float]] | None:
+        """(row id, cosine) nearest first, or None when vectors are off or unavailable (search then uses FTS alone)."""
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            return None
+        try:
+            embedded = self._embedder.embed_query(query, timeout_s)
+            if embedded is None:
+                return None
+            vector, model = embedded
+            # Any write (new rows, new vectors, deletes) changes the generation and so misses the reuse.
+            key = (agent_id, kind, f"{model}@{self._store.db.generation}", query)
+            recent = self._recent(key)
+            if recent is not None:
+                return recent
+            hits = self._vectors.search(agent_id, kind, model, vector, self.settings.vector_candidates)
+            self._remember(key, list(hits))
+        except Exception as error:
+            _log.warning("vector search failed (%s); using full-text search only", type(error).__name__)
+            return None
+        return list(hits)
+
+    def _vector_rankings(
+        self, agent_id: str, kinds: Sequence[str], query: str, timeout_s: float | None = None
+    ) -> dict[str, list[tuple[int, float]] | None]:
+        """_vector_ranking for several kinds with one query embedding; a kind maps to None without vectors."""
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            return dict.fromkeys(kinds)
+        try:
+            embedded = self._embedder.embed_query(query, timeout_s)
+        except Exception as error:
+            _log.warning("query embedding failed (%s); using full-text search only", type(error).__name__)
+            embedded = None
+        if embedded is None:
+            return dict.fromkeys(kinds)
+        # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
+        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side.
+        futures = {
+            kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
+            for kind in kinds
+        }
+        return {kind: future.result() for kind, future in futures.items()}
+
+    def _recent(self, key: tuple[str, str, str, str]) -> list[tuple[int, float]] | None:
+        with self._recent_lock:
+            held = self._recent_vectors.get(key)
+            if held is None or time.monotonic() - held[0] > self.settings.reuse_s:
+                return None
+            return held[1]
+
+    def _recent_keywords_for(
+        self, key: tuple[str, str, int, str]
+    ) -> tuple[_KeywordSide, dict[int, MemoryRow]] | None:
+        with self._recent_lock:
+            held = self._recent_keywords.get(key)
+            if held is None or time.monotonic() - held[0] > self.settings.reuse_s:
+                return None
+            return held[1], held[2]
+
+    def _remember_keywords(
+        self, key: tuple[str, str, int, str], side: _KeywordSide, rows: dict[int, MemoryRow]
+    ) -> None:
+        with self._recent_lock:
+            self._recent_keywords[key] = (time.monotonic(), side, dict(rows))
+            self._recent_keywords.move_to_end(key)
+            while len(self._recent_keywords) > 64:
+                self._recent_keywords.popitem(last=False)
+
+    def _remember(self, key: tuple[str, str, str, str], hits: list[tuple[int, float]]) -> None:
+        with self._recent_lock:
+            self._recent_vectors[key] = (time.monotonic(), hits)
+            self._recent_vectors.move_to_end(key)
+            while len(self._recent_vectors) > 256:
+                self._recent_vectors.popitem(last=False)

@@ -1,0 +1,169 @@
+"""Names said in the session: capitalised words and tool names (PostgreSQL, iOS), with the turns they occur in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.model import Entity, SourceTurn
+from memoryd.write.grounding.secrets import contains_secret, redact_secrets
+from memoryd.write.grounding.templates import TEMPLATE_WORDS
+from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences
+
+#: A sentence reporting the assistant's words ("You suggested …", "tu m'as proposé …", "me dijiste …").
+_ASSISTANT_SAID = re.compile(
+    r"\b(?:you (?:suggested|said|asked|mentioned|thought|assumed|guessed|recommended)|tu (?:m'as|as) (?:proposé|dit|suggéré)|"
+    r"vous (?:m'avez|avez) (?:proposé|dit|suggéré)|me (?:dijiste|sugeriste|propusiste)|du hast (?:gesagt|vorgeschlagen)|"
+    r"(?:você|tu) (?:sugeriu|disse|sugeriste|disseste))\b",
+    re.IGNORECASE,
+)
+
+MAX_ENTITIES = 20
+_TOKEN = re.compile(r"[^\W_][\w'’+#.-]*[\w+#]|[^\W_]")
+_CONNECTORS = frozenset(
+    ["de", "da", "do", "dos", "das", "del", "van", "von", "der", "den", "la", "le", "di", "du"]
+)
+#: Capitalised words that are not names: greetings, interjections and all-caps filler.
+_NOT_ENTITIES = frozenset(
+    [
+        "ok",
+        "okay",
+        "hi",
+        "hey",
+        "hello",
+        "thanks",
+        "yes",
+        "no",
+        "yeah",
+        "nope",
+        "sure",
+        "please",
+        "lol",
+        "btw",
+        "fyi",
+        "asap",
+        "am",
+        "pm",
+        "tv",
+    ]
+)
+
+
+def _is_capitalised(token: str) -> bool:
+    return token[:1].isupper() or any(ch.isupper() for ch in token[1:])
+
+
+def _is_marked(token: str) -> bool:
+    """Internal capital or digit ("iOS", "PostgreSQL", "GPT-4"): a name wherever it stands."""
+    return any(ch.isupper() for ch in token[1:]) or (
+        any(ch.isdigit() for ch in token) and token[:1].isalpha()
+    )
+
+
+def _is_plain_word(token: str) -> bool:
+    folded = re.split(r"['’]", fold(token))[0]
+    return (
+        folded in STOP_WORDS
+        or folded in _NOT_ENTITIES
+        or folded in MONTHS
+        or folded in WEEKDAYS
+        or folded in TEMPLATE_WORDS
+        or (token.isupper() and len(token) <= 2)
+    )
+
+
+def _candidates(sentence: str) -> list[tuple[str, bool]]:
+    """Capitalised runs of a sentence as (name, starts the sentence)."""
+    found: list[tuple[str, bool]] = []
+    run: list[str] = []
+    run_start = False
+    matches = list(_TOKEN.finditer(sentence))
+
+    def flush() -> None:
+        nonlocal run_start
+        while run and (run[-1].lower() in _CONNECTORS or _is_plain_word(run[-1])):
+            run.pop()
+        while run and _is_plain_word(run[0]):
+            run.pop(0)
+            run_start = False  # the name does not open the sentence: a word was stripped before it
+        if run:
+            found.append((" ".join(run), run_start and len(run) == 1))
+        run.clear()
+
+    for position, match in enumerate(matches):
+        token = match.group().rstrip(".").removesuffix("'s").removesuffix("’s")
+        if token and _is_capitalised(token):
+            if not run:
+                run_start = position == 0
+            run.append(token)
+        elif run and token.lower() in _CONNECTORS and position + 1 < len(matches):
+            run.append(token)
+        else:
+            flush()
+    flush()
+    return found
+
+
+_GERMAN_PREPOSITION = re.compile(r"\b(?:in|nach|aus|bei|mit|von|für|über|gegen|an|auf|zu)\s+$", re.IGNORECASE)
+#: Endings of German common nouns; a capitalised word after a preposition without one reads as a name.
+_GERMAN_NOUN_ENDING = re.compile(
+    r"(?:ung|heit|keit|schaft|ion|tät|chen|lein|ismus|nis|tum|e|en|er|el|ern|ten|ei|ik|ur|ät)$"
+)
+
+
+def _german_proper(name: str, sentence: str) -> bool:
+    """In German every noun is capitalised: "mit Kubernetes", "in Leipzig" name something, "mit Freunden" does not."""
+    if " " in name or _GERMAN_NOUN_ENDING.search(name.lower()):
+        return False
+    position = sentence.find(name)
+    return position > 0 and bool(_GERMAN_PREPOSITION.search(sentence[:position]))
+
+
+def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) -> tuple[Entity, ...]:
+    """Entities of the user's turns in order of first mention; German nouns (all capitalised) need a stronger sign."""
+    known = {fold(name) for name in known_names}
+    seen_mid: set[str] = set()
+    proposals: list[tuple[str, bool, bool]] = []
+    for turn in turns:
+        for said in sentences(turn.user):
+            if HYPOTHETICAL.search(said):
+                continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
+            if _ASSISTANT_SAID.search(said):
+                continue  # "you suggested a PhD, but no": what the assistant said, answered, is not the user's
+            # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").
+            sentence = redact_secrets(said) if contains_secret(said) else said
+            is_german = detect_language(sentence) == "de"
+            for name, at_start in _candidates(sentence):
+                if not at_start and not is_german:
+                    seen_mid.add(name)
+                if is_german and _german_proper(name, sentence):
+                    known.add(fold(name))
+                proposals.append((name, at_start, is_german))
+    chosen: dict[str, None] = {}
+    for name, at_start, is_german in proposals:
+        single = " " not in name
+        strong = _is_marked(name) or fold(name) in known or (not single and not is_german)
+        if (
+            strong
+            or (not is_german and (not at_start or name in seen_mid))
+            or (is_german and name in seen_mid)
+        ):
+            chosen.setdefault(name, None)
+    result: list[Entity] = []
+    for name in chosen:
+        pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+        where = tuple(t.index for t in turns if pattern.search(t.user))
+        if where:
+            result.append(Entity(name, where))
+    return tuple(result[:MAX_ENTITIES])
+
+
+def occurrences(name: str, turns: Sequence[SourceTurn]) -> tuple[int, ...]:
+    """Turns whose user or assistant text holds `name` as a whole word (case-insensitive)."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(fold(name))}(?![\w-])")
+    return tuple(t.index for t in turns if pattern.search(fold(t.user)) or pattern.search(fold(t.assistant)))
+
+
+__all__ = ["MAX_ENTITIES", "find_entities", "occurrences"]

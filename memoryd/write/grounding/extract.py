@@ -1,0 +1,1108 @@
+"""The deterministic extractor: candidate facts, decisions, action items, plans and entities from the USER's turns.
+
+No model is involved. Sentences of user turns are filtered (questions, hypotheticals, reported speech and small talk
+are not statements about the user), then read by the grammar rules of rules.py in five languages. Assistant text is
+never a source: an assistant's guess ("you sound like a vegan") becomes a fact only when the next user turn
+confirms it ("yes, I am"). Relative dates ("next Tuesday") are resolved against the session's date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from itertools import pairwise
+
+from memoryd.write.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
+from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.lexicon import (
+    ABOUT_ASSISTANT,
+    AFFIRMATIVE,
+    ASSISTANT_GUESS,
+    CHIT_CHAT,
+    CHOICE_CATEGORIES,
+    DIET_WORDS,
+    EN_REL_RE,
+    FIRST_PERSON,
+    HEDGE,
+    HYPOTHETICAL,
+    IMPERATIVES,
+    INSTRUCTION_MARKER,
+    LANGUAGE_NAMES,
+    LEAD_FILLER,
+    NAME,
+    NOT_ROLES,
+    PAST,
+    PETS,
+    QUESTION_START,
+    REL_RE,
+    RELATIONS,
+    ROLE_SUFFIX,
+    SMALL_TALK,
+)
+from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
+from memoryd.write.grounding.stale import CHANGE_MARKER, TASTE, THING, names_value, stale_mentions
+from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
+from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.text import (
+    LANGUAGES,
+    NEGATIONS,
+    STOP_WORDS,
+    content_tokens,
+    detect_language,
+    fold,
+    light_stem,
+    prose,
+    sentences,
+    tokens,
+)
+
+#: Salience by kind: who the user is and what they asked for outrank a passing plan.
+SALIENCE = {
+    FactKind.IDENTITY: 0.9,
+    FactKind.INSTRUCTION: 0.85,
+    FactKind.DECISION: 0.8,
+    FactKind.PREFERENCE: 0.75,
+    FactKind.RELATION: 0.7,
+    FactKind.PLAN: 0.6,
+    FactKind.ACTION_ITEM: 0.6,
+}
+#: Slots whose value is a proper name (an entity even where German capitalises every noun).
+_NAME_SLOTS = frozenset(
+    {"identity.name", "identity.address_as", "identity.home", "identity.origin", "identity.employer"}
+)
+_DATED_KINDS = frozenset({FactKind.PLAN, FactKind.DECISION, FactKind.ACTION_ITEM})
+_QUESTION_SPLIT = re.compile(
+    r",\s*(?=(?:so|and|but|what|how|can|could|any|do|alors|donc|et|mais|que|quoi|comment|así que|y|pero|qué|cómo|"
+    r"also|und|aber|was|wie|então|e|mas|o que|como)\b)",
+    re.IGNORECASE,
+)
+_LEAD_MARKER = re.compile(
+    r"^(?:from now on|going forward|in (?:the )?future|by default|désormais|dorénavant|à partir de maintenant|"
+    r"à l'avenir|a partir de ahora|de ahora en adelante|en adelante|ab jetzt|von nun an|ab sofort|künftig|"
+    r"a partir de agora|daqui (?:para|pra) frente|de agora em diante)[\s,:]*",
+    re.IGNORECASE,
+)
+#: A following clause with its own subject ("…, I read these on my phone") is a reason, not the instruction.
+_OWN_SUBJECT_CLAUSE = re.compile(
+    r",\s*(?:because |since |as |car |porque |weil |pois )?(?:I|I'm|we|je|j'|yo|ich|wir|eu|nós)\b",
+    re.IGNORECASE,
+)
+_TRAILING_PLEASE = re.compile(
+    r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*$", re.IGNORECASE
+)
+_WANT_YOU_TO = re.compile(
+    r"^(?:I want you to|I'd like you to|I would like you to|je veux que tu|je voudrais que tu|quiero que|"
+    r"ich möchte, dass du|ich will, dass du|quero que você|quero que)\s+",
+    re.IGNORECASE,
+)
+#: A request to the assistant is not the user's plan ("I'd like a recipe for tomorrow's dinner").
+_REQUEST = re.compile(
+    r"^(?:I'd like|I would like|I want you|can you|could you|help me|give me|show me|tell me|write me|je voudrais|"
+    r"j'aimerais|peux-tu|quiero que|me gustaría|puedes|ich möchte|ich hätte gern|kannst du|quero que|gostaria|"
+    r"você pode|pode)\b",
+    re.IGNORECASE,
+)
+_REQUEST_VERBS = frozenset("call remind tell text ping email ask let book schedule send".split())  # noqa: SIM905
+#: Words that open a plan sentence without naming the event ("I have a dentist appointment" → "dentist").
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|so|et|mais|donc|y|pero|und|aber|e|mas)\b", re.IGNORECASE)
+_NOW_IS = re.compile(
+    r"\b(?:it's|it is|is|are|c'est|es|ist|é) (?:now|maintenant|ahora|jetzt|agora)\b", re.IGNORECASE
+)
+#: A rescheduling verb and its object: the object names the event whose date changed.
+_RESCHEDULED = re.compile(
+    r"\b(?:moved|move|pushed|push|rescheduled|reschedule|postponed|postpone|delayed|delay|shifted|brought forward|"
+    r"changed|change|déplacé|décalé|reporté|repoussé|avancé|movido|pospuesto|aplazado|cambiado|retrasado|adelantado|"
+    r"atrasado|verschoben|adiado|adiámos|atrasámos|remarcado)\s+"
+    r"(?:back\s+|forward\s+)?(?:the |our |my |a |le |la |les |notre |el |la |nuestro |nuestra |den |die |das |"
+    r"unseren |unsere |o |a |nosso |nossa )?"
+    # The moved thing is the noun phrase up to where it is moved to; its head is the last word before a
+    # post-modifier ("the kickoff meeting to Tuesday" → meeting, "the dinner with Sara to Friday" → dinner).
+    r"(?P<x>(?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+"
+    r"(?: (?!(?:to|for|until|till|with|of|back|forward|up|out|au|à|al|a|hasta|auf|para|pra|on|by|avec|con|mit|com)\b)[\w-]+){0,2})",
+    re.IGNORECASE,
+)
+#: "The race was postponed to May 3": said in the past, the change puts the date ahead.
+_MOVED_PASSIVE = re.compile(
+    r"\b(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
+    r"delayed|brought forward|bumped|shifted|changed)\b",
+    re.IGNORECASE,
+)
+#: An English verb in the simple past after its subject ("we switched", "the team launched").
+_EN_PAST_VERB = re.compile(r"\b(?:I|we|they|he|she|it|team|company)\s+(?:\w+ly\s+)?\w{3,}ed\b", re.IGNORECASE)
+_AHEAD = re.compile(
+    r"\b(?:next|coming|this|prochain|prochaine|próximo|próxima|nächsten?|que vem)\b", re.IGNORECASE
+)
+
+
+def _past_month(sentence: str, mentions: Sequence[DateMention]) -> bool:
+    """A bare month name said with a past verb ("we switched in November"): behind us, though the resolver looks
+    ahead; "next month" stays ahead whatever the verb ("we decided to migrate next month")."""
+    return (
+        bool(mentions)
+        and all(m.is_month and not _AHEAD.search(sentence[m.start : m.end]) for m in mentions)
+        and bool(_EN_PAST_VERB.search(sentence))
+    )
+
+
+#: Verbs that end the subject of a dated sentence ("the beta ships on", "the offsite is on").
+_PLAN_VERB = re.compile(
+    r"\b(?:is|are|was|were|will|'s|got|gets|been|starts?|begins?|ends?|ships?|lands?|launches|"
+    r"happens?|takes place|opens?|closes?|slipped|slips|slid|moved|changed|bumped|pushed|est|sera|a été|ont été|commence|aura lieu|se|es|será|está|ha|han|fue|"
+    r"sale|llega|empieza|pasó|cambió|ist|wird|wurde|hat|findet|beginnt|é|será|foi|vai|fica|ficou|passou|passa|mudou|"
+    r"começa|on|at|in|for|to|pour|para|für|"
+    # A post-modifier ends the head noun too: "the call with the client" is a call.
+    r"with|avec|con|mit|com|prévue?s?|prévus|prevista?|previsto|programad[oa]|geplant|marcad[oa])\b",
+    re.IGNORECASE,
+)
+#: An object pronoun; "it's" / "it is" / "that will" are subjects ("it's now March 17"), not what is acted on.
+_OBJECT_PRONOUN = re.compile(
+    r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
+)
+#: Attribute nouns of an event's timing ("the launch date", "la fecha de la boda"): never the event itself.
+_DATE_NOUNS = frozenset(tokens("date day time datum termin fecha dia data jour heure hora"))
+_PLAN_FILLER = frozenset(
+    tokens(
+        "have has got going gonna will now actually also still just moved pushed planned scheduled need want currently "
+        "new nouvelle nouveau nueva nuevo neue neuer neues nova novo "
+        "aiming aim hoping hope looking targeting thinking "
+        "ai vais va tengo voy habe werde tenho vou"
+    )
+)
+
+
+#: Words that open an instruction only when an imperative follows them ("never use", "ne me tutoie pas").
+_MARKER_FIRST = frozenset(
+    fold(w)
+    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()  # noqa: SIM905
+)
+_CLITICS = frozenset(
+    fold(w)
+    for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()  # noqa: SIM905
+)
+#: "About how you answer me:" — what follows the colon is a standing instruction even without "always".
+_ANSWER_STYLE = re.compile(
+    r"\b(?:how|when) you (?:answer|reply|respond|write|talk)(?: to)?(?: me)?\s*[:,-]\s*|"
+    r"\b(?:ta|votre) façon de (?:me )?répondre\s*:\s*|\bcuando me respondas\s*[:,]\s*|"
+    r"\bwenn du (?:mir )?antwortest\s*[:,]\s*|\bquando (?:me )?responderes\s*[:,]\s*",
+    re.IGNORECASE,
+)
+#: A request to give amounts in a unit or a currency is how the user wants every answer, not a one-off.
+_IN_UNITS = re.compile(
+    r"\b(?:in|en|em|in)\s+(?:(?:canadian|us|american|australian|new zealand|hong kong|singapore) dollars|dollars|"
+    r"euros?|pounds(?: sterling)?|sterling|yen|francs|pesos|reais|rupees|grams|grammes|gramos|gramas|gramm|"
+    r"kilos|kilograms|kilogrammes|kg|metric|imperial|celsius|fahrenheit|miles|kilometres|kilometers|km|"
+    r"litres|liters|ml|cad|usd|eur|gbp|aud|chf|jpy|dollars canadiens|dólares(?: canadienses| canadenses)?|"
+    r"kanadischen dollar|metrisch)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _Found:
+    fact: GroundedFact
+    evidence: tuple[str, ...]
+
+
+_GREETING_ONLY = re.compile(
+    r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|hallo|servus|moin|"
+    r"guten tag|olá|ola|oi|bom dia|boa tarde)(?: there| all| à tous| a todos)?\s*[!.,]*$",
+    re.IGNORECASE,
+)
+
+
+def _joined_greetings(parts: list[str]) -> list[str]:
+    """A greeting said as its own sentence ("Hi! I'm Marta, …") joined to the next, so introductions read as such."""
+    joined: list[str] = []
+    for part in parts:
+        if joined and _GREETING_ONLY.match(joined[-1]):
+            joined[-1] = f"{joined[-1]} {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
+#: "Ignore what I said about Tuesday, …": the words taken back open the clause and name no fact.
+_RETRACTION = re.compile(
+    r"^(?:(?:please )?(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you)|my last message|that)"
+    r"(?: (?:about|re) [^,;:]+)?|oublie ce que (?:je t'ai|j'ai) dit(?: (?:sur|pour) [^,;:]+)?|"
+    r"olvida lo que (?:te )?dije(?: (?:sobre|de) [^,;:]+)?|vergiss,? was ich (?:gesagt|geschrieben) habe|"
+    r"esquece o que (?:eu )?(?:disse|falei)(?: sobre [^,;:]+)?)\s*[,;:—-]\s*",
+    re.IGNORECASE,
+)
+
+
+#: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
+_REMIND_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )(?=remind me (?:to|about)\b)", re.IGNORECASE
+)
+
+
+def _statement_clauses(sentence: str) -> list[str]:
+    """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
+    text = sentence.strip()
+    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
+        return []
+    if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
+        return []
+    request = _REMIND_REQUEST.match(text)
+    if request is not None:
+        return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder
+    if text.endswith("?") or QUESTION_START.match(text):
+        parts = _QUESTION_SPLIT.split(text)
+        if len(parts) < 2 or QUESTION_START.match(parts[0]):
+            return []
+        return [p for p in parts[:-1] if p.strip() and not p.strip().endswith("?")]
+    return [text]
+
+
+#: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
+_DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
+
+
+#: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
+_ENCOURAGEMENT = re.compile(
+    r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
+    r"keep (?:pushing|going|pursuing|believing|it up)|abandonne pas|te rindas|gib nicht auf|desistas)\b",
+    re.IGNORECASE,
+)
+
+
+def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
+    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
+    imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
+    meta = _ANSWER_STYLE.search(sentence)
+    if meta:
+        sentence = sentence[
+            meta.end() :
+        ]  # "One thing about how you answer me: keep it short" → "keep it short"
+    units = _IN_UNITS.search(sentence)
+    if (
+        not meta
+        and not units
+        and not INSTRUCTION_MARKER.search(sentence)
+        and not _DONT_OPENER.match(sentence)
+        and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
+    ):
+        return None
+    body = LEAD_FILLER.sub("", sentence.strip()).strip()
+    body = _LEAD_MARKER.sub("", body)
+    body = LEAD_FILLER.sub("", body).strip()
+    wanted = _WANT_YOU_TO.match(body)
+    if wanted:
+        body = body[wanted.end() :]
+    else:
+        verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
+        # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
+        words = [fold(w).strip(",").split("-")[0] for w in body.split()]
+        if not words or words[0] not in verbs:
+            return None
+        if words[0] in _MARKER_FIRST:
+            # "Never use X" is an instruction, "Nunca tive gatos" (never had cats) is a statement: the word after
+            # the marker (clitic pronouns skipped) must be an imperative too.
+            rest = [w for w in words[1:] if w not in _CLITICS]
+            if not rest or rest[0] not in verbs:
+                return None
+    if _ENCOURAGEMENT.search(body):
+        return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
+    value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
+    value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
+    if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
+        return None  # "never mind", "always be honest": too little to act on
+    value = value[:1].lower() + value[1:]
+    slot = "instruction.language" if LANGUAGE_NAMES.search(value) else ""
+    return value, slot
+
+
+#: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
+_REGISTER = re.compile(
+    r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
+    r"(?:puedes|puede) tutearme|tutéame|podemos tutearnos|(?:du kannst|sie können) mich duzen|wir können uns duzen|"
+    r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
+    re.IGNORECASE,
+)
+
+
+#: A reply that is only a language and "please" ("English please", "Sim, português de Portugal, por favor"): the
+#: language the user wants to be answered in.
+_LANGUAGE_REPLY = re.compile(
+    rf"^(?:(?:yes|yeah|sim|oui|sí|si|ja|ok|okay)[\s,!.]+)?(?P<v>(?:in |en |em |auf )?(?:{LANGUAGE_NAMES.pattern[5:-3]})"
+    r"(?: (?:de|do|da|from|of) [\w-]+| only| seulement| solamente| nur| apenas)?)[\s,]*(?:please|pls|por favor|s'il te plaît|s'il vous plaît|"
+    r"bitte|por favor)\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _language_reply(sentence: str) -> tuple[str, str] | None:
+    found = _LANGUAGE_REPLY.match(sentence.strip())
+    if found is None:
+        return None
+    # The user's own words from the language on ("English please"): every word of the fact is in the sentence.
+    said = sentence.strip()[found.start("v") :].rstrip(" .!")
+    return said, "instruction.language"
+
+
+def _register(sentence: str) -> tuple[str, str] | None:
+    found = _REGISTER.search(sentence)
+    return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
+
+
+def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
+    """(text, slot) of a dated plan: a future date and at least two content words besides it, not in the past."""
+    mentions = find_dates(sentence, session_time_ms)
+    tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
+    if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
+        return None
+    if (
+        PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence)
+    ) or SMALL_TALK.search(sentence):
+        return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
+    if HEDGE.search(sentence):
+        return None  # "my sister might visit in February, not sure yet": no plan yet
+    if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
+        return None  # "the team switched to Linear in November": a month said with a past verb is behind us
+    if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
+        return None
+    opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
+    if opener and (opener[0] in _REQUEST_VERBS or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}):
+        return None  # a request to the assistant ("call me Monday"), not the user's plan
+    residue = sentence
+    for mention in reversed(mentions):
+        residue = residue[: mention.start] + " " + residue[mention.end :]
+    said = [t for t in content_tokens(residue) if not t.isdigit()]
+    content = [t for t in said if t not in _PLAN_FILLER]
+    if not content:
+        return None
+    if len(content) < 2 and _OBJECT_PRONOUN.search(residue):
+        return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
+    # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
+    first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
+    clause_start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, first.start)), default=0)
+    moved = _RESCHEDULED.search(sentence)
+    # The subject before its verb names the event ("the team offsite is on …" → offsite, not team).
+    subject = _PLAN_VERB.split(sentence[clause_start : first.start], maxsplit=1)[0]
+    head = [t for t in content_tokens(subject) if t not in _PLAN_FILLER]
+    moved_words = [t for t in content_tokens(moved.group("x")) if t not in _PLAN_FILLER] if moved else []
+    if not moved_words and not head and clause_start:
+        # "New launch date: May 3": the clause holding the date is bare, its label before the colon names it.
+        label = _PLAN_VERB.split(sentence[:clause_start].rstrip(",;: "), maxsplit=1)[0]
+        head = [t for t in content_tokens(label) if t not in _PLAN_FILLER]
+    # "The launch date is …": a date word is the attribute, the word before it names the event.
+    if len(head) > 1 and head[-1] in _DATE_NOUNS:
+        head = head[:-1]
+    if len(moved_words) > 1 and moved_words[-1] in _DATE_NOUNS:
+        moved_words = moved_words[:-1]
+    if moved_words:
+        head_word = moved_words[-1]  # "we moved the offsite to …": the event is what was moved
+    elif head:
+        head_word = head[-1]
+    else:
+        rest = [t for t in content_tokens(sentence[clause_start : first.start]) if t not in _PLAN_FILLER]
+        head_word = rest[0] if rest else content[0]
+    clause = LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip()
+    if lang == "en":
+        clause = third_person(clause)
+    text = render("plan", lang, clause[:1].upper() + clause[1:] if lang == "en" else clause)
+    return text, f"plan.{light_stem(head_word)}"
+
+
+#: "We're changing vets", "mudei de veterinário", "j'ai changé de médecin": a single-valued relation gets a new
+#: value, named in the same turn by "the new one is …", "agora é …", "maintenant c'est …".
+_CHANGE_REL = (
+    # The noun ends its phrase ("changing vets:"), so "changed the manager rota" changes a rota, not a manager.
+    re.compile(
+        r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
+        r"recently|because|since|as|and|but|today|this|last)\b)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:cambié|cambiamos|cambio|cambiado) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:den |die |meinen |meine |unseren |unsere )?(?P<rel>[\w-]+) gewechselt", re.IGNORECASE),
+)
+_NEW_ONE = re.compile(
+    rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
+    rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
+    # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
+    rf"(?<!n')c'est(?: le| la)?|"
+    rf"ahora es(?: el| la)?|el nuevo es|la nueva es|jetzt ist es|der neue ist|die neue ist)[:\s]+"
+    rf"(?:(?:doctor|doctora|docteur|docteure|doutor|doutora|doktor|doktorin) )?{NAME}",
+    re.IGNORECASE,
+)
+
+
+def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        for pattern in _CHANGE_REL:
+            change = pattern.search(said)
+            if change is None:
+                continue
+            noun = change.group("rel")
+            entry = (
+                RELATIONS.get(noun.lower()) or RELATIONS.get(fold(noun)) or RELATIONS.get(noun.lower()[:-1])
+            )
+            if entry is None or not entry[1]:
+                continue
+            named = _NEW_ONE.search(said, change.end())
+            if named is None:
+                continue
+            name = named.group("v")
+            lang = detect_language(said, default="") or session_lang
+            rel = noun.lower() if RELATIONS.get(noun.lower()) else noun.lower()[:-1]
+            fact = GroundedFact(
+                FactKind.RELATION,
+                render("relation", lang, name, rel=rel if lang == "en" else noun),
+                f"relation.{entry[0]}",
+                name,
+                (turn.index,),
+                SALIENCE[FactKind.RELATION],
+                False,
+                "extractor",
+                lang,
+            )
+            found.append(_Found(fact, (said,)))
+            break
+    return found
+
+
+#: A short reply picking one of the options just offered: "eSIMs then.", "The blue one then!"
+_THEN_CHOICE = re.compile(
+    r"^(?:(?:ok|okay|right|fine|alright|great|good)[,!.]?\s+)?(?P<v>[\w'-]+(?: [\w'-]+){0,3}),? then\s*[.!]*$",
+    re.IGNORECASE,
+)
+_OPTIONS = re.compile(r"\bor\b[^?]*\?", re.IGNORECASE)
+
+
+def _chosen_options(turns: Sequence[SourceTurn]) -> list[_Found]:
+    found: list[_Found] = []
+    for before, turn in pairwise(turns):
+        first = (sentences(turn.user) or [""])[0]
+        picked = _THEN_CHOICE.match(first)
+        if picked is None:
+            continue
+        value = picked.group("v")
+        if fold(value.split()[0]) in STOP_WORDS:
+            value = value[:1].lower() + value[1:]  # "The train then." → "the train", a name keeps its capital
+        wanted = {light_stem(t) for t in content_tokens(value)}
+        offered = [text for text in (before.user, before.assistant) if _OPTIONS.search(text)]
+        if not wanted or not any(wanted <= {light_stem(t) for t in content_tokens(text)} for text in offered):
+            continue  # "Tomorrow then": nothing was offered to choose from
+        lang = detect_language(turn.user)
+        fact = GroundedFact(
+            FactKind.DECISION,
+            render("chose", lang, value),
+            "",
+            value,
+            (turn.index,),
+            SALIENCE[FactKind.DECISION],
+            False,
+            "extractor",
+            lang,
+        )
+        found.append(_Found(fact, (first, *offered)))
+    return found
+
+
+_TRAVEL = re.compile(
+    r"\b(?:holiday|holidays|vacation|trip|visiting|visit|conference|weekend away|honeymoon|vacances|voyage|"
+    r"séjour|vacaciones|viaje|urlaub|reise|férias|viagem)\b",
+    re.IGNORECASE,
+)
+_MOVE_WORDS = re.compile(
+    r"\b(?:moved|move|moving|relocated|new (?:place|house|flat|home|apartment)|unpacking|boxes)\b",
+    re.IGNORECASE,
+)
+
+
+def _home_in_context(fact: GroundedFact, turn_text: str) -> bool:
+    """A place said in passing is the user's home only in its context: "we're in Kyoto now" on a trip is not, "we
+    moved! we're in Leeds now" is; "here in Rome" said on holiday is not."""
+    if fact.slot != "identity.home" or fact.language != "en":
+        return True
+    if fact.text.startswith("The user is now in"):
+        return bool(_MOVE_WORDS.search(turn_text)) and not _TRAVEL.search(turn_text)
+    if fact.text.startswith("The user is here in"):
+        return not _TRAVEL.search(turn_text)
+    return True
+
+
+def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
+    """Facts an assistant guessed and the next user turn confirmed ("Are you vegetarian?" → "Yes, I am.")."""
+    found: list[_Found] = []
+    for turn, reply in pairwise(turns):
+        first = (sentences(reply.user) or [""])[0]
+        if not turn.assistant or not AFFIRMATIVE.match(first):
+            continue
+        if set(tokens(first)) & NEGATIONS or re.search(r"n't\b", first):
+            continue
+        for sentence in sentences(turn.assistant)[-2:]:
+            match = ASSISTANT_GUESS.search(sentence.replace("’", "'"))
+            if match is None:
+                continue
+            word = match.group("v")
+            lang = detect_language(sentence)
+            article = re.search(r"\b(an?)\s+" + re.escape(word) + r"\b", sentence, re.IGNORECASE)
+            if DIET_WORDS.match(word):
+                kind, slot, key, value, is_identity = (
+                    FactKind.PREFERENCE,
+                    "preference.diet",
+                    "diet",
+                    word,
+                    False,
+                )
+            elif lang == "en" and article and ROLE_SUFFIX.search(word) and fold(word) not in NOT_ROLES:
+                kind, slot, key = FactKind.IDENTITY, "identity.role", "role"
+                value, is_identity = f"{article.group(1).lower()} {word}", True
+            else:
+                continue
+            fact = GroundedFact(
+                kind,
+                render(key, lang, value),
+                slot,
+                value,
+                (turn.index, reply.index),
+                SALIENCE[kind],
+                is_identity,
+                "extractor",
+                lang,
+            )
+            found.append(_Found(fact, (sentence, first)))
+            break
+    return found
+
+
+def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
+    """Candidate facts (with turn provenance and evidence), entities, resolved dates and the extractive summary."""
+    turns = [replace(t, user=prose(t.user)) for t in turns]
+    session_lang = detect_language(" ".join(t.user for t in turns))
+    found: list[_Found] = []
+    resolved: set[str] = set()
+    for turn in turns:
+        for sentence in _joined_greetings(sentences(turn.user)):
+            for clause in _statement_clauses(sentence):
+                clause = _RETRACTION.sub("", clause)  # what is taken back is not the statement
+                # No language evidence in a short clause ("Prefiero té."): try every language's rules.
+                evidence = detect_language(clause, default="")
+                lang = evidence or session_lang
+                languages = frozenset({evidence, session_lang}) if evidence else None
+                for mention in find_dates(clause, session_time_ms):
+                    if mention.is_relative:
+                        resolved.add(mention.iso)
+                        resolved.add(mention.iso[:7])
+                clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
+                found.extend(_Found(fact, (clause,)) for fact in clause_facts)
+    found.extend(_confirmed_guesses(turns))
+    found.extend(_changed_relations(turns, session_lang))
+    found.extend(_chosen_options(turns))
+    found.extend(_pronoun_relations(turns, session_lang))
+    found.extend(_adopted_pets(turns, session_lang))
+    found = _dedup([_with_context_category(item, turns) for item in found])
+    found.extend(_switched_to(turns, found, session_lang))
+    found.extend(_moved_it(turns, found, session_time_ms))
+    found = _with_replaced_values(found, turns)
+    facts = tuple(item.fact for item in found)
+    names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
+    entities = find_entities(turns, names)
+    decisions = [f for f in facts if f.kind is FactKind.DECISION]
+    summary, summary_turns = extractive_summary(turns, decisions)
+    topics = extractive_topics(turns, entities)
+    return Extraction(
+        facts=facts,
+        entities=entities,
+        resolved_dates=frozenset(resolved),
+        evidence=tuple(f.evidence for f in found),
+        language=session_lang,
+        summary=summary,
+        summary_turns=summary_turns,
+        topics=topics,
+    )
+
+
+def _clause_facts(
+    clause: str, lang: str, languages: frozenset[str] | None, turn_index: int, session_time_ms: int
+) -> list[GroundedFact]:
+    facts: list[GroundedFact] = []
+    hits = apply_rules(clause, languages)
+    # Sister languages share words ("Decidido:" is Spanish and Portuguese): of twin hits keep the clause's language.
+    twins = {(h.kind, h.start, h.end) for h in hits if h.lang == lang}
+    hits = [h for h in hits if h.lang == lang or (h.kind, h.start, h.end) not in twins]
+    for hit in hits:
+        text = hit.text
+        if hit.kind in _DATED_KINDS:
+            text = _with_clause_dates(text, clause, hit, session_time_ms)
+        facts.append(
+            GroundedFact(
+                hit.kind,
+                text,
+                hit.slot,
+                hit.value,
+                (turn_index,),
+                SALIENCE[hit.kind],
+                hit.is_identity,
+                "extractor",
+                hit.lang,
+            )
+        )
+    instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
+    said_in = lang
+    if instruction is None and languages is None:
+        # No language evidence ("Responde siempre en español"): the imperative itself tells the language.
+        for other in LANGUAGES:
+            instruction = _instruction(clause, other) if other != lang else None
+            if instruction is not None:
+                said_in = other
+                break
+    if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
+        value, slot = instruction
+        text = render("instruction", said_in, value)
+        facts.append(
+            GroundedFact(
+                FactKind.INSTRUCTION,
+                text,
+                slot,
+                value,
+                (turn_index,),
+                SALIENCE[FactKind.INSTRUCTION],
+                False,
+                "extractor",
+                lang,
+            )
+        )
+    month_only = all(m.is_month for m in find_dates(clause, session_time_ms))
+    if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
+        month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
+    ):  # "I love skiing in January" is a liking, not a plan for next January
+        plan, planned = None, clause
+        said_plain = _without_relation_statements(clause, hits)
+        if said_plain != clause:
+            plan, planned = (
+                _plan(said_plain, lang, session_time_ms),
+                said_plain,
+            )  # without the relation it names
+        if plan is None:
+            plan, planned = _plan(clause, lang, session_time_ms), clause
+        if plan is not None:
+            text, slot = plan
+            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            facts.append(
+                GroundedFact(
+                    FactKind.PLAN,
+                    text,
+                    slot,
+                    planned.strip().rstrip(".!"),
+                    (turn_index,),
+                    SALIENCE[FactKind.PLAN],
+                    False,
+                    "extractor",
+                    lang,
+                )
+            )
+    return facts
+
+
+#: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").
+_COPULA_END = re.compile(
+    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama)\s*(?:le|la|el|o|a)?$",
+    re.IGNORECASE,
+)
+_LEAD_JOIN = re.compile(r"^[\s,;:—-]*(?:(?:and|et|e|y|und|so|then|puis|dann)\b[\s,]*)?", re.IGNORECASE)
+#: Words a clause needs after the relation statement is cut away to still say something.
+_MIN_REST_WORDS = 3
+
+
+def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
+    """The clause with a single-valued relation it names taken out, so a plan said in the same breath ("My
+    manager, Tomás, wants the plan by Friday"; "O meu médico é o Dr. Costa e tenho consulta no dia 5") does not
+    restate who holds the role: the relation fact says that, and is replaced alone when it changes."""
+    for hit in sorted(hits, key=lambda h: h.start, reverse=True):
+        if hit.kind is not FactKind.RELATION or hit.slot.count(".") != 1 or not hit.value:
+            continue
+        span = clause[hit.start : hit.end]
+        head = span.replace(hit.value, "").rstrip(" ,")
+        rest = clause[hit.end :]
+        if _COPULA_END.search(head):
+            after = _LEAD_JOIN.sub("", rest, count=1)
+            if len(after.split()) >= _MIN_REST_WORDS:
+                clause = (
+                    after  # "Mon dentiste, c'est le Dr Martin, et j'ai rendez-vous …" → "j'ai rendez-vous …"
+                )
+        elif head:
+            clause = clause[: hit.start] + head + re.sub(r"^\s*,", "", rest, count=1)
+    return clause
+
+
+def _with_clause_dates(text: str, clause: str, hit: Hit, session_time_ms: int) -> str:
+    """Resolved dates in a dated fact; a date said outside the captured words ("Morgen muss ich …") is appended."""
+    if _past_month(clause, find_dates(clause, session_time_ms)):
+        return text  # "we switched … in November": a past month, not next year's (the resolver looks ahead)
+    inside = find_dates(text, session_time_ms)
+    if inside:
+        return with_resolved_dates(text, inside)
+    outside = [m for m in find_dates(clause, session_time_ms) if m.end <= hit.start or m.start >= hit.end]
+    if not outside:
+        return text
+    return f"{text.rstrip('.')} ({outside[0].iso})."
+
+
+#: How many user turns back a decision looks for what kind of thing was chosen ("which database?" … "let's use X").
+CONTEXT_TURNS = 2
+
+
+def _with_context_category(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
+    """A decision without a category takes the one named nearby: "We need a database. … Let's go with Postgres"."""
+    fact = item.fact
+    if fact.kind is not FactKind.DECISION or fact.slot:
+        return item
+    last = fact.turns[-1]
+    nearby = [t.user for t in turns if last - CONTEXT_TURNS <= t.index <= last]
+    for text in reversed(nearby):
+        found = CHOICE_CATEGORIES.findall(text)
+        if found:
+            slug = "_".join(t for t in tokens(found[-1]) if t not in STOP_WORDS)
+            return _Found(replace(fact, slot=f"choice.{canonical_purpose(slug)}"), item.evidence)
+    return item
+
+
+def _dedup(found: list[_Found]) -> list[_Found]:
+    """Same fact said twice in the session: keep the first, with the turns of both."""
+    kept: list[_Found] = []
+    keys: list[tuple[tuple[str, str, str] | None, frozenset[str]]] = []
+    for item in found:
+        slot_key = (item.fact.kind.value, item.fact.slot, fold(item.fact.value)) if item.fact.slot else None
+        text_key = frozenset(light_stem(t) for t in content_tokens(item.fact.text))
+        position = next(
+            (i for i, (s, t) in enumerate(keys) if (slot_key is not None and s == slot_key) or t == text_key),
+            None,
+        )
+        if position is None:
+            kept.append(item)
+            keys.append((slot_key, text_key))
+            continue
+        twin = kept[position]
+        merged = tuple(sorted(set(twin.fact.turns) | set(item.fact.turns)))
+        kept[position] = _Found(_replace_turns(twin.fact, merged), twin.evidence + item.evidence)
+    return kept
+
+
+def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> list[_Found]:
+    """Each fact carries the old values its turns say no longer hold ("Dr. Harris retired", "we're off Jira").
+
+    A relation or identity fact never replaces the value it states itself."""
+    stale = {turn.index: stale_mentions(turn.user) for turn in turns}
+    out: list[_Found] = []
+    for item in found:
+        fact = item.fact
+        mentions = [m for index in fact.turns for m in stale.get(index, ())]
+        if fact.kind in (FactKind.RELATION, FactKind.IDENTITY):
+            mentions = [m for m in mentions if not names_value(fact.value, m.value)]
+        pairs = tuple(dict.fromkeys((m.scope, m.value) for m in mentions))
+        if (
+            fact.kind is FactKind.PREFERENCE
+            and not fact.slot
+            and fact.value
+            and any(CHANGE_MARKER.search(said) for said in item.evidence)
+        ):
+            pairs = (*pairs, (TASTE, fact.value))  # "I prefer coffee now": an older liking of the kind goes
+        out.append(_Found(replace(fact, replaces=pairs), item.evidence) if pairs else item)
+    return out
+
+
+#: "we pushed it to May 10", "they moved it to the 9th", "it's now May 17": a pronoun for the event said before.
+_MOVED_IT = re.compile(
+    r"\b(?:(?:moved|pushed|rescheduled|postponed|shifted|changed|bumped|delayed|brought)(?: back| forward)? (?:it|that)\b|"
+    r"(?:it|that)(?:'s| is| has been| was| got) (?:now |been )?(?:moved |pushed |postponed |rescheduled )?(?:to |on |until )?)",
+    re.IGNORECASE,
+)
+_DATE_LABEL = re.compile(r"\s*\((?:week of )?\d{4}-\d{2}(?:-\d{2})?\)")
+
+
+def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time_ms: int) -> list[_Found]:
+    """A date change said of "it" restates the latest dated plan of the session with the new date, in the words of
+    both turns ("The product launch is on May 3." … "we pushed it to May 10" → "The product launch is on May 10")."""
+    out: list[_Found] = []
+    tomorrow = (session_day(session_time_ms) + timedelta(days=1)).isoformat()
+    for turn in turns:
+        for sentence in sentences(turn.user):
+            if (
+                HYPOTHETICAL.search(sentence)
+                or sentence.rstrip().endswith("?")
+                or not _MOVED_IT.search(sentence)
+            ):
+                continue
+            new = [m for m in find_dates(sentence, session_time_ms) if not m.is_relative or m.iso >= tomorrow]
+            earlier = [
+                item
+                for item in [*found, *out]
+                if item.fact.kind is FactKind.PLAN
+                and item.fact.slot
+                and max(item.fact.turns) <= turn.index
+                and turn.index not in item.fact.turns
+            ]
+            if not new:
+                continue
+            if not earlier:
+                named = _named_event(turns, turn, sentence, new[0], session_time_ms)
+                if named is not None:
+                    out.append(named)
+                continue
+            before = earlier[-1].fact
+            bare = _DATE_LABEL.sub("", before.text)
+            old = find_dates(bare, session_time_ms)
+            if not old:
+                continue
+            said = sentence[new[0].start : new[0].end]
+            text = bare[: old[0].start] + said + bare[old[0].end :]
+            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            fact = replace(
+                before, text=text, turns=(*before.turns, turn.index), value=f"{before.value} → {said}"
+            )
+            out.append(_Found(fact, (*earlier[-1].evidence, sentence)))
+    return out
+
+
+#: An event named before its date is said of "it": "I've signed up for the York half marathon. It's on April 19."
+_EVENT_NAMED = re.compile(
+    r"\b(?:signed up for|registered for|entered|booked|(?:I|we) have|(?:I|we)'ve got|(?:I'm|we're) (?:doing|running|"
+    r"going to|attending|hosting)) (?P<e>(?:the|a|an|my|our) (?:[\w'-]+ ){0,4}?(?:marathon|race|run|triathlon|"
+    r"wedding|party|concert|exam|interview|appointment|meeting|trip|conference|recital|match|tournament|show|"
+    r"festival|launch|demo|review|surgery|operation|check-up|checkup|visit|event|dinner|course|workshop|ceremony|"
+    r"\d+k|ultra|sportive|fondo))\b",
+    re.IGNORECASE,
+)
+
+
+def _named_event(
+    turns: Sequence[SourceTurn], turn: SourceTurn, sentence: str, when: DateMention, session_time_ms: int
+) -> _Found | None:
+    """ "It's on April 19" after "I've signed up for the York half marathon": the event, in the user's words."""
+    before_here = turn.user[: turn.user.find(sentence)] if sentence in turn.user else ""
+    previous = [u.user for u in turns if u.index == turn.index - 1]
+    for text in (before_here, *previous):
+        events = list(_EVENT_NAMED.finditer(text))
+        if not events or detect_language(text) != "en":
+            continue
+        event = events[-1].group("e")
+        said = sentence[when.start : when.end]
+        body = f"{third_person(event)} is on {said}"
+        text_out = with_resolved_dates(body, find_dates(body, session_time_ms)) + "."
+        head = content_tokens(event)[-1]
+        fact = GroundedFact(
+            FactKind.PLAN,
+            text_out,
+            f"plan.{light_stem(head)}",
+            f"{event} {said}",
+            (turn.index,) if text is before_here else (turn.index - 1, turn.index),
+            SALIENCE[FactKind.PLAN],
+            False,
+            "extractor",
+            "en",
+        )
+        return _Found(fact, (text, sentence))
+    return None
+
+
+def _switched_to(turns: Sequence[SourceTurn], found: Sequence[_Found], session_lang: str) -> list[_Found]:
+    """A tool dropped and its successor named in one sentence without a decision verb ("I've moved the thesis out
+    of Overleaf, I'm writing it in Typst now", "Wir sind von Jira weg, die Tickets laufen jetzt über Linear"): the
+    last name after the dropped one is what the user chose. Only where the turn yielded no decision."""
+    decided = {i for item in found if item.fact.kind is FactKind.DECISION for i in item.fact.turns}
+    out: list[_Found] = []
+    for turn in turns:
+        if turn.index in decided:
+            continue
+        for sentence in sentences(turn.user):
+            said = sentence.replace("’", "'")
+            if HYPOTHETICAL.search(said) or said.rstrip().endswith("?"):
+                continue
+            dropped = [m for m in stale_mentions(said) if m.scope == THING and m.value[:1].isupper()]
+            if not dropped:
+                continue
+            old = dropped[0].value
+            at = fold(said).find(fold(old))
+            after = [
+                n.group("n")
+                for n in _ANTECEDENT.finditer(said, max(at, 0) + len(old))
+                if is_name(n.group("n"))
+                and not names_value(n.group("n"), old)
+                and not RELATIONS.get(fold(n.group("n")))
+            ]
+            if not after:
+                continue
+            lang = detect_language(said, default="") or session_lang
+            new = after[-1]
+            fact = GroundedFact(
+                FactKind.DECISION,
+                render("chose", lang, new),
+                "",
+                new,
+                (turn.index,),
+                SALIENCE[FactKind.DECISION],
+                False,
+                "extractor",
+                lang,
+            )
+            out.append(_Found(fact, (sentence,)))
+            break
+    return out
+
+
+#: "… so he's my GP now", "she's our new vet": a pronoun for the person named just before it in the turn.
+_PRONOUN_RELATION = (
+    ("en", re.compile(rf"\b(?:he|she|they)(?:'s| is| are)(?P<now> now)? (?:my|our) (?P<new>new )?(?P<rel>{EN_REL_RE})(?P<now2> now)?\b", re.I)),
+    ("fr", re.compile(rf"\b(?:c'est|il est|elle est)(?P<now> maintenant| désormais)? (?:mon|ma|notre) (?P<new>nouveau |nouvelle )?(?P<rel>{REL_RE})(?P<now2> maintenant| désormais)?\b", re.I)),
+    ("es", re.compile(rf"\b(?P<now>ahora )?es (?:ahora )?(?:mi|nuestro|nuestra) (?P<new>nuevo |nueva )?(?P<rel>{REL_RE})(?P<now2> ahora)?\b", re.I)),
+    ("de", re.compile(rf"\b(?:er|sie) ist (?P<now>jetzt |nun )?(?:mein|meine|unser|unsere) (?P<new>neuer |neue )?(?P<rel>{REL_RE})(?P<now2> jetzt| nun)?\b", re.I)),
+    ("pt", re.compile(rf"\b(?P<now>agora )?é (?:agora )?(?:o meu|a minha|meu|minha|o nosso|a nossa) (?P<new>novo |nova )?(?P<rel>{REL_RE})(?P<now2> agora)?\b", re.I)),
+)  # fmt: skip
+_ANTECEDENT = re.compile(NAME.replace("(?P<v>", "(?P<n>"))
+#: "the new one is Dr. Park": a new one of the relation the turn is about.
+_NEW_ONE_ALONE = re.compile(
+    rf"\b(?:the new one|the new one will be|le nouveau|la nouvelle|el nuevo|la nueva|der neue|die neue|o novo|a nova)"
+    rf"(?: is| will be| est| sera| es| será| ist| wird| é)?(?: c'est)?(?: le| la| el| o| a)?[:\s]+{NAME}",
+    re.IGNORECASE,
+)
+
+
+def _without_opener(name: str) -> str:
+    """ "Ask Rui" → "Rui": a capitalised word opening the sentence before a name is not part of it."""
+    words = name.split()
+    if len(words) > 1 and fold(words[0]) in STOP_WORDS | _OPENING_VERBS:
+        return " ".join(words[1:])
+    return name
+
+
+#: Imperatives and openers that precede a name capitalised at a sentence start ("Ask Rui", "Tell Dana").
+_OPENING_VERBS = frozenset("ask tell call text email ping thank meet see so news update also well".split())  # noqa: SIM905
+
+
+def _relation_fact(rel: str, name: str, turn: SourceTurn, said: str, session_lang: str) -> _Found | None:
+    entry = RELATIONS.get(rel.lower()) or RELATIONS.get(fold(rel))
+    if entry is None or not entry[1] or entry[0] in PETS or not is_name(name):
+        return None
+    lang = detect_language(said, default="") or session_lang
+    fact = GroundedFact(
+        FactKind.RELATION,
+        render("relation", lang, name, rel=rel.lower() if lang == "en" else rel),
+        f"relation.{entry[0]}",
+        name,
+        (turn.index,),
+        SALIENCE[FactKind.RELATION],
+        False,
+        "extractor",
+        lang,
+    )
+    return _Found(fact, (said,))
+
+
+def _pronoun_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    """A single-valued relation said with a pronoun ("so he's my GP now"): the person is the last name said before
+    it in the same turn; the one a stale marker retires ("Dr. Harris retired") is never the antecedent."""
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        retired = [m.value for m in stale_mentions(said)]
+        for _, pattern in _PRONOUN_RELATION:
+            for match in pattern.finditer(said):
+                if not (match.group("now") or match.group("new") or match.group("now2")):
+                    continue  # "Ask Rui, he is my manager": no change said, the rules read the name itself
+                names = [
+                    n.group("n")
+                    for n in _ANTECEDENT.finditer(said, 0, match.start())
+                    if is_name(n.group("n")) and not any(names_value(n.group("n"), r) for r in retired)
+                ]
+                names = [_without_opener(n) for n in names if not RELATIONS.get(fold(n))]
+                if names:
+                    item = _relation_fact(match.group("rel"), names[-1], turn, said, session_lang)
+                    if item is not None:
+                        found.append(item)
+        named = _NEW_ONE_ALONE.search(said)
+        if named is not None:
+            rels = [m.group("rel") for _, p in _PRONOUN_RELATION for m in [p.search(said)] if m]
+            # The relation is named before "the new one" in this turn or the user's two turns before it ("My vet
+            # is retiring." … "She's leaving in May, the new one is Dr. Park").
+            before = [u.user for u in turns if turn.index - CONTEXT_TURNS <= u.index < turn.index]
+            nouns = [
+                w
+                for w in re.findall(r"[\w'-]+", " ".join([*before, said[: named.start()]]))
+                if (RELATIONS.get(w.lower()) or ("", False))[1] and RELATIONS[w.lower()][0] not in PETS
+            ]
+            rel = (rels or nouns or [""])[-1]
+            if rel:
+                item = _relation_fact(rel, named.group("v"), turn, said, session_lang)
+                if item is not None:
+                    found.append(item)
+    return found
+
+
+#: "I adopted a beagle called Biscuit", "we rescued a greyhound named Flash": a pet named after its breed.
+#: Things adopted that are no pets: a plan, a policy — or a person, whose relation the rules read.
+_NOT_PETS = frozenset(
+    [
+        "plan",
+        "policy",
+        "approach",
+        "strategy",
+        "framework",
+        "method",
+        "process",
+        "idea",
+        "rule",
+        "standard",
+        "practice",
+        "system",
+        "model",
+        "name",
+        "style",
+        "tool",
+        "child",
+        "baby",
+        "boy",
+        "girl",
+        "son",
+        "daughter",
+        "kid",
+    ]
+)
+_ADOPTED = re.compile(
+    rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|rescued|got) an? (?:[\w-]+ )?(?P<rel>[\w-]+),? "
+    rf"(?:called|named) {NAME}",
+    re.IGNORECASE,
+)
+
+
+def _adopted_pets(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("’", "'")
+        for match in _ADOPTED.finditer(said):
+            name, rel = match.group("v"), match.group("rel").lower()
+            if not is_name(name) or fold(rel) in STOP_WORDS or fold(rel) in _NOT_PETS:
+                continue
+            lang = detect_language(said, default="") or session_lang
+            if lang != "en":
+                continue
+            fact = GroundedFact(
+                FactKind.RELATION,
+                render("pet", "en", name, rel=rel),
+                f"pet.{fold(name).replace(' ', '_')}",
+                name,
+                (turn.index,),
+                SALIENCE[FactKind.RELATION],
+                False,
+                "extractor",
+                "en",
+            )
+            found.append(_Found(fact, (said,)))
+    return found
+
+
+def _replace_turns(fact: GroundedFact, turns: tuple[int, ...]) -> GroundedFact:
+    return replace(fact, turns=turns)
+
+
+__all__ = ["SALIENCE", "extract"]

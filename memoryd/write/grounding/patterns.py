@@ -1,0 +1,457 @@
+"""The extractor's grammar table: first-person patterns per language, each naming its template, kind and slot.
+
+A rule's `v` group is the value (a capitalised name, a number, or the rest of the clause); rules.py turns matches
+into facts. Patterns are grammar (pronoun + verb + complement), never phrases copied from a data set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memoryd.write.grounding.lexicon import CLAUSE_END, EN_REL_RE, NAME, OBJ, PLACE, REL_RE
+from memoryd.write.grounding.model import FactKind
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern: `key` names the template (and the handling), `slot` may hold "{v}" / "{what}"."""
+
+    lang: str
+    key: str
+    kind: FactKind
+    slot: str
+    pattern: re.Pattern[str]
+    verb: str = ""
+
+
+_K = FactKind
+_CE = CLAUSE_END
+#: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
+_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|buenos días|hallo|servus|moin|guten tag|olá|ola|oi|bom dia|boa tarde)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
+#: A capitalised name that is not the captured value (a person before "asked me to", the name before a role).
+_BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*(?: [A-ZÀ-ÖØ-Þ][\w'’-]*){0,2})"
+_AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
+_RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
+    # --- English
+    ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s)(?: spelled| spelt| actually)? {NAME}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b| from\b))", ""),
+    ("en", "origin", _K.IDENTITY, "identity.origin", rf"^{_GREETING}(?:I'm|I am|this is|it's) {_BARE_NAME} from {PLACE}", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:I'm|I am) {NAME}(?=, an? [\w-]+)", ""),
+    # "Well, I'm Marta, I run the backend team …": a capitalised word after "I'm" and before a new clause.
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:(?:well|so|ok|okay|oh|right|anyway)[,\s]+)?(?:I'm|I am) {NAME}(?=\s*,\s*(?:I|I'm|I've|and|from|the|your|my)\b)", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:the )?name's {NAME}(?=\s*(?:[,.!;]|$))", ""),
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?moi,? c'est {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
+    ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
+    ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b| aus\b))", ""),
+    ("de", "origin", _K.IDENTITY, "identity.origin", rf"^{_GREETING}(?:ich bin|hier ist) {_BARE_NAME} aus {PLACE}", ""),
+    # "Hallo, ich bin Katrin, Projektleiterin bei Siemens": the role after the name, and the employer it rests on.
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"^(?:{_GREETING})?ich bin {_BARE_NAME}, [\w-]+ (?:bei|für) {NAME}", ""),
+    ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
+    ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?P<v>an? (?:[\w-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s*[.,;!]|$)", ""),
+    ("fr", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:je suis|moi c'est) {_BARE_NAME}, (?P<v>(?:une? )?[\w-]+(?: (?:de|d'|en) [\w-]+)?)(?=\s+(?:chez|à|dans|pour|au|en)\b|\s*[.,;!]|$)", ""),
+    ("es", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:soy|yo soy) {_BARE_NAME}, (?P<v>(?:una? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", ""),
+    ("pt", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:sou|eu sou) (?:o |a )?{_BARE_NAME}, (?P<v>(?:uma? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:na|no|numa|num|em|para)\b|\s*[.,;!]|$)", ""),
+    ("en", "address_as", _K.IDENTITY, "identity.address_as",
+     rf"\b(?:call me|you can call me|(?:I'd|I would) (?:rather|prefer) (?:you|that you) call(?:ed)? me|(?:everyone|everybody|people|most people|my friends) calls? me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
+    ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
+    ("en", "home", _K.IDENTITY, "identity.home",
+     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing)) in {PLACE}", ""),
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\bI(?:'m| am) (?:currently |now )?based in {PLACE}", ""),
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\b(?:I|we)(?:'ve| have) (?:been )?(?:lived|living) in {PLACE}(?= for\b| since\b)", ""),
+    ("en", "moved", _K.IDENTITY, "identity.home",
+     rf"(?:^|\b(?:I|we)(?:'ve| have)? )(?:just |recently |finally )?moved (?:in)?to (?:a |an |our |my )?(?:new )?(?:flat|house|apartment|place|home|condo) in {PLACE}", ""),
+    ("en", "moved", _K.IDENTITY, "identity.home",
+     rf"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally |now |since )?(?:moved|relocated) to {PLACE}", ""),
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\bwe (?:currently |now |still )?(?:live|are living|'re living|are based|'re based) in {PLACE}", ""),
+    ("en", "here_in", _K.IDENTITY, "identity.home", rf"\b(?:here|based) in {PLACE}(?=\s*[.,;!]|$)", ""),
+    ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) (?:now )?in {PLACE}(?= now\b)", ""),
+    ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) now (?:living |based )?in {PLACE}", ""),
+    ("en", "origin", _K.IDENTITY, "identity.origin", rf"\bI(?:'m| am) (?:originally )?from {PLACE}", ""),
+    ("en", "age", _K.IDENTITY, "identity.age", rf"\bI(?:'m| am) (?:actually |now |only |already |just )?(?P<v>\d{{1,3}}){_AGE_END}", ""),
+    ("en", "age", _K.IDENTITY, "identity.age", r"\bI (?:just )?turned (?P<v>\d{1,3})\b", ""),
+    ("en", "works_as", _K.IDENTITY, "identity.role", r"\bI(?: (?:now |currently )?work|(?:'m| am) (?:now |currently )?working) as (?P<v>an? [\w -]{2,40}?)(?=\s+(?:at|for|in|now)\b|[.,;!]|$)", ""),
+    ("en", "works_as", _K.IDENTITY, "identity.role",
+     r"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been |got |was |get )promoted to (?P<v>(?:an? )?[\w -]{2,40}?)(?=\s+(?:at|for|in)\b|[.,;!]|$)", ""),
+    ("en", "role", _K.IDENTITY, "identity.role",
+     r"\bI(?:'m| am) (?:now |currently |also )?(?P<v>an? (?:[\w-]+ ){0,3}?[\w-]+?)(?=\s+(?:at|for|in|by|with|based|living|from)\b|\s+now\s*(?:[.,;!]|$)|\s*[.,;!]|$)", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer",
+     rf"\bI(?: (?:now |currently |still |also )?work|(?:'m| am) (?:now |currently )?(?:working|employed)) (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'m| am) an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?:'ve| have)? (?:just |recently )?(?:started|got|accepted|taken|took|landed) an? (?:new )?(?:job|position|role) (?:at|with) {NAME}", ""),
+    # "…, I joined Stripe in October": a company joined, read as the employer only when the sentence is about work.
+    ("en", "joined", _K.IDENTITY, "identity.employer", rf"\b(?:I|and)(?:'ve| have)? (?:just |recently |now )?joined {NAME}", ""),
+    ("fr", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )(?:je suis|maintenant je suis|je suis maintenant) chez {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI do (?:[\w-]+ ){{1,3}}work (?:at|for) {NAME}", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI work as an? [\w -]{{2,40}}? (?:at|for) {NAME}", ""),
+    ("en", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bI(?:'m| am) (?:(?:a|an|strictly|fully|mostly|now|also|completely) )*(?P<v>vegetarian|vegan|pescatarian|"
+     r"pescetarian|plant-based)\b", ""),
+    ("en", "diet", _K.PREFERENCE, "diet.{v}",
+     r"\bI(?:'m| am) (?:(?:a|an|also|now) )*(?P<v>lactose[- ]intolerant|gluten[- ]free|celiac|coeliac|diabetic|"
+     r"kosher|halal|teetotal|sober)\b", ""),
+    ("en", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bI(?:'ve| have) been (?:a |an )?(?P<v>vegetarian|vegan|pescatarian|pescetarian|plant-based)\b", ""),
+    ("en", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bI(?:'ve| have)? (?:recently |just )?(?:became|went|turned|gone|become) (?:a |an |fully )?(?P<v>vegetarian|vegan|pescatarian|plant-based)\b", ""),
+    ("en", "eats", _K.PREFERENCE, "diet.{v}",
+     r"\b(?:we|I) (?:only |always |strictly |mostly )?(?:eat|cook|keep) (?P<v>halal|kosher|vegetarian|vegan|plant-based|gluten-free|dairy-free)\b", ""),
+    ("en", "tool", _K.PREFERENCE, "tool.{v}",
+     rf"\b(?:I|we|(?:I'm|I am|we're|we are) (?:now |currently |still )?using(?= )) ?(?:mainly |mostly |usually |always |now |currently |still |only )?(?:use )?{NAME}(?P<what> (?:for|as) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
+     rf"\bI(?:'m| am) (?:[\w-]+(?: [\w-]+)? and )?(?:severely |very |really |mildly |also )?allergic to {OBJ}", ""),
+    ("en", "allergy", _K.PREFERENCE, "allergy.{v}",
+     r"\bI (?:also )?have an? (?:severe |mild |bad |serious |slight )?(?P<v>[\w-]+(?: [\w-]+)?) allergy\b", ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI (?:do not|don't|never|can't|cannot) (?P<w>eat|drink) {OBJ}", "The user doesn't {w}"),
+    ("en", "pref", _K.PREFERENCE, "",
+     rf"\bI (?:really |much |strongly |definitely |generally |usually |also |actually |still |just |absolutely |"
+     rf"totally |honestly |kind of )*(?P<w>prefer|love|adore|like|enjoy|hate|dislike|detest|can't stand|can't handle|cannot handle|cannot "
+     rf"stand|can not stand|don't like|do not like|don't enjoy|do not enjoy|can't tolerate)\s+{OBJ}", ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI'd (?:really |much )?(?P<w>prefer|rather have|love)\s+{OBJ}", ""),
+    # "I drink tea in the morning", "je bois du thé", "bebo café", "ich trinke Tee": a habit of what the user has.
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI (?:usually |always |mostly |only |mainly |now )?(?P<w>drink|eat) (?P<v>(?!(?:at|in|on|out|a lot|too|with|for|around|"
+     r"late|early|like|when|after|before|less|more|well|healthy|badly)\b)[a-z][^.,;:!?()]{1,40}?)" + _CE, "The user {w}s"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje bois (?:surtout |souvent |toujours )?(?P<v>(?:du|de la|de l'|des|un|une) [^.,;:!?()]{{2,40}}?){_CE}", "L'utilisateur boit"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje mange (?:surtout |souvent |toujours )?(?P<v>(?:du|de la|de l'|des|un|une) [^.,;:!?()]{{2,40}}?){_CE}", "L'utilisateur mange"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\b(?:bebo|tomo) (?:siempre |sobre todo |normalmente )?(?P<v>(?:café|té|agua|vino|cerveza|leche|zumo|mate)[^.,;:!?()]{{0,30}}?){_CE}", "El usuario toma"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich trinke (?:morgens |gern |meistens |immer )?(?P<v>(?!kein|keine|keinen|nie)(?-i:[A-ZÄÖÜ])[^.,;:!?()]{{1,40}}?){_CE}", "Der Nutzer trinkt"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bbebo (?:sempre |normalmente )?(?P<v>(?:café|chá|água|vinho|cerveja|leite|sumo)[^.,;:!?()]{{0,30}}?){_CE}", "O usuário bebe"),
+    # "I've stopped drinking wine completely", "I've given up meat": what the user no longer has, in their verb.
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI(?:'ve| have) (?:completely |totally |just |recently |now )?(?P<w>stopped|quit|given up) (?P<v>(?:drinking|eating|"
+     r"smoking|having) [^.,;:!?()]{2,40}?|meat|alcohol|sugar|coffee|caffeine|dairy|smoking)" + _CE, "The user has {w}"),
+    ("en", "pref", _K.PREFERENCE, "",
+     r"\bI(?:'d| would)(?: also| really)? (?P<w>like to|want to) (?P<v>(?:cut down on|cut back on|eat (?:more|less)|drink "
+     r"(?:more|less)|avoid|reduce|limit|stop eating|stop drinking|give up) [^.,;:!?()]{2,60}?)" + _CE, ""),
+    ("en", "pref", _K.PREFERENCE, "", rf"\bI(?:'m| am) (?P<w>(?:not )?(?:a )?(?:huge |big |great )?fan of)\s+{OBJ}", ""),
+    ("en", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\bmy (?:all-time )?(?:favou?rite|go-to) (?P<what>[\w -]{{2,30}}?) is {OBJ}", ""),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ll| will|'re going to| are going to|'m going to| am going to)(?: just)? (?P<v>(?:go with|use|"
+     r"pick|choose|switch to|stick with|adopt|move to|migrate to|settle on|book|buy|order)\s[^.;!?]+)", "to "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\blet's (?:just )?(?P<v>(?:go with|go for|use|pick|choose|switch to|stick with|stay with|adopt|move to|"
+     r"migrate to|settle on|book|order|buy|do|keep|skip|drop)\s[^.;!?]+)", "to "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"(?:^|[.!]\s+|\band |\bso )(?:(?:the |our |my )?decision|(?:we |I )?decided|verdict)\s*:\s*(?P<v>[^.;!?]+)", ": "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
+    ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I|our team|the team|our company)(?:'re| are|'m| am|'ve| have| has)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from) "
+     r"(?:[\w-]+ ){0,4}?to\s[^.;!?]+)", "to "),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have)?(?: now| just| finally)? (?P<v>(?:replaced|replacing|swapped|swapping) [^.;!?]+? (?:with|for) [^.;!?]+)", ""),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have)?(?: now| just| finally)? (?P<v>(?:dropped|ditched|abandoned) [^.;!?]+? in fa[vu]ou?r of [^.;!?]+)", ""),
+    ("fr", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:on a|nous avons|j'ai) remplacé [^.;!?]+? par [^.;!?]+)", ""),
+    ("es", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:hemos|he) (?:cambiado|reemplazado|sustituido) [^.;!?]+? por [^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:wir haben|ich habe) [^.;!?]+? durch [^.;!?]+? ersetzt)", ""),
+    ("pt", "decision", _K.DECISION, "choice", r"\b(?P<v>(?:substituímos|substituimos|substituí|trocámos|trocamos|troquei) [^.;!?]+? por [^.;!?]+)", ""),
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have|'re| are|'m| am)? (?:now |just |finally )?(?P<v>(?:moved|moving|switched|switching|migrated|migrating) "
+     r"(?:(?:the|our|my) )?[\w -]{2,30}? (?:over )?to (?-i:[A-ZÀ-ÖØ-Þ])[^.;!?,]*)", "to "),
+    ("pt", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de) [^.;!?]+? (?:para|pra) [^.;!?]+)", ""),
+    ("es", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos a pasar|nos pasamos|pasamos|nos cambiamos|hemos pasado) (?:de|del) [^.;!?]+? (?:a|al) [^.;!?]+)", ""),
+    ("fr", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:on passe|on est passés?|nous sommes passés|on a migré|on migre) (?:de|du|d') ?[^.;!?]+? (?:à|a|au|vers) [^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir wechseln|wir sind|wir steigen) von [^.;!?]+? (?:zu|auf) [^.;!?]+?(?: gewechselt| umgestiegen)?)(?=\s*[.;!?]|$)", ""),
+    ("en", "chose", _K.DECISION, "choice",
+     r"\b(?:we|I) (?:finally )?(?:chose|picked|opted for|settled on|went with|selected) (?P<v>[^.;!?]+)", ""),
+    ("en", "action", _K.ACTION_ITEM, "",
+     r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
+    ("en", "action", _K.ACTION_ITEM, "",
+     rf"(?:\b(?:he|she|they)|{_BARE_NAME}|\bmy [\w-]+) (?:also |has |have )?(?:asked|wants|told|needs) me to (?P<v>[^.;!?]+)", ""),
+    ("en", "remind", _K.ACTION_ITEM, "",
+     r"\b(?:remind me|don't let me forget|do not let me forget) (?:to |about )(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),
+    # --- Statements of a kind the user says once and keeps: a rule's verb is its template ("{v}" the value).
+    ("en", "stated", _K.PREFERENCE, "health.{v}",
+     r"\bI (?:have|'ve got|have got|was diagnosed with|live with|suffer from) (?P<v>(?:type [12] )?diabetes|asthma|"
+     r"(?:celiac|coeliac|crohn's) disease|high blood pressure|hypertension|arthritis|epilepsy|migraines|ibs|adhd|"
+     r"a heart condition|sleep apnea|sleep apnoea|tinnitus|osteoporosis|psoriasis|eczema)\b", "The user has {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.business",
+     r"\bI (?:run|own|manage|have) (?P<v>(?:a|an|my own|our own) (?:[\w-]+ ){0,3}(?:shop|store|business|company|startup|"
+     r"restaurant|café|cafe|bakery|studio|agency|practice|blog|podcast|channel|farm|clinic|salon|bar|firm|bookshop)"
+     r"(?: (?:selling|for|in|on) [^.,;!?]{2,40})?)", "The user runs {v}."),
+    ("en", "stated", _K.RELATION, "named.{what}",
+     r"\b(?:my|our) (?P<what>shop|store|business|company|startup|blog|podcast|channel|band|boat|car|house|project|"
+     r"app|newsletter|bakery|restaurant|studio) is (?:called|named) (?P<v>(?-i:[A-ZÀ-ÖØ-Þ0-9][\w'’&+-]*(?: (?:&|and|of|the|[A-ZÀ-ÖØ-Þ][\w'’-]*))*))",
+     "The user's {what} is called {v}."),
+    ("en", "stated", _K.PLAN, "target.saving",
+     r"\bI(?:'m| am) (?:currently |still )?saving (?:up )?(?:for|to buy) (?P<v>[^.;!?]{3,60})", "The user is saving for {v}."),
+    ("en", "stated", _K.PLAN, "learning.{v}",
+     r"\bI(?:'m| am) (?:currently |now )?learning (?P<v>(?-i:[A-ZÀ-ÖØ-Þ])[\w-]+|to [\w -]{2,30}?|the [\w-]+)(?P<rest> (?:on|with|at|in) [^.,;!?]{2,30})?(?=\s*[.,;!]|$)",
+     "The user is learning {v}."),
+    ("en", "stated", _K.PLAN, "project.{what}",
+     r"\b(?:I|we)(?:'m| am|'re| are) (?:currently |now |finally )?(?P<v>(?:renovating|redoing|remodell?ing|refurbishing|"
+     r"converting|rebuilding|repainting|extending|landscaping) (?:the|our|my) (?P<what>[\w-]+"
+     r"(?: (?!(?:into|to|this|next|last|in|on|at|for|with|before|after|by)\b)[\w-]+)?)(?: (?:into|to) an? [\w-]+)?)",
+     "The user is {v}."),
+    ("en", "stated", _K.PREFERENCE, "finance.{what}",
+     r"\bmy (?P<what>rent|salary|mortgage|budget|income|pension|monthly budget)(?: payment)? is (?:now )?(?P<v>[^.;!?]*\d[^.;!?]*)",
+     "The user's {what} is {v}."),
+    ("en", "stated", _K.PLAN, "budget.{what}",
+     r"\b(?:my|our|the) budget for (?:the |our |my )?(?P<what>[\w -]{2,30}?) is (?:now )?(?P<v>[^.;!?]*\d[^.;!?]*)",
+     "The user's budget for the {what} is {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role",
+     r"\bje suis (?:maintenant |désormais )?(?P<v>(?:prof|professeure?|médecin|ingénieure?|avocate?|comptable|journaliste|"
+     r"architecte|dentiste|pharmacienne?|infirmière?|instit|institutrice|vendeuse|vendeur|boulangère?)(?: (?:de|d'|en) [\w-]+)?)\b",
+     "L'utilisateur est {v}."),
+    ("fr", "stated", _K.PLAN, "project.{what}",
+     r"\b(?P<v>(?:on|nous|je) (?:rénove|rénovons|refais|refait|refaisons|repeins|repeint) (?:le|la|les|l'|notre|ma|mon) ?(?P<what>[\w-]+)(?: [\w-]+)?)",
+     "Projet de l'utilisateur : {v}."),
+    ("es", "stated", _K.PLAN, "project.{what}",
+     r"\b(?:estamos|estoy) (?P<v>(?:reformando|renovando|pintando) (?:el|la|los|las|nuestro|nuestra|mi) (?P<what>[\w-]+)(?: [\w-]+)?)",
+     "El usuario está {v}."),
+    ("de", "stated", _K.PLAN, "project.{what}",
+     r"\b(?P<v>(?:wir|ich) (?:renovieren|renoviere|sanieren|saniere|streichen|streiche|bauen|baue) (?:gerade |jetzt )?(?:das|die|den|unser|unsere|unseren|mein|meine) (?P<what>(?-i:[A-ZÄÖÜ])[\wäöüß-]+))",
+     "Projekt des Nutzers: {v}."),
+    ("pt", "stated", _K.PLAN, "project.{what}",
+     r"\b(?:estamos|estou) (?P<v>(?:a renovar|a remodelar|a pintar|renovando|remodelando) (?:a|o|as|os|a nossa|o nosso) (?P<what>[\w-]+)(?: [\w-]+)?)",
+     "O usuário está {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.workplace",
+     r"\btrabalho (?:agora )?(?P<v>(?:numa|num|na|no) (?-i:[a-zà-ÿ])[\w-]+ (?:de|do|da) [\w-]+)", "O usuário trabalha {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.workplace",
+     r"\btrabajo (?:ahora )?(?P<v>en (?:una|un) (?-i:[a-zà-ÿ])[\w-]+ de [\w-]+)", "El usuario trabaja {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.workplace",
+     r"\bje travaille (?:maintenant )?(?P<v>dans (?:une|un) (?-i:[a-zà-ÿ])[\w-]+ de [\w-]+)", "L'utilisateur travaille {v}."),
+    ("es", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )ahora (?:estoy|trabajo) (?:en|para) {NAME}", ""),
+    ("pt", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )agora (?:estou|trabalho) (?:na|no|em|para a|para o) {NAME}", ""),
+    ("de", "joined", _K.IDENTITY, "identity.employer", rf"(?<=, )(?:jetzt|nun) bin ich (?:bei|für) (?:der |dem )?{NAME}", ""),
+    # A target said as a want with a bound ("I want to finish under 2 hours", "quiero correr en menos de 1:45").
+    ("en", "target", _K.PLAN, "target",
+     r"\bI(?:'d like| want| would like|'m hoping| hope|'m trying|'m aiming) to (?P<v>(?:run|finish|do|complete|break|get|go|beat|"
+     r"hit|reach|swim|ride|cycle)\b[^.;!?]*?\b(?:under|below|sub-?|in less than|faster than)\s*[^.;!?]+)", ""),
+    ("es", "target", _K.PLAN, "target",
+     r"\b(?:quiero|me gustaría|intento|espero) (?P<v>(?:correr|terminar|hacer|bajar|acabar|nadar)\b[^.;!?]*?\b(?:en menos de|por debajo de|bajo|de)\s*\d[^.;!?]*)", ""),
+    ("fr", "target", _K.PLAN, "target",
+     r"\b(?:je veux|j'aimerais|je voudrais|j'espère) (?P<v>(?:courir|finir|terminer|faire|passer|boucler)\b[^.;!?]*?\b(?:en moins de|sous|sous les)\s*[^.;!?]+)", ""),
+    ("de", "target", _K.PLAN, "target",
+     r"\bich (?:will|möchte|würde gern) (?P<v>[^.;!?]*?\bunter \d[^.;!?]*?(?:laufen|schaffen|bleiben|finishen|kommen|fahren))\b", ""),
+    ("pt", "target", _K.PLAN, "target",
+     r"\b(?:quero|gostava de|gostaria de) (?P<v>(?:correr|terminar|fazer|baixar|acabar)\b[^.;!?]*?\b(?:em menos de|abaixo de|de)\s*\d[^.;!?]*)", ""),
+    # Work shifts: "I'm on night shifts now", "I work the early shift", "my shift is now 7 to 3".
+    ("en", "shift", _K.IDENTITY, "identity.shift",
+     r"\bI(?:'m| am)? (?:now |currently |still )?(?:on|working|work|do|doing) (?:the )?(?P<v>(?:early|late|night|day|morning|evening|afternoon|weekend|graveyard|double|split) shifts?)\b", ""),
+    ("en", "shift", _K.IDENTITY, "identity.shift", r"\bmy shifts? (?:is|are) now (?P<v>[^.;!?,]{2,40})", ""),
+    ("fr", "shift", _K.IDENTITY, "identity.shift", r"\bje (?:suis|travaille) (?:maintenant |désormais )?(?P<v>de (?:nuit|jour|matin|soir|week-end))\b", ""),
+    ("es", "shift", _K.IDENTITY, "identity.shift", r"\b(?:trabajo|estoy) (?:ahora )?(?:en el )?(?P<v>(?:turno de |de )(?:noche|mañana|tarde|día))\b", ""),
+    ("de", "shift", _K.IDENTITY, "identity.shift", r"\bich (?:habe|arbeite|mache) (?:jetzt |nun |gerade )?(?:in der )?(?P<v>(?:Früh|Spät|Nacht|Tag|Wechsel)schicht)\b", ""),
+    ("pt", "shift", _K.IDENTITY, "identity.shift", r"\b(?:trabalho|estou) (?:agora )?(?:no )?(?P<v>turno da (?:noite|manhã|tarde)|de noite)\b", ""),
+    # "the deposit goal is now £20,000", "our target is now 1:50": a target restated, with or without "my".
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"\b(?:the|our) (?:new )?(?P<what>[\w-]+) (?P<noun>goal|target) is now (?:to )?(?P<v>[^.;!?]+)", ""),
+    ("en", "target", _K.PLAN, "target", r"\b(?:the|our) (?:new )?(?:goal|target|aim) is now (?:to )?(?P<v>[^.;!?]+)", ""),
+    # --- French
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"\bje m'appelle {NAME}", ""),
+    ("fr", "name", _K.IDENTITY, "identity.name", rf"\bmon (?:pr[ée]nom|nom) (?:est|c'est) {NAME}", ""),
+    ("fr", "address_as", _K.IDENTITY, "identity.address_as",
+     rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
+    ("fr", "home", _K.IDENTITY, "identity.home",
+     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
+    ("fr", "moved", _K.IDENTITY, "identity.home",
+     rf"\b(?:(?:j'ai|on a|nous avons) (?:récemment |enfin |finalement )?(?:déménagé|emménagé)|je viens de déménager|on vient de déménager|je me suis installée?|on s'est installés?) (?:à|a|en|au|dans) {PLACE}", ""),
+    ("fr", "moving", _K.IDENTITY, "identity.home",
+     rf"\b(?:je m'installe|je vais m'installer|je déménage|on s'installe|on déménage|nous nous installons) (?:à|a|en|au|dans) {PLACE}", ""),
+    ("fr", "origin", _K.IDENTITY, "identity.origin", rf"\bje (?:viens|suis originaire) (?:de|du|d') ?{PLACE}", ""),
+    ("fr", "age", _K.IDENTITY, "identity.age", r"\bj'ai (?:eu )?(?P<v>\d{1,3}) ans\b", ""),
+    ("fr", "works_as", _K.IDENTITY, "identity.role", r"\bje travaille (?:comme|en tant que) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:chez|à|pour)\b|[.,;!]|$)", ""),
+    ("fr", "role", _K.IDENTITY, "identity.role",
+     r"\bje suis (?:maintenant |désormais |aujourd'hui )?(?P<v>(?:un |une )?[\w-]+(?:eur|ien|ienne|iste|ier|ière|ecte|ologue|ine|in))(?=\s+(?:chez|à|pour|de)\b|\s*[.,;!]|$)", ""),
+    ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje travaille (?:comme|en tant que) [\w -]{{2,40}}? (?:chez|pour) {NAME}", ""),
+    ("fr", "employer", _K.IDENTITY, "identity.employer", rf"\bje (?:travaille|bosse) (?:maintenant |actuellement |désormais |aujourd'hui )?(?:chez|pour|au|à la|à l') ?{NAME}", ""),
+    ("fr", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bje suis (?:devenue? |maintenant )?(?P<v>végétarien(?:ne)?|végétalien(?:ne)?|végane?|vegan(?:e)?|"
+     r"pescétarien(?:ne)?)\b", ""),
+    ("fr", "diet", _K.PREFERENCE, "diet.{v}",
+     r"\bje suis (?P<v>intolérante? au (?:lactose|gluten)|cœliaque|coeliaque|diabétique)\b", ""),
+    ("fr", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\bje suis (?:[\w-]+ et )?allergique (?P<v>(?:à|a|aux|au) [^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("fr", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:j'utilise|on utilise|nous utilisons) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:pour|comme) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje ne (?P<w>mange|bois) (?:pas|jamais|plus) {OBJ}", "L'utilisateur ne {w} pas"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje (?:préfère|prefere) {OBJ}", "L'utilisateur préfère"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bj'adore {OBJ}", "L'utilisateur adore"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bj'aime (?:bien |beaucoup |vraiment )?{OBJ}", "L'utilisateur aime"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje déteste {OBJ}", "L'utilisateur déteste"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje ne supporte pas {OBJ}", "L'utilisateur ne supporte pas"),
+    ("fr", "pref", _K.PREFERENCE, "", rf"\bje n'aime pas {OBJ}", "L'utilisateur n'aime pas"),
+    ("fr", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\b(?:mon|ma) (?P<what>[\w-]+) (?:préférée?|favorite?) (?:est|c'est) {OBJ}", ""),
+    ("fr", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:on (?:va )?partir sur|on part sur|on (?:va )?prendre|on prend|on (?:va )?utiliser|on utilise|"
+     r"on garde|j'ai (?:finalement )?(?:décidé|choisi)|nous avons (?:décidé|choisi)|on a (?:décidé|choisi|opté pour)|"
+     r"j'ai opté pour|je pars sur|va pour|allons-y avec)\s[^.;!?]+)", ""),
+    ("fr", "decision", _K.DECISION, "choice", r"(?:^|\bet )(?:c'est )?(?:décidé|décision)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("es", "decision", _K.DECISION, "choice", r"(?:^|\by )(?:decidido|decisión)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("pt", "decision", _K.DECISION, "choice", r"(?:^|\be )(?:decidido|decisão)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice", r"(?:^|\bund )(?:entschieden|entscheidung)\s*:\s*(?P<v>[^.;!?]+)", ""),
+    ("fr", "action", _K.ACTION_ITEM, "",
+     r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir|(?:il|elle|on) m'a demandé de) (?:absolument |vraiment |encore |aussi |toujours |juste |seulement |d'abord )?(?P<v>[^.;!?]+)", ""),
+    ("fr", "remind", _K.ACTION_ITEM, "",
+     r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
+    ("fr", "target", _K.PLAN, "target", r"\b(?:mon|notre|l') ?(?:nouvel )?(?:objectif|but) (?:est|c'est)(?: maintenant| désormais)? (?:de |d')?(?P<v>[^.;!?]+)", ""),
+    # --- Spanish
+    ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
+    ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)? en {PLACE}", ""),
+    ("es", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me|nos) (?:mudé|mudamos|he mudado|hemos mudado|acabo de mudar|acabamos de mudar) a {PLACE}", ""),
+    ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
+    ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
+    ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
+    ("es", "works_as", _K.IDENTITY, "identity.role", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
+    ("es", "role", _K.IDENTITY, "identity.role",
+     r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica))(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
+    ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:como|de) [\w -]{{2,40}}? (?:en|para) {NAME}", ""),
+    ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:ahora |actualmente )?(?:en|para) {NAME}", ""),
+    ("es", "diet", _K.PREFERENCE, "preference.diet", r"\bsoy (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),
+    ("es", "diet", _K.PREFERENCE, "diet.{v}", r"\bsoy (?P<v>celíac[oa]|diabétic[oa]|intolerante a la lactosa)\b", ""),
+    ("es", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\b(?:soy (?:[\w-]+ y )?alérgic[oa]|tengo alergia) (?:a |al )(?P<v>[^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("es", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo|usamos|utilizamos) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bno (?P<w>como|bebo|tomo) {OBJ}", "El usuario no {w}"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bprefiero {OBJ}", "El usuario prefiere"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bme encanta(?:n)? {OBJ}", "Al usuario le encanta"),
+    ("es", "pref", _K.PREFERENCE, "", rf"(?<!\bno )\bme gusta(?:n)? (?:mucho )?{OBJ}", "Al usuario le gusta"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bodio {OBJ}", "El usuario odia"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bno soporto {OBJ}", "El usuario no soporta"),
+    ("es", "pref", _K.PREFERENCE, "", rf"\bno me gusta(?:n)? {OBJ}", "Al usuario no le gusta"),
+    ("es", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\bmi (?P<what>[\w-]+) (?:favorit[oa]|preferid[oa]) es {OBJ}", ""),
+    ("es", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos con|vamos a (?:usar|utilizar|ir con|elegir)|usaremos|utilizaremos|nos quedamos con|"
+     r"(?:he|hemos) decidido|decidí|decidimos|elegí|elegimos|(?:he|hemos) elegido|(?:he|hemos) optado por|"
+     r"nos hemos decidido por|optamos por|opté por|me quedo con|voy a usar|"
+     r"iremos con)\s[^.;!?]+)", ""),
+    ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí |solo |primero )?(?P<v>[^.;!?]+)", ""),
+    ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
+    ("es", "target", _K.PLAN, "target", r"\b(?:mi|el|nuestro|nuestra|la) (?:nuevo |nueva )?(?:objetivo|meta) (?:ahora )?es(?: ahora)? (?P<v>[^.;!?]+)", ""),
+    # --- German
+    ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
+    ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)? in {PLACE}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:wohne|lebe) ich (?:jetzt |derzeit |seit [\w ]+? )?in {PLACE}", ""),
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\barbeite ich (?:jetzt |seit [\w ]+? )?als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
+    ("de", "moved", _K.IDENTITY, "identity.home", rf"\b(?:ich bin|wir sind) (?:gerade |kürzlich |jetzt |vor kurzem |endlich )?nach {PLACE} (?:gezogen|umgezogen)", ""),
+    ("de", "origin", _K.IDENTITY, "identity.origin", rf"\bich (?:komme|stamme) aus {PLACE}", ""),
+    ("de", "age", _K.IDENTITY, "identity.age", r"\bich bin (?P<v>\d{1,3})(?= Jahre|\s*[.,;!]|$| und)", ""),
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\b(?:ich|und) arbeite als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
+    ("de", "role", _K.IDENTITY, "identity.role",
+     r"\bich bin (?:jetzt |nun |inzwischen |mittlerweile )?(?:von Beruf )?(?-i:(?P<v>[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|"
+     r"ekt|ektin|loge|login|arzt|ärztin)))\b", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\barbeite (?:nicht mehr|nicht länger) (?:bei|für) {_BARE_NAME},? sondern (?:jetzt |nun )?(?:bei|für) {NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite als [\w -]{{2,40}}? (?:bei|für) {NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer",
+     rf"\bich bin (?:jetzt |nun )?(?-i:[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|ekt|ektin|loge|login|arzt|ärztin)) (?:bei|für) {NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\barbeite ich (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) (?:der |dem |den )?{NAME}", ""),
+    ("de", "employer", _K.IDENTITY, "identity.employer", rf"\b(?:ich|und) arbeite (?:jetzt |nun |derzeit |inzwischen |seit [\w ]+? )?(?:bei|für) (?:der |dem |den )?{NAME}", ""),
+    ("de", "diet", _K.PREFERENCE, "preference.diet",
+     r"\bich bin (?:jetzt |seit [\w ]+? )?(?P<v>Vegetarier(?:in)?|Veganer(?:in)?|vegan|vegetarisch|Pescetarier(?:in)?)\b", ""),
+    ("de", "diet", _K.PREFERENCE, "diet.{v}", r"\bich bin (?P<v>laktoseintolerant|Diabetiker(?:in)?|Zöliakiker(?:in)?)\b", ""),
+    ("de", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\bich bin (?:[\w-]+ und )?allergisch gegen {OBJ}", ""),
+    ("de", "allergy", _K.PREFERENCE, "allergy.{v}", r"\bich habe eine (?P<v>[\w]+?)-?allergie\b", ""),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich (?P<w>esse|trinke) (?P<v>(?:kein|keine|keinen|nie|niemals) [^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich bevorzuge {OBJ}", "Der Nutzer bevorzugt"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich liebe {OBJ}", "Der Nutzer liebt"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich mag {OBJ}", "Der Nutzer mag"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich hasse {OBJ}", "Der Nutzer hasst"),
+    ("de", "pref", _K.PREFERENCE, "", rf"\bich (?:trinke|esse|nehme|höre|lese|mag es) lieber {OBJ}", "Der Nutzer bevorzugt"),
+    ("de", "pref", _K.PREFERENCE, "", r"\bich kann (?P<v>[^.,;:!?()]{2,60}?) nicht (?:ausstehen|leiden)", "Der Nutzer kann nicht ausstehen:"),
+    ("de", "favorite", _K.PREFERENCE, "favorite.{what}", rf"\bmein(?:e)? Lieblings(?P<what>\w+) ist {OBJ}", ""),
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir nehmen|ich nehme|wir (?:verwenden|benutzen|nutzen)|(?:wir haben|ich habe) uns (?:für|fuer)|"
+     r"(?:wir|ich) (?:entscheiden uns|entscheide mich) für|wir bleiben bei|ich bleibe bei|wir gehen mit)\s[^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:nehmen|verwenden|benutzen|nutzen) (?:wir|ich) (?:jetzt |nun |doch |lieber |ab sofort )?[^.;!?]+)", ""),
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir haben|ich habe|wir sind|ich bin) (?:jetzt |nun |inzwischen |endlich )?(?:auf|zu) [^.;!?]+? (?:gewechselt|umgestiegen|umgestellt|migriert))", ""),
+    ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
+    ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
+    ("de", "target", _K.PLAN, "target", r"\b(?:mein|unser|das) (?:neues )?Ziel ist(?: jetzt| nun)?(?: es)?,? (?P<v>[^.;!?]+)", ""),
+    # --- Portuguese
+    ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),
+    ("pt", "address_as", _K.IDENTITY, "identity.address_as",
+     rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
+     rf"trata-me por|trate-me por) {NAME}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
+    ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar|mudámo-nos|mudamo-nos|nos mudamos|mudámos-nos|mudamos-nos|acabámos de nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
+    ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
+    ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
+    ("pt", "age", _K.IDENTITY, "identity.age", r"\btenho (?P<v>\d{1,3}) anos\b", ""),
+    ("pt", "works_as", _K.IDENTITY, "identity.role", r"\btrabalho como (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:na|no|em|para)\b|[.,;!]|$)", ""),
+    ("pt", "role", _K.IDENTITY, "identity.role",
+     r"\bsou (?P<v>(?:um |uma )?[\w-]+(?:eiro|eira|ista|or|ora|ólogo|óloga|ário|ária|ente|ico|ica))(?=\s+(?:na|no|em|de|para)\b|\s*[.,;!]|$)", ""),
+    ("pt", "employer", _K.IDENTITY, "identity.employer", rf"\btrabalho como [\w -]{{2,40}}? (?:na|no|em|para) {NAME}", ""),
+    ("pt", "employer", _K.IDENTITY, "identity.employer", rf"\btrabalho (?:agora |atualmente )?(?:na|no|em|para a|para o|para) {NAME}", ""),
+    ("pt", "diet", _K.PREFERENCE, "preference.diet", r"\bsou (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),
+    ("pt", "diet", _K.PREFERENCE, "diet.{v}", r"\bsou (?P<v>celíac[oa]|diabétic[oa]|intolerante à lactose)\b", ""),
+    ("pt", "allergy", _K.PREFERENCE, "allergy.{v}", rf"\b(?:sou (?:[\w-]+ e )?alérgic[oa]|tenho alergia) (?:a |à |ao |aos |às )(?P<v>[^.,;:!?()]{{2,60}}?){_CE}", ""),
+    ("pt", "tool", _K.PREFERENCE, "tool.{v}", rf"\b(?:uso|utilizo|usamos|utilizamos) (?:principalmente |surtout |sobretudo |sempre |toujours |siempre )?{NAME}(?P<what> (?:para|como) [^.,;:!?()]{{2,60}}?)?{_CE}", ""),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bnão (?P<w>como|bebo) {OBJ}", "O usuário não {w}"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bprefiro {OBJ}", "O usuário prefere"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\badoro {OBJ}", "O usuário adora"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"(?<!\bnão )\bgosto (?:muito |bastante )?(?P<v>(?:de|do|da|dos|das) [^.,;:!?()]{{2,60}}?){_CE}", "O usuário gosta"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bodeio {OBJ}", "O usuário odeia"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bnão suporto {OBJ}", "O usuário não suporta"),
+    ("pt", "pref", _K.PREFERENCE, "", rf"\bnão gosto (?P<v>(?:de|do|da|dos|das) [^.,;:!?()]{{2,60}}?){_CE}", "O usuário não gosta"),
+    ("pt", "favorite", _K.PREFERENCE, "favorite.{what}",
+     rf"\b(?:meu|minha) (?P<what>[\w-]+) (?:favorit[oa]|preferid[oa]) é {OBJ}", ""),
+    ("pt", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:vamos usar|vamos com|vamos ficar com|ficamos com|decidi|decidimos|escolhi|escolhemos|optamos por|"
+     r"optei por|vou usar|vou ficar com)\s[^.;!?]+)", ""),
+    ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo |só |apenas |primeiro )?(?P<v>[^.;!?]+)", ""),
+    ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:me lembra|me lembre|lembre-me|lembra-me) de (?P<v>[^.;!?]+)", ""),
+    ("pt", "target", _K.PLAN, "target", r"\b(?:o meu objetivo|meu objetivo|a minha meta|minha meta|o objetivo) (?:agora )?é(?: agora)? (?P<v>[^.;!?]+)", ""),
+]  # fmt: skip
+
+RULES: tuple[Rule, ...] = tuple(
+    Rule(lang, key, kind, slot, re.compile(pattern, _I), verb)
+    for lang, key, kind, slot, pattern, verb in _RULES_SPEC
+)
+_MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
+_REL_SPEC = (
+    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
+    ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)?(?: (?:docteur|docteure|doctoresse|maître|professeur|professeure))? {NAME}"),
+    ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:ahora )?(?:se llama|es)(?: ahora)?(?: el| la)?|,)?(?: (?:doctor|doctora|profesor|profesora|licenciado|licenciada))? {NAME}"),
+    ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
+    ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:agora )?(?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)?(?: (?:doutor|doutora|professor|professora))? {NAME}"),
+    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b"),
+    ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
+    ("fr", rf"\b(?:le nouveau|la nouvelle) (?P<rel>{REL_RE}) (?:est|sera|c'est)(?: le| la)? {NAME}"),
+    ("es", rf"\b(?:el nuevo|la nueva) (?P<rel>{REL_RE}) (?:es|será)(?: el| la)? {NAME}"),
+    ("de", rf"\b(?:der neue|die neue|mein neuer|meine neue) (?P<rel>{REL_RE}) (?:ist|wird|heißt)(?: jetzt)? {NAME}"),
+    ("pt", rf"\b(?:o novo|a nova) (?P<rel>{REL_RE}) (?:é|será)(?: o| a)? {NAME}"),
+    # "Tom's no longer my manager, it's Priya now": the name after the retraction is the current one.
+    ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{EN_REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
+    # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
+    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{EN_REL_RE}),? (?:called |named )?{NAME}"),
+    ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
+    ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
+    ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
+    ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),
+    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b"),
+)  # fmt: skip
+RELATION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (lang, re.compile(p, _I)) for lang, p in _REL_SPEC
+)
+
+
+__all__ = ["RELATION_RULES", "RULES", "Rule"]

@@ -1,0 +1,304 @@
+"""What a user says is no longer current: the old value a correction names ("we're off Jira", "Dr. Harris retired").
+
+A correction often names the old value without repeating the slot it was stored in: "YNAB got too expensive, so
+we've moved the budget to Actual" (the old fact said "use YNAB for the budget"), "von Jira weg, die Tickets laufen
+jetzt über Linear", "I've switched to coffee, I can't face tea any more". The extractor attaches these old values
+to the facts of the same turn (`GroundedFact.replaces`), and supersede.py retires the agent's active facts that
+state them. Two scopes keep it narrow:
+
+- `person`: someone who left a role ("Dr. Harris retired", "Tomás moved to the platform team", "ce n'est plus le
+  Dr Martin"): only a single-valued relation of the user (manager, vet, doctor…) or their employer is retired, never
+  a friend or a sibling who moved house.
+- `thing`: a tool, service or habit dropped ("switched away from Notion", "instead of Postgres", "no more sugar",
+  "ya no usamos Trello"): facts without a slot, and choices, tools, preferences and plans.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.text import fold, sentences, tokens
+
+PERSON = "person"
+THING = "thing"
+#: A taste said as changed ("I prefer coffee now", "ahora prefiero el té"): the value is the new object, and an
+#: older liking said with the same verb about the same kind of thing is retired.
+TASTE = "taste"
+
+_I = re.IGNORECASE
+#: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
+_X = (
+    r"(?-i:(?P<x>(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
+    r"(?:[ -][A-ZÀ-ÖØ-Þ][\w'’-]*){0,2}))"
+)
+#: The old value when it is a common noun ("tea", "sugar", "the gym"), for the few markers that say so plainly.
+_NOUN = r"(?:(?:the|my|our) )?(?P<x>[^\W\d_][\w-]{1,30})"
+_ART = r"(?:(?:the|our|my|le|la|les|l'|el|los|las|o|a|os|as|den|die|das|der) )?"
+
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (scope, re.compile(pattern, _I))
+    for scope, pattern in (
+        # --- someone who left the role (the name is the subject)
+        # "left" ends its clause or leaves a workplace ("Dana left last month", "left the practice"), so "Jon left
+        # early" or "left for Paris" is no one leaving a role.
+        (PERSON, rf"{_X},? (?:has |had |just |finally )?(?:retired|quit|resigned|moved (?:on|away|to)|"
+                 rf"left(?= *(?:[.,;:!]|$|(?:last|this|in|recently|for good|the (?:company|practice|clinic|team|"
+                 rf"firm|job|surgery|hospital|school))\b))|"
+                 rf"is (?:leaving|retiring|moving (?:away|to))|passed away|stopped (?:working|practi[cs]ing))"),
+        (PERSON, rf"\bce n'est plus {_ART}{_X}"),
+        (PERSON, rf"{_X} (?:a pris sa retraite|part à la retraite|est partie?|a quitté|a déménagé|déménage)\b"),
+        (PERSON, rf"{_X} se (?:jubiló|ha jubilado|jubila|fue|ha ido|va|marchó)\b"),
+        (PERSON, rf"\bya no es {_ART}{_X}"),
+        (PERSON, rf"{_X} (?:ist|sind) (?:jetzt )?(?:in Rente(?: gegangen)?|weg|gegangen|nicht mehr da|in Pension)\b"),
+        (PERSON, rf"{_X} (?:geht|ging|gehen) in (?:Rente|Pension)\b"),
+        (PERSON, rf"{_X} (?:reformou-se|se reformou|saiu|foi embora|ficou (?:no|na|em))\b"),
+        (PERSON, rf"\bjá não é {_ART}{_X}"),
+        # --- a tool, service or habit dropped
+        (THING, rf"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?) (?:[\w-]+ ){{0,3}}?"
+                rf"(?:away from|off|out of|from) {_ART}{_X}"),
+        (THING, rf"\b(?:instead of|rather than|in place of|replac(?:e|ed|ing)|ditch(?:ed|ing)?|dropp(?:ed|ing)|"
+                rf"dump(?:ed|ing)|abandon(?:ed|ing)|got rid of|cancel(?:led|ed|ling|ing)?|stopped using|"
+                rf"(?:no longer|don't|do not|never) use) {_ART}{_X}"),
+        (THING, rf"{_X} (?:got|is|was|became|has become) (?:too|way too|far too) (?:expensive|slow|buggy|pricey)\b"),
+        (THING, rf"\bcan(?:'t|not) (?:face|stand|stomach|do) {_NOUN} any ?more\b"),
+        (THING, rf"\b(?:don't|do not|never) (?:drink|eat|use|take|buy|order) {_NOUN} any ?more\b"),
+        (THING, rf"\bno longer (?:drink|eat|use|take|buy|order) {_NOUN}"),
+        (THING, rf"\b(?:no more|not drinking|not eating|stopped drinking|stopped eating) {_NOUN}"),
+        (THING, rf"\b{_NOUN} (?:is|'s) off the (?:list|menu|table)\b"),
+        (THING, rf"\b(?:on a quitté|j'ai quitté|on a abandonné|j'ai abandonné|on a laissé tomber|au lieu de|"
+                rf"plutôt que|on n'utilise plus|je n'utilise plus|(?:on passe|on est passés?|je suis passée?) "
+                rf"(?:de|du|d')) ?{_ART}{_X}"),
+        (THING, rf"\b(?:dejamos|dejé|hemos dejado|abandonamos|en lugar de|en vez de|ya no (?:uso|usamos|utilizo|"
+                rf"utilizamos)|(?:pasamos|nos pasamos|hemos pasado|vamos a pasar) (?:de|del)) {_ART}{_X}"),
+        (THING, rf"\b(?:von|weg von) {_ART}{_X} (?:weg|zu|auf|abgekommen|umgestiegen)\b"),
+        (THING, rf"\b(?:statt|anstatt|anstelle von|nicht mehr mit|nicht mehr über|benutzen kein(?:e|en)?) {_ART}{_X}"),
+        (THING, rf"\b(?:deixámos|deixamos|deixei|em vez (?:de|do|da)|já não (?:uso|usamos|utilizo)|"
+                rf"(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de)) {_ART}{_X}"),
+    )
+)  # fmt: skip
+
+
+#: A clause saying its taste is new: "now", "these days", "instead", "any more" and their kin in five languages.
+CHANGE_MARKER = re.compile(
+    r"\b(?:now|these days|nowadays|instead|any ?more|no longer|switched|lately|ahora|ya no|en cambio|maintenant|"
+    r"désormais|plutôt|jetzt|inzwischen|mittlerweile|lieber|agora|já não|hoje em dia)\b",
+    _I,
+)
+#: Kinds of thing a taste is about: a new liking replaces an older one of the same kind ("tea" → "coffee").
+_KINDS: tuple[frozenset[str], ...] = tuple(
+    frozenset(fold(w) for w in words.split())
+    for words in (
+        "tea coffee espresso latte cappuccino decaf matcha water juice beer wine soda cola milk chai thé café cafe "
+        "té kaffee tee bier wein cerveza vino cerveja vinho leite leche lait chá",
+        "train car bike bicycle bus plane flight flights metro subway tube taxi uber scooter tren coche avion avión "
+        "vélo voiture zug auto fahrrad flugzeug comboio carro avião bicicleta",
+        "aisle window couloir hublot pasillo ventanilla gang fenster corredor janela",
+        "morning mornings evening evenings night nights afternoon afternoons matin soir mañana mañanas tarde "
+        "noche morgens abends manhã noite",
+        "email emails phone call calls text texts whatsapp sms slack telegram signal courriel correo",
+        "running cycling swimming yoga pilates gym climbing boxing crossfit course natation vélo correr nadar "
+        "laufen schwimmen radfahren corrida natação",
+    )
+)
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Whether two objects of a liking are the same kind of thing ("tea" and "coffee" are drinks)."""
+    left, right = set(tokens(a)), set(tokens(b))
+    return any(left & kind and right & kind for kind in _KINDS)
+
+
+@dataclass(frozen=True)
+class StaleMention:
+    """An old value the user says no longer holds, and which kind of fact it may retire."""
+
+    scope: str
+    value: str
+
+
+#: Words a marker may capture that name nothing ("switched from it", "instead of that").
+_EMPTY = frozenset(
+    fold(w)
+    for w in [
+        "it",
+        "this",
+        "that",
+        "them",
+        "these",
+        "those",
+        "one",
+        "ones",
+        "something",
+        "anything",
+        "what",
+        "which",
+        "here",
+        "there",
+        "I",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "my",
+        "our",
+        "the",
+        "a",
+        "an",
+        "ça",
+        "cela",
+        "ce",
+        "eso",
+        "esto",
+        "das",
+        "dies",
+        "isso",
+        "isto",
+    ]
+)
+
+
+#: Capitalised openers a name pattern may take in front of the name ("Also Harris retired", "News: Tomás left").
+_OPENERS = frozenset(
+    fold(w)
+    for w in [
+        "also",
+        "and",
+        "so",
+        "but",
+        "now",
+        "yes",
+        "well",
+        "actually",
+        "anyway",
+        "oh",
+        "ok",
+        "okay",
+        "news",
+        "update",
+        "then",
+        "sadly",
+        "apparently",
+        "et",
+        "alors",
+        "aussi",
+        "y",
+        "también",
+        "entonces",
+        "und",
+        "auch",
+        "jetzt",
+        "e",
+        "também",
+        "então",
+    ]
+)
+
+
+def _trimmed(value: str) -> str:
+    words = value.split()
+    while words and fold(words[0]) in _OPENERS:
+        words = words[1:]
+    return " ".join(words)
+
+
+#: Where a clause starts: what comes before a marker in its clause is its subject.
+_CLAUSE_START = re.compile(r"[,.;:!?—]|\b(?:and|but|so|because|et|mais|donc|y|pero|und|aber|e|mas)\b", _I)
+#: Someone else as the subject: "my sister ditched Netflix" says nothing about the user's tools.
+_OTHER_SUBJECT = re.compile(
+    r"\b(?:my|our|his|her|their|he|she|they|mon|ma|mes|son|sa|mi|mis|su|sus|mein|meine|sein|seine|ihr|ihre|er|sie|"
+    r"meu|minha|seu|sua|ele|ela)\b",
+    _I,
+)
+#: A capitalised word before the marker may be a name as subject ("Anna dropped Netflix"), unless it is the user
+#: ("We", "Wir", "Nous") or a sentence opener ("Also", "Honestly").
+_CAPITALISED = re.compile(r"(?-i:\b[A-ZÀ-ÖØ-Þ][\w'-]*)")
+_FIRST_PERSON = frozenset(
+    fold(w)
+    for w in [
+        "i",
+        "i've",
+        "i'm",
+        "we",
+        "we've",
+        "we're",
+        "wir",
+        "ich",
+        "je",
+        "j'ai",
+        "on",
+        "nous",
+        "yo",
+        "nosotros",
+        "eu",
+        "nós",
+    ]
+)
+
+
+def _someone_else(said: str, start: int) -> bool:
+    """Whether the clause before a thing-marker has another subject than the user."""
+    starts = list(_CLAUSE_START.finditer(said, 0, start))
+    before = said[starts[-1].end() if starts else 0 : start]
+    if _OTHER_SUBJECT.search(before):
+        return True
+    return any(
+        fold(word) not in _FIRST_PERSON and fold(word) not in _OPENERS and not fold(word).endswith("ly")
+        for word in _CAPITALISED.findall(before)
+    )
+
+
+def stale_mentions(text: str) -> tuple[StaleMention, ...]:
+    """Old values a user turn says are no longer current, in order, each once.
+
+    A hypothetical or a question says nothing is over ("if we ever moved off Postgres", "should I drop Jira?"),
+    and a tool someone else dropped is theirs ("my sister ditched Netflix")."""
+    found: list[StaleMention] = []
+    for sentence in sentences(text.replace("’", "'")):
+        if HYPOTHETICAL.search(sentence) or sentence.rstrip().endswith("?"):
+            continue
+        for mention in _sentence_mentions(sentence):
+            if mention not in found:
+                found.append(mention)
+    return tuple(found)
+
+
+def _sentence_mentions(said: str) -> list[StaleMention]:
+    found: list[StaleMention] = []
+    for scope, pattern in _MARKERS:
+        for match in pattern.finditer(said):
+            if scope == THING and _someone_else(said, match.start()):
+                continue
+            value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
+            if not value or fold(value.split()[0]) in _EMPTY:
+                continue
+            mention = StaleMention(scope, value)
+            if mention not in found:
+                found.append(mention)
+    return found
+
+
+_TITLES = frozenset("dr dra mr mrs ms mx prof herr frau sr sra me".split())  # noqa: SIM905
+
+
+def names_value(content: str, value: str) -> bool:
+    """Whether a stored fact's text names the value: its words in a row, folded, titles aside ("Dr. Li" is named by
+    "Dr Li", "tea" is not named by "team")."""
+    wanted = [t for t in tokens(value) if t not in _TITLES]
+    have = tokens(content)
+    size = len(wanted)
+    return bool(wanted) and any(have[i : i + size] == wanted for i in range(len(have) - size + 1))
+
+
+__all__ = [
+    "CHANGE_MARKER",
+    "PERSON",
+    "TASTE",
+    "THING",
+    "StaleMention",
+    "names_value",
+    "same_kind",
+    "stale_mentions",
+]

@@ -1,0 +1,316 @@
+"""Verified facts → rows to write: a repeat bumps the existing fact, a new value in a known slot supersedes it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
+from memoryd.write.grounding import GroundedFact
+from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.templates import TEMPLATE_WORDS
+from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
+from memoryd.write.parse import Candidate
+from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact
+
+#: Maps a session's turn indices to the transcript ids they were stored as.
+TurnIds = Callable[[Sequence[int]], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class GroundedPlan:
+    """What a distillation writes for its facts."""
+
+    facts: FactPlan
+    identity_inserts: tuple[NewIdentityFact, ...]
+    identity_bumps: tuple[str, ...]
+    #: Existing facts (pinned and identity) a new value replaced.
+    superseded: int
+
+
+def same_value(existing: str, value: str) -> bool:
+    """Whether an existing fact already states `value` (every content word of the value occurs in it)."""
+    wanted = normalize_tokens(value)
+    return bool(wanted) and wanted <= normalize_tokens(existing)
+
+
+def _slot_decision(
+    fact: GroundedFact, pool: Sequence[ExistingFact]
+) -> tuple[ExistingFact | None, tuple[str, ...]]:
+    """(the existing fact this one repeats, or None; ids of the slot's facts it supersedes)."""
+    if not fact.slot:
+        return None, ()
+    same_slot = [e for e in pool if competes(e.slot, fact.slot)]
+    for existing in same_slot:
+        if same_value(existing.content, fact.value or fact.text):
+            return existing, ()
+    return None, tuple(e.id for e in same_slot)
+
+
+#: Relation keys with one current value (manager, vet, doctor…): a person leaving one of them is replaced.
+_SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if single)
+#: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).
+_ROLES = _SINGLE_RELATIONS - {"partner", "mother", "father"}
+#: Slots whose value a dropped tool, service or habit may have been ("switched away from Jira").
+_THING_SLOTS = ("choice.", "tool.", "preference.", "diet.", "plan.", "target", "favorite.", "instruction.")
+_NAMES = re.compile(NAME)
+#: Slots of facts that may restate a relation in passing ("Mein Chef heißt Herr Becker, er will bis Freitag …").
+_RESTATING_SLOTS = ("plan.", "target")
+
+
+def _single_relation(slot: str) -> str:
+    """The key of a single-valued relation slot ("relation.vet" → "vet"), else ""."""
+    parts = slot.split(".")
+    return parts[1] if len(parts) == 2 and parts[0] == "relation" and parts[1] in _SINGLE_RELATIONS else ""
+
+
+def _relation_keys(content: str) -> set[str]:
+    """Single-valued relation keys a text names by their noun ("The user's manager, Tomás, …" → {"manager"})."""
+    return {
+        RELATIONS[t][0] for t in tokens(content) if t in RELATIONS and RELATIONS[t][0] in _SINGLE_RELATIONS
+    }
+
+
+def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tuple[str, ...]:
+    """Ids of active facts stating a value the fact's turn says no longer holds (grounding/stale.py)."""
+    out: list[str] = []
+    for scope, value in fact.replaces:
+        if scope == TASTE:
+            out.extend(e for e in _older_tastes(fact, value, pool) if e not in out)
+            continue
+        for existing in pool:
+            if not names_value(existing.content, value) or existing.id in out:
+                continue
+            if fact.value and names_value(existing.content, fact.value):
+                continue  # it already states the new value too ("Dr. Li left; the new vet is Dr. Park")
+            slot = existing.slot
+            if scope == PERSON:
+                # Someone who left a role ("Dr. Harris retired"): a professional the user has one of, or the
+                # employer; a partner or a parent who "moved to Paris" is still the user's partner or parent.
+                fits = (
+                    _single_relation(slot) in _ROLES
+                    or slot == "identity.employer"
+                    or (not slot and bool(_relation_keys(existing.content) & _ROLES))
+                )
+            else:
+                fits = scope == THING and (not slot or slot.startswith(_THING_SLOTS))
+            if fits:
+                out.append(existing.id)
+    return tuple(out)
+
+
+def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:
+    """Unslotted likings and habits of the user ("The user prefers …", "The user drinks …") about the same kind of
+    thing as the new one ("tea" before "coffee"), or naming the new value ("prefers tea to coffee"), said with the
+    same polarity: "doesn't like tea" stays true when coffee is now preferred."""
+    subject = _TASTE_SUBJECT.match(fact.text)
+    if subject is None or fact.text.find(value) <= 0:
+        return []
+    negative = bool(_NEGATIVE.search(fact.text))
+    said = fact.text[subject.end() :].split()
+    new_verb = fold(said[0]) if said else ""
+    out = []
+    for existing in pool:
+        if (
+            existing.slot
+            or existing.content == fact.text
+            or not existing.content.startswith(subject.group(0))
+        ):
+            continue
+        if bool(_NEGATIVE.search(existing.content)) != negative:
+            continue
+        thing = existing.content[subject.end() :].rstrip(".")
+        old_verb = fold(thing.split()[0]) if thing.split() else ""
+        if old_verb != new_verb and old_verb not in _HABIT_VERBS:
+            continue  # "loves coffee" is not replaced by "prefers tea"; a habit ("drinks coffee") is
+        if names_value(thing, value) or same_kind(thing, value):
+            out.append(existing.id)
+    return out
+
+
+#: Verbs of a habit ("drinks", "boit", "trinkt"): a new liking of the kind replaces the habit.
+_HABIT_VERBS = frozenset(fold(w) for w in "drinks eats boit mange toma bebe come trinkt isst".split())  # noqa: SIM905
+#: How a fact about the user opens in each language's template ("The user ", "El usuario ", "Der Nutzer ").
+_TASTE_SUBJECT = re.compile(
+    r"^(?:The user|L'utilisateur|El usuario|Al usuario|Der Nutzer|O usuário|O utilizador)\s+"
+)
+_NEGATIVE = re.compile(
+    r"\b(?:not|never|doesn't|don't|no longer|ne|n'|pas|plus|no|nunca|nicht|kein|keine|keinen|nie|não)\b",
+    re.IGNORECASE,
+)
+
+
+def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:
+    """The names a replaced relation fact held that the new one does not ("Tomás" of "The user's manager is
+    Tomás." replaced by Aylin); template words and relation nouns ("Chef des Nutzers") are not names."""
+    found = []
+    for match in _NAMES.finditer(old.content):
+        name = match.group("v")
+        words = tokens(name)
+        if not is_name(name) or all(w in TEMPLATE_WORDS or w in RELATIONS or w in STOP_WORDS for w in words):
+            continue
+        if fact.value and names_value(fact.value, name):
+            continue
+        found.append(name)
+    return found
+
+
+def _restatements(
+    fact: GroundedFact, replaced: Sequence[ExistingFact], pool: Sequence[ExistingFact]
+) -> tuple[str, ...]:
+    """Unslotted facts restating a replaced relation ("The user's manager, Tomás, wants a plan by Friday"): they
+    name the old person with the same relation noun, so they go with the fact they restate."""
+    key = _single_relation(fact.slot)
+    if not key:
+        return ()
+    names = [name for old in replaced for name in _old_names(old, fact)]
+    gone = {old.id for old in replaced}
+    return tuple(
+        e.id
+        for e in pool
+        if (not e.slot or e.slot.startswith(_RESTATING_SLOTS))
+        and e.id not in gone
+        and key in _relation_keys(e.content)
+        and any(names_value(e.content, name) for name in names)
+        and not (fact.value and names_value(e.content, fact.value))
+    )
+
+
+def _supersedes(
+    fact: GroundedFact, same_slot: tuple[str, ...], pool: Sequence[ExistingFact]
+) -> tuple[str, ...]:
+    """Everything a new fact replaces: its slot's older values, their restatements, and values said to be gone."""
+    by_id = {e.id: e for e in pool}
+    replaced = [by_id[i] for i in same_slot if i in by_id]
+    found = [*same_slot, *_restatements(fact, replaced, pool), *_retired_by_mentions(fact, pool)]
+    return tuple(dict.fromkeys(found))
+
+
+def slot_key(slot: str) -> str:
+    """The slot a fact competes in: a tool used for a purpose and a choice made for it are one ("I use Jira for
+    tickets" = tool.issue_tracking, "we're switching to Linear for tickets" = choice.issue_tracking)."""
+    return "choice." + slot[5:] if slot.startswith("tool.") else slot
+
+
+#: What a target measures, the last part of its slot ("target.time", "target.york.time").
+_MEASURES = frozenset({"time", "amount", "weight"})
+
+
+def competes(old_slot: str, new_slot: str) -> bool:
+    """Whether a new fact's slot replaces an old one's: the same slot (tool.X = choice.X), or targets of one
+    measure where one of them names no event ("finish under 2 hours" then "my target for York is now 1:50")."""
+    old, new = slot_key(old_slot), slot_key(new_slot)
+    if old == new:
+        return True
+    old_parts, new_parts = old.split("."), new.split(".")
+    if old_parts[0] != "target" or new_parts[0] != "target" or old_parts[-1] != new_parts[-1]:
+        return False
+    return old_parts[-1] in _MEASURES and (len(old_parts) == 2 or len(new_parts) == 2)
+
+
+def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
+    """One fact per slot within a session: the one said last ("I live in Paris… actually, we moved to Lyon")."""
+    last: dict[str, GroundedFact] = {}
+    for fact in facts:
+        if fact.slot:
+            key = slot_key(fact.slot)
+            held = last.get(key)
+            if held is None or max(fact.turns, default=-1) >= max(held.turns, default=-1):
+                last[key] = fact
+    return [f for f in facts if not f.slot or last[slot_key(f.slot)] is f]
+
+
+def plan_grounded(
+    facts: Sequence[GroundedFact],
+    pinned: Sequence[ExistingFact],
+    identity: Sequence[ExistingFact],
+    turn_ids: TurnIds,
+    embed: Embedder | None = None,
+) -> GroundedPlan:
+    """Split verified facts into inserts and bumps, with provenance and supersession links."""
+    superseded = 0
+    identity_inserts: list[NewIdentityFact] = []
+    identity_bumps: list[str] = []
+    slot_bumps: dict[str, float] = {}
+    plain: list[GroundedFact] = []
+    plain_supersedes: dict[str, tuple[str, ...]] = {}
+    slotted_inserts: list[NewFact] = []
+    for fact in latest_per_slot(facts):
+        pool = identity if fact.is_identity else pinned
+        repeat, same_slot = _slot_decision(fact, pool)
+        supersedes = _supersedes(fact, same_slot, pool)
+        if fact.is_identity:
+            if repeat is not None:
+                if repeat.id not in identity_bumps:
+                    identity_bumps.append(repeat.id)
+                continue
+            if not fact.slot and any(
+                normalize_tokens(fact.text) == normalize_tokens(e.content) for e in identity
+            ):
+                continue
+            identity_inserts.append(NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes))
+            superseded += len(supersedes)
+            continue
+        if repeat is not None:
+            slot_bumps[repeat.id] = max(
+                slot_bumps.get(repeat.id, 0.0), bumped_salience(repeat.salience, fact.salience)
+            )
+            continue
+        if fact.slot:
+            slotted_inserts.append(
+                NewFact(
+                    fact.text,
+                    fact.salience,
+                    (),
+                    turn_ids(fact.turns),
+                    fact.slot,
+                    fact.kind.value,
+                    supersedes,
+                )
+            )
+            superseded += len(supersedes)
+        else:
+            plain.append(fact)
+            plain_supersedes[fact.text] = supersedes
+    # Facts without a slot: the near-duplicate dedup (token Jaccard, embedding cosine) against the agent's facts.
+    by_text: Mapping[str, GroundedFact] = {f.text: f for f in plain}
+    # Tags stay empty: the read path treats pinned tags as known entities, and a kind is not an entity.
+    dedup = plan_facts([Candidate(f.text, f.salience, ()) for f in plain], pinned, embed)
+    inserts = [
+        NewFact(
+            new.content,
+            new.salience,
+            new.tags,
+            turn_ids(by_text[new.content].turns) if new.content in by_text else (),
+            "",
+            by_text[new.content].kind.value if new.content in by_text else "",
+            plain_supersedes.get(new.content, ()),
+        )
+        for new in dedup.inserts
+    ]
+    superseded += sum(len(new.supersedes) for new in inserts)
+    bumps = {b.fact_id: b.salience for b in dedup.bumps}
+    for fact_id, salience in slot_bumps.items():
+        bumps[fact_id] = max(bumps.get(fact_id, 0.0), salience)
+    vectors = (*((None,) * len(slotted_inserts)), *dedup.insert_vectors) if dedup.insert_vectors else ()
+    plan = FactPlan(
+        inserts=(*slotted_inserts, *inserts),
+        bumps=tuple(FactBump(k, v) for k, v in bumps.items()),
+        merged_in_reply=dedup.merged_in_reply,
+        insert_vectors=vectors,
+    )
+    return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded)
+
+
+__all__ = [
+    "GroundedPlan",
+    "TurnIds",
+    "competes",
+    "latest_per_slot",
+    "plan_grounded",
+    "same_value",
+    "slot_key",
+]
