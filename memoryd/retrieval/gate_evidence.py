@@ -9,22 +9,34 @@ from memoryd.retrieval.gate_features import is_self_contained
 from memoryd.retrieval.gate_model import GateModel
 from memoryd.retrieval.items import Section
 
+#: Share of the query's (rarity-weighted) terms one transcript turn must hold (some of its words besides "exact
+#: words") for a literal-recall request to be answered from the transcript whatever the model says.
+LITERAL_COVERAGE = 0.2
+
 
 def decide_evidence(
     query: str, features: Mapping[str, float], model: GateModel | None, known_entities: frozenset[str]
 ) -> GateDecision:
     """ "evidence:<section>" with the fall-through order, or "none:self_contained" / "none:no_evidence".
 
-    Without a model the trigger phrases decide alone ("trigger:…"), as before the evidence gate.
+    Without a model the trigger phrases decide alone ("trigger:…"), as before the evidence gate. A request for the
+    user's exact words (the spec's literal-recall trigger) whose words a transcript turn holds is never none: the
+    model was fitted with every section and the query vector present, and an agent without them is unlike that.
     """
     if model is None:
         return decide_heuristic(query, known_entities)
     probabilities = model.probabilities(features)
     ranked = model.ranked(probabilities)
+    if (
+        not ranked
+        and features.get("trig_literal_recall", 0.0) > 0
+        and (features.get("t_cov", 0.0) >= LITERAL_COVERAGE and not is_self_contained(features))
+    ):
+        ranked = [Section.TRANSCRIPT]
     if not ranked:
         reason = "none:self_contained" if is_self_contained(features) else "none:no_evidence"
         return GateDecision(Section.NONE, reason, (), probabilities)
     return GateDecision(ranked[0], f"evidence:{ranked[0].value}", tuple(ranked), probabilities)
 
 
-__all__ = ["decide_evidence"]
+__all__ = ["LITERAL_COVERAGE", "decide_evidence"]

@@ -225,28 +225,35 @@ _LETTER_EVIDENCE: dict[str, dict[str, int]] = {
 }  # fmt: skip
 #: An own stop word (used by one language only) weighs this much more than one several languages share.
 _OWN_WEIGHT = 3
+#: How far the letter and shared-word evidence must put one language ahead of the next to decide.
+_MARGIN = 2
 
 
 @lru_cache(maxsize=4_096)
 def detect_language(text: str, default: str = "en") -> str:
-    """The language (of LANGUAGES) with the most evidence: its own stop words (weighted), the stop words it shares
-    with others, and the letters that mark it ("¿", "ã", "ß"); `default` on a tie or no evidence."""
+    """The language (of LANGUAGES) whose own stop words cover the most tokens. Without such evidence (none, or a
+    tie), the letters that mark a language ("¿", "ñ", "ã", "ß", "œ") and the stop words it shares with others
+    decide when they point at one language by a clear margin; else `default`."""
     found = _tokens(text)
-    scores = dict.fromkeys(LANGUAGES, 0)
+    own_scores = {lang: sum(1 for t in found if t in _OWN_STOP[lang]) for lang in LANGUAGES}
+    best_own = max(own_scores.values())
+    own_leaders = [lang for lang in LANGUAGES if own_scores[lang] == best_own]
+    if best_own > 0 and len(own_leaders) == 1 and not (own_leaders[0] == "en" and _DIACRITIC.search(text)):
+        return own_leaders[0]
+    scores = {lang: _OWN_WEIGHT * own_scores[lang] for lang in LANGUAGES}
     for lang in LANGUAGES:
-        own, shared = _OWN_STOP[lang], _STOP[lang]
-        scores[lang] = sum(_OWN_WEIGHT if t in own else 1 for t in found if t in shared)
+        scores[lang] += sum(1 for t in found if t in _STOP[lang] and t not in _OWN_STOP[lang])
     for ch in text.lower():
         for lang, weight in _LETTER_EVIDENCE.get(ch, {}).items():
             scores[lang] += weight
-    best_score = max(scores.values())
-    leaders = [lang for lang in LANGUAGES if scores[lang] == best_score]
-    if best_score == 0 or (default in leaders and len(leaders) > 1 and not _DIACRITIC.search(text)):
-        return default
-    if len(leaders) > 1 and "en" in leaders and _DIACRITIC.search(text):
-        # Folding makes "thé" the English "the": on a tie, accented letters are evidence against English.
-        leaders.remove("en")
-    return leaders[0]
+    ranked = sorted(LANGUAGES, key=lambda lang: -scores[lang])
+    if scores[ranked[0]] - scores[ranked[1]] >= _MARGIN:
+        return ranked[0]
+    if best_own > 0 and own_leaders[0] == "en" and len(own_leaders) == 1:
+        # Folding makes "thé" the English "the": accented letters are evidence against English on a near tie.
+        rival = max((lang for lang in LANGUAGES if lang != "en"), key=lambda lang: own_scores[lang])
+        return rival if own_scores[rival] >= best_own else "en"
+    return own_leaders[0] if best_own > 0 and len(own_leaders) == 1 else default
 
 
 def normalized_key(text: str) -> frozenset[str]:
