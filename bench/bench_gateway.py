@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,37 +156,43 @@ def _detail(pairs: list[Pair]) -> str:
     return "\n".join(lines)
 
 
+@contextmanager
+def gateway_stack(home: Path) -> Iterator[tuple[str, str, str]]:
+    """inferd (fake backend), memoryd and the gateway as processes under `home` (memoryd's config written by the
+    caller): yields (memoryd target, inferd target, gateway address) and stops all three on exit."""
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        inferd, inferd_target = _spawn(
+            "inferd", ["--backend", "fake", "--listen", "127.0.0.1:0", "--home", str(home / "inferd")], home
+        )
+        processes.append(inferd)
+        memoryd, memoryd_target = _spawn(
+            "memoryd",
+            ["--listen", "127.0.0.1:0", "--home", str(home / "memoryd"), "--inferd", inferd_target],
+            home,
+        )
+        processes.append(memoryd)
+        gateway, gateway_address = _spawn(
+            "gateway",
+            ["--listen", "127.0.0.1:0", "--memoryd", memoryd_target, "--inferd", inferd_target,
+             "--plugin-host", "127.0.0.1:1"],
+            home,
+        )  # fmt: skip
+        processes.append(gateway)
+        yield memoryd_target, inferd_target, gateway_address
+    finally:
+        for process in reversed(processes):
+            _stop(process)
+
+
 def run() -> list[BenchResult]:
     """Start inferd (fake), memoryd and the gateway; measure each pair; stop them."""
     with tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
         home = Path(tmp)
         (home / "memoryd" / "config").mkdir(parents=True)
         (home / "memoryd" / "config" / "memory.json").write_text(json.dumps({"coreModel": ""}))
-        processes: list[subprocess.Popen[bytes]] = []
-        try:
-            inferd, inferd_target = _spawn(
-                "inferd",
-                ["--backend", "fake", "--listen", "127.0.0.1:0", "--home", str(home / "inferd")],
-                home,
-            )
-            processes.append(inferd)
-            memoryd, memoryd_target = _spawn(
-                "memoryd",
-                ["--listen", "127.0.0.1:0", "--home", str(home / "memoryd"), "--inferd", inferd_target],
-                home,
-            )
-            processes.append(memoryd)
-            gateway, gateway_address = _spawn(
-                "gateway",
-                ["--listen", "127.0.0.1:0", "--memoryd", memoryd_target, "--inferd", inferd_target,
-                 "--plugin-host", "127.0.0.1:1"],
-                home,
-            )  # fmt: skip
-            processes.append(gateway)
+        with gateway_stack(home) as (memoryd_target, inferd_target, gateway_address):
             pairs = _run_pairs(memoryd_target, inferd_target, gateway_address)
-        finally:
-            for process in reversed(processes):
-                _stop(process)
     by_name = {p.name: p for p in pairs}
     detail = _detail(pairs)
     ingest, agents, chat = by_name["POST /memory/ingest"], by_name["GET /agents"], by_name["chat completion"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import grpc
 
-from bench.bench_gateway import _spawn, _stop
+from bench.bench_gateway import gateway_stack
 from bench.report import BenchResult
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
@@ -87,31 +87,8 @@ def run() -> list[BenchResult]:
         # No embeddings: the rows need none to be listed, and importing 5,200 would embed each one first.
         config = {"coreModel": "", "embeddingBackend": "none"}
         (home / "memoryd" / "config" / "memory.json").write_text(json.dumps(config))
-        processes = []
-        try:
-            inferd, inferd_target = _spawn(
-                "inferd",
-                ["--backend", "fake", "--listen", "127.0.0.1:0", "--home", str(home / "inferd")],
-                home,
-            )
-            processes.append(inferd)
-            memoryd, memoryd_target = _spawn(
-                "memoryd",
-                ["--listen", "127.0.0.1:0", "--home", str(home / "memoryd"), "--inferd", inferd_target],
-                home,
-            )
-            processes.append(memoryd)
-            gateway, gateway_address = _spawn(
-                "gateway",
-                ["--listen", "127.0.0.1:0", "--memoryd", memoryd_target, "--inferd", inferd_target,
-                 "--plugin-host", "127.0.0.1:1"],
-                home,
-            )  # fmt: skip
-            processes.append(gateway)
+        with gateway_stack(home) as (memoryd_target, _inferd_target, gateway_address):
             old_ms, new_ms = _rounds(memoryd_target, gateway_address)
-        finally:
-            for process in reversed(processes):
-                _stop(process)
     old, new = statistics.median(old_ms), statistics.median(new_ms)
     detail = (
         f"{ROUNDS} rounds after one warm-up each way; one agent with {FACTS} pinned facts and {EPISODES} episodes; "

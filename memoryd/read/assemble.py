@@ -28,7 +28,7 @@ from memoryd.retrieval.gate_features import SEARCHED, QueryEvidence, compute
 from memoryd.retrieval.gate_model import GateModel
 from memoryd.retrieval.items import IdentitySnapshot, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits, Plan, Planner, fetch_limit
-from memoryd.retrieval.stale import corrections_from, states_old_value
+from memoryd.retrieval.stale import Correction, corrections_from, states_old_value
 from memoryd.retrieval.tokens import EstimatingCounter, TokenCounter
 from memoryd.write.grounding.secrets import redact_secrets
 
@@ -249,6 +249,7 @@ class ReadPath:
         self._clock: Clock = clock or SystemClock()
         self._cache: AssemblyCache[Assembly] = AssemblyCache(clock=self._clock.monotonic)
         self._entities: AssemblyCache[frozenset[str]] = AssemblyCache(clock=self._clock.monotonic)
+        self._corrections: AssemblyCache[tuple[Correction, ...]] = AssemblyCache(clock=self._clock.monotonic)
         self._planner = Planner(reader, self._counter, self._now_ms)
 
     def _now_ms(self) -> int:
@@ -260,9 +261,11 @@ class ReadPath:
         return self._gate_model
 
     def invalidate(self, agent_id: str | None = None) -> None:
-        """Forget cached blocks and entities of one agent (None: every agent) after its memory changed."""
+        """Forget cached blocks, entities and corrections of one agent (None: every agent) after its memory
+        changed."""
         self._cache.invalidate(agent_id)
         self._entities.invalidate(agent_id)
+        self._corrections.invalidate(agent_id)
 
     def assemble(
         self,
@@ -311,6 +314,18 @@ class ReadPath:
         prepared = prepare_entities(self._reader.known_entities(agent_id))
         self._entities.put(agent_id, "", prepared, stamp=stamp)
         return prepared
+
+    def _known_corrections(self, agent_id: str) -> tuple[Correction, ...]:
+        """The agent's corrections, read and parsed once per change of its memory (like its entities)."""
+        if not isinstance(self._reader, CorrectionReader):
+            return ()
+        cached = self._corrections.get(agent_id, "")
+        if cached is not None:
+            return cached
+        stamp = self._corrections.stamp(agent_id)
+        found = corrections_from(self._reader.corrections(agent_id))
+        self._corrections.put(agent_id, "", found, stamp=stamp)
+        return found
 
     def _assemble_fresh(
         self,
@@ -392,8 +407,8 @@ class ReadPath:
         is_literal = trigger_flags(query, frozenset())["literal_recall"]
         redact = None if is_literal else redact_secrets
         is_stale = None
-        if not is_literal and isinstance(self._reader, CorrectionReader):
-            corrections = corrections_from(self._reader.corrections(agent_id))
+        if not is_literal:
+            corrections = self._known_corrections(agent_id)
             if corrections:
 
                 def is_stale(text: str) -> bool:

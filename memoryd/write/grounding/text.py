@@ -253,7 +253,7 @@ def detect_language(text: str, default: str = "en") -> str:
         # Folding makes "thé" the English "the": accented letters are evidence against English on a near tie.
         rival = max((lang for lang in LANGUAGES if lang != "en"), key=lambda lang: own_scores[lang])
         return rival if own_scores[rival] >= best_own else "en"
-    return own_leaders[0] if best_own > 0 and len(own_leaders) == 1 else default
+    return default
 
 
 def normalized_key(text: str) -> frozenset[str]:
