@@ -71,7 +71,7 @@ def _call_row(db: Path, agent: str) -> tuple[int, int, int]:
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
         row = connection.execute(
-            "SELECT duration_ms, prompt_tokens, completion_tokens FROM processing_log "
+            "SELECT duration_ms, input_tokens, output_tokens FROM processing_log "
             "WHERE agent_id = ? AND task_type = 'distill' ORDER BY id DESC LIMIT 1",
             (agent,),
         ).fetchone()
@@ -83,7 +83,10 @@ def _call_row(db: Path, agent: str) -> tuple[int, int, int]:
 def time_ingest(model: str, limit: int) -> tuple[list[Timed], float]:
     """Ingest each 8-turn session into its own agent; (timings, model load seconds)."""
     timed: list[Timed] = []
-    with tempfile.TemporaryDirectory(prefix="bench-distill-speed-") as tmp, running_stack(Path(tmp), model) as stack:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-distill-speed-") as tmp,
+        running_stack(Path(tmp), model) as stack,
+    ):
         for n, (name, day, turns) in enumerate(eight_turn_sessions(limit)):
             agent = f"speed-{n}"
             stack.client.upsert_agent(agent)
@@ -122,7 +125,9 @@ def _p(values: Sequence[float], q: float) -> float:
     return 0.0 if found is None else found
 
 
-def results(model: str, timed: Sequence[Timed], warmup_s: float, extractive: Sequence[float]) -> list[BenchResult]:
+def results(
+    model: str, timed: Sequence[Timed], warmup_s: float, extractive: Sequence[float]
+) -> list[BenchResult]:
     """Headline rows and the method section."""
     wall = [t.wall_ms for t in timed]
     calls = [float(t.call_ms) for t in timed]
@@ -171,8 +176,12 @@ def run() -> list[BenchResult]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: one model; prints the rows and the section."""
-    parser = argparse.ArgumentParser(prog="python -m bench.bench_distill_speed", description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="default", help="default (MLX SmolLM2-135M), fake, or a coreModel name")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.bench_distill_speed", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--model", default="default", help="default (MLX SmolLM2-135M), fake, or a coreModel name"
+    )
     parser.add_argument("--sessions", type=int, default=DEFAULT_SESSIONS)
     args = parser.parse_args(argv)
     timed, warmup = time_ingest(args.model, args.sessions)

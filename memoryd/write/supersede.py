@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
 from memoryd.write.grounding import GroundedFact
+from memoryd.write.grounding.event import events_of, moves_date
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
@@ -43,6 +44,14 @@ def _slot_decision(
     """(the existing fact this one repeats, or None; ids of the slot's facts it supersedes)."""
     if not fact.slot:
         return None, ()
+    if fact.slot.startswith(_PLAN):
+        # A plan's slot word is unstable ("plan.move" for "the launch moves to …"): its event decides.
+        plans = [e for e in pool if e.slot.startswith(_PLAN)]
+        same_event_plans = [plans[i] for i in events_of(fact.text, [e.content for e in plans])]
+        for existing in same_event_plans:
+            if not moves_date(existing.content, fact.text):
+                return existing, ()
+        return None, tuple(e.id for e in same_event_plans)
     same_slot = [e for e in pool if competes(e.slot, fact.slot)]
     for existing in same_slot:
         if same_value(existing.content, fact.value or fact.text):
@@ -50,6 +59,7 @@ def _slot_decision(
     return None, tuple(e.id for e in same_slot)
 
 
+_PLAN = "plan."
 #: Relation keys with one current value (manager, vet, doctor…): a person leaving one of them is replaced.
 _SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if single)
 #: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).

@@ -1,0 +1,87 @@
+"""A corrected date supersedes the plan of the same event, whatever head word each wording gives the slot."""
+
+from __future__ import annotations
+
+from memoryd.write.grounding import SourceTurn, ground
+from memoryd.write.grounding.event import event_key, events_of, moves_date, same_event
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import plan_grounded
+
+#: 2026-12-02, a Wednesday, 00:00 UTC.
+SESSION_MS = 1_796_169_600_000
+_DAY_MS = 86_400_000
+
+
+def _later(users: list[str], pool: list[tuple[str, str]], days: int = 20) -> set[str]:
+    """The pool ids the plan of a later session retires."""
+    turns = [SourceTurn(i, 700 + i, user, "Okay.") for i, user in enumerate(users)]
+    facts = ground(turns, None, session_time_ms=SESSION_MS + days * _DAY_MS).facts
+    existing = [ExistingFact(str(n), text, 0.7, 1, slot) for n, (text, slot) in enumerate(pool, 1)]
+    plan = plan_grounded(facts, existing, [], lambda t: tuple(t))
+    return {old for new in plan.facts.inserts for old in new.supersedes}
+
+
+def _first(users: list[str]) -> list[tuple[str, str]]:
+    turns = [SourceTurn(i, 500 + i, user, "Okay.") for i, user in enumerate(users)]
+    return [(f.text, f.slot) for f in ground(turns, None, session_time_ms=SESSION_MS).facts]
+
+
+def test_the_event_is_the_dated_clause_without_dates_verbs_or_reasons() -> None:
+    assert event_key("We're launching the mobile app on October 1 (2027-10-01), so the user is busy.") == {
+        "launch",
+        "mobil",
+        "app",
+    }
+    assert event_key("The launch moves to October 6 (2027-10-06) because of the app store review.") == {
+        "launch"
+    }
+    # What a rescheduling verb acts on is the event, not who moved it.
+    assert event_key("The department moved the deadline to September 11 (2026-09-11).") == {"deadlin"}
+    # A bare dated clause takes its label ("New launch date: May 3").
+    assert event_key("New launch date: May 3 (2027-05-03).") == {"launch"}
+    # Who it is with names the event too, a pronoun as well.
+    assert "with:ela" in event_key("Planejado: A consulta com ela é a 2 de abril. (2026-04-02)")
+
+
+def test_a_later_wording_may_say_less_never_something_else() -> None:
+    old = "The user's sister's wedding is on June 14 (2027-06-14) and the user is giving a speech."
+    assert same_event(old, "The wedding got pushed to June 21 (2027-06-21), the venue double-booked.")
+    dentist = "The user has a dentist appointment on March 3 (2027-03-03)."
+    assert not same_event(dentist, "The user has a physio appointment on March 10 (2027-03-10).")
+    assert not same_event(
+        "The board meeting is on May 4 (2027-05-04).", "The team dinner is on May 9 (2027-05-09)."
+    )
+
+
+def test_a_date_must_change_and_the_event_must_be_unambiguous() -> None:
+    assert moves_date("The launch is on May 3 (2027-05-03).", "The launch moves to May 9 (2027-05-09).")
+    assert not moves_date(
+        "The launch is on May 3 (2027-05-03).", "Reminder: the launch is May 3 (2027-05-03)."
+    )
+    grant = "The grant deadline is May 1 (2027-05-01)."
+    thesis = "The thesis deadline is May 20 (2027-05-20)."
+    # "The deadline moved" with two deadlines held: which one is unknown, so neither is retired.
+    assert events_of("They moved the deadline to May 9 (2027-05-09).", [grant, thesis]) == []
+    assert events_of("They moved the thesis deadline to June 2 (2027-06-02).", [grant, thesis]) == [1]
+
+
+def test_corrected_dates_supersede_across_wordings_and_languages() -> None:
+    cases = [
+        (["We're launching the mobile app on October 1, so I'm busy with QA."],
+         ["Quick update: the launch moves to October 6 because of the app store review."]),
+        (["My sister's wedding is on June 14 and I'm giving a speech."],
+         ["The wedding got pushed to June 21, the venue double-booked."]),
+        (["A viagem a Lisboa é no dia 9 de abril."], ["Adiámos a viagem a Lisboa para 16 de abril."]),
+        (["Tengo el examen de conducir el 5 de mayo."], ["Me cambiaron el examen de conducir al 12 de mayo."]),
+        (["Das Kickoff-Meeting ist am 4. Februar in Berlin."], ["Das Kickoff-Meeting wurde auf den 11. Februar verschoben."]),
+    ]  # fmt: skip
+    for before, after in cases:
+        pool = [fact for fact in _first(before) if fact[1].startswith("plan.")]
+        assert len(pool) == 1, (before, pool)
+        assert _later(after, pool) == {"1"}, (before, after)
+
+
+def test_another_event_or_the_same_date_retires_nothing() -> None:
+    pool = _first(["I have a dentist appointment on March 3."])
+    assert _later(["I have a physio appointment on March 10."], pool) == set()
+    assert _later(["Just confirming the dentist appointment on March 3."], pool, days=0) == set()
