@@ -28,6 +28,9 @@ from memoryd.write.store_protocol import (
 
 #: Bound parameters per IN (...) list, well under SQLite's variable limit.
 _CHUNK = 500
+#: The two tables of standing facts; a fact in one may supersede one in the other (same slot).
+_PINNED = "pinned_facts"
+_IDENTITY = "identity_facts"
 
 
 def _chunks(ids: Sequence[int]) -> Iterator[Sequence[int]]:
@@ -288,7 +291,8 @@ class SqliteWriterStore:
                         kind=fact.kind,
                     ).execute()
                 )
-                self._supersede("pinned_facts", ep.agent_id, fact.supersedes, fact_id, stamp)
+                self._supersede(_PINNED, ep.agent_id, fact.supersedes, fact_id, stamp)
+                self._supersede(_IDENTITY, ep.agent_id, fact.supersedes_identity, fact_id, stamp, _PINNED)
                 fact_ids.append(str(fact_id))
             for bump in write.fact_bumps:
                 self._db.execute(
@@ -309,7 +313,10 @@ class SqliteWriterStore:
                         slot=identity.slot,
                     ).execute()
                 )
-                self._supersede("identity_facts", ep.agent_id, identity.supersedes, identity_id, stamp)
+                self._supersede(_IDENTITY, ep.agent_id, identity.supersedes, identity_id, stamp)
+                self._supersede(
+                    _PINNED, ep.agent_id, identity.supersedes_pinned, identity_id, stamp, _IDENTITY
+                )
                 identity_ids.append(str(identity_id))
             for bumped_id in write.identity_bumps:
                 self._db.execute(
@@ -320,13 +327,16 @@ class SqliteWriterStore:
             self._insert_log(write.log, stamp)
         return CommitResult(episode_id, tuple(fact_ids), tuple(identity_ids))
 
-    def _supersede(self, table: str, agent_id: str, old_ids: Sequence[str], new_id: int, stamp: int) -> None:
-        """Mark the replaced facts superseded by new_id: kept for history and the console, never injected."""
+    def _supersede(
+        self, table: str, agent_id: str, old_ids: Sequence[str], new_id: int, stamp: int, new_table: str = ""
+    ) -> None:
+        """Mark the replaced facts of `table` superseded by new_id (a row of `new_table`, "" for `table` itself):
+        kept for history and the console, never injected."""
         for old in old_ids:
             self._db.execute(
-                f"UPDATE {table} SET status = 'superseded', superseded_by = ?, updated_at_ms = ? "
-                f"WHERE id = ? AND agent_id = ? AND status = 'active'",
-                (new_id, stamp, int(old), agent_id),
+                f"UPDATE {table} SET status = 'superseded', superseded_by = ?, superseded_by_table = ?, "
+                f"updated_at_ms = ? WHERE id = ? AND agent_id = ? AND status = 'active'",
+                (new_id, new_table, stamp, int(old), agent_id),
             )
 
     def replace_conversation(
@@ -451,12 +461,15 @@ class SqliteWriterStore:
                 )
             else:
                 self._db.execute(f"DELETE FROM {table} WHERE id = ? AND agent_id = ?", (row_id, agent_id))
-                # What the removed fact had replaced is current again.
-                self._db.execute(
-                    f"UPDATE {table} SET status = 'active', superseded_by = NULL, updated_at_ms = ? "
-                    f"WHERE agent_id = ? AND superseded_by = ? AND status = 'superseded'",
-                    (stamp, agent_id, row_id),
-                )
+                # What the removed fact had replaced is current again, in its own table and in the other one.
+                other = _IDENTITY if table == _PINNED else _PINNED
+                for replaced, by_table in ((table, ""), (other, table)):
+                    self._db.execute(
+                        f"UPDATE {replaced} SET status = 'active', superseded_by = NULL, superseded_by_table = '', "
+                        f"updated_at_ms = ? WHERE agent_id = ? AND superseded_by = ? AND status = 'superseded' "
+                        f"AND superseded_by_table = ?",
+                        (stamp, agent_id, row_id, by_table),
+                    )
                 removed.append(DerivedRow(kind, str(row_id)))
         return removed
 

@@ -95,6 +95,11 @@ def _agent_narratives(db: Database) -> None:
     )
 
 
+def _superseded_by_table(db: Database) -> None:
+    for statement in schema.SUPERSEDED_BY_TABLE:
+        db.execute(statement)
+
+
 def _import_v1(db: Database) -> None:
     if v1_import.is_v1_layout(db) or any(db.table_exists(f"v1_{n}") for n in v1_import.V1_CLASHING):
         counts = v1_import.import_v1(db)
@@ -127,6 +132,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "provenance, slots and supersession on derived rows", _provenance),
     Migration(6, "buffer_turn idempotency keys (turn_requests)", _turn_requests),
     Migration(7, "identity narratives per agent", _agent_narratives),
+    Migration(8, "supersession across pinned and identity facts", _superseded_by_table),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

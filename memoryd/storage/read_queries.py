@@ -56,15 +56,18 @@ def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used
 
 def corrections(db: Database, agent_id: str) -> list[tuple[str, str]]:
     """(superseded text, the text of the fact that replaced it) for this agent's pinned and identity facts whose
-    replacement is still active: what the user corrected, so the read path can leave the old value out."""
+    replacement is still active: what the user corrected, so the read path can leave the old value out. The
+    replacement may sit in the other table (an identity fact replaced by a newer pinned fact in its slot)."""
     out: list[tuple[str, str]] = []
     for table in ("pinned_facts", "identity_facts"):
-        rows = db.query(
-            f"SELECT old.content, new.content FROM {table} AS old JOIN {table} AS new"
-            " ON new.id = old.superseded_by AND new.agent_id = old.agent_id"
-            " WHERE old.agent_id = ? AND old.status = 'superseded' AND new.status = 'active'"
-            " ORDER BY old.id DESC LIMIT 200",
-            (agent_id,),
-        )
-        out.extend((str(old), str(new)) for old, new in rows)
+        for new_table in ("pinned_facts", "identity_facts"):
+            by_table = "" if new_table == table else new_table
+            rows = db.query(
+                f"SELECT old.content, new.content FROM {table} AS old JOIN {new_table} AS new"
+                " ON new.id = old.superseded_by AND new.agent_id = old.agent_id"
+                " WHERE old.agent_id = ? AND old.status = 'superseded' AND old.superseded_by_table = ?"
+                " AND new.status = 'active' ORDER BY old.id DESC LIMIT 200",
+                (agent_id, by_table),
+            )
+            out.extend((str(old), str(new)) for old, new in rows)
     return out

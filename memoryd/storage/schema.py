@@ -219,6 +219,14 @@ PROVENANCE_COLUMNS: tuple[str, ...] = (
     "CREATE INDEX idx_identity_facts_slot ON identity_facts (agent_id, slot) WHERE slot != ''",
 )
 
+#: Migration 8 (supersession across tables): the table of the fact that replaced this one. "" for a replacement in
+#: the row's own table (every row superseded before 8); "identity_facts" for a pinned fact replaced by a newer
+#: identity fact in its slot, "pinned_facts" for an identity fact replaced by a newer pinned fact.
+SUPERSEDED_BY_TABLE: tuple[str, ...] = (
+    "ALTER TABLE pinned_facts ADD COLUMN superseded_by_table TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE identity_facts ADD COLUMN superseded_by_table TEXT NOT NULL DEFAULT ''",
+)
+
 #: Migration 7 (identity per agent): each agent's narrative, written by the consolidation step from that agent's
 #: identity facts only (docs/identity.md). model: the model whose verified reply it is, or "extractive" (the
 #: agent's facts joined, used when no model is set or its reply failed verification); facts_digest: the step's

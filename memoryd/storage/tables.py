@@ -73,6 +73,7 @@ def define_tables(database: peewee.Database) -> Tables:
         source_turn_ids = peewee.TextField(default="")
         slot = peewee.TextField(default="")
         superseded_by = peewee.BigIntegerField(null=True)
+        superseded_by_table = peewee.TextField(default="")
 
         class Meta:
             table_name = "identity_facts"
@@ -108,6 +109,7 @@ def define_tables(database: peewee.Database) -> Tables:
         slot = peewee.TextField(default="")
         kind = peewee.TextField(default="")
         superseded_by = peewee.BigIntegerField(null=True)
+        superseded_by_table = peewee.TextField(default="")
 
         class Meta:
             table_name = "pinned_facts"

@@ -86,6 +86,8 @@ class NewFact:
     kind: str = ""
     #: Ids of active facts of the same agent and slot that this one replaces (marked superseded, kept).
     supersedes: tuple[str, ...] = ()
+    #: Ids of active identity facts of the agent in the same slot that this one replaces.
+    supersedes_identity: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ class NewIdentityFact:
     source_turn_ids: tuple[int, ...] = ()
     slot: str = ""
     supersedes: tuple[str, ...] = ()
+    #: Ids of active pinned facts of the agent in the same slot that this one replaces.
+    supersedes_pinned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

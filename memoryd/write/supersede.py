@@ -28,7 +28,7 @@ class GroundedPlan:
     facts: FactPlan
     identity_inserts: tuple[NewIdentityFact, ...]
     identity_bumps: tuple[str, ...]
-    #: Existing facts (pinned and identity) a new value replaced.
+    #: Existing facts (pinned and identity, either table) a new value replaced.
     superseded: int
 
 
@@ -249,9 +249,22 @@ def plan_grounded(
     plain_supersedes: dict[str, tuple[str, ...]] = {}
     slotted_inserts: list[NewFact] = []
     for fact in latest_per_slot(facts):
-        pool = identity if fact.is_identity else pinned
+        pool, other_pool = (identity, pinned) if fact.is_identity else (pinned, identity)
         repeat, same_slot = _slot_decision(fact, pool)
+        # The same slot in the other table: "The user lives in Porto" (identity) and a newer pinned fact of the
+        # slot are one fact; only the slot decides there, never a mention (too loose across kinds of fact).
+        other_repeat, other_slot = _slot_decision(fact, other_pool)
         supersedes = _supersedes(fact, same_slot, pool)
+        if repeat is None and other_repeat is not None:
+            # Said again in the slot the other table holds: that fact gains a source, nothing is duplicated.
+            if fact.is_identity:
+                slot_bumps[other_repeat.id] = max(
+                    slot_bumps.get(other_repeat.id, 0.0),
+                    bumped_salience(other_repeat.salience, fact.salience),
+                )
+            elif other_repeat.id not in identity_bumps:
+                identity_bumps.append(other_repeat.id)
+            continue
         if fact.is_identity:
             if repeat is not None:
                 if repeat.id not in identity_bumps:
@@ -261,8 +274,10 @@ def plan_grounded(
                 normalize_tokens(fact.text) == normalize_tokens(e.content) for e in identity
             ):
                 continue
-            identity_inserts.append(NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes))
-            superseded += len(supersedes)
+            identity_inserts.append(
+                NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes, other_slot)
+            )
+            superseded += len(supersedes) + len(other_slot)
             continue
         if repeat is not None:
             slot_bumps[repeat.id] = max(
@@ -279,9 +294,10 @@ def plan_grounded(
                     fact.slot,
                     fact.kind.value,
                     supersedes,
+                    other_slot,
                 )
             )
-            superseded += len(supersedes)
+            superseded += len(supersedes) + len(other_slot)
         else:
             plain.append(fact)
             plain_supersedes[fact.text] = supersedes

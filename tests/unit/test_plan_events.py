@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryd.write.grounding import SourceTurn, ground
+from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn, ground
 from memoryd.write.grounding.event import event_key, events_of, moves_date, same_event
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
@@ -85,3 +85,29 @@ def test_another_event_or_the_same_date_retires_nothing() -> None:
     pool = _first(["I have a dentist appointment on March 3."])
     assert _later(["I have a physio appointment on March 10."], pool) == set()
     assert _later(["Just confirming the dentist appointment on March 3."], pool, days=0) == set()
+
+
+# ------------------------------------------------------------------------------------------- across tables
+def _fact(text: str, slot: str, value: str, *, identity: bool) -> GroundedFact:
+    kind = FactKind.IDENTITY if identity else FactKind.PREFERENCE
+    return GroundedFact(kind, text, slot, value, (0,), 0.8, identity)
+
+
+def test_a_pinned_fact_supersedes_an_identity_fact_of_its_slot_and_vice_versa() -> None:
+    identity = [ExistingFact("7", "The user lives in Porto.", 1.0, 1, "identity.home")]
+    pinned = [ExistingFact("7", "The user is vegetarian.", 0.7, 1, "preference.diet")]
+    moved = _fact("The user moved to Braga.", "identity.home", "Braga", identity=False)
+    plan = plan_grounded([moved], pinned, identity, lambda t: tuple(t))
+    (insert,) = plan.facts.inserts
+    assert (insert.supersedes, insert.supersedes_identity, plan.superseded) == ((), ("7",), 1)
+    vegan = _fact("The user is vegan.", "preference.diet", "vegan", identity=True)
+    plan = plan_grounded([vegan], pinned, identity, lambda t: tuple(t))
+    (new,) = plan.identity_inserts
+    assert (new.supersedes, new.supersedes_pinned, plan.superseded) == ((), ("7",), 1)
+
+
+def test_a_value_the_other_table_already_holds_is_bumped_not_duplicated() -> None:
+    identity = [ExistingFact("3", "The user lives in Porto.", 1.0, 1, "identity.home")]
+    again = _fact("The user is based in Porto.", "identity.home", "Porto", identity=False)
+    plan = plan_grounded([again], [], identity, lambda t: tuple(t))
+    assert plan.facts.inserts == () and plan.identity_bumps == ("3",) and plan.superseded == 0
