@@ -1,9 +1,12 @@
-"""The one model call of a distillation: a short prompt that asks only for the summary and topics, and its parser.
+"""The one model call of a distillation: a short prompt that asks only for the summary, and its parser.
 
-The model is trusted for phrasing, never for facts: the extractor finds the facts, and whatever the model returns is
-verified against the session's turns before it is stored. So the prompt is small (the user's turns in full, the
-assistant's clipped), shows no earlier episodes or narrative a small model would copy back, and asks for a reply
-short enough to decode in a few seconds on a CPU.
+The model is trusted for phrasing, never for facts: the extractor finds the facts, topics and entities, and whatever
+the model returns is verified against the session's turns before it is stored. So the call carries only what the
+summary needs and asks only for it: the user's turns (the summary says what the user talked about and decided; the
+assistant's words are not evidence for it), no earlier episodes or narrative a small model would copy back, and a
+reply of one JSON field. On SmolLM2-135M (the default core model, on the CPU) the call's time is the prompt's
+tokens read plus the reply's tokens decoded under the JSON grammar, so both are kept small: about 300 prompt tokens
+for an 8-turn session instead of 550, and a reply of about 40 tokens instead of 60-100.
 """
 
 from __future__ import annotations
@@ -27,57 +30,45 @@ from memoryd.write.parse import (
 )
 from memoryd.write.retry import InvalidOutputError
 
-#: Longest summary the call may write (about 40 tokens: SmolLM2 decodes ~10 constrained tokens/s on 2 CPU cores,
-#: so the whole call stays near the 10 s p50 target for an 8-turn session).
-SUMMARY_MAX_CHARS = 170
-#: Topics: a couple of short labels.
+#: Longest summary the call may write (about 35 tokens): one or two plain sentences.
+SUMMARY_MAX_CHARS = 150
+#: Topics and facts a reply may still carry (a remote model given the older prompt): parsed, verified, never asked.
 MAX_TOPICS = 2
 TOPIC_MAX_CHARS = 24
-#: Facts the model may phrase (verified against the user's turns before they count).
 MAX_FACTS = 1
 FACT_MAX_CHARS = 100
-#: Each user turn is cut to this many characters, each assistant turn to far fewer: facts come from the user.
-USER_TURN_CHARS = 600
-ASSISTANT_TURN_CHARS = 120
+#: Each user turn is cut to this many characters: a summary of 150 characters needs the gist, not every detail.
+USER_TURN_CHARS = 320
+#: ... but never to fewer than this, even in a long session (its middle turns are left out instead).
+MIN_TURN_CHARS = 140
 #: The whole user message stays within this many characters (~4 per token).
-MAX_PROMPT_CHARS = 6000
-#: Sampling: short and nearly greedy; the schema bounds the reply anyway.
-PHRASE_OPTIONS = GenerateOptions(max_tokens=120, temperature=0.2)
+MAX_PROMPT_CHARS = 1600
+#: Sampling: nearly greedy, and no more tokens than the summary's JSON takes (`{"summary":"…"}` + its closing).
+PHRASE_OPTIONS = GenerateOptions(max_tokens=48, temperature=0.2)
 
-#: The reply's JSON schema: {"summary", "topics", "facts"}; summary first, so a cut-off reply still has it.
+#: The reply's JSON schema: {"summary"} and nothing else, so every decoded token is the summary's.
 PHRASE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {
-        "summary": {"type": "string", "minLength": 1, "maxLength": SUMMARY_MAX_CHARS},
-        "topics": {
-            "type": "array",
-            "items": {"type": "string", "maxLength": TOPIC_MAX_CHARS},
-            "maxItems": MAX_TOPICS,
-        },
-        "facts": {
-            "type": "array",
-            "items": {"type": "string", "maxLength": FACT_MAX_CHARS},
-            "maxItems": MAX_FACTS,
-        },
-    },
-    "required": ["summary", "topics", "facts"],
+    "properties": {"summary": {"type": "string", "minLength": 1, "maxLength": SUMMARY_MAX_CHARS}},
+    "required": ["summary"],
     "additionalProperties": False,
 }
 PHRASE_SCHEMA_JSON = json.dumps(PHRASE_SCHEMA, separators=(",", ":"))
 
 SYSTEM_PROMPT = (
-    "Summarise the chat below in one or two plain sentences about what the user talked about and decided. "
-    "Use only what the user said. Reply with JSON: "
-    '{"summary": string, "topics": [short strings], "facts": [facts the user stated about themself]}.'
+    "Summarise in one or two short sentences what the user talked about and decided, "
+    'speaking of them as "the user". Use only what the user said. Reply with JSON: {"summary": string}.'
 )
 _DATE_LINE = "Date: "
-_TURNS_LINE = "Chat:"
+_TURNS_LINE = "Messages:"
 
 #: Lines of the prompt's own scaffolding: anything derived that copies one of them is rejected.
 SCAFFOLDING: tuple[str, ...] = (
     SYSTEM_PROMPT,
     _TURNS_LINE,
-    # Headers of the earlier, longer prompt: replies and rows written with it must not come back either.
+    # Headers of the earlier prompts: replies and rows written with them must not come back either.
+    "Summarise the chat below in one or two plain sentences about what the user talked about and decided.",
+    "Chat:",
     "Recent past sessions (for cross-session continuity):",
     "What we already know about the user:",
     "Conversation turns:",
@@ -95,15 +86,14 @@ def _clip(text: str, max_chars: int) -> str:
 def build_phrase_prompt(
     turns: Sequence[tuple[str, str]], *, session_time_ms: int, max_prompt_chars: int = MAX_PROMPT_CHARS
 ) -> Prompt:
-    """System + user messages for (user, assistant) turns; a long session keeps its first and last turns."""
-    rendered: list[str] = []
-    for user, assistant in turns:
-        line = f"User: {_clip(user, USER_TURN_CHARS)}" if user else ""
-        if assistant:
-            line += f"\nAssistant: {_clip(assistant, ASSISTANT_TURN_CHARS)}"
-        if line:
-            rendered.append(line.strip())
+    """System + user messages for (user, assistant) turns: the user's turns only, a long session keeping its first
+    and last ones."""
+    said = [user for user, _ in turns if user.strip()]
     header = f"{_DATE_LINE}{format_date(session_time_ms)}\n{_TURNS_LINE}\n"
+    # Each turn gets its share of the budget (never less than a sentence's worth), so 8 turns all fit; a line
+    # adds "- ", a clipped turn "…", and a newline.
+    share = (max_prompt_chars - len(header)) // max(1, len(said)) - 4
+    rendered = [f"- {_clip(user, min(USER_TURN_CHARS, max(MIN_TURN_CHARS, share)))}" for user in said]
     kept = list(rendered)
     omitted = 0
     while kept and len(header) + sum(len(r) + 1 for r in kept) > max_prompt_chars and len(kept) > 2:

@@ -138,9 +138,12 @@ def test_the_one_call_asks_only_for_phrasing(stack: WriterStack) -> None:
     stack.inferd.push(GARBAGE)
     _session(stack, "c1", DATABASE_SESSION)
     request = stack.inferd.generate_requests[-1]
-    assert json.loads(request.json_schema)["required"] == ["summary", "topics", "facts"]
+    assert json.loads(request.json_schema)["required"] == ["summary"]
     prompt = "\n".join(m.content for m in request.messages)
     assert "Recent past sessions" not in prompt
+    # Only the user's turns go into the call: the assistant's words are no evidence for the summary.
+    assert all(user in prompt for user, _ in DATABASE_SESSION)
+    assert not any(assistant in prompt for _, assistant in DATABASE_SESSION if len(assistant) > 12)
 
 
 def test_re_ingest_of_the_correction_restores_the_older_fact(stack: WriterStack) -> None:

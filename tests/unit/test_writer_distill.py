@@ -9,6 +9,7 @@ from memoryd.write.phrase import (
     MAX_PROMPT_CHARS,
     PHRASE_SCHEMA,
     SYSTEM_PROMPT,
+    USER_TURN_CHARS,
     build_phrase_prompt,
     parse_phrase,
 )
@@ -25,14 +26,19 @@ def test_prompt_holds_the_date_and_only_this_sessions_turns() -> None:
     assert [m.role for m in prompt.messages] == ["system", "user"]
     assert prompt.messages[0].content == SYSTEM_PROMPT
     user = prompt.messages[1].content
-    assert user.startswith("Date: 1970-01-02\nChat:\n") and "User: I moved to Lisbon" in user
-    assert "Assistant: Nice!" in user and (prompt.turns_sent, prompt.turns_omitted) == (1, 0)
+    assert user.startswith("Date: 1970-01-02\nMessages:\n") and "- I moved to Lisbon" in user
+    assert (prompt.turns_sent, prompt.turns_omitted) == (1, 0)
 
 
-def test_assistant_turns_are_clipped_far_more_than_the_users() -> None:
+def test_only_the_users_turns_are_sent_each_within_its_share() -> None:
     prompt = build_phrase_prompt([("u" * 1000, "a" * 1000)], session_time_ms=0)
     user = prompt.messages[1].content
-    assert user.count("u") > 500 and user.count("a") < 200
+    assert user.count("u") >= USER_TURN_CHARS and "a" * 10 not in user
+    eight = build_phrase_prompt([(f"turn {i} " + "x" * 400, "reply") for i in range(8)], session_time_ms=0)
+    text = eight.messages[1].content
+    # Eight long turns all fit: each is cut to its share of the budget rather than the middle ones dropped.
+    assert eight.turns_omitted == 0 and all(f"turn {i} " in text for i in range(8))
+    assert len(text) <= MAX_PROMPT_CHARS and "reply" not in text
 
 
 def test_long_sessions_keep_their_start_and_end_within_budget() -> None:
@@ -44,7 +50,8 @@ def test_long_sessions_keep_their_start_and_end_within_budget() -> None:
 
 
 def test_the_reply_schema_is_short_and_the_parser_takes_both_shapes() -> None:
-    assert PHRASE_SCHEMA["required"] == ["summary", "topics", "facts"]
+    # The call asks for the summary only; a reply with topics and facts (a remote model) is still read.
+    assert PHRASE_SCHEMA["required"] == ["summary"] and list(PHRASE_SCHEMA["properties"]) == ["summary"]
     short = parse_phrase(json.dumps({"summary": "Sure! Here is the summary: We chose Postgres.", "topics": ["db"],
                                      "facts": ["The user prefers Postgres."]}))  # fmt: skip
     assert short.summary == "We chose Postgres." and short.topics == ("db",)
