@@ -74,6 +74,7 @@ def test_corrected_dates_supersede_across_wordings_and_languages() -> None:
         (["A viagem a Lisboa é no dia 9 de abril."], ["Adiámos a viagem a Lisboa para 16 de abril."]),
         (["Tengo el examen de conducir el 5 de mayo."], ["Me cambiaron el examen de conducir al 12 de mayo."]),
         (["Das Kickoff-Meeting ist am 4. Februar in Berlin."], ["Das Kickoff-Meeting wurde auf den 11. Februar verschoben."]),
+        (["Le vernissage est prévu le 14 mai."], ["Le vernissage a été repoussé au 21 mai."]),
     ]  # fmt: skip
     for before, after in cases:
         pool = [fact for fact in _first(before) if fact[1].startswith("plan.")]

@@ -29,12 +29,14 @@ _CLAUSE_BREAK = re.compile(
 )
 #: Words that say when or that the date changed, in five languages: never what the event is.
 _NOT_EVENT = frozenset(
-    light_stem(t)
+    light_stem(fold(t))
     for t in word_set(
         # rescheduling and being
         "move moves moved moving push pushes pushed back forward postpone postponed delay delayed reschedule "
         "rescheduled shift shifted bring brought bumped slipped slid change changed changes now new actually "
-        "finally instead still got gets been planned scheduled booked set happen happens happening take takes "
+        "finally instead still got gets been being planned scheduled booked set happen happens happening take takes "
+        # auxiliaries the stop words miss ("a été repoussé", "ha sido aplazada", "ist verschoben worden")
+        "été sido worden ist sind hat haben han ha foi foram será sera "
         "place going gonna will start starts begin begins end ends "
         "déplacé décalé décale reporté repoussé avancé changé finalement maintenant nouveau nouvelle prévu prévue "
         "aura lieu commence "
@@ -50,7 +52,7 @@ _NOT_EVENT = frozenset(
         "no na nos nas num numa pelo pela"
     )
     | {light_stem(fold(w)) for w in (*MONTHS, *WEEKDAYS)}
-    | {light_stem(t) for t in TEMPLATE_WORDS}
+    | {light_stem(fold(t)) for t in TEMPLATE_WORDS}
 )
 
 
