@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
 from memoryd.write.grounding import GroundedFact
-from memoryd.write.grounding.event import events_of, moves_date
+from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
@@ -222,15 +222,34 @@ def competes(old_slot: str, new_slot: str) -> bool:
 
 
 def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
-    """One fact per slot within a session: the one said last ("I live in Paris… actually, we moved to Lyon")."""
+    """One fact per slot within a session: the one said last ("I live in Paris… actually, we moved to Lyon").
+
+    Plans go by their event, not their slot's head word: "a dentist appointment on May 3" and "a physio appointment
+    on May 10" both stay; "the launch is on Oct 1" goes when "the launch moves to Oct 6" is said after it."""
     last: dict[str, GroundedFact] = {}
     for fact in facts:
-        if fact.slot:
+        if fact.slot and not fact.slot.startswith(_PLAN):
             key = slot_key(fact.slot)
             held = last.get(key)
             if held is None or max(fact.turns, default=-1) >= max(held.turns, default=-1):
                 last[key] = fact
-    return [f for f in facts if not f.slot or last[slot_key(f.slot)] is f]
+
+    def said_again_later(plan: GroundedFact) -> bool:
+        return any(
+            other is not plan
+            and other.slot.startswith(_PLAN)
+            and max(other.turns, default=-1) > max(plan.turns, default=-1)
+            and same_event(plan.text, other.text)
+            for other in facts
+        )
+
+    return [
+        f
+        for f in facts
+        if not f.slot
+        or (f.slot.startswith(_PLAN) and not said_again_later(f))
+        or (not f.slot.startswith(_PLAN) and last[slot_key(f.slot)] is f)
+    ]
 
 
 def plan_grounded(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn, ground
 from memoryd.write.grounding.event import event_key, events_of, moves_date, same_event
 from memoryd.write.store_protocol import ExistingFact
-from memoryd.write.supersede import plan_grounded
+from memoryd.write.supersede import latest_per_slot, plan_grounded
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000
@@ -112,3 +112,14 @@ def test_a_value_the_other_table_already_holds_is_bumped_not_duplicated() -> Non
     again = _fact("The user is based in Porto.", "identity.home", "Porto", identity=False)
     plan = plan_grounded([again], [], identity, lambda t: tuple(t))
     assert plan.facts.inserts == () and plan.identity_bumps == ("3",) and plan.superseded == 0
+
+
+def test_within_a_session_plans_go_by_event_not_by_slot() -> None:
+    def plan(text: str, turn: int) -> GroundedFact:
+        return GroundedFact(FactKind.PLAN, text, "plan.appoint", text, (turn,), 0.7, False)
+
+    dentist = plan("The user has a dentist appointment on March 3 (2027-03-03).", 0)
+    physio = plan("The user has a physio appointment on March 10 (2027-03-10).", 1)
+    assert latest_per_slot([dentist, physio]) == [dentist, physio]
+    moved = plan("The dentist appointment moved to March 5 (2027-03-05).", 2)
+    assert latest_per_slot([dentist, physio, moved]) == [physio, moved]
