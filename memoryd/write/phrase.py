@@ -17,6 +17,7 @@ from typing import Any
 
 from inferd.client import GenerateOptions, Message
 from memoryd.write.distill import Prompt, format_date
+from memoryd.write.grounding.text import sentences
 from memoryd.write.parse import (
     DEFAULT_EPISODE_SALIENCE,
     DEFAULT_FACT_SALIENCE,
@@ -120,6 +121,16 @@ def _strings(value: Any, max_items: int, max_chars: int) -> tuple[str, ...]:
     return tuple(out[:max_items])
 
 
+def whole_sentences(summary: str) -> str:
+    """The summary without a trailing fragment: a reply cut off at its length ("… We decided to bring") keeps the
+    sentences before the cut ("Dr. Li" ends none); a summary of one unfinished clause is kept as it is (verified
+    alone like any summary)."""
+    parts = sentences(summary)
+    if len(parts) < 2 or parts[-1].endswith((".", "!", "?", "…", '"', "”", "»")):
+        return summary
+    return " ".join(parts[:-1])
+
+
 def parse_phrase(text: str) -> Digest:
     """The reply as a Digest. Accepts the short shape above and the older full digest (remote models given it)."""
     data = extract_json(text)
@@ -131,7 +142,7 @@ def parse_phrase(text: str) -> Digest:
     facts = _strings(data.get("facts"), MAX_FACTS, FACT_MAX_CHARS)
     return Digest(
         has_episode=True,
-        summary=collapse_repeats(strip_preamble(summary or ""))[:SUMMARY_MAX_CHARS].strip(),
+        summary=whole_sentences(collapse_repeats(strip_preamble(summary or ""))[:SUMMARY_MAX_CHARS].strip()),
         topics=_strings(data.get("topics"), MAX_TOPICS, TOPIC_MAX_CHARS),
         decisions=(),
         action_items=(),
@@ -152,4 +163,5 @@ __all__ = [
     "SYSTEM_PROMPT",
     "build_phrase_prompt",
     "parse_phrase",
+    "whole_sentences",
 ]

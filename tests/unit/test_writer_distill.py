@@ -12,6 +12,7 @@ from memoryd.write.phrase import (
     USER_TURN_CHARS,
     build_phrase_prompt,
     parse_phrase,
+    whole_sentences,
 )
 
 
@@ -60,3 +61,22 @@ def test_the_reply_schema_is_short_and_the_parser_takes_both_shapes() -> None:
                                                 "salience": 0.5}, "entities": [], "pinned_candidates": [],
                                     "identity_facts": []}))  # fmt: skip
     assert full.has_episode and full.summary == "S."
+
+
+def test_a_summary_cut_at_its_length_keeps_its_whole_sentences() -> None:
+    cut = (
+        "Biscuit has been limping since yesterday. Dr. Alvarez can see him tomorrow at 9. We decided to bring"
+    )
+    assert (
+        whole_sentences(cut)
+        == "Biscuit has been limping since yesterday. Dr. Alvarez can see him tomorrow at 9."
+    )
+    assert whole_sentences("The user chose Postgres.") == "The user chose Postgres."
+    assert (
+        whole_sentences("The vet is Dr. Li and the user will bring")
+        == "The vet is Dr. Li and the user will bring"
+    )
+    # One clause without an end is all there is: kept, and verified like any summary.
+    assert whole_sentences("The user chose Postgres for billing") == "The user chose Postgres for billing"
+    reply = json.dumps({"summary": "The user moved to Lyon. They start at the new office on"})
+    assert parse_phrase(reply).summary == "The user moved to Lyon."
