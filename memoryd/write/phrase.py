@@ -12,11 +12,13 @@ for an 8-turn session instead of 550, and a reply of about 40 tokens instead of 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from inferd.client import GenerateOptions, Message
 from memoryd.write.distill import Prompt, format_date
+from memoryd.write.grounding.lexicon import CHIT_CHAT, SMALL_TALK
 from memoryd.write.grounding.text import sentences
 from memoryd.write.parse import (
     DEFAULT_EPISODE_SALIENCE,
@@ -84,12 +86,36 @@ def _clip(text: str, max_chars: int) -> str:
     return flat if len(flat) <= max_chars else flat[:max_chars].rstrip() + "…"
 
 
+#: A sentence that only greets ("Hi!", "Bonjour à tous !", "Morning."): nothing a summary says, and what a small
+#: model echoes back as a first-person "summary" when it opens the prompt.
+_GREETING_ONLY = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|morning|good (?:morning|afternoon|evening)|bonjour|bonsoir|salut|coucou|hola|buenas|"
+    r"buenos días|buenas tardes|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|boa noite)"
+    r"(?:\s+(?:there|again|everyone|à tous|a todos|zusammen))?\W*$",
+    re.IGNORECASE,
+)
+#: Small talk longer than this is kept: "thanks, that settles it, we'll go with Postgres" says something.
+_SMALL_TALK_CHARS = 40
+
+
+def what_matters(user: str) -> str:
+    """A user turn without what no summary needs: greetings alone, short thanks and goodbyes, chit-chat."""
+    kept = [
+        sentence
+        for sentence in sentences(user)
+        if not _GREETING_ONLY.match(sentence)
+        and not (SMALL_TALK.search(sentence) and len(sentence) < _SMALL_TALK_CHARS)
+        and not CHIT_CHAT.search(sentence)
+    ]
+    return " ".join(kept)
+
+
 def build_phrase_prompt(
     turns: Sequence[tuple[str, str]], *, session_time_ms: int, max_prompt_chars: int = MAX_PROMPT_CHARS
 ) -> Prompt:
     """System + user messages for (user, assistant) turns: the user's turns only, a long session keeping its first
     and last ones."""
-    said = [user for user, _ in turns if user.strip()]
+    said = [text for text in (what_matters(user) for user, _ in turns) if text]
     header = f"{_DATE_LINE}{format_date(session_time_ms)}\n{_TURNS_LINE}\n"
     # Each turn gets its share of the budget (never less than a sentence's worth), so 8 turns all fit; a line
     # adds "- ", a clipped turn "…", and a newline.
@@ -163,5 +189,6 @@ __all__ = [
     "SYSTEM_PROMPT",
     "build_phrase_prompt",
     "parse_phrase",
+    "what_matters",
     "whole_sentences",
 ]

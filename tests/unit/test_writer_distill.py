@@ -12,6 +12,7 @@ from memoryd.write.phrase import (
     USER_TURN_CHARS,
     build_phrase_prompt,
     parse_phrase,
+    what_matters,
     whole_sentences,
 )
 
@@ -80,3 +81,17 @@ def test_a_summary_cut_at_its_length_keeps_its_whole_sentences() -> None:
     assert whole_sentences("The user chose Postgres for billing") == "The user chose Postgres for billing"
     reply = json.dumps({"summary": "The user moved to Lyon. They start at the new office on"})
     assert parse_phrase(reply).summary == "The user moved to Lyon."
+
+
+def test_greetings_thanks_and_chit_chat_are_not_sent() -> None:
+    assert what_matters("Hi! I'm Grace and we're planning two weeks in Japan.") == (
+        "I'm Grace and we're planning two weeks in Japan."
+    )
+    assert what_matters("Thanks! See you tomorrow.") == ""
+    assert what_matters("Bonjour à tous ! On déménage le 18 avril.") == "On déménage le 18 avril."
+    # Thanks said with a decision is kept: it says something.
+    assert what_matters("Thanks, that settles it, we'll go with Postgres for billing.") != ""
+    prompt = build_phrase_prompt(
+        [("Hello!", "Hi!"), ("Our launch moves to May 3.", "Noted.")], session_time_ms=0
+    )
+    assert "Hello" not in prompt.messages[1].content and prompt.turns_sent == 1
