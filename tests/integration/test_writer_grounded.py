@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.storage.stats import StatsStore
+from memoryd.write.phrase import what_matters
 from tests.fakes.fake_writer_inferd import digest
 from tests.support.writer_stack import WriterStack, make_writer_stack
 
@@ -141,8 +142,8 @@ def test_the_one_call_asks_only_for_phrasing(stack: WriterStack) -> None:
     assert json.loads(request.json_schema)["required"] == ["summary"]
     prompt = "\n".join(m.content for m in request.messages)
     assert "Recent past sessions" not in prompt
-    # Only the user's turns go into the call: the assistant's words are no evidence for the summary.
-    assert all(user in prompt for user, _ in DATABASE_SESSION)
+    # Only the user's turns go into the call (greetings aside): the assistant's words are no evidence for the summary.
+    assert all(what_matters(user) in prompt for user, _ in DATABASE_SESSION) and "Hi!" not in prompt
     assert not any(assistant in prompt for _, assistant in DATABASE_SESSION if len(assistant) > 12)
 
 
