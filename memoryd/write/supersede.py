@@ -52,7 +52,7 @@ def _slot_decision(
             if not moves_date(existing.content, fact.text):
                 return existing, ()
         return None, tuple(e.id for e in same_event_plans)
-    same_slot = [e for e in pool if competes(e.slot, fact.slot)]
+    same_slot = [e for e in pool if competes(e.slot, fact.slot)] or _kin_relation(fact.slot, pool)
     for existing in same_slot:
         if same_value(existing.content, fact.value or fact.text):
             return existing, ()
@@ -75,6 +75,27 @@ def _single_relation(slot: str) -> str:
     """The key of a single-valued relation slot ("relation.vet" → "vet"), else ""."""
     parts = slot.split(".")
     return parts[1] if len(parts) == 2 and parts[0] == "relation" and parts[1] in _SINGLE_RELATIONS else ""
+
+
+def _base_relation(slot: str) -> str:
+    """The single-valued relation a relation slot names, qualified or not ("relation.thesis_adviser" and
+    "relation.adviser" → "adviser"), else ""."""
+    parts = slot.split(".")
+    if len(parts) != 2 or parts[0] != "relation":
+        return ""
+    base = parts[1].rsplit("_", 1)[-1]
+    return base if base in _SINGLE_RELATIONS else ""
+
+
+def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]:
+    """The one fact of the same relation said with another qualifier ("my thesis adviser" after "my adviser"),
+    when the agent holds exactly one: then both name the same role. With two ("eye doctor" and "doctor") which one
+    a bare "my doctor" replaces is unknown, and none is."""
+    base = _base_relation(slot)
+    if not base:
+        return []
+    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base]
+    return kin if len(kin) == 1 else []
 
 
 def _relation_keys(content: str) -> set[str]:

@@ -123,3 +123,24 @@ def test_within_a_session_plans_go_by_event_not_by_slot() -> None:
     assert latest_per_slot([dentist, physio]) == [dentist, physio]
     moved = plan("The dentist appointment moved to March 5 (2027-03-05).", 2)
     assert latest_per_slot([dentist, physio, moved]) == [physio, moved]
+
+
+# ---------------------------------------------------------------------------------- qualified relations
+def test_a_qualified_relation_replaces_the_bare_one_when_it_is_the_only_one() -> None:
+    adviser = _fact(
+        "The user's thesis adviser is Professor Okafor.", "relation.thesis_adviser", "Okafor", identity=False
+    )
+    one = [ExistingFact("4", "The user's adviser is Professor Lind.", 0.7, 1, "relation.adviser")]
+    plan = plan_grounded([adviser], one, [], lambda t: tuple(t))
+    assert plan.facts.inserts[0].supersedes == ("4",)
+    # Two doctors held (an eye doctor and a GP): which one "my doctor" means is unknown, neither is replaced.
+    doctor = _fact("The user's doctor is Dr. Green.", "relation.doctor", "Dr. Green", identity=False)
+    two = [
+        ExistingFact("5", "The user's eye doctor is Dr. Patel.", 0.7, 1, "relation.eye_doctor"),
+        ExistingFact("6", "The user's family doctor is Dr. Moss.", 0.7, 1, "relation.family_doctor"),
+    ]
+    assert plan_grounded([doctor], two, [], lambda t: tuple(t)).facts.inserts[0].supersedes == ()
+    # A relation that is not single-valued never competes this way.
+    friend = _fact("The user's best friend is Ola.", "relation.best_friend.ola", "Ola", identity=False)
+    friends = [ExistingFact("7", "The user's friend is Kai.", 0.7, 1, "relation.friend.kai")]
+    assert plan_grounded([friend], friends, [], lambda t: tuple(t)).facts.inserts[0].supersedes == ()
