@@ -20,6 +20,7 @@ from inferd.client import GenerateOptions, Message
 from memoryd.write.distill import Prompt, format_date
 from memoryd.write.grounding.lexicon import CHIT_CHAT, SMALL_TALK
 from memoryd.write.grounding.text import sentences
+from memoryd.write.grounding.verify import support
 from memoryd.write.parse import (
     DEFAULT_EPISODE_SALIENCE,
     DEFAULT_FACT_SALIENCE,
@@ -131,6 +132,25 @@ def build_phrase_prompt(
     return Prompt(messages, len(kept), omitted, len(SYSTEM_PROMPT) + len(user))
 
 
+#: Words a summary reports with, which no turn needs to say: "The user talked about …", "discussed", "asked".
+_REPORTING = re.compile(
+    r"\b(?:talk(?:s|ed)?|discuss(?:es|ed)?|mention(?:s|ed)?|said|says|spoke|speaks|explain(?:s|ed)|ask(?:s|ed)|"
+    r"wonder(?:s|ed)|shar(?:es|ed)|describ(?:es|ed))\b(?:\s+(?:about|that|how|for))?",
+    re.IGNORECASE,
+)
+#: Share of a model summary's content words the turns it was shown must hold. Verification proper (ground.py)
+#: reads every turn, the assistant's too, and passes a summary most of whose words some turn has; a model that
+#: was shown only the user's turns and writes "changed the password for the new role" (words of the assistant's
+#: reply it never saw) or "le décès … une réussite" (words of no turn) is inventing, however many words it got right.
+STRICT_SUPPORT = 0.9
+
+
+def within_prompt(summary: str, prompt: Prompt) -> bool:
+    """Whether a model summary says what the call showed it: at least STRICT_SUPPORT of its content words (the
+    reporting verbs aside) occur in the turns it was sent."""
+    return support(_REPORTING.sub(" ", summary), prompt.messages[-1].content) >= STRICT_SUPPORT
+
+
 def _strings(value: Any, max_items: int, max_chars: int) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -186,9 +206,11 @@ __all__ = [
     "PHRASE_SCHEMA",
     "PHRASE_SCHEMA_JSON",
     "SCAFFOLDING",
+    "STRICT_SUPPORT",
     "SYSTEM_PROMPT",
     "build_phrase_prompt",
     "parse_phrase",
     "what_matters",
     "whole_sentences",
+    "within_prompt",
 ]

@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -29,6 +30,7 @@ from memoryd.write.phrase import (
     SCAFFOLDING,
     build_phrase_prompt,
     parse_phrase,
+    within_prompt,
 )
 from memoryd.write.retry import (
     InvalidOutputError,
@@ -273,6 +275,20 @@ class SessionDistiller:
         self._breaker.record_success()
         earlier = [e.summary for e in self._store.recent_episodes(agent_id, CONTEXT_EPISODES, since_ms)]
         grounded = ground(sources, digest, session_time_ms=when_ms, scaffolding=SCAFFOLDING, earlier=earlier)
+        if grounded.summary_source == "model" and not within_prompt(grounded.summary, prompt):
+            # The model's summary says what it was not shown: the extractive one stands, and the drop is counted.
+            extractive = ground(
+                sources, None, session_time_ms=when_ms, scaffolding=SCAFFOLDING, earlier=earlier
+            )
+            dropped = Counter(grounded.dropped)
+            dropped["summary_beyond_prompt"] += 1
+            grounded = dataclasses.replace(
+                grounded,
+                summary=extractive.summary,
+                summary_turns=extractive.summary_turns,
+                summary_source=extractive.summary_source,
+                dropped=dict(dropped),
+            )
         duration_ms = int((time.monotonic() - started) * 1000)
         model = (generation.model if generation else "") or settings.core_model
 

@@ -105,7 +105,7 @@ def test_manual_mode_never_distils_automatically(stack: WriterStack) -> None:
 def test_distilled_writes_episode_and_log(stack: WriterStack) -> None:
     stack.inferd.push(
         digest(
-            "The user planned a calm Lisbon trip.",
+            "The user is planning a quiet Lisbon trip.",
             topics=["travel", "lisbon"],
             decisions=["Stay in Estrela"],
             action_items=["Book hotel"],
@@ -123,7 +123,7 @@ def test_distilled_writes_episode_and_log(stack: WriterStack) -> None:
     )[0]
     # The summary verifies against the turns and is kept; the decision and action item only the model (and the
     # assistant) said are dropped: the model is never trusted for facts.
-    assert row[:3] == ("agent-1", "c1", "The user planned a calm Lisbon trip.")
+    assert row[:3] == ("agent-1", "c1", "The user is planning a quiet Lisbon trip.")
     assert "lisbon" in row[3] and "Lisbon" in row[4]
     assert row[5:7] == ("", "")
     assert row[8] == MODEL

@@ -160,3 +160,22 @@ def test_re_ingest_of_the_correction_restores_the_older_fact(stack: WriterStack)
     )
     active = _active(stack, "identity_facts") + _active(stack, "pinned_facts")
     assert any("Lisbon" in c for c in active) and not any("Porto" in c for c in active)
+
+
+def test_a_summary_saying_what_the_call_never_showed_is_replaced_by_the_extractive_one(
+    stack: WriterStack,
+) -> None:
+    # Every word of it is in some turn (the assistant's), so verification proper passes it; the call showed the
+    # model only the user's turns, and "great" and "choice" are in none of them.
+    stack.inferd.push(digest("The user made a great choice for transactions with PostgreSQL."))
+    _session(stack, "c1", DATABASE_SESSION)
+    summary, source = stack.q("SELECT summary, summary_source FROM episodes")[0]
+    assert source == "extractive" and "great choice" not in summary
+    details = stack.q("SELECT details FROM processing_log WHERE status = 'success'")[0][0]
+    assert "summary_beyond_prompt:1" in details
+    # A summary in the user's words passes.
+    stack.inferd.push(
+        digest("The user, a backend engineer, will go with PostgreSQL for the billing service.")
+    )
+    _session(stack, "c2", DATABASE_SESSION)
+    assert stack.q("SELECT summary_source FROM episodes WHERE conversation_id = 'c2'")[0][0] == "model"

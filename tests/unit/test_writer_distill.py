@@ -14,6 +14,7 @@ from memoryd.write.phrase import (
     parse_phrase,
     what_matters,
     whole_sentences,
+    within_prompt,
 )
 
 
@@ -95,3 +96,19 @@ def test_greetings_thanks_and_chit_chat_are_not_sent() -> None:
         [("Hello!", "Hi!"), ("Our launch moves to May 3.", "Noted.")], session_time_ms=0
     )
     assert "Hello" not in prompt.messages[1].content and prompt.turns_sent == 1
+
+
+def test_a_model_summary_must_say_what_the_call_showed_it() -> None:
+    turns = [
+        ("Dana left the company, my new manager is Kevin Osei.", "Is Kevin taking over the roadmap?"),
+        ("I have to give Kevin read access to staging.", "Rotate that password since it was pasted here."),
+    ]
+    prompt = build_phrase_prompt(turns, session_time_ms=0)
+    assert within_prompt("The user's new manager is Kevin Osei, who needs read access to staging.", prompt)
+    assert within_prompt("The user talked about Kevin Osei, their new manager.", prompt)
+    # "password" is only in the assistant's reply, which the call never showed.
+    assert not within_prompt("The user has changed the password for the new manager.", prompt)
+    french = build_phrase_prompt(
+        [("Petit changement : on passe de Revit à Archicad, toute l'équipe.", "")], session_time_ms=0
+    )
+    assert not within_prompt("Le décès de Petit changement est une réussite à l'archéie de Revit.", french)
