@@ -64,12 +64,13 @@ SYSTEM_PROMPT = (
     'speaking of them as "the user". Use only what the user said. Reply with JSON: {"summary": string}.'
 )
 _DATE_LINE = "Date: "
-_TURNS_LINE = "Messages:"
+#: The line the session's turns follow in the prompt (tests find the distillation call by it).
+TURNS_HEADER = "Messages:"
 
 #: Lines of the prompt's own scaffolding: anything derived that copies one of them is rejected.
 SCAFFOLDING: tuple[str, ...] = (
     SYSTEM_PROMPT,
-    _TURNS_LINE,
+    TURNS_HEADER,
     # Headers of the earlier prompts: replies and rows written with them must not come back either.
     "Summarise the chat below in one or two plain sentences about what the user talked about and decided.",
     "Chat:",
@@ -117,7 +118,7 @@ def build_phrase_prompt(
     """System + user messages for (user, assistant) turns: the user's turns only, a long session keeping its first
     and last ones."""
     said = [text for text in (what_matters(user) for user, _ in turns) if text]
-    header = f"{_DATE_LINE}{format_date(session_time_ms)}\n{_TURNS_LINE}\n"
+    header = f"{_DATE_LINE}{format_date(session_time_ms)}\n{TURNS_HEADER}\n"
     # Each turn gets its share of the budget (never less than a sentence's worth), so 8 turns all fit; a line
     # adds "- ", a clipped turn "…", and a newline.
     share = (max_prompt_chars - len(header)) // max(1, len(said)) - 4
@@ -208,6 +209,7 @@ __all__ = [
     "SCAFFOLDING",
     "STRICT_SUPPORT",
     "SYSTEM_PROMPT",
+    "TURNS_HEADER",
     "build_phrase_prompt",
     "parse_phrase",
     "what_matters",

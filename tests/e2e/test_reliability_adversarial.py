@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memoryd.write.phrase import SYSTEM_PROMPT as DISTILL_SYSTEM_PROMPT
+from memoryd.write.phrase import TURNS_HEADER
 from osaurus.inference.v1 import inference_pb2 as ipb
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
@@ -47,6 +48,9 @@ ESCAPES = (
     "code') OR 1=1 --",
     '"launch code" NEAR/2 bluebird',
 )
+
+#: The line the distillation prompt's turns follow.
+TURNS_LINE = f"\n{TURNS_HEADER}\n"
 
 
 @dataclass
@@ -129,7 +133,7 @@ def test_hostile_turns_and_queries_stay_in_their_agent(rig: Rig) -> None:
     victim_block = rig.block("victim", "What do you remember about my Bluebird project and my name?")
     assert "Mallory" not in victim_block and "admin mode" not in victim_block.casefold()
     assert rig.stub.GetIdentity(pb.GetIdentityRequest(), timeout=5).identity.overrides == []
-    distillations = [r for r in rig.inferd.generate_requests if "\nChat:\n" in r.messages[-1].content]
+    distillations = [r for r in rig.inferd.generate_requests if TURNS_LINE in r.messages[-1].content]
     assert len(distillations) == 2
     for request in distillations:  # hostile text only ever inside the session's turns, never the instructions
         assert [m.content for m in request.messages if m.role == ipb.ROLE_SYSTEM] == [DISTILL_SYSTEM_PROMPT]
@@ -173,9 +177,9 @@ def test_memory_blocks_fed_back_as_turns_are_not_relearnt(rig: Rig) -> None:
         for m in request.messages
         if m.role == ipb.ROLE_USER
     ]
-    distilled = [p for p in prompts if "\nChat:\n" in p]
+    distilled = [p for p in prompts if TURNS_LINE in p]
     assert distilled, "the fed-back session was not distilled"
-    turns = distilled[-1].split("\nChat:\n", 1)[1]
+    turns = distilled[-1].split(TURNS_LINE, 1)[1]
     assert "[Memory]" not in turns and "green tea" not in turns and "trusted note" not in turns, turns
     assert "almonds" in turns and "my tea preference" in turns
     assert rig.rows("SELECT content, source_count FROM pinned_facts ORDER BY id") == facts_before

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import grpc
 
+from memoryd.write.phrase import TURNS_HEADER
 from osaurus.inference.v1 import inference_pb2 as ipb
 from osaurus.inference.v1 import inference_pb2_grpc as ipb_grpc
 from servicekit.server import RunningServer, ServerOptions, ServiceBinding, build_server
@@ -29,7 +30,8 @@ from tests.fakes.fake_writer_inferd import EMBED_MODEL, MODEL, ScriptedInferd, d
 
 TOKEN = re.compile(r"\[tok:([A-Za-z0-9_-]+)\]")
 REPLY = re.compile(r"\breply(\d+)\b")
-_TURNS_HEADER = "\nChat:\n"
+#: The distillation prompt's turns follow this line (memoryd.write.phrase).
+_TURNS_HEADER = f"\n{TURNS_HEADER}\n"
 #: The consolidator's identity-narrative prompt (memoryd.consolidate.narrative.build_messages).
 _NARRATIVE_MARK = "Facts about the user"
 #: The LLM relevance gate's system prompt (memoryd.read.gate_llm.SYSTEM_PROMPT).
