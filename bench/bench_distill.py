@@ -263,7 +263,11 @@ def dropped_from_stats(stub: pb_grpc.MemoryServiceStub) -> int | None:
         out = []
         for descriptor, value in message.ListFields():
             if descriptor.message_type is not None:
-                values = value if descriptor.label == descriptor.LABEL_REPEATED else [value]
+                # protobuf 5+ upb descriptors have is_repeated; older ones only label
+                repeated = getattr(descriptor, "is_repeated", None)
+                if repeated is None:
+                    repeated = descriptor.label == descriptor.LABEL_REPEATED
+                values = value if repeated else [value]
                 for sub in values:
                     out += walk(sub)
             elif _DROP_FIELD.search(descriptor.name) and isinstance(value, int):
