@@ -292,7 +292,9 @@ class Console:
             recent_errors=tuple(self._d.errors.recent()),
             storage_fault=fault.reason if fault is not None else "",
             storage_fault_detail=fault.description if fault is not None else "",
-            last_consolidation=self._checked("consolidation", lambda: latest_report(store.consolidation), None),
+            last_consolidation=self._checked(
+                "consolidation", lambda: latest_report(store.consolidation), None
+            ),
         )
 
     def preview(

@@ -274,9 +274,9 @@ class ConsoleRowStore:
 
 __all__ = [
     "CLEARED_TABLES",
-    "ConsoleRowStore",
     "TABLE_OF_KIND",
     "TEXT_COLUMN",
+    "ConsoleRowStore",
     "clear_all",
     "delete_row",
     "fetch_row",

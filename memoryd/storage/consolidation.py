@@ -15,14 +15,7 @@ from memoryd.storage.db import Database
 from memoryd.storage.episode_merge import EpisodeMergeStore
 from memoryd.storage.maintenance import MaintenanceStore
 from memoryd.storage.narratives import NarrativeStore
-
-_STATE_DDL = """
-CREATE TABLE IF NOT EXISTS consolidation_state (
-    key TEXT PRIMARY KEY NOT NULL,
-    value TEXT NOT NULL,
-    updated_at_ms INTEGER NOT NULL
-)
-"""
+from memoryd.storage.tables import create_table_sql, define_tables
 
 #: SQLite's default autocheckpoint threshold, restored when a pass ends.
 DEFAULT_AUTOCHECKPOINT_PAGES = 1000
@@ -31,14 +24,14 @@ DEFAULT_AUTOCHECKPOINT_PAGES = 1000
 class StateStore:
     """Small key/value store (consolidation_state); set() joins the caller's transaction when there is one.
 
-    Kept in a table created here (CREATE IF NOT EXISTS) because the storage migrations are a closed list; per-row
-    decay state uses the schema's own last_decayed_at_ms columns.
+    Its table (memoryd.storage.tables.ConsolidationState) is created here on first use (CREATE IF NOT EXISTS), as it
+    always was, rather than by a migration; per-row decay state uses the schema's own last_decayed_at_ms columns.
     """
 
     def __init__(self, db: Database) -> None:
         self._db = db
         with db.write():
-            db.execute(_STATE_DDL)
+            db.execute(create_table_sql(define_tables(db.pw).ConsolidationState, safe=True))
 
     def get(self, key: str, default: str = "") -> str:
         """The stored value, or `default`."""

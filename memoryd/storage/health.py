@@ -4,8 +4,8 @@ the rows per agent the vector report compares with its indexes."""
 from __future__ import annotations
 
 from memoryd.domain import FtsHealth, TableCount
-from memoryd.storage.faults import StorageFault
 from memoryd.storage.db import Database
+from memoryd.storage.faults import StorageFault
 from memoryd.storage.fts import MIRRORS
 
 #: Tables counted overall.

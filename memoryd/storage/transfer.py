@@ -37,7 +37,11 @@ class TransferStore:
         return import_rows.import_identity(self._db, record)
 
     def import_agents(
-        self, records: Iterable[Mapping[str, Any]], columns: Collection[str], owners: Iterable[str], stamp_ms: int
+        self,
+        records: Iterable[Mapping[str, Any]],
+        columns: Collection[str],
+        owners: Iterable[str],
+        stamp_ms: int,
     ) -> tuple[int, int]:
         """Create the missing agents, then every owner not yet there; (records created, records skipped)."""
         return import_rows.import_agents(self._db, records, columns, owners, stamp_ms)

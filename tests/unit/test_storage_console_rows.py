@@ -61,7 +61,9 @@ def test_import_keeps_free_ids_renumbers_taken_ones_and_skips_identical_rows(sto
     assert store.db.scalar("SELECT count(*) FROM pinned_facts") == 2
 
 
-def test_imported_transcript_rows_keep_id_and_title_are_indexed_and_skipped_when_identical(store: Store) -> None:
+def test_imported_transcript_rows_keep_id_and_title_are_indexed_and_skipped_when_identical(
+    store: Store,
+) -> None:
     # Import writes transcript rows through memoryd.storage.transcript, like BufferTurn and Ingest: the FTS
     # mirror sees them and BufferTurn numbers the conversation's next chunk after them.
     turn = {
@@ -78,7 +80,9 @@ def test_imported_transcript_rows_keep_id_and_title_are_indexed_and_skipped_when
     columns = _columns(store, "transcript")
     (first,) = import_row_batch(store.db, "transcript", [turn], columns, {})
     assert (first.stored_id, first.is_new) == (40, True)
-    assert store.db.query("SELECT title, content FROM transcript WHERE id = 40") == [("Trip", turn["content"])]
+    assert store.db.query("SELECT title, content FROM transcript WHERE id = 40") == [
+        ("Trip", turn["content"])
+    ]
     assert store.db.scalar("SELECT rowid FROM fts_transcript WHERE fts_transcript MATCH 'lighthouse'") == 40
     (again,) = import_row_batch(store.db, "transcript", [turn], columns, {})
     assert (again.stored_id, again.is_new) == (40, False)
