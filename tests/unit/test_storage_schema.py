@@ -15,8 +15,9 @@ import pytest
 
 from memoryd.storage import migrations
 from memoryd.storage.db import Database
+from memoryd.storage.fts import MIRRORS
 from memoryd.storage.store import open_store
-from memoryd.storage.tables import schema_statements
+from memoryd.storage.tables import define_tables, schema_statements
 
 
 def _flat(sql: str) -> str:
@@ -145,3 +146,14 @@ def test_a_schema_change_the_migrations_lack_is_caught(tmp_path: Path, declared:
     drifted = describe(path)["tables"]
     assert drifted["episodes"]["indexes"] != declared["tables"]["episodes"]["indexes"]
     assert drifted["agents"]["columns"] != declared["tables"]["agents"]["columns"]
+
+
+def test_the_search_mirrors_are_the_declared_ones() -> None:
+    # memoryd.storage.fts queries the mirrors with positional bm25 weights: its columns must be the models'.
+    declared = {
+        m._meta.table_name: (m._meta.options["content"], [f.name for f in m._meta.sorted_fields][1:])
+        for m in define_tables(peewee.SqliteDatabase(None)).mirrors()
+    }
+    used = {m.fts: (m.source, [*m.columns, "agent_key"]) for m in MIRRORS.values()}
+    assert used == declared
+    assert all(len(m.weights) == len(m.columns) for m in MIRRORS.values())
