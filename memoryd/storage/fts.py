@@ -35,7 +35,7 @@ MIRRORS: dict[str, Mirror] = {
 
 
 def agent_key(agent_id: str) -> str:
-    """The agent's single FTS token: 'a' + hex of its UTF-8 bytes (matches schema.AGENT_KEY_EXPR)."""
+    """The agent's single FTS token: 'a' + hex of its UTF-8 bytes (matches tables.AGENT_KEY_EXPR)."""
     return "a" + agent_id.encode("utf-8").hex().upper()
 
 
