@@ -28,6 +28,7 @@ from gateway.config import Settings, load_settings
 from gateway.errors import GatewayError, error_response, from_aio_error
 from gateway.fastpath import FastPaths
 from gateway.guard import HEALTH_PATH, Guard
+from gateway.http_protocol import CoalescingHttpToolsProtocol
 from servicekit.errors import FieldViolation, ServiceError
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
@@ -222,9 +223,10 @@ def uvicorn_config(settings: Settings, app: Any) -> uvicorn.Config:
         lifespan="on",
         # The gateway never reads X-Forwarded-* (nor the client address): one ASGI layer less per request.
         proxy_headers=False,
-        # main() picks the loop (uvloop when installed); httptools (pinned) parses HTTP/1.1.
+        # main() picks the loop (uvloop when installed); httptools (pinned) parses HTTP/1.1, and a response's head
+        # and body leave in one send (gateway.http_protocol).
         loop="none",
-        http="httptools",
+        http=CoalescingHttpToolsProtocol,
         timeout_graceful_shutdown=int(settings.grace_s),
         **tls,
     )
