@@ -8,7 +8,6 @@ import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import cast
 
 import pytest
 import uvloop
@@ -37,8 +36,8 @@ async def connected() -> AsyncIterator[tuple[CoalescingTransport, socket.socket]
     ours, theirs = socket.socketpair()
     theirs.setblocking(False)
     loop = asyncio.get_running_loop()
-    # uvloop's transports are not asyncio.Transport subclasses; uvicorn hands either over as the same interface.
-    transport = cast(asyncio.Transport, (await loop.connect_accepted_socket(asyncio.Protocol, ours))[0])
+    # (uvloop's transports are not asyncio.Transport subclasses, but have its interface, as uvicorn relies on.)
+    transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
     try:
         yield CoalescingTransport(transport, loop), theirs
     finally:
