@@ -37,7 +37,10 @@ from servicekit.tls import TransportConfigError
 
 VERSION = "0.1.0"
 _log = logging.getLogger("gateway")
-_HTTP_REASONS = {404: ("NOT_FOUND", grpc.StatusCode.NOT_FOUND),
+# FastAPI raises a 400 HTTPException for a body it cannot parse other than by JSONDecodeError (nesting too deep for
+# json.loads); the gateway's routes raise none themselves.
+_HTTP_REASONS = {400: ("MALFORMED_JSON", grpc.StatusCode.INVALID_ARGUMENT),
+                 404: ("NOT_FOUND", grpc.StatusCode.NOT_FOUND),
                  405: ("METHOD_NOT_ALLOWED", grpc.StatusCode.UNIMPLEMENTED)}  # fmt: skip
 
 
@@ -162,6 +165,18 @@ def _install_error_handlers(app: FastAPI) -> None:
             GatewayError(grpc.StatusCode.INVALID_ARGUMENT, reason, f"invalid request: {summary}", violations)
         )
 
+    async def on_unicode(_request: Request, error: Exception) -> Response:
+        # json.loads reads "\\ud800" (a lone surrogate escape) as a str that protobuf cannot encode; it is bad input.
+        assert isinstance(error, UnicodeEncodeError)
+        return error_response(
+            GatewayError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "MALFORMED_JSON",
+                "invalid request: a string holds a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is not text",
+                (FieldViolation("body", "lone surrogate escape", "MALFORMED_JSON"),),
+            )
+        )
+
     async def on_http(_request: Request, error: Exception) -> Response:
         assert isinstance(error, StarletteHTTPException)
         reason, code = _HTTP_REASONS.get(error.status_code, ("HTTP_ERROR", grpc.StatusCode.UNKNOWN))
@@ -190,6 +205,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(grpc.aio.AioRpcError, on_grpc)
     app.add_exception_handler(GatewayError, on_gateway)
     app.add_exception_handler(ServiceError, on_service)
+    app.add_exception_handler(UnicodeEncodeError, on_unicode)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_unexpected)
