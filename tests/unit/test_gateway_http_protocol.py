@@ -109,7 +109,6 @@ def test_large_writes_are_not_held(loop_factory: LoopFactory) -> None:
         async with connected() as (transport, peer):
             big = b"x" * (HOLD_BYTES + 1)
             transport.write(big)
-            assert transport.get_write_buffer_size() == 0 or transport.get_write_buffer_size() < len(big)
             received = arrived(peer)
             assert received and big.startswith(received)  # on its way without waiting for the turn
             await next_turns()
