@@ -4,8 +4,8 @@ Why: FastAPI's router, dependency solving and response handling cost about 0.3-0
 (cProfile of the gateway under bench_gateway), which alone broke the ≤ 1 ms overhead target. These three routes
 answer here with exactly the bodies of their FastAPI routes (the same helpers build them); the FastAPI routes stay,
 for the OpenAPI document and as the fallback. Anything this module does not fully accept — another content type,
-a body that fails IngestRequest, a query string — goes on to FastAPI unchanged (the body replayed), so every error
-keeps the FastAPI route's 4xx JSON. Sits inside the Guard: token, Host and body-size rules apply first.
+an ingest body gateway.ingest_body does not take (every bad body among them), a query string — goes on to FastAPI
+unchanged (the body replayed), so every error keeps the FastAPI route's 4xx JSON. Sits inside the Guard: token, Host and body-size rules apply first.
 """
 
 from __future__ import annotations
