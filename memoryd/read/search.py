@@ -102,6 +102,12 @@ class SearchSettings:
     evidence_probe_rows: int = 5000
     evidence_probe_terms: int = 2
     evidence_probe_candidates: int = 20
+    #: The evidence pass runs each section's keyword side on a thread of its own (False: one after the other, on
+    #: the calling thread; the same evidence either way).
+    parallel_evidence: bool = True
+    #: The evidence pass also runs a large section's full keyword side after its probe and keeps it (reuse_s) for
+    #: the section search, which then queries FTS5 no more (False: that search runs it after the gate decided).
+    speculate_full_keywords: bool = True
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,8 @@ class MemorySearch:
         self._pool = ThreadPoolExecutor(
             max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
         )
+        # The evidence pass's keyword sides, one kind per thread (they wait on nothing, so they cannot deadlock).
+        self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-keywords")
         # Only nearest-vector scans run here (never a task that waits on another), so it cannot deadlock.
         self._scan_pool = ThreadPoolExecutor(
             max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
@@ -167,6 +175,7 @@ class MemorySearch:
         """Stop the helper threads."""
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._scan_pool.shutdown(wait=True, cancel_futures=True)
+        self._keyword_pool.shutdown(wait=True, cancel_futures=True)
 
     def search(
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
@@ -181,25 +190,27 @@ class MemorySearch:
     ) -> dict[str, SectionEvidence]:
         """The relevance gate's evidence for each kind: per-agent BM25 of the keyword candidates and the nearest
         vectors, without fusion, priors or MMR. The query is embedded once and every kind's nearest vectors are
-        searched on a helper thread while this one runs the keyword sides; what a small section's pass found is
-        kept for its section search (reuse_s)."""
+        searched on a helper thread; meanwhile each kind's keyword side runs on a thread of its own (SQLite's FTS5
+        work releases the GIL), the smallest on this one. What a small section's pass found is kept for its section
+        search (reuse_s)."""
         terms = query_terms(query)
         vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
-        sides: dict[str, _KeywordSide] = {}
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
-        for kind in kinds:
-            if not terms:
-                sides[kind] = _KeywordSide([], rows=self.keyword_stats.corpus(kind, agent_id).rows)
-            elif self.keyword_stats.corpus(kind, agent_id).rows > self.settings.evidence_probe_rows:
-                # A large section: probe it (no reuse; the section search, if chosen, queries FTS5 in full).
-                sides[kind] = self._keyword_side(
-                    agent_id, kind, terms, rows[kind], self.settings.evidence_probe_terms
-                )
-            else:
-                sides[kind] = self._keyword_side(agent_id, kind, terms, rows[kind])
-                self._remember_keywords(
-                    (agent_id, kind, self._store.db.generation, query), sides[kind], rows[kind]
-                )
+        sizes = {kind: self.keyword_stats.corpus(kind, agent_id).rows for kind in kinds}
+        # Largest first onto the helper threads, the smallest last on this thread: it finishes while they run.
+        order = sorted(kinds, key=lambda kind: -sizes[kind])
+        pending = {}
+        if terms and self.settings.parallel_evidence:
+            pending = {
+                kind: self._keyword_pool.submit(self._evidence_side, agent_id, kind, query, terms, rows[kind])
+                for kind in order[:-1]
+            }
+        sides: dict[str, _KeywordSide] = {}
+        for kind in order:
+            if kind not in pending:
+                sides[kind] = self._evidence_side(agent_id, kind, query, terms, rows[kind])
+        for kind, future in pending.items():
+            sides[kind] = future.result()
         vectors = vector_side.result()
         out: dict[str, SectionEvidence] = {}
         for kind in kinds:
@@ -207,6 +218,29 @@ class MemorySearch:
             evidence = self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
             out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
         return out
+
+    def _evidence_side(
+        self, agent_id: str, kind: str, query: str, terms: Sequence[str], rows: dict[int, MemoryRow]
+    ) -> _KeywordSide:
+        """One kind's keyword side for the evidence pass: a probe of a large section, a full pass of a small one
+        (kept for the section search that may follow)."""
+        corpus_rows = self.keyword_stats.corpus(kind, agent_id).rows
+        if not terms:
+            return _KeywordSide([], rows=corpus_rows)
+        generation = self._store.db.generation
+        if corpus_rows > self.settings.evidence_probe_rows:
+            # A large section: the evidence comes from a probe. Its full keyword side, which the section search
+            # needs if the gate chooses it, is computed next on this same thread while the query embedding is
+            # still on its way, and kept for that search.
+            probe = self._keyword_side(agent_id, kind, terms, rows, self.settings.evidence_probe_terms)
+            if self.settings.speculate_full_keywords:
+                full_rows = dict(rows)
+                full = self._keyword_side(agent_id, kind, terms, full_rows)
+                self._remember_keywords((agent_id, kind, generation, query), full, full_rows)
+            return probe
+        side = self._keyword_side(agent_id, kind, terms, rows)
+        self._remember_keywords((agent_id, kind, generation, query), side, rows)
+        return side
 
     def _evidence(
         self,
