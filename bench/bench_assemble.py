@@ -126,6 +126,12 @@ class TimedReader:
         )
         return result
 
+    def prefetch_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> None:
+        # Starts work on helper threads and returns at once: its cost shows in "evidence", the wait for it.
+        self.inner.prefetch_evidence(agent_id, scopes, query, vector_timeout_s=vector_timeout_s)
+
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
     ) -> float | None:

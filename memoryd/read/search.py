@@ -7,7 +7,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -153,6 +153,8 @@ class MemorySearch:
         )
         # The evidence pass's keyword sides, one kind per thread (they wait on nothing, so they cannot deadlock).
         self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-keywords")
+        # prefetch_evidence's passes: they wait on the pools above, which never wait on this one.
+        self._evidence_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-evidence")
         # Only nearest-vector scans run here (never a task that waits on another), so it cannot deadlock.
         self._scan_pool = ThreadPoolExecutor(
             max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
@@ -169,10 +171,14 @@ class MemorySearch:
         self._recent_keywords: OrderedDict[
             tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
         ] = OrderedDict()
+        self._prefetched: OrderedDict[
+            tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
+        ] = OrderedDict()
         self._recent_lock = threading.Lock()
 
     def close(self) -> None:
-        """Stop the helper threads."""
+        """Stop the helper threads (the evidence passes first: they wait on the others)."""
+        self._evidence_pool.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._scan_pool.shutdown(wait=True, cancel_futures=True)
         self._keyword_pool.shutdown(wait=True, cancel_futures=True)
@@ -185,14 +191,40 @@ class MemorySearch:
             agent_id, kind, query, limit, vector_timeout_s=vector_timeout_s
         ).outcome
 
+    def prefetch_evidence(
+        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+    ) -> None:
+        """Start evidence_many's work now, on a helper thread: the evidence_many call with the same agent, kinds
+        and query that follows (the read path's, once it has read the agent's identity and entities) waits for it
+        instead of starting it then. Unclaimed results are dropped after a while (64 kept)."""
+        key = (agent_id, tuple(kinds), query)
+        future = self._evidence_pool.submit(
+            self._measure_evidence, agent_id, kinds, query, vector_timeout_s=vector_timeout_s
+        )
+        with self._recent_lock:
+            self._prefetched[key] = future
+            self._prefetched.move_to_end(key)
+            while len(self._prefetched) > 64:
+                self._prefetched.popitem(last=False)
+
     def evidence_many(
         self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
     ) -> dict[str, SectionEvidence]:
         """The relevance gate's evidence for each kind: per-agent BM25 of the keyword candidates and the nearest
-        vectors, without fusion, priors or MMR. The query is embedded once and every kind's nearest vectors are
-        searched on a helper thread; meanwhile each kind's keyword side runs on a thread of its own (SQLite's FTS5
-        work releases the GIL), the smallest on this one. What a small section's pass found is kept for its section
-        search (reuse_s)."""
+        vectors, without fusion, priors or MMR (the result of prefetch_evidence when one was started for it)."""
+        with self._recent_lock:
+            prefetched = self._prefetched.pop((agent_id, tuple(kinds), query), None)
+        if prefetched is not None:
+            return prefetched.result()
+        return self._measure_evidence(agent_id, kinds, query, vector_timeout_s=vector_timeout_s)
+
+    def _measure_evidence(
+        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+    ) -> dict[str, SectionEvidence]:
+        """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on a
+        helper thread; meanwhile each kind's keyword side runs on a thread of its own (SQLite's FTS5 work releases
+        the GIL), the smallest on this one. What a small section's pass found is kept for its section search
+        (reuse_s), and so is a large section's full keyword side."""
         terms = query_terms(query)
         vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}

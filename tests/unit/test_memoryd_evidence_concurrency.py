@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,3 +123,36 @@ def test_a_write_after_the_evidence_pass_ends_the_reuse(store: Store) -> None:
         assert newest in {h.row.text for h in hits}
     finally:
         search.close()
+
+
+def test_a_prefetched_pass_is_the_evidence_asked_for(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _search(store)
+    plain = _search(store, parallel_evidence=False, speculate_full_keywords=False)
+    fts_queries: list[str] = []
+    search_fts = store.fts.search
+
+    def counted(kind: str, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+        fts_queries.append(kind)
+        return search_fts(kind, *args, **kwargs)
+
+    monkeypatch.setattr(store.fts, "search", counted)
+    try:
+        for query in QUERIES:
+            fast.prefetch_evidence(AGENT, KINDS, query)
+            assert fast.evidence_many(AGENT, KINDS, query) == plain.evidence_many(AGENT, KINDS, query)
+        # A pass started for one query is never taken for another.
+        fast.prefetch_evidence(AGENT, KINDS, "tomato garden")
+        assert fast.evidence_many(AGENT, KINDS, "guitar lesson") == plain.evidence_many(
+            AGENT, KINDS, "guitar lesson"
+        )
+        # The call that follows a prefetch only waits for it: the FTS5 queries of one pass, not of two.
+        query = "lisbon harbour dinner"
+        start = len(fts_queries)
+        fast.evidence_many(AGENT, KINDS, query)
+        one_pass = len(fts_queries) - start
+        fast.prefetch_evidence(AGENT, KINDS, query)
+        assert fast.evidence_many(AGENT, KINDS, query)[KIND_PINNED].candidates > 0
+        assert len(fts_queries) - start == 2 * one_pass > 0
+    finally:
+        fast.close()
+        plain.close()
