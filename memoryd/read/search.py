@@ -105,8 +105,9 @@ class SearchSettings:
     #: The evidence pass runs each section's keyword side on a thread of its own (False: one after the other, on
     #: the calling thread; the same evidence either way).
     parallel_evidence: bool = True
-    #: The evidence pass also runs a large section's full keyword side after its probe and keeps it (reuse_s) for
-    #: the section search, which then queries FTS5 no more (False: that search runs it after the gate decided).
+    #: The evidence pass also runs a large section's full keyword side after its probe, while the query's vectors
+    #: are still on their way, and keeps it (reuse_s) for the section search, which then queries FTS5 no more
+    #: (False, or vectors already in: that search runs it after the gate decided).
     speculate_full_keywords: bool = True
 
 
@@ -224,23 +225,36 @@ class MemorySearch:
         """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on a
         helper thread; meanwhile each kind's keyword side runs on a thread of its own (SQLite's FTS5 work releases
         the GIL), the smallest on this one. What a small section's pass found is kept for its section search
-        (reuse_s), and so is a large section's full keyword side."""
+        (reuse_s); so is a large section's full keyword side, computed after its probe while the vectors are
+        still on their way (speculate_full_keywords)."""
         terms = query_terms(query)
-        vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            vector_side.set_result(
+                dict.fromkeys(kinds)
+            )  # nothing to wait for: nothing to speculate in meanwhile
+        else:
+            vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
         sizes = {kind: self.keyword_stats.corpus(kind, agent_id).rows for kind in kinds}
         # Largest first onto the helper threads, the smallest last on this thread: it finishes while they run.
         order = sorted(kinds, key=lambda kind: -sizes[kind])
+
+        def side_then_full(kind: str) -> _KeywordSide:
+            side = self._evidence_side(agent_id, kind, query, terms, rows[kind])
+            self._speculate(agent_id, kind, query, terms, rows[kind], vector_side)
+            return side
+
         pending = {}
         if terms and self.settings.parallel_evidence:
-            pending = {
-                kind: self._keyword_pool.submit(self._evidence_side, agent_id, kind, query, terms, rows[kind])
-                for kind in order[:-1]
-            }
+            pending = {kind: self._keyword_pool.submit(side_then_full, kind) for kind in order[:-1]}
         sides: dict[str, _KeywordSide] = {}
         for kind in order:
             if kind not in pending:
                 sides[kind] = self._evidence_side(agent_id, kind, query, terms, rows[kind])
+        for kind in order:
+            if kind not in pending:
+                self._speculate(agent_id, kind, query, terms, rows[kind], vector_side)
         for kind, future in pending.items():
             sides[kind] = future.result()
         vectors = vector_side.result()
@@ -254,25 +268,41 @@ class MemorySearch:
     def _evidence_side(
         self, agent_id: str, kind: str, query: str, terms: Sequence[str], rows: dict[int, MemoryRow]
     ) -> _KeywordSide:
-        """One kind's keyword side for the evidence pass: a probe of a large section, a full pass of a small one
-        (kept for the section search that may follow)."""
+        """One kind's keyword side for the evidence pass: a probe of a large section (no reuse), a full pass of a
+        small one (kept for the section search that may follow)."""
         corpus_rows = self.keyword_stats.corpus(kind, agent_id).rows
         if not terms:
             return _KeywordSide([], rows=corpus_rows)
-        generation = self._store.db.generation
         if corpus_rows > self.settings.evidence_probe_rows:
-            # A large section: the evidence comes from a probe. Its full keyword side, which the section search
-            # needs if the gate chooses it, is computed next on this same thread while the query embedding is
-            # still on its way, and kept for that search.
-            probe = self._keyword_side(agent_id, kind, terms, rows, self.settings.evidence_probe_terms)
-            if self.settings.speculate_full_keywords:
-                full_rows = dict(rows)
-                full = self._keyword_side(agent_id, kind, terms, full_rows)
-                self._remember_keywords((agent_id, kind, generation, query), full, full_rows)
-            return probe
+            return self._keyword_side(agent_id, kind, terms, rows, self.settings.evidence_probe_terms)
+        generation = self._store.db.generation
         side = self._keyword_side(agent_id, kind, terms, rows)
         self._remember_keywords((agent_id, kind, generation, query), side, rows)
         return side
+
+    def _speculate(
+        self,
+        agent_id: str,
+        kind: str,
+        query: str,
+        terms: Sequence[str],
+        rows: dict[int, MemoryRow],
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]],
+    ) -> None:
+        """A large (probed) section's full keyword side, kept for its section search, if the query's vectors are
+        not there yet: it fills time the evidence pass spends waiting anyway, and the search then queries FTS5 no
+        more. Once the vectors are in, the gate's decision comes first (the search runs it if chosen)."""
+        if (
+            not terms
+            or not self.settings.speculate_full_keywords
+            or vector_side.done()
+            or self.keyword_stats.corpus(kind, agent_id).rows <= self.settings.evidence_probe_rows
+        ):
+            return
+        generation = self._store.db.generation
+        full_rows = dict(rows)
+        full = self._keyword_side(agent_id, kind, terms, full_rows)
+        self._remember_keywords((agent_id, kind, generation, query), full, full_rows)
 
     def _evidence(
         self,
