@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memoryd.retrieval.hybrid import AgentCorpus
@@ -126,17 +126,28 @@ class KeywordStats:
 
     def doc_frequency(self, kind: str, agent_id: str, term: str, rows_now: int) -> int:
         """Rows of the agent containing `term`; recomputed once the agent grew past the tolerance."""
-        key = (kind, agent_id, term)
+        return self.doc_frequencies(kind, agent_id, [term], rows_now)[term]
+
+    def doc_frequencies(
+        self, kind: str, agent_id: str, terms: Sequence[str], rows_now: int
+    ) -> dict[str, int]:
+        """doc_frequency of each term; the ones not cached are counted in one statement."""
+        found: dict[str, int] = {}
         with self._lock:
-            cached = self._df.get(key)
-        if cached is not None and cached[1] <= rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1:
-            return cached[0]
-        df = self._fts.doc_frequency(kind, agent_id, term)
-        with self._lock:
-            if len(self._df) > _MAX_TERMS:
-                self._df.clear()
-            self._df[key] = (df, rows_now)
-        return df
+            for term in terms:
+                cached = self._df.get((kind, agent_id, term))
+                if cached is not None and cached[1] <= rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1:
+                    found[term] = cached[0]
+        missing = [term for term in dict.fromkeys(terms) if term not in found]
+        if missing:
+            counted = self._fts.doc_frequencies(kind, agent_id, missing)
+            with self._lock:
+                if len(self._df) > _MAX_TERMS:
+                    self._df.clear()
+                for term, df in counted.items():
+                    self._df[(kind, agent_id, term)] = (df, rows_now)
+            found.update(counted)
+        return {term: found[term] for term in terms}
 
     def invalidate(self, agent_id: str | None = None) -> None:
         """Forget cached statistics (after deletes), for one agent or all."""

@@ -506,7 +506,7 @@ class MemorySearch:
         corpus = stats.corpus(kind, agent_id)
         if corpus.rows == 0:
             return _KeywordSide([])
-        dfs = {t: stats.doc_frequency(kind, agent_id, t, corpus.rows) for t in terms}
+        dfs = stats.doc_frequencies(kind, agent_id, terms, corpus.rows)
         side = _KeywordSide([], rows=corpus.rows, dfs=dfs)
         match_terms = hybrid.candidate_terms(
             terms, dfs, corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor

@@ -207,3 +207,34 @@ def test_a_prefetched_pass_is_the_evidence_asked_for(rig: Rig, monkeypatch: pyte
     plain.prefetch_evidence(AGENT, KINDS, query)
     assert plain.evidence_many(AGENT, KINDS, query)[KIND_PINNED].candidates > 0
     assert len(queried) - start == 2 * one_pass > 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_document_frequencies_in_one_statement_are_the_per_term_counts(rig: Rig, kind: str) -> None:
+    fts = rig.store.fts
+    terms = ["tomato", "garden", "quokka", "wednesday", "recipe", "tomatoes", "kangaroo"]
+    alone = fts.doc_frequencies(kind, AGENT, terms)  # the agent owns every row: counted without its filter
+    assert alone == {term: fts.doc_frequency(kind, AGENT, term) for term in terms}
+    assert alone["tomato"] > 0 and alone["quokka"] == 0
+    # Another agent's rows (one holding a word this agent never wrote): the agent's own counts still.
+    with rig.store.db.write():
+        rig.store.agents.ensure("sam")
+        for text in ("Tomato garden with a kangaroo", "Kangaroo recipe"):
+            rig.store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
+                " created_at_ms) VALUES ('sam', 's', 0, 'user', ?, 5, 1)",
+                (text,),
+            )
+            rig.store.db.execute(
+                "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+                " VALUES ('sam', ?, 0.5, '', 1, 1)",
+                (text,),
+            )
+            rig.store.db.execute(
+                "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions,"
+                " salience, conversation_at_ms, created_at_ms) VALUES ('sam', 's', ?, '', '', '', 0.5, 1, 1)",
+                (text,),
+            )
+    shared = fts.doc_frequencies(kind, AGENT, terms)
+    assert shared == alone == {term: fts.doc_frequency(kind, AGENT, term) for term in terms}
+    assert shared["kangaroo"] == 0 and fts.doc_frequencies(kind, "sam", ["kangaroo"]) == {"kangaroo": 2}
