@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from bench.report import BenchResult
 from inferd.client import Embeddings, InferenceClient
 from memoryd.read.assemble import ReadPath, ReadPathSettings
 from memoryd.read.memory_reader import StoreMemoryReader
-from memoryd.read.search import MemorySearch
+from memoryd.read.search import MemorySearch, SearchSettings
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
@@ -83,9 +83,11 @@ def corpus_label(sizes: dict[str, int]) -> str:
 class TimedReader:
     """Wraps a MemoryReader and accumulates milliseconds per method, to split latency into stages."""
 
-    def __init__(self, inner: StoreMemoryReader) -> None:
+    def __init__(self, inner: StoreMemoryReader, *, prefetch: bool = True) -> None:
         self.inner = inner
         self.ms: dict[str, float] = {}
+        #: False: the evidence pass is not started early (the read path before the prefetch existed).
+        self.prefetch = prefetch
 
     def _timed(self, name: str, fn: Callable[[], Any]) -> Any:
         started = time.perf_counter()
@@ -130,7 +132,8 @@ class TimedReader:
         self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
     ) -> None:
         # Starts work on helper threads and returns at once: its cost shows in "evidence", the wait for it.
-        self.inner.prefetch_evidence(agent_id, scopes, query, vector_timeout_s=vector_timeout_s)
+        if self.prefetch:
+            self.inner.prefetch_evidence(agent_id, scopes, query, vector_timeout_s=vector_timeout_s)
 
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
@@ -319,6 +322,10 @@ class Measured:
     chosen: dict[str, int]
     stage_ms: dict[str, float]
     embed_ms: list[float]
+    #: The same evidence-gate read path with the evidence pass as it was before issue 17's latency work (no early
+    #: start, the sections' keyword sides one after the other, a large chosen section's full keyword side after the
+    #: decision), on its own MemorySearch over the same store, timed in the same run (in-process).
+    sequential_ms: list[float] = field(default_factory=list)
     #: Assemblies whose search ran without the query vector (it missed the 150 ms deadline): should be 0.
     fts_only: int = 0
     searched: int = 0
@@ -351,6 +358,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
     query_client = InferenceClient(inferd_target, deadline_s=300.0)
     counter_client = InferenceClient(inferd_target, deadline_s=5.0)
     search: MemorySearch | None = None
+    sequential_search: MemorySearch | None = None
     try:
         now_ms = int(time.time() * 1000)
         corpus = make_corpus(rng)
@@ -383,6 +391,23 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
             counter=InferdTokenCounter(counter_client, "fake-llm"),
             read_budget_s=DEFAULT_READ_BUDGET_S,
         )
+        sequential_search = MemorySearch(
+            app.store,
+            embedder=embedder,
+            vectors=app.vectors,
+            settings=replace(SearchSettings(), parallel_evidence=False, speculate_full_keywords=False),
+        )
+        sequential_reader = TimedReader(
+            StoreMemoryReader(app.store, sequential_search, lambda: now_ms, embedder), prefetch=False
+        )
+        sequential = ReadPath(
+            sequential_reader,
+            lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
+            counter=InferdTokenCounter(counter_client, "fake-llm"),
+            read_budget_s=DEFAULT_READ_BUDGET_S,
+        )
+        for _, q in make_queries(corpus, rng, 4):  # warm its code paths too (not measured)
+            sequential.assemble(AGENT, f"{q} (sequential)")
         m = Measured(sizes, insert_s, indexed, index_s, [], [], [], {}, {}, {}, [])
         with grpc_caller(path) as call_rpc:
             # Interleaved, so neither path profits from caches the other warmed (search keeps per-term stats).
@@ -407,11 +432,17 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
                 started = time.perf_counter()
                 one_search.assemble(AGENT, f"{query} (one search)")
                 m.one_search_ms.append((time.perf_counter() - started) * 1000)
+                sequential.invalidate(AGENT)
+                started = time.perf_counter()
+                sequential.assemble(AGENT, f"{query} (sequential)")
+                m.sequential_ms.append((time.perf_counter() - started) * 1000)
         # The query embedding alone, as memoryd calls it (unique texts: no cache hit).
         m.embed_ms = time_calls(lambda q: embedder.embed_query(q), [f"{q} (embed)" for _, q in queries])
     finally:
         if search is not None:
             search.close()
+        if sequential_search is not None:
+            sequential_search.close()
         query_client.close()
         counter_client.close()
         app.close()
@@ -431,9 +462,12 @@ def report(m: Measured) -> list[BenchResult]:
         f" {m.sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
         " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.read.search); inferd runs as its own"
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
-        f" {m.index_s:.1f} s (fake 384-d corpus vectors). Evidence gate (mode heuristic: one search per section — pinned,"
-        " episodes, transcript — feeds the learned model, and the chosen section's hits are placed without a"
-        " second search), budget 800 tokens, token counts through"
+        f" {m.index_s:.1f} s (fake 384-d corpus vectors). Evidence gate (mode heuristic): the evidence pass starts"
+        " first thing (query embedding, then each section's faiss scan, beside each section's keyword side on its own"
+        " thread: a probe of the rarest terms for the pinned facts and the transcript, a full pass for the episodes;"
+        " while the vectors are on their way the probed sections' full keyword sides follow) and feeds the learned"
+        " model; the chosen section's search reuses the pass's keyword side and nearest vectors; budget 800 tokens,"
+        " token counts through"
         " inferd CountTokens (cached). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
         " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched in"
@@ -450,9 +484,15 @@ def report(m: Measured) -> list[BenchResult]:
         f"| one-search read path, same run (mode off: the episodes search alone) | {len(m.one_search_ms)} |"
         f" {statistics.median(m.one_search_ms):.1f} | {percentile(m.one_search_ms, 0.95):.1f} |"
         f" {max(m.one_search_ms):.1f} |",
+        f"| the evidence pass as before, same run (in-process: no early start, keyword sides one after the other,"
+        f" the chosen large section's full keyword side after the decision) | {len(m.sequential_ms)} |"
+        f" {statistics.median(m.sequential_ms):.1f} | {percentile(m.sequential_ms, 0.95):.1f} |"
+        f" {max(m.sequential_ms):.1f} |",
         "",
         f"Same-run ratios (p95): AssembleContext / query embedding {g95 / max(e95, 1e-9):.2f}; AssembleContext /"
-        f" one-search read path {g95 / max(percentile(m.one_search_ms, 0.95), 1e-9):.2f}.",
+        f" one-search read path {g95 / max(percentile(m.one_search_ms, 0.95), 1e-9):.2f}. In-process p50 / p95,"
+        f" this read path against the evidence pass as before: {p50 / max(statistics.median(m.sequential_ms), 1e-9):.2f}"
+        f" / {p95 / max(percentile(m.sequential_ms, 0.95), 1e-9):.2f}.",
         "",
         "| section chosen (in-process) | calls | p50 ms | p95 ms |",
         "| --- | --- | --- | --- |",

@@ -111,7 +111,7 @@ class FtsIndex:
 
         When the agent owns every row of the table (a one-agent store, the common case), FTS5 counts each term
         alone: the same number, without intersecting the agent's posting list with the term's (at 100k rows 0.4 ms
-        instead of 7.7 ms for a common term). The ownership check is part of the same statement, so both see one
+        instead of 1.6-7.7 ms for a common term). The ownership check is part of the same statement, so both see one
         snapshot of the table.
         """
         if not terms:
