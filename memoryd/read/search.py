@@ -175,6 +175,8 @@ class MemorySearch:
         self._prefetched: OrderedDict[
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
         ] = OrderedDict()
+        # Full keyword sides being computed for the section search that may follow: key as _recent_keywords.
+        self._speculating: OrderedDict[tuple[str, str, int, str], Future[None]] = OrderedDict()
         self._recent_lock = threading.Lock()
 
     def close(self) -> None:
@@ -289,9 +291,10 @@ class MemorySearch:
         rows: dict[int, MemoryRow],
         vector_side: Future[dict[str, list[tuple[int, float]] | None]],
     ) -> None:
-        """A large (probed) section's full keyword side, kept for its section search, if the query's vectors are
-        not there yet: it fills time the evidence pass spends waiting anyway, and the search then queries FTS5 no
-        more. Once the vectors are in, the gate's decision comes first (the search runs it if chosen)."""
+        """Start a large (probed) section's full keyword side on a helper thread, kept for its section search, if
+        the query's vectors are not there yet: the evidence pass does not wait for it, and the section's search, if
+        the gate chooses it, waits for it instead of querying FTS5 itself (it started earlier, so it is done
+        earlier). Once the vectors are in, the gate's decision comes first (the search runs it if chosen)."""
         if (
             not terms
             or not self.settings.speculate_full_keywords
@@ -299,10 +302,35 @@ class MemorySearch:
             or self.keyword_stats.corpus(kind, agent_id).rows <= self.settings.evidence_probe_rows
         ):
             return
-        generation = self._store.db.generation
-        full_rows = dict(rows)
-        full = self._keyword_side(agent_id, kind, terms, full_rows)
-        self._remember_keywords((agent_id, kind, generation, query), full, full_rows)
+        key = (agent_id, kind, self._store.db.generation, query)
+        full_rows = dict(rows)  # copied here: the evidence pass adds the nearest rows to `rows` meanwhile
+
+        def full_side() -> None:
+            full = self._keyword_side(agent_id, kind, terms, full_rows)
+            self._remember_keywords(key, full, full_rows)
+
+        future = self._keyword_pool.submit(full_side)
+        with self._recent_lock:
+            self._speculating[key] = future
+            while len(self._speculating) > 64:
+                self._speculating.popitem(last=False)
+        future.add_done_callback(lambda done: self._speculation_done(key, done))
+
+    def _speculation_done(self, key: tuple[str, str, int, str], future: Future[None]) -> None:
+        with self._recent_lock:
+            if self._speculating.get(key) is future:
+                del self._speculating[key]
+
+    def _await_speculation(self, key: tuple[str, str, int, str]) -> None:
+        """Wait for the full keyword side of `key` if one is being computed (its failure: the caller computes it)."""
+        with self._recent_lock:
+            running = self._speculating.get(key)
+        if running is None:
+            return
+        try:
+            running.result()
+        except Exception as error:
+            _log.warning("a kept keyword side failed (%s); searching again", type(error).__name__)
 
     def _evidence(
         self,
@@ -345,7 +373,9 @@ class MemorySearch:
         vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
         side = _KeywordSide([])
         if terms:
-            reused = self._recent_keywords_for((agent_id, kind, self._store.db.generation, query))
+            key = (agent_id, kind, self._store.db.generation, query)
+            self._await_speculation(key)
+            reused = self._recent_keywords_for(key)
             if reused is not None:
                 side, loaded = reused
                 rows.update(loaded)

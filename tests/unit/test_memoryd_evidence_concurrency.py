@@ -7,6 +7,7 @@ answers after EMBED_DELAY_S (a slow peer, so the vectors are still on their way 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from osaurus.inference.v1 import inference_pb2 as ipb
 from tests.fakes.fake_inferd import FakeInferdState, FakeInference
 from tests.fakes.inference_server import serving_inference
 
-EMBED_DELAY_S = 0.2
+EMBED_DELAY_S = 0.3
 
 AGENT = "alex"
 KINDS = [KIND_PINNED, KIND_EPISODE, KIND_TRANSCRIPT]
@@ -113,13 +114,14 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
             client.close()
 
 
-def _count_fts(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The kinds of every FTS5 candidate query from now on (the real query still runs)."""
-    queried: list[str] = []
+def _count_fts(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """(kind, whether on the calling thread) of every FTS5 candidate query from now on (the real query runs)."""
+    queried: list[tuple[str, bool]] = []
     search_fts = store.fts.search
+    caller = threading.current_thread()
 
     def counted(kind: str, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
-        queried.append(kind)
+        queried.append((kind, threading.current_thread() is caller))
         return search_fts(kind, *args, **kwargs)
 
     monkeypatch.setattr(store.fts, "search", counted)
@@ -148,13 +150,13 @@ def test_the_kept_full_keyword_side_gives_the_searchs_own_hits(
     for query in QUERIES[:-1]:  # the last one matches nothing
         fast.evidence_many(AGENT, KINDS, query)
         for kind in KINDS:
-            # The fast search reuses what the evidence pass kept (no FTS5 query of its own); the plain one, with no
-            # pass before it, queries FTS5.
+            # The fast search reuses what the evidence pass kept (waiting for it if need be) and queries FTS5 on no
+            # thread of its own; the plain one, with no pass before it, queries FTS5 on this thread.
             before = len(queried)
             reused = fast.search_with_evidence(AGENT, kind, query, 8)
-            assert len(queried) == before, (query, kind)
+            assert (kind, True) not in queried[before:], (query, kind)
             fresh = plain.search_with_evidence(AGENT, kind, query, 8)
-            assert len(queried) > before
+            assert (kind, True) in queried[before:]
             assert [(h.row.id, h.score) for h in reused.outcome.hits] == [
                 (h.row.id, h.score) for h in fresh.outcome.hits
             ], (query, kind)
@@ -167,8 +169,9 @@ def test_no_full_keyword_side_without_vectors_to_wait_for(rig: Rig, monkeypatch:
     queried = _count_fts(rig.store, monkeypatch)
     search.evidence_many(AGENT, KINDS, query)
     search.search(AGENT, KIND_TRANSCRIPT, query, 8)
-    # Probes of the two large sections, one full pass of the small one, then the transcript search's own query.
-    assert sorted(queried) == sorted([KIND_PINNED, KIND_EPISODE, KIND_TRANSCRIPT, KIND_TRANSCRIPT])
+    # Probes of the two large sections, one full pass of the small one, then the transcript search's own query,
+    # all on this thread.
+    assert sorted(queried) == sorted([(kind, True) for kind in [*KINDS, KIND_TRANSCRIPT]])
 
 
 def test_a_write_after_the_evidence_pass_ends_the_reuse(rig: Rig) -> None:
