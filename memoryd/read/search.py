@@ -103,12 +103,15 @@ class SearchSettings:
     evidence_probe_terms: int = 2
     evidence_probe_candidates: int = 20
     #: The evidence pass runs each section's keyword side on a thread of its own (False: one after the other, on
-    #: the calling thread; the same evidence either way).
-    parallel_evidence: bool = True
-    #: The evidence pass also runs a large section's full keyword side after its probe, while the query's vectors
-    #: are still on their way, and keeps it (reuse_s) for the section search, which then queries FTS5 no more
-    #: (False, or vectors already in: that search runs it after the gate decided).
-    speculate_full_keywords: bool = True
+    #: the calling thread; the same evidence either way). Off: on the shared 2-core machine the extra threads slowed
+    #: the query embedding they run beside (bench_assemble's evidence pass, interleaved, p50 42 against 34 ms with
+    #: the early start alone); a machine with cores to spare may turn it on.
+    parallel_evidence: bool = False
+    #: The evidence pass also starts a large section's full keyword side after its probe, while the query's vectors
+    #: are still on their way, and keeps it (reuse_s) for the section search, which then waits for it instead of
+    #: querying FTS5 (False, or vectors already in: that search runs it after the gate decided). Off for the same
+    #: reason: it is wasted CPU whenever another section is chosen, and CPU is what a busy machine lacks.
+    speculate_full_keywords: bool = False
 
 
 @dataclass(frozen=True)

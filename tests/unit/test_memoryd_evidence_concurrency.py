@@ -91,8 +91,9 @@ class Rig:
     searches: list[MemorySearch]
 
     def search(self, **changes: bool) -> MemorySearch:
-        """A MemorySearch over the rig (closed with it); `changes` to SearchSettings."""
-        settings = SearchSettings(evidence_probe_rows=PROBE_ROWS, **changes)
+        """A MemorySearch over the rig (closed with it), both fast paths on; `changes` to SearchSettings."""
+        on = {"parallel_evidence": True, "speculate_full_keywords": True}
+        settings = SearchSettings(evidence_probe_rows=PROBE_ROWS, **{**on, **changes})
         search = MemorySearch(self.store, self.embedder, self.vectors, settings)
         self.searches.append(search)
         return search
