@@ -228,10 +228,10 @@ class MemorySearch:
         self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
     ) -> dict[str, SectionEvidence]:
         """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on a
-        helper thread; meanwhile each kind's keyword side runs on a thread of its own (SQLite's FTS5 work releases
-        the GIL), the smallest on this one. What a small section's pass found is kept for its section search
-        (reuse_s); so is a large section's full keyword side, computed after its probe while the vectors are
-        still on their way (speculate_full_keywords)."""
+        helper thread; meanwhile the kinds' keyword sides run here, or each on a thread of its own with
+        parallel_evidence (SQLite's FTS5 work releases the GIL; the smallest stays on this thread). What a small
+        section's pass found is kept for its section search (reuse_s); with speculate_full_keywords so is a large
+        section's full keyword side, started after its probe while the vectors are still on their way."""
         terms = query_terms(query)
         vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
