@@ -88,6 +88,14 @@ class StoreMemoryReader:
             out[scope] = replace(evidence, note=self._note("fts" if evidence.note else "hybrid", query))
         return out
 
+    def prefetch_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> None:
+        """Start measuring sections_evidence(agent_id, scopes, query) now (MemorySearch.prefetch_evidence)."""
+        self._search.prefetch_evidence(
+            agent_id, [_KIND[scope] for scope in scopes], query, vector_timeout_s=vector_timeout_s
+        )
+
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
     ) -> float | None:
