@@ -31,7 +31,7 @@ from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
 from memoryd.retrieval.turn_neighbours import with_context
 from memoryd.retrieval.when import asks_when, has_time_reference
-from memoryd.storage.dated import DATED_KINDS, rows_in_window
+from memoryd.storage.dated import DATED_KINDS
 from memoryd.storage.store import Store
 from memoryd.vectors.threads import use_one_thread
 
@@ -164,7 +164,7 @@ class MemorySearch:
             max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
         )
         self.keyword_stats = KeywordStats(
-            store.fts, lambda: store.db.generation, background=self._pool.submit
+            store.fts, lambda: store.reads.generation, background=self._pool.submit
         )
         # The evidence pass's work, reused by the section search of the same request instead of querying FTS5 and
         # scanning faiss twice: (agent, kind, model@generation, query) → (monotonic time, nearest (id, cosine)),
@@ -280,7 +280,7 @@ class MemorySearch:
             return _KeywordSide([], rows=corpus_rows)
         if corpus_rows > self.settings.evidence_probe_rows:
             return self._keyword_side(agent_id, kind, terms, rows, self.settings.evidence_probe_terms)
-        generation = self._store.db.generation
+        generation = self._store.reads.generation
         side = self._keyword_side(agent_id, kind, terms, rows)
         self._remember_keywords((agent_id, kind, generation, query), side, rows)
         return side
@@ -305,7 +305,7 @@ class MemorySearch:
             or self.keyword_stats.corpus(kind, agent_id).rows <= self.settings.evidence_probe_rows
         ):
             return
-        key = (agent_id, kind, self._store.db.generation, query)
+        key = (agent_id, kind, self._store.reads.generation, query)
         full_rows = dict(rows)  # copied here: the evidence pass adds the nearest rows to `rows` meanwhile
 
         def full_side() -> None:
@@ -376,7 +376,7 @@ class MemorySearch:
         vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
         side = _KeywordSide([])
         if terms:
-            key = (agent_id, kind, self._store.db.generation, query)
+            key = (agent_id, kind, self._store.reads.generation, query)
             self._await_speculation(key)
             reused = self._recent_keywords_for(key)
             if reused is not None:
@@ -441,8 +441,8 @@ class MemorySearch:
         s = self.settings
         dated: list[int] = []
         for window in windows:
-            dated += rows_in_window(
-                self._store.db, kind, agent_id, window.start_ms, window.end_ms, s.date_rows
+            dated += self._store.reads.rows_in_window(
+                kind, agent_id, window.start_ms, window.end_ms, s.date_rows
             )
         dated = list(dict.fromkeys(dated))
         if not dated:
@@ -579,7 +579,7 @@ class MemorySearch:
                 return None
             vector, model = embedded
             # Any write (new rows, new vectors, deletes) changes the generation and so misses the reuse.
-            key = (agent_id, kind, f"{model}@{self._store.db.generation}", query)
+            key = (agent_id, kind, f"{model}@{self._store.reads.generation}", query)
             recent = self._recent(key)
             if recent is not None:
                 return recent

@@ -15,6 +15,7 @@ from memoryd.storage.health import HealthStore
 from memoryd.storage.identity import IdentityStore
 from memoryd.storage.listing import ListingStore
 from memoryd.storage.migrations import current_version, migrate
+from memoryd.storage.read_queries import ReadQueries
 from memoryd.storage.rows import RowStore
 from memoryd.storage.stats import StatsStore
 from memoryd.storage.tables import Tables, define_tables
@@ -41,6 +42,8 @@ class Store:
     listing: ListingStore
     transfer: TransferStore
     health: HealthStore
+    #: The read path's statements (entities, decisions, corrections, usage bumps, rows in a time window).
+    reads: ReadQueries
 
     @property
     def schema_version(self) -> int:
@@ -77,4 +80,5 @@ def open_store(path: Path | str, *, key: bytes | None = None) -> Store:
         listing=ListingStore(db),
         transfer=TransferStore(db),
         health=HealthStore(db),
+        reads=ReadQueries(db),
     )
