@@ -67,7 +67,7 @@ def serve(home: Path, port_file: Path) -> None:
     consolidator: Consolidator | None = getattr(app, "consolidator", None)
     if consolidator is None:
         consolidator = Consolidator(
-            app.store.db,
+            app.store.consolidation,
             app.config,
             vectors=app.vectors,
             inference=app.inference,

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bench.report import BenchResult
-from memoryd.security.encryption import convert_live
 from memoryd.security.keys import MODE_PASSPHRASE, KeyStore
 from memoryd.security.opener import open_memory_store
 from memoryd.security.quarantine import StorePaths
+from memoryd.storage.conversion import convert_live
 from memoryd.storage.store import Store, open_store
 
 ISSUE = 10

@@ -28,6 +28,7 @@ from gateway.config import Settings, load_settings
 from gateway.errors import GatewayError, error_response, from_aio_error
 from gateway.fastpath import FastPaths
 from gateway.guard import HEALTH_PATH, Guard
+from gateway.http_protocol import CoalescingHttpToolsProtocol
 from servicekit.errors import FieldViolation, ServiceError
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
@@ -36,7 +37,10 @@ from servicekit.tls import TransportConfigError
 
 VERSION = "0.1.0"
 _log = logging.getLogger("gateway")
-_HTTP_REASONS = {404: ("NOT_FOUND", grpc.StatusCode.NOT_FOUND),
+# FastAPI raises a 400 HTTPException for a body it cannot parse other than by JSONDecodeError (nesting too deep for
+# json.loads); the gateway's routes raise none themselves.
+_HTTP_REASONS = {400: ("MALFORMED_JSON", grpc.StatusCode.INVALID_ARGUMENT),
+                 404: ("NOT_FOUND", grpc.StatusCode.NOT_FOUND),
                  405: ("METHOD_NOT_ALLOWED", grpc.StatusCode.UNIMPLEMENTED)}  # fmt: skip
 
 
@@ -161,6 +165,18 @@ def _install_error_handlers(app: FastAPI) -> None:
             GatewayError(grpc.StatusCode.INVALID_ARGUMENT, reason, f"invalid request: {summary}", violations)
         )
 
+    async def on_unicode(_request: Request, error: Exception) -> Response:
+        # json.loads reads "\\ud800" (a lone surrogate escape) as a str that protobuf cannot encode; it is bad input.
+        assert isinstance(error, UnicodeEncodeError)
+        return error_response(
+            GatewayError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "MALFORMED_JSON",
+                "invalid request: a string holds a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is not text",
+                (FieldViolation("body", "lone surrogate escape", "MALFORMED_JSON"),),
+            )
+        )
+
     async def on_http(_request: Request, error: Exception) -> Response:
         assert isinstance(error, StarletteHTTPException)
         reason, code = _HTTP_REASONS.get(error.status_code, ("HTTP_ERROR", grpc.StatusCode.UNKNOWN))
@@ -189,6 +205,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(grpc.aio.AioRpcError, on_grpc)
     app.add_exception_handler(GatewayError, on_gateway)
     app.add_exception_handler(ServiceError, on_service)
+    app.add_exception_handler(UnicodeEncodeError, on_unicode)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_unexpected)
@@ -222,9 +239,10 @@ def uvicorn_config(settings: Settings, app: Any) -> uvicorn.Config:
         lifespan="on",
         # The gateway never reads X-Forwarded-* (nor the client address): one ASGI layer less per request.
         proxy_headers=False,
-        # main() picks the loop (uvloop when installed); httptools (pinned) parses HTTP/1.1.
+        # main() picks the loop (uvloop when installed); httptools (pinned) parses HTTP/1.1, and a response's head
+        # and body leave in one send (gateway.http_protocol).
         loop="none",
-        http="httptools",
+        http=CoalescingHttpToolsProtocol,
         timeout_graceful_shutdown=int(settings.grace_s),
         **tls,
     )

@@ -4,8 +4,8 @@ Why: FastAPI's router, dependency solving and response handling cost about 0.3-0
 (cProfile of the gateway under bench_gateway), which alone broke the ≤ 1 ms overhead target. These three routes
 answer here with exactly the bodies of their FastAPI routes (the same helpers build them); the FastAPI routes stay,
 for the OpenAPI document and as the fallback. Anything this module does not fully accept — another content type,
-a body that fails IngestRequest, a query string — goes on to FastAPI unchanged (the body replayed), so every error
-keeps the FastAPI route's 4xx JSON. Sits inside the Guard: token, Host and body-size rules apply first.
+an ingest body gateway.ingest_body does not take (every bad body among them), a query string — goes on to FastAPI
+unchanged (the body replayed), so every error keeps the FastAPI route's 4xx JSON. Sits inside the Guard: token, Host and body-size rules apply first.
 """
 
 from __future__ import annotations
@@ -15,19 +15,12 @@ from collections.abc import Awaitable
 from typing import Any
 
 import grpc.aio
-from pydantic import ValidationError
 
 from gateway.clients import Clients
 from gateway.errors import GatewayError, error_response, from_aio_error
 from gateway.guard import HEALTH_PATH, ASGIApp, Message, Receive, Scope, Send
-from gateway.routes_memory import (
-    FIRST_AGENTS_PAGE,
-    agents_answer,
-    ingest_answer,
-    ingest_message,
-    list_all_agents,
-)
-from gateway.schemas import IngestRequest
+from gateway.ingest_body import parse_ingest
+from gateway.routes_memory import FIRST_AGENTS_PAGE, agents_answer, ingest_answer, list_all_agents
 from osaurus.memory.v1 import memory_pb2 as mpb
 
 _JSON_HEADERS = (b"content-type", b"application/json")
@@ -121,12 +114,15 @@ class FastPaths:
             if not complete:
                 return
             try:
-                request = IngestRequest.model_validate_json(body)
-            except ValidationError:
-                # FastAPI's route answers the 400 with its field violations.
+                message = parse_ingest(body)
+            except GatewayError as error:  # a bad session_date, answered as the route answers it
+                await error_response(error)(scope, receive, send)
+                return
+            if message is None:
+                # FastAPI's route decides: the 400 with its field violations, or a lax form pydantic accepts.
                 await self._app(scope, _replay(body, receive), send)
                 return
-            await self._answer(scope, receive, send, _ingest(scope["app"].state.clients, request))
+            await self._answer(scope, receive, send, _ingest(scope["app"].state.clients, message))
         else:
             await self._app(scope, receive, send)
 
@@ -155,9 +151,9 @@ class FastPaths:
         await _send_json(send, body)
 
 
-async def _ingest(clients: Clients, request: IngestRequest) -> bytes:
-    reply = await clients.memory.Ingest(ingest_message(request), timeout=clients.deadlines.ingest_s)
-    if request.skip_extraction:
+async def _ingest(clients: Clients, message: mpb.IngestRequest) -> bytes:
+    reply = await clients.memory.Ingest(message, timeout=clients.deadlines.ingest_s)
+    if message.skip_extraction:
         # The whole body is one number; _encode gives the same bytes.
         return b'{"status":"ok","turns_ingested":%d}' % reply.turns_ingested
-    return _encode(ingest_answer(request, reply))
+    return _encode(ingest_answer(message.skip_extraction, reply))

@@ -131,7 +131,7 @@ async def ingest(body: IngestRequest, request: Request) -> Response:
     # gateway.fastpath answers well-formed requests before this route; it runs for the rest (and in tests).
     clients = clients_of(request)
     reply = await clients.memory.Ingest(ingest_message(body), timeout=clients.deadlines.ingest_s)
-    return JSONResponse(ingest_answer(body, reply))
+    return JSONResponse(ingest_answer(body.skip_extraction, reply))
 
 
 def ingest_message(body: IngestRequest) -> mpb.IngestRequest:
@@ -147,10 +147,10 @@ def ingest_message(body: IngestRequest) -> mpb.IngestRequest:
     return message
 
 
-def ingest_answer(body: IngestRequest, reply: mpb.IngestResponse) -> dict[str, object]:
+def ingest_answer(skip_extraction: bool, reply: mpb.IngestResponse) -> dict[str, object]:
     """The response body: a plain dict in IngestResponse's shape (the model documents it; this route is hot)."""
     answer: dict[str, object] = {"status": "ok", "turns_ingested": reply.turns_ingested}
-    if not body.skip_extraction:
+    if not skip_extraction:
         answer["distillation"] = reply.distillation
         if reply.distillation == "distilled":
             answer["episode_id"] = reply.episode_id

@@ -173,7 +173,7 @@ def build_app(
         on_identity_changed=[lambda: read_path.invalidate(None)],
     )
     consolidator = Consolidator(
-        store.db,
+        store.consolidation,
         config,
         vectors=vectors,
         inference=inference,

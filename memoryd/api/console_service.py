@@ -122,7 +122,7 @@ class MemoryConsoleService(ConsoleSecurityRpcs, cpb_grpc.MemoryConsoleServiceSer
         assert agent is not None
         if console.deps.store.agents.get(agent) is None:
             raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
-        page = ItemListing(console.deps.store.db).page(
+        page = ItemListing(console.deps.store.listing).page(
             agent, kind, request.page_size, request.page_token, request.include_disabled
         )
         return cc.item_page(page)

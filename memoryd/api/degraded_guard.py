@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 
-from memoryd.storage.keyed import StoreOfflineError, StoreSwappedError
+from memoryd.storage.guarded import StoreOfflineError, StoreSwappedError
 from servicekit.errors import UnavailableError
 
 #: What a client should wait before retrying a call cut short by a store swap.

@@ -37,7 +37,6 @@ from memoryd.console.redact import (
 from memoryd.console.vectors import ConsoleVectors
 from memoryd.consolidate.runner import latest_report
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, StoreStats
-from memoryd.storage.health import fts_health, table_counts, vector_rows_per_agent
 from memoryd.storage.store import Store
 from servicekit.errors import FailedPreconditionError, NotFoundError, not_yet_available
 
@@ -134,7 +133,7 @@ class Console:
 
     def __init__(self, deps: ConsoleDeps) -> None:
         self._d = deps
-        self._rows = ConsoleStore(deps.store.db)
+        self._rows = ConsoleStore(deps.store.console_rows)
 
     @property
     def deps(self) -> ConsoleDeps:
@@ -275,25 +274,27 @@ class Console:
     def diagnose(self) -> Diagnosis:
         """Storage health report (see DiagnoseResponse); each part degrades on its own."""
         store = self._d.store
-        fault = store.db.health.current
+        fault = store.health.current_fault()
         stats = self._checked("stats", store.stats.collect, StoreStats())
         return Diagnosis(
             schema_version=self._checked("schema", lambda: store.schema_version, 0),
-            table_counts=tuple(self._checked("counts", lambda: table_counts(store.db), [])),
+            table_counts=tuple(self._checked("counts", store.health.table_counts, [])),
             pending_signals=stats.pending_signals,
             dead_letter_signals=stats.dead_letter_signals,
             total_calls=stats.total_calls,
             success_rate=stats.success_rate,
             mean_duration_ms=stats.mean_duration_ms,
-            fts=tuple(self._checked("fts", lambda: fts_health(store.db), [])),
+            fts=tuple(self._checked("fts", store.health.fts_health, [])),
             vector_indexes=tuple(
                 self._checked("vectors", lambda: self._d.vectors.states(embedding_model(self._d.config)), [])
             ),
-            database_bytes=store.db.file_bytes(),
+            database_bytes=store.health.file_bytes(),
             recent_errors=tuple(self._d.errors.recent()),
             storage_fault=fault.reason if fault is not None else "",
             storage_fault_detail=fault.description if fault is not None else "",
-            last_consolidation=self._checked("consolidation", lambda: latest_report(store.db), None),
+            last_consolidation=self._checked(
+                "consolidation", lambda: latest_report(store.consolidation), None
+            ),
         )
 
     def preview(
@@ -321,8 +322,7 @@ class Console:
 
     def reindex(self, agent_id: str | None) -> ReindexResult:
         """Rebuild the FTS mirrors and the vector indexes (one agent or all) from SQLite; no re-embedding."""
-        db = self._d.store.db
-        agents = list(vector_rows_per_agent(db))
+        agents = list(self._d.store.health.vector_rows_per_agent())
         if agent_id is not None and agent_id not in agents:
             raise NotFoundError("AGENT_NOT_FOUND", "no agent with that id")
         self._d.store.fts.rebuild()

@@ -14,14 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoryd.domain import now_ms
-from memoryd.storage.db import Database
-from memoryd.storage.export_rows import (
-    EMBEDDING_COLUMNS,
-    IDENTITY_COLUMNS,
-    ROW_TABLES,
-    exported_records,
-    table_columns,
-)
+from memoryd.storage.export_rows import EMBEDDING_COLUMNS, IDENTITY_COLUMNS, ROW_TABLES
+from memoryd.storage.transfer import TransferStore
 
 FORMAT_NAME = "osaurus-memory-export"
 FORMAT_VERSION = 1
@@ -37,7 +31,7 @@ def _iso(ms: int) -> str:
 
 
 def export_lines(
-    db: Database, agent_id: str | None, *, schema_version: int, embedding_model: str | None
+    store: TransferStore, agent_id: str | None, *, schema_version: int, embedding_model: str | None
 ) -> Iterator[str]:
     """Header, identity (full export only), rows by type, embeddings, then an end record with per-type counts."""
     counts: Counter[str] = Counter()
@@ -52,7 +46,7 @@ def export_lines(
             "embedding_model": embedding_model,
         }
     )
-    for record_type, values in exported_records(db, agent_id):
+    for record_type, values in store.records(agent_id):
         record: dict[str, Any] = {"type": record_type, **values}
         if record_type == "identity":
             try:
@@ -74,5 +68,4 @@ __all__ = [
     "ROW_TABLES",
     "encode",
     "export_lines",
-    "table_columns",
 ]

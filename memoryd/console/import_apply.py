@@ -14,9 +14,9 @@ from typing import Any
 
 from memoryd.console.import_parse import ImportPlan, VectorRecord
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, now_ms
-from memoryd.storage.db import Database
-from memoryd.storage.export_rows import ROW_TABLES, table_columns
-from memoryd.storage.import_rows import SAME_ROW_KEYS, import_agents, import_identity, import_row_batch
+from memoryd.storage.export_rows import ROW_TABLES
+from memoryd.storage.import_rows import SAME_ROW_KEYS
+from memoryd.storage.transfer import TransferStore
 
 _BATCH = 500
 #: Record type → row kind (vectors and console refs use kinds).
@@ -47,10 +47,10 @@ class Applied:
 class ImportApplier:
     """Writes one plan; `current_model` is the embedding model in force (None: embeddings off)."""
 
-    def __init__(self, db: Database, current_model: str | None) -> None:
-        self._db = db
+    def __init__(self, store: TransferStore, current_model: str | None) -> None:
+        self._store = store
         self._model = current_model
-        self._columns = {t: {c[0] for c in table_columns(db, table)} for t, table in ROW_TABLES.items()}
+        self._columns = {t: {c[0] for c in store.columns(t)} for t in ROW_TABLES}
 
     def apply(self, plan: ImportPlan) -> Applied:
         """Identity, agents, rows by type (episodes first), then the vector bookkeeping."""
@@ -65,7 +65,7 @@ class ImportApplier:
         return done
 
     def _identity(self, record: dict[str, Any], done: Applied) -> None:
-        if import_identity(self._db, record):
+        if self._store.import_identity(record):
             done.imported["identity"] += 1
         else:
             done.skipped += 1
@@ -74,8 +74,8 @@ class ImportApplier:
         """Agent records create missing agents (existing agents keep their settings); row owners are ensured."""
         owners = {str(r["agent_id"]) for t, rows in plan.rows.items() if t != "agent" for r in rows}
         owners.update(v.agent_id for v in plan.vectors)
-        created, skipped = import_agents(
-            self._db, plan.rows["agent"], self._columns["agent"], sorted(owners), now_ms()
+        created, skipped = self._store.import_agents(
+            plan.rows["agent"], self._columns["agent"], sorted(owners), now_ms()
         )
         if created:  # no "agent" entry in the counts when none was created, as for every other type
             done.imported["agent"] += created
@@ -87,7 +87,7 @@ class ImportApplier:
         kind = KIND_OF_TYPE.get(record_type)
         for start in range(0, len(records), _BATCH):
             batch = records[start : start + _BATCH]
-            for row in import_row_batch(self._db, record_type, batch, self._columns[record_type], episodes):
+            for row in self._store.import_rows(record_type, batch, self._columns[record_type], episodes):
                 if row.file_id is not None:
                     id_map[row.file_id] = row.stored_id
                 if not row.is_new:

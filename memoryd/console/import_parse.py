@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryd.console.export import FORMAT_NAME, FORMAT_VERSION, IDENTITY_COLUMNS, ROW_TABLES, table_columns
+from memoryd.console.export import FORMAT_NAME, FORMAT_VERSION, IDENTITY_COLUMNS, ROW_TABLES
 from memoryd.domain import KINDS, MAX_AGENT_ID_CHARS
-from memoryd.storage.db import Database
+from memoryd.storage.transfer import TransferStore
 from servicekit.errors import FieldViolation, InvalidArgumentError
 
 MAX_LINE_CHARS = 4 * 1024 * 1024
@@ -84,8 +84,8 @@ def _type_ok(value: Any, decl: str, nullable: bool) -> bool:
 class ImportReader:
     """Feed lines in order, then call finish(); raises InvalidArgumentError listing the bad lines."""
 
-    def __init__(self, db: Database) -> None:
-        self._columns = {t: table_columns(db, table) for t, table in ROW_TABLES.items()}
+    def __init__(self, store: TransferStore) -> None:
+        self._columns = {t: store.columns(t) for t in ROW_TABLES}
         self._plan = ImportPlan()
         self._violations: list[FieldViolation] = []
         self._has_header = False

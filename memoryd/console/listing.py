@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from memoryd.console.core import METADATA_CHARS
 from memoryd.console.redact import PREVIEW_CHARS_EPISODE, PREVIEW_CHARS_PINNED, redact
 from memoryd.domain import KIND_EPISODE, KIND_PINNED
-from memoryd.storage.db import Database
 from memoryd.storage.listing import ListingStore
 from servicekit.errors import FieldViolation, InvalidArgumentError
 
@@ -87,8 +86,8 @@ def decode_token(token: str, query: tuple[str, str, bool]) -> tuple[float, ...]:
 class ItemListing:
     """Pages of one agent's pinned facts or episodes, redacted like Search's previews."""
 
-    def __init__(self, db: Database) -> None:
-        self._store = ListingStore(db)
+    def __init__(self, store: ListingStore) -> None:
+        self._store = store
 
     def page(
         self, agent_id: str, kind: str, page_size: int, page_token: str, include_disabled: bool

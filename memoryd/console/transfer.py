@@ -25,7 +25,7 @@ def export(console: Console, agent_id: str | None) -> Iterator[str]:
     """All memory (agent_id None, identity included) or one agent's, as JSON Lines records."""
     deps = console.deps
     return export_lines(
-        deps.store.db,
+        deps.store.transfer,
         agent_id,
         schema_version=deps.store.schema_version,
         embedding_model=embedding_model(deps.config),
@@ -40,7 +40,7 @@ def _store_vectors(console: Console, vectors: list[VectorRecord]) -> int:
     stored = 0
     deps = console.deps
     for (agent, kind, model, dimension), items in groups.items():
-        count = ConsoleStore(deps.store.db).put_vectors(
+        count = ConsoleStore(deps.store.console_rows).put_vectors(
             kind, agent, model, dimension, [(v.row_id, v.blob, v.created_at_ms) for v in items]
         )
         stored += count
@@ -78,11 +78,11 @@ def _reembed(console: Console, applied: Applied) -> int:
 def import_lines(console: Console, lines: Iterable[str]) -> ImportResult:
     """Validate every line first (nothing is written for a bad file), then write, index and re-embed."""
     deps = console.deps
-    reader = ImportReader(deps.store.db)
+    reader = ImportReader(deps.store.transfer)
     for line in lines:
         reader.feed(line)
     plan = reader.finish()
-    applied = ImportApplier(deps.store.db, embedding_model(deps.config)).apply(plan)
+    applied = ImportApplier(deps.store.transfer, embedding_model(deps.config)).apply(plan)
     if applied.vectors:
         applied.imported["embedding"] += _store_vectors(console, applied.vectors)
     reembedded = _reembed(console, applied)

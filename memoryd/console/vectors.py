@@ -6,8 +6,7 @@ import numpy as np
 
 from memoryd.console.records import VectorState
 from memoryd.domain import KIND_PINNED
-from memoryd.storage.db import Database
-from memoryd.storage.health import stored_dimension, vector_rows_per_agent
+from memoryd.storage.health import HealthStore
 from memoryd.vectors.agent_index import INDEX_FILE, AgentIndex
 from memoryd.vectors.codec import Vector
 from memoryd.vectors.registry import VectorRegistry
@@ -16,9 +15,9 @@ from memoryd.vectors.registry import VectorRegistry
 class ConsoleVectors:
     """Wraps the registry for the console. The embeddings table stays the source of truth."""
 
-    def __init__(self, registry: VectorRegistry, db: Database) -> None:
+    def __init__(self, registry: VectorRegistry, health: HealthStore) -> None:
         self._registry = registry
-        self._db = db
+        self._health = health
 
     def states(self, model: str | None, agent_id: str | None = None) -> list[VectorState]:
         """One state per agent (or just `agent_id`); stale = model changed, counts differ, or the file is missing.
@@ -26,7 +25,7 @@ class ConsoleVectors:
         With the embedding backend off (`model` None) nothing is stale: vectors are not used.
         """
         self._registry.flush()  # persist pending additions first, so a missing file really means missing
-        rows = vector_rows_per_agent(self._db)
+        rows = self._health.vector_rows_per_agent()
         agents = [agent_id] if agent_id is not None else list(rows)
         states: list[VectorState] = []
         for agent in agents:
@@ -68,7 +67,7 @@ class ConsoleVectors:
         """Drop the agent's index and rebuild it from the stored vectors of `model` (no re-embedding)."""
         self._registry.delete_agent(agent_id)
         if model is not None:
-            dimension = stored_dimension(self._db, agent_id, model)
+            dimension = self._health.stored_dimension(agent_id, model)
             if dimension:
                 # Loading an agent rebuilds its index from the embeddings table; adding no rows just triggers that.
                 self._registry.add(

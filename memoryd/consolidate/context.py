@@ -12,7 +12,7 @@ from inferd.client import GenerateOptions, Generation, Message
 from memoryd.consolidate import state
 from memoryd.consolidate.pacing import Pacer
 from memoryd.consolidate.wal import WalCheckpointer
-from memoryd.storage.db import Database
+from memoryd.storage.consolidation import ConsolidationStore
 from memoryd.storage.episode_merge import EpisodeMergeStore
 from memoryd.storage.maintenance import MaintenanceStore, Selection
 from memoryd.storage.narratives import NarrativeStore
@@ -64,7 +64,7 @@ class BatchTally:
 class JobContext:
     """Everything a step may touch. `now_ms` is read once per pass from the injectable clock."""
 
-    db: Database
+    storage: ConsolidationStore
     state: state.StateStore
     settings: PassSettings
     now_ms: int
@@ -77,17 +77,17 @@ class JobContext:
     should_stop: Callable[[], bool] = lambda: False
     #: Checkpoints the WAL between batches (outside the write lock); None leaves it to SQLite.
     checkpointer: WalCheckpointer | None = None
-    #: The steps' statements (memoryd.storage.maintenance), on `db`.
+    #: The steps' statements (memoryd.storage.maintenance), from `storage`.
     store: MaintenanceStore = field(init=False)
-    #: Merge's statements (memoryd.storage.episode_merge), on `db`.
+    #: Merge's statements (memoryd.storage.episode_merge), from `storage`.
     merges: EpisodeMergeStore = field(init=False)
-    #: The identity step's statements (memoryd.storage.narratives), on `db`.
+    #: The identity step's statements (memoryd.storage.narratives), from `storage`.
     narratives: NarrativeStore = field(init=False)
 
     def __post_init__(self) -> None:
-        self.store = MaintenanceStore(self.db)
-        self.merges = EpisodeMergeStore(self.db)
-        self.narratives = NarrativeStore(self.db)
+        self.store = self.storage.maintenance
+        self.merges = self.storage.merges
+        self.narratives = self.storage.narratives
 
     @contextmanager
     def batch(self, step: str) -> Iterator[BatchTally]:
@@ -96,7 +96,7 @@ class JobContext:
             raise PassStoppedError("memoryd is shutting down")
         tally = BatchTally()
         started = time.perf_counter()
-        with self.db.write():
+        with self.storage.batch():
             yield tally
         elapsed = time.perf_counter() - started
         if self.on_batch is not None:

@@ -20,11 +20,9 @@ from memoryd.consolidate.report import (
     StepReport,
     StepResult,
 )
-from memoryd.consolidate.state import StateStore
 from memoryd.consolidate.wal import WalCheckpointer
 from memoryd.domain import now_ms
-from memoryd.storage.consolidation import PassLog, WalControl
-from memoryd.storage.db import Database
+from memoryd.storage.consolidation import ConsolidationStore
 from memoryd.storage.faults import is_database_error
 from servicekit.errors import AbortedError, ServiceError
 
@@ -75,7 +73,7 @@ class Consolidator:
 
     def __init__(
         self,
-        db: Database,
+        storage: ConsolidationStore,
         config: ConfigStore,
         *,
         vectors: jobs.VectorRemover | None = None,
@@ -84,14 +82,14 @@ class Consolidator:
         on_changed: Sequence[AgentsChanged] = (),
         options: ConsolidatorOptions | None = None,
     ) -> None:
-        self._db = db
+        self._storage = storage
         self._config = config
         self._vectors = vectors
         self._inference = inference
         self._clock = clock
         self._on_changed = list(on_changed)
         self._options = options or ConsolidatorOptions()
-        self._state = StateStore(db)
+        self._state = storage.state()
         self._lock = threading.Lock()
         self._closing = threading.Event()
         # Passes run on one dedicated thread: its own SQLite connection, whose pragmas the pass may change.
@@ -132,24 +130,24 @@ class Consolidator:
 
     def last_pass_ms(self) -> int | None:
         """When the most recent recorded pass finished (epoch ms), or None."""
-        return PassLog(self._db, TASK_TYPE).last_finished_ms()
+        return self._storage.pass_log(TASK_TYPE).last_finished_ms()
 
     def last_report(self) -> PassReport | None:
         """The most recent pass's report as kept in processing_log."""
-        return latest_report(self._db)
+        return latest_report(self._storage)
 
     def _pacer(self) -> Pacer:
         if self._options.pacer_factory is not None:
             return self._options.pacer_factory()
-        db = self._db
-        return Pacer(commits=lambda: db.generation)
+        storage = self._storage
+        return Pacer(commits=lambda: storage.generation)
 
     def _run(self, trigger: str) -> PassReport:
         start_ms = self._clock()
         started = time.perf_counter()
         pacer = self._pacer()
         ctx = jobs.JobContext(
-            db=self._db,
+            storage=self._storage,
             state=self._state,
             settings=pass_settings(self._config.get()),
             now_ms=start_ms,
@@ -158,7 +156,7 @@ class Consolidator:
             pacer=pacer,
             on_batch=self._options.on_batch,
             should_stop=self._closing.is_set,
-            checkpointer=WalCheckpointer(WalControl(self._db), busy=lambda: pacer.is_busy),
+            checkpointer=WalCheckpointer(self._storage.wal, busy=lambda: pacer.is_busy),
         )
         steps: list[StepReport] = []
         changed: set[str] = set()
@@ -221,7 +219,7 @@ class Consolidator:
     def _record(self, report: PassReport) -> None:
         """Keep the report in processing_log (task_type consolidate), stamped by the pass's clock."""
         try:
-            PassLog(self._db, TASK_TYPE).record(
+            self._storage.pass_log(TASK_TYPE).record(
                 model=report.model,
                 failed=bool(report.errors),
                 details=report.to_details(),
@@ -247,9 +245,9 @@ class Consolidator:
                     _log.warning("consolidation callback failed: %s", type(error).__name__)
 
 
-def latest_report(db: Database) -> PassReport | None:
+def latest_report(storage: ConsolidationStore) -> PassReport | None:
     """The most recent pass's report as kept in processing_log (Diagnose shows it), or None before the first."""
-    logged = PassLog(db, TASK_TYPE).latest()
+    logged = storage.pass_log(TASK_TYPE).latest()
     return (
         None if logged is None else PassReport.from_details(logged.details, logged.duration_ms, logged.model)
     )

@@ -91,6 +91,19 @@ class EvidenceReader(Protocol):
         ...
 
 
+@runtime_checkable
+class EvidencePrefetcher(Protocol):
+    """An EvidenceReader that can start measuring the evidence before it is asked for (StoreMemoryReader can): the
+    read path starts it first thing, so the query embedding is on its way while the identity and entities are read.
+    """
+
+    def prefetch_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> None:
+        """Start what sections_evidence(agent_id, scopes, query) will return; that call then waits for it."""
+        ...
+
+
 class MemoryReader(Protocol):
     """Everything the read path needs from storage. The composition root adapts memoryd.storage to it.
 
@@ -343,11 +356,24 @@ class ReadPath:
         if deadline_s is not None:
             budget_s = min(budget_s, deadline_s)
         ends_at = self._clock.monotonic() + budget_s
+        search_query = query[:MAX_SEARCH_QUERY_CHARS]
+
+        def vector_timeout_s() -> float:
+            return max(0.0, ends_at - self._clock.monotonic())
+
+        measures_evidence = mode is not GateMode.OFF and len(query.strip()) >= 3
+        if (
+            measures_evidence
+            and isinstance(self._reader, EvidenceReader)
+            and isinstance(self._reader, EvidencePrefetcher)
+        ):
+            self._reader.prefetch_evidence(
+                agent_id, list(SEARCHED), search_query, vector_timeout_s=vector_timeout_s()
+            )
         entities = self._known_entities(agent_id) if mode is not GateMode.OFF else frozenset()
         identity = self._reader.identity(agent_id)
         today = blocks.format_date(self._clock.now().date())
         overrides_text = blocks.overrides_section(identity.overrides)
-        search_query = query[:MAX_SEARCH_QUERY_CHARS]
 
         def frame(body: str) -> str:
             # The budget covers everything but the always-on overrides.
@@ -357,16 +383,13 @@ class ReadPath:
             # Counted in the planner's verifying call: one tokenizer round trip instead of two.
             return [blocks.render_block(today, overrides_text, body), overrides_text]
 
-        def vector_timeout_s() -> float:
-            return max(0.0, ends_at - self._clock.monotonic())
-
         # The evidence pass: what each section holds for the query. A reader that measures evidence on its own does
         # so cheaply and the chosen section is then searched; otherwise each section is searched once, with the
         # planner's own limit, and the chosen section's hits are placed without searching again.
         searched: dict[Section, Sequence[MemoryHit]] = {}
         features: dict[str, float] = {}
         sections: dict[Section, SectionEvidence | None] = {}
-        if mode is not GateMode.OFF and len(query.strip()) >= 3:
+        if measures_evidence:
             if isinstance(self._reader, EvidenceReader):
                 sections.update(
                     self._reader.sections_evidence(
@@ -524,6 +547,7 @@ __all__ = [
     "Assembly",
     "ChatMessage",
     "Clock",
+    "EvidencePrefetcher",
     "Explanation",
     "Injection",
     "MemoryReader",

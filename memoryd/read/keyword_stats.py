@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memoryd.retrieval.hybrid import AgentCorpus
@@ -15,9 +15,9 @@ from memoryd.storage.fts import FtsIndex
 GROWTH_TOLERANCE = 0.02
 #: Corpus sizes are refreshed at most this often, and only after a write.
 REFRESH_S = 2.0
-#: Agents with more rows than this refresh their corpus size in the background while the previous figures keep
-#: serving (counting 100k rows took ~15 ms, paid by the first search after every write otherwise); smaller agents
-#: refresh inline, which is cheap and exact right after their first rows arrive.
+#: Agents (and tables) with more rows than this refresh their corpus size (row count) in the background while the
+#: previous figures keep serving (counting 100k rows took ~15 ms, paid by the first search after every write
+#: otherwise); smaller ones refresh inline, which is cheap and exact right after their first rows arrive.
 INLINE_REFRESH_ROWS = 5000
 _MAX_TERMS = 200_000
 
@@ -75,15 +75,19 @@ class KeywordStats:
         return corpus
 
     def _refresh_later(self, key: tuple[str, str]) -> None:
-        """One background refresh per key at a time."""
+        """One background refresh of an agent's corpus per key at a time."""
+        self._later(key, lambda: self._refresh(key))
+
+    def _later(self, key: tuple[str, str], refresh: Callable[[], object]) -> None:
+        """Run `refresh` in the background unless one for `key` is already under way."""
         with self._lock:
             if key in self._refreshing:
                 return
             self._refreshing.add(key)
 
-        def refresh() -> None:
+        def run() -> None:
             try:
-                self._refresh(key)
+                refresh()
             except Exception as error:
                 _log.warning("refreshing keyword statistics failed: %s", type(error).__name__)
             finally:
@@ -92,36 +96,58 @@ class KeywordStats:
 
         assert self._background is not None
         try:
-            self._background(refresh)
+            self._background(run)
         except RuntimeError:  # the executor is shutting down: the cached figures stay
             with self._lock:
                 self._refreshing.discard(key)
 
     def table_rows(self, kind: str) -> int:
-        """Rows of the whole table (all agents)."""
+        """Rows of the whole table (all agents). A large table (the count took ~12 ms at 100k rows, paid by the
+        first search after every write) is recounted in the background while the previous count keeps serving, as
+        a large agent's corpus is: it only chooses how FTS5 restricts to the agent."""
         with self._lock:
             cached = self._table.get(kind)
         if cached is not None and self._fresh(cached[1], cached[2]):
             return cached[0]
+        if cached is not None and cached[0] > INLINE_REFRESH_ROWS and self._background is not None:
+            self._later(("", kind), lambda: self._refresh_table(kind))
+            return cached[0]
+        return self._refresh_table(kind)
+
+    def _refresh_table(self, kind: str) -> int:
+        with self._lock:
+            epoch = self._epoch
         generation = self._generation()
         rows = self._fts.table_rows(kind)
         with self._lock:
-            self._table[kind] = (rows, self._clock(), generation)
+            if epoch == self._epoch:  # an invalidate() meanwhile: this count may predate it
+                self._table[kind] = (rows, self._clock(), generation)
         return rows
 
     def doc_frequency(self, kind: str, agent_id: str, term: str, rows_now: int) -> int:
         """Rows of the agent containing `term`; recomputed once the agent grew past the tolerance."""
-        key = (kind, agent_id, term)
+        return self.doc_frequencies(kind, agent_id, [term], rows_now)[term]
+
+    def doc_frequencies(
+        self, kind: str, agent_id: str, terms: Sequence[str], rows_now: int
+    ) -> dict[str, int]:
+        """doc_frequency of each term; the ones not cached are counted in one statement."""
+        found: dict[str, int] = {}
         with self._lock:
-            cached = self._df.get(key)
-        if cached is not None and cached[1] <= rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1:
-            return cached[0]
-        df = self._fts.doc_frequency(kind, agent_id, term)
-        with self._lock:
-            if len(self._df) > _MAX_TERMS:
-                self._df.clear()
-            self._df[key] = (df, rows_now)
-        return df
+            for term in terms:
+                cached = self._df.get((kind, agent_id, term))
+                if cached is not None and cached[1] <= rows_now <= cached[1] * (1 + GROWTH_TOLERANCE) + 1:
+                    found[term] = cached[0]
+        missing = [term for term in dict.fromkeys(terms) if term not in found]
+        if missing:
+            counted = self._fts.doc_frequencies(kind, agent_id, missing)
+            with self._lock:
+                if len(self._df) > _MAX_TERMS:
+                    self._df.clear()
+                for term, df in counted.items():
+                    self._df[(kind, agent_id, term)] = (df, rows_now)
+            found.update(counted)
+        return {term: found[term] for term in terms}
 
     def invalidate(self, agent_id: str | None = None) -> None:
         """Forget cached statistics (after deletes), for one agent or all."""

@@ -12,7 +12,6 @@ from memoryd.read.search import MemorySearch
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits
-from memoryd.storage import read_queries as queries
 from memoryd.storage.store import Store
 
 _KIND = {Section.PINNED: KIND_PINNED, Section.EPISODES: KIND_EPISODE, Section.TRANSCRIPT: KIND_TRANSCRIPT}
@@ -88,6 +87,14 @@ class StoreMemoryReader:
             out[scope] = replace(evidence, note=self._note("fts" if evidence.note else "hybrid", query))
         return out
 
+    def prefetch_evidence(
+        self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
+    ) -> None:
+        """Start measuring sections_evidence(agent_id, scopes, query) now (MemorySearch.prefetch_evidence)."""
+        self._search.prefetch_evidence(
+            agent_id, [_KIND[scope] for scope in scopes], query, vector_timeout_s=vector_timeout_s
+        )
+
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None
     ) -> float | None:
@@ -106,11 +113,11 @@ class StoreMemoryReader:
             self._identity_vectors.close()
 
     def known_entities(self, agent_id: str) -> Sequence[str]:
-        return queries.known_entities(self._store.db, agent_id, self._now_ms())
+        return self._store.reads.known_entities(agent_id, self._now_ms())
 
     def corrections(self, agent_id: str) -> Sequence[tuple[str, str]]:
         """(superseded text, replacing text) of this agent's corrected facts."""
-        return queries.corrections(self._store.db, agent_id)
+        return self._store.reads.corrections(agent_id)
 
     def search(
         self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
@@ -121,7 +128,7 @@ class StoreMemoryReader:
         outcome = evidenced.outcome
         decisions: dict[int, tuple[str, ...]] = {}
         if scope is Section.EPISODES and outcome.hits:
-            decisions = queries.episode_decisions(self._store.db, agent_id, [h.row.id for h in outcome.hits])
+            decisions = self._store.reads.episode_decisions(agent_id, [h.row.id for h in outcome.hits])
         hits = [
             MemoryHit(
                 ref=ItemRef(_ITEM_KIND[h.row.kind], str(h.row.id)),
@@ -144,4 +151,4 @@ class StoreMemoryReader:
         return f"fts_only:{self._embedder.query_issue(query) or 'vectors_unavailable'}"
 
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
-        queries.bump_pinned_usage(self._store.db, agent_id, [int(i) for i in fact_ids], used_at_ms)
+        self._store.reads.bump_pinned_usage(agent_id, [int(i) for i in fact_ids], used_at_ms)

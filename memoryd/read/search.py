@@ -7,7 +7,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -31,7 +31,7 @@ from memoryd.retrieval.mmr import DEFAULT_LAMBDA, Candidate, mmr
 from memoryd.retrieval.terms import query_terms
 from memoryd.retrieval.turn_neighbours import with_context
 from memoryd.retrieval.when import asks_when, has_time_reference
-from memoryd.storage.dated import DATED_KINDS, rows_in_window
+from memoryd.storage.dated import DATED_KINDS
 from memoryd.storage.store import Store
 from memoryd.vectors.threads import use_one_thread
 
@@ -102,6 +102,16 @@ class SearchSettings:
     evidence_probe_rows: int = 5000
     evidence_probe_terms: int = 2
     evidence_probe_candidates: int = 20
+    #: The evidence pass runs each section's keyword side on a thread of its own (False: one after the other, on
+    #: the calling thread; the same evidence either way). Off: on the shared 2-core machine the extra threads slowed
+    #: the query embedding they run beside (bench_assemble's evidence pass, interleaved, p50 42 against 34 ms with
+    #: the early start alone); a machine with cores to spare may turn it on.
+    parallel_evidence: bool = False
+    #: The evidence pass also starts a large section's full keyword side after its probe, while the query's vectors
+    #: are still on their way, and keeps it (reuse_s) for the section search, which then waits for it instead of
+    #: querying FTS5 (False, or vectors already in: that search runs it after the gate decided). Off for the same
+    #: reason: it is wasted CPU whenever another section is chosen, and CPU is what a busy machine lacks.
+    speculate_full_keywords: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,12 +155,16 @@ class MemorySearch:
         self._pool = ThreadPoolExecutor(
             max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
         )
+        # The evidence pass's keyword sides, one kind per thread (they wait on nothing, so they cannot deadlock).
+        self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-keywords")
+        # prefetch_evidence's passes: they wait on the pools above, which never wait on this one.
+        self._evidence_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-evidence")
         # Only nearest-vector scans run here (never a task that waits on another), so it cannot deadlock.
         self._scan_pool = ThreadPoolExecutor(
             max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
         )
         self.keyword_stats = KeywordStats(
-            store.fts, lambda: store.db.generation, background=self._pool.submit
+            store.fts, lambda: store.reads.generation, background=self._pool.submit
         )
         # The evidence pass's work, reused by the section search of the same request instead of querying FTS5 and
         # scanning faiss twice: (agent, kind, model@generation, query) → (monotonic time, nearest (id, cosine)),
@@ -161,12 +175,19 @@ class MemorySearch:
         self._recent_keywords: OrderedDict[
             tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
         ] = OrderedDict()
+        self._prefetched: OrderedDict[
+            tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
+        ] = OrderedDict()
+        # Full keyword sides being computed for the section search that may follow: key as _recent_keywords.
+        self._speculating: OrderedDict[tuple[str, str, int, str], Future[None]] = OrderedDict()
         self._recent_lock = threading.Lock()
 
     def close(self) -> None:
-        """Stop the helper threads."""
+        """Stop the helper threads (the evidence passes first: they wait on the others)."""
+        self._evidence_pool.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._scan_pool.shutdown(wait=True, cancel_futures=True)
+        self._keyword_pool.shutdown(wait=True, cancel_futures=True)
 
     def search(
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
@@ -176,30 +197,71 @@ class MemorySearch:
             agent_id, kind, query, limit, vector_timeout_s=vector_timeout_s
         ).outcome
 
+    def prefetch_evidence(
+        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+    ) -> None:
+        """Start evidence_many's work now, on a helper thread: the evidence_many call with the same agent, kinds
+        and query that follows (the read path's, once it has read the agent's identity and entities) waits for it
+        instead of starting it then. Unclaimed results are dropped after a while (64 kept)."""
+        key = (agent_id, tuple(kinds), query)
+        future = self._evidence_pool.submit(
+            self._measure_evidence, agent_id, kinds, query, vector_timeout_s=vector_timeout_s
+        )
+        with self._recent_lock:
+            self._prefetched[key] = future
+            self._prefetched.move_to_end(key)
+            while len(self._prefetched) > 64:
+                self._prefetched.popitem(last=False)
+
     def evidence_many(
         self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
     ) -> dict[str, SectionEvidence]:
         """The relevance gate's evidence for each kind: per-agent BM25 of the keyword candidates and the nearest
-        vectors, without fusion, priors or MMR. The query is embedded once and every kind's nearest vectors are
-        searched on a helper thread while this one runs the keyword sides; what a small section's pass found is
-        kept for its section search (reuse_s)."""
+        vectors, without fusion, priors or MMR (the result of prefetch_evidence when one was started for it)."""
+        with self._recent_lock:
+            prefetched = self._prefetched.pop((agent_id, tuple(kinds), query), None)
+        if prefetched is not None:
+            return prefetched.result()
+        return self._measure_evidence(agent_id, kinds, query, vector_timeout_s=vector_timeout_s)
+
+    def _measure_evidence(
+        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+    ) -> dict[str, SectionEvidence]:
+        """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on a
+        helper thread; meanwhile the kinds' keyword sides run here, or each on a thread of its own with
+        parallel_evidence (SQLite's FTS5 work releases the GIL; the smallest stays on this thread). What a small
+        section's pass found is kept for its section search (reuse_s); with speculate_full_keywords so is a large
+        section's full keyword side, started after its probe while the vectors are still on their way."""
         terms = query_terms(query)
-        vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
-        sides: dict[str, _KeywordSide] = {}
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            vector_side.set_result(
+                dict.fromkeys(kinds)
+            )  # nothing to wait for: nothing to speculate in meanwhile
+        else:
+            vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
-        for kind in kinds:
-            if not terms:
-                sides[kind] = _KeywordSide([], rows=self.keyword_stats.corpus(kind, agent_id).rows)
-            elif self.keyword_stats.corpus(kind, agent_id).rows > self.settings.evidence_probe_rows:
-                # A large section: probe it (no reuse; the section search, if chosen, queries FTS5 in full).
-                sides[kind] = self._keyword_side(
-                    agent_id, kind, terms, rows[kind], self.settings.evidence_probe_terms
-                )
-            else:
-                sides[kind] = self._keyword_side(agent_id, kind, terms, rows[kind])
-                self._remember_keywords(
-                    (agent_id, kind, self._store.db.generation, query), sides[kind], rows[kind]
-                )
+        sizes = {kind: self.keyword_stats.corpus(kind, agent_id).rows for kind in kinds}
+        # Largest first onto the helper threads, the smallest last on this thread: it finishes while they run.
+        order = sorted(kinds, key=lambda kind: -sizes[kind])
+
+        def side_then_full(kind: str) -> _KeywordSide:
+            side = self._evidence_side(agent_id, kind, query, terms, rows[kind])
+            self._speculate(agent_id, kind, query, terms, rows[kind], vector_side)
+            return side
+
+        pending = {}
+        if terms and self.settings.parallel_evidence:
+            pending = {kind: self._keyword_pool.submit(side_then_full, kind) for kind in order[:-1]}
+        sides: dict[str, _KeywordSide] = {}
+        for kind in order:
+            if kind not in pending:
+                sides[kind] = self._evidence_side(agent_id, kind, query, terms, rows[kind])
+        for kind in order:
+            if kind not in pending:
+                self._speculate(agent_id, kind, query, terms, rows[kind], vector_side)
+        for kind, future in pending.items():
+            sides[kind] = future.result()
         vectors = vector_side.result()
         out: dict[str, SectionEvidence] = {}
         for kind in kinds:
@@ -207,6 +269,71 @@ class MemorySearch:
             evidence = self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
             out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
         return out
+
+    def _evidence_side(
+        self, agent_id: str, kind: str, query: str, terms: Sequence[str], rows: dict[int, MemoryRow]
+    ) -> _KeywordSide:
+        """One kind's keyword side for the evidence pass: a probe of a large section (no reuse), a full pass of a
+        small one (kept for the section search that may follow)."""
+        corpus_rows = self.keyword_stats.corpus(kind, agent_id).rows
+        if not terms:
+            return _KeywordSide([], rows=corpus_rows)
+        if corpus_rows > self.settings.evidence_probe_rows:
+            return self._keyword_side(agent_id, kind, terms, rows, self.settings.evidence_probe_terms)
+        generation = self._store.reads.generation
+        side = self._keyword_side(agent_id, kind, terms, rows)
+        self._remember_keywords((agent_id, kind, generation, query), side, rows)
+        return side
+
+    def _speculate(
+        self,
+        agent_id: str,
+        kind: str,
+        query: str,
+        terms: Sequence[str],
+        rows: dict[int, MemoryRow],
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]],
+    ) -> None:
+        """Start a large (probed) section's full keyword side on a helper thread, kept for its section search, if
+        the query's vectors are not there yet: the evidence pass does not wait for it, and the section's search, if
+        the gate chooses it, waits for it instead of querying FTS5 itself (it started earlier, so it is done
+        earlier). Once the vectors are in, the gate's decision comes first (the search runs it if chosen)."""
+        if (
+            not terms
+            or not self.settings.speculate_full_keywords
+            or vector_side.done()
+            or self.keyword_stats.corpus(kind, agent_id).rows <= self.settings.evidence_probe_rows
+        ):
+            return
+        key = (agent_id, kind, self._store.reads.generation, query)
+        full_rows = dict(rows)  # copied here: the evidence pass adds the nearest rows to `rows` meanwhile
+
+        def full_side() -> None:
+            full = self._keyword_side(agent_id, kind, terms, full_rows)
+            self._remember_keywords(key, full, full_rows)
+
+        future = self._keyword_pool.submit(full_side)
+        with self._recent_lock:
+            self._speculating[key] = future
+            while len(self._speculating) > 64:
+                self._speculating.popitem(last=False)
+        future.add_done_callback(lambda done: self._speculation_done(key, done))
+
+    def _speculation_done(self, key: tuple[str, str, int, str], future: Future[None]) -> None:
+        with self._recent_lock:
+            if self._speculating.get(key) is future:
+                del self._speculating[key]
+
+    def _await_speculation(self, key: tuple[str, str, int, str]) -> None:
+        """Wait for the full keyword side of `key` if one is being computed (its failure: the caller computes it)."""
+        with self._recent_lock:
+            running = self._speculating.get(key)
+        if running is None:
+            return
+        try:
+            running.result()
+        except Exception as error:
+            _log.warning("a kept keyword side failed (%s); searching again", type(error).__name__)
 
     def _evidence(
         self,
@@ -249,7 +376,9 @@ class MemorySearch:
         vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
         side = _KeywordSide([])
         if terms:
-            reused = self._recent_keywords_for((agent_id, kind, self._store.db.generation, query))
+            key = (agent_id, kind, self._store.reads.generation, query)
+            self._await_speculation(key)
+            reused = self._recent_keywords_for(key)
             if reused is not None:
                 side, loaded = reused
                 rows.update(loaded)
@@ -312,8 +441,8 @@ class MemorySearch:
         s = self.settings
         dated: list[int] = []
         for window in windows:
-            dated += rows_in_window(
-                self._store.db, kind, agent_id, window.start_ms, window.end_ms, s.date_rows
+            dated += self._store.reads.rows_in_window(
+                kind, agent_id, window.start_ms, window.end_ms, s.date_rows
             )
         dated = list(dict.fromkeys(dated))
         if not dated:
@@ -410,7 +539,7 @@ class MemorySearch:
         corpus = stats.corpus(kind, agent_id)
         if corpus.rows == 0:
             return _KeywordSide([])
-        dfs = {t: stats.doc_frequency(kind, agent_id, t, corpus.rows) for t in terms}
+        dfs = stats.doc_frequencies(kind, agent_id, terms, corpus.rows)
         side = _KeywordSide([], rows=corpus.rows, dfs=dfs)
         match_terms = hybrid.candidate_terms(
             terms, dfs, corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor
@@ -450,7 +579,7 @@ class MemorySearch:
                 return None
             vector, model = embedded
             # Any write (new rows, new vectors, deletes) changes the generation and so misses the reuse.
-            key = (agent_id, kind, f"{model}@{self._store.db.generation}", query)
+            key = (agent_id, kind, f"{model}@{self._store.reads.generation}", query)
             recent = self._recent(key)
             if recent is not None:
                 return recent

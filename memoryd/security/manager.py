@@ -1,6 +1,6 @@
 """StoreSecurity: the store's protection and health at runtime — encrypt, decrypt, rotate the key, retry, reset.
 
-One maintenance operation runs at a time. Each one swaps the file under the live Database (memoryd.storage.keyed),
+One maintenance operation runs at a time. Each one swaps the file under the live Database (memoryd.storage.conversion),
 re-seals the vector files, and runs the invalidation hooks so caches never serve rows of the previous file.
 """
 
@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoryd.security.encryption import Conversion, StoreBusyError, convert_live
 from memoryd.security.keys import MODE_KEY_FILE, MODE_PASSPHRASE, MODE_PLAINTEXT, KeyStore, StoreKey
 from memoryd.security.opener import (
     KeyAttempts,
@@ -32,7 +31,7 @@ from memoryd.security.quarantine import (
     set_aside,
     write_marker,
 )
-from memoryd.storage.db import Database
+from memoryd.storage.conversion import Conversion, LiveStoreFile, StoreBusyError
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.vectors.sealing import sealer_for
 from servicekit.errors import (
@@ -79,13 +78,13 @@ class StoreSecurity:
         paths: StorePaths,
         keys: KeyStore,
         opened: Opened,
-        db: Database,
+        live: LiveStoreFile,
         vectors: VectorRegistry,
         on_replaced: list[Callable[[], None]] | None = None,
     ) -> None:
         self._paths = paths
         self._keys = keys
-        self._db = db
+        self._live = live
         self._vectors = vectors
         self._key: StoreKey | None = opened.key
         self._failure: StoreOpenError | None = opened.failure
@@ -172,7 +171,7 @@ class StoreSecurity:
     def _convert(self, target: StoreKey | None) -> None:
         old = self.store_key
         new = target.key if target is not None else None
-        self.last_conversion = convert_live(self._db, self._paths.converting, old, new)
+        self.last_conversion = self._live.convert(self._paths.converting, old, new)
         self._key = target
         rewritten = self._vectors.reseal(sealer_for(new))
         _log.info(
@@ -233,9 +232,7 @@ class StoreSecurity:
     # ---------------------------------------------------------------------------------------- recovery
     def _go_live(self, key: StoreKey | None) -> None:
         """Point the Database (every thread) at the real file, leave degraded mode."""
-        with self._db.writes_held():
-            self._db.pw.go_offline()
-            self._db.swap(self._paths.database, key.key if key is not None else None)
+        self._live.reopen(self._paths.database, key.key if key is not None else None)
         self._vectors.retarget(self._paths.vectors, sealer_for(key.key if key is not None else None))
         self._key, self._failure = key, None
         clear_marker(self._paths)

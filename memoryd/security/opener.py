@@ -39,7 +39,7 @@ from memoryd.security.quarantine import (
     restore,
     write_marker,
 )
-from memoryd.storage.keyed import DB_ERRORS, connect_raw
+from memoryd.storage.conversion import key_opens
 from memoryd.storage.private import private_folder
 from memoryd.storage.store import Store, open_store
 
@@ -130,9 +130,7 @@ def find_key(path: Path, keys: KeyStore, passphrase: str | None = None) -> Store
             if candidate is None:
                 continue
             counts[label] = counts.get(label, 0) + 1
-            try:
-                connect_raw(path, candidate.key).close()
-            except DB_ERRORS:
+            if not key_opens(path, candidate.key):
                 continue
             if label == SOURCE_REQUEST and phrase is not None:
                 keys.remember_passphrase(phrase)  # it opens the store: keep it (memory only) for this process

@@ -231,10 +231,52 @@ def put_vectors(
     return stored
 
 
+class ConsoleRowStore:
+    """The console's row-level statements on one store (the functions above, bound to its Database)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def fetch(self, kind: str, row_id: int) -> StoredRow | None:
+        """One row of any console kind with all its columns, or None."""
+        return fetch_row(self._db, kind, row_id)
+
+    def search(
+        self,
+        query: str,
+        terms: Sequence[str],
+        kinds: Sequence[str],
+        agent_id: str | None,
+        include_disabled: bool,
+        limit: int,
+    ) -> list[StoredMatch]:
+        """Matches across `kinds`, best first (search_rows)."""
+        return search_rows(self._db, query, terms, kinds, agent_id, include_disabled, limit)
+
+    def set_status(self, kind: str, row_id: int, status: str) -> bool | None:
+        """Set a pinned fact's or episode's status; whether it changed, None when the row does not exist."""
+        return set_status(self._db, kind, row_id, status)
+
+    def delete(self, kind: str, row_id: int) -> tuple[str, int] | None:
+        """Delete a row with its FTS entry and stored vector; (agent_id, vectors deleted) or None."""
+        return delete_row(self._db, kind, row_id)
+
+    def clear_all(self) -> tuple[int, list[str]]:
+        """Delete all memory but agents and processing_log; (rows deleted, agents that had any row or vector)."""
+        return clear_all(self._db)
+
+    def put_vectors(
+        self, kind: str, agent_id: str, model: str, dimension: int, items: Sequence[tuple[int, bytes, int]]
+    ) -> int:
+        """Store imported vectors (row id, blob, created_at_ms) of rows that exist; how many were stored."""
+        return put_vectors(self._db, kind, agent_id, model, dimension, items)
+
+
 __all__ = [
     "CLEARED_TABLES",
     "TABLE_OF_KIND",
     "TEXT_COLUMN",
+    "ConsoleRowStore",
     "clear_all",
     "delete_row",
     "fetch_row",

@@ -1,22 +1,21 @@
-"""Consolidation's bookkeeping on memory.sqlite: its side table of watermarks, its pass log, WAL checkpoints.
+"""Consolidation's storage: ConsolidationStore (everything a pass reads and writes), and its bookkeeping on
+memory.sqlite: the side table of watermarks, the pass log, WAL checkpoints.
 
-The SQL memoryd.consolidate needs that is not a maintenance step itself; the steps' own statements (decay,
-merge, promote, evict, prune, purge) are still in memoryd.consolidate (issue 19's storage step, not finished).
+The steps' own statements are memoryd.storage.maintenance (decay, promote, evict, prune, purge),
+memoryd.storage.episode_merge (merge) and memoryd.storage.narratives (the identity step).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from memoryd.storage.db import Database
-
-_STATE_DDL = """
-CREATE TABLE IF NOT EXISTS consolidation_state (
-    key TEXT PRIMARY KEY NOT NULL,
-    value TEXT NOT NULL,
-    updated_at_ms INTEGER NOT NULL
-)
-"""
+from memoryd.storage.episode_merge import EpisodeMergeStore
+from memoryd.storage.maintenance import MaintenanceStore
+from memoryd.storage.narratives import NarrativeStore
+from memoryd.storage.tables import create_table_sql, define_tables
 
 #: SQLite's default autocheckpoint threshold, restored when a pass ends.
 DEFAULT_AUTOCHECKPOINT_PAGES = 1000
@@ -25,14 +24,14 @@ DEFAULT_AUTOCHECKPOINT_PAGES = 1000
 class StateStore:
     """Small key/value store (consolidation_state); set() joins the caller's transaction when there is one.
 
-    Kept in a table created here (CREATE IF NOT EXISTS) because the storage migrations are a closed list; per-row
-    decay state uses the schema's own last_decayed_at_ms columns.
+    Its table (memoryd.storage.tables.ConsolidationState) is created here on first use (CREATE IF NOT EXISTS), as it
+    always was, rather than by a migration; per-row decay state uses the schema's own last_decayed_at_ms columns.
     """
 
     def __init__(self, db: Database) -> None:
         self._db = db
         with db.write():
-            db.execute(_STATE_DDL)
+            db.execute(create_table_sql(define_tables(db.pw).ConsolidationState, safe=True))
 
     def get(self, key: str, default: str = "") -> str:
         """The stored value, or `default`."""
@@ -116,4 +115,49 @@ class WalControl:
         self._db.execute(f"PRAGMA wal_autocheckpoint={DEFAULT_AUTOCHECKPOINT_PAGES}")
 
 
-__all__ = ["DEFAULT_AUTOCHECKPOINT_PAGES", "LoggedPass", "PassLog", "StateStore", "WalControl"]
+class ConsolidationStore:
+    """What memoryd.consolidate works with: the steps' statements, its watermarks and pass log, the WAL pragmas,
+    one write transaction per batch and the commit counter (its pacer tells busy from quiet by it)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._state: StateStore | None = None
+        #: Decay, promote, evict, prune and purge's statements.
+        self.maintenance = MaintenanceStore(db)
+        #: Merge's statements.
+        self.merges = EpisodeMergeStore(db)
+        #: The identity step's statements.
+        self.narratives = NarrativeStore(db)
+        #: The pass's WAL checkpoints.
+        self.wal = WalControl(db)
+
+    def state(self) -> StateStore:
+        """The watermark table (created on first use, as it always was: see StateStore)."""
+        if self._state is None:
+            self._state = StateStore(self._db)
+        return self._state
+
+    def pass_log(self, task_type: str) -> PassLog:
+        """Passes of `task_type` in processing_log."""
+        return PassLog(self._db, task_type)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One write transaction (under memoryd's write lock)."""
+        with self._db.write():
+            yield
+
+    @property
+    def generation(self) -> int:
+        """Commits by anyone so far."""
+        return self._db.generation
+
+
+__all__ = [
+    "DEFAULT_AUTOCHECKPOINT_PAGES",
+    "ConsolidationStore",
+    "LoggedPass",
+    "PassLog",
+    "StateStore",
+    "WalControl",
+]

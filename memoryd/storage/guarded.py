@@ -33,6 +33,14 @@ class StoreSwappedError(RuntimeError):
         super().__init__(message)
 
 
+class StoreOfflineError(RuntimeError):
+    """The store was offline (being converted or recovered) for longer than memoryd.storage.keyed.OFFLINE_WAIT_S.
+
+    Not a DB-API or peewee error on purpose: peewee re-raises those as its own types (by class name, then the first
+    base's), which would hide this one from connect()'s wait loop and from the gRPC mapping.
+    """
+
+
 @functools.cache
 def guarded_connection_class(module: Any) -> type:
     """A Connection subclass of the DB-API `module` (sqlite3 or sqlcipher3.dbapi2) with guarded calls."""
@@ -207,4 +215,4 @@ def guarded_connection_class(module: Any) -> type:
     return GuardedConnection
 
 
-__all__ = ["StoreSwappedError", "guarded_connection_class"]
+__all__ = ["StoreOfflineError", "StoreSwappedError", "guarded_connection_class"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memoryd.domain import FtsHealth, TableCount
 from memoryd.storage.db import Database
+from memoryd.storage.faults import StorageFault
 from memoryd.storage.fts import MIRRORS
 
 #: Tables counted overall.
@@ -117,9 +118,41 @@ def stored_dimension(db: Database, agent_id: str, model: str) -> int:
     )
 
 
+class HealthStore:
+    """What Diagnose and Reindex read about one store: counts, FTS and vector coverage, the file, the last fault."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def table_counts(self) -> list[TableCount]:
+        """Rows per counted table (table_counts)."""
+        return table_counts(self._db)
+
+    def fts_health(self) -> list[FtsHealth]:
+        """Each FTS mirror against its source table (fts_health)."""
+        return fts_health(self._db)
+
+    def vector_rows_per_agent(self) -> dict[str, int]:
+        """Rows that should have a vector, per agent; known agents at 0."""
+        return vector_rows_per_agent(self._db)
+
+    def stored_dimension(self, agent_id: str, model: str) -> int:
+        """Dimension of the agent's stored vectors for `model`, 0 when it has none."""
+        return stored_dimension(self._db, agent_id, model)
+
+    def file_bytes(self) -> int:
+        """Size of the database file plus its WAL and shared-memory files."""
+        return self._db.file_bytes()
+
+    def current_fault(self) -> StorageFault | None:
+        """The storage fault in force (disk full, read-only, corrupt …), or None."""
+        return self._db.health.current
+
+
 __all__ = [
     "COUNTED_TABLES",
     "PER_AGENT_TABLES",
+    "HealthStore",
     "fts_health",
     "stored_dimension",
     "table_counts",

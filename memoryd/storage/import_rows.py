@@ -14,6 +14,7 @@ from typing import Any
 
 from memoryd.storage.db import Database
 from memoryd.storage.export_rows import ROW_TABLES
+from memoryd.storage.transcript import insert_imported_row
 
 #: Columns that make two rows "the same row" for each record type.
 SAME_ROW_KEYS: dict[str, tuple[str, ...]] = {
@@ -116,6 +117,18 @@ def import_agents(
     return created, skipped
 
 
+def _insert(db: Database, table: str, values: Mapping[str, Any]) -> int:
+    """Insert one row; transcript rows go through their one writer (memoryd.storage.transcript)."""
+    if table == "transcript":
+        return insert_imported_row(db, values)
+    names = list(values)
+    cursor = db.execute(
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        tuple(values.values()),
+    )
+    return int(cursor.lastrowid or 0)
+
+
 def import_row_batch(
     db: Database,
     record_type: str,
@@ -149,12 +162,9 @@ def import_row_batch(
                 continue
             if file_id is not None and db.scalar(f"SELECT 1 FROM {table} WHERE id = ?", (file_id,)):
                 record.pop("id")
-            cols = [c for c in record if c in columns]
-            cursor = db.execute(
-                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                tuple(record[c] for c in cols),
-            )
-            outcomes.append(ImportedRow(file_key, int(cursor.lastrowid or 0), True, agent))
+            values = {c: record[c] for c in record if c in columns}
+            stored_id = _insert(db, table, values)
+            outcomes.append(ImportedRow(file_key, stored_id, True, agent))
     return outcomes
 
 

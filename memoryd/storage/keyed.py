@@ -19,7 +19,7 @@ from typing import Any
 import peewee
 from sqlcipher3 import dbapi2 as sqlcipher
 
-from memoryd.storage.guarded import StoreSwappedError, guarded_connection_class
+from memoryd.storage.guarded import StoreOfflineError, StoreSwappedError, guarded_connection_class
 from memoryd.storage.sqlfuncs import add_math_functions, lacks_math
 
 #: How long a statement waits for a conversion or recovery to put the store back online.
@@ -28,14 +28,6 @@ OFFLINE_WAIT_S = 120.0
 TXN_WAIT_S = 5.0
 #: Errors a DB-API call can raise, from either driver.
 DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, sqlcipher.Error)
-
-
-class StoreOfflineError(RuntimeError):
-    """The store was offline (being converted or recovered) for longer than OFFLINE_WAIT_S.
-
-    Not a DB-API or peewee error on purpose: peewee re-raises those as its own types (by class name, then the first
-    base's), which would hide this one from connect()'s wait loop and from the gRPC mapping.
-    """
 
 
 def _wait_idle(conns: list[Any], deadline: float) -> None:

@@ -1,4 +1,8 @@
-"""Ordered schema migrations, one transaction each, recorded in schema_version (sqlite-utils style)."""
+"""Ordered schema migrations, one transaction each, recorded in schema_version (sqlite-utils style).
+
+Each migration's SQL is frozen (schema_history.py and the statements below): together they lead any earlier store
+to the current schema, which memoryd/storage/tables.py defines.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memoryd.storage import schema, v1_import
+from memoryd.storage import schema_history as schema
+from memoryd.storage import v1_import
 from memoryd.storage.db import Database
+from memoryd.storage.tables import create_table_sql, define_tables
 
 _log = logging.getLogger("memoryd.storage.migrations")
 
@@ -136,14 +142,6 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 
-_VERSION_DDL = """
-CREATE TABLE IF NOT EXISTS schema_version (
-    version INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    applied_at_ms INTEGER NOT NULL
-)
-"""
-
 
 def current_version(db: Database) -> int:
     """Highest applied migration, 0 for a new database."""
@@ -160,7 +158,7 @@ def migrate(db: Database) -> list[int]:
             renamed = v1_import.set_aside_clashing_tables(db)
             if renamed:
                 _log.info("1.x store found; set aside %s for import", ", ".join(renamed))
-        db.execute(_VERSION_DDL)
+        db.execute(create_table_sql(define_tables(db.pw).SchemaVersion, safe=True))
     version = current_version(db)
     if version > LATEST_VERSION:
         raise NewerSchemaError(f"database schema {version} is newer than this memoryd ({LATEST_VERSION})")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memoryd.storage.dated import rows_in_window
 from memoryd.storage.db import Database
 
 #: How far back an episode's entities count as "known" to the gate, and how many episodes are read.
@@ -71,3 +72,35 @@ def corrections(db: Database, agent_id: str) -> list[tuple[str, str]]:
             )
             out.extend((str(old), str(new)) for old, new in rows)
     return out
+
+
+class ReadQueries:
+    """The read path's statements on one store, so the read path holds a typed store and never the database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @property
+    def generation(self) -> int:
+        """A counter that moves on every committed write: keys read-side caches to the store's state."""
+        return self._db.generation
+
+    def known_entities(self, agent_id: str, now_ms: int) -> list[str]:
+        """See known_entities."""
+        return known_entities(self._db, agent_id, now_ms)
+
+    def episode_decisions(self, agent_id: str, episode_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """See episode_decisions."""
+        return episode_decisions(self._db, agent_id, episode_ids)
+
+    def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[int], used_at_ms: int) -> None:
+        """See bump_pinned_usage."""
+        bump_pinned_usage(self._db, agent_id, fact_ids, used_at_ms)
+
+    def corrections(self, agent_id: str) -> list[tuple[str, str]]:
+        """See corrections."""
+        return corrections(self._db, agent_id)
+
+    def rows_in_window(self, kind: str, agent_id: str, start_ms: int, end_ms: int, limit: int) -> list[int]:
+        """See memoryd.storage.dated.rows_in_window."""
+        return rows_in_window(self._db, kind, agent_id, start_ms, end_ms, limit)

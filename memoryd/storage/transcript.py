@@ -1,5 +1,6 @@
 """Transcript rows are written here only: the hot-path write (a pending signal per turn; concurrent turns share one
-transaction) and Ingest's whole conversations (insert_transcript_rows).
+transaction), Ingest's whole conversations (insert_transcript_rows) and Import's rows (insert_imported_row). (The
+one other INSERT INTO transcript is migration 3's, storage/v1_import.py: history, frozen.)
 
 Plain SQL, written by one writer thread with group commit: turns that arrive while a commit is in flight go into
 the next transaction together, so the commit and the FTS5 segment flush are paid once per batch. A batch costs at
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -88,6 +89,17 @@ def insert_transcript_rows(connection: Any, rows: Sequence[TranscriptRow]) -> No
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
+
+
+def insert_imported_row(db: Database, values: Mapping[str, Any]) -> int:
+    """Insert one transcript row of an import file with the columns it carries (stored columns of the live schema,
+    checked by the import; its id when free, its title); the caller holds the write transaction. The new row's id."""
+    names = list(values)
+    cursor = db.execute(
+        f"INSERT INTO transcript ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        tuple(values.values()),
+    )
+    return int(cursor.lastrowid or 0)
 
 
 def estimate_tokens(text: str) -> int:

@@ -23,7 +23,7 @@ def build_console(
     deps = ConsoleDeps(
         store=store,
         config=config,
-        vectors=ConsoleVectors(registry, store.db),
+        vectors=ConsoleVectors(registry, store.health),
         errors=StorageErrorLog(),
         indexer=indexer,
     )

@@ -12,6 +12,7 @@ from memoryd.security.keys import KeyStore
 from memoryd.security.manager import StoreSecurity
 from memoryd.security.opener import Opened, open_memory_store
 from memoryd.security.quarantine import StorePaths
+from memoryd.storage.conversion import LiveStoreFile
 from memoryd.storage.store import Store
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.vectors.sealing import FileSealer, sealer_for
@@ -62,9 +63,8 @@ def build_security(
     secured: SecuredStore, vectors: VectorRegistry, on_replaced: list[Callable[[], None]]
 ) -> StoreSecurity:
     """StoreSecurity over the opened store."""
-    return StoreSecurity(
-        secured.paths, secured.keys, secured.opened, secured.store.db, vectors, on_replaced=on_replaced
-    )
+    live = LiveStoreFile(secured.store.db)
+    return StoreSecurity(secured.paths, secured.keys, secured.opened, live, vectors, on_replaced=on_replaced)
 
 
 def degraded_guard(security: StoreSecurity) -> DegradedStoreGuard:

@@ -179,10 +179,12 @@ def _inspect(memoryd: MemorydHandle, item_id: str) -> cpb.InspectResponse:
 def test_state_changes_need_same_origin_and_the_page_token(stack: Stack) -> None:
     api = f"{stack.url}/memory/view/api/overrides"
     token = _page_token(stack.url)
+    # One character changed, so the tampered token differs from the real one whatever it ends with.
+    tampered = token[:-1] + ("0" if token[-1] != "0" else "1")
     own_origin = stack.url
     cases = [
         ({}, "CSRF_TOKEN_MISSING"),
-        ({"X-CSRF-Token": token[:-2] + "00"}, "CSRF_TOKEN_INVALID"),
+        ({"X-CSRF-Token": tampered}, "CSRF_TOKEN_INVALID"),
         ({"X-CSRF-Token": token, "Origin": "http://evil.example"}, "CROSS_SITE_REQUEST"),
         ({"X-CSRF-Token": token, "Sec-Fetch-Site": "cross-site", "Origin": own_origin}, "CROSS_SITE_REQUEST"),
         ({"X-CSRF-Token": token, "Sec-Fetch-Site": "same-site"}, "CROSS_SITE_REQUEST"),

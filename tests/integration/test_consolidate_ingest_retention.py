@@ -86,7 +86,9 @@ def test_ingested_2023_session_is_kept_by_the_first_pass_and_pruned_a_retention_
     assert (episodes, turns) == (1, 3)
 
     clock = ManualClock(int(time.time() * 1000) + 5 * 60_000)  # the scheduled pass five minutes later
-    consolidator = Consolidator(db, rig.app.config, vectors=rig.app.vectors, clock=clock)
+    consolidator = Consolidator(
+        rig.app.store.consolidation, rig.app.config, vectors=rig.app.vectors, clock=clock
+    )
     try:
         first = consolidator.run()
         assert first.step("prune").rows_changed == 0

@@ -12,6 +12,7 @@ import pytest
 
 from memoryd.consolidate import ConsolidatorOptions, jobs
 from memoryd.consolidate.report import STEP_ORDER, StepResult
+from memoryd.storage.maintenance import Selection
 from memoryd.storage.store import Store
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
@@ -152,7 +153,8 @@ def test_idle_facts_decay_and_are_evicted_on_both_kinds_of_store(tmp_path: Path,
 @pytest.mark.parametrize("kind", STORE_KINDS)
 def test_a_failed_step_shows_in_the_response_and_in_diagnose(tmp_path: Path, kind: str) -> None:
     def broken(ctx: jobs.JobContext) -> StepResult:
-        ctx.db.execute("SELECT no_such_function(1)")  # a real SQLite failure, as exp() was on SQLCipher
+        # A real SQLite failure, as exp() was on SQLCipher.
+        ctx.store.matching_ids(Selection("pinned_facts", None, "no_such_function(id) > 0", ()), 0, 10)
         return StepResult()
 
     options = ConsolidatorOptions(steps=(*jobs.STEPS[:1], ("broken", broken), *jobs.STEPS[1:]))

@@ -322,6 +322,54 @@ def test_fast_paths_answer_what_the_router_answers(http: httpx.Client) -> None:
         assert fast.json() == routed.json()
 
 
+# Raw bodies the fast path's strict parser (gateway/ingest_body.py) leaves to the router: each answers exactly as the
+# router does, a 4xx JSON error with a reason, or the router's 200 for a lax form pydantic accepts.
+RAW_BAD_INGEST = [
+    b"",
+    b"{nope",
+    b"[]",
+    b"null",
+    b'{"agent_id":"a\\ud800","conversation_id":"c","turns":[{"user":"x"}]}',
+    b'{"agent_id":"a","conversation_id":"c","turns":[{"user":"x"}],"session_date":"2026-01-01\\udfff"}',
+    b'{"agent_id":"a","conversation_id":"c","turns":{"user":"x"}}',
+    b'{"agent_id":"a","conversation_id":"c","turns":["x"]}',
+    b'{"agent_id":"a","conversation_id":"c","turns":[{"user":1}]}',
+    b'{"agent_id":"a","conversation_id":"c","turns":[{"user":"x","surprise":1}]}',
+    b'{"agent_id":null,"conversation_id":"c","turns":[{"user":"x"}]}',
+    b'{"agent_id":"a","conversation_id":"c","turns":[{"user":"x"}],"skip_extraction":"maybe"}',
+    b'{"agent_id":"a","conversation_id":"c","turns":[{"user":"x"}],"session_date":20260101}',
+    b'{"agent_id":"a","conversation_id":"c","turns":[{"user":"x"}],"session_date":"last tuesday"}',
+    b"[" * 50_000,
+]
+
+
+@pytest.mark.parametrize("raw", RAW_BAD_INGEST, ids=range(len(RAW_BAD_INGEST)))
+def test_fast_path_bad_raw_bodies_answer_as_the_router(http: httpx.Client, raw: bytes) -> None:
+    headers = {"Content-Type": "application/json"}
+    fast = http.post("/memory/ingest", content=raw, headers=headers)
+    routed = http.post("/memory/ingest?via=router", content=raw, headers=headers)
+    assert 400 <= fast.status_code < 500, fast.text
+    assert (fast.status_code, fast.json()) == (routed.status_code, routed.json())
+    assert fast.json()["error"]["reason"] and fast.json()["error"]["grpc_code"] == 3  # INVALID_ARGUMENT
+
+
+LAX_BODY = '{"agent_id":"fast-lax","conversation_id":"c","turns":[{"user":"x"}],"skip_extraction":true}'
+LAX_INGEST = [
+    LAX_BODY.replace("true", "1").encode(),
+    b"\xef\xbb\xbf" + LAX_BODY.encode(),
+    LAX_BODY.encode("utf-16"),
+]
+
+
+@pytest.mark.parametrize("raw", LAX_INGEST, ids=["int-bool", "utf8-bom", "utf16"])
+def test_fast_path_leaves_lax_forms_to_the_router(http: httpx.Client, raw: bytes) -> None:
+    headers = {"Content-Type": "application/json"}
+    fast = http.post("/memory/ingest", content=raw, headers=headers)
+    routed = http.post("/memory/ingest?via=router", content=raw, headers=headers)
+    assert fast.status_code == routed.status_code == 200
+    assert fast.content == routed.content == b'{"status":"ok","turns_ingested":1}'
+
+
 def test_cached_agent_list_follows_changes(http: httpx.Client) -> None:
     ingest(http, agent_id="fast-b", conversation_id="c", skip_extraction=True, turns=[{"user": "x"}])
     before = {a["agent_id"]: a for a in http.get("/agents").json()["agents"]}

@@ -1,6 +1,6 @@
 """Readers racing live plaintext ⇄ encrypted swaps see the old or the new store, never a closed connection.
 
-Storage level (real files, real conversions with memoryd.security.encryption): every read pattern memoryd uses —
+Storage level (real files, real conversions with memoryd.storage.conversion): every read pattern memoryd uses —
 one-shot queries, half-read cursors, read transactions, cursor iteration with nested queries, peewee model
 queries — runs in threads while the store is converted back and forth. None may fail; a cursor kept half-read
 past the swap's wait gets StoreSwappedError (retryable), and the swap still completes. The gRPC mapping of
@@ -20,7 +20,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from memoryd.api.degraded_guard import DegradedStoreGuard
-from memoryd.security.encryption import convert_live, wait_quiet
+from memoryd.storage.conversion import convert_live, wait_quiet
 from memoryd.storage.keyed import StoreSwappedError
 from memoryd.storage.store import Store, open_store
 from servicekit.server import ServerOptions, ServiceBinding, build_server

@@ -194,7 +194,7 @@ def consolidator(
 ) -> Consolidator:
     """A Consolidator over the test store with deterministic batches."""
     return Consolidator(
-        store.db,
+        store.consolidation,
         config,
         vectors=vectors,
         inference=inference,

@@ -47,7 +47,7 @@ def running_consolidating_memoryd(
     )
     app = build_app(settings)
     consolidator = Consolidator(
-        app.store.db,
+        app.store.consolidation,
         app.config,
         vectors=app.vectors,
         inference=app.inference,

@@ -41,7 +41,7 @@ TURN = {
 
 
 def _read(store: Store, *records: Any) -> Any:
-    reader = ImportReader(store.db)
+    reader = ImportReader(store.transfer)
     for record in records:
         reader.feed(record if isinstance(record, str) else json.dumps(record))
     return reader.finish()

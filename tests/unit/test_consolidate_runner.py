@@ -12,6 +12,7 @@ import pytest
 from memoryd.consolidate import CONSOLIDATION_RUNNING, Consolidator, ConsolidatorOptions
 from memoryd.consolidate.jobs import STEPS, JobContext
 from memoryd.consolidate.report import STEP_ORDER, StepResult
+from memoryd.storage.maintenance import Selection
 from memoryd.storage.store import Store
 from servicekit.errors import AbortedError
 from tests.support.consolidate_rows import ManualClock, config_store, consolidator, fixed_pacer, insert_fact
@@ -45,12 +46,12 @@ def test_a_pass_runs_every_step_in_the_spec_order_and_is_logged(store: Store, tm
 
 def test_a_failing_step_is_reported_and_later_steps_still_run(store: Store, tmp_path: Path) -> None:
     def broken(ctx: JobContext) -> StepResult:
-        ctx.db.execute("SELECT * FROM no_such_table")
+        ctx.store.matching_ids(Selection("no_such_table", None, "1", ()), 0, 10)  # a real SQLite failure
         return StepResult()
 
     steps = [(name, broken if name == "merge" else job) for name, job in STEPS]
     runner = Consolidator(
-        store.db,
+        store.consolidation,
         config_store(tmp_path),
         clock=ManualClock(),
         options=ConsolidatorOptions(pacer_factory=fixed_pacer, steps=steps),
@@ -98,7 +99,7 @@ def test_callbacks_hear_about_changed_agents(store: Store, tmp_path: Path) -> No
     clock = ManualClock()
     heard: list[str | None] = []
     runner = Consolidator(
-        store.db,
+        store.consolidation,
         config_store(tmp_path),
         clock=clock,
         on_changed=[heard.append],

@@ -105,3 +105,37 @@ def test_a_count_that_raced_an_invalidation_is_not_cached(tmp_path: Path) -> Non
     stats.corpus(KIND_TRANSCRIPT, "a")
     assert fts.counts == 2  # these were
     store.close()
+
+
+def test_a_large_table_keeps_its_count_while_one_background_recount_runs(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    _add_rows(store, "big", INLINE_REFRESH_ROWS + 10)
+    clock, deferred = Clock(), Deferred()
+    stats = _stats(store, clock, deferred)
+    assert stats.table_rows(KIND_TRANSCRIPT) == INLINE_REFRESH_ROWS + 10
+    _add_rows(store, "other", 5)
+    assert stats.table_rows(KIND_TRANSCRIPT) == INLINE_REFRESH_ROWS + 10  # within REFRESH_S: cached
+    clock.now += REFRESH_S
+    assert stats.table_rows(KIND_TRANSCRIPT) == INLINE_REFRESH_ROWS + 10  # stale count, no wait
+    assert stats.table_rows(KIND_TRANSCRIPT) == INLINE_REFRESH_ROWS + 10
+    assert len(deferred.jobs) == 1  # one recount in flight, not one per search
+    deferred.run_all()
+    assert stats.table_rows(KIND_TRANSCRIPT) == INLINE_REFRESH_ROWS + 15
+    with store.db.write():
+        store.db.execute("DELETE FROM transcript WHERE agent_id = 'other'")
+    stats.invalidate("other")  # after a delete: counted again at once, inline
+    assert stats.table_rows(KIND_TRANSCRIPT) == INLINE_REFRESH_ROWS + 10
+    store.close()
+
+
+def test_a_small_table_is_recounted_inline_after_a_write(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "memory.sqlite")
+    clock, deferred = Clock(), Deferred()
+    stats = _stats(store, clock, deferred)
+    _add_rows(store, "a", 3)
+    assert stats.table_rows(KIND_TRANSCRIPT) == 3
+    _add_rows(store, "b", 2)
+    clock.now += REFRESH_S
+    assert stats.table_rows(KIND_TRANSCRIPT) == 5
+    assert deferred.jobs == []
+    store.close()

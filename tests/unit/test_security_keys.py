@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.security.encryption import StoreBusyError, convert_live, wait_quiet
 from memoryd.security.keys import MODE_KEY_FILE, MODE_PASSPHRASE, KeyStore, derive_passphrase_key
 from memoryd.security.opener import classify, file_kind
+from memoryd.storage.conversion import StoreBusyError, convert_live, wait_quiet
 from memoryd.storage.keyed import connect_raw
 from memoryd.storage.store import open_store
 from memoryd.vectors.sealing import MAGIC, read_file, sealer_for, write_file

@@ -61,6 +61,34 @@ def test_import_keeps_free_ids_renumbers_taken_ones_and_skips_identical_rows(sto
     assert store.db.scalar("SELECT count(*) FROM pinned_facts") == 2
 
 
+def test_imported_transcript_rows_keep_id_and_title_are_indexed_and_skipped_when_identical(
+    store: Store,
+) -> None:
+    # Import writes transcript rows through memoryd.storage.transcript, like BufferTurn and Ingest: the FTS
+    # mirror sees them and BufferTurn numbers the conversation's next chunk after them.
+    turn = {
+        "id": 40,
+        "agent_id": "a",
+        "conversation_id": "c1",
+        "chunk_index": 0,
+        "role": "user",
+        "content": "the lighthouse keeper",
+        "token_count": 5,
+        "title": "Trip",
+        "created_at_ms": 10,
+    }
+    columns = _columns(store, "transcript")
+    (first,) = import_row_batch(store.db, "transcript", [turn], columns, {})
+    assert (first.stored_id, first.is_new) == (40, True)
+    assert store.db.query("SELECT title, content FROM transcript WHERE id = 40") == [
+        ("Trip", turn["content"])
+    ]
+    assert store.db.scalar("SELECT rowid FROM fts_transcript WHERE fts_transcript MATCH 'lighthouse'") == 40
+    (again,) = import_row_batch(store.db, "transcript", [turn], columns, {})
+    assert (again.stored_id, again.is_new) == (40, False)
+    assert store.db.scalar("SELECT count(*) FROM transcript") == 1
+
+
 def test_import_identity_adds_new_overrides_and_takes_content_only_when_none(store: Store) -> None:
     record = {"content": "a teacher", "overrides": [{"id": "o1", "text": "call me Sam"}]}
     assert import_identity(store.db, record) is True

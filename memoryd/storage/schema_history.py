@@ -1,4 +1,10 @@
-"""DDL of the v2 data model (docs/architecture.md, Data) and its FTS5 mirrors, as used by the ordered migrations."""
+"""The frozen SQL of migrations 1-8 (memoryd/storage/migrations.py): history, never edited.
+
+The current schema is defined once, by the models in memoryd/storage/tables.py; these statements are how a store
+of any earlier version reached it, so they stay what they were when each migration shipped even when the models
+move on (a change of schema is a new migration). tests/unit/test_storage_schema.py checks that running them all
+yields exactly the schema the models declare.
+"""
 
 from __future__ import annotations
 

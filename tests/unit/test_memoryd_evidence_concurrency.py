@@ -1,0 +1,244 @@
+"""The evidence pass's fast paths decide nothing differently: each section's keyword side on its own thread gives the
+same evidence as one after the other, and the full keyword side kept for a large section's search (computed while
+the query embedding is on its way) gives the same hits as that search querying FTS5 itself; any write ends the
+reuse. Real SQLite store, real FTS5, real faiss registry; the embeddings come from a fake inferd on a real port that
+answers after EMBED_DELAY_S (a slow peer, so the vectors are still on their way during the keyword sides)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from inferd.client import InferenceClient
+from memoryd.config import ConfigStore
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.read.search import MemorySearch, SearchSettings
+from memoryd.storage.store import Store, open_store
+from memoryd.vectors.embedding import Embedder
+from memoryd.vectors.registry import VectorRegistry
+from osaurus.inference.v1 import inference_pb2 as ipb
+from tests.fakes.fake_inferd import FakeInferdState, FakeInference
+from tests.fakes.inference_server import serving_inference
+
+EMBED_DELAY_S = 0.3
+
+AGENT = "alex"
+KINDS = [KIND_PINNED, KIND_EPISODE, KIND_TRANSCRIPT]
+#: Sections above this many rows are "large" (probed); the store below has 60-200 rows per section.
+PROBE_ROWS = 50
+WORDS = (  # noqa: SIM905 - a word list reads better as text
+    "garden tomato recipe budget flight lisbon harbour dinner pottery marathon invoice contract cat doctor"
+    " vegetarian peanut beta release report wednesday sister guitar lesson apartment lease salary hiking"
+).split()
+QUERIES = [
+    "what did I say about the tomato garden?",
+    "when is the beta release report due, wednesday?",
+    "remind me of my peanut allergy and vegetarian dinner",
+    "the lisbon flight budget",
+    "my exact words about the guitar lesson",
+    "zzz unknownword",
+]
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def _fill(store: Store, rng: random.Random) -> None:
+    with store.db.write():
+        store.agents.ensure(AGENT)
+        for i in range(200):
+            store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
+                " created_at_ms) VALUES (?, ?, ?, ?, ?, 10, ?)",
+                (AGENT, f"c{i // 10}", i % 10, "user" if i % 2 == 0 else "assistant", _sentence(rng, 9), i),
+            )
+        for i in range(120):
+            store.db.execute(
+                "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+                " VALUES (?, ?, ?, '', ?, ?)",
+                (AGENT, _sentence(rng, 6), rng.random(), i, i),
+            )
+        for i in range(60):
+            store.db.execute(
+                "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions,"
+                " salience, conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, '', '', 0.5, ?, ?)",
+                (AGENT, f"e{i}", _sentence(rng, 14), rng.choice(WORDS), i, i),
+            )
+
+
+class SlowInference(FakeInference):
+    """FakeInference whose Embed answers after EMBED_DELAY_S."""
+
+    def Embed(self, request: ipb.EmbedRequest, context: grpc.ServicerContext) -> ipb.EmbedResponse:
+        time.sleep(EMBED_DELAY_S)
+        return super().Embed(request, context)
+
+
+@dataclass
+class Rig:
+    store: Store
+    embedder: Embedder
+    vectors: VectorRegistry
+    searches: list[MemorySearch]
+
+    def search(self, **changes: bool) -> MemorySearch:
+        """A MemorySearch over the rig (closed with it), both fast paths on; `changes` to SearchSettings."""
+        on = {"parallel_evidence": True, "speculate_full_keywords": True}
+        settings = SearchSettings(evidence_probe_rows=PROBE_ROWS, **{**on, **changes})
+        search = MemorySearch(self.store, self.embedder, self.vectors, settings)
+        self.searches.append(search)
+        return search
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    store = open_store(tmp_path / "memory.sqlite")
+    _fill(store, random.Random(17))
+    with serving_inference(SlowInference(FakeInferdState()), grace_s=0.1) as server:
+        client = InferenceClient(server.target)
+        embedder = Embedder(client, ConfigStore(tmp_path / "memory.json"), query_timeout_s=5.0)
+        rig = Rig(store, embedder, VectorRegistry(tmp_path / "vectors", store.embeddings), [])
+        try:
+            yield rig
+        finally:
+            for search in rig.searches:
+                search.close()
+            client.close()
+
+
+def _count_fts(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """(kind, whether on the calling thread) of every FTS5 candidate query from now on (the real query runs)."""
+    queried: list[tuple[str, bool]] = []
+    search_fts = store.fts.search
+    caller = threading.current_thread()
+
+    def counted(kind: str, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+        queried.append((kind, threading.current_thread() is caller))
+        return search_fts(kind, *args, **kwargs)
+
+    monkeypatch.setattr(store.fts, "search", counted)
+    return queried
+
+
+def test_concurrent_keyword_sides_give_the_sequential_evidence(rig: Rig) -> None:
+    parallel = rig.search()
+    sequential = rig.search(parallel_evidence=False, speculate_full_keywords=False)
+    for query in QUERIES:
+        assert parallel.evidence_many(AGENT, KINDS, query) == sequential.evidence_many(AGENT, KINDS, query)
+    # The sections really were probed and searched: some evidence is not empty.
+    evidence = parallel.evidence_many(AGENT, KINDS, QUERIES[0])
+    assert all(evidence[kind].candidates > 0 and evidence[kind].bm25_top > 0 for kind in KINDS)
+    assert evidence[KIND_TRANSCRIPT].rows == 200 > PROBE_ROWS
+    assert evidence[KIND_TRANSCRIPT].note == ""  # the vector side ran (slowly), not skipped
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_the_kept_full_keyword_side_gives_the_searchs_own_hits(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch, parallel: bool
+) -> None:
+    fast = rig.search(parallel_evidence=parallel)
+    plain = rig.search(parallel_evidence=False, speculate_full_keywords=False)
+    queried = _count_fts(rig.store, monkeypatch)
+    for query in QUERIES[:-1]:  # the last one matches nothing
+        fast.evidence_many(AGENT, KINDS, query)
+        for kind in KINDS:
+            # The fast search reuses what the evidence pass kept (waiting for it if need be) and queries FTS5 on no
+            # thread of its own; the plain one, with no pass before it, queries FTS5 on this thread.
+            before = len(queried)
+            reused = fast.search_with_evidence(AGENT, kind, query, 8)
+            assert (kind, True) not in queried[before:], (query, kind)
+            fresh = plain.search_with_evidence(AGENT, kind, query, 8)
+            assert (kind, True) in queried[before:]
+            assert [(h.row.id, h.score) for h in reused.outcome.hits] == [
+                (h.row.id, h.score) for h in fresh.outcome.hits
+            ], (query, kind)
+            assert reused.outcome.hits and reused.evidence == fresh.evidence
+
+
+def test_no_full_keyword_side_without_vectors_to_wait_for(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    search = rig.search(parallel_evidence=False, use_vectors=False)
+    query = QUERIES[0]
+    queried = _count_fts(rig.store, monkeypatch)
+    search.evidence_many(AGENT, KINDS, query)
+    search.search(AGENT, KIND_TRANSCRIPT, query, 8)
+    # Probes of the two large sections, one full pass of the small one, then the transcript search's own query,
+    # all on this thread.
+    assert sorted(queried) == sorted([(kind, True) for kind in [*KINDS, KIND_TRANSCRIPT]])
+
+
+def test_a_write_after_the_evidence_pass_ends_the_reuse(rig: Rig) -> None:
+    search = rig.search()
+    newest = "Tomato garden recipe: the tomato garden recipe, tomato garden"
+    query = "tomato garden recipe"
+    search.evidence_many(AGENT, KINDS, query)  # keeps the transcript's full keyword side
+    with rig.store.db.write():
+        rig.store.db.execute(
+            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
+            " created_at_ms) VALUES (?, 'new', 0, 'user', ?, 10, 1000)",
+            (AGENT, newest),
+        )
+    # Searched again (no row has a vector here: only a fresh keyword side can bring the new row in).
+    hits = search.search(AGENT, KIND_TRANSCRIPT, query, 10).hits
+    assert newest in {h.row.text for h in hits}
+
+
+def test_a_prefetched_pass_is_the_evidence_asked_for(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = rig.search()
+    plain = rig.search(parallel_evidence=False, speculate_full_keywords=False)
+    queried = _count_fts(rig.store, monkeypatch)
+    for query in QUERIES:
+        fast.prefetch_evidence(AGENT, KINDS, query)
+        assert fast.evidence_many(AGENT, KINDS, query) == plain.evidence_many(AGENT, KINDS, query)
+    # A pass started for one query is never taken for another.
+    fast.prefetch_evidence(AGENT, KINDS, "tomato garden")
+    assert fast.evidence_many(AGENT, KINDS, "guitar lesson") == plain.evidence_many(
+        AGENT, KINDS, "guitar lesson"
+    )
+    # The call that follows a prefetch only waits for it: the FTS5 queries of one pass, not of two.
+    query = "lisbon harbour dinner"
+    start = len(queried)
+    plain.evidence_many(AGENT, KINDS, query)
+    one_pass = len(queried) - start
+    plain.prefetch_evidence(AGENT, KINDS, query)
+    assert plain.evidence_many(AGENT, KINDS, query)[KIND_PINNED].candidates > 0
+    assert len(queried) - start == 2 * one_pass > 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_document_frequencies_in_one_statement_are_the_per_term_counts(rig: Rig, kind: str) -> None:
+    fts = rig.store.fts
+    terms = ["tomato", "garden", "quokka", "wednesday", "recipe", "tomatoes", "kangaroo"]
+    alone = fts.doc_frequencies(kind, AGENT, terms)  # the agent owns every row: counted without its filter
+    assert alone == {term: fts.doc_frequency(kind, AGENT, term) for term in terms}
+    assert alone["tomato"] > 0 and alone["quokka"] == 0
+    # Another agent's rows (one holding a word this agent never wrote): the agent's own counts still.
+    with rig.store.db.write():
+        rig.store.agents.ensure("sam")
+        for text in ("Tomato garden with a kangaroo", "Kangaroo recipe"):
+            rig.store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
+                " created_at_ms) VALUES ('sam', 's', 0, 'user', ?, 5, 1)",
+                (text,),
+            )
+            rig.store.db.execute(
+                "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+                " VALUES ('sam', ?, 0.5, '', 1, 1)",
+                (text,),
+            )
+            rig.store.db.execute(
+                "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions,"
+                " salience, conversation_at_ms, created_at_ms) VALUES ('sam', 's', ?, '', '', '', 0.5, 1, 1)",
+                (text,),
+            )
+    shared = fts.doc_frequencies(kind, AGENT, terms)
+    assert shared == alone == {term: fts.doc_frequency(kind, AGENT, term) for term in terms}
+    assert shared["kangaroo"] == 0 and fts.doc_frequencies(kind, "sam", ["kangaroo"]) == {"kangaroo": 2}
