@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -21,8 +22,13 @@ class Correction:
     new_value: frozenset[str]
 
 
+#: A resolved ISO date the writer appends to a plan ("… on September 22 (2027-09-22)"): the words before it already
+#: carry the value, and its "09" would make the old value a set no turn quoting "September 22" ever holds.
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(index_term(t) for t in tokens(text) if t not in STOP_WORDS)
+    return frozenset(index_term(t) for t in tokens(_ISO_DATE.sub(" ", text)) if t not in STOP_WORDS)
 
 
 def corrections_from(pairs: Iterable[tuple[str, str]]) -> tuple[Correction, ...]:

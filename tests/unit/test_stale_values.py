@@ -18,6 +18,14 @@ def test_a_row_with_the_new_value_or_without_the_old_one_is_not_stale() -> None:
     assert not states_old_value("September was a busy month", FALCON)  # part of the old value only
 
 
+def test_a_resolved_iso_date_in_the_facts_does_not_hide_the_old_value() -> None:
+    falcon = corrections_from(
+        [("Falcon launches on September 22 (2027-09-22)", "Falcon launch moves to October 6 (2027-10-06)")]
+    )
+    assert states_old_value("ok, so we'll launch Falcon on September 22 then", falcon)
+    assert not states_old_value("Falcon launches on October 6", falcon)
+
+
 def test_accents_and_case_fold_like_the_index() -> None:
     vet = corrections_from(
         [("Le vétérinaire de Pickles est à Elm Street", "Le vétérinaire de Pickles est à Riverside")]
