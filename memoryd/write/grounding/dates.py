@@ -79,7 +79,7 @@ _WEEKDAY = re.compile(
 _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_SHORT_RE})\s+que vem\b")
 #: A month said alone after a preposition ("in September", "em setembro", "en juillet"): its first day.
 _IN_MONTH = re.compile(
-    rf"\b(?:in|en|em|im|no|for|until|by|from|starting|desde|a partir de|ab)\s+({_MONTH_RE})\b(?!\s*\d)"
+    rf"\b(?:in|en|em|im|no|for|until|by|from|to|starting|desde|a partir de|ab|para|pour|au|al|hasta|até|auf|bis|à)\s+(?:(?:le |el |o |den )?mois (?:de |d.)?|(?:el |o )?mes de |(?:den )?monat )?({_MONTH_RE})\b(?!\s*\d)"
 )
 _SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "un": 1, "une": 1, "deux": 2, "trois": 3,
                   "uno": 1, "una": 1, "dos": 2, "tres": 3, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,

@@ -126,8 +126,14 @@ _RESCHEDULED = re.compile(
 )
 #: "The race was postponed to May 3": said in the past, the change puts the date ahead.
 _MOVED_PASSIVE = re.compile(
-    r"\b(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
-    r"delayed|brought forward|bumped|shifted|changed)\b",
+    r"\b(?:(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
+    r"delayed|brought forward|bumped|shifted|changed)|"
+    # "a viagem passou para novembro", "la boda se ha aplazado al 3 de junio", "wurde auf den 28. April verschoben".
+    r"(?:a été|ont été|est|sont) (?:reportée?s?|décalée?s?|déplacée?s?|repoussée?s?|avancée?s?)|"
+    r"(?:se ha|se han|ha sido|han sido|fue|se) (?:aplazad[oa]s?|movid[oa]s?|pospuest[oa]s?|retrasad[oa]s?|"
+    r"adelantad[oa]s?|cambiad[oa]s?)|pasó (?:al|a|para)|"
+    r"(?:wurde|wurden|ist|sind|wird) (?:[\w.]+ ){0,4}?(?:verschoben|vorverlegt|verlegt)|verschoben auf|"
+    r"(?:passou|passaram) para|(?:foi|foram) (?:adiad[oa]s?|remarcad[oa]s?|mudad[oa]s?|antecipad[oa]s?))\b",
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
@@ -240,8 +246,52 @@ _REMIND_REQUEST = re.compile(
 )
 
 
+#: "Quick intro: I'm Ravi", "Petite correction : on a changé de vétérinaire": a short label before a colon opens
+#: a first-person statement; the statement is what the rules read (a greeting before the label stays).
+_LABEL = re.compile(
+    r"^(?P<greeting>(?:hi|hello|hey|hiya|morning|good (?:morning|afternoon|evening)|bonjour|bonsoir|salut|hola|"
+    r"buenas(?: tardes| noches)?|buenos días|hallo|guten (?:tag|morgen|abend)|moin|servus|olá|oi|bom dia|boa tarde|"
+    r"boa noite)[\s,!.]+)?"
+    # A label that says what kind of statement follows ("decision:", "todo:") is part of it, not an opener.
+    r"(?!(?:[\w'-]+ ){0,2}(?:decision|décision|decisión|entscheidung|decisão|decided|decidido|final|plan|todo|"
+    r"to-do|task|reminder|note|rappel|recordatorio|erinnerung|lembrete)\b)[\w'-]+(?: [\w'-]+){0,2}\s*:\s+"
+    r"(?=(?:I|I'm|I've|I'd|I'll|we|we're|we've|my|our|je|j'|on|mon|ma|mes|nous|yo|mi|mis|soy|ich|wir|mein|meine|"
+    r"unser|unsere|eu|sou|o meu|a minha)\b)",
+    re.IGNORECASE,
+)
+#: A reply word opening a statement ("Nope, I work at a bakery", "It does, he gave us until June 5", "Ja, leider
+#: verschoben auf …"): it answers the assistant and says nothing itself.
+_REPLY_OPENER = re.compile(
+    r"^(?:yes|yeah|yep|yup|no|nope|nah|sure|right|exactly|indeed|correct|it does|it did|it is|it will|that's right|"
+    r"ja|nein|genau|doch|oui|non|exactement|effectivement|sí|si|claro|exacto|efectivamente|sim|não|exato|isso)"
+    r"(?:,?\s+(?:leider|malheureusement|lamentablemente|desgraciadamente|infelizmente|unfortunately|sadly|"
+    r"thankfully|luckily|zum glück|heureusement|por suerte|felizmente))?\s*[,!]\s+(?=\S)",
+    re.IGNORECASE,
+)
+#: ", so I need to …", ", así que necesito …", ", alors je dois …": a consequence with its own subject or modal is a
+#: clause of its own (a task), and the clause before it keeps its own date.
+_SO_CLAUSE = re.compile(
+    r",\s*(?:so|and so|which means|así que|por lo que|alors|donc|du coup|also|deshalb|daher|darum|então|por isso|"
+    r"portanto)\s+(?=(?:I|I'll|I'm|I've|we|we'll|we're|je|j'|il faut|nous|on|yo|necesito|tengo|debo|tenemos|"
+    r"voy|vamos|ich|wir|muss|müssen|eu|preciso|tenho|temos|vou|vamos)\b)",
+    re.IGNORECASE,
+)
+
+
+def _clauses(text: str) -> list[str]:
+    """A statement cut where a consequence with its own subject starts; each part needs three words to stand."""
+    parts = [p.strip() for p in _SO_CLAUSE.split(text)]
+    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
+        return [text]
+    return parts
+
+
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
+    return [part for clause in _whole_statement_clauses(sentence) for part in _clauses(clause)]
+
+
+def _whole_statement_clauses(sentence: str) -> list[str]:
     text = sentence.strip()
     if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
         return []
@@ -270,6 +320,21 @@ _ENCOURAGEMENT = re.compile(
 )
 
 
+#: How the assistant talks to the user: a style noun ("tone", "answers") said with "me" or "your" ("keep the tone
+#: casual with me", "keep your answers short") makes an imperative a standing instruction, not a one-off request.
+_STYLE_NOUN = re.compile(
+    r"\b(?:tone|style|answers?|replies|responses|messages|format|formatting|wording|register|jargon|emojis?|"
+    r"ton|style|réponses?|registre|jargon|tono|estilo|respuestas?|mensajes|formato|registro|jerga|ton|stil|"
+    r"antworten|nachrichten|fachjargon|tom|estilo|respostas?|mensagens|linguagem)\b",
+    re.IGNORECASE,
+)
+_TO_ME = re.compile(
+    r"\b(?:with me|to me|for me|your|avec moi|pour moi|tes|vos|conmigo|para mí|tus|sus|mit mir|für mich|deine|"
+    r"deinen|ihre|comigo|para mim|tuas|teus|suas)\b|-moi\b|-me\b",
+    re.IGNORECASE,
+)
+
+
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
     imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
@@ -279,9 +344,11 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             meta.end() :
         ]  # "One thing about how you answer me: keep it short" → "keep it short"
     units = _IN_UNITS.search(sentence)
+    styled = bool(_STYLE_NOUN.search(sentence) and _TO_ME.search(sentence))
     if (
         not meta
         and not units
+        and not styled
         and not INSTRUCTION_MARKER.search(sentence)
         and not _DONT_OPENER.match(sentence)
         and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
@@ -319,7 +386,8 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
 #: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
 _REGISTER = re.compile(
     r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
-    r"(?:puedes|puede) tutearme|tutéame|podemos tutearnos|(?:du kannst|sie können) mich duzen|wir können uns duzen|"
+    r"(?:puedes|puede) tutearme|tutéame|trátame de tú|háblame de tú|podemos tutearnos|(?:du kannst|sie können) mich duzen|"
+    r"duze mich|sag du zu mir|wir können uns duzen|"
     r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
     re.IGNORECASE,
 )
@@ -585,6 +653,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         for sentence in _joined_greetings(sentences(turn.user)):
             for clause in _statement_clauses(sentence):
                 clause = _RETRACTION.sub("", clause)  # what is taken back is not the statement
+                clause = _LABEL.sub(lambda m: m.group("greeting") or "", clause)
+                clause = _REPLY_OPENER.sub("", clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang

@@ -28,7 +28,8 @@ for _key, _single, _words in (
      "vorgesetzte managerin chefin"),
     ("partner", True, "wife husband partner spouse girlfriend boyfriend fiance fiancee femme mari compagnon compagne "
      "copain copine conjoint conjointe esposa esposo mujer marido pareja novio novia frau mann partnerin freundin "
-     "ehefrau ehemann verlobter verlobte namorado namorada parceiro parceira noivo noiva"),
+     "ehefrau ehemann verlobter verlobte namorado namorada parceiro parceira noivo noiva lebensgefährte "
+     "lebensgefährtin companheiro companheira compañero"),
     ("mother", True, "mother mom mum mère maman madre mamá mutter mama mãe"),
     ("father", True, "father dad père papa padre papá vater pai"),
     ("vet", True, "vet veterinarian vétérinaire véto veterinario veterinaria tierarzt tierärztin veterinário "
@@ -59,6 +60,36 @@ for _key, _single, _words in (
     ("coach", True, "coach entraîneur entraineur entrenador entrenadora treinador treinadora"),
     ("contractor", True, "contractor builder plumber electrician entrepreneur artisan contratista fontanero "
      "electricista handwerker bauunternehmer klempner elektriker empreiteiro canalizador eletricista"),
+    # People of a user's life that every language names the same way: one key per role, so a new tiler replaces
+    # the tiler, never the electrician.
+    ("director", True, "director directora directeur directrice diretor diretora direktor direktorin"),
+    ("team_lead", True, "teamleiter teamleiterin abteilungsleiter abteilungsleiterin"),
+    ("mentor", False, "mentor mentora"),
+    ("roommate", False, "roommate flatmate housemate colocataire coloc mitbewohner mitbewohnerin"),
+    ("cousin", False, "cousin cousine primo prima vetter"),
+    ("grandparent", False, "grandmother grandfather grandma grandpa granny grand-mère grand-père mamie papi abuela "
+     "abuelo oma opa großmutter großvater avó avô"),
+    ("aunt_uncle", False, "uncle aunt auntie oncle tante tío tía onkel tio tia"),
+    ("in_law", False, "mother-in-law father-in-law sister-in-law brother-in-law belle-mère beau-père belle-sœur "
+     "beau-frère suegra suegro cuñada cuñado schwiegermutter schwiegervater schwägerin schwager sogra sogro "
+     "cunhada cunhado"),
+    ("nephew_niece", False, "nephew niece neveu nièce sobrino sobrina neffe nichte sobrinho sobrinha"),
+    ("babysitter", False, "babysitter nanny nounou canguro niñera babá tagesmutter"),
+    ("teacher", False, "teacher tutor professeur professeure maîtresse profesor profesora lehrer lehrerin "
+     "professor professora"),
+    ("trainer", True, "trainer trainerin"),
+    ("hairdresser", True, "hairdresser barber coiffeur coiffeuse peluquero peluquera friseur friseurin "
+     "cabeleireiro cabeleireira"),
+    ("mechanic", True, "mechanic garagiste mecánico mechaniker mecânico"),
+    ("paediatrician", True, "paediatrician pediatrician pédiatre pediatra kinderarzt kinderärztin"),
+    ("specialist", False, "dermatologist cardiologist gynaecologist gynecologist dermatologue cardiologue "
+     "gynécologue dermatólogo dermatóloga cardiólogo ginecólogo ginecóloga hautarzt hautärztin frauenarzt "
+     "frauenärztin dermatologista cardiologista ginecologista"),
+    ("tiler", True, "tiler fliesenleger carreleur alicatador azulejista ladrilhador"),
+    ("carpenter", True, "carpenter joiner menuisier charpentier carpintero schreiner tischler carpinteiro"),
+    ("painter", True, "painter decorator peintre pintor maler"),
+    ("gardener", True, "gardener jardinier jardinera jardinero gärtner gärtnerin jardineiro jardineira"),
+    ("architect", True, "architect architecte arquitecto arquitecta architekt architektin arquiteto arquiteta"),
 ):  # fmt: skip
     for _word in _words.split():
         RELATIONS.setdefault(_word, (_key, _single))
@@ -133,6 +164,47 @@ EN_RELATION_WORDS = frozenset(
         "builder",
         "plumber",
         "electrician",
+        "director",
+        "mentor",
+        "roommate",
+        "flatmate",
+        "housemate",
+        "cousin",
+        "grandmother",
+        "grandfather",
+        "grandma",
+        "grandpa",
+        "granny",
+        "uncle",
+        "aunt",
+        "auntie",
+        "mother-in-law",
+        "father-in-law",
+        "sister-in-law",
+        "brother-in-law",
+        "nephew",
+        "niece",
+        "babysitter",
+        "nanny",
+        "teacher",
+        "tutor",
+        "trainer",
+        "hairdresser",
+        "barber",
+        "mechanic",
+        "paediatrician",
+        "pediatrician",
+        "dermatologist",
+        "cardiologist",
+        "gynaecologist",
+        "gynecologist",
+        "tiler",
+        "carpenter",
+        "joiner",
+        "painter",
+        "decorator",
+        "gardener",
+        "architect",
     ]
 )
 EN_REL_RE = "|".join(sorted((re.escape(w) for w in EN_RELATION_WORDS), key=len, reverse=True))
@@ -187,7 +259,15 @@ CHIT_CHAT = re.compile(
     r"(?:tenho de|tenho que|preciso) (?:ir|sair)(?: agora)?\s*[.!]|é tudo por (?:agora|hoje)\b|"
     r"(?:rainy|sunny|cloudy|foggy|misty|humid|muggy|cold|hot|freezing|windy|grey|gray|snowing|raining) (?:again |today |out )?(?:here|today|again|"
     r"outside)\b|(?:il pleut|il fait (?:beau|froid|chaud)|llueve|hace (?:frío|calor)|es regnet|está a chover|"
-    r"está chovendo)\b)",
+    r"está chovendo)\b|"
+    # Remarks on the weather or the day opening a sentence: "Lovely weather today", "Schönes Wetter heute",
+    # "Quel beau temps", "¡Qué calor hace!", "Que calor tem feito".
+    r"(?:what )?(?:lovely|nice|beautiful|gorgeous|glorious|great|terrible|awful|horrible|miserable|crazy|weird) "
+    r"weather\b|what a (?:lovely |beautiful |gorgeous |miserable )?(?:day|weather)\b|"
+    r"(?:quel|quelle) (?:beau |sale |belle )?(?:temps|journée|chaleur|froid)\b|(?:beau|sale) temps\b|"
+    r"qu(?:é|e) (?:calor|frío|frio|tiempo|día|dia|tempo)\b|(?:hace|hoy hace) (?:un día|buen tiempo|mal tiempo)\b|"
+    r"(?:schönes|tolles|herrliches|mieses|schreckliches|was für ein) wetter\b|endlich (?:frühling|sommer|sonne)\b|"
+    r"(?:faz|está|está um|que) (?:um )?(?:calor|frio|bom tempo|dia lindo)\b)",
     re.IGNORECASE,
 )
 #: The speaker in a sentence: a remark that also says "I" ("you're right, I'm vegan") is about the user too.
@@ -234,7 +314,7 @@ _IMPERATIVES = {
 IMPERATIVES = {lang: frozenset(words.split()) for lang, words in _IMPERATIVES.items()}
 #: Leading words to drop before looking for an imperative ("please", "and also", "ok so").
 LEAD_FILLER = re.compile(
-    r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|actually|well|anyway|update|quick update|en fait|bueno|de hecho|übrigens|eigentlich|na verdade|aliás|s'il te plaît|s'il vous plaît|stp|"
+    r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|actually|well|anyway|update|quick update|just so you know|fyi|for the record|en fait|au fait|d'ailleurs|à propos|pour info|bueno|de hecho|por cierto|por cierto|a propósito|übrigens|eigentlich|na verdade|aliás|a propósito|já agora|s'il te plaît|s'il vous plaît|stp|"
     r"svp|et|aussi|bon|alors|por favor|y|también|bueno|bitte|und|auch|also|ah|e|também|ah|então)\b[\s,:]*)+",
     re.IGNORECASE,
 )

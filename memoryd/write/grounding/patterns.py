@@ -30,15 +30,41 @@ class Rule:
 _K = FactKind
 _CE = CLAUSE_END
 #: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
-_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|buenos días|hallo|servus|moin|guten tag|olá|ola|oi|bom dia|boa tarde)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
+_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|bonjour|bonsoir|salut|coucou|hola|buenas tardes|buenas noches|buenas|buenos días|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|boa noite)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
 #: A capitalised name that is not the captured value (a person before "asked me to", the name before a role).
 _BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*(?: [A-ZÀ-ÖØ-Þ][\w'’-]*){0,2})"
+#: Times and manners a work clause names that are no workplace ("I work at the weekend", "trabajo en equipo").
+_NOT_PLACES = (
+    r"weekends?|moments?|mornings?|evenings?|afternoons?|nights?|days?|shifts?|times?|end|start|beginning|home|office|"
+    r"same|way|team|"
+    r"week-end|matin|soir|nuit|moment|fois|même|équipe|fin|semaine|mañana|tarde|noche|momento|vez|equipo|casa|"
+    r"semana|woche|moment|zeit|nacht|team|manhã|noite|vez|equipa|casa|semana|momento"
+)
 _AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
 _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- English
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s)(?: spelled| spelt| actually)? {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
-    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b| from\b))", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b| from\b| again\b))", ""),
+    # "Ich bin Katrin, 42, und …", "Soy Lucía, 29, de Sevilla": an age right after the name of an introduction.
+    ("en", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:I'm|I am|my name is|my name's) {_BARE_NAME}, (?P<v>\d{{1,2}})(?=\s*(?:[,.;!]|$|and\b|from\b))", ""),
+    ("fr", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:je suis|moi c'est|je m'appelle|c'est) {_BARE_NAME}, (?P<v>\d{{1,2}})(?: ans)?(?=\s*(?:[,.;!]|$|et\b))", ""),
+    ("es", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:soy|yo soy|me llamo) {_BARE_NAME}, (?P<v>\d{{1,2}})(?: años)?(?=\s*(?:[,.;!]|$|y\b))", ""),
+    ("de", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:ich bin|ich heiße|hier ist) {_BARE_NAME}, (?P<v>\d{{1,2}})(?: Jahre(?: alt)?)?(?=\s*(?:[,.;!]|$|und\b))", ""),
+    ("pt", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:sou|eu sou|chamo-me|o meu nome é) (?:o |a )?{_BARE_NAME}, (?P<v>\d{{1,2}})(?: anos)?(?=\s*(?:[,.;!]|$|e\b))", ""),
+    # "I lead the data platform team", "ich leite die IT-Abteilung": the team a user runs says who they are at work.
+    ("en", "leads", _K.IDENTITY, "identity.team", rf"\bI(?: (?:now|currently|still))? (?:lead|run|manage|head|coordinate) (?P<v>(?:the|a|our) [\w -]{{0,40}}?(?:team|department|group|unit|squad|division|lab|office|practice|clinic|desk))(?=\s+(?:at|for|in|with)\b|{_CE})", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?: (?:now|currently|still))? (?:lead|run|manage|head|coordinate) (?:the|a|our) [\w -]{{0,40}}?(?:team|department|group|unit|squad|division|lab|office) (?:at|for) {NAME}", ""),
+    ("fr", "leads", _K.IDENTITY, "identity.team", rf"\bje (?:dirige|gère|pilote|coordonne|manage) (?P<v>(?:l'|le |la |une |un |notre )(?:équipe|service|département|pôle|cellule|labo|laboratoire|cabinet)[\w' -]{{0,40}}?)(?=\s+(?:chez|à|au|pour)\b|{_CE})", ""),
+    ("es", "leads", _K.IDENTITY, "identity.team", rf"\b(?:dirijo|lidero|coordino|llevo) (?P<v>(?:el|la|un|una|nuestro|nuestra) (?:equipo|departamento|servicio|área|grupo|laboratorio|oficina)[\w -]{{0,40}}?)(?=\s+(?:en|para|de)\s+[A-ZÀ-Þ]|{_CE})", ""),
+    ("de", "leads", _K.IDENTITY, "identity.team", rf"\b(?:ich|und) (?:leite|führe|manage|koordiniere) (?P<v>(?:das|die|den|ein|eine|unser|unsere) [\w -]{{0,40}}?(?:team|abteilung|gruppe|labor|büro|praxis|bereich))(?=\s+(?:bei|in|für)\b|{_CE})", ""),
+    ("pt", "leads", _K.IDENTITY, "identity.team", rf"\b(?:lidero|dirijo|coordeno|giro|chefio) (?P<v>(?:a|o|uma|um|a nossa|o nosso) (?:equipa|equipe|departamento|serviço|área|grupo|laboratório|escritório)[\w -]{{0,40}}?)(?=\s+(?:na|no|em|da|do)\s+[A-ZÀ-Þ]|{_CE})", ""),
+    # "I work at a bakery", "je travaille dans une boulangerie": a workplace named by its kind, not its name.
+    ("en", "works_in", _K.IDENTITY, "identity.workplace", rf"\bI(?: (?:now|currently|still))? work (?P<v>(?:at|in|for) (?:an?|the) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("fr", "works_in", _K.IDENTITY, "identity.workplace", rf"\bje (?:travaille|bosse)(?: maintenant| actuellement)? (?P<v>(?:dans|pour) (?:une?|la|le|l') ?(?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("es", "works_in", _K.IDENTITY, "identity.workplace", rf"\btrabajo(?: ahora| actualmente)? (?P<v>(?:en|para) (?:una?|el|la) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("de", "works_in", _K.IDENTITY, "identity.workplace", rf"\b(?:ich|und) arbeite(?: jetzt| derzeit| inzwischen)? (?P<v>(?:in|bei) (?:einer|einem|der|dem) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("pt", "works_in", _K.IDENTITY, "identity.workplace", rf"\btrabalho(?: agora| atualmente)? (?P<v>(?:numa|num|em uma|em um|para uma|para um) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
     ("en", "origin", _K.IDENTITY, "identity.origin", rf"^{_GREETING}(?:I'm|I am|this is|it's) {_BARE_NAME} from {PLACE}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:I'm|I am) {NAME}(?=, an? [\w-]+)", ""),
     # "Well, I'm Marta, I run the backend team …": a capitalised word after "I'm" and before a new clause.
@@ -61,7 +87,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\b(?:call me|you can call me|(?:I'd|I would) (?:rather|prefer) (?:you|that you) call(?:ed)? me|(?:everyone|everybody|people|most people|my friends) calls? me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
     ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
     ("en", "home", _K.IDENTITY, "identity.home",
-     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing)) in {PLACE}", ""),
+     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing))(?: with (?:my|our) [\w' -]{{2,30}}?)? in {PLACE}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\bI(?:'m| am) (?:currently |now )?based in {PLACE}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\b(?:I|we)(?:'ve| have) (?:been )?(?:lived|living) in {PLACE}(?= for\b| since\b)", ""),
     ("en", "moved", _K.IDENTITY, "identity.home",
@@ -265,7 +291,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
     ("fr", "home", _K.IDENTITY, "identity.home",
-     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
+     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
      rf"\b(?:(?:j'ai|on a|nous avons) (?:récemment |enfin |finalement )?(?:déménagé|emménagé)|je viens de déménager|on vient de déménager|je me suis installée?|on s'est installés?) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "moving", _K.IDENTITY, "identity.home",
@@ -309,7 +335,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- Spanish
     ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
     ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
-    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)? en {PLACE}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)?(?: con (?:mi|mis|nuestro|nuestra) [\w -]{{2,30}}?)? en {PLACE}", ""),
     ("es", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me|nos) (?:mudé|mudamos|he mudado|hemos mudado|acabo de mudar|acabamos de mudar) a {PLACE}", ""),
     ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
     ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
@@ -343,7 +369,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- German
     ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
     ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
-    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)? in {PLACE}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)?(?: mit (?:meinem|meiner|meinen|unserem|unserer|unseren) [\w -]{{2,30}}?)? in {PLACE}", ""),
     ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:wohne|lebe) ich (?:jetzt |derzeit |seit [\w ]+? )?in {PLACE}", ""),
     ("de", "works_as", _K.IDENTITY, "identity.role", r"\barbeite ich (?:jetzt |seit [\w ]+? )?als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
     ("de", "moved", _K.IDENTITY, "identity.home", rf"\b(?:ich bin|wir sind) (?:gerade |kürzlich |jetzt |vor kurzem |endlich )?nach {PLACE} (?:gezogen|umgezogen)", ""),
@@ -388,7 +414,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
      rf"trata-me por|trate-me por) {NAME}", ""),
-    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)?(?: com (?:o meu|a minha|os meus|as minhas|meu|minha) [\w -]{{2,30}}?)? (?:em|no|na|nos|nas) {PLACE}", ""),
     ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar|mudámo-nos|mudamo-nos|nos mudamos|mudámos-nos|mudamos-nos|acabámos de nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
@@ -428,7 +454,7 @@ _REL_SPEC = (
     ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
     ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)?(?: (?:docteur|docteure|doctoresse|maître|professeur|professeure))? {NAME}"),
     ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:ahora )?(?:se llama|es)(?: ahora)?(?: el| la)?|,)?(?: (?:doctor|doctora|profesor|profesora|licenciado|licenciada))? {NAME}"),
-    ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
+    ("de", rf"\b(?P<poss>mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|unserer) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:agora )?(?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)?(?: (?:doutor|doutora|professor|professora))? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b"),
     ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
@@ -441,6 +467,11 @@ _REL_SPEC = (
     # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
     ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{EN_REL_RE}),? (?:called |named )?{NAME}"),
     ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
+    # "On vient d'adopter un chaton, il s'appelle Pistache", "we just got a puppy, his name is Rufus".
+    ("fr", rf"\b(?:on vient|je viens|nous venons) d'(?:adopter|accueillir|avoir) (?:une? ){_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |(?:il|elle) s'appelle |nommée? |appelée? )?{NAME}"),
+    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued) an? {_MOD}(?P<rel>{EN_REL_RE}),? (?:(?:his|her|its) name is|(?:he|she|it)(?:'s| is) called) {NAME}"),
+    ("es", rf"\b(?:acabo de|acabamos de) (?:adoptar|tener) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que )?(?:se llama |llamad[oa] )?{NAME}"),
+    ("de", rf"\b(?:ich habe|wir haben) (?:gerade |kürzlich |endlich )?(?:eine?n? ){_MOD}(?P<rel>{REL_RE}) (?:adoptiert|bekommen|geholt),? (?:er|sie|es) heißt {NAME}"),
     ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
     ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
     ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),

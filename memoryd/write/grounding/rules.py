@@ -561,6 +561,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         if not 1 <= int(value) <= 120:
             return None
         text = render(key, lang, value)
+    elif key in ("works_in", "leads"):
+        if content_tokens(value)[-1:] and content_tokens(value)[-1] in _CALENDAR_WORDS:
+            return None  # "I work for the weekend": when, not where
+        text = render(key, lang, to_third_person_en(value) if lang == "en" else value)
     elif key in ("role", "works_as"):
         last = fold(value.split()[-1])
         words_folded = [fold(w) for w in value.split()]

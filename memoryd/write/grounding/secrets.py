@@ -37,7 +37,9 @@ _PASSWORD = re.compile(
     r"(?:access|entry|door|gate|alarm|lock-?box|lock box|login|key ?safe|key box|safe|padlock|garage|wifi|wi-fi|"
     r"security|unlock|building) code|code d'acc[èe]s|code d'entr[ée]e|code du (?:portail|coffre|cadenas|garage)|"
     r"c[óo]digo de (?:acesso|acceso|entrada)|zugangscode|t[üu]rcode)\b"
-    r"(?:\s+(?:for|of|to|on|de|du|au|à|pour|para|del|al|f[üu]r|von|zum|zur|do|da|no|na|ao)\s+[^\s:=]+(?:\s+[^\s:=]+)?)?"
+    # What it opens, up to four words: "the password of the hospital portal is", "mein Passwort fürs Fitnessstudio ist".
+    r"(?:\s+(?:for|of|to|on|de|du|au|à|pour|para|del|al|f[üu]r|fürs|von|vom|zum|zur|do|da|no|na|ao|dans|en|bei|im|am)"
+    r"(?:\s+[^\s:=]+){1,4}?)?"
     r"\s*(?:is|was|c'est|c’est|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?!\[redacted\])(?P<value>[^\s\"'”»]{3,})",
     re.IGNORECASE,
 )
