@@ -749,7 +749,12 @@ def _clause_facts(
     ):  # "I love skiing in January" is a liking, not a plan for next January
         plan, planned = None, clause
         said_plain = _without_relation_statements(clause, hits)
-        if said_plain != clause:
+        narrowed = _without_named_roles(said_plain)
+        if narrowed != said_plain:
+            # "Son vétérinaire, c'est le Dr Lemaire, rendez-vous pour les vaccins le 12 juin": the plan is the
+            # appointment, not who else the sentence names.
+            plan, planned = _plan(narrowed, lang, session_time_ms), narrowed
+        if plan is None and said_plain != clause:
             plan, planned = (
                 _plan(said_plain, lang, session_time_ms),
                 said_plain,
@@ -775,12 +780,36 @@ def _clause_facts(
     return facts
 
 
+#: Someone named by a role with any determiner ("Son vétérinaire, c'est le Dr Lemaire, …", "her dentist is Dr Roe,
+#: …"): a role statement the rules did not take as the user's is no part of a plan said in the same breath.
+_NAMED_ROLE = re.compile(
+    rf"(?:^|(?<=[\s,]))(?:his|her|their|its|the|son|sa|leur|le|la|su|sus|el|sein|seine|seinem|ihr|ihre|ihrem|der|die|"
+    rf"dem|seu|sua|o|a)\s+(?:{REL_RE})\s*,?\s*(?:(?:is|'s|is called|c'est|est|es|se llama|ist|heißt|é|s'appelle|"
+    rf"chama-se)\s+)?(?:(?:le|la|el|o|a|der|die)\s+)?{NAME.replace('(?P<v>', '(?:')}\s*(?:,\s*|$)",
+    re.IGNORECASE,
+)
+
+
+def _without_named_roles(clause: str) -> str:
+    """The clause without role statements about someone ("Son vétérinaire, c'est le Dr Lemaire, rendez-vous le 12
+    juin" → "rendez-vous le 12 juin"), when enough is left to say something."""
+    rest = _NAMED_ROLE.sub("", clause).strip()
+    return rest if rest != clause.strip() and len(rest.split()) >= _MIN_REST_WORDS else clause
+
+
 #: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").
 _COPULA_END = re.compile(
-    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama)\s*(?:le|la|el|o|a)?$",
+    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama|is called|'s called|"
+    r"is named)\s*(?:le|la|el|o|a)?$",
     re.IGNORECASE,
 )
 _LEAD_JOIN = re.compile(r"^[\s,;:—-]*(?:(?:and|et|e|y|und|so|then|puis|dann)\b[\s,]*)?", re.IGNORECASE)
+#: A clause that goes on with a verb and no subject of its own ("und kommt am 14. April"): the relation's noun is it.
+_SUBJECTLESS = re.compile(
+    r"^(?!(?:I|I'm|I'll|I've|we|we're|he|he's|she|she's|they|it|it's|you|je|j'|tu|il|elle|on|nous|vous|ils|elles|"
+    r"yo|él|ella|nosotros|ich|du|er|sie|es|wir|ihr|eu|ele|ela|nós|my|our|mon|ma|mes|mi|mis|mein|meine|meu|minha|"
+    r"the|a|an|le|la|les|el|los|las|der|die|das|o|os|as)\b)[a-zäöüßàâçéèêëîïôûùœáíóúñãõ]+\b"
+)
 #: Words a clause needs after the relation statement is cut away to still say something.
 _MIN_REST_WORDS = 3
 
@@ -795,9 +824,14 @@ def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
         span = clause[hit.start : hit.end]
         head = span.replace(hit.value, "").rstrip(" ,")
         rest = clause[hit.end :]
-        if _COPULA_END.search(head):
+        copula = _COPULA_END.search(head)
+        if copula:
             after = _LEAD_JOIN.sub("", rest, count=1)
-            if len(after.split()) >= _MIN_REST_WORDS:
+            subject = head[: copula.start()].rstrip(" ,")
+            if len(after.split()) >= _MIN_REST_WORDS and _SUBJECTLESS.match(after) and subject:
+                # "Der Fliesenleger heißt Herr Böhm und kommt am 14. April" → "Der Fliesenleger kommt am 14. April"
+                clause = f"{subject} {after}"
+            elif len(after.split()) >= _MIN_REST_WORDS:
                 clause = (
                     after  # "Mon dentiste, c'est le Dr Martin, et j'ai rendez-vous …" → "j'ai rendez-vous …"
                 )

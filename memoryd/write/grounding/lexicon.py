@@ -208,6 +208,21 @@ EN_RELATION_WORDS = frozenset(
     ]
 )
 EN_REL_RE = "|".join(sorted((re.escape(w) for w in EN_RELATION_WORDS), key=len, reverse=True))
+#: Relations of a service to the user's home or care: "the vet", "the tiler" said with a definite article is theirs.
+SERVICE_KEYS = frozenset(
+    ["vet", "doctor", "dentist", "therapist", "landlord", "physio", "accountant", "lawyer", "contractor", "tiler",
+     "carpenter", "painter", "gardener", "architect", "mechanic", "hairdresser", "paediatrician"]
+)  # fmt: skip
+SERVICE_RE = "|".join(
+    sorted((re.escape(w) for w, (k, _) in RELATIONS.items() if k in SERVICE_KEYS), key=len, reverse=True)
+)
+SERVICE_EN_RE = "|".join(
+    sorted(
+        (re.escape(w) for w in EN_RELATION_WORDS if RELATIONS.get(w, ("", False))[0] in SERVICE_KEYS),
+        key=len,
+        reverse=True,
+    )
+)
 
 # A sentence that is not a statement of fact about the speaker: hypothetical, fiction, or a wish.
 HYPOTHETICAL = re.compile(
@@ -217,7 +232,11 @@ HYPOTHETICAL = re.compile(
     r"hypothetically|pretend|roleplay|role-play|in theory|i wish|in my (?:story|novel|game|book)|my character|"
     r"si j'étais|si j'avais|si je|imaginons|supposons|admettons|et si|mettons que|si fuera|si fuese|si tuviera|"
     r"si yo|imagina|imaginemos|supongamos|qué pasaría si|wenn ich|falls ich|stell dir vor|stellen sie sich vor|"
-    r"angenommen|nehmen wir an|se eu|imagine|suponha|suponhamos|e se|finja|fingir|faz de conta)\b",
+    r"angenommen|nehmen wir an|se eu|imagine|suponha|suponhamos|e se|finja|fingir|faz de conta)\b|"
+    # A wish for some day ("I'd love to live in Japan someday", "j'aimerais vivre au Japon un jour"): not a fact.
+    r"\b(?:I'd|I would|j'aimerais|j'adorerais|je voudrais|me encantaría|me gustaría|ich würde|würde ich|ich möchte|"
+    r"adorava|adoraria|gostaria)\b[^.!?]{0,60}\b(?:someday|some day|one day|un jour|algún día|un día|eines tages|"
+    r"irgendwann|um dia|algum dia)\b",
     re.IGNORECASE,
 )
 # Words before a match that make it someone else's claim or a hedge ("my wife thinks I'm vegan").
@@ -225,7 +244,10 @@ REPORTED = re.compile(
     r"\b(?:thinks?|thought|says?|said|believes?|assumes?|guess(?:es|ed)?|wonders?|claims?|doubt|maybe|perhaps|suppose|"
     r"je crois|je pense|je suppose|creo|pienso|supongo|ich glaube|ich denke|ich vermute|acho|penso|suponho|"
     r"probably|not sure|pense|pensent|dit|disent|croit|croient|peut-être|cree|creen|dice|dicen|piensa|piensan|"
-    r"quizás|quizá|tal vez|glaubt|glauben|denkt|sagt|sagen|meint|vielleicht|acha|acham|diz|dizem|pensa|talvez)\b",
+    r"quizás|quizá|tal vez|glaubt|glauben|denkt|sagt|sagen|meint|vielleicht|acha|acham|diz|dizem|pensa|talvez|"
+    # What the other speaker is said to think ("tu dois penser que je suis …", "du denkst bestimmt, ich bin …").
+    r"penser|penses|pensez|crois|croyez|imagines|imaginez|piensas|crees|supones|imaginas|denkst|glaubst|meinst|"
+    r"vermutest|achas|achar|pensas|assumed|expects?)\b",
     re.IGNORECASE,
 )
 NEGATION_NEAR = re.compile(

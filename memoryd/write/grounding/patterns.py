@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryd.write.grounding.lexicon import CLAUSE_END, EN_REL_RE, NAME, OBJ, PLACE, REL_RE
+from memoryd.write.grounding.lexicon import (
+    CLAUSE_END,
+    EN_REL_RE,
+    NAME,
+    OBJ,
+    PLACE,
+    REL_RE,
+    SERVICE_EN_RE,
+    SERVICE_RE,
+)
 from memoryd.write.grounding.model import FactKind
 
 _I = re.IGNORECASE
@@ -462,6 +471,13 @@ _REL_SPEC = (
     ("es", rf"\b(?:el nuevo|la nueva) (?P<rel>{REL_RE}) (?:es|será)(?: el| la)? {NAME}"),
     ("de", rf"\b(?:der neue|die neue|mein neuer|meine neue) (?P<rel>{REL_RE}) (?:ist|wird|heißt)(?: jetzt)? {NAME}"),
     ("pt", rf"\b(?:o novo|a nova) (?P<rel>{REL_RE}) (?:é|será)(?: o| a)? {NAME}"),
+    # "The plumber is called Sam", "Der Fliesenleger heißt Herr Böhm": who does a job in the user's home or care,
+    # named with a definite article (family and friends need a possessive: "the teacher" may be a child's).
+    ("en", rf"\bthe (?P<rel>{SERVICE_EN_RE})(?:'s name is| is called|'s called| is named) {NAME}"),
+    ("fr", rf"\b(?:le |la |l')(?P<rel>{SERVICE_RE}),? (?:s'appelle|c'est) (?:le |la )?{NAME}"),
+    ("es", rf"\b(?:el|la) (?P<rel>{SERVICE_RE}) se llama {NAME}"),
+    ("de", rf"\b(?:der|die) (?P<rel>{SERVICE_RE}) (?:heißt|heisst) {NAME}"),
+    ("pt", rf"\b(?:o|a) (?P<rel>{SERVICE_RE}) (?:chama-se|se chama) {NAME}"),
     # "Tom's no longer my manager, it's Priya now": the name after the retraction is the current one.
     ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{EN_REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
     # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".

@@ -676,7 +676,7 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     else:  # pragma: no cover - every key of the table is handled above
         return None
     end = match.end()
-    if key in ("role", "employer", "works_as") and lang in _WORK_PLACE:
+    if (key in ("role", "employer", "works_as") or slot == "identity.role") and lang in _WORK_PLACE:
         where = _WORK_PLACE[lang].match(sentence, end)
         if where and _is_name(where.group("v")):
             text = f"{text.rstrip('.')} {where.group(0).strip().rstrip('.')}."  # "a nurse in Cardiff": where they work
@@ -686,8 +686,15 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
 
 #: A place right after a role or employer ("I'm a nurse in Cardiff", "Projektleiterin bei Siemens in München").
 _WORK_PLACE = {
-    lang: re.compile(rf"\s+{prep} {PLACE}(?=\s*(?:[.,;!]|$))")
-    for lang, prep in (("en", "in"), ("de", "in"), ("fr", "à"), ("es", "en"), ("pt", "em"))
+    lang: re.compile(rf"\s+(?:{where} )?{prep} {PLACE}(?=\s*(?:[.,;!]|$))")
+    for lang, where, prep in (
+        # "a nurse at a hospital in Leeds", "prof de maths dans un lycée à Nantes": the workplace by its kind first.
+        ("en", r"(?:at|in) (?:an?|the) [\w-]+(?: [\w-]+)?", "in"),
+        ("de", r"(?:in|bei|an) (?:einer|einem|der|dem) [\w-]+", "in"),
+        ("fr", r"(?:dans|chez) (?:un|une|le|la|l') ?[\w-]+", "à"),
+        ("es", r"en (?:un|una) [\w-]+", "en"),
+        ("pt", r"(?:num|numa|em um|em uma) [\w-]+", "em"),
+    )
 }
 
 
