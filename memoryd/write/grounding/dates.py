@@ -56,7 +56,9 @@ _RELATIVE_DAYS = (
     ),
     (
         re.compile(
-            r"\b(?:tomorrow|demain|amanha)\b|(?<!la )(?<!por )(?<!de )\bmanana\b|(?<!am )(?<!guten )\bmorgen\b"
+            # "cada mañana", "jeden Morgen", "heute Morgen": a morning, not tomorrow.
+            r"\b(?:tomorrow|demain|amanha)\b|(?<!la )(?<!por )(?<!de )(?<!cada )(?<!esta )\bmanana\b|"
+            r"(?<!am )(?<!guten )(?<!jeden )(?<!heute )(?<!diesen )(?<!ganzen )\bmorgen\b"
         ),
         1,
     ),
@@ -75,6 +77,10 @@ _NEXT_MONTH = re.compile(r"\b(?:next month|le mois prochain|el proximo mes|el me
 _WEEKDAY = re.compile(
     rf"\b(?:(?:next|this|coming|on|by|until|ce|el|este|proximo|proxima|am|nachsten|kommenden|diesen|bis|"
     rf"na|no|ate)\s+)?({_WEEKDAY_RE})(?:\s+(?:prochain|que viene|que vem|next week))?\b"
+)
+#: Words before a weekday that make it a habit ("every Tuesday", "los martes", "le mercredi", "jeden Dienstag").
+_RECURRING = re.compile(
+    r"\b(?:every|each|chaque|tous les|cada|todos los|todas las|los|las|le|jeden|jede|immer|toda|todas as|todos os)\s+$"
 )
 _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_SHORT_RE})\s+que vem\b")
 #: A month said alone after a preposition ("in September", "em setembro", "en juillet"): its first day.
@@ -169,6 +175,8 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
             first_day = date(today.year, today.month, 1)  # "in June" said in June: this month, not next year
         add(*match.span(), first_day, relative=True, month=True)
     for match in _WEEKDAY.finditer(folded):
+        if _RECURRING.search(folded, 0, match.start()):
+            continue  # "every Tuesday", "los martes", "le mercredi", "jeden Dienstag": a habit, not one date
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):
         add(*match.span(), _next_weekday(today, _PT_SHORT[match[1] or match[2]]), relative=True)

@@ -743,6 +743,24 @@ def _clause_facts(
                 lang,
             )
         )
+    if all(f.kind is FactKind.RELATION for f in facts):
+        routine = _routine(clause, lang)
+        if routine is not None:
+            text, slot = routine
+            facts.append(
+                GroundedFact(
+                    FactKind.PLAN,
+                    text,
+                    slot,
+                    clause.strip().rstrip(".!"),
+                    (turn_index,),
+                    SALIENCE[FactKind.PLAN],
+                    False,
+                    "extractor",
+                    lang,
+                )
+            )
+            return facts
     month_only = all(m.is_month for m in find_dates(clause, session_time_ms))
     if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
         month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
@@ -795,6 +813,43 @@ def _without_named_roles(clause: str) -> str:
     juin" → "rendez-vous le 12 juin"), when enough is left to say something."""
     rest = _NAMED_ROLE.sub("", clause).strip()
     return rest if rest != clause.strip() and len(rest.split()) >= _MIN_REST_WORDS else clause
+
+
+#: A weekday said as a habit: "every Tuesday", "los martes", "le mercredi", "jeden Dienstag",
+#: "dienstags", "às terças".
+_HABIT_DAY = re.compile(
+    r"\b(?:(?:every|each) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening|weekend)|"
+    r"(?:chaque|tous les) (?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)s?|"
+    r"le (?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)(?! \d)|"
+    r"(?:cada|todos los|los) (?:lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)|"
+    r"(?:jeden|immer) (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|"
+    r"(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)s|"
+    r"(?:todas as|às|aos) (?:segundas|terças|quartas|quintas|sextas|sábados|domingos))\b",
+    re.IGNORECASE,
+)
+#: Whose habit it is: the user or someone of theirs ("I", "my daughter", "mi hija", "meine Tochter").
+_OWN_SUBJECT = re.compile(
+    r"^(?:I|I've|we|we've|my|our|je|j'|on|nous|mon|ma|mes|notre|nos|yo|mi|mis|nuestro|nuestra|tengo|tenemos|ich|wir|"
+    r"mein|meine|unser|unsere|eu|nós|o meu|a minha|os meus|as minhas|tenho|temos)\b",
+    re.IGNORECASE,
+)
+
+
+def _routine(clause: str, lang: str) -> tuple[str, str] | None:
+    """(text, slot) of a weekly habit of the user or their family ("My daughter has swimming every Tuesday")."""
+    habit = _HABIT_DAY.search(clause)
+    said = LEAD_FILLER.sub("", clause.strip()).rstrip(".!").strip()
+    if habit is None or not _OWN_SUBJECT.match(said) or HEDGE.search(said) or PAST.search(said):
+        return None
+    before = [t for t in content_tokens(clause[: habit.start()]) if t not in _PLAN_FILLER]
+    after = [t for t in content_tokens(clause[habit.end() :]) if t not in _PLAN_FILLER and not t.isdigit()]
+    if len(before) + len(after) < 2:
+        return None  # "I go every Tuesday": what is done is said elsewhere
+    head = before[-1] if len(before) > 1 or not after else after[0]
+    shown = third_person(said) if lang == "en" else said
+    return render("plan", lang, shown[:1].upper() + shown[1:] if lang == "en" else shown), (
+        f"routine.{light_stem(head)}"
+    )
 
 
 #: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").

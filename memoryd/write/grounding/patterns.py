@@ -220,6 +220,24 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\bI (?:have|'ve got|have got|was diagnosed with|live with|suffer from) (?P<v>(?:type [12] )?diabetes|asthma|"
      r"(?:celiac|coeliac|crohn's) disease|high blood pressure|hypertension|arthritis|epilepsy|migraines|ibs|adhd|"
      r"a heart condition|sleep apnea|sleep apnoea|tinnitus|osteoporosis|psoriasis|eczema)\b", "The user has {v}."),
+    # A medicine or routine taken at a stated rhythm ("I take metformin every morning", "tomo pastillas para la
+    # tensión cada mañana", "ich nehme jeden Morgen Blutdrucktabletten"): a standing fact about the user's health.
+    ("en", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\bI(?:'m| am)? (?:take|taking|on) (?P<v>[\w -]{{2,40}}? (?:every|each|twice|once|three times|daily|at night|in the morning|before bed)\b[\w -]{{0,30}}?){_CE}", "The user takes {v}."),
+    ("fr", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\bje prends (?P<v>(?:du |de la |des |de l'|un |une )?[\w' -]{{2,40}}? (?:tous les|toutes les|chaque|le matin|le soir|par jour|deux fois|trois fois)\b[\w -]{{0,30}}?){_CE}", "L'utilisateur prend {v}."),
+    ("es", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\b(?:tomo|estoy tomando) (?P<v>[\w -]{{2,40}}? (?:cada|todos los|todas las|al día|por la mañana|por la noche|dos veces|tres veces)\b[\w -]{{0,30}}?){_CE}", "El usuario toma {v}."),
+    ("de", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\b(?:ich nehme|nehme ich) (?P<v>(?:(?:jeden|jede|täglich|morgens|abends|zweimal|dreimal) [\w -]{{2,50}}?|[\w -]{{2,40}}? (?:jeden|jede|täglich|morgens|abends|zweimal|dreimal)\b[\w -]{{0,30}}?)){_CE}", "Der Nutzer nimmt {v}."),
+    ("pt", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\b(?:tomo|estou a tomar|estou tomando) (?P<v>[\w -]{{2,40}}? (?:todos os|todas as|cada|por dia|de manhã|à noite|duas vezes|três vezes)\b[\w -]{{0,30}}?){_CE}", "O usuário toma {v}."),
+    # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy").
+    ("en", "stated", _K.IDENTITY, "identity.business", rf"\bI sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from) {_BARE_NAME})", "The user sells {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.business", rf"\bje vends (?P<v>[\w' -]{{2,40}}? (?:sur|chez|via|à) {_BARE_NAME})", "L'utilisateur vend {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.business", rf"\bvendo (?P<v>[\w -]{{2,40}}? (?:en|por|a través de) {_BARE_NAME})", "El usuario vende {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.business", rf"\b(?:eu )?vendo (?P<v>[\w -]{{2,40}}? (?:no|na|em|pelo|pela|através do|através da) {_BARE_NAME})", "O usuário vende {v}."),
     ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
     ("en", "stated", _K.IDENTITY, "identity.business",
      r"\bI (?:run|own|manage|have) (?P<v>(?:a|an|my own|our own) (?:[\w-]+ ){0,3}(?:shop|store|business|company|startup|"

@@ -728,6 +728,13 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
     hits.extend(_reports_to(normal, languages))
     if languages is None or "en" in languages:
         hits.extend(_their_relations(normal))
+    taken = [h for h in hits if h.slot.startswith("health.takes_")]
+    # "Ich nehme jeden Morgen Blutdrucktabletten": a medicine taken at a rhythm, not an option chosen.
+    hits = [
+        h
+        for h in hits
+        if h.kind is not FactKind.DECISION or not any(h.start < t.end and t.start < h.end for t in taken)
+    ]
     return _without_overlaps(hits)
 
 

@@ -1,0 +1,185 @@
+"""Clause-level extraction (issue 22): a fact holds the clause that states it, in five languages.
+
+Hand-written sentences, none from a labelled set: greetings, labels before a colon and reply words stay out of the
+fact; a consequence clause ("…, so I need to …") is its own fact; people named by their role leave a plan said in
+the same breath; hypotheticals, other people's tastes, what the assistant is said to think and small talk yield
+nothing; a password named by a longer phrase is a secret; a weekday said as a habit is no date.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.write.grounding import GroundedFact, SourceTurn, ground
+from memoryd.write.grounding.dates import find_dates
+from memoryd.write.grounding.extract import extract
+from memoryd.write.grounding.secrets import contains_secret, redact_secrets
+from memoryd.write.grounding.text import sentences
+
+#: 2026-03-02 (a Monday) 12:00 UTC.
+SESSION_MS = 1_772_452_800_000
+
+
+def _facts(*said: str) -> list[GroundedFact]:
+    """What is stored of a session whose user turns are `said`: the extractor's facts that pass verification."""
+    turns = [SourceTurn(i, 100 + i, text, "Okay.") for i, text in enumerate(said)]
+    return list(ground(turns, None, session_time_ms=SESSION_MS).facts)
+
+
+def _slotted(facts: list[GroundedFact], slot: str) -> GroundedFact:
+    found = [f for f in facts if f.slot == slot]
+    assert found, [(f.slot, f.text) for f in facts]
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot", "text"),
+    [
+        # A label before a colon and a greeting before it open the statement; the rules read what follows.
+        (
+            "Morning! Quick intro: I'm Ravi, I lead the data platform team at Northwind Logistics.",
+            "identity.team",
+            "The user leads the data platform team.",
+        ),
+        (
+            "Morning! Quick intro: I'm Ravi, I lead the data platform team at Northwind Logistics.",
+            "identity.employer",
+            "The user works at Northwind Logistics.",
+        ),
+        ("hey, it's Mei again, how are you?", "identity.name", "The user's name is Mei."),
+        # A reply word answers the assistant and is no part of the fact.
+        ("Nope, I work at a bakery, early shifts mostly.", "identity.workplace", "The user works at a bakery."),
+        ("Trabajo en una librería.", "identity.workplace", "El usuario trabaja en una librería."),
+        # An age after the name, a home said with company, German possessives in every case.
+        ("Hallo! Ich bin Katrin, 42, und wohne mit meinem Mann Stefan in Leipzig.", "identity.age", "Der Nutzer ist 42 Jahre alt."),
+        ("Hallo! Ich bin Katrin, 42, und wohne mit meinem Mann Stefan in Leipzig.", "identity.home", "Der Nutzer wohnt in Leipzig."),
+        ("Hallo! Ich bin Katrin, 42, und wohne mit meinem Mann Stefan in Leipzig.", "relation.partner", "Mann des Nutzers: Stefan."),
+        ("Vivo con mi novio en Sevilla.", "identity.home", "El usuario vive en Sevilla."),
+        # "no." ends a sentence; the next one is read on its own.
+        ("Todavía no. Mi pareja, Javier, se encarga de buscarlo.", "relation.partner", "Pareja del usuario: Javier."),
+        # Relation nouns of a user's life, and services named with a definite article.
+        ("Update: Helen moved to another division, my new director is Marcus Lee.", "relation.director", "The user's director is Marcus Lee."),
+        ("Der Fliesenleger heißt Herr Böhm.", "relation.tiler", "Fliesenleger des Nutzers: Herr Böhm."),
+        ("El fontanero se llama Paco.", "relation.contractor", "Fontanero del usuario: Paco."),
+        ("On vient d'adopter un chaton, il s'appelle Pistache.", "pet.pistache", "Chaton de l'utilisateur : Pistache."),
+        # Standing instructions: a register, and a style said with "me".
+        ("Ja, gerne. Und bitte duze mich, das Sie ist mir zu förmlich.", "instruction.register", "Ständige Anweisung des Nutzers: duze mich."),
+        # A role keeps where it is done.
+        ("Je suis prof de maths dans un lycée à Nantes.", "identity.role", "L'utilisateur est prof de maths dans un lycée à Nantes."),
+        # Medicines at a rhythm and what a user sells.
+        ("Ich nehme jeden Morgen Blutdrucktabletten.", "health.takes_jeden_morgen", "Der Nutzer nimmt jeden Morgen Blutdrucktabletten."),
+        ("I sell handmade candles on Shopify.", "identity.business", "The user sells handmade candles on Shopify."),
+    ],
+)  # fmt: skip
+def test_the_fact_is_the_clause_that_states_it(said: str, slot: str, text: str) -> None:
+    assert _slotted(_facts(said), slot).text == text
+
+
+def test_a_consequence_with_its_own_subject_is_its_own_fact() -> None:
+    facts = _facts(
+        "El 20 de marzo tengo el examen de la oposición, así que necesito estudiar por las tardes."
+    )
+    texts = [f.text for f in facts]
+    assert "Plan: El 20 de marzo (2026-03-20) tengo el examen de la oposición." in texts
+    assert "Tarea del usuario: estudiar por las tardes." in texts
+
+
+@pytest.mark.parametrize(
+    ("said", "kept", "gone"),
+    [
+        (
+            "Son vétérinaire, c'est le Dr Lemaire, rendez-vous pour les vaccins le 12 juin.",
+            "vaccins",
+            "Lemaire",
+        ),
+        ("Her dentist is Dr Roe, and the check-up is on May 4.", "check-up", "Roe"),
+        ("Der Fliesenleger heißt Herr Böhm und kommt am 14. April.", "Fliesenleger kommt", "Böhm"),
+    ],
+)
+def test_a_plan_leaves_out_who_holds_a_role(said: str, kept: str, gone: str) -> None:
+    plans = [f for f in _facts(said) if f.kind.value == "plan"]
+    assert plans and kept in plans[0].text and gone not in plans[0].text, [f.text for f in plans]
+
+
+def test_a_plan_moved_in_other_languages_keeps_its_new_date() -> None:
+    plans = _facts("Mudança de planos: a viagem passou para novembro por causa do trabalho.")
+    assert any(f.kind.value == "plan" and "2026-11" in f.text for f in plans), [f.text for f in plans]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # hypotheticals and wishes
+        "Si algún día tengo tiempo, me apuntaría a clases de pilates.",
+        "Falls ich mal nach München ziehe, kaufe ich ein Fahrrad.",
+        "Se eu ganhar a lotaria, compro uma casa no Algarve.",
+        "Si jamais on déménage un jour à Bordeaux, je prendrais un jardin.",
+        "I'd love to live in Japan someday.",
+        # other people's tastes
+        "Ma femme adore le jazz.",
+        "A mi marido le encanta el fútbol.",
+        "Stefan hätte lieber Holzoptik gehabt, aber er hat nachgegeben.",
+        # what the other speaker is said to think
+        "Tu dois penser que je suis végétarienne, mais pas du tout.",
+        "Du denkst bestimmt, ich bin Veganer, aber nein.",
+        # small talk
+        "Lovely weather today for once, it's actually sunny.",
+        "Schönes Wetter heute übrigens, endlich Frühling!",
+        "Que calor tem feito por cá!",
+        # a time of day or a shift is no workplace
+        "I work in the evenings mostly.",
+    ],
+)
+def test_nothing_of_the_user_is_learned(said: str) -> None:
+    assert not _facts(said), [(f.slot, f.text) for f in _facts(said)]
+
+
+def test_guessed_origin_is_dropped_and_the_stated_one_kept() -> None:
+    texts = [f.text for f in _facts("Seguro que piensas que soy de Madrid, pero no, soy de Bilbao.")]
+    assert texts == ["El usuario es de Bilbao."]
+
+
+@pytest.mark.parametrize(
+    ("said", "secret"),
+    [
+        ("Y la contraseña del portal del hospital es Valencia2026!, no la olvides.", "Valencia2026"),
+        ("Mein Passwort fürs Fitnessstudio ist Kx9!mora22, nur falls ich es vergesse.", "Kx9!mora22"),
+        ("The password for the office wifi router is tangerine-77-otter.", "tangerine-77-otter"),
+    ],
+)
+def test_a_password_named_by_a_longer_phrase_is_a_secret(said: str, secret: str) -> None:
+    assert contains_secret(said) and secret not in redact_secrets(said)
+    extraction = extract([SourceTurn(0, 1, said, "")], session_time_ms=SESSION_MS)
+    assert secret not in extraction.summary and all(secret not in f.text for f in extraction.facts)
+
+
+def test_small_talk_names_no_entity() -> None:
+    turns = [SourceTurn(0, 1, "Schönes Wetter heute übrigens, endlich Frühling!", "")]
+    assert not extract(turns, session_time_ms=SESSION_MS).entities
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My daughter has swimming lessons every Tuesday at 5.",
+        "Mi hija tiene natación los martes.",
+        "Ma fille a piscine le mercredi.",
+        "Meine Tochter hat jeden Dienstag Schwimmen.",
+        "Tomo pastillas para la tensión cada mañana.",
+    ],
+)
+def test_a_habit_is_no_date(said: str) -> None:
+    assert not find_dates(said, SESSION_MS)
+    assert all("(2026-" not in f.text for f in _facts(said)), [f.text for f in _facts(said)]
+
+
+def test_a_weekly_habit_is_kept_without_a_date() -> None:
+    habit = _slotted(_facts("Meine Tochter hat jeden Dienstag Schwimmen."), "routine.schwimm")
+    assert habit.text == "Geplant: Meine Tochter hat jeden Dienstag Schwimmen."
+
+
+def test_no_ends_a_sentence_before_a_word() -> None:
+    assert sentences("Todavía no. Mi pareja, Javier, se encarga.") == [
+        "Todavía no.",
+        "Mi pareja, Javier, se encarga.",
+    ]
