@@ -69,6 +69,16 @@ def _slotted(facts: list[GroundedFact], slot: str) -> GroundedFact:
         # Medicines at a rhythm and what a user sells.
         ("Ich nehme jeden Morgen Blutdrucktabletten.", "health.takes_jeden_morgen", "Der Nutzer nimmt jeden Morgen Blutdrucktabletten."),
         ("I sell handmade candles on Shopify.", "identity.business", "The user sells handmade candles on Shopify."),
+        # English: a service named through "a guy called", a choice settled on, a title, a home bought.
+        ("Our builder is a guy called Pete Marsh, he's starting next Monday.", "relation.contractor", "The user's builder is Pete Marsh."),
+        ("We've settled on oak flooring for the hallway.", "choice.hallway", "The user chose oak flooring for the hallway."),
+        ("I'm the CTO of a tiny startup called Brightline.", "identity.role", "The user is the CTO."),
+        ("I'm the CTO of a tiny startup called Brightline.", "identity.employer", "The user works at Brightline."),
+        ("Just bought an old Victorian terrace in Bristol.", "identity.home", "The user moved to Bristol."),
+        # Children named in a list after their number.
+        ("I'm married with two kids, Tom and Ella.", "relation.child.ella", "The user's child is Ella."),
+        ("Wir haben zwei Kinder, Ben und Mia.", "relation.child.ben", "Kind des Nutzers: Ben."),
+        ("Tenho dois filhos, o Rui e a Rita.", "relation.child.rita", "Filho/a do usuário: Rita."),
     ],
 )  # fmt: skip
 def test_the_fact_is_the_clause_that_states_it(said: str, slot: str, text: str) -> None:
@@ -99,6 +109,24 @@ def test_a_consequence_with_its_own_subject_is_its_own_fact() -> None:
 def test_a_plan_leaves_out_who_holds_a_role(said: str, kept: str, gone: str) -> None:
     plans = [f for f in _facts(said) if f.kind.value == "plan"]
     assert plans and kept in plans[0].text and gone not in plans[0].text, [f.text for f in plans]
+
+
+def test_a_pronoun_after_a_role_statement_is_the_role() -> None:
+    plans = [
+        f
+        for f in _facts("Our builder is a guy called Pete Marsh, he's starting next Monday.")
+        if f.slot.startswith("plan.")
+    ]
+    assert [f.text for f in plans] == ["Our builder's starting next Monday (2026-03-09)."]
+
+
+def test_a_prohibition_to_suggest_is_standing() -> None:
+    texts = [f.text for f in _facts("Don't suggest anything with mushrooms, I can't stand them.")]
+    assert "Standing instruction from the user: don't suggest anything with mushrooms." in texts
+
+
+def test_a_team_moving_tools_is_a_decision() -> None:
+    assert [f.kind.value for f in _facts("My team is moving from Jira to Linear.")] == ["decision"]
 
 
 def test_a_plan_moved_in_other_languages_keeps_its_new_date() -> None:

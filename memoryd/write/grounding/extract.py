@@ -854,8 +854,8 @@ def _routine(clause: str, lang: str) -> tuple[str, str] | None:
 
 #: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").
 _COPULA_END = re.compile(
-    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama|is called|'s called|"
-    r"is named)\s*(?:le|la|el|o|a)?$",
+    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama|\bcalled|\bnamed)"
+    r"\s*(?:le|la|el|o|a)?$",
     re.IGNORECASE,
 )
 _LEAD_JOIN = re.compile(r"^[\s,;:—-]*(?:(?:and|et|e|y|und|so|then|puis|dann)\b[\s,]*)?", re.IGNORECASE)
@@ -864,6 +864,12 @@ _SUBJECTLESS = re.compile(
     r"^(?!(?:I|I'm|I'll|I've|we|we're|he|he's|she|she's|they|it|it's|you|je|j'|tu|il|elle|on|nous|vous|ils|elles|"
     r"yo|él|ella|nosotros|ich|du|er|sie|es|wir|ihr|eu|ele|ela|nós|my|our|mon|ma|mes|mi|mis|mein|meine|meu|minha|"
     r"the|a|an|le|la|les|el|los|las|der|die|das|o|os|as)\b)[a-zäöüßàâçéèêëîïôûùœáíóúñãõ]+\b"
+)
+#: A third-person pronoun opening what follows a relation statement: it is the person's role noun.
+_PRONOUN_SUBJECT = re.compile(r"^(?:he|she|il|elle|er|sie|él|ella|ele|ela)(?=\b|')", re.IGNORECASE)
+#: "is a guy called", "est une femme qui s'appelle": the words between the role noun and the name.
+_COPULA_SUBJECT = re.compile(
+    r"\s*(?:\s(?:is|was)|'s)(?:\s+an?\s+(?:guy|man|woman|lady|chap|bloke|fellow|person))?$", re.IGNORECASE
 )
 #: Words a clause needs after the relation statement is cut away to still say something.
 _MIN_REST_WORDS = 3
@@ -883,7 +889,12 @@ def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
         if copula:
             after = _LEAD_JOIN.sub("", rest, count=1)
             subject = head[: copula.start()].rstrip(" ,")
-            if len(after.split()) >= _MIN_REST_WORDS and _SUBJECTLESS.match(after) and subject:
+            subject = _COPULA_SUBJECT.sub("", subject)
+            pronoun = _PRONOUN_SUBJECT.match(after)
+            if len(after.split()) >= _MIN_REST_WORDS and pronoun and subject:
+                # "Our builder is a guy called Pete Marsh, he's starting on Monday" → "Our builder's starting …"
+                clause = f"{subject}{after[pronoun.end() :]}"
+            elif len(after.split()) >= _MIN_REST_WORDS and _SUBJECTLESS.match(after) and subject:
                 # "Der Fliesenleger heißt Herr Böhm und kommt am 14. April" → "Der Fliesenleger kommt am 14. April"
                 clause = f"{subject} {after}"
             elif len(after.split()) >= _MIN_REST_WORDS:

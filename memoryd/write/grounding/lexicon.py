@@ -320,7 +320,7 @@ INSTRUCTION_MARKER = re.compile(
 _IMPERATIVES = {
     "en": "answer reply respond write use speak talk call address format keep include avoid give show explain "
     "summarize summarise add put start end list be stop tell send mention refer cite ask quote convert express "
-    "measure don't do not never always",
+    "measure suggest recommend propose assume don't do not never always",
     "fr": "réponds répondez écris écrivez utilise utilisez parle parlez appelle appelez tutoie tutoyez vouvoie "
     "vouvoyez évite évitez donne donnez mets mettez garde gardez fais faites explique expliquez ajoute ajoutez "
     "sois soyez ne n' commence commencez termine terminez toujours jamais",

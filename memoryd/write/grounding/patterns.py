@@ -98,6 +98,14 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "home", _K.IDENTITY, "identity.home",
      rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing))(?: with (?:my|our) [\w' -]{{2,30}}?)? in {PLACE}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\bI(?:'m| am) (?:currently |now )?based in {PLACE}", ""),
+    # "Just bought an old Victorian terrace in Bristol": a home bought is where the user lives (or will).
+    ("en", "moved", _K.IDENTITY, "identity.home",
+     rf"(?:^|\b(?:I|we)(?:'ve| have)? )(?:just |recently |finally )?bought (?:a|an|our|my) (?:[\w-]+ ){{0,3}}?(?:house|flat|home|apartment|terrace|cottage|bungalow|condo|place|farmhouse) in {PLACE}", ""),
+    # "I'm the CTO of a tiny startup called Brightline": a title with an article, and where it is held.
+    ("en", "role", _K.IDENTITY, "identity.role",
+     r"\bI(?:'m| am) (?P<v>(?:the |an? )?(?:CEO|CTO|COO|CFO|CIO|CMO|CPO|VP of [\w ]{2,30}?|head of [\w ]{2,30}?|director of [\w ]{2,30}?|founder|co-founder|cofounder|owner))(?=\s+(?:of|at|for|in)\b|\s*[.,;!]|$)", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer",
+     rf"\bI(?:'m| am) (?:the |an? )?(?:CEO|CTO|COO|CFO|CIO|CMO|CPO|VP of [\w ]{{2,30}}?|head of [\w ]{{2,30}}?|director of [\w ]{{2,30}}?|founder|co-founder|cofounder|owner) (?:of|at) (?:(?:a|an|the) (?:[\w-]+ ){{0,3}}?(?:called|named) )?{NAME}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\b(?:I|we)(?:'ve| have) (?:been )?(?:lived|living) in {PLACE}(?= for\b| since\b)", ""),
     ("en", "moved", _K.IDENTITY, "identity.home",
      rf"(?:^|\b(?:I|we)(?:'ve| have)? )(?:just |recently |finally )?moved (?:in)?to (?:a |an |our |my )?(?:new )?(?:flat|house|apartment|place|home|condo) in {PLACE}", ""),
@@ -180,7 +188,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
     ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
     ("en", "decision", _K.DECISION, "choice",
-     r"\b(?:we|I|our team|the team|our company)(?:'re| are|'m| am|'ve| have| has)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from) "
+     r"\b(?:we|I|our team|the team|my team|our company|the company|my company)(?:'re| are|'m| am|'ve| have| has| is)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from|moving from|moved from) "
      r"(?:[\w-]+ ){0,4}?to\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have)?(?: now| just| finally)? (?P<v>(?:replaced|replacing|swapped|swapping) [^.;!?]+? (?:with|for) [^.;!?]+)", ""),
@@ -202,7 +210,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:wir wechseln|wir sind|wir steigen) von [^.;!?]+? (?:zu|auf) [^.;!?]+?(?: gewechselt| umgestiegen)?)(?=\s*[.;!?]|$)", ""),
     ("en", "chose", _K.DECISION, "choice",
-     r"\b(?:we|I) (?:finally )?(?:chose|picked|opted for|settled on|went with|selected) (?P<v>[^.;!?]+)", ""),
+     r"\b(?:we|I)(?:'ve| have)? (?:finally |now |just )?(?:chose|chosen|picked|opted for|settled on|went with|gone with|"
+     r"went for|gone for|landed on|selected) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
      r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
@@ -478,7 +487,7 @@ RULES: tuple[Rule, ...] = tuple(
 )
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
 _REL_SPEC = (
-    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
+    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: an? (?:guy|man|woman|lady|chap|bloke|fellow|person))?(?: called| named)?| (?:called|named)|,)? {NAME}"),
     ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)?(?: (?:docteur|docteure|doctoresse|maître|professeur|professeure))? {NAME}"),
     ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:ahora )?(?:se llama|es)(?: ahora)?(?: el| la)?|,)?(?: (?:doctor|doctora|profesor|profesora|licenciado|licenciada))? {NAME}"),
     ("de", rf"\b(?P<poss>mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|unserer) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),

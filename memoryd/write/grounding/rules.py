@@ -725,6 +725,7 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
             if hit is not None:
                 hits.append(hit)
     hits.extend(_household_allergies(normal))
+    hits.extend(_named_children(normal, languages))
     hits.extend(_reports_to(normal, languages))
     if languages is None or "en" in languages:
         hits.extend(_their_relations(normal))
@@ -736,6 +737,41 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
         if h.kind is not FactKind.DECISION or not any(h.start < t.end and t.start < h.end for t in taken)
     ]
     return _without_overlaps(hits)
+
+
+#: One capitalised name (a title allowed), case-sensitive inside case-insensitive patterns.
+_BARE_NAME = r"(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*)"
+#: "two kids, Tom and Ella", "deux enfants, Léo et Inès", "dos hijos, Pablo y Marta", "zwei Kinder, Ben und Mia",
+#: "dois filhos, o Rui e a Rita": the user's children named in a list after their number.
+_CHILD_LIST = (
+    ("en", re.compile(rf"\b(?:I have|I've got|we have|we've got|with|my) (?:two|three|four|2|3|4) (?P<rel>kids|children|sons|daughters),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? and {_BARE_NAME})", re.IGNORECASE)),
+    ("fr", re.compile(rf"\b(?:j'ai|on a|nous avons|avec|mes) (?:deux|trois|quatre|2|3|4) (?P<rel>enfants|fils|filles),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? et {_BARE_NAME})", re.IGNORECASE)),
+    ("es", re.compile(rf"\b(?:tengo|tenemos|con|mis) (?:dos|tres|cuatro|2|3|4) (?P<rel>hijos|hijas|niños),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? y {_BARE_NAME})", re.IGNORECASE)),
+    ("de", re.compile(rf"\b(?:ich habe|wir haben|mit|meine) (?:zwei|drei|vier|2|3|4) (?P<rel>Kinder|Söhne|Töchter),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? und {_BARE_NAME})", re.IGNORECASE)),
+    ("pt", re.compile(rf"\b(?:tenho|temos|com|os meus) (?:dois|duas|três|quatro|2|3|4) (?P<rel>filhos|filhas|miúdos),? (?P<names>(?:o |a )?{_BARE_NAME}(?:, (?:o |a )?{_BARE_NAME})*,? e (?:o |a )?{_BARE_NAME})", re.IGNORECASE)),
+)  # fmt: skip
+_LIST_JOIN = re.compile(r",\s*|\s+(?:and|et|y|und|e)\s+|^(?:o|a)\s+", re.IGNORECASE)
+_CHILD_WORD = {"en": "child", "fr": "enfant", "es": "hijo/a", "de": "Kind", "pt": "filho/a"}
+
+
+def _named_children(sentence: str, languages: frozenset[str] | None) -> list[Hit]:
+    found: list[Hit] = []
+    for lang, pattern in _CHILD_LIST:
+        if languages is not None and lang not in languages:
+            continue
+        for match in pattern.finditer(sentence):
+            names = [n.strip() for n in _LIST_JOIN.split(match.group("names")) if n and n.strip()]
+            names = [re.sub(r"^(?:o|a)\s+", "", n) for n in names]
+            for name in names:
+                # A list of names after "two kids" is names even where one is a function word elsewhere ("Ella").
+                if fold(name) in _NOT_NAMES or fold(name) in _CALENDAR_WORDS:
+                    continue
+                text = render("relation", lang, name, rel=_CHILD_WORD[lang])
+                slot = f"relation.child.{fold(name).replace(' ', '_')}"
+                found.append(
+                    Hit(FactKind.RELATION, slot, name, text, False, match.start("names"), match.end(), lang)
+                )
+    return found
 
 
 #: Someone of the user's household with an allergy ("Noor has a sesame allergy", "Léo est allergique aux noix"):
