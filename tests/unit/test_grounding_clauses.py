@@ -79,6 +79,9 @@ def _slotted(facts: list[GroundedFact], slot: str) -> GroundedFact:
         ("I'm married with two kids, Tom and Ella.", "relation.child.ella", "The user's child is Ella."),
         ("Wir haben zwei Kinder, Ben und Mia.", "relation.child.ben", "Kind des Nutzers: Ben."),
         ("Tenho dois filhos, o Rui e a Rita.", "relation.child.rita", "Filho/a do usuário: Rita."),
+        # Spanish, German: a service named with "es", a role after the employer, a register with "siempre".
+        ("El pediatra de los niños es el doctor Ruiz.", "relation.paediatrician", "Pediatra del usuario: Ruiz."),
+        ("Ich arbeite seit drei Jahren bei Zalando als Data Engineer.", "identity.role", "Der Nutzer arbeitet als Data Engineer."),
     ],
 )  # fmt: skip
 def test_the_fact_is_the_clause_that_states_it(said: str, slot: str, text: str) -> None:
@@ -211,3 +214,8 @@ def test_no_ends_a_sentence_before_a_word() -> None:
         "Todavía no.",
         "Mi pareja, Javier, se encarga.",
     ]
+
+
+def test_a_german_decision_with_its_infinitive_clause() -> None:
+    texts = [f.text for f in _facts("Wir haben beschlossen, im Herbst umzuziehen.")]
+    assert texts == ["Entscheidung des Nutzers: Wir haben beschlossen, im Herbst umzuziehen."]

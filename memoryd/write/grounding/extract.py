@@ -386,7 +386,8 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
 #: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
 _REGISTER = re.compile(
     r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
-    r"(?:puedes|puede) tutearme|tutéame|trátame de tú|háblame de tú|podemos tutearnos|(?:du kannst|sie können) mich duzen|"
+    r"(?:puedes|puede) tutearme|tutéame|trátame(?: siempre)? de tú|háblame(?: siempre)? de tú|podemos tutearnos|"
+    r"(?:du kannst|sie können) mich duzen|"
     r"duze mich|sag du zu mir|wir können uns duzen|"
     r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
     re.IGNORECASE,

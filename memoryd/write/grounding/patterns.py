@@ -412,6 +412,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "origin", _K.IDENTITY, "identity.origin", rf"\bich (?:komme|stamme) aus {PLACE}", ""),
     ("de", "age", _K.IDENTITY, "identity.age", r"\bich bin (?P<v>\d{1,3})(?= Jahre|\s*[.,;!]|$| und)", ""),
     ("de", "works_as", _K.IDENTITY, "identity.role", r"\b(?:ich|und) arbeite als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
+    # "Ich arbeite seit drei Jahren bei Zalando als Data Engineer": the role after the employer.
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\b(?:ich|und) arbeite (?:jetzt |nun |seit [\w ]+? )?(?:bei|für) [^.,;!?]{2,40}? als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:in)\b|[.,;!]|$)", ""),
     ("de", "role", _K.IDENTITY, "identity.role",
      r"\bich bin (?:jetzt |nun |inzwischen |mittlerweile )?(?:von Beruf )?(?-i:(?P<v>[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|"
      r"ekt|ektin|loge|login|arzt|ärztin)))\b", ""),
@@ -437,6 +439,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:wir nehmen|ich nehme|wir (?:verwenden|benutzen|nutzen)|(?:wir haben|ich habe) uns (?:für|fuer)|"
      r"(?:wir|ich) (?:entscheiden uns|entscheide mich) für|wir bleiben bei|ich bleibe bei|wir gehen mit)\s[^.;!?]+)", ""),
+    # "Wir haben beschlossen, im Herbst umzuziehen": a decision said with its infinitive clause.
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir haben|ich habe) (?:jetzt |nun |endlich )?(?:beschlossen|entschieden),? [^.;!?]+?(?: zu [\w-]+| \w+zu\w+en))(?=\s*[.;!?,]|$)", ""),
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:nehmen|verwenden|benutzen|nutzen) (?:wir|ich) (?:jetzt |nun |doch |lieber |ab sofort )?[^.;!?]+)", ""),
     ("de", "decision", _K.DECISION, "choice",
@@ -501,10 +506,10 @@ _REL_SPEC = (
     # "The plumber is called Sam", "Der Fliesenleger heißt Herr Böhm": who does a job in the user's home or care,
     # named with a definite article (family and friends need a possessive: "the teacher" may be a child's).
     ("en", rf"\bthe (?P<rel>{SERVICE_EN_RE})(?:'s name is| is called|'s called| is named) {NAME}"),
-    ("fr", rf"\b(?:le |la |l')(?P<rel>{SERVICE_RE}),? (?:s'appelle|c'est) (?:le |la )?{NAME}"),
-    ("es", rf"\b(?:el|la) (?P<rel>{SERVICE_RE}) se llama {NAME}"),
-    ("de", rf"\b(?:der|die) (?P<rel>{SERVICE_RE}) (?:heißt|heisst) {NAME}"),
-    ("pt", rf"\b(?:o|a) (?P<rel>{SERVICE_RE}) (?:chama-se|se chama) {NAME}"),
+    ("fr", rf"\b(?:le |la |l')(?P<rel>{SERVICE_RE})(?: des enfants| de la famille)?,? (?:s'appelle|c'est|est) (?:le |la )?(?:(?:docteur|docteure|dr\.?|dre) )?{NAME}"),
+    ("es", rf"\b(?:el|la) (?P<rel>{SERVICE_RE})(?: de (?:los niños|las niñas|la familia|casa))? (?:se llama|es)(?: el| la)?(?: (?:doctor|doctora|dr\.?|dra\.?))? {NAME}"),
+    ("de", rf"\b(?:der|die) (?P<rel>{SERVICE_RE})(?: der Kinder| unserer Kinder)? (?:heißt|heisst|ist)(?: (?:Dr\.?|Doktor|Doktorin))? {NAME}"),
+    ("pt", rf"\b(?:o|a) (?P<rel>{SERVICE_RE})(?: dos miúdos| das crianças| dos meninos)? (?:chama-se|se chama|é)(?: o| a)?(?: (?:doutor|doutora|dr\.?|dra\.?))? {NAME}"),
     # "Tom's no longer my manager, it's Priya now": the name after the retraction is the current one.
     ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{EN_REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
     # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
