@@ -283,6 +283,8 @@ def _clauses(text: str) -> list[str]:
     parts = [p.strip() for p in _SO_CLAUSE.split(text)]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [text]
+    if any(PAST.search(p) for p in parts[:-1]):
+        return [text]  # "they were interested, so I hosted a class on Friday": told of the past, read whole
     return parts
 
 
