@@ -82,6 +82,13 @@ def _slotted(facts: list[GroundedFact], slot: str) -> GroundedFact:
         # Spanish, German: a service named with "es", a role after the employer, a register with "siempre".
         ("El pediatra de los niños es el doctor Ruiz.", "relation.paediatrician", "Pediatra del usuario: Ruiz."),
         ("Ich arbeite seit drei Jahren bei Zalando als Data Engineer.", "identity.role", "Der Nutzer arbeitet als Data Engineer."),
+        # A role after "I'm <name>, I'm …" keeps its place; a field of study and where it is studied.
+        ("I'm Ben, I'm a nurse in Cardiff and my partner Claire and I want to save.", "identity.role", "The user is a nurse in Cardiff."),
+        ("Hi, I'm Sara, a master's student in marine biology at Plymouth.", "identity.role", "The user is a master's student in marine biology at Plymouth."),
+        # A business of one's own, in the user's words up to the next clause.
+        ("Olá! Chamo-me Rita, tenho uma loja online de cerâmica e vivo em Coimbra.", "identity.business", "O usuário tem uma loja online de cerâmica."),
+        # "Not yet," answers the assistant; an event noun makes a plan even with a pronoun.
+        ("Not yet, I have an appointment with him on March 20.", "plan.appoint", "The user has an appointment with him on March 20 (2026-03-20)."),
     ],
 )  # fmt: skip
 def test_the_fact_is_the_clause_that_states_it(said: str, slot: str, text: str) -> None:

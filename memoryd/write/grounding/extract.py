@@ -167,6 +167,13 @@ _PLAN_VERB = re.compile(
 _OBJECT_PRONOUN = re.compile(
     r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
 )
+#: Nouns that name an event on their own: "I have an appointment with him on February 20" is a plan.
+_EVENT_NOUN = re.compile(
+    r"\b(?:appointment|meeting|call|exam|interview|surgery|operation|check-?up|session|class|lesson|"
+    r"rendez-vous|réunion|examen|entretien|opération|rdv|cita|reunión|entrevista|cirugía|consulta|clase|"
+    r"termin|besprechung|prüfung|untersuchung|vorstellungsgespräch|reunião|exame|cirurgia|aula)\b",
+    re.IGNORECASE,
+)
 #: Attribute nouns of an event's timing ("the launch date", "la fecha de la boda"): never the event itself.
 _DATE_NOUNS = frozenset(tokens("date day time datum termin fecha dia data jour heure hora"))
 _PLAN_FILLER = frozenset(
@@ -262,7 +269,8 @@ _LABEL = re.compile(
 #: A reply word opening a statement ("Nope, I work at a bakery", "It does, he gave us until June 5", "Ja, leider
 #: verschoben auf …"): it answers the assistant and says nothing itself.
 _REPLY_OPENER = re.compile(
-    r"^(?:yes|yeah|yep|yup|no|nope|nah|sure|right|exactly|indeed|correct|it does|it did|it is|it will|that's right|"
+    r"^(?:yes|yeah|yep|yup|no|nope|nah|not yet|sure|right|exactly|indeed|correct|it does|it did|it is|it will|"
+    r"that's right|pas encore|todavía no|aún no|noch nicht|ainda não|"
     r"ja|nein|genau|doch|oui|non|exactement|effectivement|sí|si|claro|exacto|efectivamente|sim|não|exato|isso)"
     r"(?:,?\s+(?:leider|malheureusement|lamentablemente|desgraciadamente|infelizmente|unfortunately|sadly|"
     r"thankfully|luckily|zum glück|heureusement|por suerte|felizmente))?\s*[,!]\s+(?=\S)",
@@ -446,7 +454,7 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     content = [t for t in said if t not in _PLAN_FILLER]
     if not content:
         return None
-    if len(content) < 2 and _OBJECT_PRONOUN.search(residue):
+    if len(content) < 2 and _OBJECT_PRONOUN.search(residue) and not _EVENT_NOUN.search(residue):
         return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
     first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
@@ -868,6 +876,7 @@ _SUBJECTLESS = re.compile(
     r"yo|él|ella|nosotros|ich|du|er|sie|es|wir|ihr|eu|ele|ela|nós|my|our|mon|ma|mes|mi|mis|mein|meine|meu|minha|"
     r"the|a|an|le|la|les|el|los|las|der|die|das|o|os|as)\b)[a-zäöüßàâçéèêëîïôûùœáíóúñãõ]+\b"
 )
+_NAME_ARTICLE = re.compile(r",\s*(?:a|o|the|le|la|el|der|die)$", re.IGNORECASE)
 #: A third-person pronoun opening what follows a relation statement: it is the person's role noun.
 _PRONOUN_SUBJECT = re.compile(r"^(?:he|she|il|elle|er|sie|él|ella|ele|ela)(?=\b|')", re.IGNORECASE)
 #: "is a guy called", "est une femme qui s'appelle": the words between the role noun and the name.
@@ -886,7 +895,8 @@ def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
         if hit.kind is not FactKind.RELATION or hit.slot.count(".") != 1 or not hit.value:
             continue
         span = clause[hit.start : hit.end]
-        head = span.replace(hit.value, "").rstrip(" ,")
+        # "com a minha namorada, a Inês" → "com a minha namorada": the article of the name goes with it.
+        head = _NAME_ARTICLE.sub("", span.replace(hit.value, "").rstrip(" ,")).rstrip(" ,")
         rest = clause[hit.end :]
         copula = _COPULA_END.search(head)
         if copula:

@@ -88,7 +88,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # "Hallo, ich bin Katrin, Projektleiterin bei Siemens": the role after the name, and the employer it rests on.
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"^(?:{_GREETING})?ich bin {_BARE_NAME}, [\w-]+ (?:bei|für) {NAME}", ""),
     ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
-    ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?P<v>an? (?:[\w-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s*[.,;!]|$)", ""),
+    ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?:I'm |I am )?(?P<v>an? (?:[\w'-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with|of)\b|\s*[.,;!]|$)", ""),
     ("fr", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:je suis|moi c'est) {_BARE_NAME}, (?P<v>(?:une? )?[\w-]+(?: (?:de|d'|en) [\w-]+)?)(?=\s+(?:chez|à|dans|pour|au|en)\b|\s*[.,;!]|$)", ""),
     ("es", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:soy|yo soy) {_BARE_NAME}, (?P<v>(?:una? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", ""),
     ("pt", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:sou|eu sou) (?:o |a )?{_BARE_NAME}, (?P<v>(?:uma? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:na|no|numa|num|em|para)\b|\s*[.,;!]|$)", ""),
@@ -248,6 +248,15 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
     ("pt", "stated", _K.IDENTITY, "identity.business", rf"\b(?:eu )?vendo (?P<v>[\w -]{{2,40}}? (?:no|na|em|pelo|pela|através do|através da) {_BARE_NAME})", "O usuário vende {v}."),
     ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
+    # "J'ai une boutique en ligne de céramique", "tenho uma loja online de cerâmica": a business of one's own.
+    ("fr", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:j'ai|je tiens|je gère|on a|nous avons) (?P<v>(?:une?|ma|mon|notre) (?:petite? )?(?:boutique|entreprise|société|magasin|restaurant|café|boulangerie|atelier|cabinet|agence|librairie|ferme)(?: en ligne)?(?: (?:de|d'|à) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:et|mais)\b)", "L'utilisateur a {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:tengo|llevo|tenemos) (?P<v>(?:una?|mi|nuestra?) (?:pequeña? )?(?:tienda|empresa|negocio|restaurante|cafetería|panadería|taller|consulta|agencia|librería|granja)(?: online| en línea)?(?: (?:de|en) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:y|pero)\b)", "El usuario tiene {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:ich habe|ich führe|ich betreibe|wir haben) (?P<v>(?:eine?n?|meinen|meine|unseren|unsere) (?:kleinen? )?(?:Laden|Onlineshop|Online-Shop|Shop|Firma|Geschäft|Restaurant|Café|Bäckerei|Werkstatt|Praxis|Agentur|Buchhandlung|Hof)(?: (?:für|mit) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:und|aber)\b)", "Der Nutzer hat {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:tenho|temos|gero) (?P<v>(?:uma?|a minha|o meu) (?:pequena? )?(?:loja|empresa|negócio|restaurante|café|padaria|oficina|clínica|agência|livraria|quinta)(?: online)?(?: (?:de|em) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:e|mas)\b)", "O usuário tem {v}."),
     ("en", "stated", _K.IDENTITY, "identity.business",
      r"\bI (?:run|own|manage|have) (?P<v>(?:a|an|my own|our own) (?:[\w-]+ ){0,3}(?:shop|store|business|company|startup|"
      r"restaurant|café|cafe|bakery|studio|agency|practice|blog|podcast|channel|farm|clinic|salon|bar|firm|bookshop)"

@@ -686,10 +686,15 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
 
 #: A place right after a role or employer ("I'm a nurse in Cardiff", "Projektleiterin bei Siemens in München").
 _WORK_PLACE = {
-    lang: re.compile(rf"\s+(?:{where} )?{prep} {PLACE}(?=\s*(?:[.,;!]|$))")
+    lang: re.compile(rf"\s+(?:{where} )?{prep} {PLACE}(?=\s*(?:[.,;!]|$)|\s+(?:and|et|y|und|e)\b)")
     for lang, where, prep in (
         # "a nurse at a hospital in Leeds", "prof de maths dans un lycée à Nantes": the workplace by its kind first.
-        ("en", r"(?:at|in) (?:an?|the) [\w-]+(?: [\w-]+)?", "in"),
+        # "a master's student in marine biology at Plymouth": the field, then the place.
+        (
+            "en",
+            r"(?:(?:at|in) (?:an?|the) [\w-]+(?: [\w-]+)?|in [a-z][\w-]*(?: [a-z][\w-]*){0,2})",
+            "(?:in|at)",
+        ),
         ("de", r"(?:in|bei|an) (?:einer|einem|der|dem) [\w-]+", "in"),
         ("fr", r"(?:dans|chez) (?:un|une|le|la|l') ?[\w-]+", "à"),
         ("es", r"en (?:un|una) [\w-]+", "en"),
