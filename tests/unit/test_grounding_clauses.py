@@ -89,6 +89,14 @@ def _slotted(facts: list[GroundedFact], slot: str) -> GroundedFact:
         ("Olá! Chamo-me Rita, tenho uma loja online de cerâmica e vivo em Coimbra.", "identity.business", "O usuário tem uma loja online de cerâmica."),
         # "Not yet," answers the assistant; an event noun makes a plan even with a pronoun.
         ("Not yet, I have an appointment with him on March 20.", "plan.appoint", "The user has an appointment with him on March 20 (2026-03-20)."),
+        # "Hello dear, it's Ellen", living "on my own", "in the UK", a name signed with "here", "we sell … in".
+        ("Hello dear, it's Ellen. I'm 81 and I live on my own in Harrogate now.", "identity.name", "The user's name is Ellen."),
+        ("Hello dear, it's Ellen. I'm 81 and I live on my own in Harrogate now.", "identity.home", "The user lives in Harrogate."),
+        ("I'm a freelance translator, but I live in the UK.", "identity.home", "The user lives in UK."),
+        ("Marcus here. Training for the Berlin Marathon.", "identity.name", "The user's name is Marcus."),
+        ("We sell refurbished bikes in Leeds.", "identity.business", "The user sells refurbished bikes in Leeds."),
+        # "Remind me that …" tells of an event.
+        ("Could you remind me that the chiropodist comes on Wednesday at 11?", "plan.come", "The chiropodist comes on Wednesday (2026-03-04) at 11."),
     ],
 )  # fmt: skip
 def test_the_fact_is_the_clause_that_states_it(said: str, slot: str, text: str) -> None:

@@ -248,6 +248,10 @@ _RETRACTION = re.compile(
 
 
 #: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
+_REMIND_THAT = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:remind me|don't let me forget) that\s+(?=\S)",
+    re.IGNORECASE,
+)
 _REMIND_REQUEST = re.compile(
     r"^(?:(?:can|could|would|will) you (?:please )?|please )(?=remind me (?:to|about)\b)", re.IGNORECASE
 )
@@ -307,6 +311,11 @@ def _whole_statement_clauses(sentence: str) -> list[str]:
         return []
     if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
+    told = _REMIND_THAT.match(text)
+    if (
+        told is not None
+    ):  # "Could you remind me that the chiropodist comes on Wednesday?": the event is the fact
+        return [text[told.end() :].rstrip("?").strip()]
     request = _REMIND_REQUEST.match(text)
     if request is not None:
         return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder

@@ -39,7 +39,7 @@ class Rule:
 _K = FactKind
 _CE = CLAUSE_END
 #: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
-_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|bonjour|bonsoir|salut|coucou|hola|buenas tardes|buenas noches|buenas|buenos días|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|boa noite)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
+_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|bonjour|bonsoir|salut|coucou|hola|buenas tardes|buenas noches|buenas|buenos días|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|boa noite)[\s,!.]+(?:(?:there|dear|all|everyone|again|à tous|a todos)[\s,!.]+)?"
 #: A capitalised name that is not the captured value (a person before "asked me to", the name before a role).
 _BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*(?: [A-ZÀ-ÖØ-Þ][\w'’-]*){0,2})"
 #: Times and manners a work clause names that are no workplace ("I work at the weekend", "trabajo en equipo").
@@ -81,6 +81,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:the )?name's {NAME}(?=\s*(?:[,.!;]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?moi,? c'est {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
+    # "Marcus here." opening a turn: the name a user signs with.
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{NAME} here(?=\s*(?:[,.!;]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
     ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b| aus\b))", ""),
@@ -96,7 +98,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\b(?:call me|you can call me|(?:I'd|I would) (?:rather|prefer) (?:you|that you) call(?:ed)? me|(?:everyone|everybody|people|most people|my friends) calls? me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
     ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
     ("en", "home", _K.IDENTITY, "identity.home",
-     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing))(?: with (?:my|our) [\w' -]{{2,30}}?)? in {PLACE}", ""),
+     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing))(?: with (?:my|our) [\w' -]{{2,30}}?| on my own| alone| by myself)? in (?:the )?{PLACE}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\bI(?:'m| am) (?:currently |now )?based in {PLACE}", ""),
     # "Just bought an old Victorian terrace in Bristol": a home bought is where the user lives (or will).
     ("en", "moved", _K.IDENTITY, "identity.home",
@@ -242,7 +244,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "stated", _K.PREFERENCE, "health.takes_{v}",
      rf"\b(?:tomo|estou a tomar|estou tomando) (?P<v>[\w -]{{2,40}}? (?:todos os|todas as|cada|por dia|de manhã|à noite|duas vezes|três vezes)\b[\w -]{{0,30}}?){_CE}", "O usuário toma {v}."),
     # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy").
-    ("en", "stated", _K.IDENTITY, "identity.business", rf"\bI sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from) {_BARE_NAME})", "The user sells {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.business", rf"\bje vends (?P<v>[\w' -]{{2,40}}? (?:sur|chez|via|à) {_BARE_NAME})", "L'utilisateur vend {v}."),
     ("es", "stated", _K.IDENTITY, "identity.business", rf"\bvendo (?P<v>[\w -]{{2,40}}? (?:en|por|a través de) {_BARE_NAME})", "El usuario vende {v}."),
     ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
