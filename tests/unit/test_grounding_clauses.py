@@ -234,3 +234,21 @@ def test_no_ends_a_sentence_before_a_word() -> None:
 def test_a_german_decision_with_its_infinitive_clause() -> None:
     texts = [f.text for f in _facts("Wir haben beschlossen, im Herbst umzuziehen.")]
     assert texts == ["Entscheidung des Nutzers: Wir haben beschlossen, im Herbst umzuziehen."]
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("Bonjour ! Je prépare le marathon de Paris le 12 avril.", "Prévu : Je prépare le marathon de Paris le 12 avril. (2026-04-12)"),
+        ("Hallo! Am 5. Mai ziehen wir um.", "Geplant: Am 5. Mai (2026-05-05) ziehen wir um."),
+        ("Hey, quick one: I'm meeting the landlord on Friday.", "The user is meeting the landlord on Friday (2026-03-06)."),
+        # A weekday with its day of the month is that date ("el martes 10" is 2026-03-10, a Tuesday).
+        ("Hola, buenas. El martes 10 tengo la entrevista.", "Plan: El martes 10 (2026-03-10) tengo la entrevista."),
+    ],
+)  # fmt: skip
+def test_a_greeting_is_no_part_of_a_plan(said: str, text: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value == "plan"] == [text]
+
+
+def test_a_weekday_before_its_date_names_that_date() -> None:
+    assert [m.iso for m in find_dates("am Dienstag, 10. März", SESSION_MS)] == ["2026-03-10"]

@@ -78,6 +78,25 @@ _WEEKDAY = re.compile(
     rf"\b(?:(?:next|this|coming|on|by|until|ce|el|este|proximo|proxima|am|nachsten|kommenden|diesen|bis|"
     rf"na|no|ate)\s+)?({_WEEKDAY_RE})(?:\s+(?:prochain|que viene|que vem|next week))?\b"
 )
+_WEEKDAY_DAY = re.compile(
+    rf"\b({_WEEKDAY_RE}),?\s+(?:the\s+|le\s+|el\s+|den\s+|dia\s+)?(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?(?!\s*(?:h\b|:|am\b|pm\b|uhr\b|\d))"
+)
+
+
+def _weekday_day(today: date, weekday: int, day: int) -> date | None:
+    """The next date on or after today whose day of the month is `day` and which falls on `weekday` (within a year)."""
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today and candidate.weekday() == weekday:
+            return candidate
+        month, year = (1, year + 1) if month == 12 else (month + 1, year)
+    return None
+
+
 #: Words before a weekday that make it a habit ("every Tuesday", "los martes", "le mercredi", "jeden Dienstag").
 _RECURRING = re.compile(
     r"\b(?:every|each|chaque|tous les|cada|todos los|todas las|los|las|le|jeden|jede|immer|toda|todas as|todos os)\s+$"
@@ -174,7 +193,12 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
         if first_day is not None and first_day.month == today.month:
             first_day = date(today.year, today.month, 1)  # "in June" said in June: this month, not next year
         add(*match.span(), first_day, relative=True, month=True)
+    for match in _WEEKDAY_DAY.finditer(folded):
+        # "el martes 10", "Tuesday the 10th": the day of the month that falls on that weekday, ahead.
+        add(*match.span(), _weekday_day(today, WEEKDAYS[match[1]], int(match[2])), relative=True)
     for match in _WEEKDAY.finditer(folded):
+        if any(0 <= m.start - match.end() <= 3 for m in found):
+            continue  # "am Dienstag, 10. März": the weekday names the date that follows it
         if _RECURRING.search(folded, 0, match.start()):
             continue  # "every Tuesday", "los martes", "le mercredi", "jeden Dienstag": a habit, not one date
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)

@@ -237,6 +237,15 @@ def _joined_greetings(parts: list[str]) -> list[str]:
     return joined
 
 
+#: A greeting opening a clause ("Hi! We're flying…", "Hey, the user is meeting…").
+_GREETING_LEAD = re.compile(
+    r"^(?:hi|hello|hey|hiya|morning|evening|good (?:morning|afternoon|evening)|bonjour|bonsoir|salut|coucou|hola|"
+    r"buenas(?: tardes| noches)?|buenos días|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|"
+    r"boa noite)(?:[\s,!.]+(?:there|dear|all|everyone|again|à tous|a todos))?[\s,!.]+(?=\S)",
+    re.IGNORECASE,
+)
+
+
 #: "Ignore what I said about Tuesday, …": the words taken back open the clause and name no fact.
 _RETRACTION = re.compile(
     r"^(?:(?:please )?(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you)|my last message|that)"
@@ -684,6 +693,14 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                bare = _GREETING_LEAD.sub("", clause)
+                if bare != clause and bare:
+                    # "Bonjour ! Je prépare le marathon le 12 avril": the greeting introduces a name, it is no
+                    # part of a plan, a choice or a task.
+                    said = _clause_facts(bare, lang, languages, turn.index, session_time_ms)
+                    clause_facts = [f for f in clause_facts if f.kind is FactKind.IDENTITY] + [
+                        f for f in said if f.kind is not FactKind.IDENTITY
+                    ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns))
