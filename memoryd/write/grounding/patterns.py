@@ -45,7 +45,7 @@ _BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]
 #: Times and manners a work clause names that are no workplace ("I work at the weekend", "trabajo en equipo").
 _NOT_PLACES = (
     r"weekends?|moments?|mornings?|evenings?|afternoons?|nights?|days?|shifts?|times?|end|start|beginning|home|office|"
-    r"same|way|team|"
+    r"same|way|team|living|change|while|bit|little|few|lot|couple|"
     r"week-end|matin|soir|nuit|moment|fois|même|équipe|fin|semaine|mañana|tarde|noche|momento|vez|equipo|casa|"
     r"semana|woche|moment|zeit|nacht|team|manhã|noite|vez|equipa|casa|semana|momento"
 )
@@ -82,7 +82,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?moi,? c'est {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
     # "Marcus here." opening a turn: the name a user signs with.
-    ("en", "name", _K.IDENTITY, "identity.name", rf"^{NAME} here(?=\s*(?:[,.!;]|$))", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^(?!(?:look|looky|lookie|right|over|come|sit|stay|out|up|down|in|you|me)\b){NAME} here(?=\s*(?:[.!]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
     ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b| aus\b))", ""),
