@@ -252,3 +252,42 @@ def test_a_greeting_is_no_part_of_a_plan(said: str, text: str) -> None:
 
 def test_a_weekday_before_its_date_names_that_date() -> None:
     assert [m.iso for m in find_dates("am Dienstag, 10. März", SESSION_MS)] == ["2026-03-10"]
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("Can you keep the answers short from now on?", "keep the answers short from now on"),
+        ("Could you always answer in French?", "always answer in French"),
+        ("¿Puedes responderme siempre en español?", "responderme siempre en español"),
+        ("I'd rather you didn't use emojis.", "I'd rather you didn't use emojis"),
+        ("Prefiero que me respondas en castellano.", "prefiero que me respondas en castellano"),
+        ("Je préfère qu'on me vouvoie.", "je préfère qu'on me vouvoie"),
+        ("Please use metric units.", "use metric units"),
+        ("Answer in English even if I write in German.", "answer in English even if I write in German"),
+        ("No uses tecnicismos, por favor.", "no uses tecnicismos"),
+        ("Não uses emojis, por favor.", "não uses emojis"),
+        ("Évite le jargon technique, s'il te plaît.", "évite le jargon technique"),
+        ("Schreib mir bitte kurze Antworten.", "schreib mir bitte kurze Antworten"),
+    ],
+)
+def test_standing_instructions_said_as_requests_or_wishes(said: str, value: str) -> None:
+    found = [f for f in _facts(said) if f.kind.value == "instruction"]
+    assert [f.value for f in found] == [value], [(f.kind.value, f.text) for f in _facts(said)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can you help me with my CV?",
+        "Could you book a table for Friday?",
+        "Nature always cheers me up and makes me feel grateful.",
+        "Remember, it's never too late to make positive changes.",
+    ],
+)
+def test_one_off_requests_and_remarks_are_no_instructions(said: str) -> None:
+    assert not [f for f in _facts(said) if f.kind.value == "instruction"]
+
+
+def test_a_german_liking_keeps_its_german_verb() -> None:
+    assert [f.text for f in _facts("Ich trinke keinen Alkohol.")] == ["Der Nutzer trinkt keinen Alkohol."]

@@ -257,6 +257,12 @@ _RETRACTION = re.compile(
 
 
 #: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
+_ASK_STANDING = re.compile(
+    r"^¿?(?:(?:can|could|would|will) you|peux-tu|pourrais-tu|pouvez-vous|pourriez-vous|puedes|podrías|podría|"
+    r"kannst du|könntest du|können sie|podes|podias|pode|poderia)\s+(?:please\s+|stp\s+|por favor\s+|bitte\s+)?"
+    r"(?P<rest>.+)$",
+    re.IGNORECASE,
+)
 _REMIND_THAT = re.compile(
     r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:remind me|don't let me forget) that\s+(?=\S)",
     re.IGNORECASE,
@@ -320,6 +326,12 @@ def _whole_statement_clauses(sentence: str) -> list[str]:
         return []
     if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
+    asked = _ASK_STANDING.match(text)
+    if asked is not None and (
+        INSTRUCTION_MARKER.search(asked.group("rest")) or _STYLE_NOUN.search(asked.group("rest"))
+    ):
+        # "Can you keep the answers short from now on?": a question that asks for a standing way of answering.
+        return [asked.group("rest").rstrip("?").strip()]
     told = _REMIND_THAT.match(text)
     if (
         told is not None
@@ -337,7 +349,9 @@ def _whole_statement_clauses(sentence: str) -> list[str]:
 
 
 #: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
-_DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
+_DONT_OPENER = re.compile(
+    r"^(?:please[,\s]+)?(?:don't|do not|ne |n'|no (?=\w+s\b)|não (?=\w+s\b)|nunca (?=\w+s\b))", re.IGNORECASE
+)
 
 
 #: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
@@ -357,10 +371,35 @@ _STYLE_NOUN = re.compile(
     re.IGNORECASE,
 )
 _TO_ME = re.compile(
-    r"\b(?:with me|to me|for me|your|avec moi|pour moi|tes|vos|conmigo|para mí|tus|sus|mit mir|für mich|deine|"
-    r"deinen|ihre|comigo|para mim|tuas|teus|suas)\b|-moi\b|-me\b",
+    r"\b(?:with me|to me|for me|me|your|avec moi|pour moi|moi|tes|vos|conmigo|para mí|tus|sus|mit mir|für mich|mir|"
+    r"deine|deinen|ihre|comigo|para mim|tuas|teus|suas)\b|-moi\b|-me\b|^(?:(?:please|bitte|por favor)[\s,]+)?"
+    r"(?:avoid|skip|évite|évitez|evita|evite|vermeide|vermeiden)\b",
     re.IGNORECASE,
 )
+#: "Answer in English even if I write in German", "Please use metric units": how every answer is given.
+_ANSWER_IN = re.compile(
+    r"^(?:(?:please|bitte|por favor|s'il te plaît|just|always)[\s,]+)?(?:answer|reply|respond|write|speak|talk|"
+    r"réponds|répondez|écris|parle|responde|contesta|escribe|habla|antworte|schreib|schreibe|sprich|fala|escreve|"
+    r"responda|use|utilise|usa|benutze|verwende)(?:-moi|-me)?\b.*\b(?:in|en|em|auf)\s+(?:{langs})\b|"
+    r"\b(?:use|utilise|usa|benutze|verwende)\s+(?:the\s+|le\s+système\s+|el\s+sistema\s+|das\s+|o\s+sistema\s+)?"
+    r"(?:metric|imperial|métrique|impérial|métrico|imperial|metrische|metrisch|métrico)\b".replace(
+        "{langs}", LANGUAGE_NAMES.pattern[5:-3]
+    ),
+    re.IGNORECASE,
+)
+#: A wish about how the assistant behaves: "I'd rather you didn't use emojis", "Prefiero que me respondas en
+#: castellano", "Je préfère qu'on me vouvoie", "Ich möchte, dass du mich duzt".
+_WISH_TO_YOU = re.compile(
+    r"^(?:I'd rather you|I would rather you|I'd prefer (?:it )?if you|I would prefer (?:it )?if you|I prefer (?:that )?you|"
+    r"I'd like you to|prefiero que (?:me )?|preferiría que (?:me )?|je préfère qu(?:e|')|je préférerais qu(?:e|')|"
+    r"j'aimerais qu(?:e|')|ich möchte,? dass du|ich hätte gern,? dass du|mir wäre lieber,? wenn du|prefiro que|"
+    r"preferia que)\b",
+    re.IGNORECASE,
+)
+
+
+#: An infinitive opening what a "can you …?" question asks for ("responderme", "répondre", "responder-me").
+_INFINITIVE_OPENER = re.compile(r"^\w+(?:ar|er|ir|re)(?:me|te|nos|-me|-moi)?$")
 
 
 def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
@@ -372,7 +411,9 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             meta.end() :
         ]  # "One thing about how you answer me: keep it short" → "keep it short"
     units = _IN_UNITS.search(sentence)
-    styled = bool(_STYLE_NOUN.search(sentence) and _TO_ME.search(sentence))
+    styled = bool(_STYLE_NOUN.search(sentence) and _TO_ME.search(sentence)) or bool(
+        _ANSWER_IN.search(sentence)
+    )
     if (
         not meta
         and not units
@@ -392,7 +433,17 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
         verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
         # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
         words = [fold(w).strip(",").split("-")[0] for w in body.split()]
-        if not words or words[0] not in verbs:
+        asked_infinitive = bool(
+            words
+            and lang != "en"
+            and body[:1].islower()
+            and INSTRUCTION_MARKER.search(body)
+            and (
+                _INFINITIVE_OPENER.match(words[0])
+                or (lang == "de" and words[-1].rstrip("?.!").endswith("en"))
+            )
+        )  # "¿Puedes responderme siempre en español?" → "responderme siempre en español"
+        if not words or (words[0] not in verbs and not asked_infinitive):
             return None
         if words[0] in _MARKER_FIRST:
             # "Never use X" is an instruction, "Nunca tive gatos" (never had cats) is a statement: the word after
@@ -439,6 +490,17 @@ def _language_reply(sentence: str) -> tuple[str, str] | None:
     # The user's own words from the language on ("English please"): every word of the fact is in the sentence.
     said = sentence.strip()[found.start("v") :].rstrip(" .!")
     return said, "instruction.language"
+
+
+def _wish(sentence: str) -> tuple[str, str] | None:
+    """(value, slot) of a wish about how the assistant acts, in the user's words ("I'd rather you didn't use
+    emojis")."""
+    value = _TRAILING_PLEASE.sub("", LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip())
+    if len(content_tokens(value)) < 2:
+        return None
+    if not re.match(r"I\b|I'", value):
+        value = value[:1].lower() + value[1:]
+    return value, "instruction.language" if LANGUAGE_NAMES.search(value) else ""
 
 
 def _register(sentence: str) -> tuple[str, str] | None:
@@ -755,7 +817,15 @@ def _clause_facts(
                 hit.lang,
             )
         )
-    instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
+    wish = _WISH_TO_YOU.match(LEAD_FILLER.sub("", clause.strip()))
+    if wish is not None:
+        facts = [f for f in facts if f.kind is not FactKind.PREFERENCE]  # how the assistant acts, not a taste
+    instruction = (
+        _instruction(clause, lang)
+        or _register(clause)
+        or _language_reply(clause)
+        or (_wish(clause) if wish is not None else None)
+    )
     said_in = lang
     if instruction is None and languages is None:
         # No language evidence ("Responde siempre en español"): the imperative itself tells the language.

@@ -326,12 +326,12 @@ _IMPERATIVES = {
     "sois soyez ne n' commence commencez termine terminez toujours jamais",
     "es": "responde responda respóndeme contesta conteste contéstame escribe escriba usa use utiliza utilice habla "
     "hable háblame llámame trátame evita evite dame deme pon ponga incluye incluya explica explique mantén sé sea "
-    "no siempre nunca",
+    "no siempre nunca uses utilices escribas respondas contestes hables pongas incluyas expliques des digas",
     "de": "antworte antworten schreib schreibe schreiben benutze benutzen verwende verwenden nutze nutzen sprich "
     "sprechen nenn nenne nennen vermeide vermeiden gib geben halte halten erkläre erklären duze duzen sieze "
     "siezen sei seien fang beginne immer nie niemals",
     "pt": "responda responde escreva escreve use usa utilize utiliza fale fala me chame chame-me evite evita dê dá "
-    "mantenha explique explica seja sê não nunca sempre coloque inclua",
+    "mantenha explique explica seja sê não nunca sempre coloque inclua uses escrevas respondas fales ponhas digas",
 }
 IMPERATIVES = {lang: frozenset(words.split()) for lang, words in _IMPERATIVES.items()}
 #: Leading words to drop before looking for an imperative ("please", "and also", "ok so").

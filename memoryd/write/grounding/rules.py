@@ -602,6 +602,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             verb = rule.verb.format(w=spoken.lower())
             if lang == "de" and spoken:
                 verb = _DE_VERBS.get(spoken.lower(), verb)
+        elif lang == "de" and spoken.lower() in _DE_VERBS:
+            verb = _DE_VERBS[
+                spoken.lower()
+            ]  # "Ich trinke keinen Alkohol" → "Der Nutzer trinkt keinen Alkohol."
         else:
             verb = _EN_PREF_VERBS.get(" ".join(spoken.lower().split()), f"The user is {spoken.lower()}")
         shown = to_third_person_en(value) if lang == "en" else value
