@@ -291,3 +291,24 @@ def test_one_off_requests_and_remarks_are_no_instructions(said: str) -> None:
 
 def test_a_german_liking_keeps_its_german_verb() -> None:
     assert [f.text for f in _facts("Ich trinke keinen Alkohol.")] == ["Der Nutzer trinkt keinen Alkohol."]
+
+
+@pytest.mark.parametrize(
+    ("said", "iso"),
+    [
+        ("The kickoff is on the 14th.", ["2026-03-14"]),
+        ("Le rendez-vous est le 14, à 10h.", ["2026-03-14"]),
+        ("Der Termin ist am 14. um 10 Uhr.", ["2026-03-14"]),
+        ("La cita es el día 14.", ["2026-03-14"]),
+        ("A reunião é no dia 14.", ["2026-03-14"]),
+        ("I scored 10 on the 1st try.", []),
+        ("It's the 21st century.", []),
+    ],
+)
+def test_a_day_of_the_month_said_alone_is_the_next_one(said: str, iso: list[str]) -> None:
+    assert [m.iso for m in find_dates(said, SESSION_MS)] == iso
+
+
+def test_dont_forget_introduces_a_task() -> None:
+    texts = [f.text for f in _facts("Don't forget I need to renew my passport before the trip.")]
+    assert texts == ["The user needs to renew their passport before the trip."]

@@ -83,6 +83,28 @@ _WEEKDAY_DAY = re.compile(
 )
 
 
+_DAY_ONLY = re.compile(
+    r"\bthe (\d{1,2})(?:st|nd|rd|th)(?=\s*(?:[.,;!?)]|$|at\b|in\b|and\b|or\b|to\b|until\b|for\b|then\b|so\b|"
+    r"but\b|because\b|of (?:this|next|the) month\b))|\ble (\d{1,2})(?:er)?(?=\s*(?:[.,;!?]|$|au\b|et\b|à\b))|"
+    r"\bam (\d{1,2})\.(?=\s*(?:[,;!?]|$|um\b|und\b|bis\b|[a-zäöü]))|\bel d[ií]a (\d{1,2})\b(?! de\b)|"
+    r"\b(?:no )?dia (\d{1,2})\b(?! de\b)"
+)
+
+
+def _next_day_of_month(today: date, day: int) -> date | None:
+    """The next date (today included) whose day of the month is `day`."""
+    year, month = today.year, today.month
+    for _ in range(3):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today:
+            return candidate
+        month, year = (1, year + 1) if month == 12 else (month + 1, year)
+    return None
+
+
 def _weekday_day(today: date, weekday: int, day: int) -> date | None:
     """The next date on or after today whose day of the month is `day` and which falls on `weekday` (within a year)."""
     year, month = today.year, today.month
@@ -193,6 +215,10 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
         if first_day is not None and first_day.month == today.month:
             first_day = date(today.year, today.month, 1)  # "in June" said in June: this month, not next year
         add(*match.span(), first_day, relative=True, month=True)
+    for match in _DAY_ONLY.finditer(folded):
+        # "on the 14th", "le 14", "am 14.", "el día 14", "no dia 14": the next 14th of a month.
+        day = int(next(g for g in match.groups() if g))
+        add(*match.span(), _next_day_of_month(today, day), relative=True)
     for match in _WEEKDAY_DAY.finditer(folded):
         # "el martes 10", "Tuesday the 10th": the day of the month that falls on that weekday, ahead.
         add(*match.span(), _weekday_day(today, WEEKDAYS[match[1]], int(match[2])), relative=True)

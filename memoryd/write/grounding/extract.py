@@ -264,7 +264,9 @@ _ASK_STANDING = re.compile(
     re.IGNORECASE,
 )
 _REMIND_THAT = re.compile(
-    r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:remind me|don't let me forget) that\s+(?=\S)",
+    r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:(?:remind me|don't let me forget) that|"
+    r"(?:don't|do not) forget(?: that)?|n'oublie pas que|no olvides que|no te olvides de que|vergiss nicht,? dass|"
+    r"não te esqueças (?:de )?que|não esqueças que)\s+(?=\S)",
     re.IGNORECASE,
 )
 _REMIND_REQUEST = re.compile(
