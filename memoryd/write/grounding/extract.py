@@ -691,7 +691,7 @@ def _home_in_context(fact: GroundedFact, turn_text: str) -> bool:
     return True
 
 
-def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
+def _confirmed_guesses(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
     """Facts an assistant guessed and the next user turn confirmed ("Are you vegetarian?" → "Yes, I am.")."""
     found: list[_Found] = []
     for turn, reply in pairwise(turns):
@@ -705,7 +705,8 @@ def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
             if match is None:
                 continue
             word = match.group("v")
-            lang = detect_language(sentence)
+            # A short question ("És vegetariana?") says little of its language: the session's decides then.
+            lang = detect_language(sentence, default="") or session_lang
             article = re.search(r"\b(an?)\s+" + re.escape(word) + r"\b", sentence, re.IGNORECASE)
             if DIET_WORDS.match(word):
                 kind, slot, key, value, is_identity = (
@@ -767,7 +768,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
-    found.extend(_confirmed_guesses(turns))
+    found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
     found.extend(_chosen_options(turns))
     found.extend(_pronoun_relations(turns, session_lang))
