@@ -312,3 +312,24 @@ def test_a_day_of_the_month_said_alone_is_the_next_one(said: str, iso: list[str]
 def test_dont_forget_introduces_a_task() -> None:
     texts = [f.text for f in _facts("Don't forget I need to renew my passport before the trip.")]
     assert texts == ["The user needs to renew their passport before the trip."]
+
+
+LATER_MS = SESSION_MS + 7 * 86_400_000
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "slot"),
+    [
+        ("Our vet is Dr. Patel.", "We've switched vets, we now see Dr. Alvarez.", "relation.vet"),
+        ("Mein Chef ist Herr Braun.", "Ich habe einen neuen Chef, Herr Kaya.", "relation.manager"),
+        ("My goal for the marathon is 3:30.", "I've revised my marathon target to 3:20.", "target.marathon"),
+    ],
+)
+def test_a_correction_lands_in_the_slot_of_what_it_corrects(first: str, later: str, slot: str) -> None:
+    before = [f for f in _facts(first) if f.slot.startswith(slot)]
+    turns = [SourceTurn(0, 100, later, "Okay.")]
+    after = [f for f in ground(turns, None, session_time_ms=LATER_MS).facts if f.slot.startswith(slot)]
+    assert before and after and before[0].value != after[0].value, (
+        [f.slot for f in before],
+        [f.slot for f in after],
+    )

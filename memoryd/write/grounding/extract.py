@@ -585,6 +585,8 @@ _CHANGE_REL = (
 )
 _NEW_ONE = re.compile(
     rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
+    # "We've switched vets, we now see Dr. Alvarez": who the user goes to now.
+    rf"(?:we|I) (?:now )?(?:see|go to|use|have)(?: now)?|"
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
     # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
     rf"(?<!n')c'est(?: le| la)?|"

@@ -223,6 +223,11 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "target", _K.PLAN, "target.{what}",
      r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
+    # "I've revised my marathon target to 3:20", "I moved my goal for the 10k to 45 minutes": a target changed.
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"\b(?:I|we)(?:'ve| have)? (?:just )?(?:revised|changed|updated|moved|lowered|raised|adjusted|bumped|set) (?:my|our) "
+     r"(?:(?P<what>[\w-]+(?: [\w-]+)?) (?P<noun>goal|target|aim)|(?P<noun2>goal|target|aim) for (?:the |my )?(?P<what2>[\w -]{2,30}?))"
+     r"(?: time)? to (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
      r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),

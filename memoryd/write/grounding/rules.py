@@ -879,7 +879,29 @@ _PAST_MODIFIERS = frozenset(
     ]
 )
 _SAME_MODIFIERS = frozenset(
-    ["new", "current", "nouvelle", "nouveau", "nouvel", "nuevo", "nueva", "neuer", "neue", "novo", "nova"]
+    [
+        "new",
+        "current",
+        "nouvelle",
+        "nouveau",
+        "nouvel",
+        "nuevo",
+        "nueva",
+        "neuer",
+        "neue",
+        "neuen",
+        "neuem",
+        "neues",
+        "novo",
+        "nova",
+        "actual",
+        "aktuelle",
+        "aktueller",
+        "aktuellen",
+        "actuel",
+        "actuelle",
+        "atual",
+    ]
 )
 
 
