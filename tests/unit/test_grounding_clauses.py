@@ -333,3 +333,22 @@ def test_a_correction_lands_in_the_slot_of_what_it_corrects(first: str, later: s
         [f.slot for f in before],
         [f.slot for f in after],
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("Soy médico de familia en Bilbao.", "El usuario es médico de familia en Bilbao."),
+        ("Soy profesora de inglés en un instituto.", "El usuario es profesora de inglés en un instituto."),
+        ("Ich bin Lehrerin an einer Grundschule.", "Der Nutzer ist Lehrerin an einer Grundschule."),
+        ("Je suis infirmière à l'hôpital de Nantes.", "L'utilisateur est infirmière à l'hôpital de Nantes."),
+        ("Sou enfermeira no Hospital de Santa Maria.", "O usuário é enfermeira no Hospital de Santa Maria."),
+        ("I'm retired, I used to be a pilot.", "The user is retired."),
+        ("Estoy jubilada desde el año pasado.", "El usuario está jubilada."),
+        ("Ich bin seit letztem Jahr in Rente.", "Der Nutzer ist in Rente."),
+        # A possessive after "in" is no field of work ("a coach in my group now").
+        ("I'm a Weight Watchers coach in my group now.", "The user is a Weight Watchers coach."),
+    ],
+)
+def test_a_role_keeps_its_field_and_workplace(said: str, text: str) -> None:
+    assert _slotted(_facts(said), "identity.role").text == text

@@ -248,6 +248,12 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\b(?:ich nehme|nehme ich) (?P<v>(?:(?:jeden|jede|täglich|morgens|abends|zweimal|dreimal) [\w -]{{2,50}}?|[\w -]{{2,40}}? (?:jeden|jede|täglich|morgens|abends|zweimal|dreimal)\b[\w -]{{0,30}}?)){_CE}", "Der Nutzer nimmt {v}."),
     ("pt", "stated", _K.PREFERENCE, "health.takes_{v}",
      rf"\b(?:tomo|estou a tomar|estou tomando) (?P<v>[\w -]{{2,40}}? (?:todos os|todas as|cada|por dia|de manhã|à noite|duas vezes|três vezes)\b[\w -]{{0,30}}?){_CE}", "O usuário toma {v}."),
+    # Retired: a standing fact of who the user is ("I'm retired", "estoy jubilada", "ich bin in Rente").
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI(?:'m| am) (?:now |recently |finally )?(?P<v>retired|semi-retired)\b", "The user is {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role", r"\bje suis (?:maintenant |désormais )?(?P<v>à la retraite|retraitée?)\b", "L'utilisateur est {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.role", r"\b(?:estoy|soy) (?:ya )?(?P<v>jubilad[oa]|retirad[oa])\b", "El usuario está {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.role", r"\bich bin (?:seit [\w ]+? |jetzt |schon )?(?P<v>in Rente|in Pension|pensioniert|Rentnerin|Rentner)\b", "Der Nutzer ist {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:sou|estou) (?:já )?(?P<v>reformad[oa]|aposentad[oa])\b", "O usuário está {v}."),
     # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy").
     ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.business", rf"\bje vends (?P<v>[\w' -]{{2,40}}? (?:sur|chez|via|à) {_BARE_NAME})", "L'utilisateur vend {v}."),

@@ -682,7 +682,7 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     end = match.end()
     if (key in ("role", "employer", "works_as") or slot == "identity.role") and lang in _WORK_PLACE:
         where = _WORK_PLACE[lang].match(sentence, end)
-        if where and _is_name(where.group("v")):
+        if where and where.group(0).strip() and (where.group("v") is None or _is_name(where.group("v"))):
             text = f"{text.rstrip('.')} {where.group(0).strip().rstrip('.')}."  # "a nurse in Cardiff": where they work
             end = where.end()
     return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), end, lang)
@@ -690,19 +690,36 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
 
 #: A place right after a role or employer ("I'm a nurse in Cardiff", "Projektleiterin bei Siemens in München").
 _WORK_PLACE = {
-    lang: re.compile(rf"\s+(?:{where} )?{prep} {PLACE}(?=\s*(?:[.,;!]|$)|\s+(?:and|et|y|und|e)\b)")
-    for lang, where, prep in (
-        # "a nurse at a hospital in Leeds", "prof de maths dans un lycée à Nantes": the workplace by its kind first.
+    lang: re.compile(
+        rf"(?:\s+{field})?(?:\s+{where})?(?:\s+{prep} {PLACE})?"
+        r"(?=\s*(?:[.,;!]|$)|\s+(?:and|et|y|und|e)\b)"
+    )
+    for lang, field, where, prep in (
         # "a master's student in marine biology at Plymouth": the field, then the place.
         (
             "en",
-            r"(?:(?:at|in) (?:an?|the) [\w-]+(?: [\w-]+)?|in [a-z][\w-]*(?: [a-z][\w-]*){0,2})",
+            r"(?!)",
+            r"(?:(?:at|in) (?:an?|the) [\w-]+(?: [\w-]+)?|in (?!(?:my|our|his|her|their|your|this|that)\b)[a-z][\w-]*"
+            r"(?: [a-z][\w-]*){0,2}(?= (?:at|in) (?-i:[A-Z])))",
             "(?:in|at)",
         ),
-        ("de", r"(?:in|bei|an) (?:einer|einem|der|dem) [\w-]+", "in"),
-        ("fr", r"(?:dans|chez) (?:un|une|le|la|l') ?[\w-]+", "à"),
-        ("es", r"en (?:un|una) [\w-]+", "en"),
-        ("pt", r"(?:num|numa|em um|em uma) [\w-]+", "em"),
+        ("de", r"(?!)", r"(?:in|bei|an) (?:einer|einem|der|dem) [\w-]+", "in"),
+        # "prof de maths dans un lycée à Nantes", "infirmière à l'hôpital de Nantes"
+        (
+            "fr",
+            r"(?:de|d'|en) ?[\w-]+",
+            r"(?:dans|chez|à) (?:un|une|le|la|l'|l’) ?[\w-]+(?: (?:de|du|des) [\w-]+)?",
+            "à",
+        ),
+        # "profesora de inglés en un instituto", "médico de familia en Bilbao"
+        ("es", r"de [\w-]+", r"en (?:un|una|el|la) [\w-]+(?: (?:de|del) [\w-]+)?", "en"),
+        # "enfermeira no Hospital de Santa Maria"
+        (
+            "pt",
+            r"de [\w-]+",
+            r"(?:num|numa|em um|em uma|no|na) [\w-]+(?: (?:de|da|do) [\w-]+(?: [\w-]+)?)?",
+            "em",
+        ),
     )
 }
 
