@@ -352,3 +352,15 @@ def test_a_correction_lands_in_the_slot_of_what_it_corrects(first: str, later: s
 )
 def test_a_role_keeps_its_field_and_workplace(said: str, text: str) -> None:
     assert _slotted(_facts(said), "identity.role").text == text
+
+
+@pytest.mark.parametrize(
+    ("said", "slots"),
+    [
+        ("I've got two cats, Miso and Tofu.", ["pet.miso", "pet.tofu"]),
+        ("On a deux chats, Pixel et Crumble.", ["pet.pixel", "pet.crumble"]),
+        ("A nossa cadela chama-se Luna.", ["pet.luna"]),
+    ],
+)
+def test_pets_named_in_a_list_or_by_a_female_noun(said: str, slots: list[str]) -> None:
+    assert [f.slot for f in _facts(said)] == slots

@@ -48,8 +48,9 @@ for _key, _single, _words in (
     ("friend", False, "friend ami amie amigo amiga"),
     ("cofounder", False, "cofounder co-founder cofondateur cofondatrice cofundador cofundadora mitgründer "
      "mitgründerin"),
-    ("dog", False, "dog puppy chien chienne chiot perro perra hund welpe cachorro cachorra cão"),
-    ("cat", False, "cat kitten chat chatte chaton gato gata katze kater"),
+    ("dog", False, "dog puppy chien chienne chiot perro perra perrito perrita hund hündin welpe cachorro cachorra cão "
+     "cadela cãozinho"),
+    ("cat", False, "cat kitten chat chatte chaton gato gata gatito gatita gatinho gatinha katze kater kätzchen"),
     ("pet", False, "rabbit hamster parrot horse lapin cheval conejo caballo kaninchen pferd coelho cavalo"),
     ("physio", True, "physio physiotherapist fisio fisioterapeuta kiné kine kinésithérapeute kinesitherapeute "
      "physiotherapeut physiotherapeutin"),

@@ -776,6 +776,20 @@ _CHILD_LIST = (
     ("de", re.compile(rf"\b(?:ich habe|wir haben|mit|meine) (?:zwei|drei|vier|2|3|4) (?P<rel>Kinder|Söhne|Töchter),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? und {_BARE_NAME})", re.IGNORECASE)),
     ("pt", re.compile(rf"\b(?:tenho|temos|com|os meus) (?:dois|duas|três|quatro|2|3|4) (?P<rel>filhos|filhas|miúdos),? (?P<names>(?:o |a )?{_BARE_NAME}(?:, (?:o |a )?{_BARE_NAME})*,? e (?:o |a )?{_BARE_NAME})", re.IGNORECASE)),
 )  # fmt: skip
+#: The same after a number of pets: "two cats, Miso and Tofu", "deux chats, Pixel et Crumble".
+_PET_PLURALS = {
+    "cats": ("en", "cat"), "dogs": ("en", "dog"), "kittens": ("en", "kitten"), "puppies": ("en", "puppy"),
+    "chats": ("fr", "chat"), "chiens": ("fr", "chien"), "chatons": ("fr", "chaton"),
+    "gatos": ("es", "gato"), "perros": ("es", "perro"), "gatas": ("es", "gata"), "perras": ("es", "perra"),
+    "katzen": ("de", "Katze"), "hunde": ("de", "Hund"),
+    "cães": ("pt", "cão"), "cadelas": ("pt", "cadela"),
+}  # fmt: skip
+_PET_LIST = re.compile(
+    rf"\b(?:two|three|four|deux|trois|quatre|dos|tres|cuatro|zwei|drei|vier|dois|duas|três|quatro|2|3|4) "
+    rf"(?P<rel>{'|'.join(_PET_PLURALS)}),? (?P<names>(?:o |a )?{_BARE_NAME}(?:, (?:o |a )?{_BARE_NAME})*,? "
+    rf"(?:and|et|y|und|e) (?:o |a )?{_BARE_NAME})",
+    re.IGNORECASE,
+)
 _LIST_JOIN = re.compile(r",\s*|\s+(?:and|et|y|und|e)\s+|^(?:o|a)\s+", re.IGNORECASE)
 _CHILD_WORD = {"en": "child", "fr": "enfant", "es": "hijo/a", "de": "Kind", "pt": "filho/a"}
 
@@ -797,6 +811,19 @@ def _named_children(sentence: str, languages: frozenset[str] | None) -> list[Hit
                 found.append(
                     Hit(FactKind.RELATION, slot, name, text, False, match.start("names"), match.end(), lang)
                 )
+    for match in _PET_LIST.finditer(sentence):
+        lang, singular = _PET_PLURALS[match.group("rel").lower()]
+        if languages is not None and lang not in languages:
+            continue
+        for said in (n.strip() for n in _LIST_JOIN.split(match.group("names")) if n and n.strip()):
+            name = re.sub(r"^(?:o|a)\s+", "", said)
+            if fold(name) in _NOT_NAMES or fold(name) in _CALENDAR_WORDS:
+                continue
+            text = render("pet", lang, name, rel=singular)
+            slot = f"pet.{fold(name).replace(' ', '_')}"
+            found.append(
+                Hit(FactKind.RELATION, slot, name, text, False, match.start("names"), match.end(), lang)
+            )
     return found
 
 
