@@ -14,28 +14,29 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
+from memoryd.write.grounding.clauses import (
+    joined_greetings,
+    statement_clauses,
+    without_greeting,
+    without_openers,
+)
 from memoryd.write.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
 from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.lexicon import (
-    ABOUT_ASSISTANT,
     AFFIRMATIVE,
     ASSISTANT_GUESS,
-    CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
     EN_REL_RE,
-    FIRST_PERSON,
     HEDGE,
     HYPOTHETICAL,
     IMPERATIVES,
-    INSTRUCTION_MARKER,
-    LANGUAGE_NAMES,
     LEAD_FILLER,
     NAME,
     NOT_ROLES,
     PAST,
     PETS,
-    QUESTION_START,
     REL_RE,
     RELATIONS,
     ROLE_SUFFIX,
@@ -47,7 +48,6 @@ from memoryd.write.grounding.stale import CHANGE_MARKER, TASTE, THING, names_val
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import (
-    LANGUAGES,
     NEGATIONS,
     STOP_WORDS,
     content_tokens,
@@ -74,30 +74,6 @@ _NAME_SLOTS = frozenset(
     {"identity.name", "identity.address_as", "identity.home", "identity.origin", "identity.employer"}
 )
 _DATED_KINDS = frozenset({FactKind.PLAN, FactKind.DECISION, FactKind.ACTION_ITEM})
-_QUESTION_SPLIT = re.compile(
-    r",\s*(?=(?:so|and|but|what|how|can|could|any|do|alors|donc|et|mais|que|quoi|comment|así que|y|pero|qué|cómo|"
-    r"also|und|aber|was|wie|então|e|mas|o que|como)\b)",
-    re.IGNORECASE,
-)
-_LEAD_MARKER = re.compile(
-    r"^(?:from now on|going forward|in (?:the )?future|by default|désormais|dorénavant|à partir de maintenant|"
-    r"à l'avenir|a partir de ahora|de ahora en adelante|en adelante|ab jetzt|von nun an|ab sofort|künftig|"
-    r"a partir de agora|daqui (?:para|pra) frente|de agora em diante)[\s,:]*",
-    re.IGNORECASE,
-)
-#: A following clause with its own subject ("…, I read these on my phone") is a reason, not the instruction.
-_OWN_SUBJECT_CLAUSE = re.compile(
-    r",\s*(?:because |since |as |car |porque |weil |pois )?(?:I|I'm|we|je|j'|yo|ich|wir|eu|nós)\b",
-    re.IGNORECASE,
-)
-_TRAILING_PLEASE = re.compile(
-    r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*$", re.IGNORECASE
-)
-_WANT_YOU_TO = re.compile(
-    r"^(?:I want you to|I'd like you to|I would like you to|je veux que tu|je voudrais que tu|quiero que|"
-    r"ich möchte, dass du|ich will, dass du|quero que você|quero que)\s+",
-    re.IGNORECASE,
-)
 #: A request to the assistant is not the user's plan ("I'd like a recipe for tomorrow's dinner").
 _REQUEST = re.compile(
     r"^(?:I'd like|I would like|I want you|can you|could you|help me|give me|show me|tell me|write me|je voudrais|"
@@ -186,328 +162,10 @@ _PLAN_FILLER = frozenset(
 )
 
 
-#: Words that open an instruction only when an imperative follows them ("never use", "ne me tutoie pas").
-_MARKER_FIRST = frozenset(
-    fold(w)
-    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()  # noqa: SIM905
-)
-_CLITICS = frozenset(
-    fold(w)
-    for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()  # noqa: SIM905
-)
-#: "About how you answer me:" — what follows the colon is a standing instruction even without "always".
-_ANSWER_STYLE = re.compile(
-    r"\b(?:how|when) you (?:answer|reply|respond|write|talk)(?: to)?(?: me)?\s*[:,-]\s*|"
-    r"\b(?:ta|votre) façon de (?:me )?répondre\s*:\s*|\bcuando me respondas\s*[:,]\s*|"
-    r"\bwenn du (?:mir )?antwortest\s*[:,]\s*|\bquando (?:me )?responderes\s*[:,]\s*",
-    re.IGNORECASE,
-)
-#: A request to give amounts in a unit or a currency is how the user wants every answer, not a one-off.
-_IN_UNITS = re.compile(
-    r"\b(?:in|en|em|in)\s+(?:(?:canadian|us|american|australian|new zealand|hong kong|singapore) dollars|dollars|"
-    r"euros?|pounds(?: sterling)?|sterling|yen|francs|pesos|reais|rupees|grams|grammes|gramos|gramas|gramm|"
-    r"kilos|kilograms|kilogrammes|kg|metric|imperial|celsius|fahrenheit|miles|kilometres|kilometers|km|"
-    r"litres|liters|ml|cad|usd|eur|gbp|aud|chf|jpy|dollars canadiens|dólares(?: canadienses| canadenses)?|"
-    r"kanadischen dollar|metrisch)\b",
-    re.IGNORECASE,
-)
-
-
 @dataclass
 class _Found:
     fact: GroundedFact
     evidence: tuple[str, ...]
-
-
-_GREETING_ONLY = re.compile(
-    r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|hallo|servus|moin|"
-    r"guten tag|olá|ola|oi|bom dia|boa tarde)(?: there| all| à tous| a todos)?\s*[!.,]*$",
-    re.IGNORECASE,
-)
-
-
-def _joined_greetings(parts: list[str]) -> list[str]:
-    """A greeting said as its own sentence ("Hi! I'm Marta, …") joined to the next, so introductions read as such."""
-    joined: list[str] = []
-    for part in parts:
-        if joined and _GREETING_ONLY.match(joined[-1]):
-            joined[-1] = f"{joined[-1]} {part}"
-        else:
-            joined.append(part)
-    return joined
-
-
-#: A greeting opening a clause ("Hi! We're flying…", "Hey, the user is meeting…").
-_GREETING_LEAD = re.compile(
-    r"^(?:hi|hello|hey|hiya|morning|evening|good (?:morning|afternoon|evening)|bonjour|bonsoir|salut|coucou|hola|"
-    r"buenas(?: tardes| noches)?|buenos días|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|"
-    r"boa noite)(?:[\s,!.]+(?:there|dear|all|everyone|again|à tous|a todos))?[\s,!.]+(?=\S)",
-    re.IGNORECASE,
-)
-
-
-#: "Ignore what I said about Tuesday, …": the words taken back open the clause and name no fact.
-_RETRACTION = re.compile(
-    r"^(?:(?:please )?(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you)|my last message|that)"
-    r"(?: (?:about|re) [^,;:]+)?|oublie ce que (?:je t'ai|j'ai) dit(?: (?:sur|pour) [^,;:]+)?|"
-    r"olvida lo que (?:te )?dije(?: (?:sobre|de) [^,;:]+)?|vergiss,? was ich (?:gesagt|geschrieben) habe|"
-    r"esquece o que (?:eu )?(?:disse|falei)(?: sobre [^,;:]+)?)\s*[,;:—-]\s*",
-    re.IGNORECASE,
-)
-
-
-#: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
-_ASK_STANDING = re.compile(
-    r"^¿?(?:(?:can|could|would|will) you|peux-tu|pourrais-tu|pouvez-vous|pourriez-vous|puedes|podrías|podría|"
-    r"kannst du|könntest du|können sie|podes|podias|pode|poderia)\s+(?:please\s+|stp\s+|por favor\s+|bitte\s+)?"
-    r"(?P<rest>.+)$",
-    re.IGNORECASE,
-)
-_REMIND_THAT = re.compile(
-    r"^(?:(?:can|could|would|will) you (?:please )?|please )?(?:(?:remind me|don't let me forget) that|"
-    r"(?:don't|do not) forget(?: that)?|n'oublie pas que|no olvides que|no te olvides de que|vergiss nicht,? dass|"
-    r"não te esqueças (?:de )?que|não esqueças que)\s+(?=\S)",
-    re.IGNORECASE,
-)
-_REMIND_REQUEST = re.compile(
-    r"^(?:(?:can|could|would|will) you (?:please )?|please )(?=remind me (?:to|about)\b)", re.IGNORECASE
-)
-
-
-#: "Quick intro: I'm Ravi", "Petite correction : on a changé de vétérinaire": a short label before a colon opens
-#: a first-person statement; the statement is what the rules read (a greeting before the label stays).
-_LABEL = re.compile(
-    r"^(?P<greeting>(?:hi|hello|hey|hiya|morning|good (?:morning|afternoon|evening)|bonjour|bonsoir|salut|hola|"
-    r"buenas(?: tardes| noches)?|buenos días|hallo|guten (?:tag|morgen|abend)|moin|servus|olá|oi|bom dia|boa tarde|"
-    r"boa noite)[\s,!.]+)?"
-    # A label that says what kind of statement follows ("decision:", "todo:") is part of it, not an opener.
-    r"(?!(?:[\w'-]+ ){0,2}(?:decision|décision|decisión|entscheidung|decisão|decided|decidido|final|plan|todo|"
-    r"to-do|task|reminder|note|rappel|recordatorio|erinnerung|lembrete)\b)[\w'-]+(?: [\w'-]+){0,2}\s*:\s+"
-    r"(?=(?:I|I'm|I've|I'd|I'll|we|we're|we've|my|our|je|j'|on|mon|ma|mes|nous|yo|mi|mis|soy|ich|wir|mein|meine|"
-    r"unser|unsere|eu|sou|o meu|a minha)\b)",
-    re.IGNORECASE,
-)
-#: A reply word opening a statement ("Nope, I work at a bakery", "It does, he gave us until June 5", "Ja, leider
-#: verschoben auf …"): it answers the assistant and says nothing itself.
-_REPLY_OPENER = re.compile(
-    r"^(?:yes|yeah|yep|yup|no|nope|nah|not yet|sure|right|exactly|indeed|correct|it does|it did|it is|it will|"
-    r"that's right|pas encore|todavía no|aún no|noch nicht|ainda não|"
-    r"ja|nein|genau|doch|oui|non|exactement|effectivement|sí|si|claro|exacto|efectivamente|sim|não|exato|isso)"
-    r"(?:,?\s+(?:leider|malheureusement|lamentablemente|desgraciadamente|infelizmente|unfortunately|sadly|"
-    r"thankfully|luckily|zum glück|heureusement|por suerte|felizmente))?\s*[,!]\s+(?=\S)",
-    re.IGNORECASE,
-)
-#: ", so I need to …", ", así que necesito …", ", alors je dois …": a consequence with its own subject or modal is a
-#: clause of its own (a task), and the clause before it keeps its own date.
-_SO_CLAUSE = re.compile(
-    r",\s*(?:so|and so|which means|así que|por lo que|alors|donc|du coup|also|deshalb|daher|darum|então|por isso|"
-    r"portanto)\s+(?=(?:I|I'll|I'm|I've|we|we'll|we're|je|j'|il faut|nous|on|yo|necesito|tengo|debo|tenemos|"
-    r"voy|vamos|ich|wir|muss|müssen|eu|preciso|tenho|temos|vou|vamos)\b)",
-    re.IGNORECASE,
-)
-
-
-def _clauses(text: str) -> list[str]:
-    """A statement cut where a consequence with its own subject starts; each part needs three words to stand."""
-    parts = [p.strip() for p in _SO_CLAUSE.split(text)]
-    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
-        return [text]
-    if any(PAST.search(p) for p in parts[:-1]):
-        return [text]  # "they were interested, so I hosted a class on Friday": told of the past, read whole
-    return parts
-
-
-def _statement_clauses(sentence: str) -> list[str]:
-    """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
-    return [part for clause in _whole_statement_clauses(sentence) for part in _clauses(clause)]
-
-
-def _whole_statement_clauses(sentence: str) -> list[str]:
-    text = sentence.strip()
-    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
-        return []
-    if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
-        return []
-    asked = _ASK_STANDING.match(text)
-    if asked is not None and (
-        INSTRUCTION_MARKER.search(asked.group("rest")) or _STYLE_NOUN.search(asked.group("rest"))
-    ):
-        # "Can you keep the answers short from now on?": a question that asks for a standing way of answering.
-        return [asked.group("rest").rstrip("?").strip()]
-    told = _REMIND_THAT.match(text)
-    if (
-        told is not None
-    ):  # "Could you remind me that the chiropodist comes on Wednesday?": the event is the fact
-        return [text[told.end() :].rstrip("?").strip()]
-    request = _REMIND_REQUEST.match(text)
-    if request is not None:
-        return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder
-    if text.endswith("?") or QUESTION_START.match(text):
-        parts = _QUESTION_SPLIT.split(text)
-        if len(parts) < 2 or QUESTION_START.match(parts[0]):
-            return []
-        return [p for p in parts[:-1] if p.strip() and not p.strip().endswith("?")]
-    return [text]
-
-
-#: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
-_DONT_OPENER = re.compile(
-    r"^(?:please[,\s]+)?(?:don't|do not|ne |n'|no (?=\w+s\b)|não (?=\w+s\b)|nunca (?=\w+s\b))", re.IGNORECASE
-)
-
-
-#: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
-_ENCOURAGEMENT = re.compile(
-    r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
-    r"keep (?:pushing|going|pursuing|believing|it up)|abandonne pas|te rindas|gib nicht auf|desistas)\b",
-    re.IGNORECASE,
-)
-
-
-#: How the assistant talks to the user: a style noun ("tone", "answers") said with "me" or "your" ("keep the tone
-#: casual with me", "keep your answers short") makes an imperative a standing instruction, not a one-off request.
-_STYLE_NOUN = re.compile(
-    r"\b(?:tone|style|answers?|replies|responses|messages|format|formatting|wording|register|jargon|emojis?|"
-    r"ton|style|réponses?|registre|jargon|tono|estilo|respuestas?|mensajes|formato|registro|jerga|ton|stil|"
-    r"antworten|nachrichten|fachjargon|tom|estilo|respostas?|mensagens|linguagem)\b",
-    re.IGNORECASE,
-)
-_TO_ME = re.compile(
-    r"\b(?:with me|to me|for me|me|your|avec moi|pour moi|moi|tes|vos|conmigo|para mí|tus|sus|mit mir|für mich|mir|"
-    r"deine|deinen|ihre|comigo|para mim|tuas|teus|suas)\b|-moi\b|-me\b|^(?:(?:please|bitte|por favor)[\s,]+)?"
-    r"(?:avoid|skip|évite|évitez|evita|evite|vermeide|vermeiden)\b",
-    re.IGNORECASE,
-)
-#: "Answer in English even if I write in German", "Please use metric units": how every answer is given.
-_ANSWER_IN = re.compile(
-    r"^(?:(?:please|bitte|por favor|s'il te plaît|just|always)[\s,]+)?(?:answer|reply|respond|write|speak|talk|"
-    r"réponds|répondez|écris|parle|responde|contesta|escribe|habla|antworte|schreib|schreibe|sprich|fala|escreve|"
-    r"responda|use|utilise|usa|benutze|verwende)(?:-moi|-me)?\b.*\b(?:in|en|em|auf)\s+(?:{langs})\b|"
-    r"\b(?:use|utilise|usa|benutze|verwende)\s+(?:the\s+|le\s+système\s+|el\s+sistema\s+|das\s+|o\s+sistema\s+)?"
-    r"(?:metric|imperial|métrique|impérial|métrico|imperial|metrische|metrisch|métrico)\b".replace(
-        "{langs}", LANGUAGE_NAMES.pattern[5:-3]
-    ),
-    re.IGNORECASE,
-)
-#: A wish about how the assistant behaves: "I'd rather you didn't use emojis", "Prefiero que me respondas en
-#: castellano", "Je préfère qu'on me vouvoie", "Ich möchte, dass du mich duzt".
-_WISH_TO_YOU = re.compile(
-    r"^(?:I'd rather you|I would rather you|I'd prefer (?:it )?if you|I would prefer (?:it )?if you|I prefer (?:that )?you|"
-    r"I'd like you to|prefiero que (?:me )?|preferiría que (?:me )?|je préfère qu(?:e|')|je préférerais qu(?:e|')|"
-    r"j'aimerais qu(?:e|')|ich möchte,? dass du|ich hätte gern,? dass du|mir wäre lieber,? wenn du|prefiro que|"
-    r"preferia que)\b",
-    re.IGNORECASE,
-)
-
-
-#: An infinitive opening what a "can you …?" question asks for ("responderme", "répondre", "responder-me").
-_INFINITIVE_OPENER = re.compile(r"^\w+(?:ar|er|ir|re)(?:me|te|nos|-me|-moi)?$")
-
-
-def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
-    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
-    imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
-    meta = _ANSWER_STYLE.search(sentence)
-    if meta:
-        sentence = sentence[
-            meta.end() :
-        ]  # "One thing about how you answer me: keep it short" → "keep it short"
-    units = _IN_UNITS.search(sentence)
-    styled = bool(_STYLE_NOUN.search(sentence) and _TO_ME.search(sentence)) or bool(
-        _ANSWER_IN.search(sentence)
-    )
-    if (
-        not meta
-        and not units
-        and not styled
-        and not INSTRUCTION_MARKER.search(sentence)
-        and not _DONT_OPENER.match(sentence)
-        and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
-    ):
-        return None
-    body = LEAD_FILLER.sub("", sentence.strip()).strip()
-    body = _LEAD_MARKER.sub("", body)
-    body = LEAD_FILLER.sub("", body).strip()
-    wanted = _WANT_YOU_TO.match(body)
-    if wanted:
-        body = body[wanted.end() :]
-    else:
-        verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
-        # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
-        words = [fold(w).strip(",").split("-")[0] for w in body.split()]
-        asked_infinitive = bool(
-            words
-            and lang != "en"
-            and body[:1].islower()
-            and INSTRUCTION_MARKER.search(body)
-            and (
-                _INFINITIVE_OPENER.match(words[0])
-                or (lang == "de" and words[-1].rstrip("?.!").endswith("en"))
-            )
-        )  # "¿Puedes responderme siempre en español?" → "responderme siempre en español"
-        if not words or (words[0] not in verbs and not asked_infinitive):
-            return None
-        if words[0] in _MARKER_FIRST:
-            # "Never use X" is an instruction, "Nunca tive gatos" (never had cats) is a statement: the word after
-            # the marker (clitic pronouns skipped) must be an imperative too.
-            rest = [w for w in words[1:] if w not in _CLITICS]
-            if not rest or rest[0] not in verbs:
-                return None
-    if _ENCOURAGEMENT.search(body):
-        return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
-    value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
-    value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
-    if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
-        return None  # "never mind", "always be honest": too little to act on
-    value = value[:1].lower() + value[1:]
-    slot = "instruction.language" if LANGUAGE_NAMES.search(value) else ""
-    return value, slot
-
-
-#: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
-_REGISTER = re.compile(
-    r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
-    r"(?:puedes|puede) tutearme|tutéame|trátame(?: siempre)? de tú|háblame(?: siempre)? de tú|podemos tutearnos|"
-    r"(?:du kannst|sie können) mich duzen|"
-    r"duze mich|sag du zu mir|wir können uns duzen|"
-    r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
-    re.IGNORECASE,
-)
-
-
-#: A reply that is only a language and "please" ("English please", "Sim, português de Portugal, por favor"): the
-#: language the user wants to be answered in.
-_LANGUAGE_REPLY = re.compile(
-    rf"^(?:(?:yes|yeah|sim|oui|sí|si|ja|ok|okay)[\s,!.]+)?(?P<v>(?:in |en |em |auf )?(?:{LANGUAGE_NAMES.pattern[5:-3]})"
-    r"(?: (?:de|do|da|from|of) [\w-]+| only| seulement| solamente| nur| apenas)?)[\s,]*(?:please|pls|por favor|s'il te plaît|s'il vous plaît|"
-    r"bitte|por favor)\s*[.!]*$",
-    re.IGNORECASE,
-)
-
-
-def _language_reply(sentence: str) -> tuple[str, str] | None:
-    found = _LANGUAGE_REPLY.match(sentence.strip())
-    if found is None:
-        return None
-    # The user's own words from the language on ("English please"): every word of the fact is in the sentence.
-    said = sentence.strip()[found.start("v") :].rstrip(" .!")
-    return said, "instruction.language"
-
-
-def _wish(sentence: str) -> tuple[str, str] | None:
-    """(value, slot) of a wish about how the assistant acts, in the user's words ("I'd rather you didn't use
-    emojis")."""
-    value = _TRAILING_PLEASE.sub("", LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip())
-    if len(content_tokens(value)) < 2:
-        return None
-    if not re.match(r"I\b|I'", value):
-        value = value[:1].lower() + value[1:]
-    return value, "instruction.language" if LANGUAGE_NAMES.search(value) else ""
-
-
-def _register(sentence: str) -> tuple[str, str] | None:
-    found = _REGISTER.search(sentence)
-    return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
 
 
 def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
@@ -746,11 +404,9 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found: list[_Found] = []
     resolved: set[str] = set()
     for turn in turns:
-        for sentence in _joined_greetings(sentences(turn.user)):
-            for clause in _statement_clauses(sentence):
-                clause = _RETRACTION.sub("", clause)  # what is taken back is not the statement
-                clause = _LABEL.sub(lambda m: m.group("greeting") or "", clause)
-                clause = _REPLY_OPENER.sub("", clause)
+        for sentence in joined_greetings(sentences(turn.user)):
+            for clause in statement_clauses(sentence):
+                clause = without_openers(clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang
@@ -760,7 +416,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
-                bare = _GREETING_LEAD.sub("", clause)
+                bare = without_greeting(clause)
                 if bare != clause and bare:
                     # "Bonjour ! Je prépare le marathon le 12 avril": the greeting introduces a name, it is no
                     # part of a plan, a choice or a task.
@@ -822,25 +478,11 @@ def _clause_facts(
                 hit.lang,
             )
         )
-    wish = _WISH_TO_YOU.match(LEAD_FILLER.sub("", clause.strip()))
-    if wish is not None:
+    if wishes_to_assistant(clause):
         facts = [f for f in facts if f.kind is not FactKind.PREFERENCE]  # how the assistant acts, not a taste
-    instruction = (
-        _instruction(clause, lang)
-        or _register(clause)
-        or _language_reply(clause)
-        or (_wish(clause) if wish is not None else None)
-    )
-    said_in = lang
-    if instruction is None and languages is None:
-        # No language evidence ("Responde siempre en español"): the imperative itself tells the language.
-        for other in LANGUAGES:
-            instruction = _instruction(clause, other) if other != lang else None
-            if instruction is not None:
-                said_in = other
-                break
+    instruction = standing_instruction(clause, lang, languages)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
-        value, slot = instruction
+        value, slot, said_in = instruction
         text = render("instruction", said_in, value)
         facts.append(
             GroundedFact(

@@ -335,6 +335,14 @@ _IMPERATIVES = {
     "mantenha explique explica seja sê não nunca sempre coloque inclua uses escrevas respondas fales ponhas digas",
 }
 IMPERATIVES = {lang: frozenset(words.split()) for lang, words in _IMPERATIVES.items()}
+#: How the assistant talks to the user: a style noun ("tone", "answers") said with "me" or "your" ("keep the tone
+#: casual with me", "keep your answers short") makes an imperative a standing instruction, not a one-off request.
+STYLE_NOUN = re.compile(
+    r"\b(?:tone|style|answers?|replies|responses|messages|format|formatting|wording|register|jargon|emojis?|"
+    r"ton|style|réponses?|registre|jargon|tono|estilo|respuestas?|mensajes|formato|registro|jerga|ton|stil|"
+    r"antworten|nachrichten|fachjargon|tom|estilo|respostas?|mensagens|linguagem)\b",
+    re.IGNORECASE,
+)
 #: Leading words to drop before looking for an imperative ("please", "and also", "ok so").
 LEAD_FILLER = re.compile(
     r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|actually|well|anyway|update|quick update|just so you know|fyi|for the record|en fait|au fait|d'ailleurs|à propos|pour info|bueno|de hecho|por cierto|por cierto|a propósito|übrigens|eigentlich|na verdade|aliás|a propósito|já agora|s'il te plaît|s'il vous plaît|stp|"
