@@ -191,12 +191,15 @@ def test_guessed_origin_is_dropped_and_the_stated_one_kept() -> None:
         ("Y la contraseña del portal del hospital es Valencia2026!, no la olvides.", "Valencia2026"),
         ("Mein Passwort fürs Fitnessstudio ist Kx9!mora22, nur falls ich es vergesse.", "Kx9!mora22"),
         ("The password for the office wifi router is tangerine-77-otter.", "tangerine-77-otter"),
+        ("The code for the gate is 4821, the cleaner comes Tuesday.", "4821"),
+        ("El código de la alarma es 7788.", "7788"),
+        ("Le code de la porte c'est 1234B.", "1234B"),
     ],
 )
 def test_a_password_named_by_a_longer_phrase_is_a_secret(said: str, secret: str) -> None:
     assert contains_secret(said) and secret not in redact_secrets(said)
     extraction = extract([SourceTurn(0, 1, said, "")], session_time_ms=SESSION_MS)
-    assert secret not in extraction.summary and all(secret not in f.text for f in extraction.facts)
+    assert secret not in extraction.summary and all(secret not in f.text for f in _facts(said))
 
 
 def test_small_talk_names_no_entity() -> None:
