@@ -296,7 +296,7 @@ def dropped_from_stats(stub: pb_grpc.MemoryServiceStub) -> int | None:
         out = []
         for descriptor, value in message.ListFields():
             if descriptor.message_type is not None:
-                values = value if descriptor.label == descriptor.LABEL_REPEATED else [value]
+                values = value if descriptor.is_repeated else [value]
                 for sub in values:
                     out += walk(sub)
             elif _DROP_FIELD.search(descriptor.name) and isinstance(value, int):
