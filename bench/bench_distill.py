@@ -293,9 +293,18 @@ def dropped_from_stats(stub: pb_grpc.MemoryServiceStub) -> int | None:
     reply = stub.GetStats(pb.GetStatsRequest(), timeout=30)
 
     def walk(message: Any) -> list[int]:
-        out = []
+        out: list[int] = []
         for descriptor, value in message.ListFields():
-            if descriptor.message_type is not None:
+            if descriptor.message_type is not None and descriptor.message_type.GetOptions().map_entry:
+                # A map (e.g. dropped counts by reason): its values, messages walked, numbers counted by the
+                # map's own name.
+                inner = descriptor.message_type.fields_by_name["value"]
+                for item in value.values():
+                    if inner.message_type is not None:
+                        out += walk(item)
+                    elif _DROP_FIELD.search(descriptor.name) and isinstance(item, int):
+                        out.append(int(item))
+            elif descriptor.message_type is not None:
                 values = value if descriptor.is_repeated else [value]
                 for sub in values:
                     out += walk(sub)
