@@ -7,17 +7,20 @@ of the labelled date). Ingest distils synchronously, so its wall time is the use
 What was stored is read back with the console's `Export` (unredacted, every column; the console's Inspect and
 Search previews are redacted, which would hide a leaked secret) and scored by bench/distill_scoring.py.
 
-    python -m bench.bench_distill [--model fake|default|NAME] [--split dev|test|all|dev2] [--limit N] [--locomo]
+    python -m bench.bench_distill [--model fake|default|NAME] [--split dev|test|all|dev2|dev3] [--set main|NAME|PATH]
+                                  [--limit N] [--locomo]
 
 `--model fake` is inferd's deterministic fake backend; `default` is inferd's default core model
 (smollm2-135m-instruct on MLX) with all-MiniLM-L6-v2 embeddings; any other NAME is passed as coreModel to an
 inferd started with its default config. `--limit N` distils only the first N sessions (in agent, date order) of
-the split, for a smoke test. `--locomo` adds the LoCoMo part: every session of the ten conversations in
+the split, for a smoke test. `--set v3` reads bench/distill_set_v3/sessions.jsonl (same schema as distill_set,
+every session split "test", so the default `--split test` takes all of it); `--set PATH` reads any such file;
+its dump is bench/results/distill/<model>-<set>-<split>.json. `--locomo` adds the LoCoMo part: every session of the ten conversations in
 ../shared/bench/locomo10.json (read in place, never copied), one agent per conversation, with its date; it
 counts stored items and writes a 20-item sample with source turns to docs/distill-locomo-sample.md.
 
 `python -m bench bench_distill` runs the models in OSAURUS_BENCH_DISTILL_MODELS (default `fake`; `fake,default`
-adds the slow MLX run) on OSAURUS_BENCH_DISTILL_SPLIT (default `test`); OSAURUS_BENCH_DISTILL_LOCOMO=1 adds
+adds the slow MLX run) on OSAURUS_BENCH_DISTILL_SPLIT (default `test`) of OSAURUS_BENCH_DISTILL_SET (default `main`); OSAURUS_BENCH_DISTILL_LOCOMO=1 adds
 LoCoMo for the first model. A per-item JSON dump of every run goes to bench/results/distill/.
 """
 
@@ -59,6 +62,10 @@ LOCOMO_DOC = REPO / "docs" / "distill-locomo-sample.md"
 #: The second development set (bench/distill_set/dev2.jsonl, same schema, every row split "dev2"), written and frozen
 #: before the extractor was tuned on it; `--split dev2` reads it instead of sessions.jsonl.
 DEV2_PATH = REPO / "bench" / "distill_set" / "dev2.jsonl"
+#: The third development set (dev3.jsonl, every row split "dev3"), written and frozen before the clause-level
+#: extractor was tuned, in five languages; `--split dev3` reads it.
+DEV3_PATH = REPO / "bench" / "distill_set" / "dev3.jsonl"
+DEV_FILES = {"dev2": DEV2_PATH, "dev3": DEV3_PATH}
 LOCOMO_SAMPLE = 20
 LOCOMO_SEED = 22
 #: inferd's default models (inferd/config.py) as memoryd's coreModel / embeddingModel for `--model default`.
@@ -71,14 +78,40 @@ _DROP_KEY = re.compile(r"(ungrounded|dropped|rejected|unverified)[a-z_]*\s*[=:]\
 _DROP_FIELD = re.compile(r"ungrounded|dropped|rejected|unverified")
 
 
-def set_path(split: str) -> Path:
-    """The labelled file a split lives in: dev2.jsonl for "dev2", sessions.jsonl for dev, test and all."""
-    return DEV2_PATH if split == "dev2" else ds.SET_PATH
+#: The frozen set a run reads unless `--set` names another one.
+MAIN_SET = "main"
+_SET_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def load_split(split: str) -> list[ds.Session]:
+def set_path(split: str, labelled_set: str = MAIN_SET) -> Path:
+    """The labelled file a split lives in.
+
+    The main set: dev2.jsonl / dev3.jsonl for "dev2" / "dev3", sessions.jsonl for dev, test and all. Another set is a name `NAME`
+    (bench/distill_set_NAME/sessions.jsonl, e.g. `v3`, whose sessions are all split "test") or the path of a
+    .jsonl file of the same schema."""
+    if labelled_set == MAIN_SET:
+        return DEV_FILES.get(split, ds.SET_PATH)
+    if _SET_NAME.fullmatch(labelled_set):
+        return REPO / "bench" / f"distill_set_{labelled_set}" / "sessions.jsonl"
+    return Path(labelled_set).resolve()
+
+
+def set_label(labelled_set: str) -> str:
+    """A short name of a set for tags and dump files: "main", "v3", or a path's file stem."""
+    return labelled_set if _SET_NAME.fullmatch(labelled_set) else Path(labelled_set).stem
+
+
+def shown_path(path: Path) -> str:
+    """A set's path relative to the repository when it lives in it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
+def load_split(split: str, labelled_set: str = MAIN_SET) -> list[ds.Session]:
     """The sessions of a split, from the file it lives in."""
-    return ds.load_set(set_path(split), split)
+    path = set_path(split, labelled_set)
+    if not path.is_file():
+        raise SystemExit(f"bench_distill: no labelled set at {path}")
+    return ds.load_set(path, split)
 
 
 # --------------------------------------------------------------------------------------------------- the stack
@@ -260,14 +293,19 @@ def dropped_from_stats(stub: pb_grpc.MemoryServiceStub) -> int | None:
     reply = stub.GetStats(pb.GetStatsRequest(), timeout=30)
 
     def walk(message: Any) -> list[int]:
-        out = []
+        out: list[int] = []
         for descriptor, value in message.ListFields():
-            if descriptor.message_type is not None:
-                # protobuf 5+ upb descriptors have is_repeated; older ones only label
-                repeated = getattr(descriptor, "is_repeated", None)
-                if repeated is None:
-                    repeated = descriptor.label == descriptor.LABEL_REPEATED
-                values = value if repeated else [value]
+            if descriptor.message_type is not None and descriptor.message_type.GetOptions().map_entry:
+                # A map (e.g. dropped counts by reason): its values, messages walked, numbers counted by the
+                # map's own name.
+                inner = descriptor.message_type.fields_by_name["value"]
+                for item in value.values():
+                    if inner.message_type is not None:
+                        out += walk(item)
+                    elif _DROP_FIELD.search(descriptor.name) and isinstance(item, int):
+                        out.append(int(item))
+            elif descriptor.message_type is not None:
+                values = value if descriptor.is_repeated else [value]
                 for sub in values:
                     out += walk(sub)
             elif _DROP_FIELD.search(descriptor.name) and isinstance(value, int):
@@ -341,6 +379,15 @@ class ModelRun:
     consolidation_passes: int = 0
     inspected: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     episodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Which labelled set (`--set`): "main" or another set's name or path.
+    labelled_set: str = MAIN_SET
+
+    @property
+    def tag(self) -> str:
+        """The split, prefixed by the set's name when it is not the main set ("v3/test")."""
+        if self.labelled_set == MAIN_SET:
+            return self.split
+        return f"{set_label(self.labelled_set)}/{self.split}"
 
 
 def session_time_ms(day: str) -> int:
@@ -372,9 +419,13 @@ def ingest_agent(stack: Stack, agent: str, sessions: Sequence[ds.Session]) -> li
     return runs
 
 
-def run_model(model: str, split: str, limit: int = 0, home: Path | None = None) -> ModelRun:
+def run_model(
+    model: str, split: str, limit: int = 0, home: Path | None = None, labelled_set: str = MAIN_SET
+) -> ModelRun:
     """Distil the split's sessions with `model` and score them; writes the per-item dump."""
-    sessions = load_split(split)
+    sessions = load_split(split, labelled_set)
+    if not sessions:
+        raise SystemExit(f"bench_distill: no session of split {split!r} in {set_path(split, labelled_set)}")
     if limit:
         sessions = sessions[:limit]
     grouped = ds.by_agent(sessions)
@@ -413,6 +464,7 @@ def run_model(model: str, split: str, limit: int = 0, home: Path | None = None) 
         consolidation_passes=passes,
         inspected=inspected,
         episodes=episodes,
+        labelled_set=labelled_set,
     )
     run.dump_path = write_dump(run, sessions)
     return run
@@ -439,7 +491,7 @@ def results(run: ModelRun) -> list[BenchResult]:
     """Headline rows for docs/benchmarks.md, the detail section on the first."""
     t = ds.totals(run.scores)
     wall, _ = timing(run)
-    tag = f"distill [{run.model}, {run.split}]"
+    tag = f"distill [{run.model}, {run.tag}]"
     violations = sum(hit for hit, _ in t.must_not.values())
     must_not_total = sum(total for _, total in t.must_not.values())
     rows = [
@@ -479,12 +531,16 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
     kinds = Counter(v.item.kind for s in run.scores for v in s.verdicts if v.item.active)
     hit_kinds = Counter(v.item.kind for s in run.scores for v in s.verdicts if v.must_not)
     outcomes = Counter(s.outcome.split(":")[0] for s in run.sessions)
-    langs = Counter(s.lang for s in load_split(run.split) if s.id in {r.session_id for r in run.sessions})
+    langs = Counter(
+        s.lang
+        for s in load_split(run.split, run.labelled_set)
+        if s.id in {r.session_id for r in run.sessions}
+    )
     lines = [
-        f"### Grounded distillation — `{run.model}` (coreModel `{run.core_model}`), {run.split} split",
+        f"### Grounded distillation — `{run.model}` (coreModel `{run.core_model}`), {run.tag} split",
         "",
         f"{len(run.sessions)} sessions of {len(run.scores)} simulated users from the frozen set "
-        f"`{set_path(run.split).relative_to(REPO)}` (languages: "
+        f"`{shown_path(set_path(run.split, run.labelled_set))}` (languages: "
         + ", ".join(f"{k} {v}" for k, v in sorted(langs.items()))
         + "), each user in an empty store, sessions sent with `Ingest` in date order with their date; "
         "memory read back with the console's `Export`. Outcomes: "
@@ -538,12 +594,13 @@ def write_dump(run: ModelRun, sessions: Sequence[ds.Session]) -> Path:
     DUMP_DIR.mkdir(parents=True, exist_ok=True)
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", run.model)
     suffix = f"-limit{len(run.sessions)}" if run.limited else ""
-    path = DUMP_DIR / f"{safe}-{run.split}{suffix}.json"
+    prefix = "" if run.labelled_set == MAIN_SET else f"{set_label(run.labelled_set)}-"
+    path = DUMP_DIR / f"{safe}-{prefix}{run.split}{suffix}.json"
     payload = {
         "model": run.model,
         "core_model": run.core_model,
         "split": run.split,
-        "set": str(set_path(run.split).relative_to(REPO)),
+        "set": shown_path(set_path(run.split, run.labelled_set)),
         "sessions": [asdict(s) for s in run.sessions],
         "dropped": run.dropped,
         "dropped_source": run.dropped_source,
@@ -728,9 +785,10 @@ def run() -> list[BenchResult]:
         m.strip() for m in os.environ.get("OSAURUS_BENCH_DISTILL_MODELS", "fake").split(",") if m.strip()
     ]
     split = os.environ.get("OSAURUS_BENCH_DISTILL_SPLIT", "test")
+    labelled_set = os.environ.get("OSAURUS_BENCH_DISTILL_SET", MAIN_SET)
     out: list[BenchResult] = []
     for model in models:
-        out += results(run_model(model, split))
+        out += results(run_model(model, split, labelled_set=labelled_set))
     if os.environ.get("OSAURUS_BENCH_DISTILL_LOCOMO", "0") == "1" and models:
         out += locomo_results(run_locomo(models[0]), models[0])
     return out
@@ -744,9 +802,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "test", "all", "dev2"),
+        choices=("dev", "test", "all", "dev2", "dev3"),
         default="test",
-        help="a split of sessions.jsonl, or dev2 (bench/distill_set/dev2.jsonl)",
+        help="a split of sessions.jsonl, or dev2 / dev3 (bench/distill_set/dev2.jsonl, dev3.jsonl)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="labelled_set",
+        default=MAIN_SET,
+        help="main (bench/distill_set), a name NAME (bench/distill_set_NAME/sessions.jsonl, e.g. v3: every "
+        "session split test) or the path of a .jsonl file of the same schema",
     )
     parser.add_argument("--limit", type=int, default=0, help="distil only the first N sessions (smoke test)")
     parser.add_argument("--locomo", action="store_true", help="also distil the LoCoMo conversations")
@@ -758,7 +823,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows: list[BenchResult] = []
     if not args.skip_set:
-        rows += results(run_model(args.model, args.split, args.limit, args.home))
+        rows += results(run_model(args.model, args.split, args.limit, args.home, args.labelled_set))
     if args.locomo:
         rows += locomo_results(run_locomo(args.model, args.locomo_limit), args.model)
     for row in rows:

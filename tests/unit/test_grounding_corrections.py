@@ -303,7 +303,10 @@ def test_no_stale_mention_from_a_hypothetical_a_question_or_someone_else() -> No
 def test_statements_kept_in_the_users_words() -> None:
     cases = {
         "I have type 1 diabetes.": ("health.type_1", "The user has type 1 diabetes."),
-        "I teach chemistry at a school in Derby.": ("identity.role", "The user teaches chemistry."),
+        "I teach chemistry at a school in Derby.": (
+            "identity.role",
+            "The user teaches chemistry at a school in Derby.",
+        ),
         "I run a small pottery studio in Bath.": (
             "identity.business",
             "The user runs a small pottery studio in Bath.",

@@ -56,7 +56,9 @@ _RELATIVE_DAYS = (
     ),
     (
         re.compile(
-            r"\b(?:tomorrow|demain|amanha)\b|(?<!la )(?<!por )(?<!de )\bmanana\b|(?<!am )(?<!guten )\bmorgen\b"
+            # "cada mañana", "jeden Morgen", "heute Morgen": a morning, not tomorrow.
+            r"\b(?:tomorrow|demain|amanha)\b|(?<!la )(?<!por )(?<!de )(?<!cada )(?<!esta )\bmanana\b|"
+            r"(?<!am )(?<!guten )(?<!jeden )(?<!heute )(?<!diesen )(?<!ganzen )\bmorgen\b"
         ),
         1,
     ),
@@ -76,10 +78,55 @@ _WEEKDAY = re.compile(
     rf"\b(?:(?:next|this|coming|on|by|until|ce|el|este|proximo|proxima|am|nachsten|kommenden|diesen|bis|"
     rf"na|no|ate)\s+)?({_WEEKDAY_RE})(?:\s+(?:prochain|que viene|que vem|next week))?\b"
 )
+_WEEKDAY_DAY = re.compile(
+    rf"\b({_WEEKDAY_RE}),?\s+(?:the\s+|le\s+|el\s+|den\s+|dia\s+)?(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?(?!\s*(?:h\b|:|am\b|pm\b|uhr\b|\d))"
+)
+
+
+_DAY_ONLY = re.compile(
+    r"\bthe (\d{1,2})(?:st|nd|rd|th)(?=\s*(?:[.,;!?)]|$|at\b|in\b|and\b|or\b|to\b|until\b|for\b|then\b|so\b|"
+    r"but\b|because\b|of (?:this|next|the) month\b))|\ble (\d{1,2})(?:er)?(?=\s*(?:[.,;!?]|$|au\b|et\b|à\b))|"
+    r"\bam (\d{1,2})\.(?=\s*(?:[,;!?]|$|um\b|und\b|bis\b|[a-zäöü]))|\bel d[ií]a (\d{1,2})\b(?! de\b)|"
+    r"\b(?:no )?dia (\d{1,2})\b(?! de\b)"
+)
+
+
+def _next_day_of_month(today: date, day: int) -> date | None:
+    """The next date (today included) whose day of the month is `day`."""
+    year, month = today.year, today.month
+    for _ in range(3):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today:
+            return candidate
+        month, year = (1, year + 1) if month == 12 else (month + 1, year)
+    return None
+
+
+def _weekday_day(today: date, weekday: int, day: int) -> date | None:
+    """The next date on or after today whose day of the month is `day` and which falls on `weekday` (within a year)."""
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today and candidate.weekday() == weekday:
+            return candidate
+        month, year = (1, year + 1) if month == 12 else (month + 1, year)
+    return None
+
+
+#: Words before a weekday that make it a habit ("every Tuesday", "los martes", "le mercredi", "jeden Dienstag").
+_RECURRING = re.compile(
+    r"\b(?:every|each|chaque|tous les|cada|todos los|todas las|los|las|le|jeden|jede|immer|toda|todas as|todos os)\s+$"
+)
 _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_SHORT_RE})\s+que vem\b")
 #: A month said alone after a preposition ("in September", "em setembro", "en juillet"): its first day.
 _IN_MONTH = re.compile(
-    rf"\b(?:in|en|em|im|no|for|until|by|from|starting|desde|a partir de|ab)\s+({_MONTH_RE})\b(?!\s*\d)"
+    rf"\b(?:in|en|em|im|no|for|until|by|from|to|starting|desde|a partir de|ab|para|pour|au|al|hasta|até|auf|bis|à)\s+(?:(?:le |el |o |den )?mois (?:de |d.)?|(?:el |o )?mes de |(?:den )?monat )?({_MONTH_RE})\b(?!\s*\d)"
 )
 _SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "un": 1, "une": 1, "deux": 2, "trois": 3,
                   "uno": 1, "una": 1, "dos": 2, "tres": 3, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,
@@ -168,7 +215,18 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
         if first_day is not None and first_day.month == today.month:
             first_day = date(today.year, today.month, 1)  # "in June" said in June: this month, not next year
         add(*match.span(), first_day, relative=True, month=True)
+    for match in _DAY_ONLY.finditer(folded):
+        # "on the 14th", "le 14", "am 14.", "el día 14", "no dia 14": the next 14th of a month.
+        day = int(next(g for g in match.groups() if g))
+        add(*match.span(), _next_day_of_month(today, day), relative=True)
+    for match in _WEEKDAY_DAY.finditer(folded):
+        # "el martes 10", "Tuesday the 10th": the day of the month that falls on that weekday, ahead.
+        add(*match.span(), _weekday_day(today, WEEKDAYS[match[1]], int(match[2])), relative=True)
     for match in _WEEKDAY.finditer(folded):
+        if any(0 <= m.start - match.end() <= 3 for m in found):
+            continue  # "am Dienstag, 10. März": the weekday names the date that follows it
+        if _RECURRING.search(folded, 0, match.start()):
+            continue  # "every Tuesday", "los martes", "le mercredi", "jeden Dienstag": a habit, not one date
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):
         add(*match.span(), _next_weekday(today, _PT_SHORT[match[1] or match[2]]), relative=True)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
-from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER
 from memoryd.write.grounding.model import Entity, SourceTurn
 from memoryd.write.grounding.secrets import contains_secret, redact_secrets
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
@@ -130,6 +130,8 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
         for said in sentences(turn.user):
             if HYPOTHETICAL.search(said):
                 continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
+            if CHIT_CHAT.search(LEAD_FILLER.sub("", said).strip()):
+                continue  # "Schönes Wetter heute!": small talk names nothing the session is about
             if _ASSISTANT_SAID.search(said):
                 continue  # "you suggested a PhD, but no": what the assistant said, answered, is not the user's
             # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").

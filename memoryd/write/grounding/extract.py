@@ -14,28 +14,29 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
+from memoryd.write.grounding.clauses import (
+    joined_greetings,
+    statement_clauses,
+    without_greeting,
+    without_openers,
+)
 from memoryd.write.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
 from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.lexicon import (
-    ABOUT_ASSISTANT,
     AFFIRMATIVE,
     ASSISTANT_GUESS,
-    CHIT_CHAT,
     CHOICE_CATEGORIES,
     DIET_WORDS,
     EN_REL_RE,
-    FIRST_PERSON,
     HEDGE,
     HYPOTHETICAL,
     IMPERATIVES,
-    INSTRUCTION_MARKER,
-    LANGUAGE_NAMES,
     LEAD_FILLER,
     NAME,
     NOT_ROLES,
     PAST,
     PETS,
-    QUESTION_START,
     REL_RE,
     RELATIONS,
     ROLE_SUFFIX,
@@ -47,7 +48,6 @@ from memoryd.write.grounding.stale import CHANGE_MARKER, TASTE, THING, names_val
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import (
-    LANGUAGES,
     NEGATIONS,
     STOP_WORDS,
     content_tokens,
@@ -74,30 +74,6 @@ _NAME_SLOTS = frozenset(
     {"identity.name", "identity.address_as", "identity.home", "identity.origin", "identity.employer"}
 )
 _DATED_KINDS = frozenset({FactKind.PLAN, FactKind.DECISION, FactKind.ACTION_ITEM})
-_QUESTION_SPLIT = re.compile(
-    r",\s*(?=(?:so|and|but|what|how|can|could|any|do|alors|donc|et|mais|que|quoi|comment|así que|y|pero|qué|cómo|"
-    r"also|und|aber|was|wie|então|e|mas|o que|como)\b)",
-    re.IGNORECASE,
-)
-_LEAD_MARKER = re.compile(
-    r"^(?:from now on|going forward|in (?:the )?future|by default|désormais|dorénavant|à partir de maintenant|"
-    r"à l'avenir|a partir de ahora|de ahora en adelante|en adelante|ab jetzt|von nun an|ab sofort|künftig|"
-    r"a partir de agora|daqui (?:para|pra) frente|de agora em diante)[\s,:]*",
-    re.IGNORECASE,
-)
-#: A following clause with its own subject ("…, I read these on my phone") is a reason, not the instruction.
-_OWN_SUBJECT_CLAUSE = re.compile(
-    r",\s*(?:because |since |as |car |porque |weil |pois )?(?:I|I'm|we|je|j'|yo|ich|wir|eu|nós)\b",
-    re.IGNORECASE,
-)
-_TRAILING_PLEASE = re.compile(
-    r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*$", re.IGNORECASE
-)
-_WANT_YOU_TO = re.compile(
-    r"^(?:I want you to|I'd like you to|I would like you to|je veux que tu|je voudrais que tu|quiero que|"
-    r"ich möchte, dass du|ich will, dass du|quero que você|quero que)\s+",
-    re.IGNORECASE,
-)
 #: A request to the assistant is not the user's plan ("I'd like a recipe for tomorrow's dinner").
 _REQUEST = re.compile(
     r"^(?:I'd like|I would like|I want you|can you|could you|help me|give me|show me|tell me|write me|je voudrais|"
@@ -126,8 +102,14 @@ _RESCHEDULED = re.compile(
 )
 #: "The race was postponed to May 3": said in the past, the change puts the date ahead.
 _MOVED_PASSIVE = re.compile(
-    r"\b(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
-    r"delayed|brought forward|bumped|shifted|changed)\b",
+    r"\b(?:(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
+    r"delayed|brought forward|bumped|shifted|changed)|"
+    # "a viagem passou para novembro", "la boda se ha aplazado al 3 de junio", "wurde auf den 28. April verschoben".
+    r"(?:a été|ont été|est|sont) (?:reportée?s?|décalée?s?|déplacée?s?|repoussée?s?|avancée?s?)|"
+    r"(?:se ha|se han|ha sido|han sido|fue|se) (?:aplazad[oa]s?|movid[oa]s?|pospuest[oa]s?|retrasad[oa]s?|"
+    r"adelantad[oa]s?|cambiad[oa]s?)|pasó (?:al|a|para)|"
+    r"(?:wurde|wurden|ist|sind|wird) (?:[\w.]+ ){0,4}?(?:verschoben|vorverlegt|verlegt)|verschoben auf|"
+    r"(?:passou|passaram) para|(?:foi|foram) (?:adiad[oa]s?|remarcad[oa]s?|mudad[oa]s?|antecipad[oa]s?))\b",
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
@@ -161,6 +143,13 @@ _PLAN_VERB = re.compile(
 _OBJECT_PRONOUN = re.compile(
     r"\b(?:it|them|one|ones|those|these|that)\b(?!-|'s\b|'ll\b|\s+(?:is|was|will)\b)", re.IGNORECASE
 )
+#: Nouns that name an event on their own: "I have an appointment with him on February 20" is a plan.
+_EVENT_NOUN = re.compile(
+    r"\b(?:appointment|meeting|call|exam|interview|surgery|operation|check-?up|session|class|lesson|"
+    r"rendez-vous|réunion|examen|entretien|opération|rdv|cita|reunión|entrevista|cirugía|consulta|clase|"
+    r"termin|besprechung|prüfung|untersuchung|vorstellungsgespräch|reunião|exame|cirurgia|aula)\b",
+    re.IGNORECASE,
+)
 #: Attribute nouns of an event's timing ("the launch date", "la fecha de la boda"): never the event itself.
 _DATE_NOUNS = frozenset(tokens("date day time datum termin fecha dia data jour heure hora"))
 _PLAN_FILLER = frozenset(
@@ -173,180 +162,10 @@ _PLAN_FILLER = frozenset(
 )
 
 
-#: Words that open an instruction only when an imperative follows them ("never use", "ne me tutoie pas").
-_MARKER_FIRST = frozenset(
-    fold(w)
-    for w in "never always don't do not ne n' toujours jamais no siempre nunca nie niemals immer não sempre".split()  # noqa: SIM905
-)
-_CLITICS = frozenset(
-    fold(w)
-    for w in "ever me te le la les lui nous vous m' t' se mir mich dir dich lo los las nos".split()  # noqa: SIM905
-)
-#: "About how you answer me:" — what follows the colon is a standing instruction even without "always".
-_ANSWER_STYLE = re.compile(
-    r"\b(?:how|when) you (?:answer|reply|respond|write|talk)(?: to)?(?: me)?\s*[:,-]\s*|"
-    r"\b(?:ta|votre) façon de (?:me )?répondre\s*:\s*|\bcuando me respondas\s*[:,]\s*|"
-    r"\bwenn du (?:mir )?antwortest\s*[:,]\s*|\bquando (?:me )?responderes\s*[:,]\s*",
-    re.IGNORECASE,
-)
-#: A request to give amounts in a unit or a currency is how the user wants every answer, not a one-off.
-_IN_UNITS = re.compile(
-    r"\b(?:in|en|em|in)\s+(?:(?:canadian|us|american|australian|new zealand|hong kong|singapore) dollars|dollars|"
-    r"euros?|pounds(?: sterling)?|sterling|yen|francs|pesos|reais|rupees|grams|grammes|gramos|gramas|gramm|"
-    r"kilos|kilograms|kilogrammes|kg|metric|imperial|celsius|fahrenheit|miles|kilometres|kilometers|km|"
-    r"litres|liters|ml|cad|usd|eur|gbp|aud|chf|jpy|dollars canadiens|dólares(?: canadienses| canadenses)?|"
-    r"kanadischen dollar|metrisch)\b",
-    re.IGNORECASE,
-)
-
-
 @dataclass
 class _Found:
     fact: GroundedFact
     evidence: tuple[str, ...]
-
-
-_GREETING_ONLY = re.compile(
-    r"^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|hallo|servus|moin|"
-    r"guten tag|olá|ola|oi|bom dia|boa tarde)(?: there| all| à tous| a todos)?\s*[!.,]*$",
-    re.IGNORECASE,
-)
-
-
-def _joined_greetings(parts: list[str]) -> list[str]:
-    """A greeting said as its own sentence ("Hi! I'm Marta, …") joined to the next, so introductions read as such."""
-    joined: list[str] = []
-    for part in parts:
-        if joined and _GREETING_ONLY.match(joined[-1]):
-            joined[-1] = f"{joined[-1]} {part}"
-        else:
-            joined.append(part)
-    return joined
-
-
-#: "Ignore what I said about Tuesday, …": the words taken back open the clause and name no fact.
-_RETRACTION = re.compile(
-    r"^(?:(?:please )?(?:ignore|forget|disregard) (?:what I (?:said|wrote|told you)|my last message|that)"
-    r"(?: (?:about|re) [^,;:]+)?|oublie ce que (?:je t'ai|j'ai) dit(?: (?:sur|pour) [^,;:]+)?|"
-    r"olvida lo que (?:te )?dije(?: (?:sobre|de) [^,;:]+)?|vergiss,? was ich (?:gesagt|geschrieben) habe|"
-    r"esquece o que (?:eu )?(?:disse|falei)(?: sobre [^,;:]+)?)\s*[,;:—-]\s*",
-    re.IGNORECASE,
-)
-
-
-#: "Can you remind me to buy a crate before May?": a question that asks for a reminder states a task.
-_REMIND_REQUEST = re.compile(
-    r"^(?:(?:can|could|would|will) you (?:please )?|please )(?=remind me (?:to|about)\b)", re.IGNORECASE
-)
-
-
-def _statement_clauses(sentence: str) -> list[str]:
-    """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
-    text = sentence.strip()
-    if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
-        return []
-    if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
-        return []
-    request = _REMIND_REQUEST.match(text)
-    if request is not None:
-        return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder
-    if text.endswith("?") or QUESTION_START.match(text):
-        parts = _QUESTION_SPLIT.split(text)
-        if len(parts) < 2 or QUESTION_START.match(parts[0]):
-            return []
-        return [p for p in parts[:-1] if p.strip() and not p.strip().endswith("?")]
-    return [text]
-
-
-#: "Please don't use emojis": a prohibition said to the assistant is standing even without "never".
-_DONT_OPENER = re.compile(r"^(?:please[,\s]+)?(?:don't|do not|ne |n')", re.IGNORECASE)
-
-
-#: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
-_ENCOURAGEMENT = re.compile(
-    r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
-    r"keep (?:pushing|going|pursuing|believing|it up)|abandonne pas|te rindas|gib nicht auf|desistas)\b",
-    re.IGNORECASE,
-)
-
-
-def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
-    """(value, slot) of a standing instruction to the assistant: an imperative with always/never/from now on, an
-    imperative after "about how you answer me:", or a request for units or a currency ("prices in euros")."""
-    meta = _ANSWER_STYLE.search(sentence)
-    if meta:
-        sentence = sentence[
-            meta.end() :
-        ]  # "One thing about how you answer me: keep it short" → "keep it short"
-    units = _IN_UNITS.search(sentence)
-    if (
-        not meta
-        and not units
-        and not INSTRUCTION_MARKER.search(sentence)
-        and not _DONT_OPENER.match(sentence)
-        and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
-    ):
-        return None
-    body = LEAD_FILLER.sub("", sentence.strip()).strip()
-    body = _LEAD_MARKER.sub("", body)
-    body = LEAD_FILLER.sub("", body).strip()
-    wanted = _WANT_YOU_TO.match(body)
-    if wanted:
-        body = body[wanted.end() :]
-    else:
-        verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
-        # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
-        words = [fold(w).strip(",").split("-")[0] for w in body.split()]
-        if not words or words[0] not in verbs:
-            return None
-        if words[0] in _MARKER_FIRST:
-            # "Never use X" is an instruction, "Nunca tive gatos" (never had cats) is a statement: the word after
-            # the marker (clitic pronouns skipped) must be an imperative too.
-            rest = [w for w in words[1:] if w not in _CLITICS]
-            if not rest or rest[0] not in verbs:
-                return None
-    if _ENCOURAGEMENT.search(body):
-        return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
-    value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
-    value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
-    if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
-        return None  # "never mind", "always be honest": too little to act on
-    value = value[:1].lower() + value[1:]
-    slot = "instruction.language" if LANGUAGE_NAMES.search(value) else ""
-    return value, slot
-
-
-#: Permission to use the familiar "you" ("tu peux me tutoyer", "du kannst mich duzen"): a standing instruction.
-_REGISTER = re.compile(
-    r"\b(?:(?:tu peux|vous pouvez) me (?:tutoyer|vouvoyer)|on peut se tutoyer|tutoie-moi|tutoyez-moi|vouvoie-moi|"
-    r"(?:puedes|puede) tutearme|tutéame|podemos tutearnos|(?:du kannst|sie können) mich duzen|wir können uns duzen|"
-    r"duz mich|(?:podes|pode) tratar-me por tu|trata-me por tu)\b",
-    re.IGNORECASE,
-)
-
-
-#: A reply that is only a language and "please" ("English please", "Sim, português de Portugal, por favor"): the
-#: language the user wants to be answered in.
-_LANGUAGE_REPLY = re.compile(
-    rf"^(?:(?:yes|yeah|sim|oui|sí|si|ja|ok|okay)[\s,!.]+)?(?P<v>(?:in |en |em |auf )?(?:{LANGUAGE_NAMES.pattern[5:-3]})"
-    r"(?: (?:de|do|da|from|of) [\w-]+| only| seulement| solamente| nur| apenas)?)[\s,]*(?:please|pls|por favor|s'il te plaît|s'il vous plaît|"
-    r"bitte|por favor)\s*[.!]*$",
-    re.IGNORECASE,
-)
-
-
-def _language_reply(sentence: str) -> tuple[str, str] | None:
-    found = _LANGUAGE_REPLY.match(sentence.strip())
-    if found is None:
-        return None
-    # The user's own words from the language on ("English please"): every word of the fact is in the sentence.
-    said = sentence.strip()[found.start("v") :].rstrip(" .!")
-    return said, "instruction.language"
-
-
-def _register(sentence: str) -> tuple[str, str] | None:
-    found = _REGISTER.search(sentence)
-    return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
 
 
 def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
@@ -375,7 +194,7 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     content = [t for t in said if t not in _PLAN_FILLER]
     if not content:
         return None
-    if len(content) < 2 and _OBJECT_PRONOUN.search(residue):
+    if len(content) < 2 and _OBJECT_PRONOUN.search(residue) and not _EVENT_NOUN.search(residue):
         return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
     first = next(m for m in mentions if not m.is_relative or m.iso >= tomorrow)
@@ -424,6 +243,8 @@ _CHANGE_REL = (
 )
 _NEW_ONE = re.compile(
     rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
+    # "We've switched vets, we now see Dr. Alvarez": who the user goes to now.
+    rf"(?:we|I) (?:now )?(?:see|go to|use|have)(?: now)?|"
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
     # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
     rf"(?<!n')c'est(?: le| la)?|"
@@ -530,7 +351,7 @@ def _home_in_context(fact: GroundedFact, turn_text: str) -> bool:
     return True
 
 
-def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
+def _confirmed_guesses(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
     """Facts an assistant guessed and the next user turn confirmed ("Are you vegetarian?" → "Yes, I am.")."""
     found: list[_Found] = []
     for turn, reply in pairwise(turns):
@@ -544,7 +365,8 @@ def _confirmed_guesses(turns: Sequence[SourceTurn]) -> list[_Found]:
             if match is None:
                 continue
             word = match.group("v")
-            lang = detect_language(sentence)
+            # A short question ("És vegetariana?") says little of its language: the session's decides then.
+            lang = detect_language(sentence, default="") or session_lang
             article = re.search(r"\b(an?)\s+" + re.escape(word) + r"\b", sentence, re.IGNORECASE)
             if DIET_WORDS.match(word):
                 kind, slot, key, value, is_identity = (
@@ -582,9 +404,9 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found: list[_Found] = []
     resolved: set[str] = set()
     for turn in turns:
-        for sentence in _joined_greetings(sentences(turn.user)):
-            for clause in _statement_clauses(sentence):
-                clause = _RETRACTION.sub("", clause)  # what is taken back is not the statement
+        for sentence in joined_greetings(sentences(turn.user)):
+            for clause in statement_clauses(sentence):
+                clause = without_openers(clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang
@@ -594,9 +416,17 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                bare = without_greeting(clause)
+                if bare != clause and bare:
+                    # "Bonjour ! Je prépare le marathon le 12 avril": the greeting introduces a name, it is no
+                    # part of a plan, a choice or a task.
+                    said = _clause_facts(bare, lang, languages, turn.index, session_time_ms)
+                    clause_facts = [f for f in clause_facts if f.kind is FactKind.IDENTITY] + [
+                        f for f in said if f.kind is not FactKind.IDENTITY
+                    ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
-    found.extend(_confirmed_guesses(turns))
+    found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
     found.extend(_chosen_options(turns))
     found.extend(_pronoun_relations(turns, session_lang))
@@ -648,17 +478,11 @@ def _clause_facts(
                 hit.lang,
             )
         )
-    instruction = _instruction(clause, lang) or _register(clause) or _language_reply(clause)
-    said_in = lang
-    if instruction is None and languages is None:
-        # No language evidence ("Responde siempre en español"): the imperative itself tells the language.
-        for other in LANGUAGES:
-            instruction = _instruction(clause, other) if other != lang else None
-            if instruction is not None:
-                said_in = other
-                break
+    if wishes_to_assistant(clause):
+        facts = [f for f in facts if f.kind is not FactKind.PREFERENCE]  # how the assistant acts, not a taste
+    instruction = standing_instruction(clause, lang, languages)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
-        value, slot = instruction
+        value, slot, said_in = instruction
         text = render("instruction", said_in, value)
         facts.append(
             GroundedFact(
@@ -673,13 +497,36 @@ def _clause_facts(
                 lang,
             )
         )
+    if all(f.kind is FactKind.RELATION for f in facts):
+        routine = _routine(clause, lang)
+        if routine is not None:
+            text, slot = routine
+            facts.append(
+                GroundedFact(
+                    FactKind.PLAN,
+                    text,
+                    slot,
+                    clause.strip().rstrip(".!"),
+                    (turn_index,),
+                    SALIENCE[FactKind.PLAN],
+                    False,
+                    "extractor",
+                    lang,
+                )
+            )
+            return facts
     month_only = all(m.is_month for m in find_dates(clause, session_time_ms))
     if not any(f.kind in _DATED_KINDS or f.kind is FactKind.INSTRUCTION for f in facts) and not (
         month_only and any(f.kind is FactKind.PREFERENCE for f in facts)
     ):  # "I love skiing in January" is a liking, not a plan for next January
         plan, planned = None, clause
         said_plain = _without_relation_statements(clause, hits)
-        if said_plain != clause:
+        narrowed = _without_named_roles(said_plain)
+        if narrowed != said_plain:
+            # "Son vétérinaire, c'est le Dr Lemaire, rendez-vous pour les vaccins le 12 juin": the plan is the
+            # appointment, not who else the sentence names.
+            plan, planned = _plan(narrowed, lang, session_time_ms), narrowed
+        if plan is None and said_plain != clause:
             plan, planned = (
                 _plan(said_plain, lang, session_time_ms),
                 said_plain,
@@ -705,12 +552,80 @@ def _clause_facts(
     return facts
 
 
+#: Someone named by a role with any determiner ("Son vétérinaire, c'est le Dr Lemaire, …", "her dentist is Dr Roe,
+#: …"): a role statement the rules did not take as the user's is no part of a plan said in the same breath.
+_NAMED_ROLE = re.compile(
+    rf"(?:^|(?<=[\s,]))(?:his|her|their|its|the|son|sa|leur|le|la|su|sus|el|sein|seine|seinem|ihr|ihre|ihrem|der|die|"
+    rf"dem|seu|sua|o|a)\s+(?:{REL_RE})\s*,?\s*(?:(?:is|'s|is called|c'est|est|es|se llama|ist|heißt|é|s'appelle|"
+    rf"chama-se)\s+)?(?:(?:le|la|el|o|a|der|die)\s+)?{NAME.replace('(?P<v>', '(?:')}\s*(?:,\s*|$)",
+    re.IGNORECASE,
+)
+
+
+def _without_named_roles(clause: str) -> str:
+    """The clause without role statements about someone ("Son vétérinaire, c'est le Dr Lemaire, rendez-vous le 12
+    juin" → "rendez-vous le 12 juin"), when enough is left to say something."""
+    rest = _NAMED_ROLE.sub("", clause).strip()
+    return rest if rest != clause.strip() and len(rest.split()) >= _MIN_REST_WORDS else clause
+
+
+#: A weekday said as a habit: "every Tuesday", "los martes", "le mercredi", "jeden Dienstag",
+#: "dienstags", "às terças".
+_HABIT_DAY = re.compile(
+    r"\b(?:(?:every|each) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning|evening|weekend)|"
+    r"(?:chaque|tous les) (?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)s?|"
+    r"le (?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)(?! \d)|"
+    r"(?:cada|todos los|los) (?:lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)|"
+    r"(?:jeden|immer) (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|"
+    r"(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)s|"
+    r"(?:todas as|às|aos) (?:segundas|terças|quartas|quintas|sextas|sábados|domingos))\b",
+    re.IGNORECASE,
+)
+#: Whose habit it is: the user or someone of theirs ("I", "my daughter", "mi hija", "meine Tochter").
+_OWN_SUBJECT = re.compile(
+    r"^(?:I|I've|we|we've|my|our|je|j'|on|nous|mon|ma|mes|notre|nos|yo|mi|mis|nuestro|nuestra|tengo|tenemos|ich|wir|"
+    r"mein|meine|unser|unsere|eu|nós|o meu|a minha|os meus|as minhas|tenho|temos)\b",
+    re.IGNORECASE,
+)
+
+
+def _routine(clause: str, lang: str) -> tuple[str, str] | None:
+    """(text, slot) of a weekly habit of the user or their family ("My daughter has swimming every Tuesday")."""
+    habit = _HABIT_DAY.search(clause)
+    said = LEAD_FILLER.sub("", clause.strip()).rstrip(".!").strip()
+    if habit is None or not _OWN_SUBJECT.match(said) or HEDGE.search(said) or PAST.search(said):
+        return None
+    before = [t for t in content_tokens(clause[: habit.start()]) if t not in _PLAN_FILLER]
+    after = [t for t in content_tokens(clause[habit.end() :]) if t not in _PLAN_FILLER and not t.isdigit()]
+    if len(before) + len(after) < 2:
+        return None  # "I go every Tuesday": what is done is said elsewhere
+    head = before[-1] if len(before) > 1 or not after else after[0]
+    shown = third_person(said) if lang == "en" else said
+    return render("plan", lang, shown[:1].upper() + shown[1:] if lang == "en" else shown), (
+        f"routine.{light_stem(head)}"
+    )
+
+
 #: Words that end a relation said as a statement ("my dentist is", "Mein Chef heißt", "o meu médico é").
 _COPULA_END = re.compile(
-    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama)\s*(?:le|la|el|o|a)?$",
+    r"(?:\bis|'s|\best|c'est|\bes|\bist|\bheißt|\bheisst|\bé|se llama|s'appelle|chama-se|se chama|\bcalled|\bnamed)"
+    r"\s*(?:le|la|el|o|a)?$",
     re.IGNORECASE,
 )
 _LEAD_JOIN = re.compile(r"^[\s,;:—-]*(?:(?:and|et|e|y|und|so|then|puis|dann)\b[\s,]*)?", re.IGNORECASE)
+#: A clause that goes on with a verb and no subject of its own ("und kommt am 14. April"): the relation's noun is it.
+_SUBJECTLESS = re.compile(
+    r"^(?!(?:I|I'm|I'll|I've|we|we're|he|he's|she|she's|they|it|it's|you|je|j'|tu|il|elle|on|nous|vous|ils|elles|"
+    r"yo|él|ella|nosotros|ich|du|er|sie|es|wir|ihr|eu|ele|ela|nós|my|our|mon|ma|mes|mi|mis|mein|meine|meu|minha|"
+    r"the|a|an|le|la|les|el|los|las|der|die|das|o|os|as)\b)[a-zäöüßàâçéèêëîïôûùœáíóúñãõ]+\b"
+)
+_NAME_ARTICLE = re.compile(r",\s*(?:a|o|the|le|la|el|der|die)$", re.IGNORECASE)
+#: A third-person pronoun opening what follows a relation statement: it is the person's role noun.
+_PRONOUN_SUBJECT = re.compile(r"^(?:he|she|il|elle|er|sie|él|ella|ele|ela)(?=\b|')", re.IGNORECASE)
+#: "is a guy called", "est une femme qui s'appelle": the words between the role noun and the name.
+_COPULA_SUBJECT = re.compile(
+    r"\s*(?:\s(?:is|was)|'s)(?:\s+an?\s+(?:guy|man|woman|lady|chap|bloke|fellow|person))?$", re.IGNORECASE
+)
 #: Words a clause needs after the relation statement is cut away to still say something.
 _MIN_REST_WORDS = 3
 
@@ -723,11 +638,22 @@ def _without_relation_statements(clause: str, hits: Sequence[Hit]) -> str:
         if hit.kind is not FactKind.RELATION or hit.slot.count(".") != 1 or not hit.value:
             continue
         span = clause[hit.start : hit.end]
-        head = span.replace(hit.value, "").rstrip(" ,")
+        # "com a minha namorada, a Inês" → "com a minha namorada": the article of the name goes with it.
+        head = _NAME_ARTICLE.sub("", span.replace(hit.value, "").rstrip(" ,")).rstrip(" ,")
         rest = clause[hit.end :]
-        if _COPULA_END.search(head):
+        copula = _COPULA_END.search(head)
+        if copula:
             after = _LEAD_JOIN.sub("", rest, count=1)
-            if len(after.split()) >= _MIN_REST_WORDS:
+            subject = head[: copula.start()].rstrip(" ,")
+            subject = _COPULA_SUBJECT.sub("", subject)
+            pronoun = _PRONOUN_SUBJECT.match(after)
+            if len(after.split()) >= _MIN_REST_WORDS and pronoun and subject:
+                # "Our builder is a guy called Pete Marsh, he's starting on Monday" → "Our builder's starting …"
+                clause = f"{subject}{after[pronoun.end() :]}"
+            elif len(after.split()) >= _MIN_REST_WORDS and _SUBJECTLESS.match(after) and subject:
+                # "Der Fliesenleger heißt Herr Böhm und kommt am 14. April" → "Der Fliesenleger kommt am 14. April"
+                clause = f"{subject} {after}"
+            elif len(after.split()) >= _MIN_REST_WORDS:
                 clause = (
                     after  # "Mon dentiste, c'est le Dr Martin, et j'ai rendez-vous …" → "j'ai rendez-vous …"
                 )

@@ -28,7 +28,8 @@ for _key, _single, _words in (
      "vorgesetzte managerin chefin"),
     ("partner", True, "wife husband partner spouse girlfriend boyfriend fiance fiancee femme mari compagnon compagne "
      "copain copine conjoint conjointe esposa esposo mujer marido pareja novio novia frau mann partnerin freundin "
-     "ehefrau ehemann verlobter verlobte namorado namorada parceiro parceira noivo noiva"),
+     "ehefrau ehemann verlobter verlobte namorado namorada parceiro parceira noivo noiva lebensgefährte "
+     "lebensgefährtin companheiro companheira compañero"),
     ("mother", True, "mother mom mum mère maman madre mamá mutter mama mãe"),
     ("father", True, "father dad père papa padre papá vater pai"),
     ("vet", True, "vet veterinarian vétérinaire véto veterinario veterinaria tierarzt tierärztin veterinário "
@@ -47,8 +48,9 @@ for _key, _single, _words in (
     ("friend", False, "friend ami amie amigo amiga"),
     ("cofounder", False, "cofounder co-founder cofondateur cofondatrice cofundador cofundadora mitgründer "
      "mitgründerin"),
-    ("dog", False, "dog puppy chien chienne chiot perro perra hund welpe cachorro cachorra cão"),
-    ("cat", False, "cat kitten chat chatte chaton gato gata katze kater"),
+    ("dog", False, "dog puppy chien chienne chiot perro perra perrito perrita hund hündin welpe cachorro cachorra cão "
+     "cadela cãozinho"),
+    ("cat", False, "cat kitten chat chatte chaton gato gata gatito gatita gatinho gatinha katze kater kätzchen"),
     ("pet", False, "rabbit hamster parrot horse lapin cheval conejo caballo kaninchen pferd coelho cavalo"),
     ("physio", True, "physio physiotherapist fisio fisioterapeuta kiné kine kinésithérapeute kinesitherapeute "
      "physiotherapeut physiotherapeutin"),
@@ -59,6 +61,36 @@ for _key, _single, _words in (
     ("coach", True, "coach entraîneur entraineur entrenador entrenadora treinador treinadora"),
     ("contractor", True, "contractor builder plumber electrician entrepreneur artisan contratista fontanero "
      "electricista handwerker bauunternehmer klempner elektriker empreiteiro canalizador eletricista"),
+    # People of a user's life that every language names the same way: one key per role, so a new tiler replaces
+    # the tiler, never the electrician.
+    ("director", True, "director directora directeur directrice diretor diretora direktor direktorin"),
+    ("team_lead", True, "teamleiter teamleiterin abteilungsleiter abteilungsleiterin"),
+    ("mentor", False, "mentor mentora"),
+    ("roommate", False, "roommate flatmate housemate colocataire coloc mitbewohner mitbewohnerin"),
+    ("cousin", False, "cousin cousine primo prima vetter"),
+    ("grandparent", False, "grandmother grandfather grandma grandpa granny grand-mère grand-père mamie papi abuela "
+     "abuelo oma opa großmutter großvater avó avô"),
+    ("aunt_uncle", False, "uncle aunt auntie oncle tante tío tía onkel tio tia"),
+    ("in_law", False, "mother-in-law father-in-law sister-in-law brother-in-law belle-mère beau-père belle-sœur "
+     "beau-frère suegra suegro cuñada cuñado schwiegermutter schwiegervater schwägerin schwager sogra sogro "
+     "cunhada cunhado"),
+    ("nephew_niece", False, "nephew niece neveu nièce sobrino sobrina neffe nichte sobrinho sobrinha"),
+    ("babysitter", False, "babysitter nanny nounou canguro niñera babá tagesmutter"),
+    ("teacher", False, "teacher tutor professeur professeure maîtresse profesor profesora lehrer lehrerin "
+     "professor professora"),
+    ("trainer", True, "trainer trainerin"),
+    ("hairdresser", True, "hairdresser barber coiffeur coiffeuse peluquero peluquera friseur friseurin "
+     "cabeleireiro cabeleireira"),
+    ("mechanic", True, "mechanic garagiste mecánico mechaniker mecânico"),
+    ("paediatrician", True, "paediatrician pediatrician pédiatre pediatra kinderarzt kinderärztin"),
+    ("specialist", False, "dermatologist cardiologist gynaecologist gynecologist dermatologue cardiologue "
+     "gynécologue dermatólogo dermatóloga cardiólogo ginecólogo ginecóloga hautarzt hautärztin frauenarzt "
+     "frauenärztin dermatologista cardiologista ginecologista"),
+    ("tiler", True, "tiler fliesenleger carreleur alicatador azulejista ladrilhador"),
+    ("carpenter", True, "carpenter joiner menuisier charpentier carpintero schreiner tischler carpinteiro"),
+    ("painter", True, "painter decorator peintre pintor maler"),
+    ("gardener", True, "gardener jardinier jardinera jardinero gärtner gärtnerin jardineiro jardineira"),
+    ("architect", True, "architect architecte arquitecto arquitecta architekt architektin arquiteto arquiteta"),
 ):  # fmt: skip
     for _word in _words.split():
         RELATIONS.setdefault(_word, (_key, _single))
@@ -133,9 +165,65 @@ EN_RELATION_WORDS = frozenset(
         "builder",
         "plumber",
         "electrician",
+        "director",
+        "mentor",
+        "roommate",
+        "flatmate",
+        "housemate",
+        "cousin",
+        "grandmother",
+        "grandfather",
+        "grandma",
+        "grandpa",
+        "granny",
+        "uncle",
+        "aunt",
+        "auntie",
+        "mother-in-law",
+        "father-in-law",
+        "sister-in-law",
+        "brother-in-law",
+        "nephew",
+        "niece",
+        "babysitter",
+        "nanny",
+        "teacher",
+        "tutor",
+        "trainer",
+        "hairdresser",
+        "barber",
+        "mechanic",
+        "paediatrician",
+        "pediatrician",
+        "dermatologist",
+        "cardiologist",
+        "gynaecologist",
+        "gynecologist",
+        "tiler",
+        "carpenter",
+        "joiner",
+        "painter",
+        "decorator",
+        "gardener",
+        "architect",
     ]
 )
 EN_REL_RE = "|".join(sorted((re.escape(w) for w in EN_RELATION_WORDS), key=len, reverse=True))
+#: Relations of a service to the user's home or care: "the vet", "the tiler" said with a definite article is theirs.
+SERVICE_KEYS = frozenset(
+    ["vet", "doctor", "dentist", "therapist", "landlord", "physio", "accountant", "lawyer", "contractor", "tiler",
+     "carpenter", "painter", "gardener", "architect", "mechanic", "hairdresser", "paediatrician"]
+)  # fmt: skip
+SERVICE_RE = "|".join(
+    sorted((re.escape(w) for w, (k, _) in RELATIONS.items() if k in SERVICE_KEYS), key=len, reverse=True)
+)
+SERVICE_EN_RE = "|".join(
+    sorted(
+        (re.escape(w) for w in EN_RELATION_WORDS if RELATIONS.get(w, ("", False))[0] in SERVICE_KEYS),
+        key=len,
+        reverse=True,
+    )
+)
 
 # A sentence that is not a statement of fact about the speaker: hypothetical, fiction, or a wish.
 HYPOTHETICAL = re.compile(
@@ -145,7 +233,11 @@ HYPOTHETICAL = re.compile(
     r"hypothetically|pretend|roleplay|role-play|in theory|i wish|in my (?:story|novel|game|book)|my character|"
     r"si j'étais|si j'avais|si je|imaginons|supposons|admettons|et si|mettons que|si fuera|si fuese|si tuviera|"
     r"si yo|imagina|imaginemos|supongamos|qué pasaría si|wenn ich|falls ich|stell dir vor|stellen sie sich vor|"
-    r"angenommen|nehmen wir an|se eu|imagine|suponha|suponhamos|e se|finja|fingir|faz de conta)\b",
+    r"angenommen|nehmen wir an|se eu|imagine|suponha|suponhamos|e se|finja|fingir|faz de conta)\b|"
+    # A wish for some day ("I'd love to live in Japan someday", "j'aimerais vivre au Japon un jour"): not a fact.
+    r"\b(?:I'd|I would|j'aimerais|j'adorerais|je voudrais|me encantaría|me gustaría|ich würde|würde ich|ich möchte|"
+    r"adorava|adoraria|gostaria)\b[^.!?]{0,60}\b(?:someday|some day|one day|un jour|algún día|un día|eines tages|"
+    r"irgendwann|um dia|algum dia)\b",
     re.IGNORECASE,
 )
 # Words before a match that make it someone else's claim or a hedge ("my wife thinks I'm vegan").
@@ -153,7 +245,10 @@ REPORTED = re.compile(
     r"\b(?:thinks?|thought|says?|said|believes?|assumes?|guess(?:es|ed)?|wonders?|claims?|doubt|maybe|perhaps|suppose|"
     r"je crois|je pense|je suppose|creo|pienso|supongo|ich glaube|ich denke|ich vermute|acho|penso|suponho|"
     r"probably|not sure|pense|pensent|dit|disent|croit|croient|peut-être|cree|creen|dice|dicen|piensa|piensan|"
-    r"quizás|quizá|tal vez|glaubt|glauben|denkt|sagt|sagen|meint|vielleicht|acha|acham|diz|dizem|pensa|talvez)\b",
+    r"quizás|quizá|tal vez|glaubt|glauben|denkt|sagt|sagen|meint|vielleicht|acha|acham|diz|dizem|pensa|talvez|"
+    # What the other speaker is said to think ("tu dois penser que je suis …", "du denkst bestimmt, ich bin …").
+    r"penser|penses|pensez|crois|croyez|imagines|imaginez|piensas|crees|supones|imaginas|denkst|glaubst|meinst|"
+    r"vermutest|achas|achar|pensas|assumed|expects?)\b",
     re.IGNORECASE,
 )
 NEGATION_NEAR = re.compile(
@@ -187,7 +282,15 @@ CHIT_CHAT = re.compile(
     r"(?:tenho de|tenho que|preciso) (?:ir|sair)(?: agora)?\s*[.!]|é tudo por (?:agora|hoje)\b|"
     r"(?:rainy|sunny|cloudy|foggy|misty|humid|muggy|cold|hot|freezing|windy|grey|gray|snowing|raining) (?:again |today |out )?(?:here|today|again|"
     r"outside)\b|(?:il pleut|il fait (?:beau|froid|chaud)|llueve|hace (?:frío|calor)|es regnet|está a chover|"
-    r"está chovendo)\b)",
+    r"está chovendo)\b|"
+    # Remarks on the weather or the day opening a sentence: "Lovely weather today", "Schönes Wetter heute",
+    # "Quel beau temps", "¡Qué calor hace!", "Que calor tem feito".
+    r"(?:what )?(?:lovely|nice|beautiful|gorgeous|glorious|great|terrible|awful|horrible|miserable|crazy|weird) "
+    r"weather\b|what a (?:lovely |beautiful |gorgeous |miserable )?(?:day|weather)\b|"
+    r"(?:quel|quelle) (?:beau |sale |belle )?(?:temps|journée|chaleur|froid)\b|(?:beau|sale) temps\b|"
+    r"qu(?:é|e) (?:calor|frío|frio|tiempo|día|dia|tempo)\b|(?:hace|hoy hace) (?:un día|buen tiempo|mal tiempo)\b|"
+    r"(?:schönes|tolles|herrliches|mieses|schreckliches|was für ein) wetter\b|endlich (?:frühling|sommer|sonne)\b|"
+    r"(?:faz|está|está um|que) (?:um )?(?:calor|frio|bom tempo|dia lindo)\b)",
     re.IGNORECASE,
 )
 #: The speaker in a sentence: a remark that also says "I" ("you're right, I'm vegan") is about the user too.
@@ -218,23 +321,31 @@ INSTRUCTION_MARKER = re.compile(
 _IMPERATIVES = {
     "en": "answer reply respond write use speak talk call address format keep include avoid give show explain "
     "summarize summarise add put start end list be stop tell send mention refer cite ask quote convert express "
-    "measure don't do not never always",
+    "measure suggest recommend propose assume don't do not never always",
     "fr": "réponds répondez écris écrivez utilise utilisez parle parlez appelle appelez tutoie tutoyez vouvoie "
     "vouvoyez évite évitez donne donnez mets mettez garde gardez fais faites explique expliquez ajoute ajoutez "
     "sois soyez ne n' commence commencez termine terminez toujours jamais",
     "es": "responde responda respóndeme contesta conteste contéstame escribe escriba usa use utiliza utilice habla "
     "hable háblame llámame trátame evita evite dame deme pon ponga incluye incluya explica explique mantén sé sea "
-    "no siempre nunca",
+    "no siempre nunca uses utilices escribas respondas contestes hables pongas incluyas expliques des digas",
     "de": "antworte antworten schreib schreibe schreiben benutze benutzen verwende verwenden nutze nutzen sprich "
     "sprechen nenn nenne nennen vermeide vermeiden gib geben halte halten erkläre erklären duze duzen sieze "
     "siezen sei seien fang beginne immer nie niemals",
     "pt": "responda responde escreva escreve use usa utilize utiliza fale fala me chame chame-me evite evita dê dá "
-    "mantenha explique explica seja sê não nunca sempre coloque inclua",
+    "mantenha explique explica seja sê não nunca sempre coloque inclua uses escrevas respondas fales ponhas digas",
 }
 IMPERATIVES = {lang: frozenset(words.split()) for lang, words in _IMPERATIVES.items()}
+#: How the assistant talks to the user: a style noun ("tone", "answers") said with "me" or "your" ("keep the tone
+#: casual with me", "keep your answers short") makes an imperative a standing instruction, not a one-off request.
+STYLE_NOUN = re.compile(
+    r"\b(?:tone|style|answers?|replies|responses|messages|format|formatting|wording|register|jargon|emojis?|"
+    r"ton|style|réponses?|registre|jargon|tono|estilo|respuestas?|mensajes|formato|registro|jerga|ton|stil|"
+    r"antworten|nachrichten|fachjargon|tom|estilo|respostas?|mensagens|linguagem)\b",
+    re.IGNORECASE,
+)
 #: Leading words to drop before looking for an imperative ("please", "and also", "ok so").
 LEAD_FILLER = re.compile(
-    r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|actually|well|anyway|update|quick update|en fait|bueno|de hecho|übrigens|eigentlich|na verdade|aliás|s'il te plaît|s'il vous plaît|stp|"
+    r"^(?:(?:please|pls|and|also|oh|ok|okay|so|btw|by the way|one more thing|actually|well|anyway|update|quick update|just so you know|fyi|for the record|en fait|au fait|d'ailleurs|à propos|pour info|bueno|de hecho|por cierto|por cierto|a propósito|übrigens|eigentlich|na verdade|aliás|a propósito|já agora|s'il te plaît|s'il vous plaît|stp|"
     r"svp|et|aussi|bon|alors|por favor|y|también|bueno|bitte|und|auch|also|ah|e|também|ah|então)\b[\s,:]*)+",
     re.IGNORECASE,
 )

@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryd.write.grounding.lexicon import CLAUSE_END, EN_REL_RE, NAME, OBJ, PLACE, REL_RE
+from memoryd.write.grounding.lexicon import (
+    CLAUSE_END,
+    EN_REL_RE,
+    NAME,
+    OBJ,
+    PLACE,
+    REL_RE,
+    SERVICE_EN_RE,
+    SERVICE_RE,
+)
 from memoryd.write.grounding.model import FactKind
 
 _I = re.IGNORECASE
@@ -30,15 +39,41 @@ class Rule:
 _K = FactKind
 _CE = CLAUSE_END
 #: A greeting opening the turn: "I'm Noor" right after it is an introduction, not "I'm Canadian".
-_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|bonjour|salut|coucou|hola|buenas|buenos días|hallo|servus|moin|guten tag|olá|ola|oi|bom dia|boa tarde)[\s,!.]+(?:there[\s,!.]+|à tous[\s,!.]+|a todos[\s,!.]+)?"
+_GREETING = r"(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|morning|evening|bonjour|bonsoir|salut|coucou|hola|buenas tardes|buenas noches|buenas|buenos días|hallo|servus|moin|guten (?:tag|morgen|abend)|olá|ola|oi|bom dia|boa tarde|boa noite)[\s,!.]+(?:(?:there|dear|all|everyone|again|à tous|a todos)[\s,!.]+)?"
 #: A capitalised name that is not the captured value (a person before "asked me to", the name before a role).
 _BARE_NAME = r"(?-i:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*(?: [A-ZÀ-ÖØ-Þ][\w'’-]*){0,2})"
+#: Times and manners a work clause names that are no workplace ("I work at the weekend", "trabajo en equipo").
+_NOT_PLACES = (
+    r"weekends?|moments?|mornings?|evenings?|afternoons?|nights?|days?|shifts?|times?|end|start|beginning|home|office|"
+    r"same|way|team|living|change|while|bit|little|few|lot|couple|"
+    r"week-end|matin|soir|nuit|moment|fois|même|équipe|fin|semaine|mañana|tarde|noche|momento|vez|equipo|casa|"
+    r"semana|woche|moment|zeit|nacht|team|manhã|noite|vez|equipa|casa|semana|momento"
+)
 _AGE_END = r"(?=\s*(?:years? old|y/?o\b|[.,;!]|$|and\b|now\b|this year\b))"
 _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- English
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bmy (?:full |first )?name(?: is|'s)(?: spelled| spelt| actually)? {NAME}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"\bI(?:'m| am) called {NAME}", ""),
-    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b| from\b))", ""),
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:I'm|I am|this is|it's) {NAME}(?=\s*(?:[,.!;]|$| and\b| here\b| from\b| again\b))", ""),
+    # "Ich bin Katrin, 42, und …", "Soy Lucía, 29, de Sevilla": an age right after the name of an introduction.
+    ("en", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:I'm|I am|my name is|my name's) {_BARE_NAME}, (?P<v>\d{{1,2}})(?=\s*(?:[,.;!]|$|and\b|from\b))", ""),
+    ("fr", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:je suis|moi c'est|je m'appelle|c'est) {_BARE_NAME}, (?P<v>\d{{1,2}})(?: ans)?(?=\s*(?:[,.;!]|$|et\b))", ""),
+    ("es", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:soy|yo soy|me llamo) {_BARE_NAME}, (?P<v>\d{{1,2}})(?: años)?(?=\s*(?:[,.;!]|$|y\b))", ""),
+    ("de", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:ich bin|ich heiße|hier ist) {_BARE_NAME}, (?P<v>\d{{1,2}})(?: Jahre(?: alt)?)?(?=\s*(?:[,.;!]|$|und\b))", ""),
+    ("pt", "age", _K.IDENTITY, "identity.age", rf"^(?:{_GREETING})?(?:sou|eu sou|chamo-me|o meu nome é) (?:o |a )?{_BARE_NAME}, (?P<v>\d{{1,2}})(?: anos)?(?=\s*(?:[,.;!]|$|e\b))", ""),
+    # "I lead the data platform team", "ich leite die IT-Abteilung": the team a user runs says who they are at work.
+    ("en", "leads", _K.IDENTITY, "identity.team", rf"\bI(?: (?:now|currently|still))? (?:lead|run|manage|head|coordinate) (?P<v>(?:the|a|our) [\w -]{{0,40}}?(?:team|department|group|unit|squad|division|lab|office|practice|clinic|desk))(?=\s+(?:at|for|in|with)\b|{_CE})", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer", rf"\bI(?: (?:now|currently|still))? (?:lead|run|manage|head|coordinate) (?:the|a|our) [\w -]{{0,40}}?(?:team|department|group|unit|squad|division|lab|office) (?:at|for) {NAME}", ""),
+    ("fr", "leads", _K.IDENTITY, "identity.team", rf"\bje (?:dirige|gère|pilote|coordonne|manage) (?P<v>(?:l'|le |la |une |un |notre )(?:équipe|service|département|pôle|cellule|labo|laboratoire|cabinet)[\w' -]{{0,40}}?)(?=\s+(?:chez|à|au|pour)\b|{_CE})", ""),
+    ("es", "leads", _K.IDENTITY, "identity.team", rf"\b(?:dirijo|lidero|coordino|llevo) (?P<v>(?:el|la|un|una|nuestro|nuestra) (?:equipo|departamento|servicio|área|grupo|laboratorio|oficina)[\w -]{{0,40}}?)(?=\s+(?:en|para|de)\s+[A-ZÀ-Þ]|{_CE})", ""),
+    ("de", "leads", _K.IDENTITY, "identity.team", rf"\b(?:ich|und) (?:leite|führe|manage|koordiniere) (?P<v>(?:das|die|den|ein|eine|unser|unsere) [\w -]{{0,40}}?(?:team|abteilung|gruppe|labor|büro|praxis|bereich))(?=\s+(?:bei|in|für)\b|{_CE})", ""),
+    ("pt", "leads", _K.IDENTITY, "identity.team", rf"\b(?:lidero|dirijo|coordeno|giro|chefio) (?P<v>(?:a|o|uma|um|a nossa|o nosso) (?:equipa|equipe|departamento|serviço|área|grupo|laboratório|escritório)[\w -]{{0,40}}?)(?=\s+(?:na|no|em|da|do)\s+[A-ZÀ-Þ]|{_CE})", ""),
+    # "I work at a bakery", "je travaille dans une boulangerie": a workplace named by its kind, not its name.
+    ("en", "works_in", _K.IDENTITY, "identity.workplace", rf"\bI(?: (?:now|currently|still))? work (?P<v>(?:at|in|for) (?:an?|the) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("fr", "works_in", _K.IDENTITY, "identity.workplace", rf"\bje (?:travaille|bosse)(?: maintenant| actuellement)? (?P<v>(?:dans|pour) (?:une?|la|le|l') ?(?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("es", "works_in", _K.IDENTITY, "identity.workplace", rf"\btrabajo(?: ahora| actualmente)? (?P<v>(?:en|para) (?:una?|el|la) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("de", "works_in", _K.IDENTITY, "identity.workplace", rf"\b(?:ich|und) arbeite(?: jetzt| derzeit| inzwischen)? (?P<v>(?:in|bei) (?:einer|einem|der|dem) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
+    ("pt", "works_in", _K.IDENTITY, "identity.workplace", rf"\btrabalho(?: agora| atualmente)? (?P<v>(?:numa|num|em uma|em um|para uma|para um) (?!(?:{_NOT_PLACES})\b)[\w -]{{2,40}}?){_CE}", ""),
     ("en", "origin", _K.IDENTITY, "identity.origin", rf"^{_GREETING}(?:I'm|I am|this is|it's) {_BARE_NAME} from {PLACE}", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:I'm|I am) {NAME}(?=, an? [\w-]+)", ""),
     # "Well, I'm Marta, I run the backend team …": a capitalised word after "I'm" and before a new clause.
@@ -46,6 +81,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?(?:the )?name's {NAME}(?=\s*(?:[,.!;]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^(?:{_GREETING})?moi,? c'est {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("en", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:it's )?{NAME} here\b(?=\s*(?:[,.!;]|$))", ""),
+    # "Marcus here." opening a turn: the name a user signs with.
+    ("en", "name", _K.IDENTITY, "identity.name", rf"^(?!(?:look|looky|lookie|right|over|come|sit|stay|out|up|down|in|you|me)\b){NAME} here(?=\s*(?:[.!]|$))", ""),
     ("fr", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:je suis|c'est) {NAME}(?=\s*(?:[,.!;]|$| et\b))", ""),
     ("es", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:soy|yo soy) {NAME}(?=\s*(?:[,.!;]|$| y\b))", ""),
     ("de", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:ich bin|hier ist) {NAME}(?=\s*(?:[,.!;]|$| und\b| aus\b))", ""),
@@ -53,7 +90,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # "Hallo, ich bin Katrin, Projektleiterin bei Siemens": the role after the name, and the employer it rests on.
     ("de", "employer", _K.IDENTITY, "identity.employer", rf"^(?:{_GREETING})?ich bin {_BARE_NAME}, [\w-]+ (?:bei|für) {NAME}", ""),
     ("pt", "name", _K.IDENTITY, "identity.name", rf"^{_GREETING}(?:sou|eu sou|aqui é) (?:o |a )?{NAME}(?=\s*(?:[,.!;]|$| e\b))", ""),
-    ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?P<v>an? (?:[\w-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with)\b|\s*[.,;!]|$)", ""),
+    ("en", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:I'm|I am) {_BARE_NAME}, (?:I'm |I am )?(?P<v>an? (?:[\w'-]+ ){{0,2}}?[\w-]+?)(?=\s+(?:at|for|in|by|with|of)\b|\s*[.,;!]|$)", ""),
     ("fr", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:je suis|moi c'est) {_BARE_NAME}, (?P<v>(?:une? )?[\w-]+(?: (?:de|d'|en) [\w-]+)?)(?=\s+(?:chez|à|dans|pour|au|en)\b|\s*[.,;!]|$)", ""),
     ("es", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:soy|yo soy) {_BARE_NAME}, (?P<v>(?:una? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", ""),
     ("pt", "role", _K.IDENTITY, "identity.role", rf"^(?:{_GREETING})?(?:sou|eu sou) (?:o |a )?{_BARE_NAME}, (?P<v>(?:uma? )?[\w-]+(?: de [\w-]+)?)(?=\s+(?:na|no|numa|num|em|para)\b|\s*[.,;!]|$)", ""),
@@ -61,8 +98,16 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      rf"\b(?:call me|you can call me|(?:I'd|I would) (?:rather|prefer) (?:you|that you) call(?:ed)? me|(?:everyone|everybody|people|most people|my friends) calls? me|I go by|I prefer to be called|I'd like to be called|address me as) {NAME}", ""),
     ("en", "pronouns", _K.IDENTITY, "identity.pronouns", r"\bmy pronouns are (?P<v>[a-z]+/[a-z]+(?:/[a-z]+)?)", ""),
     ("en", "home", _K.IDENTITY, "identity.home",
-     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing)) in {PLACE}", ""),
+     rf"\bI(?: (?:currently |now |still )?(?:live|reside)|(?:'m| am) (?:currently |now |still )?(?:living|based|residing))(?: with (?:my|our) [\w' -]{{2,30}}?| on my own| alone| by myself)? in (?:the )?{PLACE}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\bI(?:'m| am) (?:currently |now )?based in {PLACE}", ""),
+    # "Just bought an old Victorian terrace in Bristol": a home bought is where the user lives (or will).
+    ("en", "moved", _K.IDENTITY, "identity.home",
+     rf"(?:^|\b(?:I|we)(?:'ve| have)? )(?:just |recently |finally )?bought (?:a|an|our|my) (?:[\w-]+ ){{0,3}}?(?:house|flat|home|apartment|terrace|cottage|bungalow|condo|place|farmhouse) in {PLACE}", ""),
+    # "I'm the CTO of a tiny startup called Brightline": a title with an article, and where it is held.
+    ("en", "role", _K.IDENTITY, "identity.role",
+     r"\bI(?:'m| am) (?P<v>(?:the |an? )?(?:CEO|CTO|COO|CFO|CIO|CMO|CPO|VP of [\w ]{2,30}?|head of [\w ]{2,30}?|director of [\w ]{2,30}?|founder|co-founder|cofounder|owner))(?=\s+(?:of|at|for|in)\b|\s*[.,;!]|$)", ""),
+    ("en", "employer", _K.IDENTITY, "identity.employer",
+     rf"\bI(?:'m| am) (?:the |an? )?(?:CEO|CTO|COO|CFO|CIO|CMO|CPO|VP of [\w ]{{2,30}}?|head of [\w ]{{2,30}}?|director of [\w ]{{2,30}}?|founder|co-founder|cofounder|owner) (?:of|at) (?:(?:a|an|the) (?:[\w-]+ ){{0,3}}?(?:called|named) )?{NAME}", ""),
     ("en", "home", _K.IDENTITY, "identity.home", rf"\b(?:I|we)(?:'ve| have) (?:been )?(?:lived|living) in {PLACE}(?= for\b| since\b)", ""),
     ("en", "moved", _K.IDENTITY, "identity.home",
      rf"(?:^|\b(?:I|we)(?:'ve| have)? )(?:just |recently |finally )?moved (?:in)?to (?:a |an |our |my )?(?:new )?(?:flat|house|apartment|place|home|condo) in {PLACE}", ""),
@@ -145,7 +190,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
     ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
     ("en", "decision", _K.DECISION, "choice",
-     r"\b(?:we|I|our team|the team|our company)(?:'re| are|'m| am|'ve| have| has)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from) "
+     r"\b(?:we|I|our team|the team|my team|our company|the company|my company)(?:'re| are|'m| am|'ve| have| has| is)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from|moving from|moved from) "
      r"(?:[\w-]+ ){0,4}?to\s[^.;!?]+)", "to "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have)?(?: now| just| finally)? (?P<v>(?:replaced|replacing|swapped|swapping) [^.;!?]+? (?:with|for) [^.;!?]+)", ""),
@@ -167,7 +212,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:wir wechseln|wir sind|wir steigen) von [^.;!?]+? (?:zu|auf) [^.;!?]+?(?: gewechselt| umgestiegen)?)(?=\s*[.;!?]|$)", ""),
     ("en", "chose", _K.DECISION, "choice",
-     r"\b(?:we|I) (?:finally )?(?:chose|picked|opted for|settled on|went with|selected) (?P<v>[^.;!?]+)", ""),
+     r"\b(?:we|I)(?:'ve| have)? (?:finally |now |just )?(?:chose|chosen|picked|opted for|settled on|went with|gone with|"
+     r"went for|gone for|landed on|selected) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
      r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
@@ -177,6 +223,11 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "target", _K.PLAN, "target.{what}",
      r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
+    # "I've revised my marathon target to 3:20", "I moved my goal for the 10k to 45 minutes": a target changed.
+    ("en", "target", _K.PLAN, "target.{what}",
+     r"\b(?:I|we)(?:'ve| have)? (?:just )?(?:revised|changed|updated|moved|lowered|raised|adjusted|bumped|set) (?:my|our) "
+     r"(?:(?P<what>[\w-]+(?: [\w-]+)?) (?P<noun>goal|target|aim)|(?P<noun2>goal|target|aim) for (?:the |my )?(?P<what2>[\w -]{2,30}?))"
+     r"(?: time)? to (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
      r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),
@@ -185,7 +236,40 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\bI (?:have|'ve got|have got|was diagnosed with|live with|suffer from) (?P<v>(?:type [12] )?diabetes|asthma|"
      r"(?:celiac|coeliac|crohn's) disease|high blood pressure|hypertension|arthritis|epilepsy|migraines|ibs|adhd|"
      r"a heart condition|sleep apnea|sleep apnoea|tinnitus|osteoporosis|psoriasis|eczema)\b", "The user has {v}."),
+    # A medicine or routine taken at a stated rhythm ("I take metformin every morning", "tomo pastillas para la
+    # tensión cada mañana", "ich nehme jeden Morgen Blutdrucktabletten"): a standing fact about the user's health.
+    ("en", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\bI(?:'m| am)? (?:take|taking|on) (?P<v>[\w -]{{2,40}}? (?:every|each|twice|once|three times|daily|at night|in the morning|before bed)\b[\w -]{{0,30}}?){_CE}", "The user takes {v}."),
+    ("fr", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\bje prends (?P<v>(?:du |de la |des |de l'|un |une )?[\w' -]{{2,40}}? (?:tous les|toutes les|chaque|le matin|le soir|par jour|deux fois|trois fois)\b[\w -]{{0,30}}?){_CE}", "L'utilisateur prend {v}."),
+    ("es", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\b(?:tomo|estoy tomando) (?P<v>[\w -]{{2,40}}? (?:cada|todos los|todas las|al día|por la mañana|por la noche|dos veces|tres veces)\b[\w -]{{0,30}}?){_CE}", "El usuario toma {v}."),
+    ("de", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\b(?:ich nehme|nehme ich) (?P<v>(?:(?:jeden|jede|täglich|morgens|abends|zweimal|dreimal) [\w -]{{2,50}}?|[\w -]{{2,40}}? (?:jeden|jede|täglich|morgens|abends|zweimal|dreimal)\b[\w -]{{0,30}}?)){_CE}", "Der Nutzer nimmt {v}."),
+    ("pt", "stated", _K.PREFERENCE, "health.takes_{v}",
+     rf"\b(?:tomo|estou a tomar|estou tomando) (?P<v>[\w -]{{2,40}}? (?:todos os|todas as|cada|por dia|de manhã|à noite|duas vezes|três vezes)\b[\w -]{{0,30}}?){_CE}", "O usuário toma {v}."),
+    # Retired: a standing fact of who the user is ("I'm retired", "estoy jubilada", "ich bin in Rente").
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI(?:'m| am) (?:now |recently |finally )?(?P<v>retired|semi-retired)\b", "The user is {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role", r"\bje suis (?:maintenant |désormais )?(?P<v>à la retraite|retraitée?)\b", "L'utilisateur est {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.role", r"\b(?:estoy|soy) (?:ya )?(?P<v>jubilad[oa]|retirad[oa])\b", "El usuario está {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.role", r"\bich bin (?:seit [\w ]+? |jetzt |schon )?(?P<v>in Rente|in Pension|pensioniert|Rentnerin|Rentner)\b", "Der Nutzer ist {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:sou|estou) (?:já )?(?P<v>reformad[oa]|aposentad[oa])\b", "O usuário está {v}."),
+    # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy").
+    ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.business", rf"\bje vends (?P<v>[\w' -]{{2,40}}? (?:sur|chez|via|à) {_BARE_NAME})", "L'utilisateur vend {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.business", rf"\bvendo (?P<v>[\w -]{{2,40}}? (?:en|por|a través de) {_BARE_NAME})", "El usuario vende {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.business", rf"\b(?:eu )?vendo (?P<v>[\w -]{{2,40}}? (?:no|na|em|pelo|pela|através do|através da) {_BARE_NAME})", "O usuário vende {v}."),
     ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
+    # "J'ai une boutique en ligne de céramique", "tenho uma loja online de cerâmica": a business of one's own.
+    ("fr", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:j'ai|je tiens|je gère|on a|nous avons) (?P<v>(?:une?|ma|mon|notre) (?:petite? )?(?:boutique|entreprise|société|magasin|restaurant|café|boulangerie|atelier|cabinet|agence|librairie|ferme)(?: en ligne)?(?: (?:de|d'|à) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:et|mais)\b)", "L'utilisateur a {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:tengo|llevo|tenemos) (?P<v>(?:una?|mi|nuestra?) (?:pequeña? )?(?:tienda|empresa|negocio|restaurante|cafetería|panadería|taller|consulta|agencia|librería|granja)(?: online| en línea)?(?: (?:de|en) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:y|pero)\b)", "El usuario tiene {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:ich habe|ich führe|ich betreibe|wir haben) (?P<v>(?:eine?n?|meinen|meine|unseren|unsere) (?:kleinen? )?(?:Laden|Onlineshop|Online-Shop|Shop|Firma|Geschäft|Restaurant|Café|Bäckerei|Werkstatt|Praxis|Agentur|Buchhandlung|Hof)(?: (?:für|mit) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:und|aber)\b)", "Der Nutzer hat {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.business",
+     r"\b(?:tenho|temos|gero) (?P<v>(?:uma?|a minha|o meu) (?:pequena? )?(?:loja|empresa|negócio|restaurante|café|padaria|oficina|clínica|agência|livraria|quinta)(?: online)?(?: (?:de|em) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:e|mas)\b)", "O usuário tem {v}."),
     ("en", "stated", _K.IDENTITY, "identity.business",
      r"\bI (?:run|own|manage|have) (?P<v>(?:a|an|my own|our own) (?:[\w-]+ ){0,3}(?:shop|store|business|company|startup|"
      r"restaurant|café|cafe|bakery|studio|agency|practice|blog|podcast|channel|farm|clinic|salon|bar|firm|bookshop)"
@@ -265,7 +349,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
     ("fr", "home", _K.IDENTITY, "identity.home",
-     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
+     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
      rf"\b(?:(?:j'ai|on a|nous avons) (?:récemment |enfin |finalement )?(?:déménagé|emménagé)|je viens de déménager|on vient de déménager|je me suis installée?|on s'est installés?) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "moving", _K.IDENTITY, "identity.home",
@@ -309,7 +393,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- Spanish
     ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
     ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
-    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)? en {PLACE}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)?(?: con (?:mi|mis|nuestro|nuestra) [\w -]{{2,30}}?)? en {PLACE}", ""),
     ("es", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me|nos) (?:mudé|mudamos|he mudado|hemos mudado|acabo de mudar|acabamos de mudar) a {PLACE}", ""),
     ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
     ("es", "origin", _K.IDENTITY, "identity.origin", rf"\bsoy de {PLACE}", ""),
@@ -343,13 +427,15 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- German
     ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
     ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
-    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)? in {PLACE}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)?(?: mit (?:meinem|meiner|meinen|unserem|unserer|unseren) [\w -]{{2,30}}?)? in {PLACE}", ""),
     ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:wohne|lebe) ich (?:jetzt |derzeit |seit [\w ]+? )?in {PLACE}", ""),
     ("de", "works_as", _K.IDENTITY, "identity.role", r"\barbeite ich (?:jetzt |seit [\w ]+? )?als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
     ("de", "moved", _K.IDENTITY, "identity.home", rf"\b(?:ich bin|wir sind) (?:gerade |kürzlich |jetzt |vor kurzem |endlich )?nach {PLACE} (?:gezogen|umgezogen)", ""),
     ("de", "origin", _K.IDENTITY, "identity.origin", rf"\bich (?:komme|stamme) aus {PLACE}", ""),
     ("de", "age", _K.IDENTITY, "identity.age", r"\bich bin (?P<v>\d{1,3})(?= Jahre|\s*[.,;!]|$| und)", ""),
     ("de", "works_as", _K.IDENTITY, "identity.role", r"\b(?:ich|und) arbeite als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
+    # "Ich arbeite seit drei Jahren bei Zalando als Data Engineer": the role after the employer.
+    ("de", "works_as", _K.IDENTITY, "identity.role", r"\b(?:ich|und) arbeite (?:jetzt |nun |seit [\w ]+? )?(?:bei|für) [^.,;!?]{2,40}? als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:in)\b|[.,;!]|$)", ""),
     ("de", "role", _K.IDENTITY, "identity.role",
      r"\bich bin (?:jetzt |nun |inzwischen |mittlerweile )?(?:von Beruf )?(?-i:(?P<v>[A-ZÄÖÜ][a-zäöüß]+(?:er|erin|ist|istin|eur|eurin|ant|antin|ent|entin|"
      r"ekt|ektin|loge|login|arzt|ärztin)))\b", ""),
@@ -375,6 +461,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:wir nehmen|ich nehme|wir (?:verwenden|benutzen|nutzen)|(?:wir haben|ich habe) uns (?:für|fuer)|"
      r"(?:wir|ich) (?:entscheiden uns|entscheide mich) für|wir bleiben bei|ich bleibe bei|wir gehen mit)\s[^.;!?]+)", ""),
+    # "Wir haben beschlossen, im Herbst umzuziehen": a decision said with its infinitive clause.
+    ("de", "decision", _K.DECISION, "choice",
+     r"\b(?P<v>(?:wir haben|ich habe) (?:jetzt |nun |endlich )?(?:beschlossen|entschieden),? [^.;!?]+?(?: zu [\w-]+| \w+zu\w+en))(?=\s*[.;!?,]|$)", ""),
     ("de", "decision", _K.DECISION, "choice",
      r"\b(?P<v>(?:nehmen|verwenden|benutzen|nutzen) (?:wir|ich) (?:jetzt |nun |doch |lieber |ab sofort )?[^.;!?]+)", ""),
     ("de", "decision", _K.DECISION, "choice",
@@ -388,7 +477,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
      rf"trata-me por|trate-me por) {NAME}", ""),
-    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)? (?:em|no|na|nos|nas) {PLACE}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)?(?: com (?:o meu|a minha|os meus|as minhas|meu|minha) [\w -]{{2,30}}?)? (?:em|no|na|nos|nas) {PLACE}", ""),
     ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar|mudámo-nos|mudamo-nos|nos mudamos|mudámos-nos|mudamos-nos|acabámos de nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "origin", _K.IDENTITY, "identity.origin", rf"\bsou (?:de|do|da) {PLACE}", ""),
@@ -425,10 +514,10 @@ RULES: tuple[Rule, ...] = tuple(
 )
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
 _REL_SPEC = (
-    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: called| named)?| (?:called|named)|,)? {NAME}"),
+    ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: an? (?:guy|man|woman|lady|chap|bloke|fellow|person))?(?: called| named)?| (?:called|named)|,)? {NAME}"),
     ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)?(?: (?:docteur|docteure|doctoresse|maître|professeur|professeure))? {NAME}"),
     ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:ahora )?(?:se llama|es)(?: ahora)?(?: el| la)?|,)?(?: (?:doctor|doctora|profesor|profesora|licenciado|licenciada))? {NAME}"),
-    ("de", rf"\b(?P<poss>mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
+    ("de", rf"\b(?P<poss>mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|unserer) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:agora )?(?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)?(?: (?:doutor|doutora|professor|professora))? {NAME}"),
     ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b"),
     ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
@@ -436,11 +525,23 @@ _REL_SPEC = (
     ("es", rf"\b(?:el nuevo|la nueva) (?P<rel>{REL_RE}) (?:es|será)(?: el| la)? {NAME}"),
     ("de", rf"\b(?:der neue|die neue|mein neuer|meine neue) (?P<rel>{REL_RE}) (?:ist|wird|heißt)(?: jetzt)? {NAME}"),
     ("pt", rf"\b(?:o novo|a nova) (?P<rel>{REL_RE}) (?:é|será)(?: o| a)? {NAME}"),
+    # "The plumber is called Sam", "Der Fliesenleger heißt Herr Böhm": who does a job in the user's home or care,
+    # named with a definite article (family and friends need a possessive: "the teacher" may be a child's).
+    ("en", rf"\bthe (?P<rel>{SERVICE_EN_RE})(?:'s name is| is called|'s called| is named) {NAME}"),
+    ("fr", rf"\b(?:le |la |l')(?P<rel>{SERVICE_RE})(?: des enfants| de la famille)?,? (?:s'appelle|c'est|est) (?:le |la )?(?:(?:docteur|docteure|dr\.?|dre) )?{NAME}"),
+    ("es", rf"\b(?:el|la) (?P<rel>{SERVICE_RE})(?: de (?:los niños|las niñas|la familia|casa))? (?:se llama|es)(?: el| la)?(?: (?:doctor|doctora|dr\.?|dra\.?))? {NAME}"),
+    ("de", rf"\b(?:der|die) (?P<rel>{SERVICE_RE})(?: der Kinder| unserer Kinder)? (?:heißt|heisst|ist)(?: (?:Dr\.?|Doktor|Doktorin))? {NAME}"),
+    ("pt", rf"\b(?:o|a) (?P<rel>{SERVICE_RE})(?: dos miúdos| das crianças| dos meninos)? (?:chama-se|se chama|é)(?: o| a)?(?: (?:doutor|doutora|dr\.?|dra\.?))? {NAME}"),
     # "Tom's no longer my manager, it's Priya now": the name after the retraction is the current one.
     ("en", rf"\bno longer (?:my|our) {_MOD}(?P<rel>{EN_REL_RE}),? (?:it's|it is|that's) (?:now )?{NAME}"),
     # An adopted or new pet named after its noun: "we adopted a kitten, Miso", "adotei uma gata, a Pimenta".
     ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued|have) an? {_MOD}(?P<rel>{EN_REL_RE}),? (?:called |named )?{NAME}"),
     ("fr", rf"\b(?:j'ai|on a|nous avons) (?:adopté |recueilli )?(?:une? ) ?{_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |nommée? |appelée? )?{NAME}"),
+    # "On vient d'adopter un chaton, il s'appelle Pistache", "we just got a puppy, his name is Rufus".
+    ("fr", rf"\b(?:on vient|je viens|nous venons) d'(?:adopter|accueillir|avoir) (?:une? ){_MOD}(?P<rel>{REL_RE}),? (?:qui s'appelle |(?:il|elle) s'appelle |nommée? |appelée? )?{NAME}"),
+    ("en", rf"\b(?:I|we) (?:just |recently |finally )?(?:adopted|got|rescued) an? {_MOD}(?P<rel>{EN_REL_RE}),? (?:(?:his|her|its) name is|(?:he|she|it)(?:'s| is) called) {NAME}"),
+    ("es", rf"\b(?:acabo de|acabamos de) (?:adoptar|tener) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que )?(?:se llama |llamad[oa] )?{NAME}"),
+    ("de", rf"\b(?:ich habe|wir haben) (?:gerade |kürzlich |endlich )?(?:eine?n? ){_MOD}(?P<rel>{REL_RE}) (?:adoptiert|bekommen|geholt),? (?:er|sie|es) heißt {NAME}"),
     ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
     ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
     ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),

@@ -561,6 +561,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         if not 1 <= int(value) <= 120:
             return None
         text = render(key, lang, value)
+    elif key in ("works_in", "leads"):
+        if content_tokens(value)[-1:] and content_tokens(value)[-1] in _CALENDAR_WORDS:
+            return None  # "I work for the weekend": when, not where
+        text = render(key, lang, to_third_person_en(value) if lang == "en" else value)
     elif key in ("role", "works_as"):
         last = fold(value.split()[-1])
         words_folded = [fold(w) for w in value.split()]
@@ -598,6 +602,10 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
             verb = rule.verb.format(w=spoken.lower())
             if lang == "de" and spoken:
                 verb = _DE_VERBS.get(spoken.lower(), verb)
+        elif lang == "de" and spoken.lower() in _DE_VERBS:
+            verb = _DE_VERBS[
+                spoken.lower()
+            ]  # "Ich trinke keinen Alkohol" → "Der Nutzer trinkt keinen Alkohol."
         else:
             verb = _EN_PREF_VERBS.get(" ".join(spoken.lower().split()), f"The user is {spoken.lower()}")
         shown = to_third_person_en(value) if lang == "en" else value
@@ -672,9 +680,9 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     else:  # pragma: no cover - every key of the table is handled above
         return None
     end = match.end()
-    if key in ("role", "employer", "works_as") and lang in _WORK_PLACE:
+    if (key in ("role", "employer", "works_as") or slot == "identity.role") and lang in _WORK_PLACE:
         where = _WORK_PLACE[lang].match(sentence, end)
-        if where and _is_name(where.group("v")):
+        if where and where.group(0).strip() and (where.group("v") is None or _is_name(where.group("v"))):
             text = f"{text.rstrip('.')} {where.group(0).strip().rstrip('.')}."  # "a nurse in Cardiff": where they work
             end = where.end()
     return Hit(rule.kind, slot, value, text, rule.kind is FactKind.IDENTITY, match.start(), end, lang)
@@ -682,8 +690,37 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
 
 #: A place right after a role or employer ("I'm a nurse in Cardiff", "Projektleiterin bei Siemens in München").
 _WORK_PLACE = {
-    lang: re.compile(rf"\s+{prep} {PLACE}(?=\s*(?:[.,;!]|$))")
-    for lang, prep in (("en", "in"), ("de", "in"), ("fr", "à"), ("es", "en"), ("pt", "em"))
+    lang: re.compile(
+        rf"(?:\s+{field})?(?:\s+{where})?(?:\s+{prep} {PLACE})?"
+        r"(?=\s*(?:[.,;!]|$)|\s+(?:and|et|y|und|e)\b)"
+    )
+    for lang, field, where, prep in (
+        # "a master's student in marine biology at Plymouth": the field, then the place.
+        (
+            "en",
+            r"(?!)",
+            r"(?:(?:at|in) (?:an?|the) [\w-]+(?: [\w-]+)?|in (?!(?:my|our|his|her|their|your|this|that)\b)[a-z][\w-]*"
+            r"(?: [a-z][\w-]*){0,2}(?= (?:at|in) (?-i:[A-Z])))",
+            "(?:in|at)",
+        ),
+        ("de", r"(?!)", r"(?:in|bei|an) (?:einer|einem|der|dem) [\w-]+", "in"),
+        # "prof de maths dans un lycée à Nantes", "infirmière à l'hôpital de Nantes"
+        (
+            "fr",
+            r"(?:de|d'|en) ?[\w-]+",
+            r"(?:dans|chez|à) (?:un|une|le|la|l'|l’) ?[\w-]+(?: (?:de|du|des) [\w-]+)?",
+            "à",
+        ),
+        # "profesora de inglés en un instituto", "médico de familia en Bilbao"
+        ("es", r"de [\w-]+", r"en (?:un|una|el|la) [\w-]+(?: (?:de|del) [\w-]+)?", "en"),
+        # "enfermeira no Hospital de Santa Maria"
+        (
+            "pt",
+            r"de [\w-]+",
+            r"(?:num|numa|em um|em uma|no|na) [\w-]+(?: (?:de|da|do) [\w-]+(?: [\w-]+)?)?",
+            "em",
+        ),
+    )
 }
 
 
@@ -714,10 +751,80 @@ def apply_rules(sentence: str, languages: frozenset[str] | None = None) -> list[
             if hit is not None:
                 hits.append(hit)
     hits.extend(_household_allergies(normal))
+    hits.extend(_named_children(normal, languages))
     hits.extend(_reports_to(normal, languages))
     if languages is None or "en" in languages:
         hits.extend(_their_relations(normal))
+    taken = [h for h in hits if h.slot.startswith("health.takes_")]
+    # "Ich nehme jeden Morgen Blutdrucktabletten": a medicine taken at a rhythm, not an option chosen.
+    hits = [
+        h
+        for h in hits
+        if h.kind is not FactKind.DECISION or not any(h.start < t.end and t.start < h.end for t in taken)
+    ]
     return _without_overlaps(hits)
+
+
+#: One capitalised name (a title allowed), case-sensitive inside case-insensitive patterns.
+_BARE_NAME = r"(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*)"
+#: "two kids, Tom and Ella", "deux enfants, Léo et Inès", "dos hijos, Pablo y Marta", "zwei Kinder, Ben und Mia",
+#: "dois filhos, o Rui e a Rita": the user's children named in a list after their number.
+_CHILD_LIST = (
+    ("en", re.compile(rf"\b(?:I have|I've got|we have|we've got|with|my) (?:two|three|four|2|3|4) (?P<rel>kids|children|sons|daughters),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? and {_BARE_NAME})", re.IGNORECASE)),
+    ("fr", re.compile(rf"\b(?:j'ai|on a|nous avons|avec|mes) (?:deux|trois|quatre|2|3|4) (?P<rel>enfants|fils|filles),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? et {_BARE_NAME})", re.IGNORECASE)),
+    ("es", re.compile(rf"\b(?:tengo|tenemos|con|mis) (?:dos|tres|cuatro|2|3|4) (?P<rel>hijos|hijas|niños),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? y {_BARE_NAME})", re.IGNORECASE)),
+    ("de", re.compile(rf"\b(?:ich habe|wir haben|mit|meine) (?:zwei|drei|vier|2|3|4) (?P<rel>Kinder|Söhne|Töchter),? (?P<names>{_BARE_NAME}(?:, {_BARE_NAME})*,? und {_BARE_NAME})", re.IGNORECASE)),
+    ("pt", re.compile(rf"\b(?:tenho|temos|com|os meus) (?:dois|duas|três|quatro|2|3|4) (?P<rel>filhos|filhas|miúdos),? (?P<names>(?:o |a )?{_BARE_NAME}(?:, (?:o |a )?{_BARE_NAME})*,? e (?:o |a )?{_BARE_NAME})", re.IGNORECASE)),
+)  # fmt: skip
+#: The same after a number of pets: "two cats, Miso and Tofu", "deux chats, Pixel et Crumble".
+_PET_PLURALS = {
+    "cats": ("en", "cat"), "dogs": ("en", "dog"), "kittens": ("en", "kitten"), "puppies": ("en", "puppy"),
+    "chats": ("fr", "chat"), "chiens": ("fr", "chien"), "chatons": ("fr", "chaton"),
+    "gatos": ("es", "gato"), "perros": ("es", "perro"), "gatas": ("es", "gata"), "perras": ("es", "perra"),
+    "katzen": ("de", "Katze"), "hunde": ("de", "Hund"),
+    "cães": ("pt", "cão"), "cadelas": ("pt", "cadela"),
+}  # fmt: skip
+_PET_LIST = re.compile(
+    rf"\b(?:two|three|four|deux|trois|quatre|dos|tres|cuatro|zwei|drei|vier|dois|duas|três|quatro|2|3|4) "
+    rf"(?P<rel>{'|'.join(_PET_PLURALS)}),? (?P<names>(?:o |a )?{_BARE_NAME}(?:, (?:o |a )?{_BARE_NAME})*,? "
+    rf"(?:and|et|y|und|e) (?:o |a )?{_BARE_NAME})",
+    re.IGNORECASE,
+)
+_LIST_JOIN = re.compile(r",\s*|\s+(?:and|et|y|und|e)\s+|^(?:o|a)\s+", re.IGNORECASE)
+_CHILD_WORD = {"en": "child", "fr": "enfant", "es": "hijo/a", "de": "Kind", "pt": "filho/a"}
+
+
+def _named_children(sentence: str, languages: frozenset[str] | None) -> list[Hit]:
+    found: list[Hit] = []
+    for lang, pattern in _CHILD_LIST:
+        if languages is not None and lang not in languages:
+            continue
+        for match in pattern.finditer(sentence):
+            names = [n.strip() for n in _LIST_JOIN.split(match.group("names")) if n and n.strip()]
+            names = [re.sub(r"^(?:o|a)\s+", "", n) for n in names]
+            for name in names:
+                # A list of names after "two kids" is names even where one is a function word elsewhere ("Ella").
+                if fold(name) in _NOT_NAMES or fold(name) in _CALENDAR_WORDS:
+                    continue
+                text = render("relation", lang, name, rel=_CHILD_WORD[lang])
+                slot = f"relation.child.{fold(name).replace(' ', '_')}"
+                found.append(
+                    Hit(FactKind.RELATION, slot, name, text, False, match.start("names"), match.end(), lang)
+                )
+    for match in _PET_LIST.finditer(sentence):
+        lang, singular = _PET_PLURALS[match.group("rel").lower()]
+        if languages is not None and lang not in languages:
+            continue
+        for said in (n.strip() for n in _LIST_JOIN.split(match.group("names")) if n and n.strip()):
+            name = re.sub(r"^(?:o|a)\s+", "", said)
+            if fold(name) in _NOT_NAMES or fold(name) in _CALENDAR_WORDS:
+                continue
+            text = render("pet", lang, name, rel=singular)
+            slot = f"pet.{fold(name).replace(' ', '_')}"
+            found.append(
+                Hit(FactKind.RELATION, slot, name, text, False, match.start("names"), match.end(), lang)
+            )
+    return found
 
 
 #: Someone of the user's household with an allergy ("Noor has a sesame allergy", "Léo est allergique aux noix"):
@@ -816,7 +923,29 @@ _PAST_MODIFIERS = frozenset(
     ]
 )
 _SAME_MODIFIERS = frozenset(
-    ["new", "current", "nouvelle", "nouveau", "nouvel", "nuevo", "nueva", "neuer", "neue", "novo", "nova"]
+    [
+        "new",
+        "current",
+        "nouvelle",
+        "nouveau",
+        "nouvel",
+        "nuevo",
+        "nueva",
+        "neuer",
+        "neue",
+        "neuen",
+        "neuem",
+        "neues",
+        "novo",
+        "nova",
+        "actual",
+        "aktuelle",
+        "aktueller",
+        "aktuellen",
+        "actuel",
+        "actuelle",
+        "atual",
+    ]
 )
 
 

@@ -36,8 +36,16 @@ _PASSWORD = re.compile(
     # An access code guards a door or an account like a password does ("code d'accès", "lock-box code").
     r"(?:access|entry|door|gate|alarm|lock-?box|lock box|login|key ?safe|key box|safe|padlock|garage|wifi|wi-fi|"
     r"security|unlock|building) code|code d'acc[èe]s|code d'entr[ée]e|code du (?:portail|coffre|cadenas|garage)|"
-    r"c[óo]digo de (?:acesso|acceso|entrada)|zugangscode|t[üu]rcode)\b"
-    r"(?:\s+(?:for|of|to|on|de|du|au|à|pour|para|del|al|f[üu]r|von|zum|zur|do|da|no|na|ao)\s+[^\s:=]+(?:\s+[^\s:=]+)?)?"
+    r"c[óo]digo de (?:acesso|acceso|entrada)|zugangscode|t[üu]rcode|"
+    # The code of a door said the other way round: "the code for the gate", "el código de la alarma".
+    r"code (?:for|of|to) (?:the |my |our )?(?:gate|door|front door|alarm|building|safe|lock-?box|garage|entrance|"
+    r"padlock|key ?safe)|c[óo]digo (?:de la|del|da|do|de) (?:alarma|alarme|puerta|porta|portal|port[ãa]o|garaje|"
+    r"garagem|caja fuerte|cofre|entrada)|code (?:de la|de l'|du|des) ?(?:porte|alarme|immeuble|portail|garage|coffre|"
+    r"cadenas|interphone|entrée)|(?:alarm|tor|garagen|haus|safe)code|code (?:für|fürs|der|des) (?:die |das |den )?"
+    r"(?:t[üu]r|tor|alarm|alarmanlage|haus|garage|safe))\b"
+    # What it opens, up to four words: "the password of the hospital portal is", "mein Passwort fürs Fitnessstudio ist".
+    r"(?:\s+(?:for|of|to|on|de|du|au|à|pour|para|del|al|f[üu]r|fürs|von|vom|zum|zur|do|da|no|na|ao|dans|en|bei|im|am)"
+    r"(?:\s+[^\s:=]+){1,4}?)?"
     r"\s*(?:is|was|c'est|c’est|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?!\[redacted\])(?P<value>[^\s\"'”»]{3,})",
     re.IGNORECASE,
 )

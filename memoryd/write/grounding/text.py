@@ -183,8 +183,9 @@ def content_tokens(text: str) -> list[str]:
     return list(_content_tokens(text))
 
 
-#: Abbreviations whose dot ends no sentence ("our vet is Dr. Ruiz").
-_ABBREVIATIONS = word_set("dr dra mr mrs ms mx prof sr sra sres st vs etc eg ie approx no nr dept jr")
+#: Abbreviations whose dot ends no sentence ("our vet is Dr. Ruiz"). "No." and "Nr." abbreviate only before a
+#: number, where no sentence is split anyway; before a word "no." ends one ("Todavía no. Mi pareja …").
+_ABBREVIATIONS = word_set("dr dra mr mrs ms mx prof sr sra sres st vs etc eg ie approx dept jr")
 
 
 @lru_cache(maxsize=8_192)
