@@ -204,7 +204,7 @@ class MlxEmbedder:
         return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
 
     def close(self) -> None:
-        self._fast = None  # its arrays are views of the model's
+        self._fast = None  # its matrices are its own copies, the rest views of the model's
         self._model = None  # type: ignore[assignment]
         mx.clear_cache()
 
