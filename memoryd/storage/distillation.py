@@ -6,12 +6,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, now_ms
-from memoryd.storage.agents import AgentStore
-from memoryd.storage.db import Database
-from memoryd.storage.tables import Tables
-from memoryd.storage.transcript import TranscriptRow, estimate_tokens, insert_transcript_rows
-from memoryd.write.store_protocol import (
+from memoryd.distill_records import (
     LOG_DEAD_LETTER,
     CommitResult,
     DerivedRow,
@@ -25,6 +20,11 @@ from memoryd.write.store_protocol import (
     Signal,
     StaleSnapshotError,
 )
+from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, now_ms
+from memoryd.storage.agents import AgentStore
+from memoryd.storage.db import Database
+from memoryd.storage.tables import Tables
+from memoryd.storage.transcript import TranscriptRow, estimate_tokens, insert_transcript_rows
 
 #: Bound parameters per IN (...) list, well under SQLite's variable limit.
 _CHUNK = 500
