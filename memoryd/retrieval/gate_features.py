@@ -38,6 +38,7 @@ _MEMORY_TOPIC = sig.compile_any(sig.MEMORY_TOPIC)
 _HOWTO = sig.compile_any(sig.HOWTO)
 _ADVICE = sig.compile_any(sig.ADVICE)
 _ASK_WHEN = sig.compile_any(sig.ASK_WHEN)
+_PERSONAL_TOPIC = sig.compile_any(sig.PERSONAL_TOPIC)
 _WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
 
@@ -63,6 +64,8 @@ DERIVED: tuple[str, ...] = (
     "e_best",
     "t_best",
     "id_best",
+    "topic_x_p_has",
+    "topic_x_id_has",
     "p_cos_best",
     "e_cos_best",
     "t_cos_best",
@@ -84,6 +87,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "howto",
     "advice",
     "ask_when",
+    "personal_topic",
     *(f"trig_{name}" for name in TRIGGERS),
     "entity_hits",
     *SELF_CONTAINED,
@@ -148,6 +152,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
     f["howto"] = 1.0 if _HOWTO.search(folded) else 0.0
     f["advice"] = 1.0 if _ADVICE.search(folded) else 0.0
     f["ask_when"] = 1.0 if _ASK_WHEN.search(folded) else 0.0
+    f["personal_topic"] = 1.0 if _PERSONAL_TOPIC.search(folded) else 0.0
     for name, fired in trigger_flags(scanned, evidence.entities).items():
         f[f"trig_{name}"] = 1.0 if fired else 0.0
     f["entity_hits"] = _cap(entity_hits(folded, evidence.entities))
@@ -241,6 +246,9 @@ def derive(f: dict[str, float]) -> dict[str, float]:
     f["ev_max_gap"] = max(f.get(f"{p}_cos_gap", 0.0) for p in ("p", "e", "t"))
     for prefix, value in coverage.items():
         f[f"{prefix}_best"] = 1.0 if best > 0 and value >= best else 0.0
+    # A personal topic ("a dinner recipe") with facts about the person to answer it.
+    f["topic_x_p_has"] = f.get("personal_topic", 0.0) * f.get("p_has", 0.0)
+    f["topic_x_id_has"] = f.get("personal_topic", 0.0) * f.get("id_has", 0.0)
     # Which section's nearest row is nearest of all (only when vectors ran), and keyword x vector agreement.
     vectors = f.get("vec_on", 0.0)
     for prefix in ("p", "e", "t"):
