@@ -20,12 +20,12 @@ Run: `python -m bench.gate_collect` (a few minutes; writes bench/results/gate_fi
 from __future__ import annotations
 
 import argparse
-import gzip
 import dataclasses
+import gzip
 import json
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -65,7 +65,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 
 def variant_profile(profile: Profile, removed: Sequence[str]) -> Profile:
     """The profile without the removed sections."""
-    changes: dict[str, Any] = {name: () for name in removed}
+    changes: dict[str, Any] = dict.fromkeys(removed, ())
     return replace(profile, **changes)
 
 
@@ -87,17 +87,17 @@ def evidence_json(evidence: QueryEvidence) -> dict[str, Any]:
 def recording() -> Iterator[list[tuple[str, QueryEvidence]]]:
     """Record every (query, evidence) the read path computes features from (the bench's in-process memoryd)."""
     seen: list[tuple[str, QueryEvidence]] = []
-    original = assemble_module.compute
+    original: Callable[[str, QueryEvidence], dict[str, float]] = gate_features.compute
 
     def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         seen.append((query, evidence))
         return original(query, evidence)
 
-    assemble_module.compute = compute
+    setattr(assemble_module, "compute", compute)  # noqa: B010
     try:
         yield seen
     finally:
-        assemble_module.compute = original
+        setattr(assemble_module, "compute", original)  # noqa: B010
 
 
 def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
@@ -128,18 +128,25 @@ def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
                         seen.clear()
                         outcome = assemble(stack, {**query, "profile": f"{query['profile']}~{variant}"})
                         if len(seen) > 1:
-                            raise RuntimeError(f"{query['id']}: {len(seen)} feature computations for one query")
+                            raise RuntimeError(
+                                f"{query['id']}: {len(seen)} feature computations for one query"
+                            )
                         # A query too short for the gate (under 3 characters) is none without any evidence.
                         evidence = seen[0][1] if seen else None
                         if evidence is not None:
                             recomputed = gate_features.compute(seen[0][0], evidence)
                             if any(abs(recomputed[k] - v) > 1e-6 for k, v in outcome.features.items()):
-                                raise RuntimeError(f"{query['id']}: recorded evidence does not give the served features")
+                                raise RuntimeError(
+                                    f"{query['id']}: recorded evidence does not give the served features"
+                                )
                         row = {
                             "set": data_dir.name,
                             "variant": variant,
                             "removed": list(VARIANTS[variant]),
-                            **{k: query.get(k) for k in ("id", "split", "profile", "lang", "query", "expected")},
+                            **{
+                                k: query.get(k)
+                                for k in ("id", "split", "profile", "lang", "query", "expected")
+                            },
                             "acceptable": query.get("acceptable", []),
                             "answer_ids": query.get("answer_ids", []),
                             "tags": query.get("tags", []),

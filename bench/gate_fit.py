@@ -134,7 +134,12 @@ def train_model(
     if z_clip > 0:
         z = np.clip(z, -z_clip, z_clip)
     w, b = fit_softmax(
-        z, labels(train), l2=l2, class_weight=class_weight, soft=soft, example_weight=weights,
+        z,
+        labels(train),
+        l2=l2,
+        class_weight=class_weight,
+        soft=soft,
+        example_weight=weights,
         iterations=iterations,
     )
     return GateModel(

@@ -63,7 +63,9 @@ def evidence_from_json(raw: Mapping[str, Any]) -> QueryEvidence:
     facts = tuple(IdentityFact(id=str(n), text=text) for n, text in enumerate(raw.get("facts", [])))
     identity = IdentitySnapshot(narrative=str(raw.get("narrative", "")), facts=facts)
     cosine = raw.get("identity_cosine")
-    return QueryEvidence(sections, identity, frozenset(raw.get("entities", [])), None if cosine is None else float(cosine))
+    return QueryEvidence(
+        sections, identity, frozenset(raw.get("entities", [])), None if cosine is None else float(cosine)
+    )
 
 
 def read(path: Path) -> list[Recorded]:
@@ -117,9 +119,7 @@ def relabel(
     return kept[0], kept[1:]
 
 
-def examples(
-    rows: Sequence[Recorded], *, vectorless: bool = False
-) -> list[Example]:
+def examples(rows: Sequence[Recorded], *, vectorless: bool = False) -> list[Example]:
     """Fitting examples (features recomputed now); `vectorless` gives the timed-out-vector copies instead.
 
     Example.split carries "<set>/<variant>[/novec]" so folds and reports can tell them apart; a query the gate
@@ -136,4 +136,12 @@ def examples(
     return out
 
 
-__all__ = ["ITEM_SECTIONS", "Recorded", "evidence_from_json", "examples", "read", "relabel", "without_vectors"]
+__all__ = [
+    "ITEM_SECTIONS",
+    "Recorded",
+    "evidence_from_json",
+    "examples",
+    "read",
+    "relabel",
+    "without_vectors",
+]

@@ -137,4 +137,13 @@ def share_features(prefixes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{p}_{suffix}" for p in prefixes for suffix in ("known", "known_best"))
 
 
-__all__ = ["CUE_FEATURES", "DATE_WORDS", "cue_features", "dates", "names", "numbers", "section_shares", "share_features"]
+__all__ = [
+    "CUE_FEATURES",
+    "DATE_WORDS",
+    "cue_features",
+    "dates",
+    "names",
+    "numbers",
+    "section_shares",
+    "share_features",
+]
