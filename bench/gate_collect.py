@@ -11,6 +11,9 @@ gate_features changes and variants can be derived exactly:
   transcript only, as before the first distillation; identity and pinned facts only, as after an import), and every query of the profile is asked of them too; a query whose answer
   items are all gone is relabelled none, one whose expected section is gone falls to the acceptable section still
   holding an answer item (bench/gate_fit.relabel).
+- **agents without identity** (identity is derived later than pinned facts): the full and pinned-only agents'
+  evidence without the identity, derived offline by gate_fitdata.without_identity (exact: the features read
+  the identity only there);
 - **timed-out query vectors**: the evidence without its cosines (what the read path measures when the query
   embedding misses its deadline) is derived offline by gate_fit.without_vectors.
 

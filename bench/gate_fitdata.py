@@ -97,6 +97,17 @@ def without_vectors(evidence: QueryEvidence) -> QueryEvidence:
     return replace(evidence, sections=sections, identity_cosine=None)
 
 
+def without_identity(evidence: QueryEvidence) -> QueryEvidence:
+    """The evidence of the same agent without identity facts or narrative (a new agent: identity is derived
+    later). Exact: the features read the identity only through these fields."""
+    return replace(evidence, identity=IdentitySnapshot(), identity_cosine=None)
+
+
+#: Recorded variants that also get a copy without identity (the seeded variants remove identity only together
+#: with pinned facts and episodes, which would teach the model that an agent without identity has no answers).
+IDENTITYLESS_FROM = ("full", "pinned_only")
+
+
 def relabel(
     expected: str, acceptable: Sequence[str], answer_ids: Sequence[str], removed: Iterable[str]
 ) -> tuple[str, tuple[str, ...]]:
@@ -119,29 +130,36 @@ def relabel(
     return kept[0], kept[1:]
 
 
-def examples(rows: Sequence[Recorded], *, vectorless: bool = False) -> list[Example]:
-    """Fitting examples (features recomputed now); `vectorless` gives the timed-out-vector copies instead.
+def examples(
+    rows: Sequence[Recorded], *, vectorless: bool = False, identityless: bool = False
+) -> list[Example]:
+    """Fitting examples (features recomputed now); `vectorless` gives the timed-out-vector copies instead,
+    `identityless` the copies without identity of the IDENTITYLESS_FROM variants.
 
-    Example.split carries "<set>/<variant>[/novec]" so folds and reports can tell them apart; a query the gate
-    never scores (too short) has no features and is left out (it is none by rule, and the sets label it none).
+    Example.split carries "<set>/<variant>[/noid][/novec]" so folds and reports can tell them apart; a query the
+    gate never scores (too short) has no features and is left out (it is none by rule, and the sets label it none).
     """
     out = []
     for r in rows:
-        if r.evidence is None:
+        if r.evidence is None or (identityless and r.variant not in IDENTITYLESS_FROM):
             continue
-        evidence = without_vectors(r.evidence) if vectorless else r.evidence
-        expected, acceptable = relabel(r.expected, r.acceptable, r.answer_ids, r.removed)
-        tag = f"{r.set}/{r.variant}" + ("/novec" if vectorless else "")
+        evidence = without_identity(r.evidence) if identityless else r.evidence
+        evidence = without_vectors(evidence) if vectorless else evidence
+        removed = (*r.removed, "identity") if identityless else r.removed
+        expected, acceptable = relabel(r.expected, r.acceptable, r.answer_ids, removed)
+        tag = f"{r.set}/{r.variant}" + ("/noid" if identityless else "") + ("/novec" if vectorless else "")
         out.append(Example(r.id, tag, r.lang, expected, acceptable, r.tags, compute(r.query, evidence)))
     return out
 
 
 __all__ = [
+    "IDENTITYLESS_FROM",
     "ITEM_SECTIONS",
     "Recorded",
     "evidence_from_json",
     "examples",
     "read",
     "relabel",
+    "without_identity",
     "without_vectors",
 ]

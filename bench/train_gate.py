@@ -8,14 +8,15 @@ before this fit, which this script never reads (`python -m bench.bench_gate --se
 
 Fitting data (bench/gate_fitdata.py, from the evidence bench/gate_collect.py recorded inside a real memoryd):
 every query against its full profile, and as augmentation the same queries against agents with sections missing
-(relabelled: a query whose answer items are gone is none) and with the query vector timed out. Folds hold out a
+(relabelled: a query whose answer items are gone is none), without identity, and with the query vector timed out. Folds hold out a
 profile with all its variants. Chosen on the out-of-fold predictions: features (the feature groups below), l2,
 acceptable-section weight, augmentation weight, none_threshold (min_section_probability stays gate-v2's 0.1: it
 orders the fall-through only). The objective is the
 full-profile figures (lenient accuracy, penalised past the issue's false/missed targets; bench.gate_fit.objective)
 plus a quarter of the same objective on the augmented examples, so agents unlike the seeded profiles count too.
 
-Run: `python -m bench.train_gate` (minutes; `--evidence FILE` to use another collection).
+Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate` (about 5 minutes on a busy 2-core machine; BLAS threads
+only spin there; `--evidence FILE` to use another collection, `--dry-run` to print the CV figures only).
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def load(path: Path, *, augment: bool = True) -> Fold:
     rows = read(path)
     with_vectors = examples(rows if augment else [r for r in rows if r.variant == "full"])
     without = examples(rows, vectorless=True) if augment else []
-    items = with_vectors + without
+    no_identity = examples(rows, identityless=True) + examples(rows, identityless=True, vectorless=True)
+    items = with_vectors + without + (no_identity if augment else [])
     is_full = [e.split.endswith("/full") for e in items]
     return Fold(items, assign_folds(items), is_full)
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bench.gate_fitdata import relabel, without_vectors
+from bench.gate_fitdata import relabel, without_identity, without_vectors
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate_cues import dates, names, numbers
 from memoryd.retrieval.gate_features import QueryEvidence, compute
-from memoryd.retrieval.items import IdentitySnapshot, Section
+from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, Section
 
 
 def test_a_kept_section_keeps_its_label() -> None:
@@ -40,3 +40,12 @@ def test_cue_parsers() -> None:
     assert names("ask Mrs Duncan's son. Then Marta") == ["duncan", "marta"]
     assert numbers("leave at 06:10 on the 3rd") == ["06", "10", "3"]
     assert dates(["on", "vendredi", "ou", "samstag"]) == ["vendredi", "samstag"]
+
+
+def test_an_agent_without_identity_keeps_its_sections() -> None:
+    held = SectionEvidence(rows=2, terms=("lisbon",), term_df={"lisbon": 1}, coverage_top=1.0, cosine_top=0.6)
+    identity = IdentitySnapshot(facts=(IdentityFact("1", "Lives in Lisbon"),))
+    evidence = QueryEvidence({Section.PINNED: held}, identity, frozenset(), identity_cosine=0.5)
+    f = compute("which Lisbon tram?", without_identity(evidence))
+    assert (f["id_has"], f["id_cov"], f["id_vec"]) == (0.0, 0.0, 0.0)
+    assert f["p_cov"] == 1.0 and f["p_cos"] == 0.6
