@@ -1,22 +1,22 @@
-"""Relevance-gate quality (issues 6 and 17): the evidence gate on the frozen, held-out gate_v3 set, end to end.
+"""Relevance-gate quality (issues 6 and 17): the evidence gate on the frozen, held-out gate_v4 set, end to end.
 
-Headline (issue 17): every gate_v3 profile is seeded into a real memoryd (real MiniLM embeddings through a real
+Headline (issue 17): every gate_v4 profile is seeded into a real memoryd (real MiniLM embeddings through a real
 inferd, bench/gate_harness.py) and every query goes through AssembleContext over gRPC, with the shipped model
-(memoryd/retrieval/gate_model_v2.json, fitted on all of gate_v2 with its settings chosen by profile-grouped
-cross-validation, bench/train_gate.py): lenient and strict section accuracy, false injection (all no-memory
-queries, hard negatives, entity traps, non-English), missed injection, per-section recall and precision, the
-confusion matrix, and whether the block holds an answer item. gate_v3 is read only here.
+(memoryd/retrieval/gate_model_v3.json, fitted on all of gate_v2 and gate_v3 with its settings chosen by
+profile-grouped cross-validation, bench/train_gate.py): lenient and strict section accuracy, false injection (all
+no-memory queries, hard negatives, entity traps, non-English), missed injection, per-section recall and precision,
+the confusion matrix, and whether the block holds an answer item. gate_v4 is read only here.
 
 Regression check (issue 6, not the headline): the old bench/gate_set.jsonl through the trigger phrases alone (the
 gate's fallback when no model is loaded, and one feature of the evidence gate) and the reference app's rules; the
 llm gate with the real core model when OSAURUS_BENCH_GATE_LLM_QUERIES is set (default 0: skipped; "all" runs every
 query; a 135M model on CPU takes seconds per call).
 
-gate_v3 was written blind (no gate code read, no gate run on it) and is never fitted, tuned or chosen on (all of it
-is test). `--set v2` runs the same table on gate_v2's old TEST split, which gate-v2 was fitted on (a fit check, not
-a held-out figure); `--set all` runs both and the regression check.
+gate_v4 was written blind on another branch and frozen before gate-v3 was final; it is never fitted, tuned or
+chosen on. `--set v3` and `--set v2` run the same table on gate_v3 and on gate_v2's old TEST split, both fitted on
+since gate-v3 (fit checks, not held-out figures); `--set all` runs the three and the regression check.
 
-Run alone: `python -m bench.bench_gate [--set v2|v3|all]` (default v3 with the regression check, as `make bench`).
+Run alone: `python -m bench.bench_gate [--set v2|v3|v4|all]` (default v4 with the regression check, as `make bench`).
 """
 
 from __future__ import annotations

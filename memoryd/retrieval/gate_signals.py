@@ -97,6 +97,14 @@ GENERAL: tuple[str, ...] = (
     r"\b(?:diferencia entre|de donde viene|cuando empezo|que es (?:un|una)|que altura tiene|cuanto mide el)\b",
     r"\b(?:unterschied zwischen|woher kommt|wann begann|wie (?:hoch|lang|alt|gross|tief) (?:liegt|ist) (?:der|die|das)?)\b",
     r"\b(?:diferenca entre|de onde vem|quando comecou|qual a (?:altura|origem)|quem inventou)\b",
+    # Distances between places and the size of a kind of thing ("how many km is a marathon").
+    r"\b(?:distance|distancia|entfernung|distanz) (?:between|entre|zwischen|de \w+ (?:a|à|en) )",
+    r"\bhow many (?:km|kilometers|kilometres|miles|meters|metres|calories|minutes|hours|days|people) (?:is|are|in|has|does)"
+    r" (?:a|an|the)\b",
+    r"\bcombien de (?:km|kilometres|metres|calories|minutes|heures|jours) (?:fait|dure|a|y a-t-il dans) (?:un|une|le|la)\b",
+    r"\bcuant[oa]s (?:km|kilometros|metros|calorias|minutos|horas|dias) (?:tiene|mide|dura|hay en) (?:un|una|el|la)\b",
+    r"\bwie viele (?:km|kilometer|meter|kalorien|minuten|stunden|tage) (?:hat|sind|dauert|misst) (?:ein|eine|der|die|das)\b",
+    r"\bquant[oa]s (?:km|quilometros|metros|calorias|minutos|horas|dias) (?:tem|mede|dura|ha em) (?:um|uma|o|a)\b",
 )
 
 #: Greetings, thanks and small talk.
