@@ -103,6 +103,16 @@ def without_identity(evidence: QueryEvidence) -> QueryEvidence:
     return replace(evidence, identity=IdentitySnapshot(), identity_cosine=None)
 
 
+def only_identity(evidence: QueryEvidence) -> QueryEvidence:
+    """The evidence of an agent holding identity facts only (a pinned-only agent's, its pinned facts gone): every
+    section empty as the read path measures an empty section (rows 0, the query's terms, nothing else), no
+    entities (they come from episodes and pinned tags)."""
+    sections = {
+        s: None if e is None else SectionEvidence(terms=e.terms) for s, e in evidence.sections.items()
+    }
+    return replace(evidence, sections=sections, entities=frozenset())
+
+
 #: Recorded variants that also get a copy without identity (the seeded variants remove identity only together
 #: with pinned facts and episodes, which would teach the model that an agent without identity has no answers).
 IDENTITYLESS_FROM = ("full", "pinned_only")
@@ -131,23 +141,38 @@ def relabel(
 
 
 def examples(
-    rows: Sequence[Recorded], *, vectorless: bool = False, identityless: bool = False
+    rows: Sequence[Recorded],
+    *,
+    vectorless: bool = False,
+    identityless: bool = False,
+    identity_only: bool = False,
 ) -> list[Example]:
     """Fitting examples (features recomputed now); `vectorless` gives the timed-out-vector copies instead,
-    `identityless` the copies without identity of the IDENTITYLESS_FROM variants.
+    `identityless` the copies without identity of the IDENTITYLESS_FROM variants, `identity_only` the copies of the
+    pinned-only agents without their pinned facts (an agent with identity facts alone).
 
-    Example.split carries "<set>/<variant>[/noid][/novec]" so folds and reports can tell them apart; a query the
-    gate never scores (too short) has no features and is left out (it is none by rule, and the sets label it none).
+    Example.split carries "<set>/<variant>[/noid|/idonly][/novec]" so folds and reports can tell them apart; a
+    query the gate never scores (too short) has no features and is left out (it is none by rule, and the sets
+    label it none).
     """
     out = []
     for r in rows:
         if r.evidence is None or (identityless and r.variant not in IDENTITYLESS_FROM):
             continue
-        evidence = without_identity(r.evidence) if identityless else r.evidence
+        if identity_only and r.variant != "pinned_only":
+            continue
+        evidence = r.evidence
+        removed = r.removed
+        if identityless:
+            evidence, removed = without_identity(evidence), (*removed, "identity")
+        if identity_only:
+            evidence, removed = only_identity(evidence), (*removed, "pinned")
         evidence = without_vectors(evidence) if vectorless else evidence
-        removed = (*r.removed, "identity") if identityless else r.removed
         expected, acceptable = relabel(r.expected, r.acceptable, r.answer_ids, removed)
-        tag = f"{r.set}/{r.variant}" + ("/noid" if identityless else "") + ("/novec" if vectorless else "")
+        tag = (
+            f"{r.set}/{r.variant}" + ("/noid" if identityless else "") + ("/idonly" if identity_only else "")
+        )
+        tag += "/novec" if vectorless else ""
         out.append(Example(r.id, tag, r.lang, expected, acceptable, r.tags, compute(r.query, evidence)))
     return out
 
@@ -158,6 +183,7 @@ __all__ = [
     "Recorded",
     "evidence_from_json",
     "examples",
+    "only_identity",
     "read",
     "relabel",
     "without_identity",

@@ -8,7 +8,8 @@ before this fit, which this script never reads (`python -m bench.bench_gate --se
 
 Fitting data (bench/gate_fitdata.py, from the evidence bench/gate_collect.py recorded inside a real memoryd):
 every query against its full profile, and as augmentation the same queries against agents with sections missing
-(relabelled: a query whose answer items are gone is none), without identity, and with the query vector timed out. Folds hold out a
+(relabelled: a query whose answer items are gone is none), without identity, with identity alone, and with the
+query vector timed out. Folds hold out a
 profile with all its variants. Chosen on the out-of-fold predictions: features (the feature groups below), l2,
 acceptable-section weight, augmentation weight, none_threshold (min_section_probability stays gate-v2's 0.1: it
 orders the fall-through only). The objective is the
@@ -83,7 +84,8 @@ def load(path: Path, *, augment: bool = True) -> Fold:
     with_vectors = examples(rows if augment else [r for r in rows if r.variant == "full"])
     without = examples(rows, vectorless=True) if augment else []
     no_identity = examples(rows, identityless=True) + examples(rows, identityless=True, vectorless=True)
-    items = with_vectors + without + (no_identity if augment else [])
+    identity_alone = examples(rows, identity_only=True) + examples(rows, identity_only=True, vectorless=True)
+    items = with_vectors + without + (no_identity + identity_alone if augment else [])
     is_full = [e.split.endswith("/full") for e in items]
     return Fold(items, assign_folds(items), is_full)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.gate_fitdata import relabel, without_identity, without_vectors
+from bench.gate_fitdata import only_identity, relabel, without_identity, without_vectors
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate_cues import dates, names, numbers
 from memoryd.retrieval.gate_features import QueryEvidence, compute
@@ -49,3 +49,17 @@ def test_an_agent_without_identity_keeps_its_sections() -> None:
     f = compute("which Lisbon tram?", without_identity(evidence))
     assert (f["id_has"], f["id_cov"], f["id_vec"]) == (0.0, 0.0, 0.0)
     assert f["p_cov"] == 1.0 and f["p_cos"] == 0.6
+
+
+def test_an_agent_with_identity_alone_has_empty_sections_and_no_entities() -> None:
+    held = SectionEvidence(rows=2, terms=("lisbon",), term_df={"lisbon": 1}, coverage_top=1.0, cosine_top=0.6)
+    identity = IdentitySnapshot(facts=(IdentityFact("1", "Lives in Lisbon"),))
+    evidence = QueryEvidence({Section.PINNED: held}, identity, frozenset({"lisbon"}), identity_cosine=0.5)
+    alone = only_identity(evidence)
+    assert alone.entities == frozenset() and alone.identity == identity
+    f = compute("which Lisbon tram?", alone)
+    assert (f["p_has"], f["p_cov"], f["id_has"]) == (0.0, 0.0, 1.0)
+    assert relabel("pinned", ["identity"], ["en1.p2", "en1.i1"], ["pinned", "episodes", "transcript"]) == (
+        "identity",
+        (),
+    )
