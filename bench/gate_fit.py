@@ -63,11 +63,12 @@ def fit_softmax(
     l2: float,
     soft: Matrix | None = None,
     class_weight: str = "balanced",
+    example_weight: npt.NDArray[np.float64] | None = None,
     iterations: int = 3000,
     learning_rate: float = 0.5,
 ) -> tuple[Matrix, npt.NDArray[np.float64]]:
     """(weights K x F, bias K) minimising weighted cross-entropy + l2/2 |W|^2 by full-batch gradient descent
-    with Nesterov momentum; x must be standardised."""
+    with Nesterov momentum; x must be standardised. example_weight multiplies each row's class weight."""
     n, f = x.shape
     k = len(SECTIONS)
     counts = np.bincount(y, minlength=k).astype(np.float64)
@@ -76,6 +77,8 @@ def fit_softmax(
     else:
         per_class = np.ones(k)
     sample_w = per_class[y]
+    if example_weight is not None:
+        sample_w = sample_w * example_weight
     sample_w = sample_w / sample_w.sum()
     onehot = np.zeros((n, k))
     onehot[np.arange(n), y] = 1.0
@@ -119,15 +122,26 @@ def train_model(
     none_threshold: float = 0.5,
     min_section_probability: float = 0.15,
     z_clip: float = Z_CLIP,
+    example_weight: Sequence[float] | None = None,
+    iterations: int = 3000,
 ) -> GateModel:
-    """A GateModel fitted on `train`."""
+    """A GateModel fitted on `train` (example_weight: one weight per example, default 1)."""
     x = matrix(train, names)
+    weights = None if example_weight is None else np.asarray(example_weight, dtype=np.float64)
     mean, scale = standardiser(x)
     soft = targets(train, acceptable_weight) if acceptable_weight > 0 else None
     z = (x - mean) / scale
     if z_clip > 0:
         z = np.clip(z, -z_clip, z_clip)
-    w, b = fit_softmax(z, labels(train), l2=l2, class_weight=class_weight, soft=soft)
+    w, b = fit_softmax(
+        z,
+        labels(train),
+        l2=l2,
+        class_weight=class_weight,
+        soft=soft,
+        example_weight=weights,
+        iterations=iterations,
+    )
     return GateModel(
         version=version,
         features=tuple(names),

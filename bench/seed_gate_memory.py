@@ -12,6 +12,7 @@ overrides reach every agent of that memoryd (seed overrides only when one profil
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -83,7 +84,11 @@ def _conversations(profile: Profile) -> dict[str, list[TranscriptTurn]]:
 
 
 def _first_and_last_ms(profile: Profile) -> tuple[int, int]:
+    """The profile's first and last dated items (episodes, turns); now for a profile of facts only."""
     dates = [e.date for e in profile.episodes] + [t.date for t in profile.transcript]
+    if not dates:
+        now_ms = int(time.time() * 1000)
+        return now_ms, now_ms
     return date_ms(min(dates)), date_ms(max(dates))
 
 

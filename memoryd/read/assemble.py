@@ -247,7 +247,7 @@ class ReadPath:
         gate_model: GateModel | None = None,
         use_default_gate_model: bool = True,
     ) -> None:
-        """gate_model: the evidence gate's model; None with use_default_gate_model loads gate_model_v2.json
+        """gate_model: the evidence gate's model; None with use_default_gate_model loads gate_model.DEFAULT_MODEL_PATH
         (without any model the gate uses the trigger phrases alone)."""
         if gate_model is None and use_default_gate_model:
             gate_model = gate_model_file.load()

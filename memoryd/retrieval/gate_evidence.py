@@ -11,7 +11,7 @@ from memoryd.retrieval.items import Section
 
 #: Share of the query's (rarity-weighted) terms one transcript turn must hold (some of its words besides "exact
 #: words") for a literal-recall request to be answered from the transcript whatever the model says.
-LITERAL_COVERAGE = 0.2
+LITERAL_COVERAGE = 0.05
 
 
 def decide_evidence(
@@ -20,19 +20,24 @@ def decide_evidence(
     """ "evidence:<section>" with the fall-through order, or "none:self_contained" / "none:no_evidence".
 
     Without a model the trigger phrases decide alone ("trigger:…"), as before the evidence gate. A request for the
-    user's exact words (the spec's literal-recall trigger) whose words a transcript turn holds is never none: the
-    model was fitted with every section and the query vector present, and an agent without them is unlike that.
+    user's exact words (the spec's literal-recall trigger) whose words a transcript turn holds is answered from the
+    transcript first, whatever the model says (never none, and never a distilled fact in place of the words the
+    user said: a corrected fact's old wording lives only there). Likewise a request about the user themselves (the
+    spec's identity trigger: "what do you know about me?") is never none when the agent has an identity, even
+    with every other section empty (an agent unlike any fitted one).
     """
     if model is None:
         return decide_heuristic(query, known_entities)
     probabilities = model.probabilities(features)
     ranked = model.ranked(probabilities)
     if (
-        not ranked
-        and features.get("trig_literal_recall", 0.0) > 0
-        and (features.get("t_cov", 0.0) >= LITERAL_COVERAGE and not is_self_contained(features))
+        features.get("trig_literal_recall", 0.0) > 0
+        and features.get("t_cov", 0.0) >= LITERAL_COVERAGE
+        and not is_self_contained(features)
     ):
-        ranked = [Section.TRANSCRIPT]
+        ranked = [Section.TRANSCRIPT, *(s for s in ranked if s is not Section.TRANSCRIPT)]
+    if not ranked and features.get("trig_identity", 0.0) > 0 and features.get("id_has", 0.0) > 0:
+        ranked = [Section.IDENTITY]
     if not ranked:
         reason = "none:self_contained" if is_self_contained(features) else "none:no_evidence"
         return GateDecision(Section.NONE, reason, (), probabilities)

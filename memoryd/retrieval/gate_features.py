@@ -13,13 +13,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from memoryd.retrieval import gate_cues as cues
 from memoryd.retrieval import gate_lexicon as lex
 from memoryd.retrieval import gate_signals as sig
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.terms import fold as term_fold
-from memoryd.retrieval.terms import index_term, query_terms, term_counts
+from memoryd.retrieval.terms import index_term, query_terms, term_counts, tokens
 
 #: Sections searched for evidence, with their feature prefixes.
 SEARCHED = {Section.PINNED: "p", Section.EPISODES: "e", Section.TRANSCRIPT: "t"}
@@ -37,6 +38,7 @@ _MEMORY_TOPIC = sig.compile_any(sig.MEMORY_TOPIC)
 _HOWTO = sig.compile_any(sig.HOWTO)
 _ADVICE = sig.compile_any(sig.ADVICE)
 _ASK_WHEN = sig.compile_any(sig.ASK_WHEN)
+_PERSONAL_TOPIC = sig.compile_any(sig.PERSONAL_TOPIC)
 _WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
 
@@ -62,6 +64,14 @@ DERIVED: tuple[str, ...] = (
     "e_best",
     "t_best",
     "id_best",
+    "topic_x_p_has",
+    "topic_x_id_has",
+    "p_cos_best",
+    "e_cos_best",
+    "t_cos_best",
+    "p_cov_x_cos",
+    "e_cov_x_cos",
+    "t_cov_x_cos",
 )
 
 #: Every feature, in model order.
@@ -77,6 +87,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "howto",
     "advice",
     "ask_when",
+    "personal_topic",
     *(f"trig_{name}" for name in TRIGGERS),
     "entity_hits",
     *SELF_CONTAINED,
@@ -92,6 +103,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "id_vec",
     "id_cos",
     "id_cos_rel",
+    *cues.CUE_FEATURES,
+    *cues.share_features(tuple(SEARCHED.values())),
     *DERIVED,
 )
 
@@ -139,6 +152,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
     f["howto"] = 1.0 if _HOWTO.search(folded) else 0.0
     f["advice"] = 1.0 if _ADVICE.search(folded) else 0.0
     f["ask_when"] = 1.0 if _ASK_WHEN.search(folded) else 0.0
+    f["personal_topic"] = 1.0 if _PERSONAL_TOPIC.search(folded) else 0.0
     for name, fired in trigger_flags(scanned, evidence.entities).items():
         f[f"trig_{name}"] = 1.0 if fired else 0.0
     f["entity_hits"] = _cap(entity_hits(folded, evidence.entities))
@@ -173,6 +187,18 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
             rare_known += 1
         elif is_rare:
             rare_unknown += 1
+    identity_terms = frozenset(tokens(identity_text)) if identity_counts is not None else frozenset()
+    f.update(cues.cue_features(scanned, words, agent_df, identity_terms))
+    weights = {term: max(rarity.get(term, 1.0), 0.05) for term in terms}
+    f.update(
+        cues.section_shares(
+            weights,
+            {
+                prefix: (e.term_df if (e := evidence.sections.get(section)) is not None else {})
+                for section, prefix in SEARCHED.items()
+            },
+        )
+    )
     f["spec_known"] = min(known_rarity, 3.0) / 3.0
     f["spec_share"] = known_rarity / total_rarity if total_rarity > 0 else 0.0
     f["spec_rare_known"] = _cap(rare_known)
@@ -220,6 +246,15 @@ def derive(f: dict[str, float]) -> dict[str, float]:
     f["ev_max_gap"] = max(f.get(f"{p}_cos_gap", 0.0) for p in ("p", "e", "t"))
     for prefix, value in coverage.items():
         f[f"{prefix}_best"] = 1.0 if best > 0 and value >= best else 0.0
+    # A personal topic ("a dinner recipe") with facts about the person to answer it.
+    f["topic_x_p_has"] = f.get("personal_topic", 0.0) * f.get("p_has", 0.0)
+    f["topic_x_id_has"] = f.get("personal_topic", 0.0) * f.get("id_has", 0.0)
+    # Which section's nearest row is nearest of all (only when vectors ran), and keyword x vector agreement.
+    vectors = f.get("vec_on", 0.0)
+    for prefix in ("p", "e", "t"):
+        has = f.get(f"{prefix}_has", 0.0)
+        f[f"{prefix}_cos_best"] = vectors * has * (1.0 if f.get(f"{prefix}_cos_rel", 0.0) >= 0 else 0.0)
+        f[f"{prefix}_cov_x_cos"] = f.get(f"{prefix}_cov", 0.0) * f.get(f"{prefix}_cos", 0.0)
     return f
 
 

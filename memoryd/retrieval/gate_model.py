@@ -1,7 +1,9 @@
 """The evidence gate's learned model: multinomial logistic regression over gate_features, loaded from a JSON file.
 
-The file (gate_model_v2.json next to this module) is written by bench/train_gate.py from the frozen gate_v2 set,
-with its regularisation and thresholds chosen by cross-validation grouped by profile (held-out report: gate_v3). It is small, versioned and read once at
+The file (gate_model_v3.json next to this module) is written by bench/train_gate.py from the frozen gate_v2 and
+gate_v3 sets (plus agents with sections missing and timed-out query vectors derived from them), with its features,
+regularisation and thresholds chosen by cross-validation grouped by profile (held-out report: gate_v4). Earlier
+versions stay next to it (gate_model_v2.json) so a figure can be reproduced. It is small, versioned and read once at
 startup; a missing or malformed file makes the gate fall back to the trigger phrases (reason says so).
 """
 
@@ -16,7 +18,7 @@ from pathlib import Path
 from memoryd.retrieval.items import Section
 
 #: The file the service loads.
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v2.json"
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v3.json"
 #: Class order of the model's rows.
 CLASSES: tuple[Section, ...] = (
     Section.NONE,

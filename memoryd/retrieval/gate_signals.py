@@ -87,6 +87,24 @@ GENERAL: tuple[str, ...] = (
     r"\b(?:capital|populacao|moeda|presidente) d[aeo]s?\b",
     r"\bquem (?:escreveu|inventou|pintou|descobriu|compos|fundou)\b",
     r"\b(?:quantos habitantes|o que significa|como funciona|o que e (?:um|uma|o|a))\b",
+    # Questions about a thing's measures, origin, meaning or history: the same forms in the five languages.
+    r"\bhow (?:long|high|big|old|far|deep|wide|heavy) (?:is|are|was|were|can|do|does) (?!(?:my|our|your|we|i|you)\b)"
+    r"(?:a |an |the )?[a-z]",
+    r"\bwhat does [\w' -]{1,40} mean\b|\bdifference between\b|\bwhere does [\w -]{1,40} come from\b",
+    r"\bwhen did (?!(?:my|our|your|we|i|you)\b)(?:the )?[\w -]{1,40} (?:start|begin|end)\b|\bbest time (?:of (?:the )?year )?to visit\b",
+    r"\b(?:c'est quoi (?:un|une|le|la|les)|quelle est (?:l'altitude|la hauteur|la longueur|l'origine)|d'ou vient)\b",
+    r"\b(?:difference entre|quand a commence|qui a invente)\b",
+    r"\b(?:diferencia entre|de donde viene|cuando empezo|que es (?:un|una)|que altura tiene|cuanto mide el)\b",
+    r"\b(?:unterschied zwischen|woher kommt|wann begann|wie (?:hoch|lang|alt|gross|tief) (?:liegt|ist) (?:der|die|das)?)\b",
+    r"\b(?:diferenca entre|de onde vem|quando comecou|qual a (?:altura|origem)|quem inventou)\b",
+    # Distances between places and the size of a kind of thing ("how many km is a marathon").
+    r"\b(?:distance|distancia|entfernung|distanz) (?:between|entre|zwischen|de \w+ (?:a|à|en) )",
+    r"\bhow many (?:km|kilometers|kilometres|miles|meters|metres|calories|minutes|hours|days|people) (?:is|are|in|has|does)"
+    r" (?:a|an|the)\b",
+    r"\bcombien de (?:km|kilometres|metres|calories|minutes|heures|jours) (?:fait|dure|a|y a-t-il dans) (?:un|une|le|la)\b",
+    r"\bcuant[oa]s (?:km|kilometros|metros|calorias|minutos|horas|dias) (?:tiene|mide|dura|hay en) (?:un|una|el|la)\b",
+    r"\bwie viele (?:km|kilometer|meter|kalorien|minuten|stunden|tage) (?:hat|sind|dauert|misst) (?:ein|eine|der|die|das)\b",
+    r"\bquant[oa]s (?:km|quilometros|metros|calorias|minutos|horas|dias) (?:tem|mede|dura|ha em) (?:um|uma|o|a)\b",
 )
 
 #: Greetings, thanks and small talk.
@@ -125,6 +143,22 @@ ADVICE: tuple[str, ...] = (
     r"\b(?:suger\w+|recomend\w+|ideas?|que (?:puedo|deberia|me)|puedo)\b",
     r"\b(?:vorschlag\w*|schlag \w+ (?:\w+ )*vor|empfiehl\w*|empfehl\w*|ideen?|kann ich|soll(?:te)? ich)\b",
     r"\b(?:suger\w+|recomend\w+|indica\w*|ideias?|posso|devo|da pra|dá pra)\b",
+)
+
+#: Topics whose good answer depends on the person (diet, health, fitness, gifts): "a dinner recipe", "which
+#: antibiotic", "a hike this weekend". A feature, never a rule: the model weighs it with what memory holds.
+PERSONAL_TOPIC: tuple[str, ...] = (
+    r"\b(?:recipes?|dinner|lunch|breakfast|brunch|snacks?|desserts?|meals?|smoothies?|soups?|salads?|drinks?"
+    r"|cocktails?|coffee|espresso|restaurants?|cook(?:ing)?|bak(?:e|ing)|menu|medicines?|medications?|painkillers?"
+    r"|antibiotics?|pills?|exercises?|workouts?|hikes?|hiking|gifts?|presents?)\b",
+    r"\b(?:recettes?|diner|dejeuner|gouter|collation|desserts?|repas|plats?|boissons?|cafe|restaurants?|cuisiner"
+    r"|medicaments?|antibiotiques?|exercices?|entrainements?|randonnees?|cadeaux?)\b",
+    r"\b(?:recetas?|cena[rs]?|almuerzo|almorzar|comidas?|desayunos?|meriendas?|postres?|platos?|bebidas?"
+    r"|restaurantes?|cocinar|medicamentos?|antibioticos?|ejercicios?|entrenamientos?|caminatas?|regalos?)\b",
+    r"\b(?:rezepte?|abendessen|mittagessen|fruhstuck|nachtisch|gerichte?|getranke?|kaffee|kochen|backen"
+    r"|medikamente?|antibiotik\w*|ubungen|trainings?|wanderungs?|wanderung|geschenke?)\b",
+    r"\b(?:receitas?|jantar|almoco|lanches?|sobremesas?|refeicao|refeicoes|pratos?|remedios?|medicamentos?"
+    r"|antibioticos?|exercicios?|treinos?|trilhas?|presentes?|cafe da manha)\b",
 )
 
 #: "When / what day / how long until" questions: dates and plans live in memory when the thing is the user's.
@@ -179,6 +213,7 @@ __all__ = [
     "HOWTO",
     "MATH",
     "MEMORY_TOPIC",
+    "PERSONAL_TOPIC",
     "SECOND_PERSON",
     "TRANSLATE",
     "WE_VERB",

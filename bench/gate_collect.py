@@ -1,0 +1,177 @@
+"""Collect the evidence gate's fitting data: what memoryd's read path measured for every query of the fitting sets.
+
+For gate-v3 the fitting data is all of gate_v2 and all of gate_v3 (gate_v3 was reported once with gate-v2 and has
+become fitting data; the held-out set is gate_v4). Every profile is seeded into one real memoryd (real MiniLM
+through a real inferd, bench/gate_harness.py), and every query goes through AssembleContext over gRPC. What is saved
+is not only the features but the evidence they were computed from (each section's SectionEvidence, the identity,
+the known entities, the identity cosine), recorded inside the read path, so features can be recomputed offline when
+gate_features changes and variants can be derived exactly:
+
+- **agents unlike the full profiles**: each profile is also seeded as agents with sections missing (no episodes;
+  transcript only, as before the first distillation; identity and pinned facts only, as after an import), and every query of the profile is asked of them too; a query whose answer
+  items are all gone is relabelled none, one whose expected section is gone falls to the acceptable section still
+  holding an answer item (bench/gate_fit.relabel).
+- **agents without identity** (identity is derived later than pinned facts): the full and pinned-only agents'
+  evidence without the identity, derived offline by gate_fitdata.without_identity (exact: the features read
+  the identity only there);
+- **timed-out query vectors**: the evidence without its cosines (what the read path measures when the query
+  embedding misses its deadline) is derived offline by gate_fit.without_vectors.
+
+Run: `python -m bench.gate_collect` (a few minutes; writes bench/results/gate_fit_evidence.jsonl.gz).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gzip
+import json
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import memoryd.read.assemble as assemble_module
+from bench.gate_harness import (
+    assemble,
+    index_everything,
+    load_profiles,
+    load_queries,
+    running,
+    seed_profile_grpc,
+    warm_identity,
+)
+from bench.gate_v2.loader import Profile
+from bench.gate_v2.loader import load_profiles as load_typed_profiles
+from memoryd.client import MemoryClient
+from memoryd.retrieval import gate_features
+from memoryd.retrieval.gate_features import QueryEvidence
+
+BENCH = Path(__file__).resolve().parent
+#: The fitting sets: (directory, splits).
+FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
+    (BENCH / "gate_v2", ("train", "dev", "test")),
+    (BENCH / "gate_v3", ("test",)),
+)
+OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
+#: Agent variants: name → sections left out of the seeded profile.
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "full": (),
+    "no_episodes": ("episodes",),
+    "transcript_only": ("identity", "pinned", "episodes"),
+    "pinned_only": ("episodes", "transcript"),
+}
+
+
+def variant_profile(profile: Profile, removed: Sequence[str]) -> Profile:
+    """The profile without the removed sections."""
+    changes: dict[str, Any] = dict.fromkeys(removed, ())
+    return replace(profile, **changes)
+
+
+def evidence_json(evidence: QueryEvidence) -> dict[str, Any]:
+    """QueryEvidence as JSON (gate_fit.evidence_from_json reads it back)."""
+    return {
+        "sections": {
+            section.value: (None if e is None else {**dataclasses.asdict(e), "term_df": dict(e.term_df)})
+            for section, e in evidence.sections.items()
+        },
+        "narrative": evidence.identity.narrative,
+        "facts": [fact.text for fact in evidence.identity.facts],
+        "entities": sorted(evidence.entities),
+        "identity_cosine": evidence.identity_cosine,
+    }
+
+
+@contextmanager
+def recording() -> Iterator[list[tuple[str, QueryEvidence]]]:
+    """Record every (query, evidence) the read path computes features from (the bench's in-process memoryd)."""
+    seen: list[tuple[str, QueryEvidence]] = []
+    original: Callable[[str, QueryEvidence], dict[str, float]] = gate_features.compute
+
+    def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
+        seen.append((query, evidence))
+        return original(query, evidence)
+
+    setattr(assemble_module, "compute", compute)  # noqa: B010
+    try:
+        yield seen
+    finally:
+        setattr(assemble_module, "compute", original)  # noqa: B010
+
+
+def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
+    """Seed every fitting profile (and its variants), ask every query, write one JSON line per (query, variant)."""
+    home = Path(tempfile.mkdtemp(prefix="bench-gate-fit-"))
+    rows = 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with running(home, query_embed_timeout_s=2.0) as stack, gzip.open(out, "wt", encoding="utf-8") as sink:
+        now_ms = int(time.time() * 1000)
+        agents: list[tuple[str, str, Path]] = []  # (profile, variant, data dir)
+        with MemoryClient(stack.target, deadline_s=120.0) as client:
+            for data_dir, _ in FIT_SETS:
+                raw = load_profiles(data_dir / "memory.jsonl")
+                typed = load_typed_profiles(data_dir / "memory.jsonl")
+                for name in sorted(raw):
+                    for variant in variants:
+                        profile = variant_profile(typed[name], VARIANTS[variant])
+                        seeded = replace(profile, profile=f"{name}~{variant}")
+                        seed_profile_grpc(client, seeded, raw[name], now_ms)
+                        agents.append((name, variant, data_dir))
+        index_everything(stack)
+        for name, variant, _ in agents:
+            warm_identity(stack, f"{name}~{variant}")
+        with recording() as seen:
+            for variant in variants:
+                for data_dir, splits in FIT_SETS:
+                    for query in load_queries(splits, data_dir / "queries.jsonl"):
+                        seen.clear()
+                        outcome = assemble(stack, {**query, "profile": f"{query['profile']}~{variant}"})
+                        if len(seen) > 1:
+                            raise RuntimeError(
+                                f"{query['id']}: {len(seen)} feature computations for one query"
+                            )
+                        # A query too short for the gate (under 3 characters) is none without any evidence.
+                        evidence = seen[0][1] if seen else None
+                        if evidence is not None:
+                            recomputed = gate_features.compute(seen[0][0], evidence)
+                            if any(abs(recomputed[k] - v) > 1e-6 for k, v in outcome.features.items()):
+                                raise RuntimeError(
+                                    f"{query['id']}: recorded evidence does not give the served features"
+                                )
+                        row = {
+                            "set": data_dir.name,
+                            "variant": variant,
+                            "removed": list(VARIANTS[variant]),
+                            **{
+                                k: query.get(k)
+                                for k in ("id", "split", "profile", "lang", "query", "expected")
+                            },
+                            "acceptable": query.get("acceptable", []),
+                            "answer_ids": query.get("answer_ids", []),
+                            "tags": query.get("tags", []),
+                            "served_section": outcome.section,
+                            "served_reason": outcome.reason,
+                            "evidence": None if evidence is None else evidence_json(evidence),
+                        }
+                        sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                        rows += 1
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    rows = collect(args.out, args.variants)
+    print(f"wrote {rows} rows to {args.out} in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
