@@ -780,15 +780,20 @@ def write_locomo_sample(run: LocomoRun, model: str) -> None:
 
 # -------------------------------------------------------------------------------------------------- entries
 def run() -> list[BenchResult]:
-    """`python -m bench bench_distill`: the models of OSAURUS_BENCH_DISTILL_MODELS on the chosen split."""
+    """`python -m bench bench_distill`: the models of OSAURUS_BENCH_DISTILL_MODELS on the chosen split of each set
+    of OSAURUS_BENCH_DISTILL_SET (comma-separated)."""
     models = [
         m.strip() for m in os.environ.get("OSAURUS_BENCH_DISTILL_MODELS", "fake").split(",") if m.strip()
     ]
     split = os.environ.get("OSAURUS_BENCH_DISTILL_SPLIT", "test")
-    labelled_set = os.environ.get("OSAURUS_BENCH_DISTILL_SET", MAIN_SET)
+    # Comma-separated: every named set is run with every model (e.g. "main,v3": the test split and v3).
+    labelled_sets = [
+        s.strip() for s in os.environ.get("OSAURUS_BENCH_DISTILL_SET", MAIN_SET).split(",") if s.strip()
+    ]
     out: list[BenchResult] = []
-    for model in models:
-        out += results(run_model(model, split, labelled_set=labelled_set))
+    for labelled_set in labelled_sets:
+        for model in models:
+            out += results(run_model(model, split, labelled_set=labelled_set))
     if os.environ.get("OSAURUS_BENCH_DISTILL_LOCOMO", "0") == "1" and models:
         out += locomo_results(run_locomo(models[0]), models[0])
     return out
