@@ -12,6 +12,7 @@ block AssembleContext returns; that is the block InjectMemory would prepend.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -121,8 +122,10 @@ def render(results: Sequence[Outcome], outcomes: dict[str, int], ingest_s: float
     return "\n".join(lines)
 
 
-def run(model: str = "fake", split: str = "all") -> list[BenchResult]:
-    """Probe figures per kind; the headline is the test split."""
+def run(model: str = "", split: str = "all") -> list[BenchResult]:
+    """Probe figures per kind; the headline is the test split. `python -m bench bench_probes` takes the core model
+    from OSAURUS_BENCH_PROBES_MODEL (fake or default; fake when unset)."""
+    model = model or os.environ.get("OSAURUS_BENCH_PROBES_MODEL", "fake")
     results, outcomes, ingest_s = measure(model, split)
     detail = render(results, outcomes, ingest_s, model)
     print(detail)
