@@ -2,7 +2,7 @@
 
 The record types and the readers are gate_v2's (same schema, see bench/gate_v2/README.md); this module points them
 at this directory and checks gate_v3's own invariants (README.md next to this file). `python -m bench.gate_v3.loader`
-validates and prints counts.
+validates and prints counts. Later held-out sets (gate_v4) reuse this validator with their own `HeldOutRules`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -38,6 +39,20 @@ MIN_NONE_SHARE: Final = 0.42
 SPLIT: Final = "test"
 
 
+@dataclass(frozen=True)
+class HeldOutRules:
+    """What one held-out set was written to: its name, minimums, and the earlier sets its ids must not reuse."""
+
+    name: str
+    profiles_per_lang: Mapping[str, int]
+    min_queries: int
+    earlier_dirs: tuple[Path, ...]
+    min_entity_traps_per_profile: int = 0
+
+
+V3_RULES: Final = HeldOutRules("gate_v3", PROFILES_PER_LANG, MIN_QUERIES, (GATE_V2_DIR,))
+
+
 def load_profiles(data_dir: Path = DATA_DIR) -> dict[str, Profile]:
     """Read <data_dir>/memory.jsonl into profiles keyed by profile id, in file order."""
     return _load_v2_profiles(data_dir / "memory.jsonl")
@@ -48,20 +63,23 @@ def load_queries(data_dir: Path = DATA_DIR, split: str | None = None) -> list[Ga
     return _load_v2_queries(data_dir / "queries.jsonl", split)
 
 
-def _check_profiles(profiles: Mapping[str, Profile], problems: list[str]) -> None:
+def _check_profiles(profiles: Mapping[str, Profile], rules: HeldOutRules, problems: list[str]) -> None:
     per_lang = Counter(p.lang for p in profiles.values())
-    for lang, minimum in PROFILES_PER_LANG.items():
+    for lang, minimum in rules.profiles_per_lang.items():
         if per_lang[lang] < minimum:
             problems.append(f"profiles: {per_lang[lang]} in {lang} < {minimum}")
     problems.extend(
-        f"profiles: unexpected language {lang}" for lang in per_lang if lang not in PROFILES_PER_LANG
+        f"profiles: unexpected language {lang}" for lang in per_lang if lang not in rules.profiles_per_lang
     )
-    # gate_v3 ids must never be mistaken for gate_v2 ids when results of both sets sit side by side.
-    v2_names = set(_load_v2_profiles(GATE_V2_DIR / "memory.jsonl")) if GATE_V2_DIR.is_dir() else set()
+    # A set's ids must never be mistaken for an earlier set's when results of the sets sit side by side.
+    earlier: set[str] = set()
+    for other in rules.earlier_dirs:
+        if (other / "memory.jsonl").is_file():
+            earlier |= set(_load_v2_profiles(other / "memory.jsonl"))
     seen: set[str] = set()
     for p in profiles.values():
-        if p.profile in v2_names:
-            problems.append(f"{p.profile}: profile id also used by gate_v2")
+        if p.profile in earlier:
+            problems.append(f"{p.profile}: profile id also used by an earlier set")
         sections = p.item_sections()
         if seen & sections.keys():
             problems.append(f"{p.profile}: item ids shared with another profile")
@@ -90,9 +108,9 @@ def _check_profiles(profiles: Mapping[str, Profile], problems: list[str]) -> Non
         problems.append("profiles: no superseded fact")
 
 
-def _check_query(q: GateQuery, profile: Profile, problems: list[str]) -> None:
+def _check_query(q: GateQuery, profile: Profile, rules: HeldOutRules, problems: list[str]) -> None:
     if q.split != SPLIT:
-        problems.append(f"{q.id}: split {q.split}, every gate_v3 query is {SPLIT}")
+        problems.append(f"{q.id}: split {q.split}, every {rules.name} query is {SPLIT}")
     if q.lang != profile.lang:
         problems.append(f"{q.id}: lang {q.lang} differs from its profile's")
     if not q.id.startswith(f"{q.profile}.q"):
@@ -130,7 +148,7 @@ def _check_query(q: GateQuery, profile: Profile, problems: list[str]) -> None:
 
 
 def _check_queries(
-    profiles: Mapping[str, Profile], queries: Sequence[GateQuery], problems: list[str]
+    profiles: Mapping[str, Profile], queries: Sequence[GateQuery], rules: HeldOutRules, problems: list[str]
 ) -> None:
     ids = Counter(q.id for q in queries)
     problems.extend(f"queries: duplicate id {i}" for i, n in ids.items() if n > 1)
@@ -139,11 +157,11 @@ def _check_queries(
         if profile is None:
             problems.append(f"{q.id}: unknown profile {q.profile}")
         else:
-            _check_query(q, profile, problems)
+            _check_query(q, profile, rules, problems)
     n = len(queries)
     n_none = sum(1 for q in queries if q.expected == "none")
-    if n < MIN_QUERIES:
-        problems.append(f"queries: {n} < {MIN_QUERIES}")
+    if n < rules.min_queries:
+        problems.append(f"queries: {n} < {rules.min_queries}")
     if n and n_none / n < MIN_NONE_SHARE:
         problems.append(f"queries: none share {n_none / n:.1%} < {MIN_NONE_SHARE:.0%}")
     expected = Counter(q.expected for q in queries)
@@ -154,13 +172,22 @@ def _check_queries(
     problems.extend(f"{p}: no queries" for p in profiles if not asked[p])
     if not any("superseded" in q.tags for q in queries):
         problems.append("queries: none asks about a superseded fact")
+    if rules.min_entity_traps_per_profile:
+        traps = Counter(q.profile for q in queries if q.expected == "none" and "entity_trap" in q.tags)
+        problems.extend(
+            f"{p}: {traps[p]} entity traps < {rules.min_entity_traps_per_profile}"
+            for p in profiles
+            if traps[p] < rules.min_entity_traps_per_profile
+        )
 
 
-def validate(profiles: Mapping[str, Profile], queries: Sequence[GateQuery]) -> None:
+def validate(
+    profiles: Mapping[str, Profile], queries: Sequence[GateQuery], rules: HeldOutRules = V3_RULES
+) -> None:
     """Raise DataError listing every broken invariant; return None when the data is as README.md says."""
     problems: list[str] = []
-    _check_profiles(profiles, problems)
-    _check_queries(profiles, queries, problems)
+    _check_profiles(profiles, rules, problems)
+    _check_queries(profiles, queries, rules, problems)
     if problems:
         raise DataError("; ".join(problems))
 
@@ -186,10 +213,10 @@ def counts(profiles: Mapping[str, Profile], queries: Sequence[GateQuery]) -> dic
     }
 
 
-def main() -> int:
-    """Validate the files next to this module and print their counts."""
-    profiles, queries = load_profiles(), load_queries()
-    validate(profiles, queries)
+def main(data_dir: Path = DATA_DIR, rules: HeldOutRules = V3_RULES) -> int:
+    """Validate the files of a held-out set (this module's by default) and print their counts."""
+    profiles, queries = load_profiles(data_dir), load_queries(data_dir)
+    validate(profiles, queries, rules)
     n_none = sum(1 for q in queries if q.expected == "none")
     print(json.dumps(counts(profiles, queries), indent=1, sort_keys=True, ensure_ascii=False))
     print(
@@ -200,9 +227,11 @@ def main() -> int:
 
 __all__ = [
     "DATA_DIR",
+    "V3_RULES",
     "DataError",
     "Episode",
     "GateQuery",
+    "HeldOutRules",
     "IdentityFact",
     "PinnedFact",
     "Profile",

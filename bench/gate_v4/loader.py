@@ -1,229 +1,50 @@
 """Load and validate the frozen gate_v4 data: a second held-out, test-only set of memory profiles and gate queries.
 
-The record types and the readers are gate_v2's (same schema, see bench/gate_v2/README.md); this module points them
-at this directory and checks gate_v3's invariants plus gate_v4's own minimums (README.md next to this file).
+The record types and readers are gate_v2's (same schema, see bench/gate_v2/README.md) and the validator is
+gate_v3's; this module points them at this directory with gate_v4's own minimums (README.md next to this file):
+more profiles and queries, at least 3 entity traps per profile, and no profile id of gate_v2 or gate_v3.
 `python -m bench.gate_v4.loader` validates and prints counts.
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-from bench.gate_v2.loader import (
-    EXPECTED,
-    NONE_TAGS,
-    SECTIONS,
-    DataError,
-    Episode,
-    GateQuery,
-    IdentityFact,
-    PinnedFact,
-    Profile,
-    TranscriptTurn,
-)
-from bench.gate_v2.loader import load_profiles as _load_v2_profiles
-from bench.gate_v2.loader import load_queries as _load_v2_queries
+from bench.gate_v2.loader import DataError, GateQuery, Profile
+from bench.gate_v3 import loader as v3
 
 DATA_DIR: Final = Path(__file__).resolve().parent
-GATE_V2_DIR: Final = DATA_DIR.parent / "gate_v2"
-GATE_V3_DIR: Final = DATA_DIR.parent / "gate_v3"
-# The minimums the set was written to (README.md, "Counts"); the validator holds the files to them.
-PROFILES_PER_LANG: Final[Mapping[str, int]] = {"en": 6, "fr": 3, "es": 3, "de": 2, "pt": 2}
-MIN_QUERIES: Final = 420
-MIN_ENTITY_TRAPS_PER_PROFILE: Final = 3
-MIN_NONE_SHARE: Final = 0.42
-SPLIT: Final = "test"
+V4_RULES: Final = v3.HeldOutRules(
+    name="gate_v4",
+    profiles_per_lang={"en": 6, "fr": 3, "es": 3, "de": 2, "pt": 2},
+    min_queries=420,
+    earlier_dirs=(DATA_DIR.parent / "gate_v2", DATA_DIR.parent / "gate_v3"),
+    min_entity_traps_per_profile=3,
+)
 
 
 def load_profiles(data_dir: Path = DATA_DIR) -> dict[str, Profile]:
     """Read <data_dir>/memory.jsonl into profiles keyed by profile id, in file order."""
-    return _load_v2_profiles(data_dir / "memory.jsonl")
+    return v3.load_profiles(data_dir)
 
 
 def load_queries(data_dir: Path = DATA_DIR, split: str | None = None) -> list[GateQuery]:
     """Read <data_dir>/queries.jsonl, optionally keeping one split (every gate_v4 query is "test")."""
-    return _load_v2_queries(data_dir / "queries.jsonl", split)
-
-
-def _check_profiles(profiles: Mapping[str, Profile], problems: list[str]) -> None:
-    per_lang = Counter(p.lang for p in profiles.values())
-    for lang, minimum in PROFILES_PER_LANG.items():
-        if per_lang[lang] < minimum:
-            problems.append(f"profiles: {per_lang[lang]} in {lang} < {minimum}")
-    problems.extend(
-        f"profiles: unexpected language {lang}" for lang in per_lang if lang not in PROFILES_PER_LANG
-    )
-    # gate_v4 ids must never be mistaken for gate_v2 or gate_v3 ids when results of the sets sit side by side.
-    earlier = set()
-    for other in (GATE_V2_DIR, GATE_V3_DIR):
-        if (other / "memory.jsonl").is_file():
-            earlier |= set(_load_v2_profiles(other / "memory.jsonl"))
-    seen: set[str] = set()
-    for p in profiles.values():
-        if p.profile in earlier:
-            problems.append(f"{p.profile}: profile id also used by gate_v2 or gate_v3")
-        sections = p.item_sections()
-        if seen & sections.keys():
-            problems.append(f"{p.profile}: item ids shared with another profile")
-        seen |= sections.keys()
-        if len(sections) != len(p.identity) + len(p.pinned) + len(p.episodes) + len(p.transcript):
-            problems.append(f"{p.profile}: duplicate item ids")
-        if any(not i.startswith(f"{p.profile}.") for i in sections):
-            problems.append(f"{p.profile}: an item id does not start with the profile id")
-        if not (
-            len(p.identity) >= 3
-            and 6 <= len(p.pinned) <= 12
-            and 3 <= len(p.episodes) <= 6
-            and 10 <= len(p.transcript) <= 30
-        ):
-            problems.append(f"{p.profile}: section sizes out of range")
-        for fact in p.pinned:
-            target = fact.superseded_by
-            if target is not None and (sections.get(target) != "pinned" or target in p.superseded_ids()):
-                problems.append(f"{fact.id}: superseded_by {target} is not a live pinned fact")
-        dates = [t.date for t in p.transcript]
-        conversations = [t.conversation for t in p.transcript]
-        wanted = [f"c{sorted(set(dates)).index(d) + 1}" for d in dates]
-        if dates != sorted(dates) or conversations != wanted:
-            problems.append(f"{p.profile}: transcript not one conversation per date in date order")
-    if not any(p.superseded_ids() for p in profiles.values()):
-        problems.append("profiles: no superseded fact")
-
-
-def _check_query(q: GateQuery, profile: Profile, problems: list[str]) -> None:
-    if q.split != SPLIT:
-        problems.append(f"{q.id}: split {q.split}, every gate_v4 query is {SPLIT}")
-    if q.lang != profile.lang:
-        problems.append(f"{q.id}: lang {q.lang} differs from its profile's")
-    if not q.id.startswith(f"{q.profile}.q"):
-        problems.append(f"{q.id}: id does not start with its profile id")
-    if q.expected not in EXPECTED or any(a not in SECTIONS or a == q.expected for a in q.acceptable):
-        problems.append(f"{q.id}: bad expected/acceptable")
-    if len(set(q.acceptable)) != len(q.acceptable):
-        problems.append(f"{q.id}: acceptable lists a section twice")
-    if q.expected == "none":
-        if q.answer_ids or q.acceptable:
-            problems.append(f"{q.id}: a none query has answer_ids or acceptable")
-        if not set(q.tags) & set(NONE_TAGS):
-            problems.append(f"{q.id}: a none query without a no-memory tag")
-        return
-    if set(q.tags) & set(NONE_TAGS) - {"code"}:
-        problems.append(f"{q.id}: a memory-needing query with a no-memory tag")
-    if not q.answer_ids:
-        problems.append(f"{q.id}: memory-needing query without answer_ids")
-        return
-    sections = profile.item_sections()
-    superseded = profile.superseded_ids()
-    for aid in q.answer_ids:
-        if aid not in sections:
-            problems.append(f"{q.id}: answer id {aid} not in profile {q.profile}")
-        elif aid in superseded:
-            problems.append(f"{q.id}: answer id {aid} is superseded")
-        elif sections[aid] != q.expected and sections[aid] not in q.acceptable:
-            problems.append(f"{q.id}: answer id {aid} is in a section neither expected nor acceptable")
-    if sections.get(q.answer_ids[0]) != q.expected:
-        problems.append(f"{q.id}: first answer id is not in the expected section {q.expected}")
-    if "superseded" in q.tags:
-        replacements = {f.superseded_by for f in profile.pinned if f.superseded_by is not None}
-        if not replacements & set(q.answer_ids):
-            problems.append(f"{q.id}: tagged superseded but no answer id is a replacing fact")
-
-
-def _check_queries(
-    profiles: Mapping[str, Profile], queries: Sequence[GateQuery], problems: list[str]
-) -> None:
-    ids = Counter(q.id for q in queries)
-    problems.extend(f"queries: duplicate id {i}" for i, n in ids.items() if n > 1)
-    for q in queries:
-        profile = profiles.get(q.profile)
-        if profile is None:
-            problems.append(f"{q.id}: unknown profile {q.profile}")
-        else:
-            _check_query(q, profile, problems)
-    n = len(queries)
-    n_none = sum(1 for q in queries if q.expected == "none")
-    if n < MIN_QUERIES:
-        problems.append(f"queries: {n} < {MIN_QUERIES}")
-    if n and n_none / n < MIN_NONE_SHARE:
-        problems.append(f"queries: none share {n_none / n:.1%} < {MIN_NONE_SHARE:.0%}")
-    expected = Counter(q.expected for q in queries)
-    problems.extend(f"queries: no {s} query" for s in SECTIONS if not expected[s])
-    tags = Counter(t for q in queries if q.expected == "none" for t in q.tags)
-    problems.extend(f"queries: no {t} query" for t in NONE_TAGS if not tags[t])
-    asked = Counter(q.profile for q in queries)
-    problems.extend(f"{p}: no queries" for p in profiles if not asked[p])
-    traps = Counter(q.profile for q in queries if q.expected == "none" and "entity_trap" in q.tags)
-    problems.extend(
-        f"{p}: {traps[p]} entity traps < {MIN_ENTITY_TRAPS_PER_PROFILE}"
-        for p in profiles
-        if traps[p] < MIN_ENTITY_TRAPS_PER_PROFILE
-    )
-    if not any("superseded" in q.tags for q in queries):
-        problems.append("queries: none asks about a superseded fact")
+    return v3.load_queries(data_dir, split)
 
 
 def validate(profiles: Mapping[str, Profile], queries: Sequence[GateQuery]) -> None:
     """Raise DataError listing every broken invariant; return None when the data is as README.md says."""
-    problems: list[str] = []
-    _check_profiles(profiles, problems)
-    _check_queries(profiles, queries, problems)
-    if problems:
-        raise DataError("; ".join(problems))
+    v3.validate(profiles, queries, V4_RULES)
 
 
-def counts(profiles: Mapping[str, Profile], queries: Sequence[GateQuery]) -> dict[str, dict[str, int]]:
-    """Counts per language, expected section and tag (the README's tables)."""
-    return {
-        "profiles_lang": dict(Counter(p.lang for p in profiles.values())),
-        "items": {
-            "identity": sum(len(p.identity) for p in profiles.values()),
-            "pinned": sum(len(p.pinned) for p in profiles.values()),
-            "superseded": sum(len(p.superseded_ids()) for p in profiles.values()),
-            "episodes": sum(len(p.episodes) for p in profiles.values()),
-            "transcript": sum(len(p.transcript) for p in profiles.values()),
-            "overrides": sum(len(p.overrides) for p in profiles.values()),
-        },
-        "split": dict(Counter(q.split for q in queries)),
-        "lang": dict(Counter(q.lang for q in queries)),
-        "lang_none": dict(Counter(q.lang for q in queries if q.expected == "none")),
-        "expected": dict(Counter(q.expected for q in queries)),
-        "none_tag": dict(Counter(t for q in queries if q.expected == "none" for t in q.tags)),
-        "memory_tag": dict(Counter(t for q in queries if q.expected != "none" for t in q.tags)),
-    }
+counts = v3.counts
 
-
-def main() -> int:
-    """Validate the files next to this module and print their counts."""
-    profiles, queries = load_profiles(), load_queries()
-    validate(profiles, queries)
-    n_none = sum(1 for q in queries if q.expected == "none")
-    print(json.dumps(counts(profiles, queries), indent=1, sort_keys=True, ensure_ascii=False))
-    print(
-        f"profiles {len(profiles)}, queries {len(queries)}, no-memory {n_none} ({n_none / len(queries):.1%})"
-    )
-    return 0
-
-
-__all__ = [
-    "DATA_DIR",
-    "DataError",
-    "Episode",
-    "GateQuery",
-    "IdentityFact",
-    "PinnedFact",
-    "Profile",
-    "TranscriptTurn",
-    "counts",
-    "load_profiles",
-    "load_queries",
-    "validate",
-]
+__all__ = ["DATA_DIR", "V4_RULES", "DataError", "counts", "load_profiles", "load_queries", "validate"]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(v3.main(DATA_DIR, V4_RULES))
