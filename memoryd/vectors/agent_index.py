@@ -354,7 +354,11 @@ class AgentIndex:
         if index.d != manifest.dimension or index.ntotal != manifest.count:
             return None
         return cls(
-            manifest.agent_id, manifest.model, manifest.dimension, index, approx_min_vectors=approx_min_vectors
+            manifest.agent_id,
+            manifest.model,
+            manifest.dimension,
+            index,
+            approx_min_vectors=approx_min_vectors,
         )
 
 
