@@ -344,6 +344,8 @@ class Measured:
     #: Seconds to train and fill the approximate index of the transcript (one thread).
     approx_build_s: float = 0.0
     approximate_kinds: tuple[str, ...] = ()
+    #: 1-minute load averages when the measured calls started and ended (the machine is shared).
+    load: tuple[float, float] = (0.0, 0.0)
     #: Assemblies whose search ran without the query vector (it missed the 150 ms deadline): should be 0.
     fts_only: int = 0
     searched: int = 0
@@ -431,6 +433,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
             exhaustive.assemble(AGENT, f"{q} (exhaustive)")
         m = Measured(sizes, insert_s, indexed, index_s, [], [], [], {}, {}, {}, [])
         m.approx_build_s, m.approximate_kinds = approx_build_s, tuple(approximate)
+        load_before = os.getloadavg()[0]
         with grpc_caller(path) as call_rpc:
             # Interleaved, so neither path profits from caches the other warmed (search keeps per-term stats).
             for i, ((intended, query), rpc_query) in enumerate(zip(queries, rpc_queries, strict=True)):
@@ -462,6 +465,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
                     m.exhaustive_ms.append(time_exhaustive(exhaustive, query))
         # The query embedding alone, as memoryd calls it (unique texts: no cache hit).
         m.embed_ms = time_calls(lambda q: embedder.embed_query(q), [f"{q} (embed)" for _, q in queries])
+        m.load = (load_before, os.getloadavg()[0])
     finally:
         if search is not None:
             search.close()
@@ -518,7 +522,9 @@ def report(m: Measured) -> list[BenchResult]:
         f" {p50 / max(statistics.median(m.exhaustive_ms), 1e-9):.2f}"
         f" / {p95 / max(percentile(m.exhaustive_ms, 0.95), 1e-9):.2f}. Approximate index"
         f" ({', '.join(m.approximate_kinds) or 'none'}, memoryd/vectors/approx.py) trained and filled in"
-        f" {m.approx_build_s:.1f} s; the other kinds are below its threshold and scanned exhaustively.",
+        f" {m.approx_build_s:.1f} s; the other kinds are below its threshold and scanned exhaustively. 1-minute load"
+        f" average of the 2-core machine (shared) when the timed calls started / ended: {m.load[0]:.1f} /"
+        f" {m.load[1]:.1f}.",
         "",
         "| section chosen (in-process) | calls | p50 ms | p95 ms |",
         "| --- | --- | --- | --- |",
