@@ -270,15 +270,19 @@ class AgentIndex:
         use_one_thread()
         try:
             self._build(kind)
-        except (
-            Exception
-        ):  # a failed build leaves the exact search in place; the next large search tries again
+        except Exception:  # the exact search stays; the next large search tries again
             _log.exception("building an approximate vector index failed")
+
+    def _build(self, kind: str) -> None:
+        """Train and fill from a copy of the kind's codes (outside the lock), then replay what changed meanwhile.
+        Whatever happens, the kind is no longer marked as building afterwards."""
+        try:
+            self._build_marked(kind)
+        finally:
             with self._locks[kind]:
                 self._building.pop(kind, None)
 
-    def _build(self, kind: str) -> None:
-        """Train and fill from a copy of the kind's codes (outside the lock), then replay what changed meanwhile."""
+    def _build_marked(self, kind: str) -> None:
         with self._locks[kind]:
             ids, codes = _codes(self._part(kind))
             ids, codes = ids.copy(), codes.copy()

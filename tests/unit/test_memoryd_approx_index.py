@@ -8,9 +8,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.vectors.agent_index import AgentIndex
+from memoryd.vectors.approx import ApproxIndex
 
 DIM = 32
 #: The test's threshold (the real one is 20k); the corpus has N rows in clusters, like sentence embeddings.
@@ -93,3 +95,25 @@ def test_a_large_search_builds_it_in_the_background_and_it_is_never_saved(tmp_pa
     index.save(tmp_path)
     loaded = AgentIndex.load(tmp_path)
     assert loaded is not None and loaded.count == index.count and not loaded.is_approximate(KIND_TRANSCRIPT)
+
+
+def test_a_failed_build_leaves_the_exact_search_and_can_be_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    index, vectors = _filled()
+    exact, _ = _filled(threshold=None)
+
+    def broken(*args: object, **kwargs: object) -> ApproxIndex:
+        raise RuntimeError("training failed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ApproxIndex, "build", broken)
+        with pytest.raises(RuntimeError):
+            index.build_approximate(KIND_TRANSCRIPT)
+    assert not index.is_approximate(KIND_TRANSCRIPT)
+    # Exact meanwhile, and the next large search starts the build again (in the background).
+    assert index.search(KIND_TRANSCRIPT, vectors[3:4], 5) == exact.search(KIND_TRANSCRIPT, vectors[3:4], 5)
+    deadline = time.monotonic() + 60
+    while not index.is_approximate(KIND_TRANSCRIPT) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert index.is_approximate(KIND_TRANSCRIPT)
