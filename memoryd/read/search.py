@@ -97,21 +97,12 @@ class SearchSettings:
     #: nearest vectors for the section search that follows in the same request (which then queries neither FTS5
     #: nor faiss again). Any write to the store ends the reuse at once.
     reuse_s: float = 5.0
-    #: Sections with more rows than this are probed by the evidence pass (_keyword_side probe_terms): FTS5 gets the
-    #: rarest `evidence_probe_terms` terms and returns `evidence_probe_candidates` rows.
-    evidence_probe_rows: int = 5000
-    evidence_probe_terms: int = 2
-    evidence_probe_candidates: int = 20
-    #: The evidence pass runs each section's keyword side on a thread of its own (False: one after the other, on
-    #: the calling thread; the same evidence either way). Off: on the shared 2-core machine the extra threads slowed
-    #: the query embedding they run beside (bench_assemble's evidence pass, interleaved, p50 42 against 34 ms with
-    #: the early start alone); a machine with cores to spare may turn it on.
-    parallel_evidence: bool = False
-    #: The evidence pass also starts a large section's full keyword side after its probe, while the query's vectors
-    #: are still on their way, and keeps it (reuse_s) for the section search, which then waits for it instead of
-    #: querying FTS5 (False, or vectors already in: that search runs it after the gate decided). Off for the same
-    #: reason: it is wasted CPU whenever another section is chosen, and CPU is what a busy machine lacks.
-    speculate_full_keywords: bool = False
+    #: The evidence pass (evidence_many) once probed sections above a size with their rarest terms and let the
+    #: section search run the full keyword side afterwards, optionally on threads of their own or speculatively
+    #: (`evidence_probe_rows`, `parallel_evidence`, `speculate_full_keywords`). Removed in issue 17's latency work:
+    #: at 100k transcript rows the probe cost 3.3 ms p50 against 4.1 ms for the full pass, and the full pass is kept
+    #: for the chosen section's search, which then skips FTS5 (search 5.4 → 4.0 ms p50, 12.4 → 6.4 ms p95); the
+    #: extra threads slowed the query embedding on the 2-core machine. Every section now gets one full pass.
 
 
 @dataclass(frozen=True)
@@ -155,8 +146,6 @@ class MemorySearch:
         self._pool = ThreadPoolExecutor(
             max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
         )
-        # The evidence pass's keyword sides, one kind per thread (they wait on nothing, so they cannot deadlock).
-        self._keyword_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-keywords")
         # prefetch_evidence's passes: they wait on the pools above, which never wait on this one.
         self._evidence_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-evidence")
         # Only nearest-vector scans run here (never a task that waits on another), so it cannot deadlock.
@@ -178,8 +167,6 @@ class MemorySearch:
         self._prefetched: OrderedDict[
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
         ] = OrderedDict()
-        # Full keyword sides being computed for the section search that may follow: key as _recent_keywords.
-        self._speculating: OrderedDict[tuple[str, str, int, str], Future[None]] = OrderedDict()
         self._recent_lock = threading.Lock()
 
     def close(self) -> None:
@@ -187,7 +174,6 @@ class MemorySearch:
         self._evidence_pool.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._scan_pool.shutdown(wait=True, cancel_futures=True)
-        self._keyword_pool.shutdown(wait=True, cancel_futures=True)
 
     def search(
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
@@ -227,41 +213,17 @@ class MemorySearch:
     def _measure_evidence(
         self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
     ) -> dict[str, SectionEvidence]:
-        """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on a
-        helper thread; meanwhile the kinds' keyword sides run here, or each on a thread of its own with
-        parallel_evidence (SQLite's FTS5 work releases the GIL; the smallest stays on this thread). What a small
-        section's pass found is kept for its section search (reuse_s); with speculate_full_keywords so is a large
-        section's full keyword side, started after its probe while the vectors are still on their way."""
+        """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on helper
+        threads; meanwhile each kind's full keyword side runs here, one after the other, and is kept (reuse_s) for
+        the section search that follows, which then queries neither FTS5 nor faiss again."""
         terms = query_terms(query)
         vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            vector_side.set_result(
-                dict.fromkeys(kinds)
-            )  # nothing to wait for: nothing to speculate in meanwhile
+            vector_side.set_result(dict.fromkeys(kinds))
         else:
             vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
-        sizes = {kind: self.keyword_stats.corpus(kind, agent_id).rows for kind in kinds}
-        # Largest first onto the helper threads, the smallest last on this thread: it finishes while they run.
-        order = sorted(kinds, key=lambda kind: -sizes[kind])
-
-        def side_then_full(kind: str) -> _KeywordSide:
-            side = self._evidence_side(agent_id, kind, query, terms, rows[kind])
-            self._speculate(agent_id, kind, query, terms, rows[kind], vector_side)
-            return side
-
-        pending = {}
-        if terms and self.settings.parallel_evidence:
-            pending = {kind: self._keyword_pool.submit(side_then_full, kind) for kind in order[:-1]}
-        sides: dict[str, _KeywordSide] = {}
-        for kind in order:
-            if kind not in pending:
-                sides[kind] = self._evidence_side(agent_id, kind, query, terms, rows[kind])
-        for kind in order:
-            if kind not in pending:
-                self._speculate(agent_id, kind, query, terms, rows[kind], vector_side)
-        for kind, future in pending.items():
-            sides[kind] = future.result()
+        sides = {kind: self._evidence_side(agent_id, kind, query, terms, rows[kind]) for kind in kinds}
         vectors = vector_side.result()
         out: dict[str, SectionEvidence] = {}
         for kind in kinds:
@@ -273,67 +235,13 @@ class MemorySearch:
     def _evidence_side(
         self, agent_id: str, kind: str, query: str, terms: Sequence[str], rows: dict[int, MemoryRow]
     ) -> _KeywordSide:
-        """One kind's keyword side for the evidence pass: a probe of a large section (no reuse), a full pass of a
-        small one (kept for the section search that may follow)."""
-        corpus_rows = self.keyword_stats.corpus(kind, agent_id).rows
+        """One kind's full keyword side for the evidence pass, kept for the section search that may follow."""
         if not terms:
-            return _KeywordSide([], rows=corpus_rows)
-        if corpus_rows > self.settings.evidence_probe_rows:
-            return self._keyword_side(agent_id, kind, terms, rows, self.settings.evidence_probe_terms)
+            return _KeywordSide([], rows=self.keyword_stats.corpus(kind, agent_id).rows)
         generation = self._store.reads.generation
         side = self._keyword_side(agent_id, kind, terms, rows)
         self._remember_keywords((agent_id, kind, generation, query), side, rows)
         return side
-
-    def _speculate(
-        self,
-        agent_id: str,
-        kind: str,
-        query: str,
-        terms: Sequence[str],
-        rows: dict[int, MemoryRow],
-        vector_side: Future[dict[str, list[tuple[int, float]] | None]],
-    ) -> None:
-        """Start a large (probed) section's full keyword side on a helper thread, kept for its section search, if
-        the query's vectors are not there yet: the evidence pass does not wait for it, and the section's search, if
-        the gate chooses it, waits for it instead of querying FTS5 itself (it started earlier, so it is done
-        earlier). Once the vectors are in, the gate's decision comes first (the search runs it if chosen)."""
-        if (
-            not terms
-            or not self.settings.speculate_full_keywords
-            or vector_side.done()
-            or self.keyword_stats.corpus(kind, agent_id).rows <= self.settings.evidence_probe_rows
-        ):
-            return
-        key = (agent_id, kind, self._store.reads.generation, query)
-        full_rows = dict(rows)  # copied here: the evidence pass adds the nearest rows to `rows` meanwhile
-
-        def full_side() -> None:
-            full = self._keyword_side(agent_id, kind, terms, full_rows)
-            self._remember_keywords(key, full, full_rows)
-
-        future = self._keyword_pool.submit(full_side)
-        with self._recent_lock:
-            self._speculating[key] = future
-            while len(self._speculating) > 64:
-                self._speculating.popitem(last=False)
-        future.add_done_callback(lambda done: self._speculation_done(key, done))
-
-    def _speculation_done(self, key: tuple[str, str, int, str], future: Future[None]) -> None:
-        with self._recent_lock:
-            if self._speculating.get(key) is future:
-                del self._speculating[key]
-
-    def _await_speculation(self, key: tuple[str, str, int, str]) -> None:
-        """Wait for the full keyword side of `key` if one is being computed (its failure: the caller computes it)."""
-        with self._recent_lock:
-            running = self._speculating.get(key)
-        if running is None:
-            return
-        try:
-            running.result()
-        except Exception as error:
-            _log.warning("a kept keyword side failed (%s); searching again", type(error).__name__)
 
     def _evidence(
         self,
@@ -377,7 +285,6 @@ class MemorySearch:
         side = _KeywordSide([])
         if terms:
             key = (agent_id, kind, self._store.reads.generation, query)
-            self._await_speculation(key)
             reused = self._recent_keywords_for(key)
             if reused is not None:
                 side, loaded = reused
@@ -526,15 +433,8 @@ class MemorySearch:
         kind: str,
         terms: Sequence[str],
         rows: dict[int, MemoryRow],
-        probe_terms: int = 0,
     ) -> _KeywordSide:
-        """Per-agent BM25 ranking of the FTS5 candidates, with the evidence numbers taken on the way.
-
-        probe_terms > 0 (the evidence pass on a large section): FTS5 is asked for the rows holding the rarest
-        `probe_terms` terms only, and those few are scored on every term. FTS5 ranks every row that matches, so
-        leaving out the commoner terms makes the probe a fraction of a search; the row that covers most of the
-        query almost always holds its rarest words.
-        """
+        """Per-agent BM25 ranking of the FTS5 candidates, with the evidence numbers taken on the way."""
         stats = self.keyword_stats
         corpus = stats.corpus(kind, agent_id)
         if corpus.rows == 0:
@@ -544,14 +444,13 @@ class MemorySearch:
         match_terms = hybrid.candidate_terms(
             terms, dfs, corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor
         )
-        if probe_terms > 0:
-            match_terms = sorted(match_terms, key=lambda t: dfs[t])[:probe_terms]
         if not match_terms:
             return side
         # Restrict inside FTS5 when the agent is a small part of the table; else filter in the join.
         agent_in_match = corpus.rows * 2 < stats.table_rows(kind)
-        limit = self.settings.evidence_probe_candidates if probe_terms > 0 else self.settings.fts_candidates
-        candidates = self._store.fts.search(kind, agent_id, match_terms, limit, agent_in_match=agent_in_match)
+        candidates = self._store.fts.search(
+            kind, agent_id, match_terms, self.settings.fts_candidates, agent_in_match=agent_in_match
+        )
         side.candidates = len(candidates)
         if not candidates:
             return side

@@ -10,6 +10,7 @@ The embeddings table keeps the fp32 vectors; an index of the old format (flat fp
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -24,8 +25,12 @@ import numpy as np
 
 from memoryd.domain import KINDS, now_ms
 from memoryd.storage.private import private_folder
+from memoryd.vectors.approx import APPROX_MIN_VECTORS, ApproxIndex
 from memoryd.vectors.codec import Vector, kind_range, normalise, split_id, vector_id
 from memoryd.vectors.sealing import FileSealer, read_file, write_file
+from memoryd.vectors.threads import use_one_thread
+
+_log = logging.getLogger("memoryd.vectors")
 
 INDEX_FILE = "index.faiss"
 MANIFEST_FILE = "manifest.json"
@@ -61,8 +66,12 @@ def _codes(index: Any) -> tuple[Any, Any]:
 
 
 class AgentIndex:
-    """Thread-safe cosine index of one agent (exhaustive, fp16 storage): in memory one faiss index per kind; on disk
-    one file.
+    """Thread-safe cosine index of one agent (fp16 storage): in memory one faiss index per kind; on disk one file.
+
+    Exhaustive below APPROX_MIN_VECTORS vectors of a kind. From there on a search of that kind starts building an
+    approximate index (vectors/approx.py, IVF over the same fp16 codes) on a background thread and uses it once it
+    is ready; the exhaustive index stays the truth (saved, sealed, counted, rebuilt as before) and the approximate
+    one follows every add and remove. It is never saved: a loaded index builds it again on its first large search.
 
     Why per kind: a search of one kind used to scan the agent's whole index with the kind as a range selector, so a
     pinned-facts search next to 100k transcript turns still walked every id, the relevance gate's evidence pass
@@ -71,11 +80,25 @@ class AgentIndex:
     IndexIDMap2 (the format other tools read); load() splits it by the kind in each id's high bits.
     """
 
-    def __init__(self, agent_id: str, model: str, dimension: int, index: Any | None = None) -> None:
+    def __init__(
+        self,
+        agent_id: str,
+        model: str,
+        dimension: int,
+        index: Any | None = None,
+        *,
+        approx_min_vectors: int | None = APPROX_MIN_VECTORS,
+    ) -> None:
+        """approx_min_vectors: vectors of a kind from which its searches use an approximate index (None: never)."""
         self.agent_id = agent_id
         self.model = model
         self.dimension = dimension
+        self.approx_min_vectors = approx_min_vectors
         self._parts: dict[str, Any] = {}
+        # The approximate indexes ready for use, the kinds whose one is being built, and the vector ids added or
+        # removed meanwhile (replayed into it before it is used).
+        self._approx: dict[str, ApproxIndex] = {}
+        self._building: dict[str, set[int]] = {}
         # One lock per kind, so scans of different kinds run side by side (faiss releases the GIL); whatever reads
         # every kind takes them all, always in KINDS order.
         self._locks = {kind: threading.RLock() for kind in KINDS}
@@ -139,7 +162,7 @@ class AgentIndex:
             for part in self._parts.values():
                 inner: Any = faiss.downcast_index(part.index)
                 total += int(part.ntotal) * (int(inner.code_size) + 8)
-            return total
+            return total + sum(approx.memory_bytes() for approx in self._approx.values())
 
     def counts(self) -> dict[str, int]:
         """Vectors per kind."""
@@ -159,9 +182,16 @@ class AgentIndex:
             replaced = np.asarray([i for i in ids.tolist() if i in held], dtype=np.int64)
             if len(replaced):
                 part.remove_ids(faiss.IDSelectorBatch(replaced))
-            part.add_with_ids(normalise(vectors), ids)
+            unit = normalise(vectors)
+            part.add_with_ids(unit, ids)
             held.update(ids.tolist())
             self.dirty = True
+            approx = self._approx.get(kind)
+            if approx is not None:
+                approx.remove(replaced)
+                approx.add(ids, unit)
+            if kind in self._building:
+                self._building[kind].update(ids.tolist())
 
     def remove(self, kind: str, row_ids: Sequence[int]) -> int:
         """Remove these rows' vectors; returns how many were present."""
@@ -176,6 +206,11 @@ class AgentIndex:
             removed = int(self._part(kind).remove_ids(faiss.IDSelectorBatch(present)))
             held.difference_update(present.tolist())
             self.dirty = self.dirty or removed > 0
+            approx = self._approx.get(kind)
+            if approx is not None:
+                approx.remove(present)
+            if kind in self._building:
+                self._building[kind].update(present.tolist())
         return removed
 
     def _held_ids(self, kind: str) -> set[int]:
@@ -192,13 +227,79 @@ class AgentIndex:
         return held
 
     def search(self, kind: str, query: Vector, k: int) -> list[tuple[int, float]]:
-        """(row id, cosine) of the k nearest rows of `kind`."""
+        """(row id, cosine) of the k nearest rows of `kind` (approximate once the kind is large: see the class)."""
         with self._locks[kind]:
             part = self._parts.get(kind)
             if part is None or part.ntotal == 0 or k <= 0:
                 return []
-            scores, ids = part.search(normalise(query), min(k, int(part.ntotal)))
+            count = int(part.ntotal)
+            approx = self._approx.get(kind)
+            if approx is not None and self._is_large(count):
+                scores, ids = approx.search(normalise(query), min(k, count))
+            else:
+                scores, ids = part.search(normalise(query), min(k, count))
+            wants_build = self._is_large(count) and kind not in self._building
+            wants_build = wants_build and (approx is None or approx.needs_retraining(count))
+            if wants_build:
+                self._building[kind] = set()
+        if wants_build:
+            threading.Thread(
+                target=self._build_in_background, args=(kind,), name="memoryd-approx", daemon=True
+            ).start()
         return [(split_id(int(i))[1], float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
+
+    def _is_large(self, count: int) -> bool:
+        return self.approx_min_vectors is not None and count >= self.approx_min_vectors
+
+    def is_approximate(self, kind: str) -> bool:
+        """Whether searches of `kind` use the approximate index now."""
+        with self._locks[kind]:
+            return kind in self._approx and self._is_large(self._kind_count(kind))
+
+    def build_approximate(self, kind: str) -> bool:
+        """Build (or retrain) the approximate index of `kind` now, on this thread; False when the kind is below
+        approx_min_vectors or a build is already running. Searches use the exact index meanwhile."""
+        with self._locks[kind]:
+            if not self._is_large(self._kind_count(kind)) or kind in self._building:
+                return False
+            self._building[kind] = set()
+        self._build(kind)
+        return True
+
+    def _build_in_background(self, kind: str) -> None:
+        use_one_thread()
+        try:
+            self._build(kind)
+        except Exception:  # the exact search stays; the next large search tries again
+            _log.exception("building an approximate vector index failed")
+
+    def _build(self, kind: str) -> None:
+        """Train and fill from a copy of the kind's codes (outside the lock), then replay what changed meanwhile.
+        Whatever happens, the kind is no longer marked as building afterwards."""
+        try:
+            self._build_marked(kind)
+        finally:
+            with self._locks[kind]:
+                self._building.pop(kind, None)
+
+    def _build_marked(self, kind: str) -> None:
+        with self._locks[kind]:
+            ids, codes = _codes(self._part(kind))
+            ids, codes = ids.copy(), codes.copy()
+            inner: Any = faiss.downcast_index(self._part(kind).index)
+        vectors = inner.sa_decode(codes)
+        built = ApproxIndex.build(ids, vectors)
+        with self._locks[kind]:
+            changed = np.asarray(sorted(self._building.pop(kind, set())), dtype=np.int64)
+            if len(changed):
+                built.remove(changed)
+                held = self._held_ids(kind)
+                still = np.asarray([i for i in changed.tolist() if i in held], dtype=np.int64)
+                if len(still):
+                    part = self._part(kind)
+                    built.add(still, np.vstack([part.reconstruct(int(i)) for i in still]))
+            self._approx[kind] = built
+        _log.info("approximate vector index ready: %d vectors", built.count)
 
     def manifest(self) -> Manifest:
         """The manifest describing the current contents."""
@@ -233,7 +334,13 @@ class AgentIndex:
         _write_json(directory / MANIFEST_FILE, asdict(manifest))
 
     @classmethod
-    def load(cls, directory: Path, sealer: FileSealer | None = None) -> AgentIndex | None:
+    def load(
+        cls,
+        directory: Path,
+        sealer: FileSealer | None = None,
+        *,
+        approx_min_vectors: int | None = APPROX_MIN_VECTORS,
+    ) -> AgentIndex | None:
         """The saved index, or None when missing, unreadable, sealed differently, or inconsistent with its manifest."""
         manifest = read_manifest(directory, sealer)
         if manifest is None or not (directory / INDEX_FILE).exists():
@@ -250,7 +357,13 @@ class AgentIndex:
             return None
         if index.d != manifest.dimension or index.ntotal != manifest.count:
             return None
-        return cls(manifest.agent_id, manifest.model, manifest.dimension, index)
+        return cls(
+            manifest.agent_id,
+            manifest.model,
+            manifest.dimension,
+            index,
+            approx_min_vectors=approx_min_vectors,
+        )
 
 
 def read_manifest(directory: Path, sealer: FileSealer | None = None) -> Manifest | None:

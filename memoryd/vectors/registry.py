@@ -15,6 +15,7 @@ import numpy as np
 
 from memoryd.storage.embeddings import EmbeddingStore
 from memoryd.vectors.agent_index import AgentIndex, read_manifest
+from memoryd.vectors.approx import APPROX_MIN_VECTORS
 from memoryd.vectors.codec import Vector, from_blob
 from memoryd.vectors.sealing import FileSealer
 
@@ -49,8 +50,18 @@ class IndexState:
 class VectorRegistry:
     """Per-agent indexes under $OSAURUS_HOME/memory/vectors/<agent>/. The embeddings table is the source of truth."""
 
-    def __init__(self, root: Path, embeddings: EmbeddingStore, *, sealer: FileSealer | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        embeddings: EmbeddingStore,
+        *,
+        sealer: FileSealer | None = None,
+        approx_min_vectors: int | None = APPROX_MIN_VECTORS,
+    ) -> None:
+        """approx_min_vectors: vectors of a kind from which its searches use an approximate index (None: always
+        exhaustive; vectors/approx.py)."""
         self._root = root
+        self._approx_min_vectors = approx_min_vectors
         self._embeddings = embeddings
         #: Seals index files when the store is encrypted (memoryd.security sets it on conversion).
         self.sealer = sealer
@@ -73,7 +84,9 @@ class VectorRegistry:
             ):
                 return index
             stored = self._embeddings.count(agent_id, model)
-            loaded = AgentIndex.load(self.directory(agent_id), self.sealer)
+            loaded = AgentIndex.load(
+                self.directory(agent_id), self.sealer, approx_min_vectors=self._approx_min_vectors
+            )
             if (
                 loaded is not None
                 and loaded.agent_id == agent_id
@@ -98,7 +111,7 @@ class VectorRegistry:
             for kind, row_id, blob in batch:
                 dim = dimension or len(blob) // 4
                 if index is None:
-                    index = AgentIndex(agent_id, model, dim)
+                    index = AgentIndex(agent_id, model, dim, approx_min_vectors=self._approx_min_vectors)
                 try:
                     vector = from_blob(blob, index.dimension)
                 except ValueError:
@@ -112,7 +125,7 @@ class VectorRegistry:
         if index is None:
             if dimension is None:
                 return None
-            index = AgentIndex(agent_id, model, dimension)
+            index = AgentIndex(agent_id, model, dimension, approx_min_vectors=self._approx_min_vectors)
         self.rebuilds += 1
         index.save(self.directory(agent_id), self.sealer)
         _log.info("rebuilt a vector index: %d vectors, model %s", index.count, model)
@@ -136,6 +149,14 @@ class VectorRegistry:
         """Nearest rows of one agent and kind; [] when the agent has no vectors for `model`."""
         index = self._get(agent_id, model, int(vector.shape[-1]))
         return [] if index is None else index.search(kind, vector, k)
+
+    def build_approximate(self, agent_id: str, model: str) -> list[str]:
+        """Build the approximate index of each of the agent's large kinds now, on this thread (benchmarks and
+        warm-ups; searches otherwise start it in the background). Returns the kinds built."""
+        index = self._get(agent_id, model, None)
+        if index is None:
+            return []
+        return [kind for kind in index.counts() if index.build_approximate(kind)]
 
     def memory_bytes(self) -> int:
         """Vector bytes held by the loaded indexes (AgentIndex.memory_bytes)."""

@@ -1,8 +1,8 @@
-"""The evidence pass's fast paths decide nothing differently: each section's keyword side on its own thread gives the
-same evidence as one after the other, and the full keyword side kept for a large section's search (computed while
-the query embedding is on its way) gives the same hits as that search querying FTS5 itself; any write ends the
-reuse. Real SQLite store, real FTS5, real faiss registry; the embeddings come from a fake inferd on a real port that
-answers after EMBED_DELAY_S (a slow peer, so the vectors are still on their way during the keyword sides)."""
+"""The evidence pass's reuse decides nothing differently: the full keyword side it keeps for each section (computed
+while the query embedding is on its way) gives the same hits as the section search querying FTS5 itself; any write
+ends the reuse; a prefetched pass is the pass asked for. Real SQLite store, real FTS5, real faiss registry; the
+embeddings come from a fake inferd on a real port that answers after EMBED_DELAY_S (a slow peer, so the vectors are
+still on their way during the keyword sides)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,6 @@ EMBED_DELAY_S = 0.3
 
 AGENT = "alex"
 KINDS = [KIND_PINNED, KIND_EPISODE, KIND_TRANSCRIPT]
-#: Sections above this many rows are "large" (probed); the store below has 60-200 rows per section.
-PROBE_ROWS = 50
 WORDS = (  # noqa: SIM905 - a word list reads better as text
     "garden tomato recipe budget flight lisbon harbour dinner pottery marathon invoice contract cat doctor"
     " vegetarian peanut beta release report wednesday sister guitar lesson apartment lease salary hiking"
@@ -91,9 +89,8 @@ class Rig:
     searches: list[MemorySearch]
 
     def search(self, **changes: bool) -> MemorySearch:
-        """A MemorySearch over the rig (closed with it), both fast paths on; `changes` to SearchSettings."""
-        on = {"parallel_evidence": True, "speculate_full_keywords": True}
-        settings = SearchSettings(evidence_probe_rows=PROBE_ROWS, **{**on, **changes})
+        """A MemorySearch over the rig (closed with it); `changes` to SearchSettings."""
+        settings = SearchSettings(**changes)
         search = MemorySearch(self.store, self.embedder, self.vectors, settings)
         self.searches.append(search)
         return search
@@ -129,33 +126,22 @@ def _count_fts(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str,
     return queried
 
 
-def test_concurrent_keyword_sides_give_the_sequential_evidence(rig: Rig) -> None:
-    parallel = rig.search()
-    sequential = rig.search(parallel_evidence=False, speculate_full_keywords=False)
-    for query in QUERIES:
-        assert parallel.evidence_many(AGENT, KINDS, query) == sequential.evidence_many(AGENT, KINDS, query)
-    # The sections really were probed and searched: some evidence is not empty.
-    evidence = parallel.evidence_many(AGENT, KINDS, QUERIES[0])
-    assert all(evidence[kind].candidates > 0 and evidence[kind].bm25_top > 0 for kind in KINDS)
-    assert evidence[KIND_TRANSCRIPT].rows == 200 > PROBE_ROWS
-    assert evidence[KIND_TRANSCRIPT].note == ""  # the vector side ran (slowly), not skipped
-
-
-@pytest.mark.parametrize("parallel", [True, False])
-def test_the_kept_full_keyword_side_gives_the_searchs_own_hits(
-    rig: Rig, monkeypatch: pytest.MonkeyPatch, parallel: bool
-) -> None:
-    fast = rig.search(parallel_evidence=parallel)
-    plain = rig.search(parallel_evidence=False, speculate_full_keywords=False)
+def test_the_kept_keyword_side_gives_the_searchs_own_hits(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = rig.search()
+    plain = rig.search()
     queried = _count_fts(rig.store, monkeypatch)
+    evidence = fast.evidence_many(AGENT, KINDS, QUERIES[0])
+    # The sections really were searched: the evidence is not empty, and the vector side ran (slowly).
+    assert all(evidence[kind].candidates > 0 and evidence[kind].bm25_top > 0 for kind in KINDS)
+    assert evidence[KIND_TRANSCRIPT].note == ""
     for query in QUERIES[:-1]:  # the last one matches nothing
         fast.evidence_many(AGENT, KINDS, query)
         for kind in KINDS:
-            # The fast search reuses what the evidence pass kept (waiting for it if need be) and queries FTS5 on no
-            # thread of its own; the plain one, with no pass before it, queries FTS5 on this thread.
+            # The search after the pass reuses what it kept and queries FTS5 no more; the plain one, with no pass
+            # before it, queries FTS5 itself.
             before = len(queried)
             reused = fast.search_with_evidence(AGENT, kind, query, 8)
-            assert (kind, True) not in queried[before:], (query, kind)
+            assert len(queried) == before, (query, kind)
             fresh = plain.search_with_evidence(AGENT, kind, query, 8)
             assert (kind, True) in queried[before:]
             assert [(h.row.id, h.score) for h in reused.outcome.hits] == [
@@ -164,15 +150,14 @@ def test_the_kept_full_keyword_side_gives_the_searchs_own_hits(
             assert reused.outcome.hits and reused.evidence == fresh.evidence
 
 
-def test_no_full_keyword_side_without_vectors_to_wait_for(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
-    search = rig.search(parallel_evidence=False, use_vectors=False)
+def test_one_keyword_query_per_section_without_vectors(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    search = rig.search(use_vectors=False)
     query = QUERIES[0]
     queried = _count_fts(rig.store, monkeypatch)
     search.evidence_many(AGENT, KINDS, query)
     search.search(AGENT, KIND_TRANSCRIPT, query, 8)
-    # Probes of the two large sections, one full pass of the small one, then the transcript search's own query,
-    # all on this thread.
-    assert sorted(queried) == sorted([(kind, True) for kind in [*KINDS, KIND_TRANSCRIPT]])
+    # One full pass per section on this thread; the transcript search reuses its pass.
+    assert sorted(queried) == sorted([(kind, True) for kind in KINDS])
 
 
 def test_a_write_after_the_evidence_pass_ends_the_reuse(rig: Rig) -> None:
@@ -193,7 +178,7 @@ def test_a_write_after_the_evidence_pass_ends_the_reuse(rig: Rig) -> None:
 
 def test_a_prefetched_pass_is_the_evidence_asked_for(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = rig.search()
-    plain = rig.search(parallel_evidence=False, speculate_full_keywords=False)
+    plain = rig.search()
     queried = _count_fts(rig.store, monkeypatch)
     for query in QUERIES:
         fast.prefetch_evidence(AGENT, KINDS, query)
