@@ -109,18 +109,19 @@ def open_store(location: Path | str, *, key: bytes | None = None, schema: str | 
         raise
     tables = define_tables(db.pw)
     agents = AgentStore(db, tables)
+    fts = full_text(db)
     return Store(
         db=db,
         tables=tables,
         agents=agents,
         turns=TurnStore(db, tables, agents),
         identity=IdentityStore(db, tables),
-        fts=full_text(db),
+        fts=fts,
         rows=RowStore(db),
         embeddings=EmbeddingStore(db),
         stats=StatsStore(db),
         consolidation=ConsolidationStore(db),
-        console_rows=ConsoleRowStore(db),
+        console_rows=ConsoleRowStore(db, fts),
         listing=ListingStore(db),
         transfer=TransferStore(db),
         health=HealthStore(db),
