@@ -26,13 +26,14 @@ from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.runtime.malloc_tuning import tune_malloc
 from memoryd.runtime.memtrace import MemoryTrace
 from memoryd.security.manager import StoreSecurity
+from memoryd.security.opener import StoreUnreachableError
 from memoryd.storage.faults import StorageFault
 from memoryd.storage.store import Store
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.indexer import Indexer
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.wiring.console import build_console
-from memoryd.wiring.security import build_security, check_bind, degraded_guard, open_secured
+from memoryd.wiring.security import build_security_for, check_bind, degraded_guard, open_secured
 from memoryd.wiring.writer import build_writer, rows_remover
 from memoryd.write import DistillPolicy, Writer
 from memoryd.write.breaker import CircuitBreaker
@@ -180,12 +181,15 @@ def build_app(
         on_changed=[search.keyword_stats.invalidate, read_path.invalidate],
     )
     scheduler = ConsolidationScheduler(consolidator, config)
-    security = build_security(
+    security = build_security_for(
         secured, vectors, on_replaced=[read_path.invalidate, search.keyword_stats.invalidate, indexer.notify]
     )
     console = build_console(store, config, vectors, indexer, search)
     console.attach_read_path(read_path, read_path.invalidate)
-    console.attach_security(security)
+    if security is not None:
+        console.attach_security(security)
+    else:
+        console.serve_postgres_store()
     app = App(
         settings=settings,
         config=config,
@@ -293,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InsecureBindError as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
-    except DataRootReadOnlyError as error:
+    except (DataRootReadOnlyError, StoreUnreachableError) as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 1
     except Exception as error:

@@ -18,7 +18,7 @@ from memoryd.storage.health import HealthStore
 from memoryd.storage.identity import IdentityStore
 from memoryd.storage.listing import ListingStore
 from memoryd.storage.migrations import current_version, migrate
-from memoryd.storage.pg_db import DEFAULT_SCHEMA, PgDatabase
+from memoryd.storage.pg_db import DEFAULT_SCHEMA, InvalidSchemaNameError, PgDatabase
 from memoryd.storage.read_queries import ReadQueries
 from memoryd.storage.rows import RowStore
 from memoryd.storage.stats import StatsStore
@@ -127,3 +127,6 @@ def open_store(location: Path | str, *, key: bytes | None = None, schema: str | 
         health=HealthStore(db),
         reads=ReadQueries(db),
     )
+
+
+__all__ = ["InvalidSchemaNameError", "Store", "full_text", "is_database_url", "open_database", "open_store"]
