@@ -213,7 +213,7 @@ def test_search_ddl_runs_twice_and_refuses_unsafe_schema_names(pg: PgSql) -> Non
     schema = new_search_schema(pg)
     for statement in search_ddl(schema):
         pg.execute(statement)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="schema names"):
         search_ddl('x"; DROP TABLE transcript; --')
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="schema names"):
         search_ddl("Upper")
