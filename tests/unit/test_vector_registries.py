@@ -135,7 +135,7 @@ def test_deleting_an_agent_drops_its_vectors_only(setup: Setup) -> None:
     setup.add("a", KIND_TRANSCRIPT, "m", vectors)
     theirs = setup.add("b", KIND_TRANSCRIPT, "m", vectors)
     assert setup.registry.delete_agent("a") == 12
-    setup.store.embeddings.delete_rows(KIND_TRANSCRIPT, [row for row in range(1, 13)])
+    setup.store.embeddings.delete_rows(KIND_TRANSCRIPT, list(range(1, 13)))
     assert setup.registry.search("a", KIND_TRANSCRIPT, "m", vectors[0], 5) == []
     assert setup.registry.search("b", KIND_TRANSCRIPT, "m", vectors[0], 1)[0][0] == theirs[0]
 
