@@ -35,7 +35,7 @@ class PgSql:
     """Thread-local autocommit psycopg connections to one database, with session settings applied on connect."""
 
     def __init__(self, dsn: str, settings: Mapping[str, str] | None = None) -> None:
-        self._dsn = dsn
+        self.dsn = dsn
         self._settings = dict(settings or {})
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -44,7 +44,7 @@ class PgSql:
     def _conn(self) -> psycopg.Connection[Any]:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
-            conn = psycopg.connect(self._dsn, autocommit=True)
+            conn = psycopg.connect(self.dsn, autocommit=True)
             for name, value in self._settings.items():
                 conn.execute("SELECT set_config(%s, %s, false)", (name, value))
             self._local.conn = conn

@@ -28,6 +28,7 @@ import psycopg
 from memoryd.domain import KINDS, now_ms
 from memoryd.storage.pg_names import literal, partition_name, quoted_schema
 from memoryd.storage.pg_sql import PgQueries
+from memoryd.storage.tables import VECTOR_KINDS
 
 #: HNSW build parameters (pgvector's defaults; docs/scaling.md measured sizes with them).
 HNSW_M = 16
@@ -45,6 +46,15 @@ def vector_ddl(schema: str) -> list[str]:
         f"DEFAULT 0)",
         f"CREATE TABLE IF NOT EXISTS {s}.vectors (agent_id text NOT NULL, kind text NOT NULL, row_id bigint NOT "
         f"NULL, embedding halfvec NOT NULL, PRIMARY KEY (agent_id, kind, row_id)) PARTITION BY LIST (agent_id)",
+        # Deleting source rows deletes their vectors, whoever deletes them (as the embeddings table's triggers do).
+        f"CREATE OR REPLACE FUNCTION {s}.search_delete_vectors() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
+        f"BEGIN DELETE FROM {s}.vectors v USING gone g WHERE v.agent_id = g.agent_id AND v.kind = TG_ARGV[0] "
+        f"AND v.row_id = g.id; RETURN NULL; END $fn$",
+        *(
+            f"CREATE OR REPLACE TRIGGER {source}_vectors_ad AFTER DELETE ON {s}.{source} REFERENCING OLD TABLE AS "
+            f"gone FOR EACH STATEMENT EXECUTE FUNCTION {s}.search_delete_vectors('{kind}')"
+            for source, kind in VECTOR_KINDS.items()
+        ),
     ]
 
 
@@ -182,11 +192,12 @@ class PgVectorStore:
             return []
         params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k}
         try:
-            with self._db.transaction():
-                self._db.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true)", (str(max(self._ef_search, k)),)
-                )
-                rows = self._db.query(self.nearest_sql(agent, kind), params)
+            # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
+            # It only concerns HNSW scans, and each one sets it first.
+            self._db.execute(
+                "SELECT set_config('hnsw.ef_search', %s, false)", (str(max(self._ef_search, k)),)
+            )
+            rows = self._db.query(self.nearest_sql(agent, kind), params)
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             return None
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]

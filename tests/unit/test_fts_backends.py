@@ -177,7 +177,8 @@ def test_rows_in_five_languages_are_stemmed_in_their_own(pg: PgSql) -> None:  # 
     for language, text in texts.items():
         ids[language] = int(
             pg.scalar(
-                f'INSERT INTO "{schema}".transcript (agent_id, content) VALUES (%s, %s) RETURNING id',
+                f'INSERT INTO "{schema}".transcript (agent_id, content, conversation_id, chunk_index, role, '
+                "created_at_ms) VALUES (%s, %s, 'c', 0, 'user', 1) RETURNING id",
                 ("a", text),
             )
         )
@@ -199,10 +200,14 @@ def test_tsquery_syntax_in_terms_is_read_as_plain_words(pg: PgSql) -> None:  # n
     fts = PgFtsIndex(pg, schema)
     row = int(
         pg.scalar(
-            f"INSERT INTO \"{schema}\".transcript (agent_id, content) VALUES ('a', 'heron and egret') RETURNING id"
+            f'INSERT INTO "{schema}".transcript (agent_id, content, conversation_id, chunk_index, role, created_at_ms) '
+            "VALUES ('a', 'heron and egret', 'c', 0, 'user', 1) RETURNING id"
         )
     )
-    pg.execute(f"INSERT INTO \"{schema}\".transcript (agent_id, content) VALUES ('a', 'pond')")
+    pg.execute(
+        f'INSERT INTO "{schema}".transcript (agent_id, content, conversation_id, chunk_index, role, created_at_ms) '
+        "VALUES ('a', 'pond', 'c', 0, 'user', 1)"
+    )
     for hostile in ("heron & !egret", "egret:*", "heron <-> egret | pond", "')) OR 1=1 --", "!!!"):
         hits = fts.search(KIND_TRANSCRIPT, "a", [hostile], 10)
         assert _ids(hits) in ([row], []), hostile
