@@ -20,15 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 import psycopg
 
 from memoryd.domain import KINDS, now_ms
+from memoryd.storage.pg_db import PgDatabase
 from memoryd.storage.pg_names import literal, partition_name, quoted_schema
 from memoryd.storage.pg_sql import PgQueries
 from memoryd.storage.tables import VECTOR_KINDS
+
+if TYPE_CHECKING:
+    from memoryd.storage.store import Store
 
 #: HNSW build parameters (pgvector's defaults; docs/scaling.md measured sizes with them).
 HNSW_M = 16
@@ -235,3 +240,10 @@ class PgVectorStore:
             )
             or 0
         )
+
+
+def pg_vector_store(store: Store) -> PgVectorStore | None:
+    """The vector partitions of a store on PostgreSQL (in its schema, on its connections); None on SQLite."""
+    if not isinstance(store.db, PgDatabase):
+        return None
+    return PgVectorStore(store.db.percent_queries(), store.db.schema)

@@ -19,7 +19,7 @@ import numpy as np
 
 from memoryd.storage.pg_vectors import AgentVectors, PgVectorStore
 from memoryd.vectors.codec import Vector, from_blob, normalise
-from memoryd.vectors.registry import IndexState
+from memoryd.vectors.registry import IndexState, VectorRegistry
 from memoryd.vectors.sealing import FileSealer
 
 _log = logging.getLogger("memoryd.vectors")
@@ -35,13 +35,13 @@ class StoredEmbeddings(Protocol):
     ) -> Iterator[list[tuple[str, int, bytes]]]: ...
 
 
-class PgVectorRegistry:
-    """Per-agent HNSW search in PostgreSQL with VectorRegistry's public methods (those the indexer, the search, the
-    console and the security manager call)."""
+class PgVectorRegistry(VectorRegistry):
+    """Per-agent HNSW search in PostgreSQL. A VectorRegistry to its callers (the indexer, the search, the console,
+    the security manager): every public method is overridden, and the base's folder state is never set or used."""
 
     def __init__(self, vectors: PgVectorStore, embeddings: StoredEmbeddings) -> None:
         self._vectors = vectors
-        self._embeddings = embeddings
+        self._stored = embeddings
         #: Files are never written: nothing to seal (the database's own encryption at rest applies).
         self.sealer: FileSealer | None = None
         self._lock = threading.Lock()
@@ -59,7 +59,7 @@ class PgVectorRegistry:
             else:
                 self._agents[agent_id] = agent
 
-    def _get(self, agent_id: str, model: str, dimension: int | None) -> AgentVectors | None:
+    def _agent_for(self, agent_id: str, model: str, dimension: int | None) -> AgentVectors | None:
         """The agent's partition in `model`'s space, refilled from the embeddings table when it holds another."""
 
         def fits(agent: AgentVectors | None) -> bool:
@@ -70,15 +70,15 @@ class PgVectorRegistry:
             return cached
         current = self._vectors.agent(agent_id)
         if not fits(current):
-            current = self._rebuild(agent_id, model, dimension)
+            current = self._refill(agent_id, model, dimension)
         self._remember(current, agent_id)
         return current
 
-    def _rebuild(self, agent_id: str, model: str, dimension: int | None) -> AgentVectors | None:
+    def _refill(self, agent_id: str, model: str, dimension: int | None) -> AgentVectors | None:
         """Switch the agent's partition to `model` and fill it from stored vectors; None when there are none and
         no dimension is known yet."""
         agent: AgentVectors | None = None
-        for batch in self._embeddings.iter_agent(agent_id, model):
+        for batch in self._stored.iter_agent(agent_id, model):
             if agent is None:
                 agent = self._vectors.switch_model(
                     agent_id, model, dimension or len(batch[0][2]) // 4, with_indexes=False
@@ -106,7 +106,7 @@ class PgVectorRegistry:
 
     def add(self, agent_id: str, kind: str, model: str, row_ids: Sequence[int], vectors: Vector) -> None:
         """Add freshly embedded rows (already stored in the embeddings table)."""
-        agent = self._get(agent_id, model, int(vectors.shape[1]))
+        agent = self._agent_for(agent_id, model, int(vectors.shape[1]))
         if agent is not None:
             self._vectors.put(agent, kind, row_ids, normalise(vectors))
 
@@ -119,19 +119,27 @@ class PgVectorRegistry:
 
     def search(self, agent_id: str, kind: str, model: str, vector: Vector, k: int) -> list[tuple[int, float]]:
         """Nearest rows of one agent and kind; [] when the agent has no vectors for `model`."""
-        agent = self._get(agent_id, model, int(vector.shape[-1]))
+        agent = self._agent_for(agent_id, model, int(vector.shape[-1]))
         if agent is None:
             return []
         found = self._vectors.nearest(agent, kind, normalise(vector.reshape(1, -1))[0], k)
         if found is None:  # the partition went away under the cached entry (another replica): look again once
             self._remember(None, agent_id)
-            agent = self._get(agent_id, model, int(vector.shape[-1]))
+            agent = self._agent_for(agent_id, model, int(vector.shape[-1]))
             found = (
                 []
                 if agent is None
                 else self._vectors.nearest(agent, kind, normalise(vector.reshape(1, -1))[0], k)
             )
         return found or []
+
+    def directory(self, agent_id: str) -> Path:
+        """No folder holds the agent's vectors: a path that never exists (console's file checks find nothing)."""
+        return Path("/nonexistent/pgvector") / agent_id.encode("utf-8").hex()
+
+    def persisted(self, agent_id: str) -> bool:
+        """Whether the agent has a partition: every vector in it is committed."""
+        return self._vectors.agent(agent_id) is not None
 
     def memory_bytes(self) -> int:
         """Vector bytes held in this process: none (they live in the database)."""
@@ -148,7 +156,7 @@ class PgVectorRegistry:
 
     def state(self, agent_id: str, model: str) -> IndexState:
         """Model, dimension, vector and row counts of one agent's partition, and whether it needs a refill."""
-        stored = self._embeddings.count(agent_id, model)
+        stored = self._stored.count(agent_id, model)
         current = self._vectors.agent(agent_id)
         if current is None:
             return IndexState(agent_id, "", 0, 0, stored, stored > 0)
