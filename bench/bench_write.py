@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -304,7 +305,9 @@ def _durable(pg: PostgresInstance) -> tuple[str, str]:
         }
     if set(settings.values()) != {"[('on',)]"}:
         raise RuntimeError(f"PostgreSQL durability not restored: {settings}")
-    async_dsn = pg.create_database(ASYNC_DATABASE)
+    pg.create_database(ASYNC_DATABASE)
+    url = urllib.parse.urlsplit(pg.dsn)  # memoryd takes a postgresql:// URL: the same one, another database
+    async_dsn = urllib.parse.urlunsplit(url._replace(path=f"/{ASYNC_DATABASE}"))
     with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
         conn.execute(
             sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(ASYNC_DATABASE))
