@@ -183,3 +183,16 @@ def test_a_schema_name_must_be_a_plain_identifier() -> None:
     for bad in ("Tenant", "a b", "x;drop", "", "1abc", "a" * 64):
         with pytest.raises(InvalidSchemaNameError):
             PgDatabase(pg_url(), schema=bad)
+
+
+def test_a_libpq_connection_string_opens_postgres_too() -> None:
+    from memoryd.storage.store import is_database_url
+    from tests.support.pg_stores import session_postgres
+
+    conninfo = session_postgres().dsn_for("osaurus_test")  # "host=… dbname=… user=…", not a URL
+    assert is_database_url(conninfo) and not is_database_url("memory.sqlite")
+    store = open_store(conninfo, schema=fresh_schema())
+    try:
+        assert store.dialect == "postgres" and store.schema_version == migrations.LATEST_VERSION
+    finally:
+        store.db.close_all()  # type: ignore[attr-defined]
