@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from memoryd.storage.embeddings import EmbeddingStore
-from memoryd.vectors.agent_index import AgentIndex, read_manifest
+from memoryd.vectors.agent_index import INDEX_FILE, AgentIndex, read_manifest
 from memoryd.vectors.approx import APPROX_MIN_VECTORS
 from memoryd.vectors.codec import Vector, from_blob
 from memoryd.vectors.sealing import FileSealer
@@ -157,6 +157,10 @@ class VectorRegistry:
         if index is None:
             return []
         return [kind for kind in index.counts() if index.build_approximate(kind)]
+
+    def persisted(self, agent_id: str) -> bool:
+        """Whether the agent's index is saved where a restart finds it (its index file exists)."""
+        return (self.directory(agent_id) / INDEX_FILE).exists()
 
     def memory_bytes(self) -> int:
         """Vector bytes held by the loaded indexes (AgentIndex.memory_bytes)."""
