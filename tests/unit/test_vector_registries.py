@@ -176,6 +176,7 @@ def test_a_second_replica_sees_the_vectors_at_once(postgres: PostgresInstance, t
     assert two.search("a", KIND_TRANSCRIPT, "m", vectors[2], 1)[0][0] == 3
     assert one.delete_agent("a") == 5
     assert two.search("a", KIND_TRANSCRIPT, "m", vectors[2], 1) == []  # its cached entry is found out of date
+    assert PgVectorStore(first, schema).agent("a") is None  # and the search left no empty partition behind
     first.close()
     second.close()
     store.close()
