@@ -26,6 +26,7 @@ from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.runtime.malloc_tuning import tune_malloc
 from memoryd.runtime.memtrace import MemoryTrace
 from memoryd.security.manager import StoreSecurity
+from memoryd.security.opener import StoreUnreachableError
 from memoryd.storage.faults import StorageFault
 from memoryd.storage.pg_vectors import pg_vector_store
 from memoryd.storage.store import Store
@@ -301,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InsecureBindError as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
-    except DataRootReadOnlyError as error:
+    except (DataRootReadOnlyError, StoreUnreachableError) as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 1
     except Exception as error:
