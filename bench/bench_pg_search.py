@@ -32,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from bench import locomo_data as lc
 from bench.bench_assemble import (
@@ -50,19 +51,21 @@ from bench.pg_twin import Twin, pg_twin
 from bench.report import BenchResult
 from bench.search_stack import running_stack
 from inferd.client import InferenceClient
-from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, TurnInput
 from memoryd.read.assemble import DEFAULT_READ_BUDGET_S, ReadPath, ReadPathSettings
 from memoryd.read.memory_reader import StoreMemoryReader
-from memoryd.read.search import MemorySearch
+from memoryd.read.search import MemorySearch, SearchSettings
 from memoryd.retrieval.gate import GateMode
+from memoryd.retrieval.terms import query_terms
 from memoryd.retrieval.tokens import InferdTokenCounter
-from memoryd.storage.store import Store
+from memoryd.storage.store import Store, open_store
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.registry import VectorRegistry
 from tests.support.postgres import running_postgres
 
 ISSUE = 21
-PARTS = ("locomo", "assemble")
+PARTS = ("languages", "locomo", "assemble")
+LANGUAGE_SET = Path(__file__).resolve().parent / "languages" / "queries.jsonl"
 BACKENDS = ("SQLite", "PostgreSQL")
 
 
@@ -72,6 +75,99 @@ def _mean(values: Sequence[float]) -> float:
 
 def _ms(values: Sequence[float]) -> str:
     return f"{statistics.median(values):.1f} / {percentile(values, 0.95):.1f}"
+
+
+# ---------------------------------------------------------------------------------------------------- languages
+def _language_store(store: Store, sets: list[dict[str, Any]]) -> None:
+    """One agent per language, its sentences as transcript turns (through the store's own writer)."""
+    for item in sets:
+        for i, doc in enumerate(item["docs"]):
+            store.turns.buffer(TurnInput(f"lang-{item['lang']}", "c", doc, "", 1_700_000_000_000 + i))
+
+
+def languages(home: Path) -> list[BenchResult]:
+    """Inflected and unaccented queries in five languages: is the right sentence the first keyword candidate (and
+    the first hit of memoryd's keyword-only search, which re-scores with Porter stems on both backends)?"""
+    sets = [
+        json.loads(line) for line in LANGUAGE_SET.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    scores: dict[tuple[str, str, str], list[float]] = {}
+    with running_postgres() as pg:
+        stores = {
+            "SQLite": open_store(home / "languages.sqlite"),
+            "PostgreSQL": open_store(pg.dsn, schema="bench_lang"),
+        }
+        try:
+            for backend, store in stores.items():
+                _language_store(store, sets)
+                search = MemorySearch(store, settings=SearchSettings(use_vectors=False))
+                try:
+                    for item in sets:
+                        agent = f"lang-{item['lang']}"
+                        ids = {
+                            int(r[0]): n
+                            for n, r in enumerate(
+                                store.db.query(
+                                    "SELECT id FROM transcript WHERE agent_id = ? ORDER BY id", (agent,)
+                                )
+                            )
+                        }
+                        for query in item["queries"]:
+                            candidates = [
+                                ids[i]
+                                for i, _ in store.fts.search(
+                                    KIND_TRANSCRIPT, agent, query_terms(query["q"]), 10
+                                )
+                            ]
+                            hits = [
+                                ids[h.row.id]
+                                for h in search.search(agent, KIND_TRANSCRIPT, query["q"], 5).hits
+                            ]
+                            for metric, ranking in (("fts", candidates), ("search", hits)):
+                                scores.setdefault((backend, item["lang"], metric), []).append(
+                                    1.0 / (1 + ranking.index(query["doc"]))
+                                    if query["doc"] in ranking
+                                    else 0.0
+                                )
+                finally:
+                    search.close()
+        finally:
+            for store in stores.values():
+                store.close()
+    langs = [item["lang"] for item in sets]
+
+    def row(backend: str, metric: str) -> str:
+        cells = " | ".join(f"{_mean(scores[(backend, lang, metric)]) / 100:.2f}" for lang in langs)
+        every = [v for lang in langs for v in scores[(backend, lang, metric)]]
+        return f"| {backend} | {metric} | {cells} | **{_mean(every) / 100:.2f}** |"
+
+    lines = [
+        "### Full text in five languages, PostgreSQL beside SQLite (`bench/bench_pg_search.py`, part languages)",
+        "",
+        "`bench/languages/queries.jsonl` (frozen before this measurement): 8 everyday sentences per language and 8 "
+        "queries each that use other inflections (plural/singular, verb forms) and drop or add accents. Mean "
+        "reciprocal rank of the right sentence: `fts` = the keyword candidates alone (SQLite FTS5 porter + unicode61; "
+        "PostgreSQL tsvector with the row's snowball stemmer, query terms OR'ed over the five stemmers); `search` = "
+        "memoryd's keyword-only search (no vectors), whose per-agent BM25 re-scores candidates with Porter stems on "
+        "both backends.",
+        "",
+        "| backend | ranking | " + " | ".join(langs) + " | all |",
+        "|---|---|" + "---|" * (len(langs) + 1),
+        *(row(b, m) for m in ("fts", "search") for b in BACKENDS),
+    ]
+    every = {
+        b: _mean([v for lang in langs if lang != "en" for v in scores[(b, lang, "fts")]]) / 100
+        for b in BACKENDS
+    }
+    return [
+        BenchResult(
+            ISSUE,
+            "Keyword MRR on fr/es/de/pt inflected queries, PostgreSQL vs SQLite",
+            f"{every['PostgreSQL']:.2f} vs {every['SQLite']:.2f}",
+            "-",
+            "\n".join(lines),
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------------------------------- LoCoMo
@@ -332,7 +428,7 @@ def run(parts: Sequence[str] | None = None) -> list[BenchResult]:
     for part in PARTS:
         if part in selected:
             with tempfile.TemporaryDirectory(prefix=f"bench-pg-{part}-") as tmp:
-                results += locomo(Path(tmp)) if part == "locomo" else assemble(Path(tmp))
+                results += {"languages": languages, "locomo": locomo, "assemble": assemble}[part](Path(tmp))
     return results
 
 

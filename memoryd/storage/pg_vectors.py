@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 #: HNSW build parameters (pgvector's defaults; docs/scaling.md measured sizes with them).
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+#: Kinds of an agent with at most this many vectors are scanned exactly instead of through HNSW.
+EXACT_ROWS = 2000
 #: Candidates HNSW keeps while searching; a search for k rows uses max(this, k).
 EF_SEARCH = 200
 
@@ -180,12 +182,24 @@ class PgVectorStore:
         )
 
     def nearest_sql(self, agent: AgentVectors, kind: str) -> str:
-        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k)."""
+        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k).
+
+        A kind with at most EXACT_ROWS rows is scanned exactly (every distance computed, as faiss does): as fast as
+        the graph at that size, and exact, where a small HNSW graph can return fewer than k rows. Larger kinds walk
+        their HNSW index. One statement: the row count (at most EXACT_ROWS + 1 index entries read) picks the branch.
+        """
         d = agent.dimension
+        where = f"agent_id = %(agent)s AND kind = '{_check_kind(kind)}'"
+        distance = f"embedding::halfvec({d}) <=> %(v)s::halfvec({d})"
+        table = f"{self._s}.{agent.partition}"
         return (
-            f"SELECT row_id, embedding::halfvec({d}) <=> %(v)s::halfvec({d}) AS distance "
-            f"FROM {self._s}.{agent.partition} WHERE agent_id = %(agent)s AND kind = '{_check_kind(kind)}' "
-            f"ORDER BY embedding::halfvec({d}) <=> %(v)s::halfvec({d}) LIMIT %(k)s"
+            f"WITH n AS MATERIALIZED (SELECT count(*) AS c FROM (SELECT 1 FROM {table} WHERE {where} "
+            f"LIMIT {EXACT_ROWS + 1}) AS x) "
+            f"(SELECT row_id, {distance} AS distance FROM {table} WHERE {where} AND (SELECT c FROM n) <= {EXACT_ROWS} "
+            f"ORDER BY ({distance}) + 0 LIMIT %(k)s) "
+            f"UNION ALL "
+            f"(SELECT row_id, {distance} AS distance FROM {table} WHERE {where} AND (SELECT c FROM n) > {EXACT_ROWS} "
+            f"ORDER BY {distance} LIMIT %(k)s)"
         )
 
     def nearest(

@@ -59,8 +59,12 @@ class PgVectorRegistry(VectorRegistry):
             else:
                 self._agents[agent_id] = agent
 
-    def _agent_for(self, agent_id: str, model: str, dimension: int | None) -> AgentVectors | None:
-        """The agent's partition in `model`'s space, refilled from the embeddings table when it holds another."""
+    def _agent_for(
+        self, agent_id: str, model: str, dimension: int | None, *, create: bool = False
+    ) -> AgentVectors | None:
+        """The agent's partition in `model`'s space, refilled from the embeddings table when it holds another.
+        Without stored vectors a partition is only made for an add (`create`): a search of an agent deleted (by
+        another replica) since, or never embedded, leaves no empty partition behind."""
 
         def fits(agent: AgentVectors | None) -> bool:
             return agent is not None and agent.model == model and dimension in (None, agent.dimension)
@@ -70,7 +74,7 @@ class PgVectorRegistry(VectorRegistry):
             return cached
         current = self._vectors.agent(agent_id)
         if not fits(current):
-            current = self._refill(agent_id, model, dimension)
+            current = self._refill(agent_id, model, dimension if create else None)
         self._remember(current, agent_id)
         return current
 
@@ -106,7 +110,7 @@ class PgVectorRegistry(VectorRegistry):
 
     def add(self, agent_id: str, kind: str, model: str, row_ids: Sequence[int], vectors: Vector) -> None:
         """Add freshly embedded rows (already stored in the embeddings table)."""
-        agent = self._agent_for(agent_id, model, int(vectors.shape[1]))
+        agent = self._agent_for(agent_id, model, int(vectors.shape[1]), create=True)
         if agent is not None:
             self._vectors.put(agent, kind, row_ids, normalise(vectors))
 
