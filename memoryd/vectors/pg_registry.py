@@ -145,6 +145,10 @@ class PgVectorRegistry(VectorRegistry):
         """Whether the agent has a partition: every vector in it is committed."""
         return self._vectors.agent(agent_id) is not None
 
+    def build_approximate(self, agent_id: str, model: str) -> list[str]:
+        """Nothing to build: each kind's HNSW index is kept by PostgreSQL as rows are written."""
+        return []
+
     def memory_bytes(self) -> int:
         """Vector bytes held in this process: none (they live in the database)."""
         return 0
