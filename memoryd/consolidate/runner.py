@@ -112,7 +112,9 @@ class Consolidator:
         try:
             shared = self._options.pass_lock
             if not shared.try_acquire():
-                raise AbortedError(CONSOLIDATION_RUNNING, "a consolidation pass is running on another replica")
+                raise AbortedError(
+                    CONSOLIDATION_RUNNING, "a consolidation pass is running on another replica"
+                )
             try:
                 return self._worker.submit(self._run, trigger).result()
             finally:
@@ -182,7 +184,9 @@ class Consolidator:
                 _log.warning("final checkpoint failed: %s", type(error).__name__)
         report = PassReport(start_ms, _ms_since(started), tuple(steps), trigger, model)
         self._record(report)
-        if not self._closing.is_set():  # a pass stopped by shutdown stays "interrupted": another replica resumes it
+        if (
+            not self._closing.is_set()
+        ):  # a pass stopped by shutdown stays "interrupted": another replica resumes it
             self._options.pass_lock.end(report.start_ms + report.duration_ms)
         self._notify(report, changed)
         _log.info(

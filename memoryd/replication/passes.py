@@ -59,7 +59,9 @@ class PassRunner(Protocol):
 class PassResumer:
     """Resumes an interrupted pass; start() once serving, close() on shutdown."""
 
-    def __init__(self, consolidator: PassRunner, coordination: PgCoordination, *, check_s: float = 30.0) -> None:
+    def __init__(
+        self, consolidator: PassRunner, coordination: PgCoordination, *, check_s: float = 30.0
+    ) -> None:
         self._consolidator = consolidator
         self._coord = coordination
         self._check_s = check_s

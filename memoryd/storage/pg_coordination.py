@@ -289,7 +289,9 @@ class PgCoordination:
 
     def pass_finished(self, name: str, now_ms: int) -> None:
         """Record that the pass finished."""
-        self._fetch(f"UPDATE {self._passes} SET finished_at_ms = %s WHERE name = %s RETURNING 1", (now_ms, name))
+        self._fetch(
+            f"UPDATE {self._passes} SET finished_at_ms = %s WHERE name = %s RETURNING 1", (now_ms, name)
+        )
 
     def pass_interrupted(self, name: str) -> bool:
         """Whether the last pass of `name` started and never finished (its replica died or stopped mid-pass)."""
