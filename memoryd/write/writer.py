@@ -17,7 +17,6 @@ from memoryd.write.resume import ResumeSweeper
 from memoryd.write.session import DEFAULT_POLICY, DistillPolicy, SessionDistiller, WriterHooks
 from memoryd.write.store_protocol import IngestTurn, WriterStore
 
-
 #: Builds the deadlines from the writer's hand-off (agent, conversation, reason) -> the distillation's future.
 DueQueueFactory = Callable[[Callable[[str, str, str], "Future[oc.Outcome]"]], DueQueue]
 

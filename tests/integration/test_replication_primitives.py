@@ -287,9 +287,8 @@ def test_claim_book_waits_for_the_other_replica_and_shares_within_its_own(coord:
     with ours.hold("a", "c"):
         with ours.hold("a", "c"):  # a second local holder shares the claim
             order.append("nested")
-        with pytest.raises(AbortedError) as busy:
-            with theirs.hold("a", "c"):
-                order.append("never")
+        with pytest.raises(AbortedError) as busy, theirs.hold("a", "c"):
+            order.append("never")
         assert busy.value.reason == CONVERSATION_BUSY
         patient = ClaimBook(coord, "r2", lease_s=30, poll_s=0.02)
 
