@@ -17,8 +17,9 @@ from memoryd.domain import (
     StoredRow,
     now_ms,
 )
-from memoryd.storage.db import Database
+from memoryd.storage.embeddings import VECTOR_UPSERT
 from memoryd.storage.fts import MIRRORS, like_pattern, match_expression, terms_expression
+from memoryd.storage.handle import Database
 
 #: Console kinds and their source tables.
 TABLE_OF_KIND = {
@@ -224,8 +225,9 @@ def put_vectors(
     with db.write():
         for row_id, blob, created_at_ms in items:
             stored += db.execute(
-                "INSERT OR REPLACE INTO embeddings (kind, row_id, agent_id, model, dimension, vector, created_at_ms) "
-                f"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM {table} WHERE id = ? AND agent_id = ?)",
+                "INSERT INTO embeddings (kind, row_id, agent_id, model, dimension, vector, created_at_ms) "
+                f"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM {table} WHERE id = ? AND agent_id = ?) "
+                f"{VECTOR_UPSERT}",
                 (kind, row_id, agent_id, model, dimension, blob, created_at_ms, row_id, agent_id),
             ).rowcount
     return stored

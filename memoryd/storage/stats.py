@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from memoryd.domain import AgentStats, StoreStats
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 
 class StatsStore:
