@@ -4,49 +4,26 @@ real ports); without it gRPC's pick_first keeps to one."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent import futures
 
 import grpc
 import pytest
 
 from memoryd.client import MemoryClient
-from osaurus.memory.v1 import memory_pb2 as pb
-from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from servicekit.channel import balanced_target
-
-
-class _CountingMemory(pb_grpc.MemoryServiceServicer):
-    """A replica that answers ListAgents with no agents and counts the calls it got."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def ListAgents(
-        self, request: pb.ListAgentsRequest, context: grpc.ServicerContext
-    ) -> pb.ListAgentsResponse:
-        self.calls += 1
-        return pb.ListAgentsResponse()
+from tests.fakes.counting_memory import CountingMemory, serve_counting
 
 
 @pytest.fixture
-def replicas() -> Iterator[tuple[list[_CountingMemory], list[grpc.Server], str]]:
-    servicers = [_CountingMemory(), _CountingMemory()]
-    servers: list[grpc.Server] = []
-    addresses: list[str] = []
-    for servicer in servicers:
-        server = grpc.server(futures.ThreadPoolExecutor(2))
-        pb_grpc.add_MemoryServiceServicer_to_server(servicer, server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        server.start()
-        servers.append(server)
-        addresses.append(f"127.0.0.1:{port}")
-    yield servicers, servers, ",".join(addresses)
+def replicas() -> Iterator[tuple[list[CountingMemory], list[grpc.Server], str]]:
+    started = [serve_counting(), serve_counting()]
+    servers = [server for _, server, _ in started]
+    yield [s for s, _, _ in started], servers, ",".join(address for _, _, address in started)
     for server in servers:
         server.stop(None)
 
 
 def test_round_robin_spreads_calls_over_both_replicas(
-    replicas: tuple[list[_CountingMemory], list[grpc.Server], str],
+    replicas: tuple[list[CountingMemory], list[grpc.Server], str],
 ) -> None:
     servicers, _, target = replicas
     with MemoryClient(target, round_robin=True, deadline_s=5) as client:
@@ -57,7 +34,7 @@ def test_round_robin_spreads_calls_over_both_replicas(
 
 
 def test_round_robin_skips_a_replica_that_went_away(
-    replicas: tuple[list[_CountingMemory], list[grpc.Server], str],
+    replicas: tuple[list[CountingMemory], list[grpc.Server], str],
 ) -> None:
     servicers, servers, target = replicas
     with MemoryClient(target, round_robin=True, deadline_s=5) as client:
@@ -76,7 +53,7 @@ def test_round_robin_skips_a_replica_that_went_away(
 
 
 def test_without_round_robin_one_replica_gets_every_call(
-    replicas: tuple[list[_CountingMemory], list[grpc.Server], str],
+    replicas: tuple[list[CountingMemory], list[grpc.Server], str],
 ) -> None:
     servicers, _, target = replicas
     with MemoryClient(balanced_target(target), deadline_s=5) as client:
