@@ -27,10 +27,13 @@ from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.runtime.malloc_tuning import tune_malloc
 from memoryd.runtime.memtrace import MemoryTrace
 from memoryd.security.manager import StoreSecurity
+from memoryd.security.opener import StoreUnreachableError
 from memoryd.storage.faults import StorageFault
+from memoryd.storage.pg_vectors import pg_vector_store
 from memoryd.storage.store import Store
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.indexer import Indexer
+from memoryd.vectors.pg_registry import PgVectorRegistry
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.wiring.console import build_console
 from memoryd.wiring.replication import Replication, build_replication
@@ -138,7 +141,13 @@ def build_app(
         credentials=settings.transport.channel_credentials(),
     )
     embedder = Embedder(inference, config, query_timeout_s=settings.query_embed_timeout_s)
-    vectors = VectorRegistry(secured.vectors_root, store.embeddings, sealer=secured.sealer)
+    # PostgreSQL keeps vectors in per-agent pgvector partitions (shared by replicas); SQLite, in faiss files.
+    pg_vectors = pg_vector_store(store)
+    vectors = (
+        VectorRegistry(secured.vectors_root, store.embeddings, sealer=secured.sealer)
+        if pg_vectors is None
+        else PgVectorRegistry(pg_vectors, store.embeddings)
+    )
     indexer = Indexer(store, embedder, vectors)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
@@ -326,7 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InsecureBindError as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
-    except DataRootReadOnlyError as error:
+    except (DataRootReadOnlyError, StoreUnreachableError) as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 1
     except Exception as error:

@@ -39,6 +39,11 @@ class ServiceSettings:
     port_file: Path | None = None
     log_level: str = "INFO"
     max_workers: int = 32
+    #: The store on PostgreSQL instead of $OSAURUS_HOME/memory/memory.sqlite: a postgresql:// URL
+    #: (OSAURUS_MEMORYD_DATABASE_URL or --database-url; "" = SQLite, the default). docs/postgres.md.
+    database_url: str = ""
+    #: The PostgreSQL schema holding the store's tables (OSAURUS_MEMORYD_DATABASE_SCHEMA, default "public").
+    database_schema: str = "public"
     #: TLS / mTLS / bearer token for our server and for calls to inferd (OSAURUS_TLS_*, OSAURUS_AUTH_TOKEN_FILE).
     transport: TransportSecurity = field(default_factory=TransportSecurity)
     #: File holding the store passphrase (first line) when the store is encrypted with one; re-read on Retry.
@@ -69,6 +74,11 @@ class ServiceSettings:
     def memory_dir(self) -> Path:
         """$OSAURUS_HOME/memory: the database and the vector indexes."""
         return self.home / "memory"
+
+    @property
+    def is_postgres(self) -> bool:
+        """Whether the store is on PostgreSQL (database_url set)."""
+        return bool(self.database_url)
 
     @property
     def database_path(self) -> Path:
@@ -108,7 +118,17 @@ def parse_settings(
     parser.add_argument("--port-file", default=None, help="write the real listen target here once serving")
     parser.add_argument("--log-level", default=env.get("OSAURUS_LOG_LEVEL", "INFO"))
     parser.add_argument("--max-workers", type=int, default=int(env.get("OSAURUS_MEMORYD_WORKERS", "32")))
+    parser.add_argument(
+        "--database-url",
+        default=env.get("OSAURUS_MEMORYD_DATABASE_URL", "").strip(),
+        help="postgresql://… to keep the store on PostgreSQL (default: SQLite under --home)",
+    )
+    parser.add_argument(
+        "--database-schema", default=env.get("OSAURUS_MEMORYD_DATABASE_SCHEMA", "").strip() or "public"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.database_url and not args.database_url.startswith(("postgresql://", "postgres://")):
+        parser.error("--database-url / OSAURUS_MEMORYD_DATABASE_URL must be a postgresql:// URL")
     passphrase_file = env.get("OSAURUS_MEMORY_PASSPHRASE_FILE", "").strip()
     memory_trace = env.get("OSAURUS_MEMORYD_MEMTRACE", "").strip()
     mmap_kib = int(_env_number(env, "OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB", 256.0, low=0.0, high=32 * 1024.0))
@@ -127,6 +147,8 @@ def parse_settings(
         port_file=Path(args.port_file) if args.port_file else None,
         log_level=args.log_level,
         max_workers=args.max_workers,
+        database_url=args.database_url,
+        database_schema=args.database_schema,
         transport=load_transport(env),
         passphrase_file=Path(passphrase_file).expanduser() if passphrase_file else None,
         query_embed_timeout_s=query_embed_ms / 1000.0,

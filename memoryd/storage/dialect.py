@@ -33,6 +33,11 @@ class Dialect:
         """The smallest of several values (SQLite's scalar min(a, b, …), PostgreSQL's LEAST)."""
         return f"{'least' if self.is_postgres else 'min'}({', '.join(exprs)})"
 
+    @property
+    def like(self) -> str:
+        """The operator of a case-insensitive LIKE (SQLite's LIKE folds ASCII case; PostgreSQL's ILIKE)."""
+        return "ILIKE" if self.is_postgres else "LIKE"
+
     def unindexed(self, column: str) -> str:
         """`column` as an expression the planner will not use an index for (SQLite's unary plus)."""
         return column if self.is_postgres else f"+{column}"

@@ -81,6 +81,11 @@ def raw_connection(conninfo: str, schema: str) -> psycopg.Connection[Any]:
     return connection
 
 
+def _close_connections(opened: list[tuple[threading.Thread, psycopg.Connection[Any]]]) -> None:
+    for _thread, connection in opened:
+        connection.close()
+
+
 class _PgPeewee(peewee.PostgresqlDatabase):
     """peewee over psycopg 3: every connection on the store's schema; floats are double precision as in SQLite."""
 
@@ -90,21 +95,29 @@ class _PgPeewee(peewee.PostgresqlDatabase):
         super().__init__("memoryd", prefer_psycopg3=True, autoconnect=True, thread_safe=True)
         self.conninfo = conninfo
         self.schema = schema
-        self._opened: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()
+        # Every open connection with the thread it belongs to: a thread that ended leaves its connection behind
+        # (peewee keeps them thread-local), so the next connect closes those, and close_every_connection all.
+        self._opened: list[tuple[threading.Thread, psycopg.Connection[Any]]] = []
         self._opened_guard = threading.Lock()
+        # Connections still open when the handle is dropped are closed then (never left to the driver's __del__).
+        weakref.finalize(self, _close_connections, self._opened)
 
     def _connect(self) -> psycopg.Connection[Any]:
         connection = raw_connection(self.conninfo, self.schema)
         with self._opened_guard:
-            self._opened.add(connection)
+            orphans = [c for t, c in self._opened if not t.is_alive() or c.closed]
+            self._opened[:] = [(t, c) for t, c in self._opened if t.is_alive() and not c.closed]
+            self._opened.append((threading.current_thread(), connection))
+        for orphan in orphans:
+            orphan.close()
         return connection
 
     def close_every_connection(self) -> None:
         """Close the connections of every thread (the store is being shut down)."""
         with self._opened_guard:
             opened = list(self._opened)
-        for connection in opened:
-            connection.close()
+            self._opened.clear()
+        _close_connections(opened)
 
 
 class _PgConnection:

@@ -18,7 +18,7 @@ from memoryd.storage.health import HealthStore
 from memoryd.storage.identity import IdentityStore
 from memoryd.storage.listing import ListingStore
 from memoryd.storage.migrations import current_version, migrate
-from memoryd.storage.pg_db import DEFAULT_SCHEMA, PgDatabase
+from memoryd.storage.pg_db import DEFAULT_SCHEMA, InvalidSchemaNameError, PgDatabase
 from memoryd.storage.read_queries import ReadQueries
 from memoryd.storage.rows import RowStore
 from memoryd.storage.stats import StatsStore
@@ -109,20 +109,24 @@ def open_store(location: Path | str, *, key: bytes | None = None, schema: str | 
         raise
     tables = define_tables(db.pw)
     agents = AgentStore(db, tables)
+    fts = full_text(db)
     return Store(
         db=db,
         tables=tables,
         agents=agents,
         turns=TurnStore(db, tables, agents),
         identity=IdentityStore(db, tables),
-        fts=full_text(db),
+        fts=fts,
         rows=RowStore(db),
         embeddings=EmbeddingStore(db),
         stats=StatsStore(db),
         consolidation=ConsolidationStore(db),
-        console_rows=ConsoleRowStore(db),
+        console_rows=ConsoleRowStore(db, fts),
         listing=ListingStore(db),
         transfer=TransferStore(db),
         health=HealthStore(db),
         reads=ReadQueries(db),
     )
+
+
+__all__ = ["InvalidSchemaNameError", "Store", "full_text", "is_database_url", "open_database", "open_store"]
