@@ -81,7 +81,11 @@ class Armed:
 
 class PgCoordination:
     """The SQL of the claim protocol on one dedicated autocommit connection (statements are short and serialised
-    by a lock; a broken connection is reopened on the next call)."""
+    by a lock; a broken connection is reopened on the next call).
+
+    The connection commits without waiting for the WAL flush (synchronous_commit off): every row here can be lost
+    in a database crash without harm — a lost arm is adopted as an orphan, a lost claim is taken again, a lost
+    release lapses — and BufferTurn, which arms on every turn, then pays one flush per turn (its own), not two."""
 
     def __init__(self, connect: Connect, schema: str = "public") -> None:
         self._connect = connect
@@ -309,6 +313,7 @@ class PgCoordination:
             if self._conn is None or self._conn.closed:
                 self._conn = self._connect()
                 self._conn.autocommit = True
+                self._conn.execute("SET synchronous_commit = off")
             try:
                 with self._conn.cursor() as cur:
                     yield cur
