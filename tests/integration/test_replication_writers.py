@@ -23,11 +23,6 @@ from tests.fakes.fake_writer_inferd import EMBED_MODEL, MODEL, ScriptedInferd, s
 from tests.integration.test_replication_store import database_url
 from tests.support.postgres import PostgresInstance, postgres_or_skip
 
-# PgDatabase keeps each thread's connection in a WeakSet: a writer worker that exits after its idle period drops its
-# connection unclosed and psycopg warns when it is collected (reported to pgstore; not a replication defect).
-pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-
-
 @pytest.fixture(scope="module")
 def pg() -> Iterator[PostgresInstance]:
     with postgres_or_skip() as instance:
