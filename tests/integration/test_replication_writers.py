@@ -23,6 +23,7 @@ from tests.fakes.fake_writer_inferd import EMBED_MODEL, MODEL, ScriptedInferd, s
 from tests.integration.test_replication_store import database_url
 from tests.support.postgres import PostgresInstance, postgres_or_skip
 
+
 @pytest.fixture(scope="module")
 def pg() -> Iterator[PostgresInstance]:
     with postgres_or_skip() as instance:
