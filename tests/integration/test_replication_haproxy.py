@@ -26,14 +26,19 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _wait_listening(port: int, timeout_s: float = 10.0) -> None:
+def _wait_listening(proxy: subprocess.Popen[bytes], port: int, timeout_s: float = 30.0) -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
         except OSError:
-            assert time.monotonic() < deadline, "haproxy did not start listening"
+            if proxy.poll() is not None or time.monotonic() > deadline:
+                proxy.kill()
+                _, err = proxy.communicate(timeout=5)
+                raise AssertionError(
+                    f"haproxy is not listening (exit {proxy.returncode}): {err.decode()[-2000:]}"
+                ) from None
             time.sleep(0.05)
 
 
@@ -54,7 +59,7 @@ def balanced() -> Iterator[tuple[list[CountingMemory], list[grpc.Server], str]]:
         [binary, "-db", "-f", str(CONFIG)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
-        _wait_listening(port)
+        _wait_listening(proxy, port)
         yield [s for s, _, _ in started], [server for _, server, _ in started], f"127.0.0.1:{port}"
     finally:
         proxy.terminate()
