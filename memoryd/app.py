@@ -16,6 +16,7 @@ from memoryd.api.storage_errors import DataRootReadOnlyError, check_data_root_wr
 from memoryd.api.write_rpcs import WriterRpcs
 from memoryd.config import ConfigStore, ServiceSettings, parse_settings
 from memoryd.consolidate import Consolidator
+from memoryd.consolidate.runner import ConsolidatorOptions
 from memoryd.consolidate.scheduler import ConsolidationScheduler
 from memoryd.domain import now_ms
 from memoryd.read.assemble import ReadPath, settings_from_config
@@ -35,6 +36,7 @@ from memoryd.vectors.indexer import Indexer
 from memoryd.vectors.pg_registry import PgVectorRegistry
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.wiring.console import build_console
+from memoryd.wiring.replication import Replication, build_replication
 from memoryd.wiring.security import build_security, check_bind, degraded_guard, open_secured
 from memoryd.wiring.writer import build_writer, rows_remover
 from memoryd.write import DistillPolicy, Writer
@@ -102,6 +104,8 @@ class App:
     consolidator: Consolidator
     scheduler: ConsolidationScheduler
     security: StoreSecurity | None = None
+    #: Several replicas on one PostgreSQL database (None on SQLite).
+    replication: Replication | None = None
     closers: list[object] = field(default_factory=list)
 
     def close(self) -> None:
@@ -155,8 +159,16 @@ def build_app(
         classifier=LlmGateClassifier(inference, core_model),
         read_budget_s=settings.query_embed_timeout_s,
     )
+    # On PostgreSQL other replicas share the rows: they hear of every local invalidation (NOTIFY) and this replica
+    # drops its cached blocks and statistics for theirs (LISTEN).
+    replication = build_replication(
+        store, [read_path.invalidate, search.keyword_stats.invalidate], lease_s=settings.claim_lease_s
+    )
+    invalidate_read = (
+        read_path.invalidate if replication is None else replication.broadcasting(read_path.invalidate)
+    )
     # Whatever changes an agent's rows: nudge the indexer, drop per-agent keyword statistics and cached blocks.
-    agent_changed = [indexer.notify, search.keyword_stats.invalidate, read_path.invalidate]
+    agent_changed = [indexer.notify, search.keyword_stats.invalidate, invalidate_read]
     writer = build_writer(
         store,
         config,
@@ -165,12 +177,13 @@ def build_app(
         on_rows_removed=rows_remover(vectors.remove),
         policy=writer_policy,
         breaker=breaker,
+        replication=replication,
     )
     recorder = TurnRecorder(
         store,
         config,
         on_turn_buffered=turn_hook or writer.on_turn_buffered,
-        on_rows_written=_fan_out(indexer.notify, read_path.invalidate),
+        on_rows_written=_fan_out(indexer.notify, invalidate_read),
     )
     deps = ServiceDeps(
         store=store,
@@ -178,22 +191,25 @@ def build_app(
         recorder=recorder,
         search=search,
         vectors=vectors,
-        on_agent_deleted=[read_path.invalidate],
-        on_identity_changed=[lambda: read_path.invalidate(None)],
+        on_agent_deleted=[invalidate_read],
+        on_identity_changed=[lambda: invalidate_read(None)],
     )
     consolidator = Consolidator(
         store.consolidation,
         config,
         vectors=vectors,
         inference=inference,
-        on_changed=[search.keyword_stats.invalidate, read_path.invalidate],
+        on_changed=[search.keyword_stats.invalidate, invalidate_read],
+        options=ConsolidatorOptions(pass_lock=replication.lock) if replication is not None else None,
     )
     scheduler = ConsolidationScheduler(consolidator, config)
     security = build_security(
-        secured, vectors, on_replaced=[read_path.invalidate, search.keyword_stats.invalidate, indexer.notify]
+        secured,
+        vectors,
+        on_replaced=[lambda: invalidate_read(None), search.keyword_stats.invalidate, indexer.notify],
     )
     console = build_console(store, config, vectors, indexer, search)
-    console.attach_read_path(read_path, read_path.invalidate)
+    console.attach_read_path(read_path, invalidate_read)
     console.attach_security(security)
     app = App(
         settings=settings,
@@ -212,12 +228,27 @@ def build_app(
         consolidator=consolidator,
         scheduler=scheduler,
         security=security,
+        replication=replication,
         # Closed in reverse: the scheduler, a running pass (stops before its next batch), the writer (no new
-        # model calls), then the console, indexer, search threads and client; the degraded scratch folder last.
-        closers=[security, inference, search, reader, indexer, console, writer, consolidator, scheduler],
+        # model calls), replication (claims released, listener stopped), then the console, indexer, search
+        # threads and client; the degraded scratch folder last.
+        closers=[
+            security,
+            inference,
+            search,
+            reader,
+            indexer,
+            console,
+            replication,
+            writer,
+            consolidator,
+            scheduler,
+        ],
     )
     if settings.background_indexing:
         indexer.start()
+    if replication is not None:
+        replication.start()
     return app
 
 
@@ -285,6 +316,8 @@ def start(
     if start_writer and turn_hook is None:
         app.writer.start(recover=recover)
         app.scheduler.start()
+        if app.replication is not None:
+            app.replication.resume_passes(app.consolidator)
     return running, app
 
 

@@ -53,7 +53,7 @@ from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
-from servicekit.channel import make_channel, typed_errors
+from servicekit.channel import ROUND_ROBIN, make_channel, typed_errors
 
 DEFAULT_DEADLINE_S = 30.0
 #: Export, Import, Ingest and consolidation can take minutes (a cold model load, a large store).
@@ -229,6 +229,11 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
     """Talks to memoryd. Every method raises servicekit.errors.ServiceError subclasses, never grpc.RpcError.
 
     `deadline_s` applies to every call that passes no timeout of its own.
+
+    Several memoryd replicas (one PostgreSQL database, docs/scaling.md): pass `round_robin=True` with a target
+    listing them ("10.0.0.5:50061,10.0.0.6:50061") or a DNS name with one A record per replica
+    ("dns:///memoryd:50061"); calls are then spread over every replica that answers, and a replica that goes away
+    is skipped until it is back. Any replica serves any call: claims in the database decide who distils what.
     """
 
     def __init__(
@@ -238,8 +243,15 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
         deadline_s: float = DEFAULT_DEADLINE_S,
         token: str | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        round_robin: bool = False,
     ) -> None:
-        self._channel = make_channel(target, deadline_s=deadline_s, token=token, credentials=credentials)
+        self._channel = make_channel(
+            target,
+            deadline_s=deadline_s,
+            token=token,
+            credentials=credentials,
+            lb_policy=ROUND_ROBIN if round_robin else None,
+        )
         self._memory = pb_grpc.MemoryServiceStub(self._channel)
         self._console = cpb_grpc.MemoryConsoleServiceStub(self._channel)
 

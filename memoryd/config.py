@@ -65,6 +65,10 @@ class ServiceSettings:
     #: (OSAURUS_MEMORYD_TRACEMALLOC=FRAMES: tracemalloc slows every allocation). Off by default.
     memory_trace: Path | None = None
     memory_trace_frames: int = 0
+    #: Several replicas on one PostgreSQL database: how long a replica's claim on a conversation lasts without its
+    #: heartbeat (renewed every third of it), i.e. how soon a dead replica's work is taken over
+    #: (OSAURUS_MEMORYD_CLAIM_LEASE_S; memoryd.replication).
+    claim_lease_s: float = 30.0
 
     @property
     def memory_dir(self) -> Path:
@@ -135,6 +139,7 @@ def parse_settings(
         arena_max = 0
     trace_frames = int(_env_number(env, "OSAURUS_MEMORYD_TRACEMALLOC", 0.0, low=0.0, high=25.0))
     query_embed_ms = _env_ms(env, "OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS", 150.0, low=1.0, high=60_000.0)
+    claim_lease_s = _env_number(env, "OSAURUS_MEMORYD_CLAIM_LEASE_S", 30.0, low=1.0, high=3600.0)
     return ServiceSettings(
         listen=args.listen,
         home=Path(args.home).expanduser(),
@@ -151,6 +156,7 @@ def parse_settings(
         malloc_arena_max=arena_max,
         memory_trace=Path(memory_trace).expanduser() if memory_trace else None,
         memory_trace_frames=trace_frames,
+        claim_lease_s=claim_lease_s,
     )
 
 

@@ -15,6 +15,20 @@ from servicekit.server import TRANSPORT_MAX_BYTES
 
 #: Deadline applied to every call that does not set its own.
 DEFAULT_DEADLINE_S = 10.0
+#: gRPC's client-side balancer that spreads calls over every address of the target (one subchannel each).
+ROUND_ROBIN = "round_robin"
+
+
+def balanced_target(target: str) -> str:
+    """A gRPC target for several replicas: "host1:port1,host2:port2" of IP literals becomes gRPC's
+    "ipv4:" / "ipv6:" address list; a single address or a name (resolved by DNS, whose every A record becomes a
+    subchannel: "dns:///memoryd:50061") is returned unchanged."""
+    parts = [part.strip() for part in target.split(",") if part.strip()]
+    if len(parts) < 2:
+        return target
+    if all(part.startswith("[") for part in parts):
+        return "ipv6:" + ",".join(parts)
+    return "ipv4:" + ",".join(parts)
 
 
 class _CallDetails(NamedTuple):
@@ -75,13 +89,20 @@ def make_channel(
     credentials: grpc.ChannelCredentials | None = None,
     token: str | None = None,
     max_message_bytes: int = TRANSPORT_MAX_BYTES,
+    lb_policy: str | None = None,
 ) -> grpc.Channel:
-    """Open a channel whose calls carry a default deadline, a request id and (optionally) a bearer token."""
-    options = [
+    """Open a channel whose calls carry a default deadline, a request id and (optionally) a bearer token.
+
+    `lb_policy` ROUND_ROBIN spreads calls over every address of the target (see balanced_target); by default gRPC
+    picks the first address that answers and keeps it (pick_first)."""
+    options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         ("grpc.enable_retries", 0),
     ]
+    if lb_policy is not None:
+        options.append(("grpc.lb_policy_name", lb_policy))
+        target = balanced_target(target)
     if credentials is not None:
         channel = grpc.secure_channel(target, credentials, options=options)
     else:
@@ -98,4 +119,11 @@ def typed_errors() -> Iterator[None]:
         raise from_rpc_error(error) from error
 
 
-__all__ = ["DEFAULT_DEADLINE_S", "ServiceError", "make_channel", "typed_errors"]
+__all__ = [
+    "DEFAULT_DEADLINE_S",
+    "ROUND_ROBIN",
+    "ServiceError",
+    "balanced_target",
+    "make_channel",
+    "typed_errors",
+]

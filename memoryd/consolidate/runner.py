@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from memoryd.config import ConfigStore, MemoryConfig
 from memoryd.consolidate import jobs
 from memoryd.consolidate.pacing import Pacer
+from memoryd.consolidate.pass_lock import LOCAL, PassLock
 from memoryd.consolidate.report import (
     STEP_DECAY,
     TASK_TYPE,
@@ -66,6 +67,8 @@ class ConsolidatorOptions:
     pacer_factory: Callable[[], Pacer] | None = None
     on_batch: Callable[[str], None] | None = None
     steps: Sequence[Step] = jobs.STEPS
+    #: Across processes sharing the database (memoryd.replication); in one process the in-process lock suffices.
+    pass_lock: PassLock = LOCAL
 
 
 class Consolidator:
@@ -107,7 +110,15 @@ class Consolidator:
         if not self._lock.acquire(blocking=False):
             raise AbortedError(CONSOLIDATION_RUNNING, "a consolidation pass is already running")
         try:
-            return self._worker.submit(self._run, trigger).result()
+            shared = self._options.pass_lock
+            if not shared.try_acquire():
+                raise AbortedError(
+                    CONSOLIDATION_RUNNING, "a consolidation pass is running on another replica"
+                )
+            try:
+                return self._worker.submit(self._run, trigger).result()
+            finally:
+                shared.release()
         finally:
             self._lock.release()
 
@@ -163,6 +174,7 @@ class Consolidator:
         checkpointer = ctx.checkpointer
         assert checkpointer is not None
         checkpointer.begin()
+        self._options.pass_lock.begin(start_ms)
         try:
             model = self._steps(ctx, steps, changed)
         finally:
@@ -172,6 +184,10 @@ class Consolidator:
                 _log.warning("final checkpoint failed: %s", type(error).__name__)
         report = PassReport(start_ms, _ms_since(started), tuple(steps), trigger, model)
         self._record(report)
+        if (
+            not self._closing.is_set()
+        ):  # a pass stopped by shutdown stays "interrupted": another replica resumes it
+            self._options.pass_lock.end(report.start_ms + report.duration_ms)
         self._notify(report, changed)
         _log.info(
             "consolidation (%s) done in %d ms: %s",

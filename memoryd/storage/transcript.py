@@ -21,6 +21,7 @@ from memoryd.domain import BufferedTurn, TurnInput, now_ms
 from memoryd.storage.agents import AgentStore
 from memoryd.storage.group_commit import GroupCommit
 from memoryd.storage.handle import Database
+from memoryd.storage.pg_request_keys import lock_turn_keys
 from memoryd.storage.tables import Tables
 
 #: One turn in a batch's VALUES list: its position, agent, conversation, user text and tokens, assistant text and
@@ -161,7 +162,9 @@ class _Job:
 Outcome = BufferedTurn | AgentMemoryDisabledError | RequestIdReusedError
 
 
-def write_turns(connection: Any, jobs: Sequence[_Job], *, sweep: bool = False) -> list[Outcome]:
+def write_turns(
+    connection: Any, jobs: Sequence[_Job], *, sweep: bool = False, lock_keys: bool = False
+) -> list[Outcome]:
     """Write a batch inside the caller's open write transaction; one outcome per job, in order.
 
     A job whose agent has its Memory toggle off (checked only for `is_toggle_checked` jobs) writes nothing and gets
@@ -170,6 +173,13 @@ def write_turns(connection: Any, jobs: Sequence[_Job], *, sweep: bool = False) -
     fingerprint it gets RequestIdReusedError. `sweep` also deletes expired keys.
     """
     stamp = now_ms()
+    if lock_keys:
+        # Several replicas on PostgreSQL: the same retry or conversation may be in another replica's transaction.
+        lock_turn_keys(
+            connection,
+            ((j.turn.agent_id, j.turn.conversation_id) for j in jobs),
+            ((j.turn.agent_id, j.turn.request_id) for j in jobs if j.turn.request_id),
+        )
     if not any(job.turn.request_id for job in jobs):
         plain = _write_new(connection, jobs, stamp)
         if sweep:
@@ -330,7 +340,7 @@ class TurnStore:
             # Inside the caller's transaction, which holds the write lock: the writer thread would wait for it
             # forever, and this turn must commit (or roll back) with the caller's work anyway.
             with self._db.write():  # a savepoint
-                outcome = write_turns(self._connection(), [job])[0]
+                outcome = write_turns(self._connection(), [job], lock_keys=self._db.dialect.is_postgres)[0]
             if isinstance(outcome, (AgentMemoryDisabledError, RequestIdReusedError)):
                 raise outcome
             return outcome
@@ -346,7 +356,7 @@ class TurnStore:
         try:
             with self._db.write():
                 written: list[BufferedTurn | BaseException] = list(
-                    write_turns(self._connection(), jobs, sweep=sweep)
+                    write_turns(self._connection(), jobs, sweep=sweep, lock_keys=self._db.dialect.is_postgres)
                 )
             if sweep:
                 self._swept_at_ms = now_ms()
@@ -358,7 +368,9 @@ class TurnStore:
         for job in jobs:
             try:
                 with self._db.write():
-                    outcomes.extend(write_turns(self._connection(), [job]))
+                    outcomes.extend(
+                        write_turns(self._connection(), [job], lock_keys=self._db.dialect.is_postgres)
+                    )
             except Exception as error:
                 outcomes.append(error)
         return outcomes

@@ -9,8 +9,10 @@ from memoryd.config import ConfigStore, MemoryConfig
 from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.store import Store
 from memoryd.vectors.codec import VECTOR_KINDS
+from memoryd.wiring.replication import Replication
 from memoryd.write import DistillPolicy, Writer, WriterSettings
 from memoryd.write.breaker import CircuitBreaker
+from memoryd.write.coordinator import no_guard
 from memoryd.write.dedup import FactPlan
 from memoryd.write.model import Inference
 from memoryd.write.session import DEFAULT_POLICY
@@ -94,8 +96,12 @@ def build_writer(
     on_rows_removed: RowsRemoved | None = None,
     policy: DistillPolicy | None = None,
     breaker: CircuitBreaker | None = None,
+    replication: Replication | None = None,
 ) -> Writer:
-    """A Writer over memory.sqlite that reads memory.json on every operation. Call .start() once serving."""
+    """A Writer over the store that reads memory.json on every operation. Call .start() once serving.
+
+    With `replication` (PostgreSQL, several replicas) debounce deadlines live in the database and a conversation
+    is distilled by whichever replica claims it; without it, everything stays in this process."""
     return Writer(
         SqliteWriterStore(store.db, store.tables, store.agents),
         inference,
@@ -103,6 +109,8 @@ def build_writer(
         hooks=CallbackHooks(on_agent_changed, on_rows_removed),
         policy=policy or DEFAULT_POLICY,
         breaker=breaker,
+        due_queue=None if replication is None else replication.due_queue,
+        guard=no_guard if replication is None else replication.guard,
     )
 
 

@@ -8,7 +8,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -19,6 +19,14 @@ from memoryd.write.store_protocol import WriterStore
 _log = logging.getLogger("memoryd.writer.coordinator")
 
 Key = tuple[str, str]
+#: Holds a conversation beyond this process for a foreground run (memoryd.replication.claims.ClaimBook.hold).
+Guard = Callable[[str, str], AbstractContextManager[None]]
+
+
+def no_guard(agent_id: str, conversation_id: str) -> AbstractContextManager[None]:
+    """One process: the per-conversation lock is all the exclusion there is."""
+    return nullcontext()
+
 
 #: A worker with nothing queued for this long exits (the next submit starts one again), so an idle memoryd has none.
 _IDLE_EXIT_S = 10.0
@@ -61,8 +69,10 @@ class Coordinator:
         *,
         max_concurrent: int = 2,
         on_outcome: Callable[[oc.Outcome], None] | None = None,
+        guard: Guard = no_guard,
     ) -> None:
         self._distiller = distiller
+        self._guard = guard
         self._store = store
         self._on_outcome = on_outcome
         self._mu = threading.Lock()
@@ -84,11 +94,13 @@ class Coordinator:
 
     @contextmanager
     def exclusive(self, agent_id: str, conversation_id: str) -> Iterator[None]:
-        """Hold the conversation: no distillation of it runs while the block runs (Ingest's replace+distil)."""
+        """Hold the conversation: no distillation of it runs while the block runs (Ingest's replace+distil).
+
+        With a guard (several replicas), the block also waits until no other replica holds the conversation."""
         key = (agent_id, conversation_id)
         slot = self._enter(key)
         try:
-            with slot.lock:
+            with slot.lock, self._guard(agent_id, conversation_id):
                 yield
         finally:
             self._leave(key)
@@ -155,13 +167,14 @@ class Coordinator:
                 break
         return outcomes
 
-    def recover_orphans(self) -> Future[list[oc.Outcome]]:
-        """At startup: distil, in the background, every conversation left pending by a crash or a missing model."""
+    def recover_orphans(self, skip: Collection[Key] = ()) -> Future[list[oc.Outcome]]:
+        """At startup: distil, in the background, every conversation left pending by a crash or a missing model
+        (except `skip`: conversations armed for more turns)."""
         future: Future[list[oc.Outcome]] = Future()
 
         def recover() -> None:
             try:
-                outcomes = self.sync_now(require_resident=True)
+                outcomes = self.sync_now(require_resident=True, skip=skip)
                 _log.info("orphan recovery: %d conversation(s) processed", len(outcomes))
                 future.set_result(outcomes)
             except Exception as error:
@@ -287,4 +300,4 @@ class Coordinator:
                 self._wake.notify_all()
 
 
-__all__ = ["Coordinator", "Key"]
+__all__ = ["Coordinator", "Guard", "Key", "no_guard"]

@@ -9,13 +9,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 _log = logging.getLogger("memoryd.writer.buffer")
 
 #: (agent_id, conversation_id)
 Key = tuple[str, str]
-#: Called with the conversation to distil and why ("debounce", "switch", "end_session").
-FlushFn = Callable[[str, str, str], None]
+#: Called with the conversation to distil and why ("debounce", "switch", "end_session"); any result is ignored.
+FlushFn = Callable[[str, str, str], object]
 #: With nothing armed the thread still re-checks this often (clock seconds).
 IDLE_WAIT_S = 3600.0
 
@@ -27,6 +28,27 @@ class ArmResult:
     scheduled: bool
     delay_s: float
     flushed: tuple[Key, ...]
+
+
+class DueQueue(Protocol):
+    """What the writer needs of its deadlines: Debouncer in one process, memoryd.replication's database-backed queue
+    when several replicas share one PostgreSQL database."""
+
+    def turn_buffered(
+        self, agent_id: str, conversation_id: str, *, debounce_s: float, automatic: bool
+    ) -> ArmResult: ...
+
+    def flush_now(self, agent_id: str, conversation_id: str, reason: str) -> None: ...
+
+    def cancel(self, agent_id: str, conversation_id: str) -> bool: ...
+
+    def cancel_all(self) -> int: ...
+
+    def armed(self) -> dict[Key, float]: ...
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class Debouncer:
@@ -96,6 +118,11 @@ class Debouncer:
         """Disarm a conversation's timer (EndSession and Ingest distil it themselves); True if one was armed."""
         with self._cond:
             return self._disarm((agent_id, conversation_id))
+
+    def flush_now(self, agent_id: str, conversation_id: str, reason: str) -> None:
+        """Disarm the conversation and hand it to on_flush at once (EndSession without waiting)."""
+        self.cancel(agent_id, conversation_id)
+        self._flush(agent_id, conversation_id, reason)
 
     def cancel_all(self) -> int:
         """Disarm every timer (memory disabled, shutdown); returns how many were armed."""
@@ -186,4 +213,4 @@ class Debouncer:
             _log.exception("flush hand-off failed")
 
 
-__all__ = ["ArmResult", "Debouncer", "FlushFn", "Key"]
+__all__ = ["ArmResult", "Debouncer", "DueQueue", "FlushFn", "Key"]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memoryd.write.coordinator import Coordinator
-from memoryd.write.debounce import Debouncer
+from memoryd.write.debounce import DueQueue
 from memoryd.write.model import WriterSettings
 from memoryd.write.session import WriterHooks
 from memoryd.write.store_protocol import DerivedRow, IngestTurn, WriterStore
@@ -34,7 +34,7 @@ class Ingestor:
         self,
         store: WriterStore,
         coordinator: Coordinator,
-        debouncer: Debouncer,
+        debouncer: DueQueue,
         settings: Callable[[], WriterSettings],
         hooks: WriterHooks,
         *,

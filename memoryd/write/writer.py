@@ -9,13 +9,16 @@ from dataclasses import dataclass
 
 from memoryd.write import outcome as oc
 from memoryd.write.breaker import CircuitBreaker
-from memoryd.write.coordinator import Coordinator
-from memoryd.write.debounce import ArmResult, Debouncer
+from memoryd.write.coordinator import Coordinator, Guard, no_guard
+from memoryd.write.debounce import ArmResult, Debouncer, DueQueue
 from memoryd.write.ingest import Ingestor, IngestResult
 from memoryd.write.model import Inference, WriterSettings
 from memoryd.write.resume import ResumeSweeper
 from memoryd.write.session import DEFAULT_POLICY, DistillPolicy, SessionDistiller, WriterHooks
 from memoryd.write.store_protocol import IngestTurn, WriterStore
+
+#: Builds the deadlines from the writer's hand-off (agent, conversation, reason) -> the distillation's future.
+DueQueueFactory = Callable[[Callable[[str, str, str], "Future[oc.Outcome]"]], DueQueue]
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,9 @@ class EndSessionResult:
 class Writer:
     """Owns the debouncer, the coordinator and the ingestor. Thread-safe; gRPC handlers call it directly.
 
-    `clock` (monotonic seconds) drives the debounce and the breaker; tests pass a fake one.
+    `clock` (monotonic seconds) drives the debounce and the breaker; tests pass a fake one. `due_queue` and
+    `guard` replace the in-process debounce and add a cross-process hold around foreground runs (memoryd.replication,
+    several replicas on one PostgreSQL database); by default everything stays in this process.
     """
 
     def __init__(
@@ -45,6 +50,8 @@ class Writer:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], object] | None = None,
         max_concurrent: int = 2,
+        due_queue: DueQueueFactory | None = None,
+        guard: Guard = no_guard,
     ) -> None:
         self._store = store
         self._settings = settings
@@ -53,9 +60,11 @@ class Writer:
             store, inference, settings, self.breaker, policy=policy, hooks=hooks, sleep=sleep
         )
         self.coordinator = Coordinator(
-            self.distiller, store, max_concurrent=max_concurrent, on_outcome=self._observe
+            self.distiller, store, max_concurrent=max_concurrent, on_outcome=self._observe, guard=guard
         )
-        self.debouncer = Debouncer(self._flush, clock=clock)
+        self.debouncer: DueQueue = (
+            Debouncer(self._flush, clock=clock) if due_queue is None else due_queue(self._flush)
+        )
         self.resume = ResumeSweeper(
             self._sweep,
             first_s=policy.resume_first_s,
@@ -70,7 +79,9 @@ class Writer:
         if timer_thread:
             self.debouncer.start()
         if recover:
-            self._recovery = self.coordinator.recover_orphans()
+            # Conversations armed for more turns (by another replica, or by a turn already here) are left to their
+            # deadlines.
+            self._recovery = self.coordinator.recover_orphans(skip=set(self.debouncer.armed()))
         return self._recovery
 
     def on_turn_buffered(self, agent_id: str, conversation_id: str) -> ArmResult:
@@ -87,11 +98,12 @@ class Writer:
         if not self._settings().is_automatic:
             self.debouncer.cancel(agent_id, conversation_id)
             return EndSessionResult(0, "", 0)
+        if not wait:
+            flushed = self._store.count_pending(agent_id, conversation_id)
+            self.debouncer.flush_now(agent_id, conversation_id, "end_session")
+            return EndSessionResult(flushed, "", 0)
         self.debouncer.cancel(agent_id, conversation_id)
         flushed = self._store.count_pending(agent_id, conversation_id)
-        if not wait:
-            self.coordinator.submit(agent_id, conversation_id, require_resident=True)
-            return EndSessionResult(flushed, "", 0)
         result = self.coordinator.run_now(agent_id, conversation_id, require_resident=False)
         return EndSessionResult(flushed, result.token, result.episode_id)
 
@@ -122,8 +134,8 @@ class Writer:
         self.debouncer.close()
         self.coordinator.close(timeout_s)
 
-    def _flush(self, agent_id: str, conversation_id: str, reason: str) -> None:
-        self.coordinator.submit(agent_id, conversation_id, require_resident=True)
+    def _flush(self, agent_id: str, conversation_id: str, reason: str) -> Future[oc.Outcome]:
+        return self.coordinator.submit(agent_id, conversation_id, require_resident=True)
 
     def _observe(self, outcome: oc.Outcome) -> None:
         """Every distillation's outcome: stranded work schedules a resume sweep."""
@@ -137,4 +149,4 @@ class Writer:
         return self.coordinator.sync_now(require_resident=True, skip=armed, stop=stop)
 
 
-__all__ = ["EndSessionResult", "Writer"]
+__all__ = ["DueQueueFactory", "EndSessionResult", "Writer"]

@@ -78,6 +78,8 @@ class ScriptedInferd(pb_grpc.InferenceServiceServicer):
     def __init__(self) -> None:
         self.script = Script()
         self.generate_requests: list[pb.GenerateRequest] = []
+        #: The caller of each Generate (gRPC peer string): tells replicas apart, each has its own channel.
+        self.generate_peers: list[str] = []
         self.embed_requests: list[pb.EmbedRequest] = []
         self.model_state = pb.MODEL_STATE_READY
         self.status_error: ServiceError | None = None
@@ -103,6 +105,7 @@ class ScriptedInferd(pb_grpc.InferenceServiceServicer):
     def Generate(self, request: pb.GenerateRequest, context: grpc.ServicerContext) -> pb.GenerateResponse:
         with self._lock:
             self.generate_requests.append(request)
+            self.generate_peers.append(context.peer())
             reply = self.script.replies.popleft() if self.script.replies else self.script.default
         if self.hold is not None:
             self.entered.set()
