@@ -238,8 +238,13 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
         deadline_s: float = DEFAULT_DEADLINE_S,
         token: str | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        tenant: str | None = None,
     ) -> None:
-        self._channel = make_channel(target, deadline_s=deadline_s, token=token, credentials=credentials)
+        """tenant: every call acts on this tenant's memory (x-osaurus-tenant); None = the default tenant, or the
+        token's own when it is bound to one."""
+        self._channel = make_channel(
+            target, deadline_s=deadline_s, token=token, credentials=credentials, tenant=tenant
+        )
         self._memory = pb_grpc.MemoryServiceStub(self._channel)
         self._console = cpb_grpc.MemoryConsoleServiceStub(self._channel)
 
