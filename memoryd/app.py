@@ -26,7 +26,9 @@ from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.runtime.malloc_tuning import tune_malloc
 from memoryd.runtime.memtrace import MemoryTrace
 from memoryd.security.manager import StoreSecurity
+from memoryd.security.opener import StoreUnreachableError
 from memoryd.storage.faults import StorageFault
+from memoryd.storage.pg_vectors import pg_vector_store
 from memoryd.storage.store import Store
 from memoryd.tenancy.handlers import TenantServices, collect_handlers
 from memoryd.tenancy.layout import tenant_settings
@@ -34,9 +36,10 @@ from memoryd.tenancy.registry import TenantRegistry
 from memoryd.tenancy.router import routed_bindings
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.indexer import Indexer
+from memoryd.vectors.pg_registry import PgVectorRegistry
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.wiring.console import build_console
-from memoryd.wiring.security import build_security, check_bind, degraded_guard, open_secured
+from memoryd.wiring.security import build_security_for, check_bind, degraded_guard, open_secured
 from memoryd.wiring.writer import build_writer, rows_remover
 from memoryd.write import DistillPolicy, Writer
 from memoryd.write.breaker import CircuitBreaker
@@ -117,7 +120,13 @@ class App:
                     close()
                 except Exception as error:
                     _log.warning("closing %s failed: %s", type(closer).__name__, type(error).__name__)
-        self.store.close()
+        # PostgreSQL: every thread's connection (a closed tenant's would otherwise stay open in the shared handler
+        # threads until garbage collection); SQLite: this thread's, the others close with their threads.
+        close_all = getattr(self.store.db, "close_all", None)
+        if callable(close_all):
+            close_all()
+        else:
+            self.store.close()
 
 
 def build_app(
@@ -141,7 +150,13 @@ def build_app(
         credentials=settings.transport.channel_credentials(),
     )
     embedder = Embedder(inference, config, query_timeout_s=settings.query_embed_timeout_s)
-    vectors = VectorRegistry(secured.vectors_root, store.embeddings, sealer=secured.sealer)
+    # PostgreSQL keeps vectors in per-agent pgvector partitions (shared by replicas); SQLite, in faiss files.
+    pg_vectors = pg_vector_store(store)
+    vectors = (
+        VectorRegistry(secured.vectors_root, store.embeddings, sealer=secured.sealer)
+        if pg_vectors is None
+        else PgVectorRegistry(pg_vectors, store.embeddings)
+    )
     indexer = Indexer(store, embedder, vectors)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
@@ -187,12 +202,15 @@ def build_app(
         on_changed=[search.keyword_stats.invalidate, read_path.invalidate],
     )
     scheduler = ConsolidationScheduler(consolidator, config)
-    security = build_security(
+    security = build_security_for(
         secured, vectors, on_replaced=[read_path.invalidate, search.keyword_stats.invalidate, indexer.notify]
     )
     console = build_console(store, config, vectors, indexer, search)
     console.attach_read_path(read_path, read_path.invalidate)
-    console.attach_security(security)
+    if security is not None:
+        console.attach_security(security)
+    else:
+        console.serve_postgres_store()
     app = App(
         settings=settings,
         config=config,
@@ -341,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InsecureBindError as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
-    except DataRootReadOnlyError as error:
+    except (DataRootReadOnlyError, StoreUnreachableError) as error:
         print(f"memoryd: {error}", file=sys.stderr)
         return 1
     except Exception as error:

@@ -64,6 +64,16 @@ class ServiceSettings:
     #: (OSAURUS_MEMORYD_TRACEMALLOC=FRAMES: tracemalloc slows every allocation). Off by default.
     memory_trace: Path | None = None
     memory_trace_frames: int = 0
+    #: The store on PostgreSQL instead of $OSAURUS_HOME/memory/memory.sqlite: a postgresql:// URL
+    #: (OSAURUS_MEMORYD_DATABASE_URL or --database-url; "" = SQLite, the default). docs/postgres.md.
+    database_url: str = ""
+    #: The PostgreSQL schema holding the store's tables (OSAURUS_MEMORYD_DATABASE_SCHEMA, default "public").
+    database_schema: str = "public"
+
+    @property
+    def is_postgres(self) -> bool:
+        """Whether the store is on PostgreSQL (database_url set)."""
+        return bool(self.database_url)
 
     @property
     def memory_dir(self) -> Path:
@@ -108,7 +118,17 @@ def parse_settings(
     parser.add_argument("--port-file", default=None, help="write the real listen target here once serving")
     parser.add_argument("--log-level", default=env.get("OSAURUS_LOG_LEVEL", "INFO"))
     parser.add_argument("--max-workers", type=int, default=int(env.get("OSAURUS_MEMORYD_WORKERS", "32")))
+    parser.add_argument(
+        "--database-url",
+        default=env.get("OSAURUS_MEMORYD_DATABASE_URL", "").strip(),
+        help="postgresql://… to keep the store on PostgreSQL (default: SQLite under --home)",
+    )
+    parser.add_argument(
+        "--database-schema", default=env.get("OSAURUS_MEMORYD_DATABASE_SCHEMA", "").strip() or "public"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.database_url and not args.database_url.startswith(("postgresql://", "postgres://")):
+        parser.error("--database-url / OSAURUS_MEMORYD_DATABASE_URL must be a postgresql:// URL")
     passphrase_file = env.get("OSAURUS_MEMORY_PASSPHRASE_FILE", "").strip()
     memory_trace = env.get("OSAURUS_MEMORYD_MEMTRACE", "").strip()
     mmap_kib = int(_env_number(env, "OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB", 256.0, low=0.0, high=32 * 1024.0))
@@ -135,6 +155,8 @@ def parse_settings(
         memory_trace=Path(memory_trace).expanduser() if memory_trace else None,
         memory_trace_frames=trace_frames,
         max_open_tenants=max_open_tenants,
+        database_url=args.database_url,
+        database_schema=args.database_schema,
     )
 
 

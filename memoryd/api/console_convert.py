@@ -10,7 +10,7 @@ from memoryd.config import KEYS_BY_ATTR, MemoryConfig, validate_changes
 from memoryd.console.listing import ItemPage
 from memoryd.console.records import ConsoleMatch, Diagnosis, Inspection, VectorState
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.storage.faults import STORAGE_FULL, STORAGE_READ_ONLY
+from memoryd.storage.faults import STORAGE_FULL, STORAGE_READ_ONLY, STORAGE_UNAVAILABLE
 from osaurus.memory.v1 import console_pb2 as cpb
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.errors import FieldViolation, InvalidArgumentError
@@ -149,6 +149,7 @@ def vector_state(state: VectorState) -> cpb.VectorIndexState:
 _FAULT_STATES = {
     STORAGE_FULL: cpb.STORE_STATE_FULL,
     STORAGE_READ_ONLY: cpb.STORE_STATE_READ_ONLY,
+    STORAGE_UNAVAILABLE: cpb.STORE_STATE_DEGRADED,
 }
 
 

@@ -15,11 +15,13 @@ from memoryd.security.keys import (
 from memoryd.security.manager import ACTION_RESET, ACTION_RETRY, STATE_DEGRADED, StoreSecurity, StoreStatus
 from memoryd.security.opener import SOURCE_KEY_FILE
 from osaurus.memory.v1 import console_pb2 as cpb
-from servicekit.errors import not_yet_available
+from servicekit.errors import FailedPreconditionError, not_yet_available
 from servicekit.validate import Violations
 
 MAX_PASSPHRASE_CHARS = 1_024
 _SERVICE = "osaurus.memory.v1.MemoryConsoleService"
+#: ErrorInfo reason of SetEncryption / RotateKey / RecoverStore on a PostgreSQL store.
+NOT_SQLITE_STORE = "NOT_SQLITE_STORE"
 
 MODE_FROM_PB = {
     cpb.ENCRYPTION_MODE_PLAINTEXT: MODE_PLAINTEXT,
@@ -84,12 +86,25 @@ class ConsoleSecurityRpcs:
     """Mixin for MemoryConsoleService; answers NOT_YET_AVAILABLE until attach_security() was called."""
 
     _security: StoreSecurity | None = None
+    #: The store is a PostgreSQL database: SQLCipher, key files and quarantine do not apply.
+    _on_postgres: bool = False
 
     def attach_security(self, security: StoreSecurity) -> None:
         """Serve the encryption and recovery RPCs (and Diagnose's store fields) from `security`."""
         self._security = security
 
+    def serve_postgres_store(self) -> None:
+        """The store is on PostgreSQL: the SQLite file's protection RPCs answer FAILED_PRECONDITION."""
+        self._on_postgres = True
+
     def _secured(self, rpc: str) -> StoreSecurity:
+        if self._on_postgres:
+            raise FailedPreconditionError(
+                NOT_SQLITE_STORE,
+                f"{rpc} protects the SQLite store file; this memoryd keeps its store on PostgreSQL, where "
+                "encryption at rest (disk or tablespace encryption) and recovery (backups, replicas) are the "
+                "database's",
+            )
         if self._security is None:
             raise not_yet_available(f"{_SERVICE}/{rpc}")
         return self._security
@@ -132,4 +147,11 @@ class ConsoleSecurityRpcs:
         return _recover_response(security.reset(request.confirm))
 
 
-__all__ = ["MODE_FROM_PB", "MODE_TO_PB", "ConsoleSecurityRpcs", "degraded_store", "store_fields"]
+__all__ = [
+    "MODE_FROM_PB",
+    "MODE_TO_PB",
+    "NOT_SQLITE_STORE",
+    "ConsoleSecurityRpcs",
+    "degraded_store",
+    "store_fields",
+]

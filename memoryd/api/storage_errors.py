@@ -1,4 +1,5 @@
-"""Storage faults as gRPC errors: RESOURCE_EXHAUSTED (STORAGE_FULL) and UNAVAILABLE (STORAGE_READ_ONLY), and the
+"""Storage faults as gRPC errors: RESOURCE_EXHAUSTED (STORAGE_FULL) and UNAVAILABLE (STORAGE_READ_ONLY, and
+STORAGE_UNAVAILABLE: the PostgreSQL server cannot be reached), and the
 start-up check that the data root takes writes."""
 
 from __future__ import annotations

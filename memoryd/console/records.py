@@ -137,7 +137,7 @@ class Diagnosis:
     recovery_actions: tuple[str, ...] = ()
     #: While degraded: the file's kind and the key sources tried (memoryd.security).
     degraded_store: DegradedStoreInfo | None = None
-    #: The store's current write fault: "" (none), "STORAGE_FULL" or "STORAGE_READ_ONLY" (memoryd.storage.faults).
+    #: The store's current write fault: "" (none), "STORAGE_FULL", "STORAGE_READ_ONLY" or "STORAGE_UNAVAILABLE" (memoryd.storage.faults).
     storage_fault: str = ""
     #: What the fault means for the operator, when there is one.
     storage_fault_detail: str = ""

@@ -7,7 +7,7 @@ import numpy as np
 from memoryd.console.records import VectorState
 from memoryd.domain import KIND_PINNED
 from memoryd.storage.health import HealthStore
-from memoryd.vectors.agent_index import INDEX_FILE, AgentIndex
+from memoryd.vectors.agent_index import AgentIndex
 from memoryd.vectors.codec import Vector
 from memoryd.vectors.registry import VectorRegistry
 
@@ -31,7 +31,7 @@ class ConsoleVectors:
         for agent in agents:
             expected = rows.get(agent, 0)
             state = self._registry.state(agent, model or "")
-            has_file = (self._registry.directory(agent) / INDEX_FILE).exists()
+            has_file = self._registry.persisted(agent)
             stale = model is not None and (
                 (state.vectors > 0 and state.model != model)
                 or state.vectors != expected

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoryd.config import ServiceSettings
 from memoryd.security.keys import (
     MODE_KEY_FILE,
     MODE_PASSPHRASE,
@@ -41,7 +42,7 @@ from memoryd.security.quarantine import (
 )
 from memoryd.storage.conversion import key_opens
 from memoryd.storage.private import private_folder
-from memoryd.storage.store import Store, open_store
+from memoryd.storage.store import InvalidSchemaNameError, Store, open_store
 
 _log = logging.getLogger("memoryd.security")
 
@@ -266,6 +267,25 @@ def open_memory_store(paths: StorePaths, keys: KeyStore) -> Opened:
     return Opened(store, key)
 
 
+class StoreUnreachableError(RuntimeError):
+    """The PostgreSQL store could not be opened at start-up; the message is one line for the operator (no URL:
+    it may hold a password)."""
+
+
+def open_database_store(settings: ServiceSettings) -> Store:
+    """Open (creating the schema and tables when missing) the store on PostgreSQL; StoreUnreachableError if not."""
+    try:
+        return open_store(settings.database_url, schema=settings.database_schema)
+    except InvalidSchemaNameError as error:
+        raise StoreUnreachableError(f"OSAURUS_MEMORYD_DATABASE_SCHEMA: {error}") from None
+    except Exception as error:
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise StoreUnreachableError(
+            f"cannot open the memory store on PostgreSQL (schema {settings.database_schema}): "
+            f"{type(error).__name__}: {first_line}"
+        ) from None
+
+
 def remove_scratch(folder: Path | None) -> None:
     """Delete a scratch folder (it only ever held an empty store)."""
     if folder is not None:
@@ -283,11 +303,13 @@ __all__ = [
     "KeyAttempts",
     "Opened",
     "StoreOpenError",
+    "StoreUnreachableError",
     "classify",
     "create_store",
     "file_kind",
     "find_key",
     "key_for_new_store",
+    "open_database_store",
     "open_existing",
     "open_memory_store",
     "recover_quarantined",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memoryd.domain import AgentChanges, AgentRecord, now_ms
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 from memoryd.storage.tables import Tables
 
 #: Tables holding per-agent rows, deleted with the agent (embeddings first, so they are counted before the

@@ -7,6 +7,7 @@ same transaction. Every function is one short transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from memoryd.domain import (
     KIND_EPISODE,
@@ -17,8 +18,10 @@ from memoryd.domain import (
     StoredRow,
     now_ms,
 )
-from memoryd.storage.db import Database
+from memoryd.storage.embeddings import VECTOR_UPSERT
 from memoryd.storage.fts import MIRRORS, like_pattern, match_expression, terms_expression
+from memoryd.storage.handle import Database
+from memoryd.storage.pg_console_search import term_rows
 
 #: Console kinds and their source tables.
 TABLE_OF_KIND = {
@@ -83,13 +86,15 @@ def search_rows(
     agent_id: str | None,
     include_disabled: bool,
     limit: int,
+    fts: Any = None,
 ) -> list[StoredMatch]:
     """Matches across `kinds` in one snapshot, best first: FTS5 bm25 over the mirrors for `terms` (the caller's
-    query terms); a literal LIKE on `query` when there are none. `agent_id` None searches every agent."""
+    query terms; on PostgreSQL, `fts`'s tsvector query: memoryd/storage/pg_console_search.py); a literal LIKE on
+    `query` when there are none. `agent_id` None searches every agent."""
     found: list[StoredMatch] = []
     with db.read():
         for kind in kinds:
-            found.extend(_search_kind(db, kind, query, terms, agent_id, include_disabled, limit))
+            found.extend(_search_kind(db, kind, query, terms, agent_id, include_disabled, limit, fts))
     found.sort(key=lambda m: (-m.score, -m.created_at_ms, m.kind, m.id))
     return found[:limit]
 
@@ -102,6 +107,7 @@ def _search_kind(
     agent_id: str | None,
     include_disabled: bool,
     limit: int,
+    fts: Any,
 ) -> list[StoredMatch]:
     m = MIRRORS[kind]
     text = TEXT_COLUMN[kind]
@@ -114,6 +120,10 @@ def _search_kind(
     if not include_disabled and kind != KIND_TRANSCRIPT:
         filters.append("s.status = 'active'")
     where = "".join(f" AND {f}" for f in filters)
+    if terms and db.dialect.is_postgres:
+        select = f"s.id, s.agent_id, s.{text}, {status}, s.created_at_ms"
+        rows = term_rows(db, fts, m, select, terms, where, params, limit)
+        return [_match(kind, r, float(r[5])) for r in rows]
     if terms:
         weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
         sql = (
@@ -131,7 +141,7 @@ def _search_kind(
         return [_match(kind, r, -float(r[5])) for r in rows]
     if not query.strip():
         return []
-    likes = " OR ".join(f"s.{c} LIKE ? ESCAPE '\\'" for c in m.columns)
+    likes = " OR ".join(f"s.{c} {db.dialect.like} ? ESCAPE '\\'" for c in m.columns)
     sql = (
         f"SELECT s.id, s.agent_id, s.{text}, {status}, s.created_at_ms FROM {m.source} AS s "
         f"WHERE ({likes}){where} ORDER BY s.created_at_ms DESC, s.id DESC LIMIT ?"
@@ -224,8 +234,9 @@ def put_vectors(
     with db.write():
         for row_id, blob, created_at_ms in items:
             stored += db.execute(
-                "INSERT OR REPLACE INTO embeddings (kind, row_id, agent_id, model, dimension, vector, created_at_ms) "
-                f"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM {table} WHERE id = ? AND agent_id = ?)",
+                "INSERT INTO embeddings (kind, row_id, agent_id, model, dimension, vector, created_at_ms) "
+                f"SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM {table} WHERE id = ? AND agent_id = ?) "
+                f"{VECTOR_UPSERT}",
                 (kind, row_id, agent_id, model, dimension, blob, created_at_ms, row_id, agent_id),
             ).rowcount
     return stored
@@ -234,8 +245,9 @@ def put_vectors(
 class ConsoleRowStore:
     """The console's row-level statements on one store (the functions above, bound to its Database)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, fts: Any = None) -> None:
         self._db = db
+        self._fts = fts
 
     def fetch(self, kind: str, row_id: int) -> StoredRow | None:
         """One row of any console kind with all its columns, or None."""
@@ -251,7 +263,7 @@ class ConsoleRowStore:
         limit: int,
     ) -> list[StoredMatch]:
         """Matches across `kinds`, best first (search_rows)."""
-        return search_rows(self._db, query, terms, kinds, agent_id, include_disabled, limit)
+        return search_rows(self._db, query, terms, kinds, agent_id, include_disabled, limit, self._fts)
 
     def set_status(self, kind: str, row_id: int, status: str) -> bool | None:
         """Set a pinned fact's or episode's status; whether it changed, None when the row does not exist."""

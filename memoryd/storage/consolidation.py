@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from memoryd.storage.db import Database
 from memoryd.storage.episode_merge import EpisodeMergeStore
+from memoryd.storage.handle import Database
 from memoryd.storage.maintenance import MaintenanceStore
 from memoryd.storage.narratives import NarrativeStore
 from memoryd.storage.tables import create_table_sql, define_tables
@@ -104,15 +104,18 @@ class WalControl:
 
     def pause_autocheckpoint(self) -> None:
         """Stop this connection's commits from checkpointing (inside memoryd's write lock)."""
-        self._db.execute("PRAGMA wal_autocheckpoint=0")
+        if not self._db.dialect.is_postgres:  # PostgreSQL checkpoints on its own schedule
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
 
     def checkpoint_passive(self) -> None:
         """One PASSIVE checkpoint: copies what it can, never waits for readers or writers."""
-        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        if not self._db.dialect.is_postgres:
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def restore_autocheckpoint(self) -> None:
         """SQLite's default autocheckpoint threshold again."""
-        self._db.execute(f"PRAGMA wal_autocheckpoint={DEFAULT_AUTOCHECKPOINT_PAGES}")
+        if not self._db.dialect.is_postgres:
+            self._db.execute(f"PRAGMA wal_autocheckpoint={DEFAULT_AUTOCHECKPOINT_PAGES}")
 
 
 class ConsolidationStore:

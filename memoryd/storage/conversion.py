@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memoryd.storage.db import Database
+from memoryd.storage.handle import Database as AnyDatabase
 from memoryd.storage.keyed import DB_ERRORS, connect_cipher, connect_raw
 
 #: How long a swap waits for the last reader to let go of the old file.
@@ -189,7 +190,9 @@ def key_opens(path: Path, key: bytes | None) -> bool:
 class LiveStoreFile:
     """The file under the live Database, as memoryd.security swaps it (built by the composition root)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: AnyDatabase) -> None:
+        if not isinstance(db, Database):
+            raise TypeError("only a SQLite store has a file to convert")
         self._db = db
 
     @property

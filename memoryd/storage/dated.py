@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memoryd.domain import KIND_EPISODE, KIND_TRANSCRIPT
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 _SQL = {
     KIND_TRANSCRIPT: (

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from memoryd.storage.dialect import SQLITE_DIALECT, Dialect
 from memoryd.storage.faults import StorageHealth
 from memoryd.storage.keyed import StoreSwappedError, SwappableSqliteDatabase
 from memoryd.storage.private import private_file, private_folder, tighten_store
@@ -61,6 +62,11 @@ class Database:
         self.health = StorageHealth()
 
     @property
+    def dialect(self) -> Dialect:
+        """SQLite."""
+        return SQLITE_DIALECT
+
+    @property
     def generation(self) -> int:
         """Incremented by every committed write; caches of derived statistics compare against it."""
         return self._generation
@@ -109,6 +115,19 @@ class Database:
         cursor: sqlite3.Cursor = self.pw.execute_sql(sql, tuple(params))
         return cursor
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement once per row of parameters (inside the caller's write)."""
+        self.connection().executemany(sql, rows)
+
+    def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one INSERT of one row; the new row's id."""
+        return int(self.execute(sql, params).lastrowid or 0)
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's DB-API connection (sqlite3, or sqlcipher3's for an encrypted store)."""
+        connection: sqlite3.Connection = self.pw.connection()  # type: ignore[no-untyped-call]
+        return connection
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a SELECT and fetch every row (outside a transaction, again on the new store if swapped meanwhile)."""
         for attempt in range(SWAP_RETRIES + 1):
@@ -146,6 +165,24 @@ class Database:
     def columns(self, table: str) -> list[str]:
         """Column names of a table."""
         return [row[1] for row in self.query(f'PRAGMA table_info("{table}")')]
+
+    def column_info(self, table: str) -> list[tuple[str, str, bool, Any, bool]]:
+        """(name, declared type, NOT NULL, default, in the primary key) of each stored column (generated excluded)."""
+        return [
+            (str(name), str(decl).upper(), bool(notnull), default, bool(pk))
+            for _cid, name, decl, notnull, default, pk in self.query(f'PRAGMA table_info("{table}")')
+        ]
+
+    def last_id(self, table: str) -> int:
+        """The highest id the table ever handed out (AUTOINCREMENT's sequence; max(id) before the first insert)."""
+        seq = self.scalar("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+        if seq is not None:
+            return int(seq)
+        return int(self.scalar(f"SELECT coalesce(max(id), 0) FROM {table}") or 0)
+
+    def ids_given(self, table: str) -> None:
+        """Nothing to do: AUTOINCREMENT continues above explicitly given ids by itself."""
+        del table
 
     def close(self) -> None:
         """Close this thread's connection (other threads' connections close when they exit)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from memoryd.distill_records import (
 )
 from memoryd.domain import KIND_EPISODE, KIND_IDENTITY_FACT, KIND_PINNED, KIND_TRANSCRIPT, now_ms
 from memoryd.storage.agents import AgentStore
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Connection, Database
 from memoryd.storage.tables import Tables
 from memoryd.storage.transcript import TranscriptRow, estimate_tokens, insert_transcript_rows
 
@@ -56,10 +55,9 @@ class SqliteWriterStore:
         self._t = tables
         self._agents = agents
 
-    def _connection(self) -> sqlite3.Connection:
-        """This thread's sqlite3 connection (for executemany inside a Database.write() transaction)."""
-        connection: sqlite3.Connection = self._db.pw.connection()  # type: ignore[no-untyped-call]
-        return connection
+    def _connection(self) -> Connection:
+        """This thread's connection (for executemany inside a Database.write() transaction)."""
+        return self._db.connection()
 
     # -- reads ---------------------------------------------------------------------------------------------
 
@@ -294,9 +292,10 @@ class SqliteWriterStore:
                 self._supersede(_PINNED, ep.agent_id, fact.supersedes, fact_id, stamp)
                 self._supersede(_IDENTITY, ep.agent_id, fact.supersedes_identity, fact_id, stamp, _PINNED)
                 fact_ids.append(str(fact_id))
+            greatest = self._db.dialect.greatest("salience", "?")
             for bump in write.fact_bumps:
                 self._db.execute(
-                    """UPDATE pinned_facts SET source_count = source_count + 1, salience = max(salience, ?),
+                    f"""UPDATE pinned_facts SET source_count = source_count + 1, salience = {greatest},
                               updated_at_ms = ? WHERE id = ? AND agent_id = ?""",
                     (bump.salience, stamp, int(bump.fact_id), ep.agent_id),
                 )

@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 from memoryd.domain import KINDS, now_ms
-from memoryd.storage.db import Database
 from memoryd.storage.fts import MIRRORS
+from memoryd.storage.handle import Database
+
+#: Storing a vector replaces the row's earlier one (the upsert both backends accept; after INSERT … SELECT, whose
+#: WHERE keeps SQLite from reading ON CONFLICT as a join constraint).
+VECTOR_UPSERT = (
+    "ON CONFLICT (kind, row_id) DO UPDATE SET agent_id = excluded"
+    ".agent_id, model = excluded.model, dimension = excluded.dimension, vector = excluded.vector, created_at_ms = excluded.created_at_ms"
+)
 
 
 class EmbeddingStore:
@@ -27,9 +34,9 @@ class EmbeddingStore:
         with self._db.write():
             for row_id, blob in items:
                 cursor = self._db.execute(
-                    f"INSERT OR REPLACE INTO embeddings (kind, row_id, agent_id, model, dimension, vector, "
+                    f"INSERT INTO embeddings (kind, row_id, agent_id, model, dimension, vector, "
                     f"created_at_ms) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS "
-                    f"(SELECT 1 FROM {source} WHERE id = ? AND agent_id = ?)",
+                    f"(SELECT 1 FROM {source} WHERE id = ? AND agent_id = ?) {VECTOR_UPSERT}",
                     (kind, row_id, agent_id, model, dimension, blob, stamp, row_id, agent_id),
                 )
                 stored += cursor.rowcount

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoryd.domain import KIND_EPISODE
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 #: Column a later migration adds to episodes, pinned_facts and identity_facts: the comma-separated transcript
 #: (or signal) ids an item came from. Merge unions it when the table has it.

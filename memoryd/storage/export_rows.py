@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 #: Row record types → their tables, in export (and import) order: episodes before the facts that cite them.
 ROW_TABLES: dict[str, str] = {
@@ -27,7 +27,7 @@ _BATCH = 500
 def table_columns(db: Database, table: str) -> list[tuple[str, str, bool, bool]]:
     """(name, declared type, is_required, is_nullable) of a table's stored columns (generated columns excluded)."""
     result = []
-    for _cid, name, decl, notnull, default, pk in db.query(f'PRAGMA table_info("{table}")'):
+    for name, decl, notnull, default, pk in db.column_info(table):
         required = bool(notnull) and default is None and not pk
         result.append((str(name), str(decl).upper(), required, not notnull))
     return result

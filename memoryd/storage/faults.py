@@ -2,7 +2,9 @@
 
 SQLite reports them as OperationalError with its primary result code (SQLITE_FULL, SQLITE_READONLY); peewee
 re-raises them as its own classes with the original as `__context__` and first argument, and file writes (vector
-files, quarantine) raise OSError with ENOSPC / EROFS. Only codes and SQLite's fixed texts are read: never content.
+files, quarantine) raise OSError with ENOSPC / EROFS. PostgreSQL (psycopg) gives an SQLSTATE: disk_full, a
+read-only transaction (a standby), or a lost or refused connection (STORAGE_UNAVAILABLE). Only codes and the
+drivers' fixed texts are read: never content.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ _log = logging.getLogger("memoryd.storage.faults")
 
 STORAGE_FULL = "STORAGE_FULL"
 STORAGE_READ_ONLY = "STORAGE_READ_ONLY"
+STORAGE_UNAVAILABLE = "STORAGE_UNAVAILABLE"
 
 #: SQLite primary result codes (the low byte of an extended code).
 _SQLITE_READONLY = 8
@@ -28,6 +31,18 @@ _TEXTS = (
     ("attempt to write a readonly database", STORAGE_READ_ONLY),
 )
 _ERRNOS = {errno.ENOSPC: STORAGE_FULL, errno.EDQUOT: STORAGE_FULL, errno.EROFS: STORAGE_READ_ONLY}
+#: PostgreSQL SQLSTATEs (exact, or a class by its first two characters).
+_SQLSTATES = {
+    "53100": STORAGE_FULL,  # disk_full
+    "25006": STORAGE_READ_ONLY,  # read_only_sql_transaction (a standby, or default_transaction_read_only)
+    "53300": STORAGE_UNAVAILABLE,  # too_many_connections
+    "57P01": STORAGE_UNAVAILABLE,  # admin_shutdown
+    "57P02": STORAGE_UNAVAILABLE,  # crash_shutdown
+    "57P03": STORAGE_UNAVAILABLE,  # cannot_connect_now
+    "08": STORAGE_UNAVAILABLE,  # connection_exception and its subclasses
+}
+#: psycopg's classes for a connection that failed or broke before any SQLSTATE (client side).
+_PSYCOPG_LOST = frozenset({"OperationalError", "InterfaceError"})
 #: How many linked exceptions (cause, context, first argument) are followed.
 _MAX_CHAIN = 6
 
@@ -35,19 +50,29 @@ _MAX_CHAIN = 6
 DESCRIPTIONS = {
     STORAGE_FULL: "the memory store's disk is full; nothing was stored. Free space, then retry",
     STORAGE_READ_ONLY: (
-        "the memory store is read-only (file permissions, an immutable flag or a read-only mount); "
-        "nothing was stored"
+        "the memory store is read-only (file permissions, an immutable flag or a read-only mount, or a "
+        "PostgreSQL standby); nothing was stored"
     ),
+    STORAGE_UNAVAILABLE: "the memory database server cannot be reached; nothing was stored. Retry when it is back",
 }
 
 
-#: Modules whose exceptions are the database's: peewee re-raises sqlite3 errors as its own classes.
-_DATABASE_MODULES = frozenset({"sqlite3", "peewee"})
+#: Modules whose exceptions are the database's: peewee re-raises sqlite3 and psycopg errors as its own classes.
+_DATABASE_MODULES = frozenset({"sqlite3", "peewee", "psycopg", "psycopg.errors"})
 
 
 def is_database_error(error: BaseException) -> bool:
-    """Whether `error` was raised by SQLite or peewee (their texts are SQLite's own, never row content)."""
+    """Whether `error` was raised by SQLite, PostgreSQL's driver or peewee (the databases' own texts)."""
     return isinstance(error, sqlite3.Error) or type(error).__module__ in _DATABASE_MODULES
+
+
+def _postgres_reason(error: BaseException) -> str | None:
+    if not type(error).__module__.startswith("psycopg"):
+        return None
+    state = getattr(error, "sqlstate", None)
+    if isinstance(state, str):
+        return _SQLSTATES.get(state) or _SQLSTATES.get(state[:2])
+    return STORAGE_UNAVAILABLE if type(error).__name__ in _PSYCOPG_LOST else None
 
 
 def _linked(error: BaseException) -> list[BaseException]:
@@ -67,6 +92,9 @@ def _linked(error: BaseException) -> list[BaseException]:
 def fault_reason(error: BaseException) -> str | None:
     """STORAGE_FULL, STORAGE_READ_ONLY, or None when `error` is not a storage fault."""
     for linked in _linked(error):
+        postgres = _postgres_reason(linked)
+        if postgres is not None:
+            return postgres
         code = getattr(linked, "sqlite_errorcode", None)
         if isinstance(code, int):
             if code & 0xFF == _SQLITE_FULL:
@@ -155,6 +183,7 @@ __all__ = [
     "DESCRIPTIONS",
     "STORAGE_FULL",
     "STORAGE_READ_ONLY",
+    "STORAGE_UNAVAILABLE",
     "FaultListener",
     "StorageFault",
     "StorageHealth",

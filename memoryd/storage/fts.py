@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 
 @dataclass(frozen=True)

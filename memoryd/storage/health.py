@@ -3,10 +3,12 @@ the rows per agent the vector report compares with its indexes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from memoryd.domain import FtsHealth, TableCount
-from memoryd.storage.db import Database
 from memoryd.storage.faults import StorageFault
 from memoryd.storage.fts import MIRRORS
+from memoryd.storage.handle import Database
 
 #: Tables counted overall.
 COUNTED_TABLES = (
@@ -60,8 +62,11 @@ def table_counts(db: Database) -> list[TableCount]:
 
 
 def fts_health(db: Database) -> list[FtsHealth]:
-    """Per mirror: source rows vs indexed rows, and FTS5's integrity-check against the content table."""
+    """Per mirror: source rows vs indexed rows, and FTS5's integrity-check against the content table (SQLite only:
+    PostgreSQL's full text is a generated column of the row itself, never out of step with it)."""
     report: list[FtsHealth] = []
+    if db.dialect.is_postgres:
+        return report
     for m in MIRRORS.values():
         with db.read():
             source_rows = int(db.scalar(f"SELECT count(*) FROM {m.source}") or 0)
@@ -85,8 +90,9 @@ def _integrity_problem(db: Database, fts: str) -> str:
     at once ("database is locked", no busy wait) whenever another connection committed since the snapshot began:
     healthy mirrors were reported broken under write load.
     """
+    sqlite: Any = db  # the SQLite handle (fts_health returns before this on PostgreSQL)
     try:
-        with db.writes_held(), db.pw.atomic("IMMEDIATE"):
+        with sqlite.writes_held(), sqlite.pw.atomic("IMMEDIATE"):
             # rank = 1 also compares the index with the external content table.
             db.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('integrity-check', 1)")
     except Exception as error:  # peewee wraps sqlite errors; reported, never raised

@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 from memoryd.domain import IdentityFactRecord, IdentityRecord, OverrideRecord, now_ms
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 from memoryd.storage.tables import Tables
 
 

@@ -12,8 +12,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoryd.storage.db import Database
 from memoryd.storage.export_rows import ROW_TABLES
+from memoryd.storage.handle import Database
 from memoryd.storage.transcript import insert_imported_row
 
 #: Columns that make two rows "the same row" for each record type.
@@ -64,7 +64,7 @@ def _merge_overrides(current_raw: str, incoming: Sequence[dict[str, Any]]) -> tu
 def import_identity(db: Database, record: Mapping[str, Any]) -> bool:
     """Add the record's new overrides; take its content only when none is stored. Whether anything changed."""
     with db.write():
-        db.execute("INSERT OR IGNORE INTO identity (id) VALUES (1)")
+        db.execute("INSERT INTO identity (id) VALUES (1) ON CONFLICT DO NOTHING")
         content, overrides = db.query("SELECT content, overrides FROM identity WHERE id = 1")[0]
         merged, added = _merge_overrides(str(overrides), record.get("overrides", []))
         changed = added > 0
@@ -102,7 +102,7 @@ def import_agents(
         for record in records:
             cols = [c for c in record if c in columns]
             cursor = db.execute(
-                f"INSERT OR IGNORE INTO agents ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                f"INSERT INTO agents ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) ON CONFLICT DO NOTHING",
                 tuple(record[c] for c in cols),
             )
             if cursor.rowcount:
@@ -111,7 +111,7 @@ def import_agents(
                 skipped += 1
         for agent in owners:
             db.execute(
-                "INSERT OR IGNORE INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?)",
+                "INSERT INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (agent, stamp_ms, stamp_ms),
             )
     return created, skipped
@@ -122,11 +122,10 @@ def _insert(db: Database, table: str, values: Mapping[str, Any]) -> int:
     if table == "transcript":
         return insert_imported_row(db, values)
     names = list(values)
-    cursor = db.execute(
+    return db.insert(
         f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
         tuple(values.values()),
     )
-    return int(cursor.lastrowid or 0)
 
 
 def import_row_batch(
@@ -144,6 +143,7 @@ def import_row_batch(
     keys = SAME_ROW_KEYS[record_type]
     where = " AND ".join(f"{k} IS ?" for k in keys)
     outcomes: list[ImportedRow] = []
+    explicit_ids = False
     with db.write():
         for original in records:
             record = dict(original)
@@ -163,8 +163,11 @@ def import_row_batch(
             if file_id is not None and db.scalar(f"SELECT 1 FROM {table} WHERE id = ?", (file_id,)):
                 record.pop("id")
             values = {c: record[c] for c in record if c in columns}
+            explicit_ids = explicit_ids or "id" in values
             stored_id = _insert(db, table, values)
             outcomes.append(ImportedRow(file_key, stored_id, True, agent))
+        if explicit_ids:
+            db.ids_given(table)
     return outcomes
 
 

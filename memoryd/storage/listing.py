@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 #: Kinds ListItems lists.
 LISTED_KINDS = (KIND_PINNED, KIND_EPISODE)

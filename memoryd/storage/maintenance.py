@@ -12,15 +12,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.storage.db import Database
 from memoryd.storage.embeddings import EmbeddingStore
+from memoryd.storage.handle import Database
 
 #: Tables decay works on, and where it counts Δ from: a row's last decay (stamped when memory learned it, never
 #: its conversation date), or for a pinned fact its last use when later (an injected fact is not idle).
-_DECAY_FROM = {
-    "pinned_facts": "max(last_decayed_at_ms, last_used_at_ms)",
-    "episodes": "last_decayed_at_ms",
+_DECAY_FROM: dict[str, tuple[str, ...]] = {
+    "pinned_facts": ("last_decayed_at_ms", "last_used_at_ms"),
+    "episodes": ("last_decayed_at_ms",),
 }
+#: exp() of less than this underflows on PostgreSQL (an error there, 0.0 on SQLite); the factor is ~0 either way.
+_EXP_FLOOR = "-700.0"
 DECAY_TABLES = tuple(_DECAY_FROM)
 
 
@@ -43,8 +45,8 @@ def evictable_facts(salience_floor: float, idle_since_ms: int) -> Selection:
     return Selection(
         "pinned_facts",
         KIND_PINNED,
-        "status = 'active' AND salience < ? AND max(last_used_at_ms, created_at_ms) <= ?",
-        (salience_floor, idle_since_ms),
+        "status = 'active' AND salience < ? AND last_used_at_ms <= ? AND created_at_ms <= ?",
+        (salience_floor, idle_since_ms, idle_since_ms),
     )
 
 
@@ -136,11 +138,15 @@ class MaintenanceStore:
     def decay_ids(self, table: str, start: int, end: int, now_ms: int, tau_ms: float) -> int:
         """salience ×= exp(−Δ/tau) for active rows with id in [start, end) not yet decayed at `now_ms`, Δ from
         each row's decay origin; a row never decayed (imported) is only stamped. Returns the rows changed."""
-        since = _DECAY_FROM[table]
+        sql = self._db.dialect
+        origin = _DECAY_FROM[table]
+        since = sql.greatest(*origin) if len(origin) > 1 else origin[0]
+        elapsed = sql.greatest("0", f"? - {since}")
+        factor = f"exp({sql.greatest(_EXP_FLOOR, f'-{elapsed} / ?')})"
         return int(
             self._db.execute(
                 f"UPDATE {table} SET salience = CASE WHEN last_decayed_at_ms > 0 THEN "
-                f"min(1.0, max(0.0, salience * exp(-max(0, ? - {since}) / ?))) ELSE salience END, "
+                f"{sql.least('1.0', sql.greatest('0.0', f'salience * {factor}'))} ELSE salience END, "
                 f"last_decayed_at_ms = ? "
                 f"WHERE id >= ? AND id < ? AND status = 'active' AND last_decayed_at_ms < ?",
                 (now_ms, tau_ms, now_ms, start, end, now_ms),
@@ -213,7 +219,8 @@ class MaintenanceStore:
         """salience += boost (capped at 1) for those of `ids` still active."""
         if ids:
             self._db.execute(
-                f"UPDATE pinned_facts SET salience = min(1.0, salience + ?) WHERE id IN ({_marks(ids)}) "
+                f"UPDATE pinned_facts SET salience = {self._db.dialect.least('1.0', 'salience + ?')} "
+                f"WHERE id IN ({_marks(ids)}) "
                 f"AND status = 'active'",
                 (boost, *ids),
             )
@@ -236,20 +243,16 @@ class MaintenanceStore:
         self, agent_id: str, content: str, source_episode_id: int | None, support: int, now_ms: int
     ) -> int:
         """A new identity fact; its id."""
-        cursor = self._db.execute(
+        return self._db.insert(
             "INSERT INTO identity_facts (agent_id, content, source_episode_id, source_count, created_at_ms, "
             "updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
             (agent_id, content, source_episode_id, support, now_ms, now_ms),
         )
-        return int(cursor.lastrowid or 0)
 
     # ---------------------------------------------------------------------------------------------- prune
     def transcript_high_id(self) -> int:
         """The highest transcript id ever handed out (AUTOINCREMENT's sequence; max(id) before the first insert)."""
-        seq = self._db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'transcript'")
-        if seq is not None:
-            return int(seq)
-        return int(self._db.scalar("SELECT coalesce(max(id), 0) FROM transcript") or 0)
+        return self._db.last_id("transcript")
 
 
 def _decay_table(table: str) -> str:

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from memoryd.storage import schema_history as schema
 from memoryd.storage import v1_import
 from memoryd.storage.db import Database
+from memoryd.storage.handle import Database as AnyDatabase
+from memoryd.storage.pg_db import PgDatabase
+from memoryd.storage.pg_schema import migrate_postgres
 from memoryd.storage.tables import create_table_sql, define_tables
 
 _log = logging.getLogger("memoryd.storage.migrations")
@@ -143,15 +146,18 @@ MIGRATIONS: tuple[Migration, ...] = (
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
-def current_version(db: Database) -> int:
+def current_version(db: AnyDatabase) -> int:
     """Highest applied migration, 0 for a new database."""
     if not db.table_exists("schema_version") or "applied_at_ms" not in db.columns("schema_version"):
         return 0
     return int(db.scalar("SELECT coalesce(max(version), 0) FROM schema_version") or 0)
 
 
-def migrate(db: Database) -> list[int]:
-    """Apply every pending migration in order; returns the versions applied."""
+def migrate(db: Database | PgDatabase) -> list[int]:
+    """Apply every pending migration in order; returns the versions applied. A PostgreSQL store is created at the
+    current version (memoryd/storage/pg_schema.py)."""
+    if isinstance(db, PgDatabase):
+        return migrate_postgres(db, LATEST_VERSION, NewerSchemaError)
     with db.write():
         # A 1.x store has its own schema_version/embeddings/...; set them aside before v2 creates its tables.
         if v1_import.is_v1_layout(db):

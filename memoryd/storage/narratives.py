@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 _ORPHANS = (
     "SELECT agent_id FROM agent_narratives n WHERE NOT EXISTS "

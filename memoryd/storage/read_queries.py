@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memoryd.storage.dated import rows_in_window
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 #: How far back an episode's entities count as "known" to the gate, and how many episodes are read.
 ENTITY_WINDOW_MS = 90 * 86_400_000

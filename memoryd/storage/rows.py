@@ -1,6 +1,6 @@
 """Loading searchable rows (pinned facts, episodes, transcript turns) by id, always filtered by agent.
 
-`+agent_id` keeps SQLite on the primary key: with the agent index it would scan all of the agent's rows.
+`+agent_id` (dialect.unindexed) keeps SQLite on the primary key: with the agent index it would scan all of the agent's rows.
 """
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, MemoryRow
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 _SELECT = {
     KIND_PINNED: (
         "SELECT id, agent_id, content, coalesce(source_conversation_id, ''), created_at_ms, '', salience, "
-        "tags_csv, 0, '' FROM pinned_facts WHERE id IN ({ids}) AND status = 'active' AND +agent_id = ?"
+        "tags_csv, 0, '' FROM pinned_facts WHERE id IN ({ids}) AND status = 'active' AND {agent} = ?"
     ),
     KIND_EPISODE: (
         "SELECT id, agent_id, summary, conversation_id, conversation_at_ms, '', salience, topics_csv, 0, entities_csv "
-        "FROM episodes WHERE id IN ({ids}) AND status = 'active' AND +agent_id = ?"
+        "FROM episodes WHERE id IN ({ids}) AND status = 'active' AND {agent} = ?"
     ),
     KIND_TRANSCRIPT: (
         "SELECT id, agent_id, content, conversation_id, created_at_ms, role, 0.0, '', chunk_index, '' "
-        "FROM transcript WHERE id IN ({ids}) AND +agent_id = ?"
+        "FROM transcript WHERE id IN ({ids}) AND {agent} = ?"
     ),
 }
 
@@ -53,7 +53,9 @@ class RowStore:
         unique = list(dict.fromkeys(int(i) for i in ids))
         for start in range(0, len(unique), _CHUNK):
             chunk = unique[start : start + _CHUNK]
-            sql = _SELECT[kind].format(ids=", ".join("?" * len(chunk)))
+            sql = _SELECT[kind].format(
+                ids=", ".join("?" * len(chunk)), agent=self._db.dialect.unindexed("agent_id")
+            )
             for r in self._db.query(sql, (*chunk, agent_id)):
                 found[int(r[0])] = MemoryRow(
                     kind=kind,
@@ -88,6 +90,7 @@ class RowStore:
         unique = list(dict.fromkeys(int(i) for i in ids))
         for start in range(0, len(unique), _CHUNK):
             chunk = unique[start : start + _CHUNK]
-            sql = f"{EMBED_TEXT_SQL[kind]} WHERE id IN ({', '.join('?' * len(chunk))}) AND +agent_id = ?"
+            agent = self._db.dialect.unindexed("agent_id")
+            sql = f"{EMBED_TEXT_SQL[kind]} WHERE id IN ({', '.join('?' * len(chunk))}) AND {agent} = ?"
             result.extend((int(r[0]), str(r[1])) for r in self._db.query(sql, (*chunk, agent_id)))
         return result

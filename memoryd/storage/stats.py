@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from memoryd.domain import AgentStats, StoreStats
-from memoryd.storage.db import Database
+from memoryd.storage.handle import Database
 
 
 class StatsStore:
@@ -31,7 +31,7 @@ class StatsStore:
                 for agent_id, count in self._db.query(sql):
                     per_agent.setdefault(agent_id, {})[name] = int(count)
             log = self._db.query(
-                "SELECT count(*), sum(status = 'success'), avg(duration_ms) FROM processing_log "
+                "SELECT count(*), sum(CASE WHEN status = 'success' THEN 1 ELSE 0 END), avg(duration_ms) FROM processing_log "
                 "WHERE task_type = 'distill'"
             )[0]
             dropped = dropped_counts(

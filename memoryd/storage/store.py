@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memoryd.storage.agents import AgentStore
 from memoryd.storage.console_rows import ConsoleRowStore
@@ -11,10 +13,12 @@ from memoryd.storage.consolidation import ConsolidationStore
 from memoryd.storage.db import Database
 from memoryd.storage.embeddings import EmbeddingStore
 from memoryd.storage.fts import FtsIndex
+from memoryd.storage.handle import Database as AnyDatabase
 from memoryd.storage.health import HealthStore
 from memoryd.storage.identity import IdentityStore
 from memoryd.storage.listing import ListingStore
 from memoryd.storage.migrations import current_version, migrate
+from memoryd.storage.pg_db import DEFAULT_SCHEMA, InvalidSchemaNameError, PgDatabase
 from memoryd.storage.read_queries import ReadQueries
 from memoryd.storage.rows import RowStore
 from memoryd.storage.stats import StatsStore
@@ -25,9 +29,9 @@ from memoryd.storage.transfer import TransferStore
 
 @dataclass
 class Store:
-    """Everything memoryd reads and writes in SQLite."""
+    """Everything memoryd reads and writes, in SQLite or in one PostgreSQL schema."""
 
-    db: Database
+    db: AnyDatabase
     tables: Tables
     agents: AgentStore
     turns: TurnStore
@@ -50,14 +54,54 @@ class Store:
         """Highest applied migration."""
         return current_version(self.db)
 
+    @property
+    def dialect(self) -> str:
+        """ "sqlite" or "postgres"."""
+        return self.db.dialect.name
+
     def close(self) -> None:
         """Close this thread's connection."""
         self.db.close()
 
 
-def open_store(path: Path | str, *, key: bytes | None = None) -> Store:
-    """Open (creating if needed) and migrate the database at `path`; `key` opens it with SQLCipher."""
-    db = Database(path, key=key)
+def is_database_url(location: Path | str) -> bool:
+    """Whether `location` names a PostgreSQL database (a postgresql:// or postgres:// URL) rather than a file."""
+    return str(location).startswith(("postgresql://", "postgres://"))
+
+
+#: Full text on PostgreSQL (pgsearch's FtsIndex twin): module and class, used when present.
+PG_FTS_MODULE = ("memoryd.storage.pg_fts", "PgFtsIndex")
+
+
+def full_text(db: Database | PgDatabase) -> Any:
+    """The store's full-text index: FTS5 on SQLite; on PostgreSQL the tsvector index when it is installed (else the
+    FTS5 one, whose queries fail: full text needs memoryd/storage/pg_fts.py)."""
+    if isinstance(db, PgDatabase):
+        try:
+            module = importlib.import_module(PG_FTS_MODULE[0])
+        except ModuleNotFoundError:
+            return FtsIndex(db)
+        return getattr(module, PG_FTS_MODULE[1])(db.percent_queries(), db.schema)
+    return FtsIndex(db)
+
+
+def open_database(
+    location: Path | str, *, key: bytes | None = None, schema: str | None = None
+) -> Database | PgDatabase:
+    """The handle for `location`: a PostgreSQL URL (tables in `schema`, default "public") or a SQLite path."""
+    if is_database_url(location):
+        if key is not None:
+            raise ValueError("a SQLCipher key applies to SQLite files only")
+        return PgDatabase(str(location), schema=schema or DEFAULT_SCHEMA)
+    if schema is not None:
+        raise ValueError("a PostgreSQL schema applies to postgresql:// URLs only")
+    return Database(location, key=key)
+
+
+def open_store(location: Path | str, *, key: bytes | None = None, schema: str | None = None) -> Store:
+    """Open (creating if needed) and migrate the store at `location`: a SQLite file (`key` opens it with
+    SQLCipher) or a postgresql:// URL, whose PostgreSQL `schema` (created if missing) holds the store's tables."""
+    db = open_database(location, key=key, schema=schema)
     try:
         migrate(db)
     except BaseException:
@@ -65,20 +109,24 @@ def open_store(path: Path | str, *, key: bytes | None = None) -> Store:
         raise
     tables = define_tables(db.pw)
     agents = AgentStore(db, tables)
+    fts = full_text(db)
     return Store(
         db=db,
         tables=tables,
         agents=agents,
         turns=TurnStore(db, tables, agents),
         identity=IdentityStore(db, tables),
-        fts=FtsIndex(db),
+        fts=fts,
         rows=RowStore(db),
         embeddings=EmbeddingStore(db),
         stats=StatsStore(db),
         consolidation=ConsolidationStore(db),
-        console_rows=ConsoleRowStore(db),
+        console_rows=ConsoleRowStore(db, fts),
         listing=ListingStore(db),
         transfer=TransferStore(db),
         health=HealthStore(db),
         reads=ReadQueries(db),
     )
+
+
+__all__ = ["InvalidSchemaNameError", "Store", "full_text", "is_database_url", "open_database", "open_store"]

@@ -62,9 +62,19 @@ def real(default: float) -> Any:
     return _with_default(peewee.FloatField, default)
 
 
+class FlagField(peewee.BooleanField):
+    """A boolean stored as INTEGER 0/1 on every backend (the stores' SQL compares flags with 0 and 1)."""
+
+    field_type = "INT"
+
+    def db_value(self, value: Any) -> int | None:
+        """0/1 (None stays NULL)."""
+        return None if value is None else int(bool(value))
+
+
 def flag(default: bool) -> Any:
     """A boolean stored as INTEGER 0/1, NOT NULL DEFAULT `default`."""
-    return _with_default(peewee.BooleanField, default)
+    return _with_default(FlagField, default)
 
 
 def agent_key() -> Any:
@@ -96,17 +106,29 @@ class Tables:
     FtsTranscript: Any
 
     def models(self) -> list[Any]:
-        """Every model, in creation order."""
-        return [getattr(self, f.name) for f in fields(self)]
+        """Every model, in creation order (on PostgreSQL, without the FTS5 mirrors)."""
+        return [getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None]
 
     def mirrors(self) -> list[Any]:
         """The FTS5 mirror models."""
         return [m for m in self.models() if issubclass(m, FTS5Model)]
 
 
+def is_postgres(database: peewee.Database) -> bool:
+    """Whether `database` is PostgreSQL (else SQLite)."""
+    return isinstance(database, peewee.PostgresqlDatabase)
+
+
 def define_tables(database: peewee.Database) -> Tables:
-    """Model classes bound to `database`: the current schema."""
+    """Model classes bound to `database`: the current schema.
+
+    On PostgreSQL the same tables, columns, defaults and indexes, except what only SQLite's FTS5 uses: no mirrors,
+    no generated agent_key columns (full text there is memoryd/storage/pg_search_schema.py's), BIGSERIAL ids where
+    SQLite has AUTOINCREMENT, and no WITHOUT ROWID.
+    """
     bound = database
+    sqlite = not is_postgres(database)
+    serial: Any = AutoIncrementField if sqlite else peewee.BigAutoField
 
     class Base(peewee.Model):
         class Meta:
@@ -139,7 +161,7 @@ def define_tables(database: peewee.Database) -> Tables:
             table_name = "identity"
 
     class IdentityFact(Base):
-        id = AutoIncrementField()
+        id = serial()
         agent_id = text()
         content = text()
         source_episode_id = integer(null=True)
@@ -183,7 +205,7 @@ def define_tables(database: peewee.Database) -> Tables:
             table_name = "agent_narratives"
 
     class PinnedFact(Base):
-        id = AutoIncrementField()
+        id = serial()
         agent_id = text()
         content = text()
         salience = real(0.5)
@@ -197,7 +219,8 @@ def define_tables(database: peewee.Database) -> Tables:
         created_at_ms = integer()
         updated_at_ms = integer()
         last_decayed_at_ms = integer(0)
-        agent_key = agent_key()
+        if sqlite:
+            agent_key = agent_key()
         # Provenance and supersession: source_turn_ids, the transcript ids the row was derived from; slot, a
         # stable key such as "identity.home" (a newer fact in the same slot supersedes the older one);
         # superseded_by, the fact that replaced this one (status 'superseded', kept for history, never injected);
@@ -224,7 +247,7 @@ def define_tables(database: peewee.Database) -> Tables:
     )
 
     class Episode(Base):
-        id = AutoIncrementField()
+        id = serial()
         agent_id = text()
         conversation_id = text()
         summary = text()
@@ -239,7 +262,8 @@ def define_tables(database: peewee.Database) -> Tables:
         status = text("active")
         created_at_ms = integer()
         last_decayed_at_ms = integer(0)
-        agent_key = agent_key()
+        if sqlite:
+            agent_key = agent_key()
         source_turn_ids = text("")
         #: "model" when the core model's summary passed verification, "extractive" otherwise.
         summary_source = text("")
@@ -255,7 +279,7 @@ def define_tables(database: peewee.Database) -> Tables:
     Episode.add_index(Episode.index(Episode.agent_id, Episode.conversation_id, name="idx_episodes_conv"))
 
     class Transcript(Base):
-        id = AutoIncrementField()
+        id = serial()
         agent_id = text()
         conversation_id = text()
         chunk_index = integer()
@@ -264,7 +288,8 @@ def define_tables(database: peewee.Database) -> Tables:
         token_count = integer(0)
         title = text(null=True)
         created_at_ms = integer()
-        agent_key = agent_key()
+        if sqlite:
+            agent_key = agent_key()
 
         class Meta:
             table_name = "transcript"
@@ -284,7 +309,7 @@ def define_tables(database: peewee.Database) -> Tables:
     )
 
     class PendingSignal(Base):
-        id = AutoIncrementField()
+        id = serial()
         agent_id = text()
         conversation_id = text()
         user_message = text()
@@ -311,7 +336,7 @@ def define_tables(database: peewee.Database) -> Tables:
     )
 
     class ProcessingLog(Base):
-        id = AutoIncrementField()
+        id = serial()
         agent_id = text("")
         task_type = text()
         model = text("")
@@ -361,7 +386,7 @@ def define_tables(database: peewee.Database) -> Tables:
         class Meta:
             table_name = "turn_requests"
             primary_key = peewee.CompositeKey("agent_id", "request_id")
-            without_rowid = True
+            without_rowid = sqlite
 
     TurnRequest.add_index(TurnRequest.index(TurnRequest.created_at_ms, name="turn_requests_created"))
 
@@ -420,6 +445,7 @@ def define_tables(database: peewee.Database) -> Tables:
             table_name = "fts_transcript"
             options = {"content": "transcript", "content_rowid": "id", "tokenize": FTS_TOKENIZER}  # noqa: RUF012
 
+    mirrors: tuple[Any, Any, Any] = (FtsPinned, FtsEpisodes, FtsTranscript) if sqlite else (None, None, None)
     return Tables(
         Agent=Agent,
         Identity=Identity,
@@ -434,9 +460,9 @@ def define_tables(database: peewee.Database) -> Tables:
         TurnRequest=TurnRequest,
         SchemaVersion=SchemaVersion,
         ConsolidationState=ConsolidationState,
-        FtsPinned=FtsPinned,
-        FtsEpisodes=FtsEpisodes,
-        FtsTranscript=FtsTranscript,
+        FtsPinned=mirrors[0],
+        FtsEpisodes=mirrors[1],
+        FtsTranscript=mirrors[2],
     )
 
 
@@ -451,6 +477,11 @@ def _render(database: peewee.Database, node: Any) -> str:
 def create_table_sql(model: Any, *, safe: bool = False) -> str:
     """CREATE TABLE (IF NOT EXISTS when `safe`) of one model, as its database renders it."""
     return _render(model._meta.database, model._schema._create_table(safe=safe))
+
+
+def index_sql(model: Any) -> list[str]:
+    """CREATE INDEX of each of the model's declared indexes, as its database renders them."""
+    return [_render(model._meta.database, index) for index in model._schema._create_indexes(safe=False)]
 
 
 def mirror_triggers(mirror: Any) -> list[str]:
@@ -486,8 +517,7 @@ def vector_triggers() -> list[str]:
 def _statements(tables: Tables) -> Iterator[str]:
     for model in tables.models():
         yield create_table_sql(model)
-        for index in model._schema._create_indexes(safe=False):
-            yield _render(model._meta.database, index)
+        yield from index_sql(model)
     yield from vector_triggers()
     for mirror in tables.mirrors():
         yield from mirror_triggers(mirror)
@@ -506,6 +536,8 @@ __all__ = [
     "Tables",
     "create_table_sql",
     "define_tables",
+    "index_sql",
+    "is_postgres",
     "mirror_triggers",
     "schema_statements",
     "vector_triggers",

@@ -19,8 +19,8 @@ from typing import Any
 
 from memoryd.domain import BufferedTurn, TurnInput, now_ms
 from memoryd.storage.agents import AgentStore
-from memoryd.storage.db import Database
 from memoryd.storage.group_commit import GroupCommit
+from memoryd.storage.handle import Database
 from memoryd.storage.tables import Tables
 
 #: One turn in a batch's VALUES list: its position, agent, conversation, user text and tokens, assistant text and
@@ -46,10 +46,10 @@ def _new_agents_sql(agents: int) -> str:
 
 @functools.lru_cache(maxsize=128)
 def _transcript_sql(turns: int) -> str:
-    # Every row of the batch in one statement, inserted in (turn, role) order, so their AUTOINCREMENT ids are
-    # consecutive in that order (the write lock is held). The SELECT reads transcript, so SQLite materialises it
-    # before the first insert: `base` is each conversation's next chunk before the batch.
-    # (The statement starts with INSERT so that the driver reports its row count.)
+    # Every row of the batch in one statement, inserted in (turn, role) order, so their ids ascend in that order
+    # (RETURNING gives them; sorted, they are the rows in order, even where another PostgreSQL session's inserts
+    # interleave). The SELECT reads transcript, so it is materialised before the first insert: `base` is each
+    # conversation's next chunk before the batch.
     return f"""
 INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, created_at_ms)
 WITH {_BATCH} AS (VALUES {", ".join([_TURN_PARAMS] * turns)}),
@@ -64,6 +64,7 @@ SELECT a, c, chunk, role, content, tokens, at FROM (
     UNION ALL
     SELECT a, c, base + off + 1, 'assistant', s, st, at, i * 2 + 1 FROM based WHERE s != ''
 ) ORDER BY o
+RETURNING id
 """
 
 
@@ -74,6 +75,7 @@ INSERT INTO pending_signals (agent_id, conversation_id, user_message, assistant_
     occurred_at_ms, created_at_ms, updated_at_ms)
 WITH {_BATCH} AS (VALUES {", ".join([_TURN_PARAMS] * turns)})
 SELECT a, c, u, s, 'pending', 0, at, ?, ? FROM batch ORDER BY i
+RETURNING id
 """
 
 
@@ -95,11 +97,10 @@ def insert_imported_row(db: Database, values: Mapping[str, Any]) -> int:
     """Insert one transcript row of an import file with the columns it carries (stored columns of the live schema,
     checked by the import; its id when free, its title); the caller holds the write transaction. The new row's id."""
     names = list(values)
-    cursor = db.execute(
+    return db.insert(
         f"INSERT INTO transcript ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
         tuple(values.values()),
     )
-    return int(cursor.lastrowid or 0)
 
 
 def estimate_tokens(text: str) -> int:
@@ -206,8 +207,10 @@ def write_turns(connection: Any, jobs: Sequence[_Job], *, sweep: bool = False) -
         outcome = written[index]
         if isinstance(outcome, BufferedTurn):
             connection.execute(
-                "INSERT OR REPLACE INTO turn_requests (agent_id, request_id, fingerprint, signal_id, "
-                "transcript_ids, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO turn_requests (agent_id, request_id, fingerprint, signal_id, transcript_ids, "
+                "created_at_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (agent_id, request_id) DO UPDATE SET "
+                "fingerprint = excluded.fingerprint, signal_id = excluded.signal_id, "
+                "transcript_ids = excluded.transcript_ids, created_at_ms = excluded.created_at_ms",
                 (
                     key[0],
                     key[1],
@@ -284,20 +287,19 @@ def _insert_rows(connection: Any, turns: Sequence[TurnInput], stamp: int) -> lis
             turn.occurred_at_ms,
             offset,
         )
-    cursor = connection.execute(_transcript_sql(len(turns)), params)
-    last_row = int(cursor.lastrowid or 0)
-    if cursor.rowcount != row_count:
-        raise BatchIdsError(f"transcript: {cursor.rowcount} rows inserted, {row_count} expected")
-    cursor = connection.execute(_signals_sql(len(turns)), [*params, stamp, stamp])
-    last_signal = int(cursor.lastrowid or 0)
-    if cursor.rowcount != len(turns):
-        raise BatchIdsError(f"pending_signals: {cursor.rowcount} rows inserted, {len(turns)} expected")
-    next_row = last_row - row_count + 1
-    first_signal = last_signal - len(turns) + 1
+    row_ids = sorted(int(r[0]) for r in connection.execute(_transcript_sql(len(turns)), params).fetchall())
+    if len(row_ids) != row_count:
+        raise BatchIdsError(f"transcript: {len(row_ids)} rows inserted, {row_count} expected")
+    signal_ids = sorted(
+        int(r[0]) for r in connection.execute(_signals_sql(len(turns)), [*params, stamp, stamp]).fetchall()
+    )
+    if len(signal_ids) != len(turns):
+        raise BatchIdsError(f"pending_signals: {len(signal_ids)} rows inserted, {len(turns)} expected")
     stored: list[BufferedTurn] = []
+    next_row = 0
     for index, turn in enumerate(turns):
         rows = 2 if turn.assistant_message else 1
-        stored.append(BufferedTurn(first_signal + index, tuple(range(next_row, next_row + rows))))
+        stored.append(BufferedTurn(signal_ids[index], tuple(row_ids[next_row : next_row + rows])))
         next_row += rows
     return stored
 
@@ -335,8 +337,8 @@ class TurnStore:
         return self._group.submit(job)
 
     def _connection(self) -> Any:
-        """This thread's DB-API connection (sqlite3, or sqlcipher3 for an encrypted store)."""
-        return self._db.pw.connection()  # type: ignore[no-untyped-call]
+        """This thread's connection (sqlite3, sqlcipher3 for an encrypted store, or PostgreSQL's)."""
+        return self._db.connection()
 
     def _write_batch(self, jobs: Sequence[_Job]) -> list[BufferedTurn | BaseException]:
         """One transaction for the whole batch; if it fails, each turn gets its own so one cannot sink the rest."""

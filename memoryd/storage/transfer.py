@@ -10,8 +10,8 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
 
 from memoryd.storage import export_rows, import_rows
-from memoryd.storage.db import Database
 from memoryd.storage.export_rows import ROW_TABLES
+from memoryd.storage.handle import Database
 from memoryd.storage.import_rows import ImportedRow
 
 #: (name, declared type, is_required, is_nullable) of one stored column.

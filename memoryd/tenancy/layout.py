@@ -1,7 +1,8 @@
 """Where a tenant's data lives: the default tenant is today's $OSAURUS_HOME; tenant `t` is
 $OSAURUS_HOME/tenants/t, laid out exactly like a home (memory/, keys/, quarantine/, config/memory.json).
 
-On PostgreSQL a tenant is a schema (tenant_schema) in the deployment's database instead of a folder.
+On PostgreSQL (OSAURUS_MEMORYD_DATABASE_URL) a tenant's tables are a schema of its own (tenant_schema) in the
+deployment's database; its folder then holds only its memory.json.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def tenant_settings(settings: ServiceSettings, tenant: str) -> ServiceSettings:
         return settings
     home = tenant_home(settings.home, tenant)
     fresh = tenant_settings_for_home(settings, home)
+    if settings.is_postgres:
+        # The deployment's database, the tenant's own schema; the folder keeps its memory.json.
+        fresh = dataclasses.replace(fresh, database_schema=tenant_schema(tenant))
     if not fresh.config_path.exists() and settings.config_path.exists():
         private_folder(fresh.config_path.parent)
         shutil.copyfile(settings.config_path, fresh.config_path)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from memoryd.storage.embeddings import EmbeddingStore
-from memoryd.vectors.agent_index import AgentIndex, read_manifest
+from memoryd.vectors.agent_index import INDEX_FILE, AgentIndex, read_manifest
 from memoryd.vectors.codec import Vector, from_blob
 from memoryd.vectors.sealing import FileSealer
 
@@ -136,6 +136,10 @@ class VectorRegistry:
         """Nearest rows of one agent and kind; [] when the agent has no vectors for `model`."""
         index = self._get(agent_id, model, int(vector.shape[-1]))
         return [] if index is None else index.search(kind, vector, k)
+
+    def persisted(self, agent_id: str) -> bool:
+        """Whether the agent's index is saved where a restart finds it (its index file exists)."""
+        return (self.directory(agent_id) / INDEX_FILE).exists()
 
     def memory_bytes(self) -> int:
         """Vector bytes held by the loaded indexes (AgentIndex.memory_bytes)."""

@@ -10,7 +10,7 @@ from memoryd.api.degraded_guard import DegradedStoreGuard
 from memoryd.config import ServiceSettings
 from memoryd.security.keys import KeyStore
 from memoryd.security.manager import StoreSecurity
-from memoryd.security.opener import Opened, open_memory_store
+from memoryd.security.opener import Opened, open_database_store, open_memory_store
 from memoryd.security.quarantine import StorePaths
 from memoryd.storage.conversion import LiveStoreFile
 from memoryd.storage.store import Store
@@ -53,10 +53,22 @@ def store_paths(settings: ServiceSettings) -> StorePaths:
 
 
 def open_secured(settings: ServiceSettings) -> SecuredStore:
-    """Open the store by content (plaintext or SQLCipher), degrading to a scratch store when it cannot be."""
+    """Open the store by content (plaintext or SQLCipher), degrading to a scratch store when it cannot be; or, with
+    a database URL, the PostgreSQL store (StoreUnreachableError when it cannot be opened: nothing to degrade to)."""
     paths = store_paths(settings)
     keys = KeyStore(settings.keys_dir, settings.passphrase_file)
+    if settings.is_postgres:
+        return SecuredStore(Opened(open_database_store(settings), None), paths, keys)
     return SecuredStore(open_memory_store(paths, keys), paths, keys)
+
+
+def build_security_for(
+    secured: SecuredStore, vectors: VectorRegistry, on_replaced: list[Callable[[], None]]
+) -> StoreSecurity | None:
+    """StoreSecurity for a SQLite store; None on PostgreSQL (no file to encrypt, quarantine or swap)."""
+    if secured.store.dialect != "sqlite":
+        return None
+    return build_security(secured, vectors, on_replaced)
 
 
 def build_security(
@@ -92,4 +104,12 @@ def check_bind(settings: ServiceSettings) -> None:
         )
 
 
-__all__ = ["SecuredStore", "build_security", "check_bind", "degraded_guard", "open_secured", "store_paths"]
+__all__ = [
+    "SecuredStore",
+    "build_security",
+    "build_security_for",
+    "check_bind",
+    "degraded_guard",
+    "open_secured",
+    "store_paths",
+]

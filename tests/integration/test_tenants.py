@@ -5,10 +5,12 @@ on a real port."""
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import grpc
 import pytest
@@ -30,6 +32,7 @@ from servicekit.tenant_tokens import TenantToken
 from servicekit.tls import TransportSecurity
 from tests.fakes.fake_inferd import running_fake_inferd
 from tests.support.memoryd_server import enable_recall, rpc_error, search
+from tests.support.pg_stores import session_postgres
 from tests.support.tenant_world import (
     AGENTS,
     CONVERSATION,
@@ -56,9 +59,25 @@ class Served:
     console: cpb_grpc.MemoryConsoleServiceStub
 
 
+def database_for(backend: str) -> str:
+    """ "" for SQLite; for PostgreSQL a new database on the session's server (tenant schemas start empty)."""
+    if backend == "sqlite":
+        return ""
+    from psycopg.conninfo import conninfo_to_dict
+
+    dsn = session_postgres().create_database(f"tenants_{uuid.uuid4().hex[:12]}")
+    parts = conninfo_to_dict(dsn)
+    return f"postgresql://{parts['user']}@/{parts['dbname']}?host={quote(str(parts['host']), safe='')}"
+
+
 @contextmanager
 def serving(
-    home: Path, *, max_open: int = 16, transport: TransportSecurity | None = None, token: str | None = None
+    home: Path,
+    *,
+    max_open: int = 16,
+    transport: TransportSecurity | None = None,
+    token: str | None = None,
+    database_url: str = "",
 ) -> Iterator[Served]:
     """memoryd (writer on, indexing on demand) in front of the fake inferd; a channel sending `token`."""
     with running_fake_inferd() as (inferd, _):
@@ -69,6 +88,7 @@ def serving(
             background_indexing=False,
             max_open_tenants=max_open,
             transport=transport or TransportSecurity(),
+            database_url=database_url,
         )
         server, app = start(settings)
         channel = grpc.insecure_channel(server.target)
@@ -102,10 +122,12 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientIntercepto
         return continuation(self._add(details), request)
 
 
-def test_tenants_with_the_same_agents_never_see_each_others_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_tenants_with_the_same_agents_never_see_each_others_memory(tmp_path: Path, backend: str) -> None:
     tenants = ("default", "alice", "bob-2")
     world = make_world(tenants, seed=21)
-    with serving(tmp_path) as served:
+    database_url = database_for(backend)
+    with serving(tmp_path, database_url=database_url) as served:
         seed_world(served.app, served.memory, world, random.Random(21))
         for gate in ("off", "heuristic"):
             for tenant in tenants:
@@ -131,11 +153,23 @@ def test_tenants_with_the_same_agents_never_see_each_others_memory(tmp_path: Pat
             assert {a: counts[a] for a in AGENTS} == dict.fromkeys(AGENTS, (1, 1, 2))  # own rows only
             overrides = served.memory.GetIdentity(mpb.GetIdentityRequest(), metadata=md).identity.overrides
             assert [o.text.rsplit(" ", 1)[-1] for o in overrides] == [seed.override]  # identity per tenant
+    if backend == "postgres":
+        schemas = _schemas(database_url)
+        assert {"public", "tenant_alice", "tenant_bob_h2"} <= schemas  # the default tenant keeps "public"
+        assert not (tmp_path / "memory" / "memory.sqlite").exists()
+        return
     # The default tenant is today's layout; the others live under tenants/<id>, each a whole home.
     assert (tmp_path / "memory" / "memory.sqlite").is_file()
     for tenant in ("alice", "bob-2"):
         assert (tmp_path / "tenants" / tenant / "memory" / "memory.sqlite").is_file()
         assert (tmp_path / "tenants" / tenant / "memory" / "vectors").is_dir()
+
+
+def _schemas(database_url: str) -> set[str]:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        return {row[0] for row in conn.execute("SELECT schema_name FROM information_schema.schemata")}
 
 
 def test_default_tenant_is_todays_single_user(tmp_path: Path) -> None:
@@ -184,8 +218,11 @@ def test_tenants_off_refuses_a_named_tenant(tmp_path: Path) -> None:
         assert served.memory.ListAgents(mpb.ListAgentsRequest(), timeout=10) is not None
 
 
-def test_least_recently_used_tenant_is_closed_and_reopened_with_its_data(tmp_path: Path) -> None:
-    with serving(tmp_path, max_open=2) as served:
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_least_recently_used_tenant_is_closed_and_reopened_with_its_data(
+    tmp_path: Path, backend: str
+) -> None:
+    with serving(tmp_path, max_open=2, database_url=database_for(backend)) as served:
         registry = served.app.tenants
         assert registry is not None
         for tenant in ("t1", "t2"):

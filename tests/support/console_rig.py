@@ -31,16 +31,16 @@ class ConsoleRig:
         stamp = now_ms()
         db = self.memoryd.app.store.db
         with db.write():
-            cursor = db.execute(
+            row_id = db.insert(
                 "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (agent, content, salience, tags, stamp, stamp),
             )
             db.execute(
-                "INSERT OR IGNORE INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?)",
+                "INSERT INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (agent, stamp, stamp),
             )
-        return int(cursor.lastrowid or 0)
+        return row_id
 
     def episode(
         self, agent: str, summary: str, *, conversation: str = "c1", topics: str = "", entities: str = ""
@@ -49,7 +49,7 @@ class ConsoleRig:
         stamp = now_ms()
         db = self.memoryd.app.store.db
         with db.write():
-            cursor = db.execute(
+            row_id = db.insert(
                 "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, "
                 "action_items, conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -65,21 +65,21 @@ class ConsoleRig:
                 ),
             )
             db.execute(
-                "INSERT OR IGNORE INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?)",
+                "INSERT INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (agent, stamp, stamp),
             )
-        return int(cursor.lastrowid or 0)
+        return row_id
 
     def identity_fact(self, agent: str, content: str) -> int:
         """Insert one auto-derived identity fact."""
         stamp = now_ms()
         db = self.memoryd.app.store.db
         with db.write():
-            cursor = db.execute(
+            row_id = db.insert(
                 "INSERT INTO identity_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?)",
                 (agent, content, stamp, stamp),
             )
-        return int(cursor.lastrowid or 0)
+        return row_id
 
     def turn(self, agent: str, user: str, assistant: str = "", conversation: str = "c1") -> list[int]:
         """BufferTurn over gRPC; the transcript ids."""

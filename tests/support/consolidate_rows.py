@@ -59,7 +59,7 @@ def insert_fact(
 ) -> int:
     """One pinned fact with explicit times; returns its id."""
     with store.db.write():
-        cursor = store.db.execute(
+        row_id = store.db.insert(
             "INSERT INTO pinned_facts (agent_id, content, salience, source_count, source_episode_id, use_count, "
             "last_used_at_ms, status, tags_csv, created_at_ms, updated_at_ms, last_decayed_at_ms) "
             "VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
@@ -77,7 +77,7 @@ def insert_fact(
                 created_ms if last_decayed_ms is None else last_decayed_ms,
             ),
         )
-    return int(cursor.lastrowid or 0)
+    return row_id
 
 
 def insert_episode(
@@ -104,7 +104,7 @@ def insert_episode(
     if said is not None:
         insert_turn(store, agent, said or summary, created_ms=at_ms, conversation=conversation)
     with store.db.write():
-        cursor = store.db.execute(
+        row_id = store.db.insert(
             "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, "
             "action_items, salience, conversation_at_ms, created_at_ms, last_decayed_at_ms) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -122,7 +122,7 @@ def insert_episode(
                 at_ms if last_decayed_ms is None else last_decayed_ms,
             ),
         )
-    return int(cursor.lastrowid or 0)
+    return row_id
 
 
 def insert_turn(store: Store, agent: str, content: str, *, created_ms: int, conversation: str = "c") -> int:
@@ -132,12 +132,12 @@ def insert_turn(store: Store, agent: str, content: str, *, created_ms: int, conv
             "SELECT coalesce(max(chunk_index) + 1, 0) FROM transcript WHERE agent_id = ? AND conversation_id = ?",
             (agent, conversation),
         )
-        cursor = store.db.execute(
+        row_id = store.db.insert(
             "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, "
             "created_at_ms) VALUES (?, ?, ?, 'user', ?, 1, ?)",
             (agent, conversation, index, content, created_ms),
         )
-    return int(cursor.lastrowid or 0)
+    return row_id
 
 
 def mark_learned(store: Store, at_ms: int) -> None:

@@ -95,21 +95,18 @@ def make_world(tenants: tuple[str, ...], seed: int) -> list[TenantSeed]:
 
 
 def _insert_rows(db: Database, agent: str, pinned: str, episode: str) -> None:
+    """A pinned fact and an episode as the writer would store them (SQL both backends take; the agent exists)."""
     stamp = now_ms()
     with db.write():
-        db.execute(
+        db.insert(
             "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (agent, pinned, 0.7, "", stamp, stamp),
         )
-        db.execute(
+        db.insert(
             "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, "
             "action_items, conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (agent, CONVERSATION, episode, "", "", "decided something", "do something", stamp, stamp),
-        )
-        db.execute(
-            "INSERT OR IGNORE INTO agents (agent_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?)",
-            (agent, stamp, stamp),
         )
 
 
@@ -130,6 +127,9 @@ def seed_world(
         md = metadata(seed.tenant)
         for agent in AGENTS:
             w = {layer: seed.words[(agent, layer)] for layer in LAYERS}
+            memory.UpsertAgent(
+                mpb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), metadata=md, timeout=10
+            )
             with tenant_app(app, seed.tenant) as owner:
                 _insert_rows(
                     owner.store.db,
@@ -155,9 +155,6 @@ def seed_world(
                 ),
                 metadata=md,
                 timeout=10,
-            )
-            memory.UpsertAgent(
-                mpb.UpsertAgentRequest(agent_id=agent, search_memory_enabled=True), metadata=md, timeout=10
             )
         memory.UpsertAgent(mpb.UpsertAgentRequest(agent_id=seed.solo_agent), metadata=md, timeout=10)
         memory.AddOverride(

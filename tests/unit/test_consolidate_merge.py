@@ -24,13 +24,13 @@ from tests.support.consolidate_rows import (
     insert_fact,
     put_vectors,
 )
-from tests.support.store_kinds import STORE_KINDS, open_kind
+from tests.support.store_kinds import BACKEND_KINDS, open_kind
 
 SUMMARY = "Debugged the flaky integration tests in the payments service and pinned the grpc version"
 TOPICS = "testing, payments, grpc"
 
 
-@pytest.fixture(params=STORE_KINDS)
+@pytest.fixture(params=BACKEND_KINDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened

@@ -21,7 +21,7 @@ from tests.support.consolidate_rows import (
     insert_episode,
     insert_fact,
 )
-from tests.support.store_kinds import STORE_KINDS, open_kind
+from tests.support.store_kinds import BACKEND_KINDS, open_kind
 
 FACT = "The user prefers PostgreSQL for analytics workloads"
 SUPPORTING = [
@@ -33,7 +33,7 @@ SUPPORTING = [
 UNRELATED = "Planned a hiking trip to the Alps with friends"
 
 
-@pytest.fixture(params=STORE_KINDS)
+@pytest.fixture(params=BACKEND_KINDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened

@@ -15,10 +15,10 @@ from memoryd.consolidate import Consolidator
 from memoryd.consolidate.scheduler import JOB_ID, ConsolidationScheduler
 from memoryd.storage.store import Store
 from tests.support.consolidate_rows import ManualClock, config_store, consolidator
-from tests.support.store_kinds import STORE_KINDS, open_kind
+from tests.support.store_kinds import BACKEND_KINDS, open_kind
 
 
-@pytest.fixture(params=STORE_KINDS)
+@pytest.fixture(params=BACKEND_KINDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     opened = open_kind(tmp_path / "memory.sqlite", request.param)
     yield opened

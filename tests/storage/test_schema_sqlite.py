@@ -19,6 +19,8 @@ from memoryd.storage.fts import MIRRORS
 from memoryd.storage.store import open_store
 from memoryd.storage.tables import define_tables, schema_statements
 
+pytestmark = pytest.mark.sqlite_only
+
 
 def _flat(sql: str) -> str:
     """SQL without quotes, whitespace and case: how two renderings of one statement compare (peewee quotes

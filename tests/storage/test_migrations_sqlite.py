@@ -1,14 +1,14 @@
-"""memoryd storage on real SQLite files: migrations, FTS mirrors and backfill, the 1.x import, config clamping."""
+"""memoryd storage on real SQLite files: migrations, FTS5 mirrors and backfill, the 1.x import (SQLite-only: the
+migrations lead older SQLite files to the current schema; a PostgreSQL store starts at it, tests/storage/
+test_schema_postgres.py)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from memoryd.config import ConfigStore, from_json_object, validate_changes
 from memoryd.domain import KIND_EPISODE, KIND_TRANSCRIPT, TurnInput
 from memoryd.retrieval.terms import query_terms
 from memoryd.storage import migrations
@@ -65,6 +65,8 @@ CREATE TABLE relationships (id TEXT PRIMARY KEY, source_id TEXT NOT NULL REFEREN
     created_at TEXT NOT NULL DEFAULT (datetime('now')));
 PRAGMA user_version = 3;
 """
+
+pytestmark = pytest.mark.sqlite_only
 
 AGENT_UUID = "9b2f6a3e-1c4d-4e5f-8a7b-0c1d2e3f4a5b"
 
@@ -263,47 +265,3 @@ def test_v1_store_is_imported_as_pure_sql(tmp_path: Path) -> None:
     assert store.fts.search(KIND_EPISODE, agent, ["cafe"], 10)
     store.close()
     assert open_store(path).schema_version == migrations.LATEST_VERSION  # reopening is a no-op
-
-
-# ------------------------------------------------------------------------------------------------------ config
-def test_config_file_clamping_and_defaults(tmp_path: Path) -> None:
-    config = from_json_object(
-        {
-            "summaryDebounceSeconds": 1,
-            "consolidationIntervalHours": 500.0,
-            "episodeRetentionDays": -1,
-            "embeddingBackend": 3,
-            "coreModel": "x",
-        }
-    )
-    assert (config.summary_debounce_seconds, config.consolidation_interval_hours) == (10, 168)
-    assert (
-        config.episode_retention_days == 0 and config.embedding_backend == "mlx" and config.core_model == "x"
-    )
-    store = ConfigStore(tmp_path / "memory.json", recheck_s=0)
-    assert store.get().memory_budget_tokens == 800
-    (tmp_path / "memory.json").write_text("{not json")
-    assert store.get().enabled is True  # unreadable file = defaults
-    (tmp_path / "memory.json").write_text(json.dumps({"memoryBudgetTokens": 300}))
-    assert store.get().memory_budget_tokens == 300  # hand edits are picked up
-
-
-def test_config_validation_reasons() -> None:
-    problems = {
-        p.attr: p.reason
-        for p in validate_changes(
-            {
-                "memory_budget_tokens": 99,
-                "enabled": "yes",
-                "extraction_mode": "sometimes",
-                "salience_floor": 0.5,
-                "nonsense": 1,
-            }
-        )
-    }
-    assert problems == {
-        "memory_budget_tokens": "CONFIG_OUT_OF_RANGE",
-        "enabled": "INVALID_TYPE",
-        "extraction_mode": "INVALID_ENUM",
-        "nonsense": "UNKNOWN_FIELD",
-    }

@@ -1,27 +1,13 @@
-"""The console's storage functions on a real SQLite file: import keeps ids, skips identical rows, merges the
-identity; export reads every row back; console search and forget over the FTS mirrors."""
+"""The console's storage functions on both backends (a real SQLite file, a real PostgreSQL schema): import keeps
+ids, skips identical rows, merges the identity; export reads every row back; console search and forget."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from memoryd.domain import KIND_PINNED
+from memoryd.domain import KIND_PINNED, TurnInput
 from memoryd.storage import console_rows
 from memoryd.storage.export_rows import exported_records, table_columns
 from memoryd.storage.import_rows import import_agents, import_identity, import_row_batch
-from memoryd.storage.store import Store, open_store
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = open_store(tmp_path / "memory.sqlite")
-    try:
-        yield opened
-    finally:
-        opened.close()
+from memoryd.storage.store import Store
 
 
 def _fact(row_id: int, agent: str, content: str, source_episode_id: int | None = None) -> dict[str, object]:
@@ -83,10 +69,17 @@ def test_imported_transcript_rows_keep_id_and_title_are_indexed_and_skipped_when
     assert store.db.query("SELECT title, content FROM transcript WHERE id = 40") == [
         ("Trip", turn["content"])
     ]
-    assert store.db.scalar("SELECT rowid FROM fts_transcript WHERE fts_transcript MATCH 'lighthouse'") == 40
+    if store.dialect == "sqlite":  # the FTS5 mirror follows the insert
+        assert (
+            store.db.scalar("SELECT rowid FROM fts_transcript WHERE fts_transcript MATCH 'lighthouse'") == 40
+        )
+    # BufferTurn numbers the conversation's next chunk after the imported row, and ids continue above it.
+    turn_ids = store.turns.buffer(TurnInput("a", "c1", "and the sea", "", 11)).transcript_ids
+    assert turn_ids[0] > 40
+    assert store.db.scalar("SELECT chunk_index FROM transcript WHERE id = ?", (turn_ids[0],)) == 1
     (again,) = import_row_batch(store.db, "transcript", [turn], columns, {})
     assert (again.stored_id, again.is_new) == (40, False)
-    assert store.db.scalar("SELECT count(*) FROM transcript") == 1
+    assert store.db.scalar("SELECT count(*) FROM transcript") == 2
 
 
 def test_import_identity_adds_new_overrides_and_takes_content_only_when_none(store: Store) -> None:
@@ -123,12 +116,12 @@ def test_console_search_across_agents_or_in_one_and_forget(store: Store) -> None
     import_row_batch(
         store.db, "pinned_fact", [_fact(1, "a", "likes tea"), _fact(2, "b", "tea is hot")], columns, {}
     )
-    found = console_rows.search_rows(store.db, "tea", ["tea"], [KIND_PINNED], None, False, 10)
+    found = store.console_rows.search("tea", ["tea"], [KIND_PINNED], None, False, 10)
     assert sorted(m.id for m in found) == [1, 2]
-    in_b = console_rows.search_rows(store.db, "tea", ["tea"], [KIND_PINNED], "b", False, 10)
+    in_b = store.console_rows.search("tea", ["tea"], [KIND_PINNED], "b", False, 10)
     assert [m.id for m in in_b] == [2]
     assert console_rows.set_status(store.db, KIND_PINNED, 2, "disabled") is True
-    assert console_rows.search_rows(store.db, "tea", ["tea"], [KIND_PINNED], "b", False, 10) == []
+    assert store.console_rows.search("tea", ["tea"], [KIND_PINNED], "b", False, 10) == []
     assert console_rows.delete_row(store.db, KIND_PINNED, 1) == ("a", 0)
     assert console_rows.fetch_row(store.db, KIND_PINNED, 1) is None
-    assert console_rows.search_rows(store.db, "tea", ["tea"], [KIND_PINNED], None, True, 10)[0].id == 2
+    assert store.console_rows.search("tea", ["tea"], [KIND_PINNED], None, True, 10)[0].id == 2

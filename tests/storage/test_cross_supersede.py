@@ -1,15 +1,14 @@
-"""Supersession across tables on a real SQLite store: a pinned fact replacing an identity fact of its slot (and the
+"""Supersession across tables on both backends: a pinned fact replacing an identity fact of its slot (and the
 other way round) marks it superseded with the replacement's table; the read path's corrections pair them; removing
 the replacement (a re-ingest) makes the replaced fact current again."""
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.read_queries import corrections
-from memoryd.storage.store import open_store
+from memoryd.storage.store import Store
 from memoryd.write.store_protocol import (
     DistillationWrite,
     IngestTurn,
@@ -43,8 +42,7 @@ def _row(store_db: object, table: str, row_id: str) -> tuple[str, int | None, st
     return str(status), by, str(by_table)
 
 
-def test_a_pinned_fact_replaces_an_identity_fact_of_its_slot_and_back(tmp_path: Path) -> None:
-    store = open_store(tmp_path / "memory.sqlite")
+def test_a_pinned_fact_replaces_an_identity_fact_of_its_slot_and_back(store: Store) -> None:
     try:
         writer = SqliteWriterStore(store.db, store.tables, store.agents)
         _, (home,) = _write(
@@ -79,8 +77,7 @@ def test_a_pinned_fact_replaces_an_identity_fact_of_its_slot_and_back(tmp_path: 
         store.close()
 
 
-def test_a_same_table_replacement_is_restored_in_its_own_table_only(tmp_path: Path) -> None:
-    store = open_store(tmp_path / "memory.sqlite")
+def test_a_same_table_replacement_is_restored_in_its_own_table_only(store: Store) -> None:
     try:
         writer = SqliteWriterStore(store.db, store.tables, store.agents)
         (old,), (ident,) = _write(

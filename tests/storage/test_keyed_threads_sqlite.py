@@ -6,7 +6,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from memoryd.storage.db import Database
+
+pytestmark = pytest.mark.sqlite_only
 
 
 def _query_in_a_thread(db: Database) -> None:

@@ -1,0 +1,88 @@
+"""A PostgreSQL copy of a filled SQLite store, for benchmarks that compare the two backends on the same rows.
+
+Every table's rows are copied with their ids (so rankings and evidence map back the same way), the generated
+tsvector columns fill themselves, and the per-agent pgvector partitions are filled from the copied embeddings table
+and their HNSW indexes built once, before anything is timed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from memoryd.domain import KINDS
+from memoryd.storage.pg_db import PgDatabase
+from memoryd.storage.pg_vectors import pg_vector_store
+from memoryd.storage.store import Store, open_store
+from memoryd.vectors.pg_registry import PgVectorRegistry
+
+_SKIP = {"schema_version"}
+_BATCH = 5000
+
+
+@dataclass
+class Twin:
+    """The PostgreSQL store, its vector registry, and what building them took."""
+
+    store: Store
+    db: PgDatabase
+    vectors: PgVectorRegistry
+    copy_s: float
+    index_s: float
+    rows: dict[str, int]
+
+
+def copy_rows(src: Store, dst: Store) -> dict[str, int]:
+    """Copy every table's rows (ids included) from `src` into the empty store `dst`; returns rows per table."""
+    assert isinstance(dst.db, PgDatabase)
+    out = dst.db.percent_queries()
+    copied: dict[str, int] = {}
+    for model in dst.tables.models():
+        table = model._meta.table_name
+        if table in _SKIP:
+            continue
+        columns = [c for c in dst.db.columns(table) if c in set(src.db.columns(table))]
+        rows = src.db.query(f"SELECT {', '.join(columns)} FROM {table}")
+        marks = ", ".join(["%s"] * len(columns))
+        with out.transaction():
+            out.execute(f"DELETE FROM {table}")
+            for start in range(0, len(rows), _BATCH):
+                out.executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+                    [
+                        tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                        for r in rows[start : start + _BATCH]
+                    ],
+                )
+        if "id" in columns:
+            dst.db.ids_given(table)
+        copied[table] = len(rows)
+    out.execute("ANALYZE")
+    return copied
+
+
+def pg_twin(src: Store, dsn: str, schema: str, model: str, dimension: int) -> Twin:
+    """Open `schema` on the server at `dsn`, copy `src` into it, fill and index every agent's vectors."""
+    started = time.perf_counter()
+    dst = open_store(dsn, schema=schema)
+    rows = copy_rows(src, dst)
+    copy_s = time.perf_counter() - started
+    vectors = pg_vector_store(dst)
+    assert vectors is not None
+    registry = PgVectorRegistry(vectors, dst.embeddings)
+    started = time.perf_counter()
+    # HNSW builds in memory when maintenance_work_mem holds the graph; this thread's connection builds them.
+    assert isinstance(dst.db, PgDatabase)
+    dst.db.percent_queries().execute("SET maintenance_work_mem = '1GB'")
+    agents = [
+        str(r[0]) for r in dst.db.query("SELECT DISTINCT agent_id FROM embeddings WHERE model = ?", (model,))
+    ]
+    probe = np.ones(dimension, dtype=np.float32)
+    for agent in agents:
+        registry.search(
+            agent, KINDS[0], model, probe, 1
+        )  # the first search refills the partition from the table
+    dst.db.percent_queries().execute("ANALYZE")
+    return Twin(dst, dst.db, registry, copy_s, time.perf_counter() - started, rows)

@@ -1,0 +1,139 @@
+"""Full-text search on PostgreSQL (tsvector + GIN), always inside one agent: FtsIndex's methods and contract.
+
+Each query term (a surface word from retrieval.terms, letters and digits only) becomes the OR of its five stemmed
+forms, `plainto_tsquery(search_en, term) || plainto_tsquery(search_fr, term) || …`, so it meets a row indexed in any
+of the five languages (pg_search_schema.py). The term is always a bound parameter read by plainto_tsquery, which
+takes plain text: no tsquery operator (&, |, !, <->, :*, quotes) in user text is ever interpreted. A query matches
+rows holding any of its terms (OR, as the SQLite mirrors are queried), ranked by ts_rank with episodes' topics and
+entities weighted 1.5 × the summary; read/search.py re-scores the candidates with the agent's own BM25 statistics
+(agent_text_stats, doc_frequencies) exactly as on SQLite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memoryd.domain import KIND_EPISODE
+from memoryd.storage.fts import MIRRORS, like_pattern
+from memoryd.storage.pg_names import quoted_schema
+from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, config_name
+from memoryd.storage.pg_sql import PgQueries
+
+#: ts_rank's weights for {D, C, B, A} (each at most 1): B holds summaries and contents, A topics and entities, 1.5 × B.
+_RANK_WEIGHTS = "'{0, 0, 0.6667, 1.0}'"
+
+
+class PgFtsIndex:
+    """Runs the per-agent tsvector and LIKE queries; returns (row id, score) with higher scores better."""
+
+    def __init__(self, db: PgQueries, schema: str) -> None:
+        self._db = db
+        self._schema = quoted_schema(schema)
+        self._configs = [config_name(schema, code) for code in LANGUAGES]
+
+    def _table(self, kind: str) -> tuple[str, str]:
+        """(qualified source table, its active-row filter) of a kind."""
+        m = MIRRORS[kind]
+        return f"{self._schema}.{m.source}", m.active_filter
+
+    def term_query(self, count: int) -> str:
+        """A tsquery expression for `count` bound terms: any of them, each in any of the five languages."""
+        if count < 1:
+            raise ValueError("no terms")
+        one = " || ".join(f"plainto_tsquery('{c}', {self._schema}.search_fold(%s))" for c in self._configs)
+        return " || ".join(f"({one})" for _ in range(count))
+
+    def _term_params(self, terms: Sequence[str]) -> list[str]:
+        return [term for term in terms for _ in self._configs]
+
+    def search(
+        self, kind: str, agent_id: str, terms: Sequence[str], limit: int, *, agent_in_match: bool = True
+    ) -> list[tuple[int, float]]:
+        """Top rows of this agent by ts_rank (agent_in_match is accepted for FtsIndex's signature; PostgreSQL's
+        planner chooses between the GIN and the agent's btree itself)."""
+        del agent_in_match
+        table, active = self._table(kind)
+        sql = (
+            f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, q.q) AS score "
+            f"FROM {table} AS s, (SELECT {self.term_query(len(terms))} AS q) AS q "
+            f"WHERE s.agent_id = %s AND s.search_vector @@ q.q AND {active} "
+            f"ORDER BY score DESC, s.id DESC LIMIT %s"
+        )
+        rows = self._db.query(sql, (*self._term_params(terms), agent_id, limit))
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def table_rows(self, kind: str) -> int:
+        """Rows of the source table across all agents."""
+        table, _ = self._table(kind)
+        return int(self._db.scalar(f"SELECT count(*) FROM {table}") or 0)
+
+    def doc_frequency(self, kind: str, agent_id: str, term: str) -> int:
+        """Rows of this agent containing `term` (the per-agent df used to re-score)."""
+        return self.doc_frequencies(kind, agent_id, [term])[term]
+
+    def doc_frequencies(self, kind: str, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
+        """doc_frequency of each term, in one statement (rows of any status, as the SQLite mirrors count them)."""
+        if not terms:
+            return {}
+        table, _ = self._table(kind)
+        count = f"(SELECT count(*) FROM {table} AS s WHERE s.agent_id = %s AND s.search_vector @@ ({self.term_query(1)}))"
+        sql = "SELECT " + ", ".join(count for _ in terms)
+        params: list[str] = []
+        for term in terms:
+            params += [agent_id, *self._term_params([term])]
+        row = self._db.query(sql, params)[0]
+        return {term: int(n or 0) for term, n in zip(terms, row, strict=True)}
+
+    def like(self, kind: str, agent_id: str, query: str, limit: int) -> list[tuple[int, float]]:
+        """Last resort when the query has no searchable token (e.g. only punctuation): literal substring, case-
+        insensitive like SQLite's LIKE."""
+        table, active = self._table(kind)
+        columns = MIRRORS[kind].columns
+        clauses = " OR ".join(f"s.{c} ILIKE %s ESCAPE '\\'" for c in columns)
+        order = "s.created_at_ms DESC" if kind != KIND_EPISODE else "s.conversation_at_ms DESC"
+        sql = (
+            f"SELECT s.id FROM {table} AS s WHERE s.agent_id = %s AND {active} AND ({clauses}) "
+            f"ORDER BY {order}, s.id DESC LIMIT %s"
+        )
+        pattern = like_pattern(query)
+        rows = self._db.query(sql, (agent_id, *([pattern] * len(columns)), limit))
+        return [(int(r[0]), 1.0 / (1 + rank)) for rank, r in enumerate(rows)]
+
+    def agent_text_stats(self, kind: str, agent_id: str, sample: int = 2000) -> tuple[int, float]:
+        """(rows, mean characters of indexed text) of one agent; the mean comes from its newest `sample` rows."""
+        table, active = self._table(kind)
+        length = " + ".join(f"length(s.{c})" for c in MIRRORS[kind].columns)
+        rows = int(
+            self._db.scalar(
+                f"SELECT count(*) FROM {table} AS s WHERE s.agent_id = %s AND {active}", (agent_id,)
+            )
+            or 0
+        )
+        mean = self._db.scalar(
+            f"SELECT avg(n) FROM (SELECT {length} AS n FROM {table} AS s WHERE s.agent_id = %s "
+            f"AND {active} ORDER BY s.id DESC LIMIT %s) AS recent",
+            (agent_id, sample),
+        )
+        return rows, float(mean or 0.0)
+
+    def health(self) -> list[tuple[str, str, int, int, bool]]:
+        """(GIN index, source, source rows, rows with a tsvector, healthy) per table: healthy when the index is
+        valid and ready and every row has its tsvector."""
+        report = []
+        for source in SEARCH_COLUMNS:
+            index = f"{source}_search_gin"
+            table = f"{self._schema}.{source}"
+            source_rows = int(self._db.scalar(f"SELECT count(*) FROM {table}") or 0)
+            indexed = int(self._db.scalar(f"SELECT count(search_vector) FROM {table}") or 0)
+            valid = self._db.scalar(
+                "SELECT i.indisvalid AND i.indisready FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid "
+                "JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE c.relname = %s AND n.nspname = %s",
+                (index, self._schema.strip('"')),
+            )
+            report.append((index, source, source_rows, indexed, bool(valid) and source_rows == indexed))
+        return report
+
+    def rebuild(self) -> None:
+        """Rebuild every GIN index (memoryctl reindex); the tsvectors are generated columns, always current."""
+        for source in SEARCH_COLUMNS:
+            self._db.execute(f"REINDEX INDEX {self._schema}.{source}_search_gin")

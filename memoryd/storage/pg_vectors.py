@@ -1,0 +1,249 @@
+"""pgvector storage of memory vectors: one LIST partition per agent, HNSW (cosine, halfvec) per kind inside it.
+
+Layout. `vectors` is partitioned BY LIST (agent_id); an agent's partition is created the first time it gets a
+vector (or a model) and dropped with the agent. Every statement here names the agent's partition itself (and still
+filters on agent_id), so no query for one agent can read a page of another's rows: isolation is structural, not a
+filter the planner might reorder. Inside a partition each kind has a partial HNSW index
+(`WHERE kind = '<kind>'`) on `embedding::halfvec(<dimension>)`, so a pinned-facts search never walks the agent's
+transcript graph (as vectors/agent_index.py keeps one faiss index per kind).
+
+Why halfvec: memoryd's faiss index already stores fp16 (agent_index.py); halfvec halves the heap and the HNSW
+against vector (docs/scaling.md: 1,170 vs 2,048 B per vector in the HNSW at 384-d) and keeps the row narrow enough
+to stay out of TOAST.
+
+Model. A partition holds one model's vectors; `vector_agents` records which (and its dimension, fixed by the
+index's typmod). Switching an agent to another model empties its partition and rebuilds the indexes for the new
+dimension (pg_registry.py refills it from the embeddings table). All of it lives in the database: replicas share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+import psycopg
+
+from memoryd.domain import KINDS, now_ms
+from memoryd.storage.pg_db import PgDatabase
+from memoryd.storage.pg_names import literal, partition_name, quoted_schema
+from memoryd.storage.pg_sql import PgQueries
+from memoryd.storage.tables import VECTOR_KINDS
+
+if TYPE_CHECKING:
+    from memoryd.storage.store import Store
+
+#: HNSW build parameters (pgvector's defaults; docs/scaling.md measured sizes with them).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+#: Candidates HNSW keeps while searching; a search for k rows uses max(this, k).
+EF_SEARCH = 200
+
+
+def vector_ddl(schema: str) -> list[str]:
+    """The catalog and the partitioned parent table (partitions come with each agent)."""
+    s = quoted_schema(schema)
+    return [
+        f"CREATE TABLE IF NOT EXISTS {s}.vector_agents (agent_id text PRIMARY KEY, partition text NOT NULL UNIQUE, "
+        f"model text NOT NULL DEFAULT '', dimension integer NOT NULL DEFAULT 0, updated_at_ms bigint NOT NULL "
+        f"DEFAULT 0)",
+        f"CREATE TABLE IF NOT EXISTS {s}.vectors (agent_id text NOT NULL, kind text NOT NULL, row_id bigint NOT "
+        f"NULL, embedding halfvec NOT NULL, PRIMARY KEY (agent_id, kind, row_id)) PARTITION BY LIST (agent_id)",
+        # Deleting source rows deletes their vectors, whoever deletes them (as the embeddings table's triggers do).
+        f"CREATE OR REPLACE FUNCTION {s}.search_delete_vectors() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
+        f"BEGIN DELETE FROM {s}.vectors v USING gone g WHERE v.agent_id = g.agent_id AND v.kind = TG_ARGV[0] "
+        f"AND v.row_id = g.id; RETURN NULL; END $fn$",
+        *(
+            f"CREATE OR REPLACE TRIGGER {source}_vectors_ad AFTER DELETE ON {s}.{source} REFERENCING OLD TABLE AS "
+            f"gone FOR EACH STATEMENT EXECUTE FUNCTION {s}.search_delete_vectors('{kind}')"
+            for source, kind in VECTOR_KINDS.items()
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class AgentVectors:
+    """The catalog entry of one agent: its partition, and the model and dimension its vectors are in."""
+
+    agent_id: str
+    partition: str
+    model: str
+    dimension: int
+
+
+def _check_kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    return kind
+
+
+def vector_text(vector: npt.NDArray[np.float32]) -> str:
+    """pgvector's text form, rounded to 6 decimals (halfvec keeps ~3 significant digits)."""
+    return "[" + ",".join(str(x) for x in np.round(vector.astype(np.float64), 6).tolist()) + "]"
+
+
+class PgVectorStore:
+    """The SQL of the per-agent vector partitions."""
+
+    def __init__(self, db: PgQueries, schema: str, *, ef_search: int = EF_SEARCH) -> None:
+        self._db = db
+        self._s = quoted_schema(schema)
+        self._ef_search = ef_search
+
+    def _lock(self, agent_id: str) -> None:
+        """Serialise partition DDL of one agent across replicas (inside a transaction)."""
+        self._db.execute("SELECT pg_advisory_xact_lock(hashtextextended('vectors:' || %s, 0))", (agent_id,))
+
+    def agent(self, agent_id: str) -> AgentVectors | None:
+        """The agent's catalog entry, or None when it never had vectors."""
+        rows = self._db.query(
+            f"SELECT partition, model, dimension FROM {self._s}.vector_agents WHERE agent_id = %s",
+            (agent_id,),
+        )
+        if not rows:
+            return None
+        partition, model, dimension = rows[0]
+        return AgentVectors(agent_id, str(partition), str(model), int(dimension))
+
+    def switch_model(
+        self, agent_id: str, model: str, dimension: int, *, with_indexes: bool = True
+    ) -> AgentVectors:
+        """Make `model` (vectors of `dimension`) the agent's model: creates its partition if needed; when the
+        model or dimension changes, the partition is emptied and its indexes rebuilt for the new dimension."""
+        if dimension < 1 or dimension > 4000:
+            raise ValueError("halfvec HNSW indexes take 1 to 4000 dimensions")
+        part = partition_name(agent_id)
+        with self._db.transaction():
+            self._lock(agent_id)
+            current = self.agent(agent_id)
+            if current is not None and current.model == model and current.dimension == dimension:
+                return current
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {self._s}.{part} PARTITION OF {self._s}.vectors "
+                f"FOR VALUES IN ({literal(agent_id)})"
+            )
+            self._db.execute(f"TRUNCATE {self._s}.{part}")
+            for kind in KINDS:
+                self._db.execute(f"DROP INDEX IF EXISTS {self._s}.{part}_{kind}")
+            self._db.execute(
+                f"INSERT INTO {self._s}.vector_agents (agent_id, partition, model, dimension, updated_at_ms) "
+                f"VALUES (%s, %s, %s, %s, %s) ON CONFLICT (agent_id) DO UPDATE SET model = excluded.model, "
+                f"dimension = excluded.dimension, updated_at_ms = excluded.updated_at_ms",
+                (agent_id, part, model, dimension, now_ms()),
+            )
+            if with_indexes:
+                self.create_indexes(agent_id)
+        return AgentVectors(agent_id, part, model, dimension)
+
+    def create_indexes(self, agent_id: str) -> None:
+        """The partial HNSW index of each kind on the agent's partition (no-op for those that exist)."""
+        current = self.agent(agent_id)
+        if current is None:
+            return
+        d = current.dimension
+        for kind in KINDS:
+            self._db.execute(
+                f"CREATE INDEX IF NOT EXISTS {current.partition}_{kind} ON {self._s}.{current.partition} "
+                f"USING hnsw ((embedding::halfvec({d})) halfvec_cosine_ops) "
+                f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE kind = '{kind}'"
+            )
+
+    def put(
+        self, agent: AgentVectors, kind: str, row_ids: Sequence[int], vectors: npt.NDArray[np.float32]
+    ) -> int:
+        """Insert or replace vectors of rows of one kind (the agent's model and dimension); returns how many."""
+        _check_kind(kind)
+        if len(row_ids) != len(vectors):
+            raise ValueError("one vector per row id")
+        if len(row_ids) and int(vectors.shape[1]) != agent.dimension:
+            raise ValueError("vector dimension differs from the agent's model")
+        rows = [(agent.agent_id, kind, int(i), vector_text(v)) for i, v in zip(row_ids, vectors, strict=True)]
+        if rows:
+            self._db.executemany(
+                f"INSERT INTO {self._s}.{agent.partition} (agent_id, kind, row_id, embedding) "
+                f"VALUES (%s, %s, %s, %s::halfvec) ON CONFLICT (agent_id, kind, row_id) "
+                f"DO UPDATE SET embedding = excluded.embedding",
+                rows,
+            )
+        return len(rows)
+
+    def delete(self, agent: AgentVectors, kind: str, row_ids: Sequence[int]) -> int:
+        """Delete vectors of rows of one kind; returns how many were there."""
+        _check_kind(kind)
+        if not row_ids:
+            return 0
+        return self._db.execute(
+            f"DELETE FROM {self._s}.{agent.partition} WHERE agent_id = %s AND kind = %s AND row_id = ANY(%s)",
+            (agent.agent_id, kind, [int(i) for i in row_ids]),
+        )
+
+    def nearest_sql(self, agent: AgentVectors, kind: str) -> str:
+        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k)."""
+        d = agent.dimension
+        return (
+            f"SELECT row_id, embedding::halfvec({d}) <=> %(v)s::halfvec({d}) AS distance "
+            f"FROM {self._s}.{agent.partition} WHERE agent_id = %(agent)s AND kind = '{_check_kind(kind)}' "
+            f"ORDER BY embedding::halfvec({d}) <=> %(v)s::halfvec({d}) LIMIT %(k)s"
+        )
+
+    def nearest(
+        self, agent: AgentVectors, kind: str, vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[int, float]] | None:
+        """(row id, cosine similarity) of the agent's `k` nearest rows of `kind`, nearest first; None when the
+        partition no longer exists (the agent was deleted, or switched model, since `agent` was read)."""
+        if k < 1 or int(vector.shape[-1]) != agent.dimension:
+            return []
+        params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k}
+        try:
+            # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
+            # It only concerns HNSW scans, and each one sets it first.
+            self._db.execute(
+                "SELECT set_config('hnsw.ef_search', %s, false)", (str(max(self._ef_search, k)),)
+            )
+            rows = self._db.query(self.nearest_sql(agent, kind), params)
+        except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
+            return None
+        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def count(self, agent_id: str) -> int:
+        """Vectors held for the agent (0 without a partition)."""
+        current = self.agent(agent_id)
+        if current is None:
+            return 0
+        return int(
+            self._db.scalar(
+                f"SELECT count(*) FROM {self._s}.{current.partition} WHERE agent_id = %s", (agent_id,)
+            )
+            or 0
+        )
+
+    def drop_agent(self, agent_id: str) -> int:
+        """Drop the agent's partition and catalog entry; returns how many vectors it held."""
+        with self._db.transaction():
+            self._lock(agent_id)
+            current = self.agent(agent_id)
+            if current is None:
+                return 0
+            held = self.count(agent_id)
+            self._db.execute(f"DROP TABLE IF EXISTS {self._s}.{current.partition}")
+            self._db.execute(f"DELETE FROM {self._s}.vector_agents WHERE agent_id = %s", (agent_id,))
+        return held
+
+    def table_bytes(self) -> int:
+        """Bytes of every vector partition with its indexes."""
+        return int(
+            self._db.scalar(
+                "SELECT coalesce(sum(pg_total_relation_size(relid)), 0) FROM pg_partition_tree(%s::regclass)",
+                (f"{self._s}.vectors",),
+            )
+            or 0
+        )
+
+
+def pg_vector_store(store: Store) -> PgVectorStore | None:
+    """The vector partitions of a store on PostgreSQL (in its schema, on its connections); None on SQLite."""
+    if not isinstance(store.db, PgDatabase):
+        return None
+    return PgVectorStore(store.db.percent_queries(), store.db.schema)
