@@ -4,6 +4,8 @@ on a real port."""
 
 from __future__ import annotations
 
+import io
+import json
 import random
 import uuid
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ import pytest
 from memoryd.app import App, start
 from memoryd.client import MemoryClient
 from memoryd.config import ServiceSettings
+from memoryd.ctl.cli import main as memoryctl
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
@@ -324,3 +327,23 @@ def test_bound_tokens_and_the_admin_console(tmp_path: Path) -> None:
             assert denied.value.reason == "TENANT_NOT_ALLOWED"
         with MemoryClient(served.target, token=ADMIN, tenant="bob") as operator:
             assert any("bob-agent" in line for line in list(operator.export()))
+
+
+def test_memoryctl_acts_on_the_named_tenant(tmp_path: Path) -> None:
+    with serving(tmp_path) as served:
+        served.memory.UpsertAgent(mpb.UpsertAgentRequest(agent_id="acme-bot"), metadata=metadata("acme"))
+        served.memory.UpsertAgent(mpb.UpsertAgentRequest(agent_id="home-bot"))
+
+        def agents(*flags: str) -> list[str]:
+            out, err = io.StringIO(), io.StringIO()
+            assert (
+                memoryctl(["--addr", served.target, "--json", *flags, "agents", "ls"], stdout=out, stderr=err)
+                == 0
+            )
+            return [a["agent_id"] for a in json.loads(out.getvalue())]
+
+        assert agents("--tenant", "acme") == ["acme-bot"]
+        assert agents() == ["home-bot"]
+        err = io.StringIO()
+        assert memoryctl(["--addr", served.target, "--tenant", "Bad!", "agents", "ls"], stderr=err) == 2
+        assert "INVALID_TENANT" in err.getvalue()
