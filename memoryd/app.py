@@ -39,7 +39,7 @@ from memoryd.vectors.indexer import Indexer
 from memoryd.vectors.pg_registry import PgVectorRegistry
 from memoryd.vectors.registry import VectorRegistry
 from memoryd.wiring.console import build_console
-from memoryd.wiring.security import build_security_for, check_bind, degraded_guard, open_secured
+from memoryd.wiring.security import build_security, check_bind, degraded_guard, open_secured
 from memoryd.wiring.writer import build_writer, rows_remover
 from memoryd.write import DistillPolicy, Writer
 from memoryd.write.breaker import CircuitBreaker
@@ -202,15 +202,12 @@ def build_app(
         on_changed=[search.keyword_stats.invalidate, read_path.invalidate],
     )
     scheduler = ConsolidationScheduler(consolidator, config)
-    security = build_security_for(
+    security = build_security(
         secured, vectors, on_replaced=[read_path.invalidate, search.keyword_stats.invalidate, indexer.notify]
     )
     console = build_console(store, config, vectors, indexer, search)
     console.attach_read_path(read_path, read_path.invalidate)
-    if security is not None:
-        console.attach_security(security)
-    else:
-        console.serve_postgres_store()
+    console.attach_security(security)
     app = App(
         settings=settings,
         config=config,

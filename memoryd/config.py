@@ -39,6 +39,11 @@ class ServiceSettings:
     port_file: Path | None = None
     log_level: str = "INFO"
     max_workers: int = 32
+    #: The store on PostgreSQL instead of $OSAURUS_HOME/memory/memory.sqlite: a postgresql:// URL
+    #: (OSAURUS_MEMORYD_DATABASE_URL or --database-url; "" = SQLite, the default). docs/postgres.md.
+    database_url: str = ""
+    #: The PostgreSQL schema holding the store's tables (OSAURUS_MEMORYD_DATABASE_SCHEMA, default "public").
+    database_schema: str = "public"
     #: TLS / mTLS / bearer token for our server and for calls to inferd (OSAURUS_TLS_*, OSAURUS_AUTH_TOKEN_FILE).
     transport: TransportSecurity = field(default_factory=TransportSecurity)
     #: File holding the store passphrase (first line) when the store is encrypted with one; re-read on Retry.
@@ -64,21 +69,16 @@ class ServiceSettings:
     #: (OSAURUS_MEMORYD_TRACEMALLOC=FRAMES: tracemalloc slows every allocation). Off by default.
     memory_trace: Path | None = None
     memory_trace_frames: int = 0
-    #: The store on PostgreSQL instead of $OSAURUS_HOME/memory/memory.sqlite: a postgresql:// URL
-    #: (OSAURUS_MEMORYD_DATABASE_URL or --database-url; "" = SQLite, the default). docs/postgres.md.
-    database_url: str = ""
-    #: The PostgreSQL schema holding the store's tables (OSAURUS_MEMORYD_DATABASE_SCHEMA, default "public").
-    database_schema: str = "public"
-
-    @property
-    def is_postgres(self) -> bool:
-        """Whether the store is on PostgreSQL (database_url set)."""
-        return bool(self.database_url)
 
     @property
     def memory_dir(self) -> Path:
         """$OSAURUS_HOME/memory: the database and the vector indexes."""
         return self.home / "memory"
+
+    @property
+    def is_postgres(self) -> bool:
+        """Whether the store is on PostgreSQL (database_url set)."""
+        return bool(self.database_url)
 
     @property
     def database_path(self) -> Path:
@@ -147,6 +147,8 @@ def parse_settings(
         port_file=Path(args.port_file) if args.port_file else None,
         log_level=args.log_level,
         max_workers=args.max_workers,
+        database_url=args.database_url,
+        database_schema=args.database_schema,
         transport=load_transport(env),
         passphrase_file=Path(passphrase_file).expanduser() if passphrase_file else None,
         query_embed_timeout_s=query_embed_ms / 1000.0,
@@ -155,8 +157,6 @@ def parse_settings(
         memory_trace=Path(memory_trace).expanduser() if memory_trace else None,
         memory_trace_frames=trace_frames,
         max_open_tenants=max_open_tenants,
-        database_url=args.database_url,
-        database_schema=args.database_schema,
     )
 
 

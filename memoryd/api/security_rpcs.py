@@ -86,16 +86,14 @@ class ConsoleSecurityRpcs:
     """Mixin for MemoryConsoleService; answers NOT_YET_AVAILABLE until attach_security() was called."""
 
     _security: StoreSecurity | None = None
-    #: The store is a PostgreSQL database: SQLCipher, key files and quarantine do not apply.
+    #: The store is not a SQLite file (PostgreSQL): SQLCipher, key files and quarantine do not apply.
     _on_postgres: bool = False
 
-    def attach_security(self, security: StoreSecurity) -> None:
-        """Serve the encryption and recovery RPCs (and Diagnose's store fields) from `security`."""
+    def attach_security(self, security: StoreSecurity | None) -> None:
+        """Serve the encryption and recovery RPCs (and Diagnose's store fields) from `security`; None: the store is
+        on PostgreSQL, and those RPCs answer FAILED_PRECONDITION (NOT_SQLITE_STORE)."""
         self._security = security
-
-    def serve_postgres_store(self) -> None:
-        """The store is on PostgreSQL: the SQLite file's protection RPCs answer FAILED_PRECONDITION."""
-        self._on_postgres = True
+        self._on_postgres = security is None
 
     def _secured(self, rpc: str) -> StoreSecurity:
         if self._on_postgres:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -80,6 +81,11 @@ def raw_connection(conninfo: str, schema: str) -> psycopg.Connection[Any]:
     return connection
 
 
+def _close_connections(opened: list[tuple[threading.Thread, psycopg.Connection[Any]]]) -> None:
+    for _thread, connection in opened:
+        connection.close()
+
+
 class _PgPeewee(peewee.PostgresqlDatabase):
     """peewee over psycopg 3: every connection on the store's schema; floats are double precision as in SQLite."""
 
@@ -93,12 +99,14 @@ class _PgPeewee(peewee.PostgresqlDatabase):
         # (peewee keeps them thread-local), so the next connect closes those, and close_every_connection all.
         self._opened: list[tuple[threading.Thread, psycopg.Connection[Any]]] = []
         self._opened_guard = threading.Lock()
+        # Connections still open when the handle is dropped are closed then (never left to the driver's __del__).
+        weakref.finalize(self, _close_connections, self._opened)
 
     def _connect(self) -> psycopg.Connection[Any]:
         connection = raw_connection(self.conninfo, self.schema)
         with self._opened_guard:
             orphans = [c for t, c in self._opened if not t.is_alive() or c.closed]
-            self._opened = [(t, c) for t, c in self._opened if t.is_alive() and not c.closed]
+            self._opened[:] = [(t, c) for t, c in self._opened if t.is_alive() and not c.closed]
             self._opened.append((threading.current_thread(), connection))
         for orphan in orphans:
             orphan.close()
@@ -107,9 +115,9 @@ class _PgPeewee(peewee.PostgresqlDatabase):
     def close_every_connection(self) -> None:
         """Close the connections of every thread (the store is being shut down)."""
         with self._opened_guard:
-            opened, self._opened = self._opened, []
-        for _thread, connection in opened:
-            connection.close()
+            opened = list(self._opened)
+            self._opened.clear()
+        _close_connections(opened)
 
 
 class _PgConnection:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,15 @@ class Store:
         self.db.close()
 
 
+#: A libpq key=value connection string starts with one of these keywords ("host=/run/postgresql dbname=memory").
+_CONNINFO = re.compile(r"^\s*(host|hostaddr|dbname|user|port|service|options|sslmode)\s*=")
+
+
 def is_database_url(location: Path | str) -> bool:
-    """Whether `location` names a PostgreSQL database (a postgresql:// or postgres:// URL) rather than a file."""
-    return str(location).startswith(("postgresql://", "postgres://"))
+    """Whether `location` names a PostgreSQL database (a postgresql:// or postgres:// URL, or a libpq key=value
+    connection string) rather than a SQLite file."""
+    text = str(location)
+    return text.startswith(("postgresql://", "postgres://")) or bool(_CONNINFO.match(text))
 
 
 #: Full text on PostgreSQL (pgsearch's FtsIndex twin): module and class, used when present.

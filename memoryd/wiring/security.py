@@ -62,19 +62,12 @@ def open_secured(settings: ServiceSettings) -> SecuredStore:
     return SecuredStore(open_memory_store(paths, keys), paths, keys)
 
 
-def build_security_for(
-    secured: SecuredStore, vectors: VectorRegistry, on_replaced: list[Callable[[], None]]
-) -> StoreSecurity | None:
-    """StoreSecurity for a SQLite store; None on PostgreSQL (no file to encrypt, quarantine or swap)."""
-    if secured.store.dialect != "sqlite":
-        return None
-    return build_security(secured, vectors, on_replaced)
-
-
 def build_security(
     secured: SecuredStore, vectors: VectorRegistry, on_replaced: list[Callable[[], None]]
-) -> StoreSecurity:
-    """StoreSecurity over the opened store."""
+) -> StoreSecurity | None:
+    """StoreSecurity over the opened store; None on PostgreSQL (no file to encrypt, quarantine or swap)."""
+    if secured.store.dialect != "sqlite":
+        return None
     live = LiveStoreFile(secured.store.db)
     return StoreSecurity(secured.paths, secured.keys, secured.opened, live, vectors, on_replaced=on_replaced)
 
@@ -107,7 +100,6 @@ def check_bind(settings: ServiceSettings) -> None:
 __all__ = [
     "SecuredStore",
     "build_security",
-    "build_security_for",
     "check_bind",
     "degraded_guard",
     "open_secured",

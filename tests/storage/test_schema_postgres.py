@@ -130,7 +130,8 @@ def test_a_fresh_postgres_store_has_every_declared_table_column_key_and_index(st
     assert declared_indexes <= set(catalog["indexes"])
     assert set(catalog["columns"]) >= {m._meta.table_name for m in models}
     assert ("identity", "CHECK ((id = 1))") in catalog["checks"]
-    assert catalog["triggers"] == ["episodes_emb_ad", "pinned_facts_emb_ad", "transcript_emb_ad"]
+    # Deleting a row deletes its stored vector (and, with pgsearch's DDL, its pgvector row: *_vectors_ad).
+    assert {"episodes_emb_ad", "pinned_facts_emb_ad", "transcript_emb_ad"} <= set(catalog["triggers"])
     # Descending key columns are kept.
     assert "salience DESC" in catalog["indexes"]["idx_pinned_agent_status"]
     assert "WHERE (slot <> ''::text)" in catalog["indexes"]["idx_pinned_slot"]
@@ -182,3 +183,16 @@ def test_a_schema_name_must_be_a_plain_identifier() -> None:
     for bad in ("Tenant", "a b", "x;drop", "", "1abc", "a" * 64):
         with pytest.raises(InvalidSchemaNameError):
             PgDatabase(pg_url(), schema=bad)
+
+
+def test_a_libpq_connection_string_opens_postgres_too() -> None:
+    from memoryd.storage.store import is_database_url
+    from tests.support.pg_stores import session_postgres
+
+    conninfo = session_postgres().dsn_for("osaurus_test")  # "host=… dbname=… user=…", not a URL
+    assert is_database_url(conninfo) and not is_database_url("memory.sqlite")
+    store = open_store(conninfo, schema=fresh_schema())
+    try:
+        assert store.dialect == "postgres" and store.schema_version == migrations.LATEST_VERSION
+    finally:
+        store.db.close_all()  # type: ignore[attr-defined]

@@ -49,3 +49,22 @@ def test_config_validation_reasons() -> None:
         "extraction_mode": "INVALID_ENUM",
         "nonsense": "UNKNOWN_FIELD",
     }
+
+
+def test_the_database_url_and_schema_come_from_the_environment_or_flags() -> None:
+    from memoryd.config import parse_settings
+
+    default = parse_settings([], env={})
+    assert (default.database_url, default.database_schema, default.is_postgres) == ("", "public", False)
+    env = {
+        "OSAURUS_MEMORYD_DATABASE_URL": " postgresql://m@db/memory ",
+        "OSAURUS_MEMORYD_DATABASE_SCHEMA": "t1",
+    }
+    from_env = parse_settings([], env=env)
+    assert (from_env.database_url, from_env.database_schema, from_env.is_postgres) == (
+        "postgresql://m@db/memory",
+        "t1",
+        True,
+    )
+    flags = parse_settings(["--database-url", "postgres://x/y", "--database-schema", "t2"], env=env)
+    assert (flags.database_url, flags.database_schema) == ("postgres://x/y", "t2")
