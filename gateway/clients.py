@@ -11,6 +11,7 @@ import grpc
 import grpc.aio
 
 from gateway.config import Deadlines, Settings
+from gateway.tenant import tenant_call, with_tenant
 from osaurus.inference.v1 import inference_pb2_grpc as ipb_grpc
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
@@ -133,12 +134,13 @@ class Clients:
             memoryd_channel=memoryd,
             inferd_channel=inferd,
             plugin_host_channel=plugin_host,
-            memory=mpb_grpc.MemoryServiceStub(memoryd),
-            console=cpb_grpc.MemoryConsoleServiceStub(memoryd),
+            # memoryd's calls carry the request's X-Osaurus-Tenant (gateway.tenant).
+            memory=with_tenant(mpb_grpc.MemoryServiceStub(memoryd)),
+            console=with_tenant(cpb_grpc.MemoryConsoleServiceStub(memoryd)),
             inference=ipb_grpc.InferenceServiceStub(inferd),
             plugins=ppb_grpc.PluginHostServiceStub(plugin_host),
             # No (de)serializers: grpc.aio then passes bytes through unchanged.
-            list_agents_raw=memoryd.unary_unary(LIST_AGENTS_METHOD),
+            list_agents_raw=tenant_call(memoryd.unary_unary(LIST_AGENTS_METHOD)),
             deadlines=settings.deadlines,
         )
 

@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 
 from gateway.errors import GatewayError, error_body, http_status
+from gateway.tenant import tenant_of, tenant_var
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -37,6 +38,8 @@ class Guard:
     - Without one (loopback only), the Host header must name a loopback host: a web page cannot reach the API
       through DNS rebinding (403 HOST_NOT_ALLOWED).
     - A declared body larger than max_body_bytes is refused with 413 before it is read.
+    - X-Osaurus-Tenant, when present, must be a valid tenant id (400 INVALID_TENANT); the request runs with it in
+      gateway.tenant.tenant_var, so every memoryd call carries it.
     """
 
     def __init__(self, app: ASGIApp, *, token: str | None, max_body_bytes: int) -> None:
@@ -48,16 +51,29 @@ class Guard:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
-        problem = self._check(scope)
-        if problem is not None:
-            await _reply(send, problem)
-            return
-        await self._app(scope, receive, send)
-
-    def _check(self, scope: Scope) -> GatewayError | None:
         headers: dict[bytes, bytes] = {}
         for key, value in scope["headers"]:
             headers.setdefault(key, value)
+        problem = self._check(scope, headers)
+        tenant: str | None = None
+        if problem is None:
+            try:
+                tenant = tenant_of(headers)
+            except GatewayError as error:
+                problem = error
+        if problem is not None:
+            await _reply(send, problem)
+            return
+        if tenant is None:
+            await self._app(scope, receive, send)
+            return
+        token = tenant_var.set(tenant)
+        try:
+            await self._app(scope, receive, send)
+        finally:
+            tenant_var.reset(token)
+
+    def _check(self, scope: Scope, headers: dict[bytes, bytes]) -> GatewayError | None:
         if self._token is not None:
             if scope["path"] != HEALTH_PATH and not hmac.compare_digest(
                 headers.get(b"authorization", b""), self._token

@@ -31,6 +31,10 @@ from memoryd.security.opener import StoreUnreachableError
 from memoryd.storage.faults import StorageFault
 from memoryd.storage.pg_vectors import pg_vector_store
 from memoryd.storage.store import Store
+from memoryd.tenancy.handlers import TenantServices, collect_handlers
+from memoryd.tenancy.layout import tenant_settings
+from memoryd.tenancy.registry import TenantRegistry
+from memoryd.tenancy.router import routed_bindings
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.indexer import Indexer
 from memoryd.vectors.pg_registry import PgVectorRegistry
@@ -50,7 +54,6 @@ from servicekit.server import (
     InsecureBindError,
     RunningServer,
     ServerOptions,
-    ServiceBinding,
     build_server,
     serve_until_signal,
 )
@@ -107,9 +110,13 @@ class App:
     #: Several replicas on one PostgreSQL database (None on SQLite).
     replication: Replication | None = None
     closers: list[object] = field(default_factory=list)
+    #: The other tenants (memoryd.tenancy), this app being the default one; set by start().
+    tenants: TenantRegistry | None = None
 
     def close(self) -> None:
-        """Stop background work and close the database."""
+        """Stop background work and close the database (the other tenants' first)."""
+        if self.tenants is not None:
+            self.tenants.close()
         for closer in reversed(self.closers):
             close = getattr(closer, "close", None)
             if callable(close):
@@ -117,7 +124,13 @@ class App:
                     close()
                 except Exception as error:
                     _log.warning("closing %s failed: %s", type(closer).__name__, type(error).__name__)
-        self.store.close()
+        # PostgreSQL: every thread's connection (a closed tenant's would otherwise stay open in the shared handler
+        # threads until garbage collection); SQLite: this thread's, the others close with their threads.
+        close_all = getattr(self.store.db, "close_all", None)
+        if callable(close_all):
+            close_all()
+        else:
+            self.store.close()
 
 
 def build_app(
@@ -252,8 +265,25 @@ def build_app(
     return app
 
 
+def tenant_services(app: App) -> TenantServices:
+    """The app's servicers as one tenant's handlers, with its degraded-store guard and storage-fault translator."""
+    registers = [
+        lambda server: pb_grpc.add_MemoryServiceServicer_to_server(app.memory, server),
+        lambda server: cpb_grpc.add_MemoryConsoleServiceServicer_to_server(app.console, server),
+    ]
+    return TenantServices(
+        collect_handlers(registers),
+        app.close,
+        interceptors=[degraded_guard(app.security)] if app.security is not None else [],
+        translators=[storage_translator(app.store.db.health)],
+        owner=app,
+    )
+
+
 def serve(app: App) -> RunningServer:
-    """Bind and start the gRPC server hosting both memory services (with health and reflection)."""
+    """Bind and start the gRPC server hosting both memory services (with health and reflection), each call routed
+    to its tenant's servicers (memoryd.tenancy; no tenant named = this app)."""
+    tenants = app.tenants or TenantRegistry(tenant_services(app), _no_tenant, max_open=0)
     options = ServerOptions(
         address=app.settings.listen,
         domain=DOMAIN,
@@ -263,21 +293,42 @@ def serve(app: App) -> RunningServer:
         # With an admin token, the console (rows, export, keys, ClearAll) needs it; the runtime token does not do.
         admin_token=app.settings.transport.admin_token,
         admin_prefixes=(f"/{CONSOLE_SERVICE}/",),
-        extra_interceptors=[degraded_guard(app.security)] if app.security is not None else [],
-        error_translators=[storage_translator(app.store.db.health)],
+        tenant_tokens=app.settings.transport.tenant_tokens,
     )
-    bindings = [
-        ServiceBinding(
-            MEMORY_SERVICE, lambda server: pb_grpc.add_MemoryServiceServicer_to_server(app.memory, server)
-        ),
-        ServiceBinding(
-            CONSOLE_SERVICE,
-            lambda server: cpb_grpc.add_MemoryConsoleServiceServicer_to_server(app.console, server),
-        ),
-    ]
-    running = build_server(options, bindings)
+    running = build_server(options, routed_bindings(tenants, (MEMORY_SERVICE, CONSOLE_SERVICE)))
     app.store.db.health.listen(_health_follows(running))
     return running
+
+
+def _no_tenant(tenant: str) -> TenantServices:
+    raise AssertionError("tenants are off")  # unreachable: max_open=0 refuses before opening
+
+
+def _tenant_opener(
+    settings: ServiceSettings,
+    start_writer: bool,
+    recover: bool,
+    turn_hook: TurnHook | None,
+    writer_policy: DistillPolicy | None,
+    breaker: CircuitBreaker | None,
+) -> Callable[[str], TenantServices]:
+    """Builds (and starts, as start() does) a whole memoryd service graph on a tenant's own home."""
+
+    def open_tenant(tenant: str) -> TenantServices:
+        app = build_app(
+            tenant_settings(settings, tenant),
+            turn_hook=turn_hook,
+            writer_policy=writer_policy,
+            breaker=breaker,
+        )
+        if start_writer and turn_hook is None:
+            app.writer.start(recover=recover)
+            app.scheduler.start()
+            if app.replication is not None:  # a tenant's schema on PostgreSQL: its own pass lock and resumer
+                app.replication.resume_passes(app.consolidator)
+        return tenant_services(app)
+
+    return open_tenant
 
 
 def _health_follows(running: RunningServer) -> Callable[[StorageFault | None], None]:
@@ -308,6 +359,11 @@ def start(
     check_bind(settings)  # before the store is opened
     check_data_root_writable(settings.home, settings.memory_dir, settings.database_path)
     app = build_app(settings, turn_hook=turn_hook, writer_policy=writer_policy, breaker=breaker)
+    app.tenants = TenantRegistry(
+        tenant_services(app),
+        _tenant_opener(settings, start_writer, recover, turn_hook, writer_policy, breaker),
+        max_open=settings.max_open_tenants,
+    )
     try:
         running = serve(app)
     except BaseException:

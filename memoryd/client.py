@@ -244,13 +244,17 @@ class MemoryClient(RuntimeCalls, SecurityCalls):
         token: str | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         round_robin: bool = False,
+        tenant: str | None = None,
     ) -> None:
+        """round_robin: spread calls over every address of the target; tenant: every call acts on this tenant's
+        memory (x-osaurus-tenant); None = the default tenant, or the token's own when it is bound to one."""
         self._channel = make_channel(
             target,
             deadline_s=deadline_s,
             token=token,
             credentials=credentials,
             lb_policy=ROUND_ROBIN if round_robin else None,
+            tenant=tenant,
         )
         self._memory = pb_grpc.MemoryServiceStub(self._channel)
         self._console = cpb_grpc.MemoryConsoleServiceStub(self._channel)

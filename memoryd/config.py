@@ -53,6 +53,10 @@ class ServiceSettings:
     #: The read path's budget for waiting on inferd (heuristic gate): a query embedding later than this leaves
     #: search on full text alone (OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS; the llm gate's own timeout adds to it).
     query_embed_timeout_s: float = 0.15
+    #: Tenants other than the default one kept open at once (OSAURUS_MEMORYD_MAX_OPEN_TENANTS; memoryd.tenancy): the
+    #: least recently used idle one is closed beyond it and reopened on demand. 0 turns tenants off: a call naming
+    #: one is FAILED_PRECONDITION (TENANTS_DISABLED).
+    max_open_tenants: int = 16
     #: Blocks of at least this many bytes get their own mapping, returned to the OS on free (glibc mallopt; fixing it
     #: turns off glibc's dynamic threshold, memoryd.runtime.malloc_tuning). OSAURUS_MEMORYD_MMAP_THRESHOLD_KIB, 0 = leave
     #: glibc's default; also left alone when MALLOC_MMAP_THRESHOLD_ is set (glibc applied that one already).
@@ -138,6 +142,7 @@ def parse_settings(
     if "MALLOC_ARENA_MAX" in env:
         arena_max = 0
     trace_frames = int(_env_number(env, "OSAURUS_MEMORYD_TRACEMALLOC", 0.0, low=0.0, high=25.0))
+    max_open_tenants = int(_env_number(env, "OSAURUS_MEMORYD_MAX_OPEN_TENANTS", 16.0, low=0.0, high=4096.0))
     query_embed_ms = _env_ms(env, "OSAURUS_MEMORYD_QUERY_EMBED_TIMEOUT_MS", 150.0, low=1.0, high=60_000.0)
     claim_lease_s = _env_number(env, "OSAURUS_MEMORYD_CLAIM_LEASE_S", 30.0, low=1.0, high=3600.0)
     return ServiceSettings(
@@ -157,6 +162,7 @@ def parse_settings(
         memory_trace=Path(memory_trace).expanduser() if memory_trace else None,
         memory_trace_frames=trace_frames,
         claim_lease_s=claim_lease_s,
+        max_open_tenants=max_open_tenants,
     )
 
 

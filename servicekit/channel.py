@@ -12,6 +12,7 @@ import grpc
 from servicekit.errors import ServiceError, from_rpc_error
 from servicekit.interceptors import REQUEST_ID_KEY, request_id_var
 from servicekit.server import TRANSPORT_MAX_BYTES
+from servicekit.tenancy import TENANT_METADATA_KEY, check_tenant
 
 #: Deadline applied to every call that does not set its own.
 DEFAULT_DEADLINE_S = 10.0
@@ -46,11 +47,13 @@ class _DefaultsInterceptor(
     grpc.StreamUnaryClientInterceptor,
     grpc.StreamStreamClientInterceptor,
 ):
-    """Adds the default deadline, the bearer token and a request id (propagated from the serving call)."""
+    """Adds the default deadline, the bearer token, the tenant and a request id (propagated from the serving
+    call)."""
 
-    def __init__(self, deadline_s: float, token: str | None) -> None:
+    def __init__(self, deadline_s: float, token: str | None, tenant: str | None = None) -> None:
         self._deadline_s = deadline_s
         self._token = token
+        self._tenant = tenant
 
     def _details(self, details: grpc.ClientCallDetails) -> _CallDetails:
         metadata = list(details.metadata or ())
@@ -59,6 +62,8 @@ class _DefaultsInterceptor(
             metadata.append((REQUEST_ID_KEY, current if current != "-" else uuid.uuid4().hex[:16]))
         if self._token:
             metadata.append(("authorization", f"Bearer {self._token}"))
+        if self._tenant and not any(key == TENANT_METADATA_KEY for key, _ in metadata):
+            metadata.append((TENANT_METADATA_KEY, self._tenant))
         timeout = details.timeout if details.timeout is not None else self._deadline_s
         return _CallDetails(
             details.method,
@@ -90,11 +95,15 @@ def make_channel(
     token: str | None = None,
     max_message_bytes: int = TRANSPORT_MAX_BYTES,
     lb_policy: str | None = None,
+    tenant: str | None = None,
 ) -> grpc.Channel:
-    """Open a channel whose calls carry a default deadline, a request id and (optionally) a bearer token.
+    """Open a channel whose calls carry a default deadline, a request id and (optionally) a bearer token and a
+    tenant (x-osaurus-tenant; servicekit.tenancy); a bad tenant id raises InvalidArgumentError at once.
 
     `lb_policy` ROUND_ROBIN spreads calls over every address of the target (see balanced_target); by default gRPC
     picks the first address that answers and keeps it (pick_first)."""
+    if tenant is not None:
+        check_tenant(tenant)
     options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
@@ -107,7 +116,7 @@ def make_channel(
         channel = grpc.secure_channel(target, credentials, options=options)
     else:
         channel = grpc.insecure_channel(target, options=options)
-    return grpc.intercept_channel(channel, _DefaultsInterceptor(deadline_s, token))
+    return grpc.intercept_channel(channel, _DefaultsInterceptor(deadline_s, token, tenant))
 
 
 @contextmanager

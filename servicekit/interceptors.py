@@ -22,6 +22,8 @@ from servicekit.errors import (
     ServiceError,
     UnauthenticatedError,
 )
+from servicekit.tenancy import TENANT_METADATA_KEY, bound_tenant_var, requested_tenant
+from servicekit.tenant_tokens import TenantToken
 
 #: The request id of the call being served, for log records.
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
@@ -263,6 +265,10 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):
     With an admin token, methods under `admin_prefixes` (a console service) take only the admin token, answering
     PERMISSION_DENIED (ADMIN_TOKEN_REQUIRED) to the runtime one; every other method takes either. Without a runtime
     token (loopback only) the other methods are open and only the admin methods need a token.
+
+    Tenant-bound tokens (servicekit.tenant_tokens) are accepted too, each for its tenant only: a call naming another
+    tenant in x-osaurus-tenant is PERMISSION_DENIED (TENANT_NOT_ALLOWED), and the handler runs with the token's
+    tenant in servicekit.tenancy.bound_tenant_var. With bound tokens configured no method is open without a token.
     """
 
     _OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
@@ -274,10 +280,13 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):
         *,
         admin_token: str | None = None,
         admin_prefixes: Sequence[str] = (),
+        tenant_tokens: Sequence[TenantToken] = (),
     ) -> None:
         self._expected = f"Bearer {token}".encode() if token else None
         self._admin = f"Bearer {admin_token}".encode() if admin_token else None
         self._admin_prefixes = tuple(admin_prefixes) if admin_token else ()
+        self._bound = tuple((f"Bearer {bound.token}".encode(), bound) for bound in tenant_tokens)
+        self._open = self._expected is None and not self._bound
         self._domain = domain
 
     def intercept_service(
@@ -288,22 +297,32 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):
         method = handler_call_details.method
         if method in self._OPEN_METHODS:
             return continuation(handler_call_details)
-        supplied = str(dict(handler_call_details.invocation_metadata or ()).get("authorization", "")).encode()
-        # Both comparisons always run: the time taken says nothing about which token was close.
+        metadata = tuple(handler_call_details.invocation_metadata or ())
+        supplied = str(dict(metadata).get("authorization", "")).encode()
+        # Every comparison always runs: the time taken says nothing about which token was close.
         is_admin = self._admin is not None and hmac.compare_digest(supplied, self._admin)
         is_runtime = self._expected is not None and hmac.compare_digest(supplied, self._expected)
+        bound: TenantToken | None = None
+        for expected, entry in self._bound:
+            if hmac.compare_digest(supplied, expected):
+                bound = entry
+        error: ServiceError | None = None
         if self._admin_prefixes and method.startswith(self._admin_prefixes):
-            if is_admin:
-                return continuation(handler_call_details)
-            error: ServiceError = (
-                PermissionDeniedError("ADMIN_TOKEN_REQUIRED", "this method needs the admin token")
-                if is_runtime
-                else UnauthenticatedError("BAD_TOKEN", "missing or wrong admin bearer token")
-            )
-        elif is_admin or is_runtime or self._expected is None:
-            return continuation(handler_call_details)
-        else:
+            if not (is_admin or (bound is not None and bound.admin)):
+                error = (
+                    PermissionDeniedError("ADMIN_TOKEN_REQUIRED", "this method needs the admin token")
+                    if is_runtime or bound is not None
+                    else UnauthenticatedError("BAD_TOKEN", "missing or wrong admin bearer token")
+                )
+        elif not (is_admin or is_runtime or bound is not None or self._open):
             error = UnauthenticatedError("BAD_TOKEN", "missing or wrong bearer token")
+        if error is None and bound is not None:
+            error = _tenant_refusal(metadata, bound.tenant)
+            if error is None:
+                handler = continuation(handler_call_details)
+                return None if handler is None else _with_bound_tenant(handler, bound.tenant)
+        if error is None:
+            return continuation(handler_call_details)
         status = error.to_grpc_status(self._domain)
 
         def deny(requests: Any, context: grpc.ServicerContext) -> Iterator[Any]:
@@ -313,3 +332,55 @@ class BearerTokenInterceptor(grpc.ServerInterceptor):
 
         # stream_stream fits every client call shape; the request bytes are never decoded.
         return grpc.stream_stream_rpc_method_handler(deny)
+
+
+def _tenant_refusal(metadata: Sequence[tuple[str, Any]], tenant: str) -> ServiceError | None:
+    """Why a token bound to `tenant` may not make this call (an invalid or another tenant named), or None."""
+    try:
+        requested = requested_tenant(metadata)
+    except ServiceError as error:
+        return error
+    if requested is not None and requested != tenant:
+        return PermissionDeniedError(
+            "TENANT_NOT_ALLOWED",
+            "this token is bound to another tenant",
+            metadata={"key": TENANT_METADATA_KEY},
+        )
+    return None
+
+
+def _with_bound_tenant(
+    handler: grpc.RpcMethodHandler[Any, Any], tenant: str
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """The handler, running with bound_tenant_var set to `tenant`."""
+    for kind in ("unary_unary", "stream_unary"):
+        behavior = getattr(handler, kind)
+        if behavior is not None:
+            return _handler_replace(handler, **{kind: _bound_unary(behavior, tenant)})
+    for kind in ("unary_stream", "stream_stream"):
+        behavior = getattr(handler, kind)
+        if behavior is not None:
+            return _handler_replace(handler, **{kind: _bound_stream(behavior, tenant)})
+    return handler
+
+
+def _bound_unary(behavior: Behavior, tenant: str) -> Behavior:
+    def call(request: Any, context: grpc.ServicerContext) -> Any:
+        token = bound_tenant_var.set(tenant)
+        try:
+            return behavior(request, context)
+        finally:
+            bound_tenant_var.reset(token)
+
+    return call
+
+
+def _bound_stream(behavior: Behavior, tenant: str) -> Behavior:
+    def call(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        token = bound_tenant_var.set(tenant)
+        try:
+            yield from behavior(request, context)
+        finally:
+            bound_tenant_var.reset(token)
+
+    return call

@@ -21,6 +21,7 @@ from servicekit.interceptors import (
     ErrorTranslator,
 )
 from servicekit.reflection import enable_commented_reflection
+from servicekit.tenant_tokens import TenantToken
 
 _log = logging.getLogger("servicekit.server")
 
@@ -55,6 +56,8 @@ class ServerOptions:
     #: A second token that alone may call the methods under admin_prefixes (the console); see BearerTokenInterceptor.
     admin_token: str | None = None
     admin_prefixes: Sequence[str] = field(default_factory=tuple)
+    #: Tokens bound to one tenant each (servicekit.tenant_tokens); see BearerTokenInterceptor.
+    tenant_tokens: Sequence[TenantToken] = field(default_factory=tuple)
     extra_interceptors: Sequence[grpc.ServerInterceptor] = field(default_factory=tuple)
     #: Map exceptions a handler did not expect to typed errors before they count as INTERNAL (storage faults).
     error_translators: Sequence[ErrorTranslator] = field(default_factory=tuple)
@@ -136,19 +139,21 @@ def is_loopback(address: str) -> bool:
 
 def build_server(options: ServerOptions, services: Sequence[ServiceBinding]) -> RunningServer:
     """Create, bind and start a server with health, reflection and the standard interceptors."""
-    if not is_loopback(options.address) and options.tls is None and not options.auth_token:
+    has_token = bool(options.auth_token or options.tenant_tokens)
+    if not is_loopback(options.address) and options.tls is None and not has_token:
         raise InsecureBindError(
             f"refusing to bind non-loopback address {options.address} without TLS or a bearer token; "
             "configure TLS (OSAURUS_TLS_CERT/OSAURUS_TLS_KEY) or OSAURUS_AUTH_TOKEN_FILE, or bind 127.0.0.1"
         )
     interceptors: list[grpc.ServerInterceptor] = [AccessLogInterceptor()]
-    if options.auth_token or options.admin_token:
+    if options.auth_token or options.admin_token or options.tenant_tokens:
         interceptors.append(
             BearerTokenInterceptor(
                 options.auth_token,
                 options.domain,
                 admin_token=options.admin_token,
                 admin_prefixes=options.admin_prefixes,
+                tenant_tokens=options.tenant_tokens,
             )
         )
     interceptors.append(

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import grpc
 
+from servicekit.tenant_tokens import TenantToken, TenantTokensError, load_tenant_tokens
+
 
 class TransportConfigError(ValueError):
     """Incomplete or unreadable TLS/token settings; the service refuses to start with this message."""
@@ -30,6 +32,9 @@ class TransportSecurity:
     #: The admin token (OSAURUS_ADMIN_TOKEN_FILE): a server that has one accepts only it on its admin methods (the
     #: memory console); a client that has one (memoryctl) sends it instead of `token`.
     admin_token: str | None = None
+    #: Tokens bound to one tenant each (OSAURUS_TENANT_TOKENS_FILE, servicekit.tenant_tokens); servers that take
+    #: them (memoryd) accept each for its own tenant only.
+    tenant_tokens: tuple[TenantToken, ...] = ()
 
     @property
     def is_tls(self) -> bool:
@@ -65,8 +70,8 @@ def _read(path: Path) -> bytes:
 
 
 def load_transport(env: Mapping[str, str]) -> TransportSecurity:
-    """Read OSAURUS_TLS_CERT, OSAURUS_TLS_KEY, OSAURUS_TLS_CLIENT_CA, OSAURUS_TLS_CA, OSAURUS_AUTH_TOKEN_FILE and
-    OSAURUS_ADMIN_TOKEN_FILE."""
+    """Read OSAURUS_TLS_CERT, OSAURUS_TLS_KEY, OSAURUS_TLS_CLIENT_CA, OSAURUS_TLS_CA, OSAURUS_AUTH_TOKEN_FILE,
+    OSAURUS_ADMIN_TOKEN_FILE and OSAURUS_TENANT_TOKENS_FILE."""
 
     def path(name: str) -> Path | None:
         value = env.get(name, "").strip()
@@ -81,6 +86,14 @@ def load_transport(env: Mapping[str, str]) -> TransportSecurity:
         raise TransportConfigError(
             "OSAURUS_ADMIN_TOKEN_FILE must hold a different token than OSAURUS_AUTH_TOKEN_FILE"
         )
+    try:
+        tenant_tokens = load_tenant_tokens(path("OSAURUS_TENANT_TOKENS_FILE"))
+    except TenantTokensError as error:
+        raise TransportConfigError(str(error)) from error
+    if any(bound.token in (token, admin_token) for bound in tenant_tokens):
+        raise TransportConfigError(
+            "OSAURUS_TENANT_TOKENS_FILE must not repeat the OSAURUS_AUTH_TOKEN_FILE or OSAURUS_ADMIN_TOKEN_FILE token"
+        )
     return TransportSecurity(
         cert=cert,
         key=key,
@@ -88,6 +101,7 @@ def load_transport(env: Mapping[str, str]) -> TransportSecurity:
         ca=path("OSAURUS_TLS_CA"),
         token=token,
         admin_token=admin_token,
+        tenant_tokens=tenant_tokens,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -24,6 +25,7 @@ from memoryd.ctl.ingest import FORMATS
 from memoryd.ctl.security import add_security_commands
 from memoryd.ctl.settings import ctl_settings
 from servicekit.errors import NOT_YET_AVAILABLE, ServiceError
+from servicekit.tenancy import is_valid_tenant
 from servicekit.tls import TransportConfigError
 
 _EXIT_BY_CODE = {
@@ -180,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--addr", help="memoryd address (default $OSAURUS_MEMORYD_ADDR or 127.0.0.1:50051)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("--timeout", type=float, default=30.0, help="deadline of quick calls in seconds")
+    parser.add_argument(
+        "--tenant", help="act on this tenant's memory (default $OSAURUS_TENANT, else the default tenant)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _agents(sub)
     _overrides(sub)
@@ -219,8 +224,17 @@ def main(
         settings = ctl_settings(args.addr, args.timeout)
     except TransportConfigError as error:
         return _fail(io, cli_io.EXIT_USAGE, "TRANSPORT_CONFIG", str(error))
+    tenant = args.tenant or os.environ.get("OSAURUS_TENANT", "").strip() or None
+    if tenant is not None and not is_valid_tenant(tenant):
+        return _fail(
+            io, cli_io.EXIT_USAGE, "INVALID_TENANT", "a tenant is 1-48 characters of a-z, 0-9, '_' and '-'"
+        )
     client = MemoryClient(
-        settings.addr, deadline_s=settings.deadline_s, token=settings.token, credentials=settings.credentials
+        settings.addr,
+        deadline_s=settings.deadline_s,
+        token=settings.token,
+        credentials=settings.credentials,
+        tenant=tenant,
     )
     try:
         return int(args.handler(client, args, io))

@@ -88,7 +88,8 @@ def degraded_guard(security: StoreSecurity) -> DegradedStoreGuard:
 def check_bind(settings: ServiceSettings) -> None:
     """Refuse a non-loopback listen address without TLS or a bearer token, before anything is opened."""
     transport = settings.transport
-    if not is_loopback(settings.listen) and not transport.is_tls and not transport.token:
+    has_token = bool(transport.token or transport.tenant_tokens)
+    if not is_loopback(settings.listen) and not transport.is_tls and not has_token:
         raise InsecureBindError(
             f"refusing to listen on non-loopback address {settings.listen} without TLS or a bearer token; "
             "set OSAURUS_TLS_CERT and OSAURUS_TLS_KEY (memoryctl certs init creates them) or "

@@ -27,6 +27,8 @@ if _version_not_supported:
 
 class MemoryConsoleServiceStub:
     """MemoryConsoleService inspects, searches, disables, forgets, diagnoses, previews, exports and imports memory.
+    Every call acts on the tenant named by the `x-osaurus-tenant` request metadata (see memory.proto's package
+    comment), the default tenant without it: ClearAll, Export, Import, encryption and configuration included.
     """
 
     def __init__(self, channel):
@@ -124,6 +126,8 @@ class MemoryConsoleServiceStub:
 
 class MemoryConsoleServiceServicer:
     """MemoryConsoleService inspects, searches, disables, forgets, diagnoses, previews, exports and imports memory.
+    Every call acts on the tenant named by the `x-osaurus-tenant` request metadata (see memory.proto's package
+    comment), the default tenant without it: ClearAll, Export, Import, encryption and configuration included.
     """
 
     def Inspect(self, request, context):
@@ -352,6 +356,8 @@ def add_MemoryConsoleServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class MemoryConsoleService:
     """MemoryConsoleService inspects, searches, disables, forgets, diagnoses, previews, exports and imports memory.
+    Every call acts on the tenant named by the `x-osaurus-tenant` request metadata (see memory.proto's package
+    comment), the default tenant without it: ClearAll, Export, Import, encryption and configuration included.
     """
 
     @staticmethod

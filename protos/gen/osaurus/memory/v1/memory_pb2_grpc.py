@@ -27,7 +27,8 @@ if _version_not_supported:
 
 class MemoryServiceStub:
     """MemoryService is what agent runtimes call on every turn: record turns, distil sessions, assemble the memory block
-    for the next model call, and search memory on the agent's behalf.
+    for the next model call, and search memory on the agent's behalf. Every call acts on the tenant named by the
+    `x-osaurus-tenant` request metadata (see the package comment), the default tenant without it.
     """
 
     def __init__(self, channel):
@@ -120,7 +121,8 @@ class MemoryServiceStub:
 
 class MemoryServiceServicer:
     """MemoryService is what agent runtimes call on every turn: record turns, distil sessions, assemble the memory block
-    for the next model call, and search memory on the agent's behalf.
+    for the next model call, and search memory on the agent's behalf. Every call acts on the tenant named by the
+    `x-osaurus-tenant` request metadata (see the package comment), the default tenant without it.
     """
 
     def BufferTurn(self, request, context):
@@ -342,7 +344,8 @@ def add_MemoryServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class MemoryService:
     """MemoryService is what agent runtimes call on every turn: record turns, distil sessions, assemble the memory block
-    for the next model call, and search memory on the agent's behalf.
+    for the next model call, and search memory on the agent's behalf. Every call acts on the tenant named by the
+    `x-osaurus-tenant` request metadata (see the package comment), the default tenant without it.
     """
 
     @staticmethod
