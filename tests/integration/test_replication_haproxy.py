@@ -48,18 +48,28 @@ def balanced() -> Iterator[tuple[list[CountingMemory], list[grpc.Server], str]]:
     if binary is None:
         pytest.skip("haproxy is not installed (apt-get install haproxy)")
     started = [serve_counting(), serve_counting()]
-    port = _free_port()
-    env = {
-        **os.environ,
-        "HAPROXY_BIND": f"127.0.0.1:{port}",
-        "MEMORYD_A": started[0][2],
-        "MEMORYD_B": started[1][2],
-    }
-    proxy = subprocess.Popen(
-        [binary, "-db", "-f", str(CONFIG)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    # The free port is probed then released, so another process can take it before haproxy binds: a start that
+    # does not listen is retried on a new port (twice), and the third failure reports haproxy's stderr.
+    for attempt in range(3):
+        port = _free_port()
+        env = {
+            **os.environ,
+            "HAPROXY_BIND": f"127.0.0.1:{port}",
+            "MEMORYD_A": started[0][2],
+            "MEMORYD_B": started[1][2],
+        }
+        proxy = subprocess.Popen(
+            [binary, "-db", "-f", str(CONFIG)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            _wait_listening(proxy, port)
+            break
+        except AssertionError:
+            if attempt == 2:
+                for _, server, _ in started:
+                    server.stop(None)
+                raise
     try:
-        _wait_listening(proxy, port)
         yield [s for s, _, _ in started], [server for _, server, _ in started], f"127.0.0.1:{port}"
     finally:
         proxy.terminate()
