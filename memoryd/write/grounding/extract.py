@@ -44,6 +44,7 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
+from memoryd.write.grounding.slotfill import contrast, other_names, read_clause
 from memoryd.write.grounding.stale import CHANGE_MARKER, TASTE, THING, names_value, stale_mentions
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
@@ -119,6 +120,10 @@ _AHEAD = re.compile(
 )
 
 
+#: "since Monday", "seit Montag", "depuis lundi": the date a current state began.
+_SINCE = re.compile(r"\b(?:since|ever since|seit|depuis|desde|dès)\s+(?:the\s+|le\s+|el\s+|o\s+|dem\s+)?$", re.IGNORECASE)
+
+
 def _past_month(sentence: str, mentions: Sequence[DateMention]) -> bool:
     """A bare month name said with a past verb ("we switched in November"): behind us, though the resolver looks
     ahead; "next month" stays ahead whatever the verb ("we decided to migrate next month")."""
@@ -180,6 +185,8 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
+    if all(_SINCE.search(sentence[: m.start]) for m in mentions):
+        return None  # "Seit Montag bin ich in der Spätschicht": a state that began, not a plan ahead
     if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
         return None  # "the team switched to Linear in November": a month said with a past verb is behind us
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
@@ -408,6 +415,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
             for clause in statement_clauses(sentence):
                 clause = without_openers(clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
+                # "Sprint reviews are on Thursdays, not Tuesdays": the rules read what holds now.
+                clause, corrected = contrast(clause)
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang
                 languages = frozenset({evidence, session_lang}) if evidence else None
@@ -416,6 +425,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                if corrected:
+                    clause_facts = [replace(f, replaces=(*f.replaces, (THING, corrected))) for f in clause_facts]
                 bare = without_greeting(clause)
                 if bare != clause and bare:
                     # "Bonjour ! Je prépare le marathon le 12 avril": the greeting introduces a name, it is no
@@ -425,6 +436,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         f for f in said if f.kind is not FactKind.IDENTITY
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
+                clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
@@ -451,6 +463,54 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+def _slot_family(slot: str) -> str:
+    """The slot a fact competes in within one clause (a tool used and a choice made for a purpose are one; so are
+    a relation's qualified and plain names)."""
+    if slot.startswith(("tool.", "choice.")):
+        return "choice." + slot.split(".", 1)[1]
+    if slot.startswith("relation."):
+        return "relation." + slot.split(".")[1]
+    return slot.split(".")[0] if slot.startswith("target") else slot
+
+
+def _with_read_slots(
+    facts: list[GroundedFact], clause: str, sentence: str, turn: SourceTurn, lang: str
+) -> list[GroundedFact]:
+    """The clause's facts plus what the slot-filling reader (slotfill.py) names that the rules did not: a slot the
+    rules filled stays theirs; a shift read there replaces a "workplace" the rules took it for ("in der
+    Frühschicht"); a switch to a new tool retires the other tools named in its sentence."""
+    said = turn.user.replace("’", "'")
+    retired = {fold(m.value) for m in stale_mentions(said)}
+    at = said.find(clause[:20])
+    earlier = [
+        n.group("n")
+        for n in _ANTECEDENT.finditer(said, 0, at + len(clause) if at >= 0 else len(said))
+        if is_name(n.group("n")) and fold(n.group("n")) not in retired and not any(r in fold(n.group("n")) for r in retired)
+    ]
+    held = {_slot_family(f.slot) for f in facts if f.slot}
+    decided = any(f.kind is FactKind.DECISION for f in facts)
+    out = list(facts)
+    for fact in read_clause(clause, turn.index, lang, earlier):
+        family = _slot_family(fact.slot) if fact.slot else ""
+        if family and family in held:
+            continue
+        if fact.kind is FactKind.DECISION:
+            old = tuple((THING, name) for name in other_names(sentence, fact.value))
+            if decided:
+                # "I've moved the thesis over to LaTeX; Word kept crashing": the rules read the choice, the
+                # switch says which tool it replaces.
+                out = [replace(f, replaces=(*f.replaces, *old)) if f.kind is FactKind.DECISION else f for f in out]
+                continue
+            fact = replace(fact, replaces=old)
+        if any(f.slot and _slot_family(f.slot) == family and f.kind is fact.kind for f in out):
+            continue
+        out.append(fact)
+        if family:
+            held.add(family)
+    shifts = [fold(f.value) for f in out if f.slot == "identity.shift"]
+    return [f for f in out if not (f.slot == "identity.workplace" and any(v in fold(f.value) for v in shifts))]
 
 
 def _clause_facts(
@@ -726,7 +786,7 @@ def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> l
         mentions = [m for index in fact.turns for m in stale.get(index, ())]
         if fact.kind in (FactKind.RELATION, FactKind.IDENTITY):
             mentions = [m for m in mentions if not names_value(fact.value, m.value)]
-        pairs = tuple(dict.fromkeys((m.scope, m.value) for m in mentions))
+        pairs = tuple(dict.fromkeys([*fact.replaces, *((m.scope, m.value) for m in mentions)]))
         if (
             fact.kind is FactKind.PREFERENCE
             and not fact.slot

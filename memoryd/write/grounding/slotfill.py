@@ -1,0 +1,325 @@
+"""The slot-filling reader: updates and corrections read from a clause's structure, in five languages.
+
+A correction only supersedes when it lands in the slot of the fact it corrects, so this reader names the slot from
+the clause's parts rather than from a whole-sentence pattern:
+
+- the **subject**: the user (a first-person pronoun or possessive, "we", or "me" as the object of someone else's
+  change: "they're putting me on days");
+- the **slot**, from the head noun that carries it: a relation noun ("GP", "médica", "Chef") with its qualifiers
+  ("médecin traitant", "médica de família") and a change adjective ("a different GP", "mon nouveau médecin"); a
+  goal noun with a measured quantity ("the weight goal … 78 kg", "la meta de ahorro … 3500 euros"); a work-shift
+  noun ("on days", "Spätschicht", "turno de noche"); a tool after a verb of use ("we track our bugs in Jira") or of
+  switching ("we've gone over to Evri for shipping");
+- or from the **verb class** when no noun names it: "is supervising me" (a supervisor), "does our books" (an
+  accountant), "sou seguida pela Dra. Pires" (a doctor), "who I report to" (a manager);
+- the **value**: the name, quantity or shift the head noun or verb governs.
+
+Each lexicon below is a small closed class of words (nouns, verbs, adjectives), never a sentence. `contrast` cuts a
+corrected alternative out of a clause ("on Thursdays, not Tuesdays") so the rules read only what now holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
+from memoryd.write.grounding.model import FactKind, GroundedFact
+from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
+from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.text import fold, light_stem
+
+_I = re.IGNORECASE
+
+#: The user as subject or object of the clause, in five languages.
+_USER = re.compile(
+    r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|our|us|je|j'|me|m'|moi|mon|ma|mes|on|nous|notre|nos|yo|mi|mis|"
+    r"me|nosotros|nuestro|nuestra|ich|mich|mir|mein|meine|meinen|meinem|wir|uns|unser|unsere|eu|me|meu|minha|nós|"
+    r"nosso|nossa)\b|\bj'|\bm'",
+    _I,
+)
+
+# --- relations: possessive/indefinite + change adjective + relation noun + qualifiers + link + name
+_DET = (
+    r"(?:my|our|a|an|the|mon|ma|notre|un|une|le|la|l'|mi|nuestro|nuestra|el|mein|meine|meinen|meinem|meiner|unser|"
+    r"unsere|unseren|einen|eine|ein|o meu|a minha|meu|minha|o nosso|a nossa|um|uma)"
+)
+_CHANGE_ADJ = (
+    r"(?:new|different|another|nouveau|nouvelle|nouvel|autre|nuevo|nueva|otro|otra|neuer|neue|neuen|neues|anderen|"
+    r"andere|anderer|novo|nova|outro|outra)"
+)
+#: Single-valued relations a person holds for the user (pets are named by other rules).
+_SINGLE_RELATION_WORDS = sorted(
+    (w for w, (key, single) in RELATIONS.items() if single and key not in PETS), key=len, reverse=True
+)
+_REL_WORD = "|".join(re.escape(w) for w in _SINGLE_RELATION_WORDS)
+#: Lower-case qualifiers after the relation noun ("médecin traitant", "médica de família", "family doctor").
+_QUALIFIER = r"(?:\s+(?-i:(?:de |da |do |der |di )?[a-zà-öø-ÿ][\w-]*)){0,2}?"
+_LINK = (
+    r"(?:\s*[,:—–-]\s*|\s+(?:is|'s|is now|now is|will be|est|c'est|est maintenant|sera|es|es ahora|ahora es|será|"
+    r"ist|ist jetzt|ist nun|heißt|wird|é|é agora|agora é|será|called|named|s'appelle|se llama|chama-se)\s+)"
+)
+_ARTICLE = r"(?:(?:the|le|la|l'|el|der|die|o|a)\s*)?"
+_RELATION = re.compile(
+    rf"\b{_DET}\s+(?P<new>{_CHANGE_ADJ}\s+)?(?P<rel>{_REL_WORD}){_QUALIFIER}{_LINK}{_ARTICLE}{NAME}", _I
+)
+
+#: Verb classes that name a relation without its noun: the person is the subject, the user the object. Each names
+#: the relation's key; the fact says it with that language's noun (_REL_NOUN).
+_VERB_RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (key, re.compile(pattern, _I))
+    for key, pattern in (
+        ("manager", rf"{NAME}(?:'s| is| has been| will be)? (?:now |currently )?(?:supervising|supervises|"
+         r"supervise|advising|advises) (?:me|my|us|our)\b"),
+        ("accountant", rf"{NAME}(?:'s| is)? (?:now )?(?:does|do|doing|keeps|handles|prepares|files) (?:our|my) "
+         r"(?:books|accounts|taxes|bookkeeping|tax returns?)\b"),
+        ("doctor", rf"\b(?:sou|estou a ser|estou sendo) (?:seguid[oa]|acompanhad[oa]|tratad[oa]) (?:agora )?"
+         rf"(?:pela|pelo|por) {NAME}"),
+        ("doctor", rf"\bje (?:suis|serai) (?:maintenant )?(?:suivie?|soignée?) par (?:le |la )?{NAME}"),
+        ("doctor", rf"\bme (?:atiende|trata|lleva|ve) (?:ahora )?(?:el |la )?{NAME}"),
+        ("doctor", rf"\bich (?:werde|bin) (?:jetzt |nun )?(?:von|bei) (?:der |dem )?{NAME} (?:behandelt|betreut)"),
+        ("doctor", rf"{NAME}(?:'s| is)? (?:now )?(?:treating|treats|seeing) me\b"),
+    )
+)  # fmt: skip
+#: The noun each language says a relation key with, for a fact read from a verb ("supervising me" → supervisor).
+_REL_NOUN: dict[str, dict[str, str]] = {
+    "manager": {"en": "supervisor", "fr": "chef", "es": "jefe", "de": "Chef", "pt": "chefe"},
+    "accountant": {"en": "accountant", "fr": "comptable", "es": "contable", "de": "Steuerberater", "pt": "contabilista"},
+    "doctor": {"en": "doctor", "fr": "médecin", "es": "médico", "de": "Arzt", "pt": "médico"},
+}
+#: "…, so he's who I report to": the manager is the last person named before the pronoun.
+_REPORT_TO_PRONOUN = re.compile(
+    r"\b(?:he|she|they)(?:'s| is| are) (?:the one |the person )?(?:who|whom|that) I (?:now )?report to\b", _I
+)
+
+# --- work shifts
+_SHIFT = re.compile(
+    r"\b(?:on|to|onto|work|working|do|doing)\s+(?P<v>(?:the\s+)?(?:night|day|early|late|evening|morning|weekend|"
+    r"graveyard|swing|back)s?(?:\s+shifts?)?|nights|days|earlies|lates)\b(?!\s+(?:ago|off|later|before|after|a week))|"
+    r"\b(?P<v2>(?:früh|spät|nacht|tag|wechsel|mittags?)schicht)\b|"
+    r"\b(?P<v3>turno (?:de|da|del) (?:noche|mañana|tarde|día|noite|manhã|dia))\b|"
+    r"\b(?:je (?:suis|travaille|passe|serai)|on m'a mise?|ils m'ont mise?|en poste) (?:maintenant |désormais )?"
+    r"(?:en |à |au )?(?P<v4>(?:équipe |poste )?de (?:nuit|jour|matin|soir))\b",
+    _I,
+)
+
+_SHIFT_PLURAL = re.compile(r"^(night|day|late)s$|^(earl)ies$", _I)
+
+# --- goals with a measured value
+_GOAL = re.compile(
+    r"\b(?:goal|target|aim|objective|objectif|but|meta|objetivo|ziel|zielzeit|zielgewicht)\b", _I
+)
+_QUANTITY = re.compile(
+    r"(?:[£$€]\s?)?\d[\d.,:]*\s?(?:h\d{2}|%|[a-zà-ÿ]+\b)?(?:\s+(?:nos|nas|in|en|em|im|pour|para|for|on)\s+(?:the\s+)?"
+    r"(?:\d[\d.,]*\s?[a-z]+|[a-zà-ÿ]+))?",
+    _I,
+)
+_TRAILING_NOW = re.compile(r"[\s,]+(?:now|instead|then|maintenant|désormais|ahora|jetzt|nun|agora)\s*$", _I)
+
+# --- tools used and tools switched to
+_USE_VERB = (
+    r"(?:track|tracks|manage|manages|plan|plans|write|writes|keep|keeps|log|logs|store|stores|host|hosts|ship|ships|"
+    r"deploy|deploys|build|builds|edit|edits|design|designs|organise|organize|organises|organizes|handle|handles|"
+    r"send|sends|draft|drafts|code|record|records|run|runs|do|does|book|books|sell|sells|bank|invoice|invoices)"
+)
+_TOOL_USE = re.compile(
+    rf"\b(?:I|we)\s+(?:(?:currently|still|usually|always|mostly|now)\s+)?(?P<verb>{_USE_VERB})"
+    rf"(?P<obj>(?:\s+(?!in\b|on\b|with\b|using\b|via\b|through\b)[\w'-]+){{0,4}}?)\s+(?:in|on|with|using|via|through)\s+"
+    rf"{NAME}(?=\s*(?:[.,;!]|$|\s+(?:at the moment|for now|now|these days|at work|for)\b))",
+    _I,
+)
+_SWITCH = re.compile(
+    rf"\b(?:(?:we|I)(?:'ve| have|'re| are)?\s+(?:just |now |finally )?(?:gone over|went over|moved over|switched|"
+    rf"changed|migrated|swapped)\s+(?:[\w-]+\s+){{0,3}}?(?:to|for)|"
+    rf"on (?:est|s'est) (?:passée?s? |mise?s? )?(?:à|sur)|nous sommes passée?s à|je suis passée? à|"
+    rf"(?:nos |me )?(?:pasamos|cambiamos|cambié|pasé) (?:a|al)|"
+    rf"(?:wir sind|ich bin) (?:jetzt |nun )?(?:auf|zu) (?:\w+ )?(?:umgestiegen|gewechselt)|"
+    rf"(?:mudámos|mudamos|passámos|passamos|mudei|passei) para)\s+(?:the |o |a |le |la |el )?{NAME}"
+    rf"(?:\s+(?:for|pour|para|für)\s+(?P<what>[\w-]+(?: [\w-]+)?))?",
+    _I,
+)
+_SWITCH_STOP = frozenset(fold(w) for w in "the a an our my it them this that".split())  # noqa: SIM905
+
+# --- a corrected alternative said alongside the new value
+#: What a corrected alternative can be: a name, a number or day of the month, a weekday or a month ("Tuesdays",
+#: "the 24th", "Osaka"); "grams, not cups" or "casual, no corporate speak" are part of what the user asks for.
+_VALUE = (
+    r"(?:(?-i:[A-ZÀ-ÖØ-Þ][\w'’-]*(?: [A-ZÀ-ÖØ-Þ][\w'’-]*){0,2})|\d{1,4}(?:st|nd|rd|th|er|e|º|ª|\.)?|"
+    rf"(?:{'|'.join(sorted({*MONTHS, *WEEKDAYS}, key=len, reverse=True))})s?)"
+)
+_ALT_ARTICLE = r"(?:(?:on|the|le|la|el|am|o|a|em|en|in|au|al|für)\s+)?"
+_CONTRAST = re.compile(
+    # "…, not Tuesdays", "…, pas le 16", "…, no el martes", "…, nicht am Dienstag", "…, não na terça"
+    rf",\s*(?:and |but |et |y |und |e )?(?:not|pas|non|no|nicht|não)\s+{_ALT_ARTICLE}(?P<old>{_VALUE})"
+    rf"(?=\s*(?:[,;.!]|$))|"
+    # "… in Kyoto instead of Osaka", "… au lieu du 16", "… statt Dienstag"
+    rf"\s+(?:instead of|rather than|au lieu d[eu]|au lieu de la|plutôt que|en vez de|en lugar de|statt|anstatt|"
+    rf"em vez de|ao invés de)\s+{_ALT_ARTICLE}(?P<old2>{_VALUE})(?=\s*(?:[,;.!]|$))",
+    _I,
+)
+
+
+def contrast(clause: str) -> tuple[str, str]:
+    """(the clause without a corrected alternative, that alternative or ""): "Sprint reviews are on Thursdays, not
+    Tuesdays, I got that wrong" → ("Sprint reviews are on Thursdays", "Tuesdays"). The alternative is a value (a
+    name, a number, a day or a month) after a statement of at least three words; an aside after "…, not X," is no
+    part of the new fact."""
+    for match in _CONTRAST.finditer(clause):
+        before = clause[: match.start()].rstrip(" ,")
+        if len(before.split()) < 3:
+            continue
+        if match.group("old"):
+            return before, _singular(match.group("old"))
+        return f"{before}{clause[match.end():]}", _singular(match.group("old2"))
+    return clause, ""
+
+
+def _singular(value: str) -> str:
+    """ "Tuesdays" → "Tuesday": a weekday said of a habit names the same day."""
+    return value[:-1] if value.endswith("s") and fold(value[:-1]) in WEEKDAYS else value
+
+
+def _fact(
+    kind: FactKind, text: str, slot: str, value: str, turn: int, salience: float, lang: str, *, identity: bool
+) -> GroundedFact:
+    return GroundedFact(kind, text, slot, value, (turn,), salience, identity, "extractor", lang)
+
+
+def _rel_key(word: str) -> str:
+    entry = RELATIONS.get(word.lower()) or RELATIONS.get(fold(word))
+    return entry[0] if entry and entry[1] and entry[0] not in PETS else ""
+
+
+def _relation(rel: str, name: str, turn: int, lang: str) -> GroundedFact | None:
+    key = _rel_key(rel)
+    if not key or not is_name(name) or _rel_key(name):
+        return None
+    text = render("relation", lang, name, rel=rel.lower() if lang == "en" else rel)
+    return _fact(FactKind.RELATION, text, f"relation.{key}", name, turn, 0.7, lang, identity=False)
+
+
+def relations(clause: str, turn: int, lang: str, earlier_names: Sequence[str] = ()) -> list[GroundedFact]:
+    """A single-valued relation named by its noun (with qualifiers or a change adjective) or by a verb class."""
+    out: list[GroundedFact] = []
+    if _USER.search(clause):
+        for match in _RELATION.finditer(clause):
+            fact = _relation(match.group("rel"), match.group("v"), turn, lang)
+            if fact is not None:
+                out.append(fact)
+    # A verb class carries the user itself ("supervising me", "sou seguida pela", "does our books").
+    for key, pattern in _VERB_RELATIONS:
+        for match in pattern.finditer(clause):
+            fact = _relation(_REL_NOUN[key].get(lang, _REL_NOUN[key]["en"]), match.group("v"), turn, lang)
+            if fact is not None:
+                out.append(fact)
+    said = _REPORT_TO_PRONOUN.search(clause)
+    if said is not None and earlier_names:
+        fact = _relation(_REL_NOUN["manager"].get(lang, "manager"), earlier_names[-1], turn, lang)
+        if fact is not None:
+            out.append(fact)
+    return out
+
+
+def shift(clause: str, turn: int, lang: str) -> GroundedFact | None:
+    """The user's work shift ("they're putting me on days", "ich bin in der Spätschicht"), when the user is in the
+    clause."""
+    if not _USER.search(clause):
+        return None
+    match = _SHIFT.search(clause)
+    if match is None:
+        return None
+    value = next(v for v in match.groups() if v)
+    value = re.sub(r"^the\s+", "", value, flags=_I)
+    # "on days", "on nights", "on earlies": the English plural names the shift ("day shift").
+    value = _SHIFT_PLURAL.sub(lambda m: f"{(m.group(1) or 'early').lower()} shift", value)
+    return _fact(FactKind.IDENTITY, render("shift", lang, value), "identity.shift", value, turn, 0.9, lang,
+                 identity=True)  # fmt: skip
+
+
+def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
+    """A goal restated with a measured value ("I've revised the weight goal too: 78 kg now", "subí la meta de
+    ahorro a 3500 euros"): the quantity after the goal noun, in the slot of what it measures."""
+    noun = _GOAL.search(clause)
+    if noun is None or not _USER.search(clause) and not re.search(r"\b(?:the|a|la|el|o|das|le)\s+\S*\s*$",
+                                                                     clause[: noun.start()], _I):
+        return None
+    rest = clause[noun.end() :]
+    quantity = next((q for q in _QUANTITY.finditer(rest) if target_measure(q.group(0))), None)
+    if quantity is None:
+        return None
+    value = _TRAILING_NOW.sub("", rest[quantity.start() :].strip(" .!;")).strip()
+    value = re.split(r"\s*[,;(]|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit)\b", value, maxsplit=1,
+                     flags=_I)[0]  # fmt: skip
+    measure = target_measure(value)
+    if not value or not measure:
+        return None
+    return _fact(FactKind.PLAN, render("target", lang, value), f"target.{measure}", value, turn, 0.6, lang,
+                 identity=False)  # fmt: skip
+
+
+def _purpose(verb: str, obj: str) -> str:
+    words = [w for w in re.findall(r"[\w-]+", obj.lower()) if fold(w) not in _VAGUE]
+    head = words[-1] if words else verb.lower()
+    return canonical_purpose(light_stem(fold(head)))
+
+
+_VAGUE = frozenset(
+    fold(w)
+    for w in "all our my the a an everything anything stuff things it them everything every each of".split()  # noqa: SIM905
+)
+
+
+def tool_use(clause: str, turn: int, lang: str) -> GroundedFact | None:
+    """A tool the user works with, said with a verb of use and what it is used for ("we track all our bugs in Jira"
+    → tool.bug, "I write everything in Word" → tool.write)."""
+    match = _TOOL_USE.search(clause)
+    if match is None or not is_name(match.group("v")) or _rel_key(match.group("v")):
+        return None
+    name = match.group("v")
+    purpose = _purpose(match.group("verb"), match.group("obj"))
+    what = f" to {match.group('verb').lower()}{match.group('obj')}" if lang == "en" else ""
+    text = render("tool", lang, name, what=what)
+    return _fact(FactKind.PREFERENCE, text, f"tool.{purpose}", name, turn, 0.75, lang, identity=False)
+
+
+def switched(clause: str, turn: int, lang: str) -> GroundedFact | None:
+    """A tool or service the user switched to ("we've gone over to Evri for shipping", "on est passés à Trello"):
+    a decision, in the slot of its purpose when one is said."""
+    match = _SWITCH.search(clause)
+    if match is None or not is_name(match.group("v")) or _rel_key(match.group("v")):
+        return None
+    name = match.group("v")
+    if fold(name.split()[0]) in _SWITCH_STOP:
+        return None
+    what = match.group("what") or ""
+    slot = f"choice.{canonical_purpose(light_stem(fold(what.split()[-1])))}" if what else ""
+    value = f"{name} for {what}" if what and lang == "en" else name
+    return _fact(FactKind.DECISION, render("chose", lang, value), slot, name, turn, 0.8, lang, identity=False)
+
+
+def other_names(sentence: str, keep: str) -> tuple[str, ...]:
+    """Capitalised names of a sentence other than `keep` (a switch's old tool: "Royal Mail got too expensive")."""
+    found = []
+    for match in re.finditer(NAME, sentence):
+        name = match.group("v")
+        if match.start() == 0 or not is_name(name) or fold(keep) in fold(name) or fold(name) in fold(keep):
+            continue  # a capital opening the sentence is no evidence of a name
+        found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
+def read_clause(
+    clause: str, turn: int, lang: str, earlier_names: Sequence[str] = ()
+) -> list[GroundedFact]:
+    """Every slot the reader fills from one clause of a user turn."""
+    kept, _ = contrast(clause)
+    out = relations(kept, turn, lang, earlier_names)
+    for reader in (shift, goal, tool_use, switched):
+        fact = reader(kept, turn, lang)
+        if fact is not None:
+            out.append(fact)
+    return out
+
+
+__all__ = ["contrast", "goal", "other_names", "read_clause", "relations", "shift", "switched", "tool_use"]
