@@ -27,8 +27,14 @@ class Correction:
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
+#: A day said as an ordinal ("the 15th", "le 1er", "am 15.") is the same value as the number in a stored plan
+#: ("December 15"): an assistant line wishing luck "on the 15th" still states the moved date.
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|er|e|º|ª)\b|\b(\d{1,2})\.(?=\s)", re.IGNORECASE)
+
+
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(index_term(t) for t in tokens(_ISO_DATE.sub(" ", text)) if t not in STOP_WORDS)
+    said = _ORDINAL.sub(lambda m: m.group(1) or m.group(2), _ISO_DATE.sub(" ", text))
+    return frozenset(index_term(t) for t in tokens(said) if t not in STOP_WORDS)
 
 
 def corrections_from(pairs: Iterable[tuple[str, str]]) -> tuple[Correction, ...]:

@@ -62,3 +62,17 @@ def test_the_planner_leaves_stale_rows_out_of_a_section() -> None:
         Section.TRANSCRIPT, hits, "when does Falcon launch?", is_stale=lambda t: states_old_value(t, FALCON)
     )
     assert [c.ref.id for c in fresh if c.ref is not None] == ["1", "2"]
+
+
+def test_a_day_said_as_an_ordinal_is_the_corrected_number() -> None:
+    corrections = corrections_from(
+        [
+            (
+                "The beta launch is on December 15 (2026-12-15).",
+                "The beta launch moved to December 18 (2026-12-18).",
+            )
+        ]
+    )
+    assert states_old_value("Good luck with the beta launch on the 15th!", corrections)
+    assert states_old_value("Die Beta startet am 15. Dezember.", corrections)
+    assert not states_old_value("Good luck with the beta launch on the 18th!", corrections)

@@ -121,7 +121,9 @@ _AHEAD = re.compile(
 
 
 #: "since Monday", "seit Montag", "depuis lundi": the date a current state began.
-_SINCE = re.compile(r"\b(?:since|ever since|seit|depuis|desde|dès)\s+(?:the\s+|le\s+|el\s+|o\s+|dem\s+)?$", re.IGNORECASE)
+_SINCE = re.compile(
+    r"\b(?:since|ever since|seit|depuis|desde|dès)\s+(?:the\s+|le\s+|el\s+|o\s+|dem\s+)?$", re.IGNORECASE
+)
 
 
 def _past_month(sentence: str, mentions: Sequence[DateMention]) -> bool:
@@ -426,7 +428,9 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
                 if corrected:
-                    clause_facts = [replace(f, replaces=(*f.replaces, (THING, corrected))) for f in clause_facts]
+                    clause_facts = [
+                        replace(f, replaces=(*f.replaces, (THING, corrected))) for f in clause_facts
+                    ]
                 bare = without_greeting(clause)
                 if bare != clause and bare:
                     # "Bonjour ! Je prépare le marathon le 12 avril": the greeting introduces a name, it is no
@@ -487,7 +491,9 @@ def _with_read_slots(
     earlier = [
         n.group("n")
         for n in _ANTECEDENT.finditer(said, 0, at + len(clause) if at >= 0 else len(said))
-        if is_name(n.group("n")) and fold(n.group("n")) not in retired and not any(r in fold(n.group("n")) for r in retired)
+        if is_name(n.group("n"))
+        and fold(n.group("n")) not in retired
+        and not any(r in fold(n.group("n")) for r in retired)
     ]
     held = {_slot_family(f.slot) for f in facts if f.slot}
     decided = any(f.kind is FactKind.DECISION for f in facts)
@@ -501,7 +507,10 @@ def _with_read_slots(
             if decided:
                 # "I've moved the thesis over to LaTeX; Word kept crashing": the rules read the choice, the
                 # switch says which tool it replaces.
-                out = [replace(f, replaces=(*f.replaces, *old)) if f.kind is FactKind.DECISION else f for f in out]
+                out = [
+                    replace(f, replaces=(*f.replaces, *old)) if f.kind is FactKind.DECISION else f
+                    for f in out
+                ]
                 continue
             fact = replace(fact, replaces=old)
         if any(f.slot and _slot_family(f.slot) == family and f.kind is fact.kind for f in out):
@@ -510,7 +519,9 @@ def _with_read_slots(
         if family:
             held.add(family)
     shifts = [fold(f.value) for f in out if f.slot == "identity.shift"]
-    return [f for f in out if not (f.slot == "identity.workplace" and any(v in fold(f.value) for v in shifts))]
+    return [
+        f for f in out if not (f.slot == "identity.workplace" and any(v in fold(f.value) for v in shifts))
+    ]
 
 
 def _clause_facts(

@@ -29,7 +29,7 @@ from memoryd.write.grounding.model import (
     SourceTurn,
 )
 from memoryd.write.grounding.rules import Hit, apply_rules
-from memoryd.write.grounding.secrets import contains_secret, redact_secrets
+from memoryd.write.grounding.secrets import contains_secret
 from memoryd.write.grounding.summary import repeats_run
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import (
@@ -42,6 +42,7 @@ from memoryd.write.grounding.text import (
     tokens,
     without_speaker_labels,
 )
+from memoryd.write.grounding.unfit import unfit_reason
 from memoryd.write.grounding.verify import support, verify
 from memoryd.write.parse import Digest as ModelDigest
 
@@ -281,6 +282,9 @@ class _Grounder:
             return reason
         if repeats_run(text):
             return "loop"  # a 4-word run said twice, even of template words ("the user is a … the user is a")
+        unfit = next((why for why in map(unfit_reason, sentences(text)) if why and why != "secret"), "")
+        if unfit:
+            return unfit  # small talk, someone else's opinion, the assistant's guess: the extractive filters
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
         if _FIRST_PERSON.search(text):
             return "first_person"
@@ -419,17 +423,12 @@ def _polarity_differs(a: str, b: str) -> bool:
 
 
 def _redact_summary(summary: str) -> str:
-    """Secrets out of a summary: redact the value; a sentence that would keep nothing else is dropped."""
+    """Secrets out of a summary: every sentence holding one is dropped."""
     if not contains_secret(summary):
         return summary
-    kept = []
-    for sentence in sentences(summary):
-        if contains_secret(sentence):
-            sentence = redact_secrets(sentence)
-            if len(content_tokens(sentence.replace("[redacted]", ""))) < 3:
-                continue
-        kept.append(sentence)
-    return " ".join(kept)
+    # A sentence that held a credential is about it ("the rota password is …"): it goes whole, as in the
+    # extractive summary.
+    return " ".join(sentence for sentence in sentences(summary) if not contains_secret(sentence))
 
 
 def ground(

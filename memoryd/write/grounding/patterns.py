@@ -400,7 +400,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
     ("es", "works_as", _K.IDENTITY, "identity.role", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
     ("es", "role", _K.IDENTITY, "identity.role",
-     r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica))(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
+     # "ahora soy traductora autónoma": one adjective may follow the role noun.
+     r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica)(?: (?!en\b|de\b|para\b|y\b)[a-záéíóúñ]+[oae])?)(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
     ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:como|de) [\w -]{{2,40}}? (?:en|para) {NAME}", ""),
     ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:ahora |actualmente )?(?:en|para) {NAME}", ""),
     ("es", "diet", _K.PREFERENCE, "preference.diet", r"\bsoy (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),

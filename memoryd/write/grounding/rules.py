@@ -1001,4 +1001,13 @@ def _without_overlaps(hits: list[Hit]) -> list[Hit]:
     return sorted(kept, key=lambda h: h.start)
 
 
-__all__ = ["RELATION_RULES", "RULES", "Hit", "Rule", "apply_rules", "is_name", "target_measure", "to_third_person_en"]
+__all__ = [
+    "RELATION_RULES",
+    "RULES",
+    "Hit",
+    "Rule",
+    "apply_rules",
+    "is_name",
+    "target_measure",
+    "to_third_person_en",
+]

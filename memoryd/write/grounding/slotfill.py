@@ -28,7 +28,7 @@ from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
 from memoryd.write.grounding.templates import render
-from memoryd.write.grounding.text import fold, light_stem
+from memoryd.write.grounding.text import fold, light_stem, word_set
 
 _I = re.IGNORECASE
 
@@ -55,14 +55,15 @@ _SINGLE_RELATION_WORDS = sorted(
 )
 _REL_WORD = "|".join(re.escape(w) for w in _SINGLE_RELATION_WORDS)
 #: Lower-case qualifiers after the relation noun ("médecin traitant", "médica de família", "family doctor").
-_QUALIFIER = r"(?:\s+(?-i:(?:de |da |do |der |di )?[a-zà-öø-ÿ][\w-]*)){0,2}?"
+_QUALIFIER = r"(?:\s+(?-i:(?:de |da |do |du |del |des |der |di )?[a-zà-öø-ÿ][\w-]*)){0,2}?"
 _LINK = (
     r"(?:\s*[,:—–-]\s*|\s+(?:is|'s|is now|now is|will be|est|c'est|est maintenant|sera|es|es ahora|ahora es|será|"
     r"ist|ist jetzt|ist nun|heißt|wird|é|é agora|agora é|será|called|named|s'appelle|se llama|chama-se)\s+)"
 )
 _ARTICLE = r"(?:(?:the|le|la|l'|el|der|die|o|a)\s*)?"
 _RELATION = re.compile(
-    rf"\b{_DET}\s+(?P<new>{_CHANGE_ADJ}\s+)?(?P<rel>{_REL_WORD}){_QUALIFIER}{_LINK}{_ARTICLE}{NAME}", _I
+    rf"\b(?:{_DET}\s+(?:{_CHANGE_ADJ}\s+)?|another\s+)(?P<rel>{_REL_WORD}){_QUALIFIER}{_LINK}{_ARTICLE}{NAME}",
+    _I,
 )
 
 #: Verb classes that name a relation without its noun: the person is the subject, the user the object. Each names
@@ -85,7 +86,13 @@ _VERB_RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 #: The noun each language says a relation key with, for a fact read from a verb ("supervising me" → supervisor).
 _REL_NOUN: dict[str, dict[str, str]] = {
     "manager": {"en": "supervisor", "fr": "chef", "es": "jefe", "de": "Chef", "pt": "chefe"},
-    "accountant": {"en": "accountant", "fr": "comptable", "es": "contable", "de": "Steuerberater", "pt": "contabilista"},
+    "accountant": {
+        "en": "accountant",
+        "fr": "comptable",
+        "es": "contable",
+        "de": "Steuerberater",
+        "pt": "contabilista",
+    },
     "doctor": {"en": "doctor", "fr": "médecin", "es": "médico", "de": "Arzt", "pt": "médico"},
 }
 #: "…, so he's who I report to": the manager is the last person named before the pronoun.
@@ -104,6 +111,14 @@ _SHIFT = re.compile(
     _I,
 )
 
+_PRO_DROP = frozenset({"es", "pt"})
+#: Another person as the clause's subject: a third-person pronoun or a relation ("my sister", "mi hermana").
+_ANY_REL_WORD = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
+_SOMEONE_ELSE = re.compile(
+    rf"\b(?:he|she|il|elle|él|ella|er|ele|ela|(?:{_DET}|his|her|their|sa|son|su|sein|seine|ihr|ihre|seu|sua)\s+"
+    rf"(?:{_ANY_REL_WORD}))\b(?!\s+(?:moved|put|switched|changed)\s+me\b)",
+    _I,
+)
 _SHIFT_PLURAL = re.compile(r"^(night|day|late)s$|^(earl)ies$", _I)
 
 # --- goals with a measured value
@@ -130,13 +145,24 @@ _TOOL_USE = re.compile(
     _I,
 )
 _SWITCH = re.compile(
-    rf"\b(?:(?:we|I)(?:'ve| have|'re| are)?\s+(?:just |now |finally )?(?:gone over|went over|moved over|switched|"
+    r"\b(?:"
+    rf"(?:we|I)(?:'ve| have|'re| are)?\s+(?:just |now |finally )?(?:gone over|went over|moved over|switched|"
     rf"changed|migrated|swapped)\s+(?:[\w-]+\s+){{0,3}}?(?:to|for)|"
+    # "I've moved the thesis over to LaTeX", "we ported the site over to Astro"
+    rf"(?:we|I)(?:'ve| have)?\s+(?:just |now |finally )?(?:moved|ported|brought|taken|took)\s+(?:[\w-]+\s+){{1,3}}?"
+    rf"over\s+to|"
     rf"on (?:est|s'est) (?:passée?s? |mise?s? )?(?:à|sur)|nous sommes passée?s à|je suis passée? à|"
     rf"(?:nos |me )?(?:pasamos|cambiamos|cambié|pasé) (?:a|al)|"
-    rf"(?:wir sind|ich bin) (?:jetzt |nun )?(?:auf|zu) (?:\w+ )?(?:umgestiegen|gewechselt)|"
     rf"(?:mudámos|mudamos|passámos|passamos|mudei|passei) para)\s+(?:the |o |a |le |la |el )?{NAME}"
-    rf"(?:\s+(?:for|pour|para|für)\s+(?P<what>[\w-]+(?: [\w-]+)?))?",
+    rf"(?:\s+(?:for|pour|para|für)\s+(?:the |our |my |le |la |les |el |los |las |o |a |os |as |die |das |den )?"
+    rf"(?P<what>[\w-]+(?: (?!(?:last|next|this|now|today|yesterday|again|too|as|because|since|instead|after|"
+    rf"before|from|on|in|at)\b)[\w-]+)?))?",
+    _I,
+)
+#: German puts the verb last: "wir sind jetzt auf Linear umgestiegen", "ich bin zu Evri gewechselt".
+_SWITCH_DE = re.compile(
+    rf"\b(?:wir sind|ich bin|wir haben|ich habe) (?:jetzt |nun |inzwischen |endlich )?(?:auf|zu) (?:der |die |das |den )?"
+    rf"{NAME} (?:umgestiegen|gewechselt|umgestellt)",
     _I,
 )
 _SWITCH_STOP = frozenset(fold(w) for w in "the a an our my it them this that".split())  # noqa: SIM905
@@ -171,7 +197,7 @@ def contrast(clause: str) -> tuple[str, str]:
             continue
         if match.group("old"):
             return before, _singular(match.group("old"))
-        return f"{before}{clause[match.end():]}", _singular(match.group("old2"))
+        return f"{before}{clause[match.end() :]}", _singular(match.group("old2"))
     return clause, ""
 
 
@@ -224,15 +250,19 @@ def relations(clause: str, turn: int, lang: str, earlier_names: Sequence[str] = 
 def shift(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """The user's work shift ("they're putting me on days", "ich bin in der Spätschicht"), when the user is in the
     clause."""
-    if not _USER.search(clause):
-        return None
+    if _SOMEONE_ELSE.search(clause) or (not _USER.search(clause) and lang not in _PRO_DROP):
+        return None  # Spanish and Portuguese drop the pronoun ("Passei para o turno da manhã")
     match = _SHIFT.search(clause)
     if match is None:
         return None
     value = next(v for v in match.groups() if v)
     value = re.sub(r"^the\s+", "", value, flags=_I)
-    # "on days", "on nights", "on earlies": the English plural names the shift ("day shift").
-    value = _SHIFT_PLURAL.sub(lambda m: f"{(m.group(1) or 'early').lower()} shift", value)
+    # "on days", "on nights", "on earlies": the English plural names the shift ("the day shift").
+    plural = _SHIFT_PLURAL.match(value)
+    if plural is not None and lang == "en":
+        value = (plural.group(1) or "early").lower()
+        return _fact(FactKind.IDENTITY, render("on_shift", lang, value), "identity.shift", value, turn, 0.9, lang,
+                     identity=True)  # fmt: skip
     return _fact(FactKind.IDENTITY, render("shift", lang, value), "identity.shift", value, turn, 0.9, lang,
                  identity=True)  # fmt: skip
 
@@ -241,8 +271,10 @@ def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """A goal restated with a measured value ("I've revised the weight goal too: 78 kg now", "subí la meta de
     ahorro a 3500 euros"): the quantity after the goal noun, in the slot of what it measures."""
     noun = _GOAL.search(clause)
-    if noun is None or not _USER.search(clause) and not re.search(r"\b(?:the|a|la|el|o|das|le)\s+\S*\s*$",
-                                                                     clause[: noun.start()], _I):
+    if noun is None or (
+        not _USER.search(clause)
+        and not re.search(r"\b(?:the|a|la|el|o|das|le)\s+\S*\s*$", clause[: noun.start()], _I)
+    ):
         return None
     rest = clause[noun.end() :]
     quantity = next((q for q in _QUANTITY.finditer(rest) if target_measure(q.group(0))), None)
@@ -258,9 +290,16 @@ def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
                  identity=False)  # fmt: skip
 
 
+#: Verbs that name their purpose themselves ("we invoice our clients with FreeAgent" is invoicing); with any
+#: other verb of use the object names it ("we track all our bugs in Jira" is about bugs).
+_PURPOSE_VERBS = frozenset(
+    word_set("invoice invoices ship ships bank book books sell sells deploy deploys host hosts")
+)
+
+
 def _purpose(verb: str, obj: str) -> str:
     words = [w for w in re.findall(r"[\w-]+", obj.lower()) if fold(w) not in _VAGUE]
-    head = words[-1] if words else verb.lower()
+    head = verb.lower() if verb.lower() in _PURPOSE_VERBS or not words else words[-1]
     return canonical_purpose(light_stem(fold(head)))
 
 
@@ -286,14 +325,14 @@ def tool_use(clause: str, turn: int, lang: str) -> GroundedFact | None:
 def switched(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """A tool or service the user switched to ("we've gone over to Evri for shipping", "on est passés à Trello"):
     a decision, in the slot of its purpose when one is said."""
-    match = _SWITCH.search(clause)
+    match = _SWITCH.search(clause) or _SWITCH_DE.search(clause)
     if match is None or not is_name(match.group("v")) or _rel_key(match.group("v")):
         return None
     name = match.group("v")
     if fold(name.split()[0]) in _SWITCH_STOP:
         return None
-    what = match.group("what") or ""
-    slot = f"choice.{canonical_purpose(light_stem(fold(what.split()[-1])))}" if what else ""
+    what = (match.groupdict().get("what") or "") if match.re is _SWITCH else ""
+    slot = f"choice.{canonical_purpose('_'.join(light_stem(fold(w)) for w in what.split()))}" if what else ""
     value = f"{name} for {what}" if what and lang == "en" else name
     return _fact(FactKind.DECISION, render("chose", lang, value), slot, name, turn, 0.8, lang, identity=False)
 
@@ -309,9 +348,7 @@ def other_names(sentence: str, keep: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def read_clause(
-    clause: str, turn: int, lang: str, earlier_names: Sequence[str] = ()
-) -> list[GroundedFact]:
+def read_clause(clause: str, turn: int, lang: str, earlier_names: Sequence[str] = ()) -> list[GroundedFact]:
     """Every slot the reader fills from one clause of a user turn."""
     kept, _ = contrast(clause)
     out = relations(kept, turn, lang, earlier_names)
