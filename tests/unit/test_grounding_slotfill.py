@@ -145,3 +145,32 @@ def test_a_since_date_is_no_plan() -> None:
         f for f in _run("Seit Montag arbeite ich in der Spätschicht.").facts if f.slot.startswith("plan.")
     ]
     assert "identity.shift" in _slots(_run("Seit Montag arbeite ich in der Spätschicht."))
+
+
+# ----------------------------------------------------------------------------------------------- successors
+def test_someone_taking_over_gets_the_role_of_the_person_replaced() -> None:
+    pool = _pool(
+        ("The user's physio is Dr. Anand.", "relation.physio"),
+        ("The user's manager is Claire Dubois.", "relation.manager"),
+    )
+    facts = _run("Dr. Anand retired, and Dr. Ruth Obi has taken over her patients.").facts
+    plan = plan_grounded(facts, pool, [], lambda turns: tuple(turns))
+    [new] = [f for f in plan.facts.inserts if "Obi" in f.content]
+    assert (new.content, new.slot, new.supersedes) == (
+        "The user's physio is Dr. Ruth Obi.",
+        "relation.physio",
+        ("1",),
+    )
+    # German word order, and someone away rather than gone.
+    pool = _pool(("Fliesenleger des Nutzers: Herr Brandt.", "relation.tiler"))
+    facts = _run("Herr Brandt ist krank, deshalb übernimmt sein Kollege Herr Aydin die Arbeiten.").facts
+    assert "1" in _retired(facts, pool)
+
+
+def test_a_successor_without_a_known_role_stays_a_plain_fact() -> None:
+    facts = _run("Marta left the company and Jonas Berg took over.").facts
+    plan = plan_grounded(facts, [], [], lambda turns: tuple(turns))
+    assert [(f.slot, f.supersedes) for f in plan.facts.inserts if "Jonas" in f.content] == [("", ())]
+    assert not _run("My colleague Tom took over the project.").facts or all(
+        f.slot != "relation.successor" for f in _run("My colleague Tom took over the project.").facts
+    )

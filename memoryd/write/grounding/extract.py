@@ -44,8 +44,21 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
-from memoryd.write.grounding.slotfill import contrast, other_names, read_clause
-from memoryd.write.grounding.stale import CHANGE_MARKER, TASTE, THING, names_value, stale_mentions
+from memoryd.write.grounding.slotfill import (
+    contrast,
+    other_names,
+    read_clause,
+    successor_fact,
+    successors,
+)
+from memoryd.write.grounding.stale import (
+    CHANGE_MARKER,
+    PERSON,
+    TASTE,
+    THING,
+    names_value,
+    stale_mentions,
+)
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import (
@@ -447,6 +460,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_chosen_options(turns))
     found.extend(_pronoun_relations(turns, session_lang))
     found.extend(_adopted_pets(turns, session_lang))
+    found.extend(_successors(turns, session_lang))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
@@ -1095,6 +1109,23 @@ def _adopted_pets(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found
                 "en",
             )
             found.append(_Found(fact, (said,)))
+    return found
+
+
+def _successors(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    """Someone taking over a role from a person who left it or is away ("Gillian retired, so Martin Doyle took
+    over our books"): supersede.py gives the fact the role the agent's memory holds for the person replaced."""
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("\u2019", "'")
+        gone = [m.value for m in stale_mentions(said) if m.scope == PERSON]
+        for sentence in sentences(said):
+            if HYPOTHETICAL.search(sentence) or sentence.rstrip().endswith("?"):
+                continue
+            for new, old in successors(sentence, gone):
+                lang = detect_language(sentence, default="") or session_lang
+                shown = third_person(sentence) if lang == "en" else sentence
+                found.append(_Found(successor_fact(new, old, shown, turn.index, lang), (sentence,)))
     return found
 
 

@@ -152,7 +152,9 @@ _SWITCH = re.compile(
     rf"(?:we|I)(?:'ve| have)?\s+(?:just |now |finally )?(?:moved|ported|brought|taken|took)\s+(?:[\w-]+\s+){{1,3}}?"
     rf"over\s+to|"
     rf"on (?:est|s'est) (?:passée?s? |mise?s? )?(?:à|sur)|nous sommes passée?s à|je suis passée? à|"
-    rf"(?:nos |me )?(?:pasamos|cambiamos|cambié|pasé) (?:a|al)|"
+    rf"(?:nos |me )?(?:pasamos|cambiamos|cambié|pasé) (?:a|al)|(?:hemos|he) (?:cambiado|pasado|migrado) (?:a|al)|"
+    rf"(?:nos hemos|me he) (?:pasado|cambiado) (?:a|al)|(?:on a|j'ai|nous avons) (?:changé|migré) (?:pour|vers)|"
+    rf"(?:trocámos|trocamos|troquei) (?:para|pel[oa])|"
     rf"(?:mudámos|mudamos|passámos|passamos|mudei|passei) para)\s+(?:the |o |a |le |la |el )?{NAME}"
     rf"(?:\s+(?:for|pour|para|für)\s+(?:the |our |my |le |la |les |el |los |las |o |a |os |as |die |das |den )?"
     rf"(?P<what>[\w-]+(?: (?!(?:last|next|this|now|today|yesterday|again|too|as|because|since|instead|after|"
@@ -186,11 +188,21 @@ _CONTRAST = re.compile(
 )
 
 
+_BARE_CONTRAST = re.compile(
+    rf"\s+(?:not|pas|nicht|não)\s+{_ALT_ARTICLE}(?P<old>{_VALUE})(?=\s*(?:[,;.!]|$))", _I
+)
+_ENDS_WITH_VALUE = re.compile(rf"(?:{_VALUE})\s*$", _I)
+
+
 def contrast(clause: str) -> tuple[str, str]:
     """(the clause without a corrected alternative, that alternative or ""): "Sprint reviews are on Thursdays, not
     Tuesdays, I got that wrong" → ("Sprint reviews are on Thursdays", "Tuesdays"). The alternative is a value (a
     name, a number, a day or a month) after a statement of at least three words; an aside after "…, not X," is no
     part of the new fact."""
+    bare = _BARE_CONTRAST.search(clause)
+    if bare is not None and _ENDS_WITH_VALUE.search(clause[: bare.start()]):
+        # "Actually it's Thursday not Tuesday": a value, then the one it replaces, without a comma.
+        return f"{clause[: bare.start()]}{clause[bare.end() :]}", _singular(bare.group("old"))
     for match in _CONTRAST.finditer(clause):
         before = clause[: match.start()].rstrip(" ,")
         if len(before.split()) < 3:
@@ -271,17 +283,14 @@ def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """A goal restated with a measured value ("I've revised the weight goal too: 78 kg now", "subí la meta de
     ahorro a 3500 euros"): the quantity after the goal noun, in the slot of what it measures."""
     noun = _GOAL.search(clause)
-    if noun is None or (
-        not _USER.search(clause)
-        and not re.search(r"\b(?:the|a|la|el|o|das|le)\s+\S*\s*$", clause[: noun.start()], _I)
-    ):
-        return None
+    if noun is None or _SOMEONE_ELSE.search(clause[: noun.start()]):
+        return None  # "my sister's goal is 60 kg" is hers
     rest = clause[noun.end() :]
     quantity = next((q for q in _QUANTITY.finditer(rest) if target_measure(q.group(0))), None)
     if quantity is None:
         return None
     value = _TRAILING_NOW.sub("", rest[quantity.start() :].strip(" .!;")).strip()
-    value = re.split(r"\s*[,;(]|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit)\b", value, maxsplit=1,
+    value = re.split(r"\s*(?:,(?!\d)|[;(])|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit)\b", value, maxsplit=1,
                      flags=_I)[0]  # fmt: skip
     measure = target_measure(value)
     if not value or not measure:
@@ -348,6 +357,66 @@ def other_names(sentence: str, keep: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+# --- someone taking over from someone who left the role
+#: The slot a successor fact carries until supersede.py finds the role of the person it replaces in the agent's
+#: memory ("Gillian retired, so Martin Doyle does our books" before "The user's accountant is Gillian Shaw").
+SUCCESSOR = "relation.successor"
+_TAKEOVER = (
+    r"(?:takes over|is taking over|took over|has taken over|will take over|is covering|covers|is stepping in|"
+    r"stepped in|steps in|is replacing|replaced|replaces|reprend|a repris|remplace|a remplacé|prend le relais|"
+    r"asume|ha asumido|asumió|sustituye|reemplaza|toma el relevo|se encarga|übernimmt|hat übernommen|übernahm|"
+    r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com)"
+)
+_NEW_BEFORE = re.compile(
+    rf"{NAME}(?:,? (?:is|has|will|now|jetzt|nun|maintenant|ahora|agora))? {_TAKEOVER}\b", _I
+)
+#: German and Romance inversion: "jetzt übernimmt sein Kollege Herr Yilmaz die Fliesen".
+_NEW_AFTER = re.compile(rf"\b{_TAKEOVER} (?:(?!{_TAKEOVER})[\w'-]+ ){{0,3}}?{NAME}", _I)
+#: Someone away from the role for now: "Herr Böhm ist krank", "Dana is off sick", "la Dra. Gil está de baja".
+_AWAY = re.compile(
+    rf"{NAME} (?:is|'s|ist|est|está|esta|anda) (?:off |now |jetzt |leider )?(?:sick|ill|on leave|krank|"
+    r"in Elternzeit|im Urlaub|malade|en congé|enferm[oa]|de baja|doente|de licença|de baixa)\b",
+    _I,
+)
+
+
+def successors(sentence: str, gone: Sequence[str]) -> list[tuple[str, str]]:
+    """(new person, person replaced) when a sentence says someone takes over from a person who left the role
+    (`gone`: names the turn says left) or is away from it ("Herr Böhm ist krank")."""
+    away = [*gone, *(m.group("v") for m in _AWAY.finditer(sentence) if is_name(m.group("v")))]
+    if not away:
+        return []
+    out: list[tuple[str, str]] = []
+    for pattern in (_NEW_BEFORE, _NEW_AFTER):
+        for match in pattern.finditer(sentence):
+            new = match.group("v")
+            if (
+                not is_name(new)
+                or _rel_key(new)
+                or any(fold(new) in fold(o) or fold(o) in fold(new) for o in away)
+            ):
+                continue
+            out.append((_from_title(new), away[0]))
+    return out[:1]
+
+
+_TITLE = re.compile(r"(?-i:\b(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Herr|Frau|Sr|Sra|Mme|Mlle)\b\.?|\bM\.)")
+
+
+def _from_title(name: str) -> str:
+    """ "Kollege Herr Yilmaz" → "Herr Yilmaz": a German noun capitalised before the title is no part of the name."""
+    title = _TITLE.search(name)
+    return name[title.start() :] if title is not None and title.start() > 0 else name
+
+
+def successor_fact(new: str, old: str, sentence: str, turn: int, lang: str) -> GroundedFact:
+    """A fact naming who now holds the role `old` held; its slot is SUCCESSOR until the role is known."""
+    text = sentence.strip()
+    return GroundedFact(
+        FactKind.RELATION, text, SUCCESSOR, new, (turn,), 0.7, False, "extractor", lang, (("person", old),)
+    )
+
+
 def read_clause(clause: str, turn: int, lang: str, earlier_names: Sequence[str] = ()) -> list[GroundedFact]:
     """Every slot the reader fills from one clause of a user turn."""
     kept, _ = contrast(clause)
@@ -359,4 +428,16 @@ def read_clause(clause: str, turn: int, lang: str, earlier_names: Sequence[str] 
     return out
 
 
-__all__ = ["contrast", "goal", "other_names", "read_clause", "relations", "shift", "switched", "tool_use"]
+__all__ = [
+    "SUCCESSOR",
+    "contrast",
+    "goal",
+    "other_names",
+    "read_clause",
+    "relations",
+    "shift",
+    "successor_fact",
+    "successors",
+    "switched",
+    "tool_use",
+]
