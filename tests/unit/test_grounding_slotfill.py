@@ -174,3 +174,30 @@ def test_a_successor_without_a_known_role_stays_a_plain_fact() -> None:
     assert not _run("My colleague Tom took over the project.").facts or all(
         f.slot != "relation.successor" for f in _run("My colleague Tom took over the project.").facts
     )
+
+
+def test_tools_in_other_languages_are_read_with_prepositions_of_means_only() -> None:
+    fr = tool_use("On gère les devis avec Pennylane.", 0, "fr")
+    de = tool_use("Wir verwalten unsere Tickets mit Jira.", 0, "de")
+    assert fr is not None and fr.value == "Pennylane" and fr.slot.startswith("tool.devi")
+    assert de is not None and de.value == "Jira"
+    # "in" is followed by a place as often as by a tool.
+    assert tool_use("Wir verwalten das Geld in Frankfurt.", 0, "de") is None
+    assert tool_use("We plan to stay in Rome.", 0, "en") is None
+
+
+def test_a_provider_or_employer_said_as_where_the_user_is_now() -> None:
+    provider = switched("I'm now with Octopus for electricity.", 0, "en")
+    assert provider is not None and provider.value == "Octopus"
+    assert switched("I'm with Sam now.", 0, "en") is None
+    [bank] = [f for f in _run("We're with Monzo now, not Lloyds.").facts if f.value == "Monzo"]
+    assert ("thing", "Lloyds") in bank.replaces
+    slots = _slots(_run("I quit my job at Deloitte; I'm at KPMG now."))
+    assert slots.get("identity.employer") == "The user works at KPMG."
+    assert "identity.employer" not in _slots(_run("I'm at Gatwick now, the flight is late."))
+
+
+def test_a_relation_held_by_a_company_is_named() -> None:
+    [fact] = relations("Our new landlord is a firm called Homely.", 0, "en")
+    assert (fact.slot, fact.value) == ("relation.landlord", "Homely")
+    assert relations("Our new landlord is a nice guy.", 0, "en") == []

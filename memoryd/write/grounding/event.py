@@ -24,7 +24,7 @@ _RESOLVED = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
 #: Where a clause ends: the reason or the aside after it is not the event ("…, so I'm busy with QA").
 _CLAUSE_BREAK = re.compile(
     r"[,;:()!?—]|\s-\s|\b(?:and|but|so|because|since|while|as|et|mais|donc|car|parce que|pero|porque|pues|und|aber|"
-    r"weil|denn|mas|pois)\b",
+    r"weil|denn|mas|pois|due to|owing to|à cause|en raison|por causa|a causa|debido a|por culpa|wegen|aufgrund)\b",
     re.IGNORECASE,
 )
 #: Words that say when or that the date changed, in five languages: never what the event is.
@@ -39,6 +39,7 @@ _NOT_EVENT = frozenset(
         "again though correction correct update updated revised extend extends extended extension already "
         "slip slips slipping prolongé prolongée repoussée déjà ampliado ampliada prorrogado prorrogada ya "
         "verlängert schon bereits já prolongado prolongada "
+        "unfortunately sadly leider malheureusement lamentablemente desgraciadamente infelizmente "
         # auxiliaries the stop words miss ("a été repoussé", "ha sido aplazada", "ist verschoben worden")
         "été sido worden ist sind hat haben han ha foi foram será sera "
         "place going gonna will start starts begin begins end ends "
@@ -121,7 +122,7 @@ def event_key(text: str) -> frozenset[str]:
 def _held(word: str, key: frozenset[str]) -> bool:
     """A word of the newer key is in the older one, or is the head of an older compound ("prüfung" of
     "gesellenprüfung", said again as "die Prüfung")."""
-    return word in key or (len(word) >= 5 and any(len(w) > len(word) and w.endswith(word) for w in key))
+    return word in key or (len(word) >= 4 and any(len(w) > len(word) and w.endswith(word) for w in key))
 
 
 def same_event(old: str, new: str) -> bool:

@@ -453,7 +453,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         f for f in said if f.kind is not FactKind.IDENTITY
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
-                clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang)
+                clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
@@ -494,7 +494,7 @@ def _slot_family(slot: str) -> str:
 
 
 def _with_read_slots(
-    facts: list[GroundedFact], clause: str, sentence: str, turn: SourceTurn, lang: str
+    facts: list[GroundedFact], clause: str, sentence: str, turn: SourceTurn, lang: str, corrected: str = ""
 ) -> list[GroundedFact]:
     """The clause's facts plus what the slot-filling reader (slotfill.py) names that the rules did not: a slot the
     rules filled stays theirs; a shift read there replaces a "workplace" the rules took it for ("in der
@@ -512,7 +512,7 @@ def _with_read_slots(
     held = {_slot_family(f.slot) for f in facts if f.slot}
     decided = any(f.kind is FactKind.DECISION for f in facts)
     out = list(facts)
-    for fact in read_clause(clause, turn.index, lang, earlier):
+    for fact in read_clause(clause, turn.index, lang, earlier, sentence, corrected):
         family = _slot_family(fact.slot) if fact.slot else ""
         if family and family in held:
             continue
@@ -529,6 +529,8 @@ def _with_read_slots(
             fact = replace(fact, replaces=old)
         if any(f.slot and _slot_family(f.slot) == family and f.kind is fact.kind for f in out):
             continue
+        if corrected and (THING, corrected) not in fact.replaces:
+            fact = replace(fact, replaces=(*fact.replaces, (THING, corrected)))
         out.append(fact)
         if family:
             held.add(family)

@@ -60,7 +60,13 @@ _LINK = (
     r"(?:\s*[,:—–-]\s*|\s+(?:is|'s|is now|now is|will be|est|c'est|est maintenant|sera|es|es ahora|ahora es|será|"
     r"ist|ist jetzt|ist nun|heißt|wird|é|é agora|agora é|será|called|named|s'appelle|se llama|chama-se)\s+)"
 )
-_ARTICLE = r"(?:(?:the|le|la|l'|el|der|die|o|a)\s*)?"
+_ARTICLE = (
+    r"(?:(?:the|le|la|l'|el|der|die|o|a)\s*)?"
+    # "my new landlord is a company called Brightlet", "mon comptable est un certain M. Roy"
+    r"(?:(?:a|an|un|une|una|uno|ein|eine|um|uma) (?:company|firm|agency|practice|clinic|guy|man|woman|lady|chap|"
+    r"bloke|société|agence|cabinet|empresa|agencia|clínica|firma|praxis|agentur|empresa|clínica) (?:called|named|"
+    r"appelée?|nommée?|llamad[oa]|namens|chamad[oa]) )?"
+)
 _RELATION = re.compile(
     rf"\b(?:{_DET}\s+(?:{_CHANGE_ADJ}\s+)?|another\s+)(?P<rel>{_REL_WORD}){_QUALIFIER}{_LINK}{_ARTICLE}{NAME}",
     _I,
@@ -134,16 +140,39 @@ _TRAILING_NOW = re.compile(r"[\s,]+(?:now|instead|then|maintenant|désormais|aho
 
 # --- tools used and tools switched to
 _USE_VERB = (
-    r"(?:track|tracks|manage|manages|plan|plans|write|writes|keep|keeps|log|logs|store|stores|host|hosts|ship|ships|"
-    r"deploy|deploys|build|builds|edit|edits|design|designs|organise|organize|organises|organizes|handle|handles|"
-    r"send|sends|draft|drafts|code|record|records|run|runs|do|does|book|books|sell|sells|bank|invoice|invoices)"
+    r"(?:track|tracks|manage|manages|write|writes|log|logs|store|stores|host|hosts|ship|ships|deploy|deploys|"
+    r"edit|edits|design|designs|organise|organize|organises|organizes|handle|handles|draft|drafts|code|record|"
+    r"records|bank|invoice|invoices|sell|sells|book|books)"
 )
+#: An object that is no thing acted on: "we plan to stay in Rome", "I track down the team in Leeds".
+_NOT_OBJECT = r"(?!\s+(?:to|down|up|out|over|back|around)\b)"
 _TOOL_USE = re.compile(
-    rf"\b(?:I|we)\s+(?:(?:currently|still|usually|always|mostly|now)\s+)?(?P<verb>{_USE_VERB})"
-    rf"(?P<obj>(?:\s+(?!in\b|on\b|with\b|using\b|via\b|through\b)[\w'-]+){{0,4}}?)\s+(?:in|on|with|using|via|through)\s+"
-    rf"{NAME}(?=\s*(?:[.,;!]|$|\s+(?:at the moment|for now|now|these days|at work|for)\b))",
+    rf"\b(?:I|we)\s+(?:(?:currently|still|usually|always|mostly|now)\s+)?(?P<verb>{_USE_VERB}){_NOT_OBJECT}"
+    rf"(?P<obj>(?:\s+(?!in\b|on\b|with\b|using\b|via\b|through\b)[\w'-]+){{0,4}}?)\s+"
+    rf"(?:in|on|with|using|via|through)\s+{NAME}"
+    rf"(?=\s*(?:[.,;!]|$|\s+(?:at the moment|for now|now|these days|at work|for)\b))",
     _I,
 )
+#: The same in the other languages, with their verbs of managing a kind of work (not "planning" or "doing",
+#: which a place follows as often as a tool: "wir planen unseren Urlaub in Spanien").
+_TOOL_USE_OTHER = re.compile(
+    rf"\b(?:(?:on|nous|je) (?P<fr>gère|gérons|gérer|suit|suivons|suis|tient|tenons|tiens|stocke|stockons|héberge|"
+    rf"hébergeons|facture|facturons|organise|organisons)|"
+    rf"(?P<es>gestionamos|gestiono|llevamos|llevo|guardamos|guardo|alojamos|facturamos|facturo|organizamos|"
+    rf"organizo)|"
+    rf"(?:wir|ich) (?P<de>verwalten|verwalte|tracken|tracke|organisieren|organisiere|hosten|hoste|speichern|"
+    rf"speichere|führen|führe)|"
+    rf"(?P<pt>gerimos|giro|guardamos|guardo|alojamos|faturamos|faturo|organizamos|organizo))"
+    # Only prepositions of means: "in", "en", "dans", "no" are followed by a place as often as by a tool.
+    rf"(?P<obj>(?:\s+(?!avec\b|sur\b|via\b|con\b|mit\b|über\b|com\b|pelo\b|pela\b)"
+    rf"[\w'-]+){{1,4}}?)\s+(?:avec|sur|via|con|mit|über|com|pelo|pela)\s+(?:(?:o|a|le|la|el|der|die|das|dem|den)\s+)?"
+    rf"{NAME}"
+    rf"(?=\s*(?:[.,;!]|$))",
+    _I,
+)
+#: A German common noun (every noun is capitalised): no tool's name.
+_GERMAN_NOUN = re.compile(r"(?:ung|heit|keit|schaft|ion|tät|chen|lein|nis|tum|ei|ik|ur)$", _I)
+
 _SWITCH = re.compile(
     r"\b(?:"
     rf"(?:we|I)(?:'ve| have|'re| are)?\s+(?:just |now |finally )?(?:gone over|went over|moved over|switched|"
@@ -308,39 +337,80 @@ _PURPOSE_VERBS = frozenset(
 
 def _purpose(verb: str, obj: str) -> str:
     words = [w for w in re.findall(r"[\w-]+", obj.lower()) if fold(w) not in _VAGUE]
+    if not words and not verb:
+        return "work"
     head = verb.lower() if verb.lower() in _PURPOSE_VERBS or not words else words[-1]
     return canonical_purpose(light_stem(fold(head)))
 
 
 _VAGUE = frozenset(
     fold(w)
-    for w in "all our my the a an everything anything stuff things it them everything every each of".split()  # noqa: SIM905
+    for w in word_set(
+        "all our my the a an everything anything stuff things it them every each of "
+        "nos notre les la le l' des tout toutes nuestros nuestras nuestra nuestro los las el la todo todos unsere "
+        "unseren unser die der das den alle alles nossos nossas nosso nossa os as o a tudo todos"
+    )
 )
 
 
 def tool_use(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """A tool the user works with, said with a verb of use and what it is used for ("we track all our bugs in Jira"
     → tool.bug, "I write everything in Word" → tool.write)."""
-    match = _TOOL_USE.search(clause)
+    match = _TOOL_USE.search(clause) or _TOOL_USE_OTHER.search(clause)
     if match is None or not is_name(match.group("v")) or _rel_key(match.group("v")):
         return None
     name = match.group("v")
-    purpose = _purpose(match.group("verb"), match.group("obj"))
-    what = f" to {match.group('verb').lower()}{match.group('obj')}" if lang == "en" else ""
+    if match.re is _TOOL_USE_OTHER and match.group("de") and (" " not in name and _GERMAN_NOUN.search(name)):
+        return None
+    verb = match.group("verb") if match.re is _TOOL_USE else ""
+    purpose = _purpose(verb, match.group("obj"))
+    what = f" to {verb.lower()}{match.group('obj')}" if match.re is _TOOL_USE and lang == "en" else ""
     text = render("tool", lang, name, what=what)
     return _fact(FactKind.PREFERENCE, text, f"tool.{purpose}", name, turn, 0.75, lang, identity=False)
 
 
-def switched(clause: str, turn: int, lang: str) -> GroundedFact | None:
+#: "We're with Barclays now", "I'm now with Octopus for electricity": a provider the user has changed to.
+_NOW_WITH = re.compile(
+    rf"\b(?:I'm|I am|we're|we are)\s+(?:now\s+)?with\s+{NAME}(?=(?:\s+now)?\s*(?:[.,;!]|$|\s+for\b))"
+    rf"(?:\s+now)?(?:\s+for\s+(?:the |our |my )?(?P<what>[\w-]+))?",
+    _I,
+)
+_NOW = re.compile(r"\b(?:now|these days|since|from now on)\b", _I)
+#: "I stopped working at Google; I'm at Atlassian now": the employer, when the sentence speaks of work.
+_NOW_AT = re.compile(rf"\bI(?:'m| am)\s+(?:now\s+)?(?:at|with)\s+{NAME}", _I)
+_WORK_TALK = re.compile(
+    r"\b(?:work|working|worked|job|jobs|company|employer|hired|joined|left|quit|resigned|role|position|offer)\b",
+    _I,
+)
+
+
+def employer_now(clause: str, sentence: str, turn: int, lang: str) -> GroundedFact | None:
+    """A new employer said as where the user is now ("…; I'm at Atlassian now"), when its sentence speaks of work."""
+    match = _NOW_AT.search(clause)
+    if match is None or lang != "en" or not _NOW.search(clause) or not _WORK_TALK.search(sentence):
+        return None
+    name = match.group("v")
+    if not is_name(name) or _rel_key(name):
+        return None
+    return _fact(FactKind.IDENTITY, render("employer", lang, name), "identity.employer", name, turn, 0.9, lang,
+                 identity=True)  # fmt: skip
+
+
+def switched(clause: str, turn: int, lang: str, *, corrected: bool = False) -> GroundedFact | None:
     """A tool or service the user switched to ("we've gone over to Evri for shipping", "on est passés à Trello"):
     a decision, in the slot of its purpose when one is said."""
     match = _SWITCH.search(clause) or _SWITCH_DE.search(clause)
+    if match is None and _NOW.search(clause):
+        # "I'm with Sam now" is about a person; a provider is said with what it is for or what it replaced.
+        provider = _NOW_WITH.search(clause)
+        if provider is not None and (provider.group("what") or corrected):
+            match = provider
     if match is None or not is_name(match.group("v")) or _rel_key(match.group("v")):
         return None
     name = match.group("v")
     if fold(name.split()[0]) in _SWITCH_STOP:
         return None
-    what = (match.groupdict().get("what") or "") if match.re is _SWITCH else ""
+    what = match.groupdict().get("what") or ""
     slot = f"choice.{canonical_purpose('_'.join(light_stem(fold(w)) for w in what.split()))}" if what else ""
     value = f"{name} for {what}" if what and lang == "en" else name
     return _fact(FactKind.DECISION, render("chose", lang, value), slot, name, turn, 0.8, lang, identity=False)
@@ -417,14 +487,29 @@ def successor_fact(new: str, old: str, sentence: str, turn: int, lang: str) -> G
     )
 
 
-def read_clause(clause: str, turn: int, lang: str, earlier_names: Sequence[str] = ()) -> list[GroundedFact]:
-    """Every slot the reader fills from one clause of a user turn."""
-    kept, _ = contrast(clause)
+def read_clause(
+    clause: str,
+    turn: int,
+    lang: str,
+    earlier_names: Sequence[str] = (),
+    sentence: str = "",
+    corrected: str = "",
+) -> list[GroundedFact]:
+    """Every slot the reader fills from one clause of a user turn (`sentence`: the whole sentence it is part of;
+    `corrected`: the alternative already cut out of it)."""
+    kept, old = contrast(clause)
+    old = old or corrected
     out = relations(kept, turn, lang, earlier_names)
-    for reader in (shift, goal, tool_use, switched):
+    for reader in (shift, goal, tool_use):
         fact = reader(kept, turn, lang)
         if fact is not None:
             out.append(fact)
+    choice = switched(kept, turn, lang, corrected=bool(old))
+    if choice is not None:
+        out.append(choice)
+    employer = employer_now(kept, sentence or clause, turn, lang)
+    if employer is not None:
+        out.append(employer)
     return out
 
 
