@@ -71,6 +71,7 @@ from memoryd.write.grounding.text import (
     prose,
     sentences,
     tokens,
+    word_set,
 )
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
@@ -259,7 +260,7 @@ _CHANGE_REL = (
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
-    re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:changé|change|changeons) (?:de |d')(?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:cambié|cambiamos|cambio|cambiado) de (?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:den |die |meinen |meine |unseren |unsere )?(?P<rel>[\w-]+) gewechselt", re.IGNORECASE),
 )
@@ -291,9 +292,14 @@ def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
             if entry is None or not entry[1]:
                 continue
             named = _NEW_ONE.search(said, change.end())
-            if named is None:
-                continue
-            name = named.group("v")
+            if named is not None:
+                name = named.group("v")
+            else:
+                # "Troquei de médica, agora vou à Dra. Pires", "He cambiado de fisioterapeuta; ahora voy a Marta
+                # Gil": the first name after the change, in its sentence, that is not the one who left.
+                name = _first_new_name(said, change.end())
+                if not name:
+                    continue
             lang = detect_language(said, default="") or session_lang
             rel = noun.lower() if RELATIONS.get(noun.lower()) else noun.lower()[:-1]
             fact = GroundedFact(
@@ -310,6 +316,41 @@ def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
             found.append(_Found(fact, (said,)))
             break
     return found
+
+
+def _first_new_name(said: str, start: int) -> str:
+    """The first name after `start` in its sentence or the next ("Dra." is a title there, not a sentence end)."""
+    end, at, ends = len(said), 0, []
+    for sentence in sentences(said):
+        at = said.find(sentence, at)
+        ends.append(at + len(sentence))
+    # Its sentence or the next ("Troquei de médica. Agora vou à Dra. Pires.").
+    after = [e for e in ends if e > start]
+    if after:
+        end = after[1] if len(after) > 1 else after[0]
+    retired = [m.value for m in stale_mentions(said)]
+    for match in _ANTECEDENT.finditer(said, start, end):
+        name = _without_opener(match.group("n"))
+        if fold(name).rstrip(".") in _TITLE_WORDS:
+            continue
+        if not is_name(name) or RELATIONS.get(fold(name)) or any(names_value(name, r) for r in retired):
+            continue
+        # Someone said as the new one: a title, or "now" / "it's" before the name ("ahora voy a Marta Gil",
+        # "c'est l'entreprise Martin"), not any name nearby ("We're changing vets. Luna hated the old place.").
+        titled = fold(name.split()[0]).rstrip(".") in _TITLE_WORDS
+        if (
+            titled
+            or CHANGE_MARKER.search(said[start : match.start()])
+            or _NAMED_AS.search(said[start : match.start()])
+        ):
+            return name
+    return ""
+
+
+_NAMED_AS = re.compile(r"\b(?:c'est|it's|it is|es|é|ist|est)\b", re.IGNORECASE)
+
+
+_TITLE_WORDS = word_set("dr dra mr mrs ms mx prof herr frau sr sra me mme mlle m")
 
 
 #: A short reply picking one of the options just offered: "eSIMs then.", "The blue one then!"

@@ -57,7 +57,9 @@ _REL_WORD = "|".join(re.escape(w) for w in _SINGLE_RELATION_WORDS)
 #: Lower-case qualifiers after the relation noun ("médecin traitant", "médica de família", "family doctor").
 _QUALIFIER = r"(?:\s+(?-i:(?:de |da |do |du |del |des |der |di )?[a-zà-öø-ÿ][\w-]*)){0,2}?"
 _LINK = (
-    r"(?:\s*[,:—–-]\s*|\s+(?:is|'s|is now|now is|will be|est|c'est|est maintenant|sera|es|es ahora|ahora es|será|"
+    # "eine neue Chefin, sie heißt Frau Schulz", "a new GP, she's called Dr. Amin"
+    r"(?:\s*,\s*(?:she|he|sie|er|elle|il|ela|ele|ella|él)(?:'s| is)?\s+(?:called|named|heißt|heisst|s'appelle|"
+    r"se llama|se chama)\s+|\s*[,:—–-]\s*|\s+(?:is|'s|is now|now is|will be|est|c'est|est maintenant|sera|es|es ahora|ahora es|será|"
     r"ist|ist jetzt|ist nun|heißt|wird|é|é agora|agora é|será|called|named|s'appelle|se llama|chama-se)\s+)"
 )
 _ARTICLE = (

@@ -274,6 +274,8 @@ def _sentence_mentions(said: str) -> list[StaleMention]:
             value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
             if not value or fold(value.split()[0]) in _EMPTY:
                 continue
+            if scope == PERSON and fold(value.split()[0]) in _FIRST_PERSON:
+                continue  # "We've moved to a new vet", "On a déménagé": the user moving, no one leaving a role
             mention = StaleMention(scope, value)
             if mention not in found:
                 found.append(mention)
