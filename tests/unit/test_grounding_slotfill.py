@@ -204,11 +204,15 @@ def test_a_relation_held_by_a_company_is_named() -> None:
 
 
 def test_a_changed_relation_takes_the_person_said_as_the_new_one() -> None:
-    assert _slots(_run("Cambié de dentista; ahora voy a la Dra. Soler.")).get("relation.dentist", "").endswith(
-        "Dra. Soler."
+    assert (
+        _slots(_run("Cambié de dentista; ahora voy a la Dra. Soler."))
+        .get("relation.dentist", "")
+        .endswith("Dra. Soler.")
     )
     assert "relation.doctor" in _slots(_run("Troquei de médico. Agora vou ao Dr. Neves."))
     # A name nearby that is not said as the new one (a pet, here) is no vet.
     assert "relation.vet" not in _slots(_run("We're changing vets. Biscuit hated the old place."))
     # The user moving is nobody leaving a role.
-    assert not [f for f in _run("We've moved to a new vet, Dr. Ng.").facts if ("person", "We've") in f.replaces]
+    assert not [
+        f for f in _run("We've moved to a new vet, Dr. Ng.").facts if ("person", "We've") in f.replaces
+    ]

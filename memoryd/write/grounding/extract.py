@@ -128,7 +128,11 @@ _MOVED_PASSIVE = re.compile(
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
-_EN_PAST_VERB = re.compile(r"\b(?:I|we|they|he|she|it|team|company)\s+(?:\w+ly\s+)?\w{3,}ed\b", re.IGNORECASE)
+_EN_PAST_VERB = re.compile(
+    r"\b(?:I|we|they|he|she|it|team|company|and)\s+(?:\w+ly\s+)?(?:\w{3,}ed|left|went|got|took|began|came|made|"
+    r"met|quit|won|lost|sold|bought|moved)\b",
+    re.IGNORECASE,
+)
 _AHEAD = re.compile(
     r"\b(?:next|coming|this|prochain|prochaine|próximo|próxima|nächsten?|que vem)\b", re.IGNORECASE
 )

@@ -349,7 +349,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
     ("fr", "home", _K.IDENTITY, "identity.home",
-     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
+     rf"\b(?:j'habite|je vis|je réside|on (?:vit|habite)|nous (?:vivons|habitons))(?: maintenant| actuellement| toujours| désormais)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
      rf"\b(?:(?:j'ai|on a|nous avons) (?:récemment |enfin |finalement )?(?:déménagé|emménagé)|je viens de déménager|on vient de déménager|je me suis installée?|on s'est installés?) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "moving", _K.IDENTITY, "identity.home",

@@ -115,7 +115,8 @@ _SHIFT = re.compile(
     r"\b(?P<v2>(?:früh|spät|nacht|tag|wechsel|mittags?)schicht)\b|"
     r"\b(?P<v3>turno (?:de|da|del) (?:noche|mañana|tarde|día|noite|manhã|dia))\b|"
     r"\b(?:je (?:suis|travaille|passe|serai)|on m'a mise?|ils m'ont mise?|en poste) (?:maintenant |désormais )?"
-    r"(?:en |à |au )?(?P<v4>(?:équipe |poste )?de (?:nuit|jour|matin|soir))\b",
+    r"(?:en |à |au )?(?P<v4>(?:équipe |poste )?de (?:nuit|jour|matin|soir))\b|"
+    r"\b(?:l'|en )(?P<v5>(?:équipe|poste) de (?:nuit|jour|matin|soir))\b",
     _I,
 )
 
@@ -295,9 +296,12 @@ def shift(clause: str, turn: int, lang: str) -> GroundedFact | None:
     clause."""
     if _SOMEONE_ELSE.search(clause) or (not _USER.search(clause) and lang not in _PRO_DROP):
         return None  # Spanish and Portuguese drop the pronoun ("Passei para o turno da manhã")
-    match = _SHIFT.search(clause)
-    if match is None:
+    found = list(_SHIFT.finditer(clause))
+    if not found:
         return None
+    match = found[
+        -1
+    ]  # "from nights to days", "de l'équipe de nuit à l'équipe de jour": the last is the new one
     value = next(v for v in match.groups() if v)
     value = re.sub(r"^the\s+", "", value, flags=_I)
     # "on days", "on nights", "on earlies": the English plural names the shift ("the day shift").
