@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memoryd.write.grounding import Extraction, GroundedFact, SourceTurn, extract
-from memoryd.write.grounding.slotfill import contrast, goal, relations, shift, switched, tool_use
+from memoryd.write.grounding.slotfill import (
+    contrast,
+    goal,
+    instruction_aspect,
+    relations,
+    shift,
+    switched,
+    tool_use,
+)
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
 
@@ -216,3 +224,13 @@ def test_a_changed_relation_takes_the_person_said_as_the_new_one() -> None:
     assert not [
         f for f in _run("We've moved to a new vet, Dr. Ng.").facts if ("person", "We've") in f.replaces
     ]
+
+
+def test_a_standing_instruction_about_one_aspect_is_replaced_by_the_next_about_it() -> None:
+    assert instruction_aspect("keep the answers short") == "instruction.length"
+    assert instruction_aspect("réponds-moi toujours de façon détaillée") == "instruction.length"
+    assert instruction_aspect("give me quantities in grams") == "instruction.units"
+    assert instruction_aspect("keep it short and give code in Python") == ""  # two aspects: no slot
+    assert instruction_aspect("never use bullet points") == ""  # formats add up
+    pool = _pool(("Standing instruction from the user: always keep answers short.", "instruction.length"))
+    assert "1" in _retired(_run("From now on, give me detailed answers please.").facts, pool)

@@ -46,6 +46,7 @@ from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, So
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.slotfill import (
     contrast,
+    instruction_aspect,
     other_names,
     read_clause,
     successor_fact,
@@ -615,6 +616,7 @@ def _clause_facts(
     instruction = standing_instruction(clause, lang, languages)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot, said_in = instruction
+        slot = slot or instruction_aspect(value)
         text = render("instruction", said_in, value)
         facts.append(
             GroundedFact(

@@ -493,6 +493,35 @@ def successor_fact(new: str, old: str, sentence: str, turn: int, lang: str) -> G
     )
 
 
+# --- what a standing instruction is about
+#: Aspects of how the assistant answers, each a closed class of words in five languages. An instruction about
+#: exactly one aspect fills its slot, so a later instruction about it replaces it ("keep answers short" →
+#: "give me detailed answers"); one about several keeps no slot (what a later one replaces is unknown). Formats are
+#: no such aspect: "no bullet points" and "tables for comparisons" both hold.
+_ASPECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (aspect, re.compile(pattern, _I))
+    for aspect, pattern in (
+        ("length", r"\b(?:short|shorter|brief|briefly|concise|succinct|long|longer|detailed|in detail|lengthy|"
+                   r"court|courte|courts|brève|bref|concis|concise|détaillée?s?|corto|cortas?|cortos|breve|conciso|"
+                   r"detallad[oa]s?|kurz|kürzer|knapp|ausführlich|detailliert|curt[oa]s?|detalhad[oa]s?)\b"),
+        ("units", r"\b(?:grams|gram|cups?|ounces|oz|kilos?|metric|imperial|celsius|fahrenheit|miles|kilomet(?:er|re)s?|"
+                  r"km|grammes|tasses|gramos|tazas|gramm|tassen|gramas|chávenas)\b"),
+        ("currency", r"\b(?:dollars|euros?|usd|eur|gbp|cad|reais|francs|(?:prices|amounts|costs) in pounds|"
+                     r"pounds sterling)\b"),
+        ("code", r"\b(?:code|snippets?|examples?|exemples?|ejemplos?|beispiele|exemplos?)\b.{0,30}\b(?:python|"
+                 r"javascript|typescript|rust|go|java|kotlin|swift|ruby|php|c\+\+|c#|sql|bash)\b"),
+        ("tone", r"\b(?:casual|formal|informal|friendly|professional|corporate|blunt|gentle|tone|ton|tono|"
+                 r"direct|direkt|directo|direto|sans détour|sin rodeos|sem rodeios)\b"),
+    )
+)  # fmt: skip
+
+
+def instruction_aspect(value: str) -> str:
+    """The slot of a standing instruction about exactly one aspect of answering, else ""."""
+    found = [aspect for aspect, pattern in _ASPECTS if pattern.search(value)]
+    return f"instruction.{found[0]}" if len(found) == 1 else ""
+
+
 def read_clause(
     clause: str,
     turn: int,
@@ -523,6 +552,7 @@ __all__ = [
     "SUCCESSOR",
     "contrast",
     "goal",
+    "instruction_aspect",
     "other_names",
     "read_clause",
     "relations",
