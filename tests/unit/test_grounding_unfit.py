@@ -67,3 +67,21 @@ def test_a_model_summary_with_an_unfit_sentence_falls_back_or_loses_it() -> None
     )
     grounded = ground(turns, digest, session_time_ms=SESSION_MS)
     assert "Windows" not in grounded.summary
+
+
+def test_the_user_called_by_name_is_no_third_party() -> None:
+    assert unfit_reason("Alice prefers Postgres over MySQL.", frozenset({"alice"})) == ""
+    assert unfit_reason("Alice prefers Postgres over MySQL.") == "third_party"
+    turns = _turns("Hi, my name is Alice and I run the billing team.", "I prefer Postgres over MySQL.")
+    digest = ModelDigest(
+        has_episode=True,
+        summary="Alice prefers Postgres over MySQL.",
+        topics=(),
+        decisions=(),
+        action_items=(),
+        salience=0.5,
+        entities=(),
+        candidates=(),
+        identity_facts=(),
+    )
+    assert ground(turns, digest, session_time_ms=SESSION_MS).summary == "Alice prefers Postgres over MySQL."

@@ -125,6 +125,13 @@ class _Grounder:
         self.facts: list[GroundedFact] = []
         self.turns_by_index = {t.index: t for t in turns}
         self.evidence: list[tuple[str, ...]] = []  # parallel to self.facts: the sentences each was read from
+        #: The user's own names, folded ("Alice", "Ali"): a summary calling the user by name speaks of the user.
+        self.own_names = frozenset(
+            fold(word)
+            for f in extraction.facts
+            if f.slot in ("identity.name", "identity.address_as")
+            for word in f.value.split()
+        )
 
     def _check(self, text: str, sources: Sequence[str]) -> str:
         verdict = verify(
@@ -282,7 +289,10 @@ class _Grounder:
             return reason
         if repeats_run(text):
             return "loop"  # a 4-word run said twice, even of template words ("the user is a … the user is a")
-        unfit = next((why for why in map(unfit_reason, sentences(text)) if why and why != "secret"), "")
+        own = self.own_names
+        unfit = next(
+            (why for why in (unfit_reason(s, own) for s in sentences(text)) if why and why != "secret"), ""
+        )
         if unfit:
             return unfit  # small talk, someone else's opinion, the assistant's guess: the extractive filters
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.

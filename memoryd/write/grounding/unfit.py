@@ -8,10 +8,11 @@ stated about themselves, so it is left out: `unfit_reason` names why (or returns
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from memoryd.write.grounding.lexicon import CHIT_CHAT, LEAD_FILLER, SMALL_TALK
 from memoryd.write.grounding.secrets import contains_secret
-from memoryd.write.grounding.text import content_tokens
+from memoryd.write.grounding.text import content_tokens, fold
 
 _I = re.IGNORECASE
 
@@ -56,16 +57,18 @@ _GUESS_ECHO = re.compile(
 )
 
 
-def _third_party_opinion(sentence: str) -> bool:
+def _third_party_opinion(sentence: str, own_names: Collection[str]) -> bool:
     for match in _THIRD_PARTY_OPINION.finditer(sentence):
-        if not _NOT_OTHERS.match(match.group(0).split()[0]):
+        subject = match.group(0).split()[0]
+        if not _NOT_OTHERS.match(subject) and fold(subject) not in own_names:
             return True
     return False
 
 
-def unfit_reason(sentence: str) -> str:
+def unfit_reason(sentence: str, own_names: Collection[str] = ()) -> str:
     """Why a sentence may not feed a summary, an entity or a topic ("secret", "small_talk", "third_party",
-    "assistant_guess"), or "" when it may."""
+    "assistant_guess"), or "" when it may. `own_names`: the user's own names, folded (a model's summary may call
+    the user by name: "Alice prefers Postgres" is no one else's liking)."""
     if contains_secret(sentence):
         return "secret"
     bare = LEAD_FILLER.sub("", sentence).strip()
@@ -77,7 +80,7 @@ def unfit_reason(sentence: str) -> str:
         and not _SAYS_MORE.search(bare)
     ):
         return "small_talk"  # "Brutal weather, honestly." — not "We moved the launch to May 9 because of the rain"
-    if _third_party_opinion(bare):
+    if _third_party_opinion(bare, own_names):
         return "third_party"
     if _GUESS_ECHO.search(bare):
         return "assistant_guess"
