@@ -234,3 +234,10 @@ def test_a_standing_instruction_about_one_aspect_is_replaced_by_the_next_about_i
     assert instruction_aspect("never use bullet points") == ""  # formats add up
     pool = _pool(("Standing instruction from the user: always keep answers short.", "instruction.length"))
     assert "1" in _retired(_run("From now on, give me detailed answers please.").facts, pool)
+
+
+def test_no_relation_from_a_verb_a_name_with_its_own_verb_or_someone_who_left() -> None:
+    assert relations("My dentist is great, Dr. Ruiz is retiring though.", 0, "en") == []
+    assert relations("I'd love a new GP, Dr. Amin is always late.", 0, "en") == []
+    assert "relation.dentist" not in _slots(_run("My dentist is lovely; Dr. Ruiz retired though."))
+    assert shift("I need to work nights to finish the report.", 0, "en") is None

@@ -546,7 +546,9 @@ def _with_read_slots(
     rules filled stays theirs; a shift read there replaces a "workplace" the rules took it for ("in der
     Frühschicht"); a switch to a new tool retires the other tools named in its sentence."""
     said = turn.user.replace("’", "'")
-    retired = {fold(m.value) for m in stale_mentions(said)}
+    mentions = stale_mentions(said)
+    retired = {fold(m.value) for m in mentions}
+    retired_names = [m.value for m in mentions if m.scope == PERSON]
     at = said.find(clause[:20])
     earlier = [
         n.group("n")
@@ -559,6 +561,8 @@ def _with_read_slots(
     decided = any(f.kind is FactKind.DECISION for f in facts)
     out = list(facts)
     for fact in read_clause(clause, turn.index, lang, earlier, sentence, corrected):
+        if fact.kind is FactKind.RELATION and any(names_value(fact.value, r) for r in retired_names):
+            continue  # "My dentist is great, Dr. Ruiz retired though": the one who left is no current relation
         family = _slot_family(fact.slot) if fact.slot else ""
         if family and family in held:
             continue

@@ -55,7 +55,19 @@ _SINGLE_RELATION_WORDS = sorted(
 )
 _REL_WORD = "|".join(re.escape(w) for w in _SINGLE_RELATION_WORDS)
 #: Lower-case qualifiers after the relation noun ("médecin traitant", "médica de família", "family doctor").
-_QUALIFIER = r"(?:\s+(?-i:(?:de |da |do |du |del |des |der |di )?[a-zà-öø-ÿ][\w-]*)){0,2}?"
+#: A qualifier is never a verb or a conjunction: "my dentist is great, Dr. Ruiz retired" names no dentist.
+_NOT_QUALIFIER = (
+    r"(?!(?:is|was|are|were|will|has|had|and|but|so|too|also|who|est|était|sera|et|mais|qui|es|era|será|y|pero|que|"
+    r"ist|war|wird|und|aber|der|die|é|era|será|e|mas)\b)"
+)
+_QUALIFIER = rf"(?:\s+(?-i:(?:de |da |do |du |del |des |der |di )?{_NOT_QUALIFIER}[a-zà-öø-ÿ][\w-]*)){{0,2}}?"
+#: What may follow the name: the clause ends or goes on with a preposition or a conjunction ("Dr. Haddad at the
+#: Meadow Lane practice", "Dr. Okonjo, she has…"), not a verb of its own ("a new GP, Dr. Amin is always late").
+_AFTER_NAME = (
+    r"(?=\s*(?:[.,;:!?)—–-]|$)|\s+(?:at|from|in|of|on|near|who|whom|since|because|and|but|now|à|de|du|des|en|qui|"
+    r"depuis|et|mais|maintenant|désormais|del|que|desde|y|pero|ahora|bei|aus|von|vom|der|die|seit|und|aber|"
+    r"jetzt|em|na|no|da|do|e|mas|agora)\b)"
+)
 _LINK = (
     # "eine neue Chefin, sie heißt Frau Schulz", "a new GP, she's called Dr. Amin"
     r"(?:\s*,\s*(?:she|he|sie|er|elle|il|ela|ele|ella|él)(?:'s| is)?\s+(?:called|named|heißt|heisst|s'appelle|"
@@ -70,7 +82,8 @@ _ARTICLE = (
     r"appelée?|nommée?|llamad[oa]|namens|chamad[oa]) )?"
 )
 _RELATION = re.compile(
-    rf"\b(?:{_DET}\s+(?:{_CHANGE_ADJ}\s+)?|another\s+)(?P<rel>{_REL_WORD}){_QUALIFIER}{_LINK}{_ARTICLE}{NAME}",
+    rf"\b(?:{_DET}\s+(?:{_CHANGE_ADJ}\s+)?|another\s+)(?P<rel>{_REL_WORD}){_QUALIFIER}{_LINK}{_ARTICLE}{NAME}"
+    rf"{_AFTER_NAME}",
     _I,
 )
 
@@ -120,6 +133,12 @@ _SHIFT = re.compile(
     _I,
 )
 
+_MODAL = re.compile(
+    r"\b(?:need|needs|have|has|had|might|may|could|would|should|must|want|wants)\s+to\b|\b(?:might|may|could|"
+    r"would|should)\b|\b(?:dois|doit|devrais|pourrais|tengo que|debo|podría|muss|müsste|könnte|tenho de|tenho que|"
+    r"devo|poderia)\b",
+    _I,
+)
 _PRO_DROP = frozenset({"es", "pt"})
 #: Another person as the clause's subject: a third-person pronoun or a relation ("my sister", "mi hermana").
 _ANY_REL_WORD = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
@@ -263,8 +282,8 @@ def _rel_key(word: str) -> str:
 
 def _relation(rel: str, name: str, turn: int, lang: str) -> GroundedFact | None:
     key = _rel_key(rel)
-    if not key or not is_name(name) or _rel_key(name):
-        return None
+    if not key or not is_name(name) or _rel_key(name) or _TITLE.fullmatch(name.rstrip(".")):
+        return None  # "Dr." alone is a title cut from its name, no one
     text = render("relation", lang, name, rel=rel.lower() if lang == "en" else rel)
     return _fact(FactKind.RELATION, text, f"relation.{key}", name, turn, 0.7, lang, identity=False)
 
@@ -297,8 +316,8 @@ def shift(clause: str, turn: int, lang: str) -> GroundedFact | None:
     if _SOMEONE_ELSE.search(clause) or (not _USER.search(clause) and lang not in _PRO_DROP):
         return None  # Spanish and Portuguese drop the pronoun ("Passei para o turno da manhã")
     found = list(_SHIFT.finditer(clause))
-    if not found:
-        return None
+    if not found or _MODAL.search(clause[: found[-1].start()]):
+        return None  # "I need to work nights to finish the report": for now, not the user's shift
     match = found[
         -1
     ]  # "from nights to days", "de l'équipe de nuit à l'équipe de jour": the last is the new one
