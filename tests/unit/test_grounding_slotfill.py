@@ -241,3 +241,10 @@ def test_no_relation_from_a_verb_a_name_with_its_own_verb_or_someone_who_left() 
     assert relations("I'd love a new GP, Dr. Amin is always late.", 0, "en") == []
     assert "relation.dentist" not in _slots(_run("My dentist is lovely; Dr. Ruiz retired though."))
     assert shift("I need to work nights to finish the report.", 0, "en") is None
+
+
+def test_another_persons_change_is_not_the_users() -> None:
+    assert "relation.doctor" not in _slots(_run("Mon frère a changé de médecin, c'est maintenant le Dr Roy."))
+    assert "relation.doctor" in _slots(_run("He cambiado de médico: ahora es la Dra. Ruiz."))  # "he" = I have
+    assert shift("My partner switched to night shifts.", 0, "en") is None
+    assert shift("He cambiado al turno de noche.", 0, "es") is not None

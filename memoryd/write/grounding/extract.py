@@ -49,6 +49,7 @@ from memoryd.write.grounding.slotfill import (
     instruction_aspect,
     other_names,
     read_clause,
+    someone_else,
     successor_fact,
     successors,
 )
@@ -290,6 +291,8 @@ def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
             change = pattern.search(said)
             if change is None:
                 continue
+            if someone_else(said[max(said.rfind(".", 0, change.start()), 0) : change.start()]):
+                continue  # "Mon frère a changé de médecin": the brother's doctor, not the user's
             noun = change.group("rel")
             entry = (
                 RELATIONS.get(noun.lower()) or RELATIONS.get(fold(noun)) or RELATIONS.get(noun.lower()[:-1])

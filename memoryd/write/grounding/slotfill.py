@@ -140,13 +140,31 @@ _MODAL = re.compile(
     _I,
 )
 _PRO_DROP = frozenset({"es", "pt"})
-#: Another person as the clause's subject: a third-person pronoun or a relation ("my sister", "mi hermana").
+#: Another person as the clause's subject: a relation ("my sister", "mi hermana", "mon frère") or, in the clause's
+#: language, a third-person pronoun (Spanish "he" is "I have", German "sie" may be "they" or "you").
 _ANY_REL_WORD = "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
-_SOMEONE_ELSE = re.compile(
-    rf"\b(?:he|she|il|elle|él|ella|er|ele|ela|(?:{_DET}|his|her|their|sa|son|su|sein|seine|ihr|ihre|seu|sua)\s+"
-    rf"(?:{_ANY_REL_WORD}))\b(?!\s+(?:moved|put|switched|changed)\s+me\b)",
+_OTHER_RELATION = re.compile(
+    rf"\b(?:{_DET}|his|her|their|sa|son|su|sein|seine|ihr|ihre|seu|sua)\s+(?:{_ANY_REL_WORD})\b"
+    rf"(?!\s+(?:moved|put|switched|changed)\s+me\b)",
     _I,
 )
+_THIRD_PRONOUN = {
+    "en": re.compile(r"\b(?:he|she)\b", _I),
+    "fr": re.compile(r"\b(?:il|elle)\b", _I),
+    "es": re.compile(r"\b(?:él|ella)\b", _I),
+    "de": re.compile(r"\ber\b", _I),
+    "pt": re.compile(r"\b(?:ele|ela)\b", _I),
+}
+
+
+def someone_else(text: str, lang: str = "") -> bool:
+    """Whether another person is the subject in `text` ("my sister", "mon frère"; "he" in English)."""
+    pronoun = _THIRD_PRONOUN.get(lang)
+    return _OTHER_RELATION.search(text) is not None or (
+        pronoun is not None and pronoun.search(text) is not None
+    )
+
+
 _SHIFT_PLURAL = re.compile(r"^(night|day|late)s$|^(earl)ies$", _I)
 
 # --- goals with a measured value
@@ -313,7 +331,7 @@ def relations(clause: str, turn: int, lang: str, earlier_names: Sequence[str] = 
 def shift(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """The user's work shift ("they're putting me on days", "ich bin in der Spätschicht"), when the user is in the
     clause."""
-    if _SOMEONE_ELSE.search(clause) or (not _USER.search(clause) and lang not in _PRO_DROP):
+    if someone_else(clause, lang) or (not _USER.search(clause) and lang not in _PRO_DROP):
         return None  # Spanish and Portuguese drop the pronoun ("Passei para o turno da manhã")
     found = list(_SHIFT.finditer(clause))
     if not found or _MODAL.search(clause[: found[-1].start()]):
@@ -337,7 +355,7 @@ def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """A goal restated with a measured value ("I've revised the weight goal too: 78 kg now", "subí la meta de
     ahorro a 3500 euros"): the quantity after the goal noun, in the slot of what it measures."""
     noun = _GOAL.search(clause)
-    if noun is None or _SOMEONE_ELSE.search(clause[: noun.start()]):
+    if noun is None or someone_else(clause[: noun.start()], lang):
         return None  # "my sister's goal is 60 kg" is hers
     rest = clause[noun.end() :]
     quantity = next((q for q in _QUANTITY.finditer(rest) if target_measure(q.group(0))), None)
@@ -576,6 +594,7 @@ __all__ = [
     "read_clause",
     "relations",
     "shift",
+    "someone_else",
     "successor_fact",
     "successors",
     "switched",
