@@ -85,3 +85,14 @@ def test_the_user_called_by_name_is_no_third_party() -> None:
         identity_facts=(),
     )
     assert ground(turns, digest, session_time_ms=SESSION_MS).summary == "Alice prefers Postgres over MySQL."
+
+
+def test_an_extractive_summary_does_not_repeat_an_earlier_episode() -> None:
+    turns = _turns(
+        "We decided to move the whole team from Trello to Linear this quarter.",
+        "The Lisbon offsite starts on March 3 with the new hires.",
+    )
+    earlier = ["The user decided to move the whole team from Trello to Linear this quarter."]
+    grounded = ground(turns, None, session_time_ms=SESSION_MS, earlier=earlier)
+    assert "Trello" not in grounded.summary and "Lisbon" in grounded.summary
+    assert "Trello" in ground(turns, None, session_time_ms=SESSION_MS).summary

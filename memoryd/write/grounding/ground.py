@@ -279,7 +279,23 @@ class _Grounder:
                 salvaged = " ".join(kept)
                 return salvaged, _provenance(salvaged, self.turns, use_assistant=True), "model"
             self.dropped[f"summary_{reason}"] += 1
-        return self.extraction.summary, self.extraction.summary_turns, "extractive"
+        return self._extractive_summary(), self.extraction.summary_turns, "extractive"
+
+    def _extractive_summary(self) -> str:
+        """The extractive summary without the sentences an earlier episode's summary already says (a decision
+        restated in a later session): a new episode says what is new. Empty when nothing new is left, and the
+        session's facts then summarise it."""
+        if not self.earlier:
+            return self.extraction.summary
+        earlier = [set(_runs(summary)) for summary in self.earlier]
+        kept = []
+        for part in sentences(self.extraction.summary):
+            runs = set(_runs(part))
+            if any(runs & seen for seen in earlier):
+                self.dropped["summary_sentence_said_before"] += 1
+                continue
+            kept.append(part)
+        return " ".join(kept)
 
     def _summary_reason(self, text: str) -> str:
         if not text:
@@ -336,6 +352,15 @@ _THIRD_PERSON = (
     (re.compile(r"^(?:the )?user (\w+?)(?:ies)\b", re.IGNORECASE), r"I \1y"),
     (re.compile(r"^(?:the )?user (\w+?)s\b", re.IGNORECASE), r"I \1"),
 )
+
+
+#: A run this many words long said again repeats an earlier summary (the bench's and verify.py's span).
+_REPEAT_RUN = 6
+
+
+def _runs(text: str) -> list[tuple[str, ...]]:
+    found = tokens(text)
+    return [tuple(found[i : i + _REPEAT_RUN]) for i in range(len(found) - _REPEAT_RUN + 1)]
 
 
 def _read_model_fact(text: str) -> Hit | None:
