@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
 from memoryd.write.grounding.text import fold, sentences, tokens
@@ -250,6 +251,7 @@ def _someone_else(said: str, start: int) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def stale_mentions(text: str) -> tuple[StaleMention, ...]:
     """Old values a user turn says are no longer current, in order, each once.
 

@@ -8,7 +8,7 @@ stated about themselves, so it is left out: `unfit_reason` names why (or returns
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from functools import lru_cache
 
 from memoryd.write.grounding.lexicon import CHIT_CHAT, LEAD_FILLER, SMALL_TALK
 from memoryd.write.grounding.secrets import contains_secret
@@ -57,7 +57,7 @@ _GUESS_ECHO = re.compile(
 )
 
 
-def _third_party_opinion(sentence: str, own_names: Collection[str]) -> bool:
+def _third_party_opinion(sentence: str, own_names: frozenset[str]) -> bool:
     for match in _THIRD_PARTY_OPINION.finditer(sentence):
         subject = match.group(0).split()[0]
         if not _NOT_OTHERS.match(subject) and fold(subject) not in own_names:
@@ -65,7 +65,8 @@ def _third_party_opinion(sentence: str, own_names: Collection[str]) -> bool:
     return False
 
 
-def unfit_reason(sentence: str, own_names: Collection[str] = ()) -> str:
+@lru_cache(maxsize=4096)
+def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
     """Why a sentence may not feed a summary, an entity or a topic ("secret", "small_talk", "third_party",
     "assistant_guess"), or "" when it may. `own_names`: the user's own names, folded (a model's summary may call
     the user by name: "Alice prefers Postgres" is no one else's liking)."""
