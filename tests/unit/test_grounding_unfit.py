@@ -96,3 +96,9 @@ def test_an_extractive_summary_does_not_repeat_an_earlier_episode() -> None:
     grounded = ground(turns, None, session_time_ms=SESSION_MS, earlier=earlier)
     assert "Trello" not in grounded.summary and "Lisbon" in grounded.summary
     assert "Trello" in ground(turns, None, session_time_ms=SESSION_MS).summary
+
+
+def test_a_session_that_only_repeats_an_earlier_one_keeps_its_summary() -> None:
+    turns = _turns("We decided to move the whole team from Trello to Linear this quarter.")
+    earlier = ["The user decided to move the whole team from Trello to Linear this quarter."]
+    assert "Linear" in ground(turns, None, session_time_ms=SESSION_MS, earlier=earlier).summary

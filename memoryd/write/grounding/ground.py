@@ -283,18 +283,16 @@ class _Grounder:
 
     def _extractive_summary(self) -> str:
         """The extractive summary without the sentences an earlier episode's summary already says (a decision
-        restated in a later session): a new episode says what is new. Empty when nothing new is left, and the
-        session's facts then summarise it."""
+        restated in a later session): a new episode says what is new. When every sentence was said before, the
+        summary stays whole: the session happened and its episode is stored."""
         if not self.earlier:
             return self.extraction.summary
         earlier = [set(_runs(summary)) for summary in self.earlier]
-        kept = []
-        for part in sentences(self.extraction.summary):
-            runs = set(_runs(part))
-            if any(runs & seen for seen in earlier):
-                self.dropped["summary_sentence_said_before"] += 1
-                continue
-            kept.append(part)
+        parts = sentences(self.extraction.summary)
+        kept = [part for part in parts if not any(set(_runs(part)) & seen for seen in earlier)]
+        if not kept:
+            return self.extraction.summary
+        self.dropped["summary_sentence_said_before"] += len(parts) - len(kept)
         return " ".join(kept)
 
     def _summary_reason(self, text: str) -> str:
