@@ -27,16 +27,68 @@ class Correction:
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
+#: A day said as an ordinal ("the 15th", "le 1er", "am 15.") is the same value as the number in a stored plan
+#: ("December 15"): an assistant line wishing luck "on the 15th" still states the moved date.
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|er|e|º|ª)\b|\b(\d{1,2})\.(?=\s)", re.IGNORECASE)
+
+
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(index_term(t) for t in tokens(_ISO_DATE.sub(" ", text)) if t not in STOP_WORDS)
+    said = _ORDINAL.sub(lambda m: m.group(1) or m.group(2), _ISO_DATE.sub(" ", text))
+    return frozenset(index_term(t) for t in tokens(said) if t not in STOP_WORDS)
+
+
+#: A value is a number, a capitalised name or a month or weekday: what a correction changes ("15" → "18",
+#: "Jira" → "Linear"), as against the words a rephrasing changes ("the beta *launch* is on …" → "the beta slipped to
+#: …").
+_CALENDAR = frozenset(
+    (
+        *("january", "february", "march", "april", "may", "june", "july", "august", "september", "october"),
+        *(
+            "november",
+            "december",
+            "jan",
+            "feb",
+            "mar",
+            "apr",
+            "jun",
+            "jul",
+            "aug",
+            "sep",
+            "sept",
+            "oct",
+            "nov",
+        ),
+        *("dec", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    )
+)
+
+
+def _value_terms(text: str) -> frozenset[str]:
+    said = _ORDINAL.sub(lambda m: m.group(1) or m.group(2), _ISO_DATE.sub(" ", text))
+    # A capital opening the text or a sentence is no sign of a name.
+    starts = {m.end() for m in re.finditer(r"(?:^|[.!?:]\s+)", said)}
+    named: set[str] = set()
+    for match in re.finditer(r"[^\W_]+", said):
+        word = match.group(0)
+        is_value = any(ch.isdigit() for ch in word) or word.casefold() in _CALENDAR
+        if is_value or (word[:1].isupper() and match.start() not in starts):
+            named.add(word)
+    return frozenset(index_term(t) for t in tokens(" ".join(named)) if t not in STOP_WORDS)
 
 
 def corrections_from(pairs: Iterable[tuple[str, str]]) -> tuple[Correction, ...]:
-    """Corrections from (superseded text, replacing text) pairs; pairs whose difference is no short value skipped."""
+    """Corrections from (superseded text, replacing text) pairs; pairs whose difference is no short value skipped.
+
+    When the texts differ by a value (a number, a name, a month) and by rewording too, the value is what the
+    correction replaced: "The beta launch is on December 15" → "The beta slipped: December 18 is the new date"
+    replaced "15", so a line saying "the beta on December 15" is stale though it never says "launch"."""
     out: list[Correction] = []
     for old, new in pairs:
         old_terms, new_terms = _terms(old), _terms(new)
         old_value, new_value = old_terms - new_terms, new_terms - old_terms
+        old_named, new_named = old_value & _value_terms(old), new_value & _value_terms(new)
+        if old_named and new_named:
+            old_value, new_value = old_named, new_named
         if 1 <= len(old_value) <= MAX_VALUE_TERMS and new_value:
             out.append(Correction(old_value, new_value))
     return tuple(out)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
 from memoryd.write.grounding import GroundedFact
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
@@ -273,6 +274,26 @@ def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
     ]
 
 
+def _role_of_successor(
+    fact: GroundedFact, pinned: Sequence[ExistingFact], identity: Sequence[ExistingFact]
+) -> GroundedFact:
+    """A successor fact ("Gillian retired, so Martin Doyle took over our books") takes the role the agent's memory
+    holds for the person replaced: the older fact's wording with the new name, in its slot ("The user's accountant
+    is Martin Doyle.", relation.accountant). Without such a fact it stays a plain fact in the user's words."""
+    if fact.slot != SUCCESSOR:
+        return fact
+    olds = [value for scope, value in fact.replaces if scope == PERSON]
+    for existing in (*pinned, *identity):
+        if not _single_relation(existing.slot):
+            continue
+        for match in _NAMES.finditer(existing.content):
+            name = match.group("v")
+            if is_name(name) and any(names_value(name, old) or names_value(old, name) for old in olds):
+                text = existing.content[: match.start()] + fact.value + existing.content[match.end() :]
+                return replace(fact, slot=existing.slot, text=text)
+    return replace(fact, slot="")
+
+
 def plan_grounded(
     facts: Sequence[GroundedFact],
     pinned: Sequence[ExistingFact],
@@ -288,6 +309,7 @@ def plan_grounded(
     plain: list[GroundedFact] = []
     plain_supersedes: dict[str, tuple[str, ...]] = {}
     slotted_inserts: list[NewFact] = []
+    facts = [_role_of_successor(f, pinned, identity) for f in facts]
     for fact in latest_per_slot(facts):
         pool, other_pool = (identity, pinned) if fact.is_identity else (pinned, identity)
         repeat, same_slot = _slot_decision(fact, pool)

@@ -62,3 +62,33 @@ def test_the_planner_leaves_stale_rows_out_of_a_section() -> None:
         Section.TRANSCRIPT, hits, "when does Falcon launch?", is_stale=lambda t: states_old_value(t, FALCON)
     )
     assert [c.ref.id for c in fresh if c.ref is not None] == ["1", "2"]
+
+
+def test_a_day_said_as_an_ordinal_is_the_corrected_number() -> None:
+    corrections = corrections_from(
+        [
+            (
+                "The beta launch is on December 15 (2026-12-15).",
+                "The beta launch moved to December 18 (2026-12-18).",
+            )
+        ]
+    )
+    assert states_old_value("Good luck with the beta launch on the 15th!", corrections)
+    assert states_old_value("Die Beta startet am 15. Dezember.", corrections)
+    assert not states_old_value("Good luck with the beta launch on the 18th!", corrections)
+
+
+def test_a_value_changed_with_rewording_is_still_the_value_replaced() -> None:
+    corrections = corrections_from(
+        [
+            (
+                "The beta launch is on December 15 (2026-12-15).",
+                "The beta slipped: December 18 is the new date.",
+            )
+        ]
+    )
+    assert states_old_value("Good luck with the beta on December 15!", corrections)
+    assert not states_old_value("The beta is on December 18 now.", corrections)
+    tools = corrections_from([("The user uses Jira to track all our bugs.", "The user chose Linear.")])
+    assert states_old_value("Your Jira board looks busy.", tools)
+    assert not states_old_value("Moving the Jira tickets into Linear went fine.", tools)

@@ -11,7 +11,9 @@ in turn order, so the last one in a slot is the user's latest word. `digest.drop
 the verifier's ("empty", "too_short", "too_long", "secret", "loop", "copied_scaffolding", "copied_episode",
 "ungrounded_name", "ungrounded_date", "ungrounded_number", "unsupported") and grounding's ("assistant_only",
 "third_party", "contradicts_user", "stale_or_conflicting", "conflicting_decision", "topic_unsupported",
-"entity_unsupported", "summary_<reason>", "summary_sentence_<reason>", "summary_first_person").
+"entity_unsupported", "summary_<reason>", "summary_sentence_<reason>", "summary_first_person"; a summary sentence's
+reason may also be one of unfit.py's: "secret", "small_talk", "third_party", "assistant_guess"), and
+"summary_sentence_said_before" (an extractive sentence an earlier episode's summary already says).
 """
 
 from memoryd.write.grounding.extract import extract

@@ -115,8 +115,16 @@ _SO_CLAUSE = re.compile(
 )
 
 
+#: "we ditched Jira last week; everything lives in Linear now": a semicolon joins two statements.
+_SEMICOLON = re.compile(r"\s*;\s*")
+
+
 def _clauses(text: str) -> list[str]:
-    """A statement cut where a consequence with its own subject starts; each part needs three words to stand."""
+    """A statement cut where a consequence with its own subject starts, or at a semicolon; each part needs three
+    words to stand."""
+    halves = [p.strip() for p in _SEMICOLON.split(text) if p.strip()]
+    if len(halves) > 1 and all(len(p.split()) >= 3 for p in halves):
+        return [part for half in halves for part in _clauses(half)]
     parts = [p.strip() for p in _SO_CLAUSE.split(text)]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return [text]

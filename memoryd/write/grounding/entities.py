@@ -11,6 +11,7 @@ from memoryd.write.grounding.model import Entity, SourceTurn
 from memoryd.write.grounding.secrets import contains_secret, redact_secrets
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences
+from memoryd.write.grounding.unfit import unfit_reason
 
 #: A sentence reporting the assistant's words ("You suggested …", "tu m'as proposé …", "me dijiste …").
 _ASSISTANT_SAID = re.compile(
@@ -134,6 +135,8 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
                 continue  # "Schönes Wetter heute!": small talk names nothing the session is about
             if _ASSISTANT_SAID.search(said):
                 continue  # "you suggested a PhD, but no": what the assistant said, answered, is not the user's
+            if unfit_reason(said) in ("third_party", "small_talk", "assistant_guess"):
+                continue  # "my wife reckons we should sell on Etsy": her idea names nothing the user deals with
             # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").
             sentence = redact_secrets(said) if contains_secret(said) else said
             is_german = detect_language(sentence) == "de"

@@ -24,7 +24,7 @@ _RESOLVED = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
 #: Where a clause ends: the reason or the aside after it is not the event ("…, so I'm busy with QA").
 _CLAUSE_BREAK = re.compile(
     r"[,;:()!?—]|\s-\s|\b(?:and|but|so|because|since|while|as|et|mais|donc|car|parce que|pero|porque|pues|und|aber|"
-    r"weil|denn|mas|pois)\b",
+    r"weil|denn|mas|pois|due to|owing to|à cause|en raison|por causa|a causa|debido a|por culpa|wegen|aufgrund)\b",
     re.IGNORECASE,
 )
 #: Words that say when or that the date changed, in five languages: never what the event is.
@@ -35,6 +35,11 @@ _NOT_EVENT = frozenset(
         "move moves moved moving push pushes pushed back forward postpone postponed delay delayed reschedule "
         "rescheduled shift shifted bring brought bumped slipped slid change changed changes now new actually "
         "finally instead still got gets been being planned scheduled booked set happen happens happening take takes "
+        # corrections and updates said around the event ("Correction on the sale", "slipped again though")
+        "again though correction correct update updated revised extend extends extended extension already "
+        "slip slips slipping prolongé prolongée repoussée déjà ampliado ampliada prorrogado prorrogada ya "
+        "verlängert schon bereits já prolongado prolongada "
+        "unfortunately sadly leider malheureusement lamentablemente desgraciadamente infelizmente "
         # auxiliaries the stop words miss ("a été repoussé", "ha sido aplazada", "ist verschoben worden")
         "été sido worden ist sind hat haben han ha foi foram será sera "
         "place going gonna will start starts begin begins end ends "
@@ -59,7 +64,7 @@ _NOT_EVENT = frozenset(
 #: A rescheduling verb: what follows it up to the date is the event moved ("the department moved the deadline to …").
 _MOVED = re.compile(
     r"\b(?:mov(?:e|es|ed|ing)|push(?:es|ed)?|postpon(?:e|es|ed)|delay(?:s|ed)?|reschedul(?:e|es|ed)|shift(?:s|ed)?|"
-    r"brought forward|bumped|changed|déplacé|décalé|reporté|repoussé|avancé|changé|movido|pospuesto|aplazado|"
+    r"brought forward|bumped|changed|extend(?:s|ed)?|slipped|prolongé|ampliado|prorrogado|verlängert|prolongado|déplacé|décalé|reporté|repoussé|avancé|changé|movido|pospuesto|aplazado|"
     r"cambiado|cambiaron|cambió|retrasado|adelantado|atrasado|verschoben|verlegt|vorgezogen|adiado|adiámos|adiamos|"
     r"atrasámos|remarcado|remarcaram|mudaram|mudámos)\b",
     re.IGNORECASE,
@@ -114,10 +119,16 @@ def event_key(text: str) -> frozenset[str]:
     return frozenset()
 
 
+def _held(word: str, key: frozenset[str]) -> bool:
+    """A word of the newer key is in the older one, or is the head of an older compound ("prüfung" of
+    "gesellenprüfung", said again as "die Prüfung")."""
+    return word in key or (len(word) >= 4 and any(len(w) > len(word) and w.endswith(word) for w in key))
+
+
 def same_event(old: str, new: str) -> bool:
     """Whether a newer plan names the older one's event: its event key is not empty and the older key holds it."""
-    key = event_key(new)
-    return bool(key) and key <= event_key(old)
+    key, old_key = event_key(new), event_key(old)
+    return bool(key) and all(_held(word, old_key) for word in key)
 
 
 def events_of(new: str, olds: Sequence[str]) -> list[int]:

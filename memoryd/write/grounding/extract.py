@@ -44,7 +44,23 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
-from memoryd.write.grounding.stale import CHANGE_MARKER, TASTE, THING, names_value, stale_mentions
+from memoryd.write.grounding.slotfill import (
+    contrast,
+    instruction_aspect,
+    other_names,
+    read_clause,
+    someone_else,
+    successor_fact,
+    successors,
+)
+from memoryd.write.grounding.stale import (
+    CHANGE_MARKER,
+    PERSON,
+    TASTE,
+    THING,
+    names_value,
+    stale_mentions,
+)
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import (
@@ -57,6 +73,7 @@ from memoryd.write.grounding.text import (
     prose,
     sentences,
     tokens,
+    word_set,
 )
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
@@ -113,9 +130,19 @@ _MOVED_PASSIVE = re.compile(
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
-_EN_PAST_VERB = re.compile(r"\b(?:I|we|they|he|she|it|team|company)\s+(?:\w+ly\s+)?\w{3,}ed\b", re.IGNORECASE)
+_EN_PAST_VERB = re.compile(
+    r"\b(?:I|we|they|he|she|it|team|company|and)\s+(?:\w+ly\s+)?(?:\w{3,}ed|left|went|got|took|began|came|made|"
+    r"met|quit|won|lost|sold|bought|moved)\b",
+    re.IGNORECASE,
+)
 _AHEAD = re.compile(
     r"\b(?:next|coming|this|prochain|prochaine|próximo|próxima|nächsten?|que vem)\b", re.IGNORECASE
+)
+
+
+#: "since Monday", "seit Montag", "depuis lundi": the date a current state began.
+_SINCE = re.compile(
+    r"\b(?:since|ever since|seit|depuis|desde|dès)\s+(?:the\s+|le\s+|el\s+|o\s+|dem\s+)?$", re.IGNORECASE
 )
 
 
@@ -180,6 +207,8 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
+    if all(_SINCE.search(sentence[: m.start]) for m in mentions):
+        return None  # "Seit Montag bin ich in der Spätschicht": a state that began, not a plan ahead
     if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
         return None  # "the team switched to Linear in November": a month said with a past verb is behind us
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
@@ -237,7 +266,7 @@ _CHANGE_REL = (
         re.IGNORECASE,
     ),
     re.compile(r"\b(?:mudei|mudamos|troquei|trocamos) de (?P<rel>[\w-]+)", re.IGNORECASE),
-    re.compile(r"\b(?:changé|change|changeons) de (?P<rel>[\w-]+)", re.IGNORECASE),
+    re.compile(r"\b(?:changé|change|changeons) (?:de |d')(?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:cambié|cambiamos|cambio|cambiado) de (?P<rel>[\w-]+)", re.IGNORECASE),
     re.compile(r"\b(?:den |die |meinen |meine |unseren |unsere )?(?P<rel>[\w-]+) gewechselt", re.IGNORECASE),
 )
@@ -262,6 +291,8 @@ def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
             change = pattern.search(said)
             if change is None:
                 continue
+            if someone_else(said[max(said.rfind(".", 0, change.start()), 0) : change.start()]):
+                continue  # "Mon frère a changé de médecin": the brother's doctor, not the user's
             noun = change.group("rel")
             entry = (
                 RELATIONS.get(noun.lower()) or RELATIONS.get(fold(noun)) or RELATIONS.get(noun.lower()[:-1])
@@ -269,9 +300,14 @@ def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
             if entry is None or not entry[1]:
                 continue
             named = _NEW_ONE.search(said, change.end())
-            if named is None:
-                continue
-            name = named.group("v")
+            if named is not None:
+                name = named.group("v")
+            else:
+                # "Troquei de médica, agora vou à Dra. Pires", "He cambiado de fisioterapeuta; ahora voy a Marta
+                # Gil": the first name after the change, in its sentence, that is not the one who left.
+                name = _first_new_name(said, change.end())
+                if not name:
+                    continue
             lang = detect_language(said, default="") or session_lang
             rel = noun.lower() if RELATIONS.get(noun.lower()) else noun.lower()[:-1]
             fact = GroundedFact(
@@ -288,6 +324,41 @@ def _changed_relations(turns: Sequence[SourceTurn], session_lang: str) -> list[_
             found.append(_Found(fact, (said,)))
             break
     return found
+
+
+def _first_new_name(said: str, start: int) -> str:
+    """The first name after `start` in its sentence or the next ("Dra." is a title there, not a sentence end)."""
+    end, at, ends = len(said), 0, []
+    for sentence in sentences(said):
+        at = said.find(sentence, at)
+        ends.append(at + len(sentence))
+    # Its sentence or the next ("Troquei de médica. Agora vou à Dra. Pires.").
+    after = [e for e in ends if e > start]
+    if after:
+        end = after[1] if len(after) > 1 else after[0]
+    retired = [m.value for m in stale_mentions(said)]
+    for match in _ANTECEDENT.finditer(said, start, end):
+        name = _without_opener(match.group("n"))
+        if fold(name).rstrip(".") in _TITLE_WORDS:
+            continue
+        if not is_name(name) or RELATIONS.get(fold(name)) or any(names_value(name, r) for r in retired):
+            continue
+        # Someone said as the new one: a title, or "now" / "it's" before the name ("ahora voy a Marta Gil",
+        # "c'est l'entreprise Martin"), not any name nearby ("We're changing vets. Luna hated the old place.").
+        titled = fold(name.split()[0]).rstrip(".") in _TITLE_WORDS
+        if (
+            titled
+            or CHANGE_MARKER.search(said[start : match.start()])
+            or _NAMED_AS.search(said[start : match.start()])
+        ):
+            return name
+    return ""
+
+
+_NAMED_AS = re.compile(r"\b(?:c'est|it's|it is|es|é|ist|est)\b", re.IGNORECASE)
+
+
+_TITLE_WORDS = word_set("dr dra mr mrs ms mx prof herr frau sr sra me mme mlle m")
 
 
 #: A short reply picking one of the options just offered: "eSIMs then.", "The blue one then!"
@@ -408,6 +479,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
             for clause in statement_clauses(sentence):
                 clause = without_openers(clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.
+                # "Sprint reviews are on Thursdays, not Tuesdays": the rules read what holds now.
+                clause, corrected = contrast(clause)
                 evidence = detect_language(clause, default="")
                 lang = evidence or session_lang
                 languages = frozenset({evidence, session_lang}) if evidence else None
@@ -416,6 +489,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                if corrected:
+                    clause_facts = [
+                        replace(f, replaces=(*f.replaces, (THING, corrected))) for f in clause_facts
+                    ]
                 bare = without_greeting(clause)
                 if bare != clause and bare:
                     # "Bonjour ! Je prépare le marathon le 12 avril": the greeting introduces a name, it is no
@@ -425,12 +502,14 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         f for f in said if f.kind is not FactKind.IDENTITY
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
+                clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
     found.extend(_chosen_options(turns))
     found.extend(_pronoun_relations(turns, session_lang))
     found.extend(_adopted_pets(turns, session_lang))
+    found.extend(_successors(turns, session_lang))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
@@ -451,6 +530,67 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+def _slot_family(slot: str) -> str:
+    """The slot a fact competes in within one clause (a tool used and a choice made for a purpose are one; so are
+    a relation's qualified and plain names)."""
+    if slot.startswith(("tool.", "choice.")):
+        return "choice." + slot.split(".", 1)[1]
+    if slot.startswith("relation."):
+        return "relation." + slot.split(".")[1]
+    return slot.split(".")[0] if slot.startswith("target") else slot
+
+
+def _with_read_slots(
+    facts: list[GroundedFact], clause: str, sentence: str, turn: SourceTurn, lang: str, corrected: str = ""
+) -> list[GroundedFact]:
+    """The clause's facts plus what the slot-filling reader (slotfill.py) names that the rules did not: a slot the
+    rules filled stays theirs; a shift read there replaces a "workplace" the rules took it for ("in der
+    Frühschicht"); a switch to a new tool retires the other tools named in its sentence."""
+    said = turn.user.replace("’", "'")
+    mentions = stale_mentions(said)
+    retired = {fold(m.value) for m in mentions}
+    retired_names = [m.value for m in mentions if m.scope == PERSON]
+    at = said.find(clause[:20])
+    earlier = [
+        n.group("n")
+        for n in _ANTECEDENT.finditer(said, 0, at + len(clause) if at >= 0 else len(said))
+        if is_name(n.group("n"))
+        and fold(n.group("n")) not in retired
+        and not any(r in fold(n.group("n")) for r in retired)
+    ]
+    held = {_slot_family(f.slot) for f in facts if f.slot}
+    decided = any(f.kind is FactKind.DECISION for f in facts)
+    out = list(facts)
+    for fact in read_clause(clause, turn.index, lang, earlier, sentence, corrected):
+        if fact.kind is FactKind.RELATION and any(names_value(fact.value, r) for r in retired_names):
+            continue  # "My dentist is great, Dr. Ruiz retired though": the one who left is no current relation
+        family = _slot_family(fact.slot) if fact.slot else ""
+        if family and family in held:
+            continue
+        if fact.kind is FactKind.DECISION:
+            old = tuple((THING, name) for name in other_names(sentence, fact.value))
+            if decided:
+                # "I've moved the thesis over to LaTeX; Word kept crashing": the rules read the choice, the
+                # switch says which tool it replaces.
+                out = [
+                    replace(f, replaces=(*f.replaces, *old)) if f.kind is FactKind.DECISION else f
+                    for f in out
+                ]
+                continue
+            fact = replace(fact, replaces=old)
+        if any(f.slot and _slot_family(f.slot) == family and f.kind is fact.kind for f in out):
+            continue
+        if corrected and (THING, corrected) not in fact.replaces:
+            fact = replace(fact, replaces=(*fact.replaces, (THING, corrected)))
+        out.append(fact)
+        if family:
+            held.add(family)
+    shifts = [fold(f.value) for f in out if f.slot == "identity.shift"]
+    return [
+        f for f in out if not (f.slot == "identity.workplace" and any(v in fold(f.value) for v in shifts))
+    ]
 
 
 def _clause_facts(
@@ -483,6 +623,7 @@ def _clause_facts(
     instruction = standing_instruction(clause, lang, languages)
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot, said_in = instruction
+        slot = slot or instruction_aspect(value)
         text = render("instruction", said_in, value)
         facts.append(
             GroundedFact(
@@ -726,7 +867,7 @@ def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> l
         mentions = [m for index in fact.turns for m in stale.get(index, ())]
         if fact.kind in (FactKind.RELATION, FactKind.IDENTITY):
             mentions = [m for m in mentions if not names_value(fact.value, m.value)]
-        pairs = tuple(dict.fromkeys((m.scope, m.value) for m in mentions))
+        pairs = tuple(dict.fromkeys([*fact.replaces, *((m.scope, m.value) for m in mentions)]))
         if (
             fact.kind is FactKind.PREFERENCE
             and not fact.slot
@@ -1024,6 +1165,23 @@ def _adopted_pets(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found
                 "en",
             )
             found.append(_Found(fact, (said,)))
+    return found
+
+
+def _successors(turns: Sequence[SourceTurn], session_lang: str) -> list[_Found]:
+    """Someone taking over a role from a person who left it or is away ("Gillian retired, so Martin Doyle took
+    over our books"): supersede.py gives the fact the role the agent's memory holds for the person replaced."""
+    found: list[_Found] = []
+    for turn in turns:
+        said = turn.user.replace("\u2019", "'")
+        gone = [m.value for m in stale_mentions(said) if m.scope == PERSON]
+        for sentence in sentences(said):
+            if HYPOTHETICAL.search(sentence) or sentence.rstrip().endswith("?"):
+                continue
+            for new, old in successors(sentence, gone):
+                lang = detect_language(sentence, default="") or session_lang
+                shown = third_person(sentence) if lang == "en" else sentence
+                found.append(_Found(successor_fact(new, old, shown, turn.index, lang), (sentence,)))
     return found
 
 

@@ -29,7 +29,7 @@ from memoryd.write.grounding.model import (
     SourceTurn,
 )
 from memoryd.write.grounding.rules import Hit, apply_rules
-from memoryd.write.grounding.secrets import contains_secret, redact_secrets
+from memoryd.write.grounding.secrets import contains_secret
 from memoryd.write.grounding.summary import repeats_run
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import (
@@ -42,6 +42,7 @@ from memoryd.write.grounding.text import (
     tokens,
     without_speaker_labels,
 )
+from memoryd.write.grounding.unfit import unfit_reason
 from memoryd.write.grounding.verify import support, verify
 from memoryd.write.parse import Digest as ModelDigest
 
@@ -124,6 +125,13 @@ class _Grounder:
         self.facts: list[GroundedFact] = []
         self.turns_by_index = {t.index: t for t in turns}
         self.evidence: list[tuple[str, ...]] = []  # parallel to self.facts: the sentences each was read from
+        #: The user's own names, folded ("Alice", "Ali"): a summary calling the user by name speaks of the user.
+        self.own_names = frozenset(
+            fold(word)
+            for f in extraction.facts
+            if f.slot in ("identity.name", "identity.address_as")
+            for word in f.value.split()
+        )
 
     def _check(self, text: str, sources: Sequence[str]) -> str:
         verdict = verify(
@@ -271,7 +279,21 @@ class _Grounder:
                 salvaged = " ".join(kept)
                 return salvaged, _provenance(salvaged, self.turns, use_assistant=True), "model"
             self.dropped[f"summary_{reason}"] += 1
-        return self.extraction.summary, self.extraction.summary_turns, "extractive"
+        return self._extractive_summary(), self.extraction.summary_turns, "extractive"
+
+    def _extractive_summary(self) -> str:
+        """The extractive summary without the sentences an earlier episode's summary already says (a decision
+        restated in a later session): a new episode says what is new. When every sentence was said before, the
+        summary stays whole: the session happened and its episode is stored."""
+        if not self.earlier:
+            return self.extraction.summary
+        earlier = [set(_runs(summary)) for summary in self.earlier]
+        parts = sentences(self.extraction.summary)
+        kept = [part for part in parts if not any(set(_runs(part)) & seen for seen in earlier)]
+        if not kept:
+            return self.extraction.summary
+        self.dropped["summary_sentence_said_before"] += len(parts) - len(kept)
+        return " ".join(kept)
 
     def _summary_reason(self, text: str) -> str:
         if not text:
@@ -281,6 +303,12 @@ class _Grounder:
             return reason
         if repeats_run(text):
             return "loop"  # a 4-word run said twice, even of template words ("the user is a … the user is a")
+        own = self.own_names
+        unfit = next(
+            (why for why in (unfit_reason(s, own) for s in sentences(text)) if why and why != "secret"), ""
+        )
+        if unfit:
+            return unfit  # small talk, someone else's opinion, the assistant's guess: the extractive filters
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
         if _FIRST_PERSON.search(text):
             return "first_person"
@@ -322,6 +350,15 @@ _THIRD_PERSON = (
     (re.compile(r"^(?:the )?user (\w+?)(?:ies)\b", re.IGNORECASE), r"I \1y"),
     (re.compile(r"^(?:the )?user (\w+?)s\b", re.IGNORECASE), r"I \1"),
 )
+
+
+#: A run this many words long said again repeats an earlier summary (the bench's and verify.py's span).
+_REPEAT_RUN = 6
+
+
+def _runs(text: str) -> list[tuple[str, ...]]:
+    found = tokens(text)
+    return [tuple(found[i : i + _REPEAT_RUN]) for i in range(len(found) - _REPEAT_RUN + 1)]
 
 
 def _read_model_fact(text: str) -> Hit | None:
@@ -419,17 +456,12 @@ def _polarity_differs(a: str, b: str) -> bool:
 
 
 def _redact_summary(summary: str) -> str:
-    """Secrets out of a summary: redact the value; a sentence that would keep nothing else is dropped."""
+    """Secrets out of a summary: every sentence holding one is dropped."""
     if not contains_secret(summary):
         return summary
-    kept = []
-    for sentence in sentences(summary):
-        if contains_secret(sentence):
-            sentence = redact_secrets(sentence)
-            if len(content_tokens(sentence.replace("[redacted]", ""))) < 3:
-                continue
-        kept.append(sentence)
-    return " ".join(kept)
+    # A sentence that held a credential is about it ("the rota password is …"): it goes whole, as in the
+    # extractive summary.
+    return " ".join(sentence for sentence in sentences(summary) if not contains_secret(sentence))
 
 
 def ground(

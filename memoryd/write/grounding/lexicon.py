@@ -9,7 +9,8 @@ from memoryd.write.grounding.text import fold, word_set
 # Capitalised names ("Dana", "Dr Ruiz", "São Paulo", "Rio de Janeiro"); case-sensitive inside case-insensitive rules.
 _UPPER = "A-ZÀ-ÖØ-Þ"
 NAME = (
-    rf"(?-i:(?P<v>(?:(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Herr|Frau|Sr|Sra|Me)\.?\s+)?[{_UPPER}][\w'’-]*"
+    # Titles may stack: "Frau Dr. Keller", "Mrs Prof. Wu".
+    rf"(?-i:(?P<v>(?:(?:(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Herr|Frau|Sr|Sra|Me|Mme|Mlle)\.?|M\.)\s+){{0,2}}[{_UPPER}][\w'’-]*"
     rf"(?:[ -](?:(?:de|da|do|dos|das|del|van|von|der|den|la|le|di|du)\s+)?[{_UPPER}][\w'’-]*){{0,2}}))"
 )
 PLACE = rf"(?-i:(?P<v>[{_UPPER}][\w'’.-]*(?:[ -](?:(?:de|da|do|dos|das|del|la|le|am|an|upon|on)\s+)?[{_UPPER}][\w'’-]*){{0,3}}))"

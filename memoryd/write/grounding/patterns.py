@@ -349,7 +349,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
     ("fr", "home", _K.IDENTITY, "identity.home",
-     rf"\b(?:j'habite|je vis|je réside)(?: maintenant| actuellement| toujours)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
+     rf"\b(?:j'habite|je vis|je réside|on (?:vit|habite)|nous (?:vivons|habitons))(?: maintenant| actuellement| toujours| désormais)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
      rf"\b(?:(?:j'ai|on a|nous avons) (?:récemment |enfin |finalement )?(?:déménagé|emménagé)|je viens de déménager|on vient de déménager|je me suis installée?|on s'est installés?) (?:à|a|en|au|dans) {PLACE}", ""),
     ("fr", "moving", _K.IDENTITY, "identity.home",
@@ -400,7 +400,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "age", _K.IDENTITY, "identity.age", r"\btengo (?P<v>\d{1,3}) años\b", ""),
     ("es", "works_as", _K.IDENTITY, "identity.role", r"\b(?:trabajo|estoy trabajando) (?:ahora )?(?:como|de) (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:en|para)\b|[.,;!]|$)", ""),
     ("es", "role", _K.IDENTITY, "identity.role",
-     r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica))(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
+     # "ahora soy traductora autónoma": one adjective may follow the role noun.
+     r"\bsoy (?P<v>(?:un |una )?[\w-]+(?:ero|era|ista|or|ora|ólogo|óloga|ario|aria|ente|ico|ica)(?: (?!en\b|de\b|para\b|y\b)[a-záéíóúñ]+[oae])?)(?=\s+(?:en|de|para)\b|\s*[.,;!]|$)", ""),
     ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:como|de) [\w -]{{2,40}}? (?:en|para) {NAME}", ""),
     ("es", "employer", _K.IDENTITY, "identity.employer", rf"\btrabajo (?:ahora |actualmente )?(?:en|para) {NAME}", ""),
     ("es", "diet", _K.PREFERENCE, "preference.diet", r"\bsoy (?P<v>vegetarian[oa]|vegan[oa]|pescetarian[oa])\b", ""),

@@ -463,6 +463,11 @@ def _target_measure(value: str) -> str:
     return ""
 
 
+def target_measure(value: str) -> str:
+    """See _target_measure (the slot-filling reader names a goal's slot by it)."""
+    return _target_measure(value)
+
+
 def _vague(value: str) -> bool:
     """An object that names nothing durable: a pronoun, "you", or a pointer back into the conversation."""
     found = tokens(value)
@@ -996,4 +1001,13 @@ def _without_overlaps(hits: list[Hit]) -> list[Hit]:
     return sorted(kept, key=lambda h: h.start)
 
 
-__all__ = ["RELATION_RULES", "RULES", "Hit", "Rule", "apply_rules", "is_name", "to_third_person_en"]
+__all__ = [
+    "RELATION_RULES",
+    "RULES",
+    "Hit",
+    "Rule",
+    "apply_rules",
+    "is_name",
+    "target_measure",
+    "to_third_person_en",
+]

@@ -33,6 +33,9 @@ _KEY_PATTERNS = (
 _PASSWORD = re.compile(
     r"\b(?:password|passwd|pwd|pw|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|mdp|code secret|"
     r"contrase[ñn]a|clave|passwort|kennwort|senha|api[ -]?key|secret key|token|"
+    # Bank details that open an account like a password does: "account number is 41234567", "sort code: 20-45-77".
+    r"(?:bank )?(?:account|acct) (?:number|no\.?|#)|sort code|routing number|n[úu]mero de (?:cuenta|conta)|"
+    r"num[ée]ro de compte|kontonummer|bankleitzahl|\bnib|"
     # An access code guards a door or an account like a password does ("code d'accès", "lock-box code").
     r"(?:access|entry|door|gate|alarm|lock-?box|lock box|login|key ?safe|key box|safe|padlock|garage|wifi|wi-fi|"
     r"security|unlock|building) code|code d'acc[èe]s|code d'entr[ée]e|code du (?:portail|coffre|cadenas|garage)|"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
 from memoryd.write.grounding.text import fold, sentences, tokens
@@ -250,6 +251,7 @@ def _someone_else(said: str, start: int) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def stale_mentions(text: str) -> tuple[StaleMention, ...]:
     """Old values a user turn says are no longer current, in order, each once.
 
@@ -274,6 +276,8 @@ def _sentence_mentions(said: str) -> list[StaleMention]:
             value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
             if not value or fold(value.split()[0]) in _EMPTY:
                 continue
+            if scope == PERSON and fold(value.split()[0]) in _FIRST_PERSON:
+                continue  # "We've moved to a new vet", "On a déménagé": the user moving, no one leaving a role
             mention = StaleMention(scope, value)
             if mention not in found:
                 found.append(mention)

@@ -16,7 +16,6 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Entity, GroundedFact, SourceTurn
-from memoryd.write.grounding.secrets import contains_secret, redact_secrets
 from memoryd.write.grounding.text import (
     content_tokens,
     detect_language,
@@ -25,6 +24,7 @@ from memoryd.write.grounding.text import (
     sentences,
     word_set,
 )
+from memoryd.write.grounding.unfit import unfit_reason
 
 MAX_SUMMARY_CHARS = 300
 MAX_SUMMARY_SENTENCES = 3
@@ -243,10 +243,8 @@ def extractive_summary(
                 continue  # leaving for lunch, the weather, "you're probably a cat person": not what happened
             # "No worries, Ines!": the name called out is not what the sentence says.
             stems = frozenset(light_stem(t) for t in content_tokens(_VOCATIVE.sub("", cleaned)))
-            if len(stems) < _MIN_CONTENT_WORDS:
-                continue
-            if contains_secret(cleaned):
-                cleaned = redact_secrets(cleaned)
+            if len(stems) < _MIN_CONTENT_WORDS or unfit_reason(cleaned):
+                continue  # a credential, small talk, someone else's opinion, the assistant's guess: not the user's
             pool.append((len(pool), turn.index, cleaned, stems))
     session_lang = detect_language(" ".join(turn.user for turn in turns))
     frequency: Counter[str] = Counter(stem for *_, stems in pool for stem in stems)
@@ -315,6 +313,8 @@ def extractive_topics(turns: Sequence[SourceTurn], entities: Sequence[Entity] = 
     surface: dict[str, str] = {}
     for turn in turns:
         for sentence in sentences(turn.user):
+            if unfit_reason(sentence):
+                continue
             for token in set(content_tokens(sentence)):
                 if len(token) < 4 or token.isdigit() or token in _NOT_TOPICS:
                     continue

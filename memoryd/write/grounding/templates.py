@@ -66,6 +66,7 @@ _T: dict[str, dict[str, str]] = {
                "pt": "Lembrete pedido pelo usuário: {v}."},
     "target": {"en": "The user's goal: {v}.", "fr": "Objectif de l'utilisateur : {v}.", "es": "Objetivo del usuario: {v}.",
                "de": "Ziel des Nutzers: {v}.", "pt": "Objetivo do usuário: {v}."},
+    "on_shift": {"en": "The user works the {v} shift."},
     "shift": {"en": "The user works {v}.", "fr": "L'utilisateur travaille {v}.", "es": "El usuario trabaja {v}.",
               "de": "Der Nutzer arbeitet {v}.", "pt": "O usuário trabalha {v}."},
     "plan": {"en": "{v}.", "fr": "Prévu : {v}.", "es": "Plan: {v}.", "de": "Geplant: {v}.", "pt": "Planejado: {v}."},
@@ -83,7 +84,8 @@ TEMPLATE_WORDS = frozenset(
         "quiere möchte quer être ser werden llamen chamado appelé favourite favorite préféré favorito lieblings "
         "asked needs chose chosen choose picked selected opted settled plans planned planning wanted requested "
         "shared explained described considered compared agreed confirmed choisi décidé demandé elegido eligió "
-        "decidió pidió gewählt entschieden gefragt escolheu decidiu pediu uses utilise usa verwendet name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have"
+        "decidió pidió gewählt entschieden gefragt escolheu decidiu pediu uses utilise usa verwendet name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have "
+        "shift"
     )
 )
 

@@ -1,0 +1,91 @@
+"""Sentences no summary, entity or topic may be drawn from: the same filters facts go through.
+
+A summary is made of the user's sentences (extractive) or of the model's (phrased); either way a sentence holding a
+credential, small talk, another person's opinion or the assistant's guess about the user says nothing the user
+stated about themselves, so it is left out: `unfit_reason` names why (or returns "").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from memoryd.write.grounding.lexicon import CHIT_CHAT, LEAD_FILLER, SMALL_TALK
+from memoryd.write.grounding.secrets import contains_secret
+from memoryd.write.grounding.text import content_tokens, fold
+
+_I = re.IGNORECASE
+
+#: Weather and the day's mood, in five languages: small talk when the sentence says little else.
+_WEATHER = re.compile(
+    r"\b(?:weather|sunny|rain(?:y|ing)?|miserable|freezing|scorching|heatwave|lovely day|beautiful day|"
+    r"météo|il fait (?:beau|chaud|froid|gris)|pluie|soleil|canicule|"
+    r"hace (?:un )?(?:calor|frío|sol|buen tiempo|mal tiempo)|calor|lluvia|llueve|"
+    r"wetter|regnet|sonnig|hitze|kalt heute|"
+    r"que dia (?:lindo|bonito)|dia (?:lindo|bonito)|está (?:calor|frio)|chuva|chove)\b",
+    _I,
+)
+_SMALL_TALK_MAX_WORDS = 6
+#: A number or the user's own doing in the sentence: it reports something beyond the weather.
+_SAYS_MORE = re.compile(
+    r"\d|\b(?:I|we|my|our|je|nous|mon|notre|yo|mi|nuestro|ich|wir|mein|unser|eu|meu|nosso)\b", _I
+)
+
+#: Someone else's view: "my wife reckons we should…", "Mein Kollege meint…", "Ma belle-mère trouve que…", "Tom
+#: thinks…". The opinion is theirs, even when it names the user's plans.
+_OPINION_VERB = (
+    r"(?:thinks?|reckons?|says?|said|believes?|suggests?|suggested|feels?|insists?|keeps? saying|wants? (?:me|us) to|"
+    r"trouve|pense|dit|croit|veut que|suggère|estime|piensa|dice|cree|opina|quiere que|sugiere|"
+    r"meint|findet|sagt|glaubt|will,? dass|schlägt vor|acha|diz|pensa|quer que|sugere|"
+    # a liking of theirs, said in the user's session: still theirs ("my colleague Bram swears by Prefect")
+    r"loves|likes|prefers|hates|swears by|adore|aime|préfère|déteste|ama|adora|prefiere|odia|liebt|mag|bevorzugt|"
+    r"hasst|gosta|prefere|odeia)"
+)
+_OTHER_PERSON = (
+    r"(?:(?:my|our|mon|ma|mes|notre|mi|mis|nuestro|nuestra|mein|meine|unser|unsere|o meu|a minha|meu|minha)\s+"
+    r"[\w-]+(?:\s+[\w-]+)?|(?-i:[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+))"
+)
+_THIRD_PARTY_OPINION = re.compile(rf"\b{_OTHER_PERSON}\s+{_OPINION_VERB}\b", _I)
+_NOT_OTHERS = re.compile(r"^(?:I|We|Je|Yo|Ich|Wir|Eu|Nous|On)$", _I)
+
+#: The assistant's guess, repeated or denied by the user: "you're probably thinking I'm the tech lead, but I'm not".
+_GUESS_ECHO = re.compile(
+    r"\byou(?:'re| are)? (?:probably |might be |must be )?(?:think|thinking|thought|assum\w*|guess\w*)\b|"
+    r"\b(?:I'm|I am) not (?:a|an|the)\b|\bje ne suis pas (?:un|une|le|la)\b|\bno soy (?:el|la|un|una)\b|"
+    r"\bich bin (?:kein|keine|nicht der|nicht die)\b|\bnão sou (?:o|a|um|uma)\b",
+    _I,
+)
+
+
+def _third_party_opinion(sentence: str, own_names: frozenset[str]) -> bool:
+    for match in _THIRD_PARTY_OPINION.finditer(sentence):
+        subject = match.group(0).split()[0]
+        if not _NOT_OTHERS.match(subject) and fold(subject) not in own_names:
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
+    """Why a sentence may not feed a summary, an entity or a topic ("secret", "small_talk", "third_party",
+    "assistant_guess"), or "" when it may. `own_names`: the user's own names, folded (a model's summary may call
+    the user by name: "Alice prefers Postgres" is no one else's liking)."""
+    if contains_secret(sentence):
+        return "secret"
+    bare = LEAD_FILLER.sub("", sentence).strip()
+    if CHIT_CHAT.search(bare):
+        return "small_talk"
+    if (
+        (_WEATHER.search(bare) or SMALL_TALK.search(bare))
+        and len(content_tokens(bare)) <= _SMALL_TALK_MAX_WORDS
+        and not _SAYS_MORE.search(bare)
+    ):
+        return "small_talk"  # "Brutal weather, honestly." — not "We moved the launch to May 9 because of the rain"
+    if _third_party_opinion(bare, own_names):
+        return "third_party"
+    if _GUESS_ECHO.search(bare):
+        return "assistant_guess"
+    return ""
+
+
+__all__ = ["unfit_reason"]

@@ -1,0 +1,104 @@
+"""Summaries, entities and topics go through the fact filters: secrets, small talk, others' opinions, guesses."""
+
+from __future__ import annotations
+
+from memoryd.write.grounding import ModelDigest, SourceTurn, extract, ground
+from memoryd.write.grounding.unfit import unfit_reason
+
+#: 2026-12-02, a Wednesday, 00:00 UTC.
+SESSION_MS = 1_796_169_600_000
+
+
+def _turns(*users: str) -> list[SourceTurn]:
+    return [SourceTurn(i, 900 + i, user, "Okay.") for i, user in enumerate(users)]
+
+
+def test_each_filter_names_its_reason_in_several_languages() -> None:
+    assert unfit_reason("Our account number is 55102938 and the sort code 40-11-62.") == "secret"
+    assert unfit_reason("Das Passwort fürs Portal ist Mond!7788.") == "secret"
+    assert unfit_reason("Such grim weather this week.") == "small_talk"
+    assert unfit_reason("Il fait beau aujourd'hui.") == "small_talk"
+    assert unfit_reason("My brother-in-law reckons I should buy a Tesla.") == "third_party"
+    assert unfit_reason("Meine Mutter findet, wir sollten nach Bremen ziehen.") == "third_party"
+    assert unfit_reason("Priya thinks we should drop the API.") == "third_party"
+    assert unfit_reason("You probably assumed I'm the owner, but no.") == "assistant_guess"
+
+
+def test_a_users_own_statements_pass() -> None:
+    for said in (
+        "I think we should drop the API.",
+        "We moved the launch to May 9 because of the weather.",
+        "My sister's wedding is on June 3 and I'm giving the speech.",
+        "Decidimos migrar a Postgres este mes.",
+    ):
+        assert unfit_reason(said) == "", said
+
+
+def test_the_extractive_summary_entities_and_topics_leave_unfit_sentences_out() -> None:
+    turns = _turns(
+        "We're launching the Halden app on March 3 with the onboarding redesign.",
+        "My business partner Oskar reckons we should also build for Windows Phone.",
+        "The staging password is Wq!88-lark, in case you need it.",
+        "Brutal weather, honestly.",
+        "The onboarding redesign needs two more screens before the launch.",
+    )
+    found = extract(turns, session_time_ms=SESSION_MS)
+    assert "Windows" not in found.summary and "Wq!88" not in found.summary and "weather" not in found.summary
+    assert "launch" in found.summary.lower()
+    assert not [e for e in found.entities if e.name.startswith("Windows")]
+    assert not [t for t in found.topics if "weather" in t.lower()]
+
+
+def test_a_model_summary_with_an_unfit_sentence_falls_back_or_loses_it() -> None:
+    turns = _turns(
+        "We're launching the Halden app on March 3 with the onboarding redesign.",
+        "My business partner Oskar reckons we should also build for Windows Phone.",
+    )
+    digest = ModelDigest(
+        has_episode=True,
+        summary="The user launches the Halden app on March 3. Oskar thinks they should build for Windows Phone.",
+        topics=(),
+        decisions=(),
+        action_items=(),
+        salience=0.5,
+        entities=(),
+        candidates=(),
+        identity_facts=(),
+    )
+    grounded = ground(turns, digest, session_time_ms=SESSION_MS)
+    assert "Windows" not in grounded.summary
+
+
+def test_the_user_called_by_name_is_no_third_party() -> None:
+    assert unfit_reason("Alice prefers Postgres over MySQL.", frozenset({"alice"})) == ""
+    assert unfit_reason("Alice prefers Postgres over MySQL.") == "third_party"
+    turns = _turns("Hi, my name is Alice and I run the billing team.", "I prefer Postgres over MySQL.")
+    digest = ModelDigest(
+        has_episode=True,
+        summary="Alice prefers Postgres over MySQL.",
+        topics=(),
+        decisions=(),
+        action_items=(),
+        salience=0.5,
+        entities=(),
+        candidates=(),
+        identity_facts=(),
+    )
+    assert ground(turns, digest, session_time_ms=SESSION_MS).summary == "Alice prefers Postgres over MySQL."
+
+
+def test_an_extractive_summary_does_not_repeat_an_earlier_episode() -> None:
+    turns = _turns(
+        "We decided to move the whole team from Trello to Linear this quarter.",
+        "The Lisbon offsite starts on March 3 with the new hires.",
+    )
+    earlier = ["The user decided to move the whole team from Trello to Linear this quarter."]
+    grounded = ground(turns, None, session_time_ms=SESSION_MS, earlier=earlier)
+    assert "Trello" not in grounded.summary and "Lisbon" in grounded.summary
+    assert "Trello" in ground(turns, None, session_time_ms=SESSION_MS).summary
+
+
+def test_a_session_that_only_repeats_an_earlier_one_keeps_its_summary() -> None:
+    turns = _turns("We decided to move the whole team from Trello to Linear this quarter.")
+    earlier = ["The user decided to move the whole team from Trello to Linear this quarter."]
+    assert "Linear" in ground(turns, None, session_time_ms=SESSION_MS, earlier=earlier).summary
