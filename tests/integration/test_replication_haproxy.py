@@ -43,10 +43,16 @@ def _wait_listening(proxy: subprocess.Popen[bytes], port: int, timeout_s: float 
 
 
 @pytest.fixture
-def balanced() -> Iterator[tuple[list[CountingMemory], list[grpc.Server], str]]:
+def balanced(tmp_path: Path) -> Iterator[tuple[list[CountingMemory], list[grpc.Server], str]]:
     binary = shutil.which("haproxy")
     if binary is None:
         pytest.skip("haproxy is not installed (apt-get install haproxy)")
+    # The shipped config with a smaller connection cap: HAProxy raises its open-file limit to about 2 x maxconn at
+    # start and refuses to run when it cannot (a full test run's limit can be 2,048, too low for 4,096).
+    text = CONFIG.read_text(encoding="utf-8")
+    assert "maxconn 4096" in text
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(text.replace("maxconn 4096", "maxconn 256"), encoding="utf-8")
     started = [serve_counting(), serve_counting()]
     # The free port is probed then released, so another process can take it before haproxy binds: a start that
     # does not listen is retried on a new port (twice), and the third failure reports haproxy's stderr.
@@ -59,7 +65,7 @@ def balanced() -> Iterator[tuple[list[CountingMemory], list[grpc.Server], str]]:
             "MEMORYD_B": started[1][2],
         }
         proxy = subprocess.Popen(
-            [binary, "-db", "-f", str(CONFIG)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            [binary, "-db", "-f", str(config)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         try:
             _wait_listening(proxy, port)
