@@ -40,9 +40,10 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
 #: Kinds of an agent with at most this many vectors are scanned exactly instead of through HNSW.
 EXACT_ROWS = 2000
-#: Candidates HNSW keeps while searching; a search for k rows uses max(this, k): sized to the request (search asks
-#: for k = 100). 200 cost 1.6-2x the time of 100 per search at 100k rows (bench_pg_search, part assemble).
-EF_SEARCH = 0
+#: Candidates HNSW keeps while searching; a search for k rows uses max(this, k), so memoryd's searches (k = 100)
+#: walk with ef_search = k. 200 (the earlier setting) cost ~1.3-1.6x the time per 100k-row search for ~12 points
+#: more recall@100 on bench_assemble's fake-model vectors (bench_pg_search, part assemble, measures both).
+EF_SEARCH = 100
 #: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
 ITERATIVE_SCAN = "strict_order"
 
