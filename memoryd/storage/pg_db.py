@@ -25,6 +25,7 @@ from psycopg.adapt import Loader
 from memoryd.storage.dialect import POSTGRES_DIALECT, Dialect
 from memoryd.storage.faults import StorageHealth
 from memoryd.storage.pg_placeholders import pg_params, to_postgres
+from memoryd.storage.pg_session import SessionSettings
 
 #: Schema names memoryd accepts: plain lower-case identifiers (no quoting surprises in search_path or DDL).
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -170,6 +171,10 @@ class PercentQueries:
         """One statement per row."""
         self._cursor().executemany(sql, rows)
 
+    def setting(self, name: str, value: str) -> None:
+        """Make a session setting of this thread's connection `value` (no round trip when it already is)."""
+        self._db.session.apply(self._db._usable(), name, value)
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction of the store (under its write lock)."""
@@ -185,6 +190,8 @@ class PgDatabase:
         self.schema = check_schema(schema)
         self.pw = _PgPeewee(conninfo, self.schema)
         self._write_lock = threading.RLock()
+        #: Session settings already made on each connection (pg_session.py).
+        self.session = SessionSettings()
         self._generation = 0
         #: The current storage fault (disk full, read-only, unreachable): set by a failed write, cleared by a commit.
         self.health = StorageHealth()

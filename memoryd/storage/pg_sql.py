@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 import psycopg
 
+from memoryd.storage.pg_session import SessionSettings
+
 #: Positional (%s) or named (%(name)s) parameters.
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -30,6 +32,10 @@ class PgQueries(Protocol):
 
     def transaction(self) -> Any: ...
 
+    def setting(self, name: str, value: str) -> None:
+        """Make a session setting of this thread's connection `value` (no round trip when it already is)."""
+        ...
+
 
 class PgSql:
     """Thread-local autocommit psycopg connections to one database, with session settings applied on connect."""
@@ -40,6 +46,7 @@ class PgSql:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[psycopg.Connection[Any]] = []
+        self._session = SessionSettings()
 
     def _conn(self) -> psycopg.Connection[Any]:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
@@ -69,6 +76,10 @@ class PgSql:
         """Run a statement once per row of parameters (pipelined by psycopg)."""
         with self._conn().cursor() as cursor:
             cursor.executemany(sql, rows)
+
+    def setting(self, name: str, value: str) -> None:
+        """Make a session setting of this thread's connection `value` (no round trip when it already is)."""
+        self._session.apply(self._conn(), name, value)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -40,8 +40,12 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
 #: Kinds of an agent with at most this many vectors are scanned exactly instead of through HNSW.
 EXACT_ROWS = 2000
-#: Candidates HNSW keeps while searching; a search for k rows uses max(this, k).
-EF_SEARCH = 200
+#: Candidates HNSW keeps while searching; a search for k rows uses max(this, k), so memoryd's searches (k = 100)
+#: walk with ef_search = k. 200 (the earlier setting) cost ~1.3-1.6x the time per 100k-row search for ~12 points
+#: more recall@100 on bench_assemble's fake-model vectors (bench_pg_search, part assemble, measures both).
+EF_SEARCH = 100
+#: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
+ITERATIVE_SCAN = "strict_order"
 
 
 def vector_ddl(schema: str) -> list[str]:
@@ -212,10 +216,9 @@ class PgVectorStore:
         params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k}
         try:
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
-            # It only concerns HNSW scans, and each one sets it first.
-            self._db.execute(
-                "SELECT set_config('hnsw.ef_search', %s, false)", (str(max(self._ef_search, k)),)
-            )
+            # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
+            self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
+            self._db.setting("hnsw.iterative_scan", ITERATIVE_SCAN)
             rows = self._db.query(self.nearest_sql(agent, kind), params)
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             return None
