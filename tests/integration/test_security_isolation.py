@@ -31,26 +31,8 @@ from tests.fakes.fake_plugin_peers import FakeInference as EchoInference
 from tests.support.console_rig import ConsoleRig, console_rig
 from tests.support.memoryd_server import enable_recall
 from tests.support.plugin_host_stack import TEST_PLUGINS, write_grants
+from tests.support.tenant_world import CONVERSATION, SHARED, SYLLABLES
 
-SYLLABLES = (
-    "ka",
-    "zu",
-    "mi",
-    "tor",
-    "vex",
-    "lo",
-    "rin",
-    "dra",
-    "pel",
-    "qua",
-    "sto",
-    "nym",
-    "fa",
-    "gri",
-    "jo",
-)
-SHARED = "favourite colour blue project code word"
-CONVERSATION = "shared-conversation"
 AGENTS = 7
 
 
