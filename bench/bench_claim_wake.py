@@ -179,9 +179,10 @@ nothing armed. "After" keeps a {SAFETY_POLL_S:g} s safety poll.
 | --- | --- | --- | --- | --- | --- | --- |
 {rows}
 
-Polling, a conversation waits for the next 0.25 s tick of either replica (two unsynchronised loops: on average a
-sixth of the period, up to a whole one); woken by deadlines, it waits for the replica's timer and, when armed on
-the other replica, a NOTIFY that left before the deadline. Claim rounds woken by deadlines are at least 50 ms apart,
+Polling, a conversation waits for the next tick of either replica (two unsynchronised 0.25 s loops: a third of the
+period on average on an idle machine, up to a whole one, plus each round's own time); woken by deadlines, it waits
+for the replica's timer and, when armed on the other replica, a NOTIFY that left before the deadline. The workload
+has no switch or EndSession (each conversation is its own agent's), so both arms claim on debounce deadlines only. Claim rounds woken by deadlines are at least 50 ms apart,
 so a stream of turns costs at most 20 claim queries per second per replica (polling: 4, always). This machine has
 {os.cpu_count()} cores, shared with other work (load average {load_before:.1f} before, {load_after:.1f} after): timer
 and scheduling delays under that load are part of both arms' figures.

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from memoryd.replication.deadlines import deadline_payloads, parse_deadlines
+from memoryd.replication.worker import Worker
 from memoryd.storage.pg_notify import EVERY_AGENT, PgNotifier, parse_payload, payloads
 
 _log = logging.getLogger("memoryd.replication.changes")
@@ -52,9 +53,8 @@ class ChangeFeed:
         self._deadlines: list[tuple[float, float]] = []  # (due_in_s, monotonic time it was queued)
         #: Where deadlines other replicas announce go (the claim loop's, set by the wiring); None: ignored.
         self.on_deadline: OnDeadline | None = None
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("memoryd-notify", self._run)
+        self._wake, self._stop = self._worker.wake, self._worker.stop
         #: Changes received from other replicas and applied (tests and status).
         self.applied = 0
         #: NOTIFYs sent.
@@ -104,16 +104,11 @@ class ChangeFeed:
 
     def start(self) -> None:
         """Start the sending thread."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="memoryd-notify", daemon=True)
-            self._thread.start()
+        self._worker.start()
 
     def close(self) -> None:
         """Send what is pending (best effort) and stop."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        self._worker.close()
         self._notifier.close()
 
     def _invalidate(self, agent_id: str | None) -> None:

@@ -24,6 +24,7 @@ from concurrent.futures import Future
 
 from memoryd.replication.claims import ClaimBook, Key
 from memoryd.replication.deadlines import DeadlineBoard
+from memoryd.replication.worker import Worker
 from memoryd.storage.pg_coordination import REASON_END_SESSION, PgCoordination
 from memoryd.write import outcome as oc
 from memoryd.write.debounce import ArmResult
@@ -76,9 +77,8 @@ class DbDueQueue:
         self._clock = clock
         self._mu = threading.Lock()
         self._in_flight: set[Key] = set()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("memoryd-claims", self._run)
+        self._wake, self._stop = self._worker.wake, self._worker.stop
         #: Claims taken by this replica so far (tests and status).
         self.claimed = 0
         #: Claim queries run so far (tests and the bench: what waking on deadlines saves over polling).
@@ -171,16 +171,11 @@ class DbDueQueue:
 
     def start(self) -> None:
         """Start the claim loop."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="memoryd-claims", daemon=True)
-            self._thread.start()
+        self._worker.start()
 
     def close(self) -> None:
         """Stop the loop; conversations in flight are released by their runs' ends (the coordinator cancels them)."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        self._worker.close()
 
     def _when_done(self, key: Key) -> Callable[[Future[oc.Outcome]], None]:
         def done(future: Future[oc.Outcome]) -> None:
