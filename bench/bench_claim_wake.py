@@ -73,10 +73,15 @@ class _Stand:
 
 
 @contextmanager
-def _replicas(connect: Callable[[], Any], schema: str, arm: str, stand: _Stand) -> Iterator[list[DbDueQueue]]:
+def _replicas(
+    connect: Callable[[], Any], schema: str, arm: str, stand: _Stand, offset_s: float
+) -> Iterator[list[DbDueQueue]]:
+    """Two replicas; the second starts `offset_s` after the first (real replicas' poll phases are unrelated)."""
     with ExitStack() as stack:
         queues: list[DbDueQueue] = []
         for name in ("r1", "r2"):
+            if queues:
+                time.sleep(offset_s)
             coordination = PgCoordination(connect, schema)
             stack.callback(coordination.close)
             feed = ChangeFeed(PgNotifier(connect), schema, name, [])
@@ -102,7 +107,7 @@ def _one_run(connect: Callable[[], Any], schema: str, arm: str, seed: int) -> tu
     stand = _Stand()
     rng = random.Random(seed)
     due: dict[str, float] = {}
-    with _replicas(connect, schema, arm, stand) as queues:
+    with _replicas(connect, schema, arm, stand, rng.uniform(0, OLD_POLL_S)) as queues:
         time.sleep(0.5)
         rounds = sum(q.claim_rounds for q in queues)
         time.sleep(IDLE_S)
@@ -179,13 +184,15 @@ nothing armed. "After" keeps a {SAFETY_POLL_S:g} s safety poll.
 | --- | --- | --- | --- | --- | --- | --- |
 {rows}
 
-Polling, a conversation waits for the next tick of either replica (two unsynchronised 0.25 s loops: a third of the
-period on average on an idle machine, up to a whole one, plus each round's own time); woken by deadlines, it waits
-for the replica's timer and, when armed on the other replica, a NOTIFY that left before the deadline. The workload
-has no switch or EndSession (each conversation is its own agent's), so both arms claim on debounce deadlines only. Claim rounds woken by deadlines are at least 50 ms apart,
-so a stream of turns costs at most 20 claim queries per second per replica (polling: 4, always). This machine has
-{os.cpu_count()} cores, shared with other work (load average {load_before:.1f} before, {load_after:.1f} after): timer
-and scheduling delays under that load are part of both arms' figures.
+The second replica starts a random 0-250 ms after the first, so the two polling loops' phases are unrelated, as
+real replicas' are. Polling, a conversation waits for the next tick of either replica (a third of the period on
+average on an idle machine, up to a whole one, plus each round's own time); woken by deadlines, it waits for the
+replica's timer and, when armed on the other replica, a NOTIFY that left before the deadline. The workload has no
+switch or EndSession (each conversation is its own agent's), so both arms claim on debounce deadlines only. Claim
+rounds woken by deadlines are at least 50 ms apart, so a stream of turns costs at most 20 claim queries per second
+per replica (polling: 4, always). This machine has {os.cpu_count()} cores, shared with other work (load average
+{load_before:.1f} before, {load_after:.1f} after): timer and scheduling delays under that load are part of both
+arms' figures.
 """
     return [
         BenchResult(
