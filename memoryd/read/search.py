@@ -108,7 +108,8 @@ class SearchSettings:
     #: mostly FTS5 ranking thousands of matches inside SQLite, which releases the GIL, so it overlaps the smaller
     #: kinds' Python re-scoring instead of following it; below the threshold a side takes ~1 ms and a thread hop
     #: would not pay. Same evidence either way (issue 17, second pass: bench_assemble's store, in-process, the two
-    #: ways alternated query by query in one process: p50 −19% and −24% at load 13-17; see docs/benchmarks.md).
+    #: ways alternated query by query in one process, four runs of 150-250 calls each at load 13-18: p50 −5, −19, −24
+    #: and −20%, p95 −18, +6, +14 and −11%; the last run 65.7 → 52.8 ms p50, 220.5 → 195.9 ms p95).
     keyword_thread_rows: int = 20_000
 
 
