@@ -16,6 +16,7 @@ Run alone: `python -m bench.bench_assemble`. Environment knobs:
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -45,6 +46,7 @@ from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
 from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.registry import VectorRegistry
+from servicekit.gc_tuning import settle_heap
 
 ISSUE = 6
 AGENT = "bench-agent"
@@ -379,6 +381,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
     counter_client = InferenceClient(inferd_target, deadline_s=5.0)
     search: MemorySearch | None = None
     exhaustive_search: MemorySearch | None = None
+    thresholds = gc.get_threshold()
     try:
         now_ms = int(time.time() * 1000)
         corpus = make_corpus(rng)
@@ -433,6 +436,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
             exhaustive.assemble(AGENT, f"{q} (exhaustive)")
         m = Measured(sizes, insert_s, indexed, index_s, [], [], [], {}, {}, {}, [])
         m.approx_build_s, m.approximate_kinds = approx_build_s, tuple(approximate)
+        settle_heap()  # as memoryd's entry point does once started (servicekit/gc_tuning.py)
         load_before = os.getloadavg()[0]
         with grpc_caller(path) as call_rpc:
             # Interleaved, so neither path profits from caches the other warmed (search keeps per-term stats).
@@ -467,6 +471,8 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
         m.embed_ms = time_calls(lambda q: embedder.embed_query(q), [f"{q} (embed)" for _, q in queries])
         m.load = (load_before, os.getloadavg()[0])
     finally:
+        gc.unfreeze()  # the next benchmark in this process starts from CPython's defaults
+        gc.set_threshold(*thresholds)
         if search is not None:
             search.close()
         if exhaustive_search is not None:
@@ -492,9 +498,11 @@ def report(m: Measured) -> list[BenchResult]:
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
         f" {m.index_s:.1f} s (fake 384-d corpus vectors). Evidence gate (mode heuristic): the evidence pass starts"
         " first thing, on a helper thread (query embedding, then each section's faiss search, beside the sections'"
-        " full keyword sides, one after the other) and feeds the learned model; the chosen section's search reuses"
+        " full keyword sides: the transcript's on a helper thread, the others one after the other) and feeds the"
+        " learned model; the chosen section's search reuses"
         " the pass's nearest vectors and keyword side; the transcript's 100k vectors are searched through the"
-        " approximate index (IVF, fp16 codes), the other sections exhaustively; budget 800 tokens, token counts through"
+        " approximate index (IVF, fp16 codes), the other sections exhaustively; the heap is settled after warm-up as"
+        " memoryd settles its own (servicekit/gc_tuning.py); budget 800 tokens, token counts through"
         " inferd CountTokens (cached). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
         " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched in"
