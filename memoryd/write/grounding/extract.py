@@ -43,6 +43,7 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.requests import standing_request
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.slotfill import (
     contrast,
@@ -61,6 +62,7 @@ from memoryd.write.grounding.stale import (
     names_value,
     stale_mentions,
 )
+from memoryd.write.grounding.structure import structural_facts
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import (
@@ -503,6 +505,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
+                clause_facts += structural_facts(clause, lang, turn.index, clause_facts)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
@@ -638,6 +641,25 @@ def _clause_facts(
                 lang,
             )
         )
+    if not any(f.kind is FactKind.PREFERENCE for f in facts) and not any(
+        f.kind is FactKind.INSTRUCTION and f.slot != "instruction.register" for f in facts
+    ):
+        # "Keep dynos out of anything you suggest until April": a standing request without "always" or "never".
+        request = standing_request(clause, lang)
+        if request:
+            facts.append(
+                GroundedFact(
+                    FactKind.INSTRUCTION,
+                    render("instruction", lang, request),
+                    instruction_aspect(request),
+                    request,
+                    (turn_index,),
+                    SALIENCE[FactKind.INSTRUCTION],
+                    False,
+                    "extractor",
+                    lang,
+                )
+            )
     if all(f.kind is FactKind.RELATION for f in facts):
         routine = _routine(clause, lang)
         if routine is not None:
