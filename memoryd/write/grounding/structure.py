@@ -194,11 +194,7 @@ _NOT_ROLES = frozenset(
 #: Verbs that end a noun phrase ("my wife thinks", "mon frère trouve"): what follows is no name of the role.
 _VERBS = frozenset(
     fold(w)
-    for w in (
-        "thinks says reckons wants loves likes hates prefers believes feels is was has had does will would can "
-        "trouve pense dit veut aime adore préfère croit piensa dice quiere ama prefiere cree meint findet sagt will "
-        "mag liebt glaubt acha diz quer gosta ama prefere"
-    ).split()
+    for w in ["thinks", "says", "reckons", "wants", "loves", "likes", "hates", "prefers", "believes", "feels", "is", "was", "has", "had", "does", "will", "would", "can", "trouve", "pense", "dit", "veut", "aime", "adore", "préfère", "croit", "piensa", "dice", "quiere", "ama", "prefiere", "cree", "meint", "findet", "sagt", "will", "mag", "liebt", "glaubt", "acha", "diz", "quer", "gosta", "ama", "prefere"]
 )
 
 
