@@ -43,7 +43,7 @@ _NEW = (
 )
 #: A role noun phrase: one to three lower-case words, joined by a preposition of the role ("assistant à la mise en
 #: scène", "Patin im Verein" in German, where nouns are capitalised).
-_ROLE_WORD = r"(?-i:[a-zà-öø-ÿ][\w'-]*)"
+_ROLE_WORD = r"(?-i:[^\W\d_A-ZÀ-ÖØ-Þ][\w'-]*)"
 _ROLE_WORD_DE = r"(?-i:[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿß][\w-]*)"
 _ROLE_PREP = r"(?:à la|à l'|au|de la|de l'|du|des|de|en|im|in der|beim|vom|da|do|no|na|del|of the|at the)"
 _ROLE = (
@@ -194,7 +194,53 @@ _NOT_ROLES = frozenset(
 #: Verbs that end a noun phrase ("my wife thinks", "mon frère trouve"): what follows is no name of the role.
 _VERBS = frozenset(
     fold(w)
-    for w in ["thinks", "says", "reckons", "wants", "loves", "likes", "hates", "prefers", "believes", "feels", "is", "was", "has", "had", "does", "will", "would", "can", "trouve", "pense", "dit", "veut", "aime", "adore", "préfère", "croit", "piensa", "dice", "quiere", "ama", "prefiere", "cree", "meint", "findet", "sagt", "will", "mag", "liebt", "glaubt", "acha", "diz", "quer", "gosta", "ama", "prefere"]
+    for w in [
+        "thinks",
+        "says",
+        "reckons",
+        "wants",
+        "loves",
+        "likes",
+        "hates",
+        "prefers",
+        "believes",
+        "feels",
+        "is",
+        "was",
+        "has",
+        "had",
+        "does",
+        "will",
+        "would",
+        "can",
+        "trouve",
+        "pense",
+        "dit",
+        "veut",
+        "aime",
+        "adore",
+        "préfère",
+        "croit",
+        "piensa",
+        "dice",
+        "quiere",
+        "ama",
+        "prefiere",
+        "cree",
+        "meint",
+        "findet",
+        "sagt",
+        "will",
+        "mag",
+        "liebt",
+        "glaubt",
+        "acha",
+        "diz",
+        "quer",
+        "gosta",
+        "ama",
+        "prefere",
+    ]
 )
 
 
@@ -277,9 +323,34 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
             return []
         if any(fold(w) in _NOT_ROLES for w in words) or fold(words[-1]) in STOP_WORDS:
             return []
-        text = render("role", lang, segment)
-        return [_fact(FactKind.IDENTITY, text, "identity.role", segment, lang, identity=True)]
+        if lang == "en" and fold(first) not in ("a", "an"):
+            segment = (
+                "an " if first[:1].lower() in "aeiou" else "a "
+            ) + segment  # "nurse in Leeds" → "a nurse …"
+        where = role.group("where") or ""
+        town = _TOWN.match(where.strip())
+        if town is None:
+            text = render("role", lang, segment)
+            return [_fact(FactKind.IDENTITY, text, "identity.role", segment, lang, identity=True)]
+        # "a retired nurse in Norwich": who the user is, and where they live (the place has a slot of its own,
+        # so a later move replaces it without retiring the role).
+        bare = segment[: len(segment) - len(where)].strip()
+        place = town.group("place").strip()
+        return [
+            _fact(FactKind.IDENTITY, render("role", lang, bare), "identity.role", bare, lang, identity=True),
+            _fact(
+                FactKind.IDENTITY, render("home", lang, place), "identity.home", place, lang, identity=True
+            ),
+        ]
     return []
+
+
+#: The town of an apposition ("in Norwich", "based in Cardiff", "à Meursault", "en Valencia"); "at the Royal
+#: Infirmary" names a workplace and stays with the role.
+_TOWN = re.compile(
+    r"^(?:based in|in|à|en|em|aus)\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*(?:[ -](?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*)?)$",
+    _I,
+)
 
 
 #: First-person verbs that say what the user runs, owns or studies, with the object and where it is.
