@@ -25,11 +25,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.lexicon import DIET_WORDS, HEDGE, NAME, NOT_ROLES, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.rules import is_name, to_third_person_en
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
+from memoryd.write.grounding.unfit import unfit_reason
 
 _I = re.IGNORECASE
 _WHO = NAME.replace("(?P<v>", "(?P<name>")
@@ -453,6 +454,234 @@ def _partners(clause: str, lang: str) -> list[GroundedFact]:
     return out
 
 
+# ------------------------------------------------------------------------------------------ things acquired
+#: "I bought a Brewzilla 65", "I've ordered an electric one, an ePropulsion Spirit", "E comprei uma máquina nova, uma
+#: La Marzocco Linea Mini", "j'ai acheté un four Nabertherm", "ich habe mir eine Kamera von Sony gekauft": a named
+#: thing the user now owns (a capitalised product name in the object).
+_ACQUIRED = re.compile(
+    r"(?:^|(?<=[\s,;:]))(?P<verb>I(?:'ve| have)? (?:just |finally |also )?(?:bought|ordered|purchased|picked up|"
+    r"taken on|took on|upgraded to|treated myself to)|(?<=\band )(?:bought|ordered|purchased)|j'ai (?:acheté|commandé|pris)|(?:he )?(?:compré|comprado|"
+    r"pedido|pedí)|comprei|encomendei|comprámos|compramos)\s+(?P<obj>[^.;!?]{2,90}?)"
+    r"(?=\s*(?:[.;!?]|$|,? so\b|,? because\b|,? for (?:him|her|them)\b|,? which\b|,? best\b|, \d))",
+    _I,
+)
+_ACQUIRED_DE = re.compile(
+    r"\bich habe (?:mir |uns )?(?P<obj>[^.;!?]{2,80}?) (?P<verb>gekauft|bestellt|angeschafft)\b", _I
+)
+_PRODUCT = re.compile(r"(?<![\w])(?:[A-ZÀ-ÖØ-Þ][\w-]*|[a-z]+[A-Z][\w-]*)(?:\s+(?:[A-ZÀ-ÖØ-Þ][\w-]*|\d+\w*))*")
+_EN_PAST = {"taken on": "took on", "upgraded to": "upgraded to", "picked up": "picked up"}
+
+
+def _without_article(name: str) -> str:
+    """ "La Marzocco Linea Mini" → "Marzocco Linea Mini" (an article capitalised inside a brand)."""
+    words = name.split()
+    return " ".join(words[1:]) if len(words) > 1 and fold(words[0]) in STOP_WORDS else name
+
+
+def _acquired(clause: str, lang: str) -> list[GroundedFact]:
+    out: list[GroundedFact] = []
+    for match in (*_ACQUIRED.finditer(clause), *_ACQUIRED_DE.finditer(clause)):
+        obj = match.group("obj").strip(" ,")
+        products = [
+            p.group(0)
+            for p in _PRODUCT.finditer(obj)
+            if is_name(p.group(0)) or is_name(_without_article(p.group(0)))
+        ]
+        if not products:
+            continue  # "I bought some flour": nothing named to remember
+        verb = " ".join(match.group("verb").split())
+        if verb in ("bought", "ordered", "purchased"):
+            if not re.search(r"\bI\b", clause[: match.start()]):
+                continue  # "… and bought a …" shares its subject: the user's only after an "I"
+            verb = f"I {verb}"
+        if verb.lower().startswith("i"):
+            said = verb.split(maxsplit=1)[1] if " " in verb else verb
+            said = re.sub(r"^(?:'ve|have)\s+|^(?:just|finally|also)\s+", "", said.replace("I've ", ""))
+            said = re.sub(r"^(?:just|finally|also)\s+", "", said)
+            said = _EN_PAST.get(said, said)
+            text = f"The user {said} {to_third_person_en(obj)}."
+            said_in = "en"
+        else:
+            said_in = "de" if match.re is _ACQUIRED_DE else lang
+            text = render("decision", said_in, clause[match.start() : match.end()].strip())
+        out.append(_fact(FactKind.DECISION, text, "", products[-1], said_in, identity=False))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ people, now
+_PEOPLE_NOW = (
+    # "I'm with a new instructor now, Desmond": who the user now goes to, named after the role.
+    re.compile(
+        rf"\b(?:I'm|I am|we're|we are) (?:now )?with (?:a|an|our|my) new (?P<rel>[a-z][\w-]*(?: (?!now\b)[a-z][\w-]*)?)"
+        rf"(?: now)?,\s*{_WHO}",
+        _I,
+    ),
+    # "Moving to a bookkeeper, Precious Mensah", "we've got a kit sponsor, Adjoa's Kitchen".
+    re.compile(
+        rf"\b(?:moving to|switching to|going to|changing to|(?:we|I)(?:'ve| have) got|(?:we|I) (?:hired|took on))"
+        rf" (?:a|an) (?:new )?(?P<rel>[a-z][\w-]*(?: [a-z][\w-]*)?),\s*{_WHO}",
+        _I,
+    ),
+)
+#: "I study with Mr. Dafydd Rees now", "so now it's Catriona Bell who runs training", "c'est Bastien qui la
+#: remplace": the person doing a role for the user now, named with what they do.
+_WITH_NOW = re.compile(
+    rf"\bI (?:now )?(?P<verb>study|train|work|learn|practise|practice|play|climb|run|ride) with {_WHO} now\b",
+    _I,
+)
+_WHO_DOES = re.compile(
+    rf"\b(?:now )?(?:it's|it is|c'est|es|é) {_WHO} (?:who|qui|quien|quem|que) (?P<what>[^.,;!?]{{3,60}})", _I
+)
+
+
+def _people_now(clause: str, lang: str) -> list[GroundedFact]:
+    out: list[GroundedFact] = []
+    for pattern in _PEOPLE_NOW:
+        for match in pattern.finditer(clause):
+            name, rel = match.group("name").strip(" ,."), match.group("rel")
+            if is_name(name) and not any(fold(w) in _NOT_ROLES for w in rel.split()):
+                text = render("relation", "en", name, rel=rel)
+                out.append(
+                    _fact(FactKind.RELATION, text, f"relation.{_role_key(rel)}", name, "en", identity=False)
+                )
+    for match in _WITH_NOW.finditer(clause):
+        name = match.group("name").strip(" ,.")
+        if is_name(name):
+            verb = match.group("verb").lower()
+            verb = verb[:-1] + "ies" if verb.endswith("y") else verb + "s"
+            text = f"The user now {verb} with {name}."
+            out.append(_fact(FactKind.RELATION, text, f"relation.{verb}_with", name, "en", identity=False))
+    for match in _WHO_DOES.finditer(clause):
+        name = match.group("name").strip(" ,.")
+        if is_name(name) and fold(name.split()[0]) not in STOP_WORDS:
+            what = match.group("what").strip()
+            verb = fold(what.split()[0]) if what.split() else ""
+            text = f"{name} {what}." if lang == "en" else f"{clause[match.start() : match.end()].strip()}."
+            text = text[:1].upper() + text[1:]
+            out.append(_fact(FactKind.RELATION, text, f"relation.does.{verb}", name, lang, identity=False))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ a new job
+_NEW_JOB = (
+    # "I got the senior radiographer post at the Queen Elizabeth University Hospital"
+    re.compile(
+        r"\bI(?:'ve| have)? (?:got|landed|accepted|took|was offered|been offered) the (?P<role>[a-z][\w -]{2,40}?) "
+        r"(?:post|job|position|role)\b(?: at (?:the )?(?-i:[A-ZÀ-ÖØ-Þ])[\w'’&-]*(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’&-]*){0,4})?",
+        _I,
+    ),
+    # "I started a lectureship at Bangor University", "I've started a new job as a site manager at Kier"
+    re.compile(
+        r"\bI(?:'ve| have)? (?:started|begun|began) (?:a|my|the) (?:new )?(?P<role>[a-z][\w-]*ship|job as an? [\w -]{2,30}?|"
+        r"post as an? [\w -]{2,30}?|position as an? [\w -]{2,30}?)"
+        r"(?: at (?:the )?(?-i:[A-ZÀ-ÖØ-Þ])[\w'’&-]*(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’&-]*){0,4})?(?=[\s.,;!]|$)",
+        _I,
+    ),
+    # "now I work for the Environment Agency as a flood-risk analyst"
+    re.compile(
+        r"\bI (?:now )?work (?:for|at) (?:the )?(?-i:[A-ZÀ-ÖØ-Þ])[\w'’&-]*(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’&-]*){0,4} "
+        r"as an? (?P<role>[\w -]{2,40}?)(?=[.,;!]|$)",
+        _I,
+    ),
+)
+#: "je deviens pisteur-secouriste à Val Cenis", "ahora soy jefa de taller", "agora sou gerente", "ich bin jetzt
+#: Schichtleiterin": the user's new role.
+_BECOME = re.compile(
+    r"\b(?P<lead>je deviens|je suis devenue?|je suis maintenant|ahora soy|me he convertido en|agora sou|"
+    r"passei a ser|ich bin jetzt|ich werde)\s+(?P<role>[\w-]+(?:\s+(?:de|du|des|da|do|der)\s+[\w-]+)?"
+    r"(?:\s+(?:à|en|em|in|chez|bei)\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*)?)?)",
+    _I,
+)
+#: A French/Spanish/Portuguese job noun said without an article: "je suis céramiste", "soy fontanero".
+_BARE_ROLE = re.compile(
+    r"\b(?:je suis|soy|sou|ich bin)\s+(?P<role>[\w-]+(?:iste|eur|euse|ier|ière|ien|ienne|ologue|aire|ista|ero|"
+    r"era|ador|adora|eiro|eira|in|er|ist|eur|óloga|ólogo|ógrafo|ógrafa|ogue|ologe|ologin))\b"
+    r"(?:\s+(?:à|en|em|in|chez|bei)\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*)?",
+    _I,
+)
+_NOT_BARE_ROLES = frozenset(
+    fold(w)
+    for w in [
+        "premier",
+        "première",
+        "dernier",
+        "dernière",
+        "fier",
+        "fière",
+        "entier",
+        "entière",
+        "régulier",
+        "régulière",
+        "sincero",
+        "sincera",
+        "verdadero",
+        "verdadera",
+        "primero",
+        "primera",
+        "ligero",
+        "ligera",
+        "entero",
+        "entera",
+        "certeiro",
+        "inteiro",
+        "inteira",
+        "leer",
+        "klar",
+        "sicher",
+        "müder",
+        "fertig",
+        "hier",
+        "daher",
+        "dabei",
+        "drin",
+        "der",
+        "er",
+        "ier",
+        "in",
+    ]
+)
+
+
+_PARTICIPLE = re.compile(r"(?:ado|ada|ados|adas|ido|ida|idos|idas|é|ée|és|ées|iert|ierte)$", _I)
+
+
+def _new_job(clause: str, lang: str) -> list[GroundedFact]:
+    out: list[GroundedFact] = []
+    for pattern in _NEW_JOB:
+        for match in pattern.finditer(clause):
+            said = clause[match.start() : match.end()].strip(" ,.")
+            said = re.sub(r"^(?:now )?work\b", "works", re.sub(r"^I(?:'ve| have)?\s+", "", said))
+            text = "The user " + to_third_person_en(said) + "."
+            out.append(
+                _fact(FactKind.IDENTITY, text, "identity.role", match.group("role"), "en", identity=True)
+            )
+    if lang != "en":
+        for pattern in (_BECOME, _BARE_ROLE):
+            for match in pattern.finditer(clause):
+                role = match.group("role")
+                if fold(role.split()[0]) in _NOT_BARE_ROLES or not role[:1].isalpha():
+                    continue
+                if DIET_WORDS.match(role) or fold(role) in NOT_ROLES:
+                    continue  # "ich bin Veganer": a diet, not a job
+                if _PARTICIPLE.search(role.split()[0]):
+                    continue  # "agora sou seguida pela Dra. Pires": a passive, not a job
+                if pattern is _BARE_ROLE and lang != "de" and role[:1].isupper():
+                    continue  # "soy Marta": a name, not a job
+                if pattern is _BARE_ROLE and lang == "de" and not role[:1].isupper():
+                    continue
+                out.append(
+                    _fact(
+                        FactKind.IDENTITY,
+                        render("role", lang, role),
+                        "identity.role",
+                        role,
+                        lang,
+                        identity=True,
+                    )
+                )
+    return out
+
+
 _SALIENCE = {FactKind.RELATION: 0.7, FactKind.IDENTITY: 0.85}
 
 
@@ -465,6 +694,8 @@ def structural_facts(
 ) -> list[GroundedFact]:
     """Facts the clause's structure states that `held` (the rules' facts of the same clause) does not already say."""
     said = clause.replace("’", "'")
+    # "Tu dois penser que je suis végétarienne, mais pas du tout", "vielleicht bin ich …": no identity of the user's.
+    doubted = bool(HEDGE.search(said)) or unfit_reason(said) in ("assistant_guess", "hypothetical")
     have_values = [fold(f.value) for f in held if f.value]
     have_slots = {f.slot for f in held if f.slot}
     out: list[GroundedFact] = []
@@ -472,10 +703,13 @@ def structural_facts(
         *_named_roles(said, lang),
         *_introduction(said, lang),
         *_business(said, lang),
+        *_acquired(said, lang),
+        *_people_now(said, lang),
+        *_new_job(said, lang),
         *_partners(said, lang),
     ):
         value = fold(fact.value)
-        if fact.slot in have_slots:
+        if fact.slot in have_slots or (doubted and fact.is_identity):
             continue
         if fact.kind is not FactKind.IDENTITY and any(
             value in have or have in value for have in have_values if have
