@@ -286,6 +286,29 @@ _INTRO = re.compile(
     r"(?P<rest>[^.!?;]+)",
     _I,
 )
+#: "Marcus here, 41, living in Leeds", "Luc Marchand, 67 ans, à la retraite": a name opening the sentence with no
+#: verb, introduced as such by an age right after it.
+_BARE_INTRO = re.compile(
+    rf"^{_WHO}(?:\s+(?:here|ici|aquí|aqui|hier))?\s*,\s*(?P<rest>\d{{1,3}}(?:\s+(?:ans|años|anos|jahre))?\s*(?:,[^.!?;]*)?)$",
+    _I,
+)
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|bonjour|salut|coucou|hola|buenas|hallo|servus|moin|olá|oi)[\s,!.]+", _I
+)
+_TRAILING_TOWN = re.compile(
+    r"\s(?:in|en|à|em|de|aus)\s+(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*(?:[ -](?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*)?)$"
+)
+_AGE_SEGMENT = re.compile(r"^(?P<age>\d{1,3})(?:\s+(?:ans|años|anos|jahre|years old))?$", _I)
+_LIVING = re.compile(
+    r"^(?:living in|based in|live in|(?:qui )?(?:vit|habite) à|viviendo en|que vive en|wohnhaft in|a viver em|morando em)\s+"
+    r"(?P<place>(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*(?:[ -](?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*)?)$",
+    _I,
+)
+_RETIRED = re.compile(
+    r"^(?:retired|semi-retired|à la retraite|retraitée?|jubilad[oa]|aposentad[oa]|reformad[oa]|in rente|"
+    r"rentner(?:in)?|pensionär(?:in)?)$",
+    _I,
+)
 _AGE = re.compile(r"^\d{1,3}$")
 #: A segment that starts another clause (a pronoun, a verb of its own) ends the appositions.
 _CLAUSE_START = re.compile(
@@ -298,32 +321,77 @@ _CLAUSE_START = re.compile(
     _I,
 )
 _ROLE_SEGMENT = re.compile(
-    r"^(?:(?:a|an|un|une|una|um|uma|ein|eine)\s+)?(?P<role>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
+    r"^(?:(?:a|an|un|une|una|um|uma|ein|eine)\s+)?(?P<role>[\w'-]+(?:\s+[\w'-]+){0,7}?)"
     r"(?P<where>\s+(?:based in|in|at|à|en|em|no|na|bei|aus)\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’ -]*)?$",
     _I,
 )
 
 
 def _introduction(clause: str, lang: str) -> list[GroundedFact]:
-    found = _INTRO.search(clause)
+    found = _INTRO.search(clause) or _BARE_INTRO.match(_GREETING.sub("", clause.strip()).rstrip(".!"))
     if found is None or not is_name(found.group("name")):
         return []
+    name = found.group("name").strip()
+    if DIET_WORDS.match(name) or fold(name) in NOT_ROLES:
+        return []  # "ich bin Veganer, …": a capitalised German noun, no name
+    out = [_fact(FactKind.IDENTITY, render("name", lang, name), "identity.name", name, lang, identity=True)]
     for segment in (s.strip() for s in found.group("rest").split(",")):
-        if not segment or _AGE.match(segment):
+        if not segment:
+            continue
+        age = _AGE_SEGMENT.match(segment)
+        if age is not None:
+            value = age.group("age")
+            if 5 <= int(value) <= 110:
+                out.append(
+                    _fact(
+                        FactKind.IDENTITY,
+                        render("age", lang, value),
+                        "identity.age",
+                        value,
+                        lang,
+                        identity=True,
+                    )
+                )
+            continue
+        living = _LIVING.match(segment)
+        if living is not None:
+            place = living.group("place")
+            out.append(
+                _fact(
+                    FactKind.IDENTITY,
+                    render("home", lang, place),
+                    "identity.home",
+                    place,
+                    lang,
+                    identity=True,
+                )
+            )
+            continue
+        if _RETIRED.match(segment):
+            out.append(
+                _fact(
+                    FactKind.IDENTITY,
+                    render("role", lang, segment),
+                    "identity.role",
+                    segment,
+                    lang,
+                    identity=True,
+                )
+            )
             continue
         if _CLAUSE_START.match(segment):
-            return []
+            break
         role = _ROLE_SEGMENT.match(segment)
         if role is None:
-            return []
+            break
         words = role.group("role").split()
         first = words[0]
         if lang != "de" and not first[:1].islower():
-            return []
-        if lang == "de" and not (first[:1].isupper() and len(words) == 1):
-            return []
+            break
+        if lang == "de" and not first[:1].isupper():
+            break
         if any(fold(w) in _NOT_ROLES for w in words) or fold(words[-1]) in STOP_WORDS:
-            return []
+            break
         if lang == "en" and fold(first) not in ("a", "an"):
             segment = (
                 "an " if first[:1].lower() in "aeiou" else "a "
@@ -331,19 +399,33 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
         where = role.group("where") or ""
         town = _TOWN.match(where.strip())
         if town is None:
-            text = render("role", lang, segment)
-            return [_fact(FactKind.IDENTITY, text, "identity.role", segment, lang, identity=True)]
+            # "pediatra en un centro de salud de Valencia": the town ends the workplace named with the role.
+            town = _TRAILING_TOWN.search(segment)
+            where = ""
+        if town is None:
+            out.append(
+                _fact(
+                    FactKind.IDENTITY,
+                    render("role", lang, segment),
+                    "identity.role",
+                    segment,
+                    lang,
+                    identity=True,
+                )
+            )
+            break
         # "a retired nurse in Norwich": who the user is, and where they live (the place has a slot of its own,
         # so a later move replaces it without retiring the role).
         bare = segment[: len(segment) - len(where)].strip()
         place = town.group("place").strip()
-        return [
-            _fact(FactKind.IDENTITY, render("role", lang, bare), "identity.role", bare, lang, identity=True),
-            _fact(
-                FactKind.IDENTITY, render("home", lang, place), "identity.home", place, lang, identity=True
-            ),
-        ]
-    return []
+        out.append(
+            _fact(FactKind.IDENTITY, render("role", lang, bare), "identity.role", bare, lang, identity=True)
+        )
+        out.append(
+            _fact(FactKind.IDENTITY, render("home", lang, place), "identity.home", place, lang, identity=True)
+        )
+        break
+    return out
 
 
 #: The town of an apposition ("in Norwich", "based in Cardiff", "à Meursault", "en Valencia"); "at the Royal
@@ -689,13 +771,24 @@ def _fact(kind: FactKind, text: str, slot: str, value: str, lang: str, *, identi
     return GroundedFact(kind, text, slot, value, (), _SALIENCE.get(kind, 0.7), identity, "extractor", lang)
 
 
+#: The assistant's belief put in words by the user ("Du denkst bestimmt, ich bin Veganer, aber nein").
+_YOU_THINK = re.compile(
+    r"\b(?:you (?:probably |must )?(?:think|thought|assume)|du denkst|du glaubst|tu (?:dois )?pens\w*|vous pensez|"
+    r"piensas|crees|você (?:acha|pensa)|achas|pensas)\b",
+    _I,
+)
+
+
 def structural_facts(
     clause: str, lang: str, turn_index: int, held: Sequence[GroundedFact]
 ) -> list[GroundedFact]:
     """Facts the clause's structure states that `held` (the rules' facts of the same clause) does not already say."""
     said = clause.replace("’", "'")
     # "Tu dois penser que je suis végétarienne, mais pas du tout", "vielleicht bin ich …": no identity of the user's.
-    doubted = bool(HEDGE.search(said)) or unfit_reason(said) in ("assistant_guess", "hypothetical")
+    doubted = bool(HEDGE.search(said) or _YOU_THINK.search(said)) or unfit_reason(said) in (
+        "assistant_guess",
+        "hypothetical",
+    )
     have_values = [fold(f.value) for f in held if f.value]
     have_slots = {f.slot for f in held if f.slot}
     out: list[GroundedFact] = []
