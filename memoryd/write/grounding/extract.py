@@ -190,6 +190,16 @@ _PLAN_FILLER = frozenset(
     )
 )
 
+#: Words that name no event: a plan made only of them ("Starting next week", "mache ich morgen") says when, not what.
+_NO_EVENT = frozenset(
+    tokens(
+        "go goes going went gone come coming book booked booking start starts starting started next last week weeks "
+        "year years month months day days time times until till then back soon later due set fixed done do does "
+        "doing mache machen macht bis ab vers hacia até à partir in on at by for from "
+        "weekend morning evening night afternoon faire fais fait hacer hago hace fazer faço faz"
+    )
+)
+
 
 @dataclass
 class _Found:
@@ -223,8 +233,8 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         residue = residue[: mention.start] + " " + residue[mention.end :]
     said = [t for t in content_tokens(residue) if not t.isdigit()]
     content = [t for t in said if t not in _PLAN_FILLER]
-    if not content:
-        return None
+    if not content or all(t in _NO_EVENT for t in content):
+        return None  # "We're going in April next year", "He's booked for the 20th", "bis 15. August": no event named
     if len(content) < 2 and _OBJECT_PRONOUN.search(residue) and not _EVENT_NOUN.search(residue):
         return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").

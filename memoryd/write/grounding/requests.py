@@ -45,7 +45,7 @@ _SECOND_REQUEST = re.compile(r",\s*(?:and|und|et|y|e)\s+(?:du|you|tu|vous|usted|
 #: Verbs that shape what the assistant produces, in their imperative forms.
 _SHAPING_VERBS = re.compile(
     r"^(?:keep|give|skip|leave|list|put|write|add|make|send|include|exclude|use|stick|check|correct|show|quote|"
-    r"plan|calculate|do|don't|never|always|only|start|sort|order|mark|flag|round|price|plan|count|"
+    r"plan|calculate|start|sort|order|mark|flag|round|price|count|"
     r"garde|gardez|donne|donnez|mets|mettez|écris|écrivez|ajoute|ajoutez|calcule|calculez|utilise|utilisez|évite|"
     r"évitez|corrige|corrigez|fais|faites|compte|comptez|prévois|prévoyez|"
     r"mantén|mantenga|dame|deme|pon|ponga|escribe|escriba|añade|añada|calcula|calcule|usa|use|evita|evite|corrige|"
