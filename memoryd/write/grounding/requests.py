@@ -29,7 +29,7 @@ _I = re.IGNORECASE
 
 _OPENER = re.compile(
     r"^(?:(?:yes|yeah|yep|sure|ok|okay|right|oui|sí|si|ja|sim|non|no|nope|nein|não)\s*[,!.]+\s*)?"
-    r"(?:(?:please do|please|pls|also|and|oh and|oh|but|just|bitte|und|auch|s'il te plaît|stp|et|aussi|por favor|y|también|"
+    r"(?:(?:please do|do(?=\s*,)|please|pls|also|and|oh and|oh|but|just|bitte|und|auch|s'il te plaît|stp|et|aussi|por favor|y|también|"
     r"e|também)\b[\s,]*)*"
     # A label naming the rule ("Rule one:", "Règle :") opens it.
     r"(?:(?:rule|règle|regla|regel|regra)(?: \w+)?\s*:\s*)?",
@@ -81,7 +81,7 @@ _ONE_OFF = re.compile(
 #: "Kein Fleisch", "Nada de fritos": a prohibition said as a noun phrase.
 _PROHIBITION = re.compile(
     r"^(?:(?-i:No|no)(?= \w+s\b)|nothing|never any|jamais de|jamais d'|pas de|rien de|nada de|nunca|ningún|ninguna|kein|keine|keinen|"
-    r"nichts mit|nada com|nenhum|nenhuma)\s+\w",
+    r"nichts mit|nada com|nenhum|nenhuma)\s+(?=\w)",
     _I,
 )
 #: Where or when a prohibition holds ("nothing with maths", "jamais de tartiflette l'été").

@@ -257,9 +257,7 @@ def _role_key(rel: str) -> str:
 
 def _named_roles(clause: str, lang: str) -> list[GroundedFact]:
     out: list[GroundedFact] = []
-    for said_in, pattern in _NAMED_ROLES:
-        if said_in not in (lang, "en") and lang != "":
-            continue
+    for said_in, pattern in _NAMED_ROLES:  # every language: a short clause's language is a guess
         for match in pattern.finditer(clause):
             rel = " ".join(match.group("rel").split())
             name = match.group("name").strip(" ,.")
@@ -392,7 +390,7 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
             break
         if any(fold(w) in _NOT_ROLES for w in words) or fold(words[-1]) in STOP_WORDS:
             break
-        if lang == "en" and fold(first) not in ("a", "an"):
+        if lang == "en" and fold(segment.split()[0]) not in ("a", "an"):
             segment = (
                 "an " if first[:1].lower() in "aeiou" else "a "
             ) + segment  # "nurse in Leeds" → "a nurse …"
@@ -516,20 +514,30 @@ _PARTNER_TEXT = {
 }  # fmt: skip
 
 
+#: The language a partner statement is in, from its "now" or its verb (a short clause's detected language is a guess).
+_PARTNER_LANG = {"now": "en", "ahora": "es", "agora": "pt", "jetzt": "de", "nun": "de", "maintenant": "fr",
+                 "desormais": "fr", "dorenavant": "fr"}  # fmt: skip
+_PARTNER_VERB_LANG = {"trabajo": "es", "trabajamos": "es", "compro": "es", "vendo": "es", "pedimos": "es",
+                      "trabalho": "pt", "trabalhamos": "pt", "moemos": "pt", "molemos": "es"}  # fmt: skip
+
+
 def _partners(clause: str, lang: str) -> list[GroundedFact]:
     out: list[GroundedFact] = []
     for match in (m for pattern in _PARTNER for m in pattern.finditer(clause)):
         org = (match.group("org") or "").strip()
         if not org or not is_name(org) or fold(org.split()[0]) in STOP_WORDS:
             continue
-        text = _PARTNER_TEXT.get(lang, _PARTNER_TEXT["en"]).format(v=org)
+        said_in = _PARTNER_LANG.get(fold(match.group(0).split()[0]), lang)
+        verb = next((fold(w) for w in match.group(0).split() if fold(w) in _PARTNER_VERB_LANG), "")
+        said_in = _PARTNER_VERB_LANG.get(verb, said_in)
+        text = _PARTNER_TEXT.get(said_in, _PARTNER_TEXT["en"]).format(v=org)
         out.append(
             _fact(
                 FactKind.RELATION,
                 text,
                 f"relation.partner_org.{'_'.join(tokens(org)[:2])}",
                 org,
-                lang,
+                said_in,
                 identity=False,
             )
         )
