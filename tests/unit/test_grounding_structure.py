@@ -225,3 +225,26 @@ def test_credentials_named_by_the_user_are_secrets_whatever_their_shape() -> Non
     assert contains_secret("Here's my API key so you can check galleries: pxs_live_7Hq2Zr91KdfA0pLm.")
     assert contains_secret("Mi contraseña del portal de la Agencia Tributaria es Delicias_2026!, apúntala.")
     assert not contains_secret("My account 2024 summary: revenue up.")
+
+
+# ------------------------------------------------------------------------------------- amounts and reminders
+def test_an_amount_the_user_changes_is_a_decision_and_an_idle_to_is_not() -> None:
+    assert "The user is raising their full-day package from £1,800 to £2,100 for 2027 bookings." in _texts(
+        "Now, prices. I'm raising my full-day package from £1,800 to £2,100 for 2027 bookings."
+    )
+    assert "The budget went up to 30k." in _texts(
+        "And the budget went up to 30k because Raff's grandparents helped."
+    )
+    assert "Decisión del usuario: He subido la cuota a 40 euros." in _texts("He subido la cuota a 40 euros.")
+    assert not [f for f in _run("I put the kettle on to 5.").facts if f.kind is FactKind.DECISION]
+
+
+def test_a_reminder_asked_for_is_a_task_even_with_a_verb_that_alone_is_none() -> None:
+    assert (
+        "The user asked to be reminded to ask Precious about registering for Making Tax Digital."
+        in _texts("Please remind me to ask Precious about registering for Making Tax Digital.")
+    )
+    assert not [f for f in _run("I need to ask you something.").facts if f.kind is FactKind.ACTION_ITEM]
+    assert not [f for f in _run("Remind me to relax.").facts if f.kind is FactKind.ACTION_ITEM]
+    german = _texts("Erinnere mich, Papas alte Wohnung in Baunatal bis zum 30. Juni zu kündigen.")
+    assert any("30. Juni" in t and "kündigen" in t for t in german), german

@@ -215,7 +215,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I)(?:'ve| have)? (?:finally |now |just )?(?:chose|chosen|picked|opted for|settled on|went with|gone with|"
      r"went for|gone for|landed on|selected) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
-     r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
+     r"\bI(?:'ll| will)? (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
      rf"(?:\b(?:he|she|they)|{_BARE_NAME}|\bmy [\w-]+) (?:also |has |have )?(?:asked|wants|told|needs) me to (?P<v>[^.;!?]+)", ""),
     ("en", "remind", _K.ACTION_ITEM, "",
@@ -471,7 +471,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:wir haben|ich habe|wir sind|ich bin) (?:jetzt |nun |inzwischen |endlich )?(?:auf|zu) [^.;!?]+? (?:gewechselt|umgestiegen|umgestellt|migriert))", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
-    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
+    # "bis zum 30. Juni zu kündigen": a German ordinal's dot does not end the task.
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
     ("de", "target", _K.PLAN, "target", r"\b(?:mein|unser|das) (?:neues )?Ziel ist(?: jetzt| nun)?(?: es)?,? (?P<v>[^.;!?]+)", ""),
     # --- Portuguese
     ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),

@@ -772,6 +772,87 @@ def _new_job(clause: str, lang: str) -> list[GroundedFact]:
     return out
 
 
+# ------------------------------------------------------------------------------------------ amounts changed
+_AMOUNT = (
+    r"(?P<amount>[£$€]?\s?\d[\d.,]*\s?(?:k\b|%|€|£|\$|euros?\b|pounds?\b|dollars?\b|quid\b|grand\b|reais\b)?)"
+)
+#: "I'm raising my full-day package from £1,800 to £2,100", "I've put the country loaf up to 7 euro from May",
+#: "j'augmente le menu à 32 euros", "subo la cuota a 40 euros", "ich erhöhe den Preis auf 12 Euro", "aumentei a
+#: mensalidade para 90 reais", "the budget went up to 30k": a value of the user's set to a new amount.
+_CHANGED_AMOUNT = (
+    (
+        "en",
+        re.compile(
+            r"\b(?:I|we)(?:'m|'re|'ve| am| are| have)? (?:just |finally )?(?:(?:raising|raised|increasing|"
+            r"increased|lowering|lowered|cutting|cut|dropping|dropped|bumping|bumped|reducing|reduced|upping|upped)\b"
+            rf"[^.;!?]{{0,60}}?\b(?:up |down )?to|(?:putting|put)\b[^.;!?]{{0,60}}?\b(?:up|down) to) {_AMOUNT}"
+            r"[^.;!?,]{0,30}",
+            _I,
+        ),
+    ),
+    (
+        "en",
+        re.compile(
+            rf"\b(?:the|my|our) [\w -]{{2,30}}? (?:went|goes|has gone|is going|has been put|was put) (?:up|down) to {_AMOUNT}",
+            _I,
+        ),
+    ),
+    (
+        "fr",
+        re.compile(
+            rf"\b(?:j'augmente|j'ai augmenté|je baisse|j'ai baissé|je passe|j'ai passé|on passe|on a passé)\b[^.;!?]{{0,60}}?\bà {_AMOUNT}",
+            _I,
+        ),
+    ),
+    (
+        "es",
+        re.compile(
+            rf"\b(?:subo|he subido|subimos|bajo|he bajado|aumento|he aumentado|paso|he pasado)\b[^.;!?]{{0,60}}?\ba {_AMOUNT}",
+            _I,
+        ),
+    ),
+    (
+        "de",
+        re.compile(
+            rf"\b(?:ich erhöhe|ich senke|wir erhöhen|wir senken|ich habe|wir haben)\b[^.;!?]{{0,60}}?\bauf {_AMOUNT}(?:\s+(?:erhöht|gesenkt))?",
+            _I,
+        ),
+    ),
+    (
+        "pt",
+        re.compile(
+            rf"\b(?:aumentei|aumento|aumentamos|baixei|baixamos|subi|subimos|passei|passamos)\b[^.;!?]{{0,60}}?\bpara {_AMOUNT}",
+            _I,
+        ),
+    ),
+)
+
+
+def _changed_amounts(clause: str, lang: str) -> list[GroundedFact]:
+    out: list[GroundedFact] = []
+    for said_in, pattern in _CHANGED_AMOUNT:
+        for match in pattern.finditer(clause):
+            amount = match.group("amount").strip()
+            if not re.search(r"\d", amount):
+                continue
+            said = clause[match.start() : match.end()].strip(" ,.")
+            if said_in == "de" and not re.search(r"erhöh|senk", said, _I):
+                continue  # "ich habe … auf 12 …" without a verb of change says nothing changed
+            if said_in == "en":
+                said = re.sub(r"^(?:I|we)(?:'m|'re| am| are)\s+", "is ", said, flags=_I)
+                said = re.sub(r"^(?:I|we)(?:'ve| have)\s+", "has ", said, flags=_I)
+                said = re.sub(r"^(?:I|we)\s+", "", said, flags=_I)
+                if said[:4].lower() in ("the ", "my ", "our "):
+                    text = to_third_person_en(said)
+                    text = text[:1].upper() + text[1:] + "."
+                else:
+                    text = f"The user {to_third_person_en(said)}."
+            else:
+                text = render("decision", said_in, said)
+            out.append(_fact(FactKind.DECISION, text, "", amount, said_in, identity=False))
+    return out
+
+
 _SALIENCE = {FactKind.RELATION: 0.7, FactKind.IDENTITY: 0.85}
 
 
@@ -807,6 +888,7 @@ def structural_facts(
         *_acquired(said, lang),
         *_people_now(said, lang),
         *_new_job(said, lang),
+        *_changed_amounts(said, lang),
         *_partners(said, lang),
     ):
         value = fold(fact.value)
