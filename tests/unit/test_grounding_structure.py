@@ -207,6 +207,12 @@ def test_a_dated_plan_must_name_its_event() -> None:
         ("Das Wetter in Kassel ist heute so grau, ich brauche dringend Sonne.", "small_talk"),
         ("Du bist bestimmt auch ein SAP-Fan, oder?", "small_talk"),
         ("Qué va, casi nada de eléctricos.", "assistant_guess"),
+        ("Tienes pinta de ser de Madrid, ¿no? Hablas muy formal.", "small_talk"),
+        (
+            "Oh, the weekend's the Six Nations, so don't expect me to do anything useful on Saturday, ha.",
+            "small_talk",
+        ),
+        ("We finally booked Haha Sushi for Friday.", ""),
         ("We moved the launch to May 9 because of the rain.", ""),
         ("It was 30 degrees so we cancelled the run on Sunday.", ""),
         ("I run a bakery in Galway.", ""),

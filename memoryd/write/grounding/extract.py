@@ -77,6 +77,7 @@ from memoryd.write.grounding.text import (
     tokens,
     word_set,
 )
+from memoryd.write.grounding.unfit import unfit_reason
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
 SALIENCE = {
@@ -214,8 +215,10 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
     if (
-        PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence)
-    ) or SMALL_TALK.search(sentence):
+        (PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence))
+        or SMALL_TALK.search(sentence)
+        or unfit_reason(sentence) == "small_talk"
+    ):
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet

@@ -47,9 +47,13 @@ _TENTATIVE = re.compile(
 )
 #: A remark about the assistant ("Du bist bestimmt auch ein SAP-Fan, oder?", "you must love spreadsheets"): chat.
 _ABOUT_YOU = re.compile(
-    r"^(?:you(?:'re| are| must be| must)|du bist|tu es|t'es|vous êtes|(?:tú )?eres|usted es|você é|tu és)\b",
+    r"^(?:you(?:'re| are| must be| must| sound| seem| look)|du bist|du (?:klingst|wirkst|scheinst)|tu es|t'es|"
+    r"tu as l'air|t'as l'air|vous êtes|vous avez l'air|(?:tú )?eres|tienes pinta|pareces|usted es|você é|"
+    r"você parece|tu és)\b",
     _I,
 )
+#: A remark closed by laughter ("…, so don't expect me to do anything useful on Saturday, ha"): banter.
+_LAUGHTER_END = re.compile(r"(?:[,.!]\s*|\s)(?:ha|haha|hahaha|lol|jaja|jajaja|mdr|hihi|kkk|rsrs)\W*$", _I)
 #: A denial opening the sentence ("Qué va, casi nada de eléctricos", "Nope, not vegan"): it answers a guess.
 _DENIAL = re.compile(
     r"^(?:qué va|nope|nah|not at all|pas du tout|que nada|nada disso|überhaupt nicht|i wish)\b", _I
@@ -116,7 +120,7 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
         and not re.search(r"\d", _TEMPERATURE.sub("", bare))
     ):
         return "small_talk"  # "Il fait un temps magnifique, 25 degrés au refuge": the weather, with a number
-    if _ABOUT_YOU.search(bare):
+    if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
         return "small_talk"
     if _DENIAL.search(bare):
         return "assistant_guess"
