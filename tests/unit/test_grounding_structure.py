@@ -195,6 +195,13 @@ def test_a_dated_plan_must_name_its_event() -> None:
     assert not [f for f in _run("He's booked for the 20th.").facts if f.kind is FactKind.PLAN]
     assert not [f for f in _run("Bis 15. August.").facts if f.kind is FactKind.PLAN]
     assert [f for f in _run("The dubbel brew is set for July 12th.").facts if f.kind is FactKind.PLAN]
+    # The plan keeps the appointment it names; a weekday and an ordinal are when, not what.
+    plans = [
+        f.text
+        for f in _run("I booked a physio, Dr. Nkemelu, for Thursday the 12th.").facts
+        if f.kind is FactKind.PLAN
+    ]
+    assert plans and all("Nkemelu" in text for text in plans), plans
 
 
 # ------------------------------------------------------------------------------------- summary filters, secrets

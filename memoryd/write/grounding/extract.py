@@ -20,7 +20,14 @@ from memoryd.write.grounding.clauses import (
     without_greeting,
     without_openers,
 )
-from memoryd.write.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
+from memoryd.write.grounding.dates import (
+    MONTHS,
+    WEEKDAYS,
+    DateMention,
+    find_dates,
+    session_day,
+    with_resolved_dates,
+)
 from memoryd.write.grounding.entities import find_entities
 from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.lexicon import (
@@ -191,6 +198,8 @@ _PLAN_FILLER = frozenset(
     )
 )
 
+_CALENDAR = frozenset(fold(w) for w in (*MONTHS, *WEEKDAYS))
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|er|e|º|ª)?")
 #: Words that name no event: a plan made only of them ("Starting next week", "mache ich morgen") says when, not what.
 _NO_EVENT = frozenset(
     tokens(
@@ -236,7 +245,7 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         residue = residue[: mention.start] + " " + residue[mention.end :]
     said = [t for t in content_tokens(residue) if not t.isdigit()]
     content = [t for t in said if t not in _PLAN_FILLER]
-    if not content or all(t in _NO_EVENT for t in content):
+    if not content or all(t in _NO_EVENT or t in _CALENDAR or _ORDINAL.fullmatch(t) for t in content):
         return None  # "We're going in April next year", "He's booked for the 20th", "bis 15. August": no event named
     if len(content) < 2 and _OBJECT_PRONOUN.search(residue) and not _EVENT_NOUN.search(residue):
         return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
