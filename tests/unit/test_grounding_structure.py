@@ -261,3 +261,19 @@ def test_a_reminder_asked_for_is_a_task_even_with_a_verb_that_alone_is_none() ->
     assert not [f for f in _run("Remind me to relax.").facts if f.kind is FactKind.ACTION_ITEM]
     german = _texts("Erinnere mich, Papas alte Wohnung in Baunatal bis zum 30. Juni zu kündigen.")
     assert any("30. Juni" in t and "kündigen" in t for t in german), german
+
+
+def test_a_commitment_with_when_is_a_task_and_one_naming_nothing_is_not() -> None:
+    assert "The user will export their YNAB history this weekend." in _texts(
+        "Great, I'll export my YNAB history this weekend and import it."
+    )
+    assert "À faire pour l'utilisateur : commander le kit chez Leroy Merlin cette semaine." in _texts(
+        "Je vais commander le kit chez Leroy Merlin cette semaine."
+    )
+    for said in (
+        "I'll do it next week.",
+        "I'll order one this week.",
+        "I'll be there tomorrow.",
+        "Uff, la revoco ahora mismo.",
+    ):
+        assert not [f for f in _run(said).facts if f.kind is FactKind.ACTION_ITEM], said

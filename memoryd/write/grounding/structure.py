@@ -29,7 +29,7 @@ from memoryd.write.grounding.lexicon import DIET_WORDS, HEDGE, NAME, NOT_ROLES, 
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.rules import is_name, to_third_person_en
 from memoryd.write.grounding.templates import render
-from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
+from memoryd.write.grounding.text import STOP_WORDS, content_tokens, fold, tokens
 from memoryd.write.grounding.unfit import unfit_reason
 
 _I = re.IGNORECASE
@@ -853,7 +853,62 @@ def _changed_amounts(clause: str, lang: str) -> list[GroundedFact]:
     return out
 
 
-_SALIENCE = {FactKind.RELATION: 0.7, FactKind.IDENTITY: 0.85}
+# ------------------------------------------------------------------------------------------ commitments
+#: When a commitment is due: "this weekend", "tonight", "right away", "cette semaine", "esta noche", "morgen".
+_DUE = (
+    r"(?P<when>this (?:week|weekend|month|evening|afternoon|morning)|tonight|tomorrow|today|next (?:week|weekend|month)|"
+    r"right away|straight away|asap|over the next [\w ]{3,20}|before (?:the end of )?(?:the )?(?:week|weekend|month)|"
+    r"cette semaine|ce soir|demain|ce week-end|aujourd'hui|la semaine prochaine|tout de suite|"
+    r"esta noche|mañana|esta semana|este fin de semana|hoy|ahora mismo|la semana que viene|"
+    r"heute(?: abend)?|morgen|diese woche|am wochenende|nächste woche|sofort|"
+    r"hoje(?: à noite)?|amanhã|esta semana|este fim de semana|agora mesmo|já)"
+)
+#: "I'll export my YNAB history this weekend", "Je vais commander le kit chez Leroy Merlin cette semaine", "La
+#: reservo esta noche", "Vou ligar ao contabilista amanhã": a task the user commits to, with when.
+_COMMITMENT = (
+    (
+        "en",
+        re.compile(
+            r"\bI(?:'ll| will|'m going to| am going to) (?:just |also |probably )?(?!(?:be|have|see|try|think|let|"
+            r"ask you|get back|talk|keep|need|let you)\b)(?P<v>[a-z]+\b[^.;!?]{3,80}?)\s+" + _DUE + r"\b",
+            _I,
+        ),
+    ),
+    ("fr", re.compile(r"\bje vais (?P<v>\w+(?:er|ir|re)\b[^.;!?]{3,80}?)\s+" + _DUE + r"\b", _I)),
+    (
+        "es",
+        re.compile(
+            r"\b(?P<v>(?:voy a \w+(?:ar|er|ir)|(?:la|lo|las|los|le|les) \w+o)\b[^.;!?]{0,80}?)\s*"
+            + _DUE
+            + r"\b",
+            _I,
+        ),
+    ),
+    ("pt", re.compile(r"\b(?P<v>vou \w+(?:ar|er|ir)\b[^.;!?]{3,80}?)\s+" + _DUE + r"\b", _I)),
+    ("de", re.compile(r"\bich (?P<v>werde\b[^.;!?]{3,80}?)\s+" + _DUE + r"\b", _I)),
+)
+
+
+_TASK_CONTENT = 2
+
+
+def _commitments(clause: str, lang: str) -> list[GroundedFact]:
+    out: list[GroundedFact] = []
+    for said_in, pattern in _COMMITMENT:
+        for match in pattern.finditer(clause):  # every language: a short clause's language is a guess
+            task = match.group("v").strip(" ,")
+            if len([t for t in content_tokens(task) if not t.isdigit()]) < _TASK_CONTENT:
+                continue  # "I'll do it next week", "la revoco ahora mismo": a task names what, not only when
+            when = match.group("when")
+            if said_in == "en":
+                text = f"The user will {to_third_person_en(task)} {when}."
+            else:
+                text = render("action", said_in, f"{task} {when}")
+            out.append(_fact(FactKind.ACTION_ITEM, text, "", task, said_in, identity=False))
+    return out
+
+
+_SALIENCE = {FactKind.RELATION: 0.7, FactKind.IDENTITY: 0.85, FactKind.ACTION_ITEM: 0.6}
 
 
 def _fact(kind: FactKind, text: str, slot: str, value: str, lang: str, *, identity: bool) -> GroundedFact:
@@ -889,6 +944,7 @@ def structural_facts(
         *_people_now(said, lang),
         *_new_job(said, lang),
         *_changed_amounts(said, lang),
+        *_commitments(said, lang),
         *_partners(said, lang),
     ):
         value = fold(fact.value)
