@@ -196,19 +196,40 @@ def _restatements(
     """Unslotted facts restating a replaced relation ("The user's manager, Tomás, wants a plan by Friday"): they
     name the old person with the same relation noun, so they go with the fact they restate."""
     key = _single_relation(fact.slot)
-    if not key:
+    role = _role(fact.slot)
+    if not key and not role:
         return ()
     names = [name for old in replaced for name in _old_names(old, fact)]
+    if role:
+        # "Ernesto" of "Ernesto Lasheras", "Santa Inês" of "Fazenda Santa Inês": a part of the holder's name.
+        names += [
+            " ".join(parts[i:j])
+            for parts in (n.split() for n in names if len(n.split()) > 1)
+            for i in range(len(parts))
+            for j in range(i + 1, len(parts) + 1)
+            if (j - i) < len(parts) and len(parts[i]) > 2 and parts[i].rstrip(".") not in _TITLES
+        ]
     gone = {old.id for old in replaced}
     return tuple(
         e.id
         for e in pool
         if (not e.slot or e.slot.startswith(_RESTATING_SLOTS))
         and e.id not in gone
-        and key in _relation_keys(e.content)
+        # A role outside the lexicon is restated by its holder's name alone ("send the invoices to Ernesto on
+        # Monday" after "Mi gestor es Ernesto Lasheras"): the noun is rarely said again.
+        and (key in _relation_keys(e.content) if key else True)
         and any(names_value(e.content, name) for name in names)
         and not (fact.value and names_value(e.content, fact.value))
     )
+
+
+_TITLES = frozenset("Dr Dra Mr Mrs Ms Mx Prof Professor Herr Frau Sr Sra Mme Mlle".split())  # noqa: SIM905
+
+
+def _role(slot: str) -> str:
+    """The key of a role slot read by grounding/roles.py ("relation.hygienist" → "hygienist"), else ""."""
+    parts = slot.split(".")
+    return parts[1] if len(parts) == 2 and parts[0] == "relation" and parts[1] not in _SINGLE_RELATIONS else ""
 
 
 def _supersedes(

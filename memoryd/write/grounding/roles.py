@@ -88,7 +88,7 @@ _POST = (
     r"for|at)\s+)?(?!(?:is|est|es|ist|é|c'est|heißt|called|named)\b)(?-i:[a-zà-ÿ][\w-]*))){0,3}?"
 )
 _LINK = (
-    r"(?:\s*,\s*(?:c'est|es|ist|é|is)\s+|\s*[:—–]\s*|\s*,\s*(?=(?-i:[A-ZÀ-Þ])|(?:el|la|le|o|a|der|die|the)\s)|\s+(?:is|is now|'s|will be|est|c'est|"
+    r"(?:\s+is\s+(?:a|an)\s+[\w-]+\s*,\s*|\s*,\s*(?:c'est|es|ist|é|is)\s+|\s*[:—–]\s*|\s*,\s*(?=(?-i:[A-ZÀ-Þ])|(?:el|la|le|o|a|der|die|the)\s)|\s+(?:is|is now|'s|will be|est|c'est|"
     r"sera|es|será|ist|heißt|wird|é|será|se llama|s'appelle|chama-se|called|named)\s+)"
 )
 _NAME_ART = r"(?:(?:la|le|el|a|o|der|die|the|doctora|doctor|docteure?|professeure?|profesora?|el profe)\s+)*"
