@@ -11,6 +11,7 @@ from memoryd.write.grounding import GroundedFact
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
@@ -238,8 +239,33 @@ def _supersedes(
     """Everything a new fact replaces: its slot's older values, their restatements, and values said to be gone."""
     by_id = {e.id: e for e in pool}
     replaced = [by_id[i] for i in same_slot if i in by_id]
-    found = [*same_slot, *_restatements(fact, replaced, pool), *_retired_by_mentions(fact, pool)]
+    found = [
+        *same_slot,
+        *_restatements(fact, replaced, pool),
+        *_retired_by_mentions(fact, pool),
+        *_moved_schedules(fact, pool),
+    ]
     return tuple(dict.fromkeys(found))
+
+
+#: Slots a weekly schedule is stored under (or none): the value-type slot of schedule.py spans them.
+_SCHEDULE_SLOTS = ("plan.", "routine.")
+
+
+def _moved_schedules(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
+    """Older schedules a changed schedule replaces ("we train … on Tuesdays instead" after "We train Wednesday
+    evenings"), whatever head word each was slotted under (grounding/schedule.py)."""
+    if fact.is_identity or not (not fact.slot or fact.slot.startswith(_SCHEDULE_SLOTS)):
+        return []
+    if not changes_schedule(fact.text):
+        return []
+    return [
+        e.id
+        for e in pool
+        if (not e.slot or e.slot.startswith(_SCHEDULE_SLOTS))
+        and e.content != fact.text
+        and replaces_schedule(e.content, fact.text)
+    ]
 
 
 def slot_key(slot: str) -> str:

@@ -49,6 +49,9 @@ _NOT_EVENT = frozenset(
         "nueva previsto prevista será "
         "verschoben verlegt vorgezogen geändert jetzt neu neue neuer neuen endlich findet statt beginnt wurde "
         "adiado adiámos adiamos atrasámos remarcado remarcaram mudou mudaram agora afinal novo nova passou "
+        # when, said relative to the usual ("this year it starts earlier", "este ano começa mais cedo")
+        "earlier later early late sooner cedo tarde antes depois plus tôt plus tard früher später temprano "
+        "year ano año année jahr "
         # when
         "date dates day days time datum termin fecha dia data jour heure hora week month year weekend morning "
         "afternoon evening night today tomorrow next coming this semaine mois prochain prochaine demain semana mes "
@@ -144,4 +147,7 @@ def moves_date(old: str, new: str) -> bool:
     return bool(new_dates) and not new_dates <= plan_dates(old)
 
 
-__all__ = ["event_key", "events_of", "moves_date", "plan_dates", "same_event"]
+#: The words that never name an event (schedule.py reads activities with the same list).
+NOT_EVENT = _NOT_EVENT
+
+__all__ = ["NOT_EVENT", "event_key", "events_of", "moves_date", "plan_dates", "same_event"]

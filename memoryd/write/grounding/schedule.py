@@ -1,0 +1,138 @@
+"""Which weekly schedule a changed schedule replaces: the value-type slot of a recurring activity's days.
+
+A stored habit names its days ("We train Wednesday evenings at Market Road", "Les répétitions ont lieu le lundi
+soir"), and a later session moves them ("from April we train at Highbury Fields on Tuesdays instead", "on passe au
+mardi soir", "Meine Besuche sind jetzt dienstags statt mittwochs"). The head word the extractor slots a plan under
+is unstable ("plan.train" / "plan.pitch", "routine.ihn" / "routine.jetzt"), so the slot here is the schedule's
+**value type**: a fact naming weekdays, said with a change marker, replaces an older fact naming other weekdays when
+
+- both speak of the same activity (a shared content stem: "train", "répétition", "besuch"), or
+- the newer one names the older day as the one left ("from Wednesday", "statt mittwochs", "because Sundays clash",
+  "instead of Monday").
+
+A schedule said as an addition ("en plus du lundi", "also on Fridays", "as well") replaces nothing; neither does a
+fact without a change marker (two activities on two days both hold).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryd.write.grounding.dates import WEEKDAYS
+from memoryd.write.grounding.event import NOT_EVENT
+from memoryd.write.grounding.text import content_tokens, fold, light_stem
+
+_I = re.IGNORECASE
+#: Weekday words with their plural and adverbial forms ("Tuesdays", "dienstags", "los martes", "às terças").
+_PT_SHORT = {"segunda": 0, "terca": 1, "quarta": 2, "quinta": 3, "sexta": 4}
+_DAY_FORMS: dict[str, int] = {}
+for _word, _day in (*WEEKDAYS.items(), *_PT_SHORT.items()):
+    for _form in (_word, f"{_word}s"):
+        _DAY_FORMS[_form] = _day
+_DAY_WORD = re.compile(r"[^\W\d_][\w-]*", _I)
+#: A schedule said as changed: "now", "instead", "moved", "from … to", "statt", "au lieu", "on passe au", "mudou".
+_CHANGED = re.compile(
+    r"\b(?:now|instead|moved|moves|moving|switched|changed|going weekly|no longer|any more|anymore|from now on|"
+    r"maintenant|désormais|au lieu|plutôt|passe au|passe à|passons|déplacé|ahora|en vez|en lugar|cambiamos|"
+    r"cambió|pasamos|pasa a|ya no|jetzt|nun|statt|anstatt|verlegt|verschoben|nicht mehr|agora|em vez|mudou|"
+    r"mudámos|mudamos|passou|passámos|passamos|já não)\b",
+    _I,
+)
+#: A schedule said as an addition: the older days still hold.
+_ADDED = re.compile(
+    r"\b(?:also|as well|in addition|additionally|another|extra|add|adding|added|en plus|aussi|ajoute|ajoutons|"
+    r"además|también|añadimos|añado|otra|außerdem|zusätzlich|auch|noch eine|também|além|acrescent\w*|mais uma)\b",
+    _I,
+)
+#: The older day named as the one left: "from Wednesday", "statt mittwochs", "instead of Monday", "Sundays clash",
+#: "no longer on Sundays", "au lieu du lundi", "en vez del martes", "em vez de domingo".
+_LEFT_DAY = re.compile(
+    r"\b(?:from|instead of|rather than|not|no longer on|no more|au lieu du|au lieu de|plus le|plutôt que le|"
+    r"en vez del?|en lugar del?|ya no los|statt|anstatt|nicht mehr|em vez de|em vez do|já não (?:à|às|ao|aos))\s+"
+    r"(?:the |le |la |el |los |las |o |a |os |as |am |an )?(?P<day>[^\W\d_]+)|"
+    r"(?P<day2>[^\W\d_]+) (?:clash|clashes|don't work|doesn't work|are out|is out|ne marche plus|no funciona|"
+    r"geht nicht mehr|não dá)\b",
+    _I,
+)
+#: Words of a schedule that are no activity: times of day and the words around them.
+_NOT_ACTIVITY = frozenset(
+    light_stem(fold(w))
+    for w in (
+        "evening evenings morning mornings afternoon afternoons night nights soir soirs matin après-midi tarde "
+        "tardes noche noches mañana mañanas abend abends morgen morgens nachmittag nachmittags noite noites manhã "
+        "manhãs weekly week every each other fortnightly semaine semana woche jeden jede jeder cada todos todas "
+        "tous toutes am pm uhr h heures horas hours instead now weekly usually normally"
+    ).split()
+)
+
+
+#: Weekday words written in lower case in French, Spanish and Portuguese: capitalised inside a sentence they are
+#: part of a name ("Les Tréteaux du Lundi").
+_LOWER_DAYS = frozenset(
+    w for w in _DAY_FORMS if not w.rstrip("s").startswith(("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))
+    and not w.endswith(("tag", "tags", "woch", "wochs", "abend", "abends"))
+)
+
+
+def weekdays(text: str) -> frozenset[int]:
+    """The weekdays a text names, in any of the five languages and their plural forms."""
+    found = set()
+    for match in _DAY_WORD.finditer(text):
+        word = fold(match.group(0))
+        if word not in _DAY_FORMS:
+            continue
+        inside = match.start() > 0 and text[: match.start()].rstrip()[-1:] not in {".", ":", "!", "?", ""}
+        if inside and match.group(0)[:1].isupper() and word in _LOWER_DAYS:
+            continue
+        found.add(_DAY_FORMS[word])
+    return frozenset(found)
+
+
+def _activity(text: str) -> frozenset[str]:
+    stems = set()
+    for token in content_tokens(text):
+        if token in _DAY_FORMS or any(ch.isdigit() for ch in token):
+            continue
+        stem = light_stem(token)
+        if stem not in NOT_EVENT and stem not in _NOT_ACTIVITY and len(stem) > 2:
+            stems.add(stem)
+    return frozenset(stems)
+
+
+def _left_days(text: str) -> frozenset[int]:
+    found = set()
+    for match in _LEFT_DAY.finditer(text):
+        word = fold(match.group("day") or match.group("day2") or "")
+        if word in _DAY_FORMS:
+            found.add(_DAY_FORMS[word])
+    return frozenset(found)
+
+
+def changes_schedule(new: str) -> bool:
+    """Whether a fact states a schedule said as changed (weekdays, a change marker, no addition)."""
+    return bool(weekdays(new)) and _CHANGED.search(new) is not None and _ADDED.search(new) is None
+
+
+def replaces_schedule(old: str, new: str) -> bool:
+    """Whether the newer schedule `new` replaces the older fact `old`: both name weekdays, the older names a day the
+    newer does not, and they share the activity or the newer names the older day as the one left."""
+    if not changes_schedule(new):
+        return False
+    old_days, new_days = weekdays(old), weekdays(new) - _left_days(new)
+    if not old_days or not new_days or old_days <= new_days:
+        return False
+    left, activity = _left_days(new), _activity(new)
+    # Every dated part of the older fact must be the moved schedule: "Saturday market…, plus a bread subscription
+    # collected on Wednesdays" still holds its market when only the collection moves.
+    parts = [p for p in _PARTS.split(_RESOLVED.sub("", old)) if p and weekdays(p)]
+    return bool(parts) and all(
+        bool(weekdays(p) & left) or bool(_activity(p) & activity) or not _activity(p) for p in parts
+    ) and any(bool(weekdays(p) & left) or bool(_activity(p) & activity) for p in parts)
+
+
+#: Where a fact's parts end: each part names its own activity and days.
+_RESOLVED = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
+_PARTS = re.compile(r"[,;:]|\b(?:and|plus|but|while|whereas|et|mais|y|pero|und|aber|sowie|mas|e)\b", _I)
+
+
+__all__ = ["changes_schedule", "replaces_schedule", "weekdays"]
