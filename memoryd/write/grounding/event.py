@@ -51,7 +51,7 @@ _NOT_EVENT = frozenset(
         "adiado adiámos adiamos atrasámos remarcado remarcaram mudou mudaram agora afinal novo nova passou "
         # when, said relative to the usual ("this year it starts earlier", "este ano começa mais cedo")
         "earlier later early late sooner cedo tarde antes depois plus tôt plus tard früher später temprano "
-        "year ano año année jahr "
+        "year ano año année jahr este esta cette dieses diesem "
         # when
         "date dates day days time datum termin fecha dia data jour heure hora week month year weekend morning "
         "afternoon evening night today tomorrow next coming this semaine mois prochain prochaine demain semana mes "
@@ -114,7 +114,8 @@ def event_key(text: str) -> frozenset[str]:
         found = _event_words(clause[moved[-1].end() : clause.find("\x00")])
         if found:
             return found
-    for index in (dated, dated - 1):
+    # "Este ano a colheita começa mais cedo, a 28 de setembro": "mais" breaks a clause, so look two back.
+    for index in (dated, dated - 1, dated - 2):
         if index >= 0:
             found = _event_words(clauses[index].replace("\x00", " "))
             if found:

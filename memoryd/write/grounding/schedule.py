@@ -20,9 +20,15 @@ import re
 
 from memoryd.write.grounding.dates import WEEKDAYS
 from memoryd.write.grounding.event import NOT_EVENT
+from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL
+from memoryd.write.grounding.model import FactKind, GroundedFact
+from memoryd.write.grounding.summary import third_person
+from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import content_tokens, fold, light_stem
 
 _I = re.IGNORECASE
+#: A resolved date the extractor appends ("Saturday (2026-02-07)"): no part of what was said.
+_RESOLVED = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
 #: Weekday words with their plural and adverbial forms ("Tuesdays", "dienstags", "los martes", "às terças").
 _PT_SHORT = {"segunda": 0, "terca": 1, "quarta": 2, "quinta": 3, "sexta": 4}
 _DAY_FORMS: dict[str, int] = {}
@@ -30,6 +36,13 @@ for _word, _day in (*WEEKDAYS.items(), *_PT_SHORT.items()):
     for _form in (_word, f"{_word}s"):
         _DAY_FORMS[_form] = _day
 _DAY_WORD = re.compile(r"[^\W\d_][\w-]*", _I)
+#: Every day, said as a schedule of its own (value DAILY): "fast täglich", "every day", "tous les jours".
+DAILY = 7
+_DAILY = re.compile(
+    r"\b(?:daily|every day|each day|tous les jours|chaque jour|quotidiennement|todos los días|cada día|a diario|"
+    r"täglich|jeden tag|todos os dias|todo dia|diariamente)\b",
+    _I,
+)
 #: A schedule said as changed: "now", "instead", "moved", "from … to", "statt", "au lieu", "on passe au", "mudou".
 _CHANGED = re.compile(
     r"\b(?:now|instead|moved|moves|moving|switched|changed|going weekly|no longer|any more|anymore|from now on|"
@@ -85,6 +98,8 @@ def weekdays(text: str) -> frozenset[int]:
         if inside and match.group(0)[:1].isupper() and word in _LOWER_DAYS:
             continue
         found.add(_DAY_FORMS[word])
+    if _DAILY.search(text):
+        found.add(DAILY)
     return frozenset(found)
 
 
@@ -105,7 +120,18 @@ def _left_days(text: str) -> frozenset[int]:
         word = fold(match.group("day") or match.group("day2") or "")
         if word in _DAY_FORMS:
             found.add(_DAY_FORMS[word])
+    # "no domingo não teve movimento", "le lundi personne ne venait": a day said with a negation is the one left.
+    for match in _DAY_WORD.finditer(text):
+        word = fold(match.group(0))
+        if word in _DAY_FORMS and _NEGATED.match(text[match.end() :]):
+            found.add(_DAY_FORMS[word])
     return frozenset(found)
+
+
+_NEGATED = re.compile(
+    r"\s+(?:[\w']+\s+)?(?:não|didn't|doesn't|don't|wasn't|isn't|ne|n'|nadie|nunca|nicht|keiner|niemand)\b",
+    _I,
+)
 
 
 def changes_schedule(new: str) -> bool:
@@ -116,6 +142,7 @@ def changes_schedule(new: str) -> bool:
 def replaces_schedule(old: str, new: str) -> bool:
     """Whether the newer schedule `new` replaces the older fact `old`: both name weekdays, the older names a day the
     newer does not, and they share the activity or the newer names the older day as the one left."""
+    old, new = _RESOLVED.sub("", old), _RESOLVED.sub("", new)
     if not changes_schedule(new):
         return False
     old_days, new_days = weekdays(old), weekdays(new) - _left_days(new)
@@ -124,15 +151,64 @@ def replaces_schedule(old: str, new: str) -> bool:
     left, activity = _left_days(new), _activity(new)
     # Every dated part of the older fact must be the moved schedule: "Saturday market…, plus a bread subscription
     # collected on Wednesdays" still holds its market when only the collection moves.
-    parts = [p for p in _PARTS.split(_RESOLVED.sub("", old)) if p and weekdays(p)]
+    parts = [p for p in _PARTS.split(old) if p and weekdays(p)]
     return bool(parts) and all(
         bool(weekdays(p) & left) or bool(_activity(p) & activity) or not _activity(p) for p in parts
     ) and any(bool(weekdays(p) & left) or bool(_activity(p) & activity) for p in parts)
 
 
 #: Where a fact's parts end: each part names its own activity and days.
-_RESOLVED = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
 _PARTS = re.compile(r"[,;:]|\b(?:and|plus|but|while|whereas|et|mais|y|pero|und|aber|sowie|mas|e)\b", _I)
 
 
-__all__ = ["changes_schedule", "replaces_schedule", "weekdays"]
+
+
+# --- reading a moved schedule that the rules miss ("And rehearsals moved to Thursdays", "my lessons are on
+# Tuesdays now", "die Proben sind jetzt donnerstags")
+#: A date of the calendar in the clause: the change is of one occurrence (event.py decides), not of the schedule.
+_ONE_DATE = re.compile(r"\d|\b(?:the \d|next|this|tomorrow|le \d|el \d|am \d|o dia)\b", _I)
+
+
+def moved_schedule(clause: str, turn: int, lang: str) -> GroundedFact | None:
+    """A recurring activity said as moved to other days, with the activity as its subject ("rehearsals moved to
+    Thursdays"): a plan in the slot of the activity (routine.<stem>). None for an addition, a hypothetical, a hedge,
+    another person's schedule, a one-off date, or a clause whose only subject is a pronoun."""
+    said = clause.strip().rstrip(".!")
+    days = weekdays(said)
+    if not days or not changes_schedule(said) or _ONE_DATE.search(said):
+        return None
+    if HYPOTHETICAL.search(said) or HEDGE.search(said) or _SOMEONE.search(said):
+        return None
+    first_day = min(
+        (m.start() for m in _DAY_WORD.finditer(said) if fold(m.group(0)) in _DAY_FORMS), default=len(said)
+    )
+    if _DAILY.search(said):
+        first_day = min(first_day, _DAILY.search(said).start())  # type: ignore[union-attr]
+    subject = _activity(said[:first_day])
+    lead = _SUBJECT.match(said)
+    if not subject or lead is None:
+        return None
+    head = light_stem(fold(lead.group("act")))
+    if head not in subject:
+        return None
+    said = _LEAD.sub("", said)
+    shown = third_person(said) if lang == "en" else said
+    text = render("plan", lang, shown[:1].upper() + shown[1:])
+    return GroundedFact(FactKind.PLAN, text, f"routine.{head}", said, (turn,), 0.6, False, "extractor", lang)
+
+
+#: The activity opening the clause: "(and) (my|our|the) rehearsals", "(et) les répétitions", "meine Besuche",
+#: "as aulas", "las clases".
+_SUBJECT = re.compile(
+    r"^(?:(?:and|so|also|but|et|donc|y|pues|und|also|e|então)\s+)?(?:(?:my|our|the|mes|nos|les|mis|nuestras|"
+    r"nuestros|las|los|meine|unsere|die|as|os|minhas|meus|nossas|nossos)\s+)?(?P<act>[^\W\d_][\w-]{3,})\s+"
+    r"(?:are|is|have|has|will|moved|move|moves|sont|passent|ont|son|pasan|han|sind|finden|wurden|werden|são|"
+    r"passaram|passam|mudaram|foram)\b",
+    _I,
+)
+_LEAD = re.compile(r"^(?:and|so|also|but|et|donc|y|pues|und|e|então)\s+", _I)
+#: Another person's schedule: "my daughter's lessons", "his rehearsals", "Stellan started a course on Thursdays".
+_SOMEONE = re.compile(r"(?:'s|’s)\s|\b(?:his|her|their|son|sa|ses|su|sus|sein|seine|ihr|ihre|seu|sua)\b", _I)
+
+
+__all__ = ["DAILY", "changes_schedule", "moved_schedule", "replaces_schedule", "weekdays"]

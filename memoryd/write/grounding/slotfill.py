@@ -27,6 +27,7 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
+from memoryd.write.grounding.schedule import moved_schedule
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import fold, light_stem, word_set
 
@@ -582,6 +583,9 @@ def read_clause(
     employer = employer_now(kept, sentence or clause, turn, lang)
     if employer is not None:
         out.append(employer)
+    schedule = moved_schedule(kept, turn, lang)
+    if schedule is not None:
+        out.append(schedule)
     return out
 
 
