@@ -13,7 +13,7 @@ from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.slotfill import SUCCESSOR
-from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.stale import JOB, PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
 from memoryd.write.parse import Candidate
@@ -69,6 +69,8 @@ _ROLES = _SINGLE_RELATIONS - {"partner", "mother", "father"}
 #: Slots whose value a dropped tool, service or habit may have been ("switched away from Jira").
 _THING_SLOTS = ("choice.", "tool.", "preference.", "diet.", "plan.", "target", "favorite.", "instruction.")
 _NAMES = re.compile(NAME)
+#: The slots a job is stored in: a job change retires both.
+_JOB_SLOTS = ("identity.role", "identity.employer", "identity.workplace")
 #: Slots of facts that may restate a relation in passing ("Mein Chef heißt Herr Becker, er will bis Freitag …").
 _RESTATING_SLOTS = ("plan.", "target")
 
@@ -111,6 +113,14 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
     """Ids of active facts stating a value the fact's turn says no longer holds (grounding/stale.py)."""
     out: list[str] = []
     for scope, value in fact.replaces:
+        if scope == JOB:
+            # "I've left TfL, I'm driving for Sullivan Buses now": the older job, as a role or an employer.
+            out.extend(
+                e.id
+                for e in pool
+                if e.slot in _JOB_SLOTS and e.id not in out and not names_value(e.content, value)
+            )
+            continue
         if scope == TASTE:
             out.extend(e for e in _older_tastes(fact, value, pool) if e not in out)
             continue

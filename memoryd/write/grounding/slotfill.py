@@ -27,6 +27,7 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
+from memoryd.write.grounding.moves import job_change, moved_home
 from memoryd.write.grounding.schedule import moved_schedule
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import fold, light_stem, word_set
@@ -586,6 +587,10 @@ def read_clause(
     schedule = moved_schedule(kept, turn, lang)
     if schedule is not None:
         out.append(schedule)
+    home = moved_home(kept, turn, lang)
+    if home is not None:
+        out.append(home)
+    out.extend(job_change(sentence or clause, turn, lang))
     return out
 
 
