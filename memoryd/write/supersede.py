@@ -10,6 +10,7 @@ from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_t
 from memoryd.write.grounding import GroundedFact
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.roles import role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.slotfill import SUCCESSOR
@@ -226,12 +227,17 @@ def _restatements(
         for e in pool
         if (not e.slot or e.slot.startswith(_RESTATING_SLOTS))
         and e.id not in gone
-        # A role outside the lexicon is restated by its holder's name alone ("send the invoices to Ernesto on
-        # Monday" after "Mi gestor es Ernesto Lasheras"): the noun is rarely said again.
-        and (key in _relation_keys(e.content) if key else True)
+        # Named with the same relation or role noun: "Luis starts demolition on April 13" stays true when another
+        # contractor takes over; "The user's PI, Professor Drummond, and the user are applying…" restates the PI.
+        and (key or role) in (_relation_keys(e.content) | _role_keys(e.content))
         and any(names_value(e.content, name) for name in names)
         and not (fact.value and names_value(e.content, fact.value))
     )
+
+
+def _role_keys(content: str) -> set[str]:
+    """Role keys (grounding/roles.py) a text names by their noun ("Gestor del usuario: …" → {"accountant"})."""
+    return {key for key in (role_key(word) for word in re.findall(r"[\w'-]+", content)) if key}
 
 
 _TITLES = frozenset("Dr Dra Mr Mrs Ms Mx Prof Professor Herr Frau Sr Sra Mme Mlle".split())  # noqa: SIM905
@@ -341,7 +347,7 @@ def _role_of_successor(
         return fact
     olds = [value for scope, value in fact.replaces if scope == PERSON]
     for existing in (*pinned, *identity):
-        if not _single_relation(existing.slot):
+        if not _single_relation(existing.slot) and not _role(existing.slot):
             continue
         for match in _NAMES.finditer(existing.content):
             name = match.group("v")

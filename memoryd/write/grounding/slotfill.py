@@ -480,10 +480,15 @@ _TAKEOVER = (
     r"(?:takes over|is taking over|took over|has taken over|will take over|is covering|covers|is stepping in|"
     r"stepped in|steps in|is replacing|replaced|replaces|reprend|a repris|remplace|a remplacé|prend le relais|"
     r"asume|ha asumido|asumió|sustituye|reemplaza|toma el relevo|se encarga|übernimmt|hat übernommen|übernahm|"
-    r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com)"
+    r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com|"
+    # doing the absent person's work: "Carla Nguyen is running the job now", "it's Catriona Bell who runs training"
+    r"is running|is now running|runs|is handling|handles|is in charge of|is doing the)"
 )
 _NEW_BEFORE = re.compile(
-    rf"{NAME}(?:,? (?:is|has|will|now|jetzt|nun|maintenant|ahora|agora))? {_TAKEOVER}\b", _I
+    # "c'est Bastien qui la remplace", "it's Catriona Bell who runs training"
+    rf"{NAME}(?:,? (?:is|has|will|now|jetzt|nun|maintenant|ahora|agora))?(?: (?:who|qui|que|der|die)"
+    rf"(?: (?:la|le|l'|lo|sie|ihn|a|o))?)? {_TAKEOVER}\b",
+    _I,
 )
 #: German and Romance inversion: "jetzt übernimmt sein Kollege Herr Yilmaz die Fliesen".
 _NEW_AFTER = re.compile(rf"\b{_TAKEOVER} (?:(?!{_TAKEOVER})[\w'-]+ ){{0,3}}?{NAME}", _I)
@@ -493,12 +498,36 @@ _AWAY = re.compile(
     r"in Elternzeit|im Urlaub|malade|en congé|enferm[oa]|de baja|doente|de licença|de baixa)\b",
     _I,
 )
+#: Hurt and off the role for now: "Luis broke his wrist", "Maëlle s'est fait une entorse", "se ha roto la pierna".
+_HURT: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(pattern, _I)
+    for pattern in (
+        rf"{NAME} (?:broke|has broken|hurt|injured) (?:his|her|their) \w+",
+        rf"{NAME} (?:is|got) injured",
+        rf"{NAME} s'est (?:fait une entorse|cassé|blessée?)",
+        rf"{NAME} se (?:ha roto|rompió|ha lesionado|lesionó)",
+        rf"{NAME} hat sich (?:\w+ ){{0,3}}(?:gebrochen|verletzt)",
+        rf"{NAME} (?:partiu|fraturou|lesionou-se)",
+    )
+)
+
+
+#: A capitalised conjunction opening the sentence is no part of the name after it ("Mais Maëlle s'est…").
+_OPENER = re.compile(r"^(?:Mais|But|And|So|Et|Pero|Y|Aber|Und|Mas|E|Oh|Well|Donc|Also)\s+(?=\S)")
 
 
 def successors(sentence: str, gone: Sequence[str]) -> list[tuple[str, str]]:
     """(new person, person replaced) when a sentence says someone takes over from a person who left the role
     (`gone`: names the turn says left) or is away from it ("Herr Böhm ist krank")."""
-    away = [*gone, *(m.group("v") for m in _AWAY.finditer(sentence) if is_name(m.group("v")))]
+    away = [
+        *gone,
+        *(
+            _OPENER.sub("", m.group("v"))
+            for p in (_AWAY, *_HURT)
+            for m in p.finditer(sentence)
+            if is_name(_OPENER.sub("", m.group("v")))
+        ),
+    ]
     if not away:
         return []
     out: list[tuple[str, str]] = []
