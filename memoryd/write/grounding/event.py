@@ -91,9 +91,22 @@ _WITH = re.compile(
 )
 
 
+#: One event said with its noun or its verb, in five languages: "the wedding" is "getting married".
+_SAME_EVENT = {
+    light_stem(fold(w)): key
+    for key, words in (
+        ("wedding", "wedding weddings married marry marrying marries mariage marier marient épouse boda bodas casarse "
+                    "casan casamos casamento casar casam hochzeit heiraten heiratet heirat"),
+        ("haulout", "haul-out haulout lift-out"),
+        ("move", "removal removals déménagement mudanza umzug mudança"),
+    )
+    for w in words.split()
+}
+
+
 def _event_words(clause: str) -> frozenset[str]:
     words = {
-        stem
+        _SAME_EVENT.get(stem, stem)
         for stem in (light_stem(t) for t in content_tokens(clause) if not any(ch.isdigit() for ch in t))
         if stem not in _NOT_EVENT and len(stem) > 1
     }
