@@ -246,7 +246,9 @@ _TITLES = frozenset("Dr Dra Mr Mrs Ms Mx Prof Professor Herr Frau Sr Sra Mme Mll
 def _role(slot: str) -> str:
     """The key of a role slot read by grounding/roles.py ("relation.hygienist" → "hygienist"), else ""."""
     parts = slot.split(".")
-    return parts[1] if len(parts) == 2 and parts[0] == "relation" and parts[1] not in _SINGLE_RELATIONS else ""
+    return (
+        parts[1] if len(parts) == 2 and parts[0] == "relation" and parts[1] not in _SINGLE_RELATIONS else ""
+    )
 
 
 def _supersedes(

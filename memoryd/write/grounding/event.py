@@ -95,8 +95,11 @@ _WITH = re.compile(
 _SAME_EVENT = {
     light_stem(fold(w)): key
     for key, words in (
-        ("wedding", "wedding weddings married marry marrying marries mariage marier marient épouse boda bodas casarse "
-                    "casan casamos casamento casar casam hochzeit heiraten heiratet heirat"),
+        (
+            "wedding",
+            "wedding weddings married marry marrying marries mariage marier marient épouse boda bodas casarse "
+            "casan casamos casamento casar casam hochzeit heiraten heiratet heirat",
+        ),
         ("haulout", "haul-out haulout lift-out"),
         ("move", "removal removals déménagement mudanza umzug mudança"),
     )

@@ -43,9 +43,9 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
+from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.slotfill import (
     contrast,
     instruction_aspect,

@@ -54,7 +54,15 @@ def moved_home(clause: str, turn: int, lang: str) -> GroundedFact | None:
         return None
     place = match.group("v")
     return GroundedFact(
-        FactKind.IDENTITY, render("home", lang, place), "identity.home", place, (turn,), 0.9, True, "extractor", lang
+        FactKind.IDENTITY,
+        render("home", lang, place),
+        "identity.home",
+        place,
+        (turn,),
+        0.9,
+        True,
+        "extractor",
+        lang,
     )
 
 
@@ -104,16 +112,36 @@ def job_change(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
     if employer is not None:
         name = employer.group("v")
         out.append(
-            GroundedFact(FactKind.IDENTITY, render("employer", lang, name), "identity.employer", name, (turn,), 0.9,
-                         True, "extractor", lang, ((JOB, name),))  # fmt: skip
+            GroundedFact(
+                FactKind.IDENTITY,
+                render("employer", lang, name),
+                "identity.employer",
+                name,
+                (turn,),
+                0.9,
+                True,
+                "extractor",
+                lang,
+                ((JOB, name),),
+            )
         )
     role = _ROLE.search(sentence[_JOB_CHANGE.search(sentence).start() :])  # type: ignore[union-attr]
     if role is not None and role.group("r").split()[0].lower() not in _NOT_ROLE:
         value = role.group("r") + (role.group("at") or "")
         article = "" if lang != "en" else ("an " if value[:1].lower() in "aeiou" else "a ")
         out.append(
-            GroundedFact(FactKind.IDENTITY, render("role", lang, article + value), "identity.role", value, (turn,),
-                         0.9, True, "extractor", lang, ((JOB, value),))  # fmt: skip
+            GroundedFact(
+                FactKind.IDENTITY,
+                render("role", lang, article + value),
+                "identity.role",
+                value,
+                (turn,),
+                0.9,
+                True,
+                "extractor",
+                lang,
+                ((JOB, value),),
+            )
         )
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from memoryd.write.grounding.dates import find_dates, with_resolved_dates
 from memoryd.write.grounding.event import event_key
@@ -47,7 +48,7 @@ def moved_events(
     out: list[tuple[GroundedFact, tuple[str, ...]]] = []
     for turn in turns:
         said = sentences(turn.user.replace("’", "'"))
-        for before, sentence in zip(said, said[1:], strict=False):
+        for before, sentence in pairwise(said):
             if not _IT_NOW.search(sentence.strip()) or not _MOVED.search(before):
                 continue
             if any(p.search(s) for p in (HYPOTHETICAL, HEDGE) for s in (before, sentence)):

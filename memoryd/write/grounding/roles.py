@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL, NAME, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.templates import render
@@ -126,7 +126,8 @@ _BUY_FROM = re.compile(
     rf"\b(?:(?:I|we)\s+(?:now\s+)?(?:buy|order|get|source)\s+(?:[\w'-]+\s+){{0,4}}?from|"
     rf"(?:my|our)\s+[\w-]+\s+(?:now\s+)?comes?\s+from|"
     rf"(?:j'achète|nous achetons|on achète)\s+(?:[\w'-]+\s+){{0,4}}?(?:chez|à|auprès de)|"
-    rf"(?:compro|compramos)\s+(?:[\w'-]+\s+){{0,4}}?(?:a|al|de|del|en|da|do|na|no|à|ao)|"
+    # "a/de/da/do" say whom from; "en/na/no" say where ("compro uma casa no Algarve")
+    rf"(?:compro|compramos)\s+(?:[\w'-]+\s+){{0,4}}?(?:a|al|de|del|da|do)|"
     rf"(?:ich kaufe|wir kaufen|ich beziehe|wir beziehen)\s+(?:[\w'-]+\s+){{0,4}}?(?:bei|von|vom))\s+"
     rf"(?:(?:la|el|los|las|le|the|a|o|der|die|dem|den)\s+)?{NAME}",
     _I,
@@ -143,7 +144,9 @@ _CHANGED_ROLE = re.compile(
 )
 _NOW_WORD = re.compile(r"\b(?:now|maintenant|désormais|ahora|jetzt|nun|agora)\b", _I)
 #: Someone else as the role's owner: "my sister's new tutor", "su nueva asesora", "his PI".
-_OTHERS = re.compile(r"(?:'s|’s)\s+(?:new\s+)?[\w-]+\s*$|\b(?:his|her|their|su|sus|son|sa|sein|seine|ihr|ihre|seu|sua)\s+$", _I)
+_OTHERS = re.compile(
+    r"(?:'s|’s)\s+(?:new\s+)?[\w-]+\s*$|\b(?:his|her|their|su|sus|son|sa|sein|seine|ihr|ihre|seu|sua)\s+$", _I
+)
 _USER = re.compile(
     r"\b(?:I|I'm|I've|me|my|we|we're|we've|our|us|je|j'|moi|mon|ma|mes|nous|notre|nos|on|yo|mi|mis|me|nuestro|"
     r"nuestra|he|hemos|ich|mich|mir|mein|meine|wir|uns|unser|unsere|eu|meu|minha|nós|nosso|nossa|troquei|mudei|"
@@ -185,7 +188,9 @@ def _fact(role: str, key: str, name: str, turn: int, lang: str) -> GroundedFact 
         return None
     shown = " ".join(role.split())
     text = render("relation", lang, name, rel=shown.lower() if lang == "en" else shown)
-    return GroundedFact(FactKind.RELATION, text, f"relation.{key}", name, (turn,), 0.7, False, "extractor", lang)
+    return GroundedFact(
+        FactKind.RELATION, text, f"relation.{key}", name, (turn,), 0.7, False, "extractor", lang
+    )
 
 
 def _owned_by_user(sentence: str, start: int) -> bool:
@@ -194,14 +199,16 @@ def _owned_by_user(sentence: str, start: int) -> bool:
 
 def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
     """Role facts of one sentence of a user turn (the correction's new holder or a role said plainly)."""
-    out: list[GroundedFact] = []
+    out: list[GroundedFact | None] = []
+    if HYPOTHETICAL.search(sentence) or HEDGE.search(sentence):
+        return []  # "Se eu ganhar a lotaria, compro…", "maybe my new coach will be Ana"
     fragment = len(sentence.split()) <= 14 and _INDEFINITE.match(sentence.strip()) is not None
     user = _USER.search(sentence) is not None
     for match in _POSSESSED.finditer(sentence):
         role = match.group("role")
         # "la nueva higienista es Nuria Ferrando": a new holder of a role with the article is the user's own.
         if (user or match.group("chg2")) and _owned_by_user(sentence, match.start()):
-            out.append(_fact(role, role_key(role), match.group("v"), turn, lang))  # type: ignore[arg-type]
+            out.append(_fact(role, role_key(role), match.group("v"), turn, lang))
     if not user and not fragment:
         return [f for f in out if f is not None]
     if not out:

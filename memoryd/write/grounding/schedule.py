@@ -24,7 +24,7 @@ from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.templates import render
-from memoryd.write.grounding.text import content_tokens, fold, light_stem
+from memoryd.write.grounding.text import content_tokens, fold, light_stem, word_set
 
 _I = re.IGNORECASE
 #: A resolved date the extractor appends ("Saturday (2026-02-07)"): no part of what was said.
@@ -70,19 +70,21 @@ _LEFT_DAY = re.compile(
 #: Words of a schedule that are no activity: times of day and the words around them.
 _NOT_ACTIVITY = frozenset(
     light_stem(fold(w))
-    for w in (
+    for w in word_set(
         "evening evenings morning mornings afternoon afternoons night nights soir soirs matin après-midi tarde "
         "tardes noche noches mañana mañanas abend abends morgen morgens nachmittag nachmittags noite noites manhã "
         "manhãs weekly week every each other fortnightly semaine semana woche jeden jede jeder cada todos todas "
         "tous toutes am pm uhr h heures horas hours instead now weekly usually normally"
-    ).split()
+    )
 )
 
 
 #: Weekday words written in lower case in French, Spanish and Portuguese: capitalised inside a sentence they are
 #: part of a name ("Les Tréteaux du Lundi").
 _LOWER_DAYS = frozenset(
-    w for w in _DAY_FORMS if not w.rstrip("s").startswith(("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))
+    w
+    for w in _DAY_FORMS
+    if not w.rstrip("s").startswith(("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))
     and not w.endswith(("tag", "tags", "woch", "wochs", "abend", "abends"))
 )
 
@@ -152,15 +154,15 @@ def replaces_schedule(old: str, new: str) -> bool:
     # Every dated part of the older fact must be the moved schedule: "Saturday market…, plus a bread subscription
     # collected on Wednesdays" still holds its market when only the collection moves.
     parts = [p for p in _PARTS.split(old) if p and weekdays(p)]
-    return bool(parts) and all(
-        bool(weekdays(p) & left) or bool(_activity(p) & activity) or not _activity(p) for p in parts
-    ) and any(bool(weekdays(p) & left) or bool(_activity(p) & activity) for p in parts)
+    return (
+        bool(parts)
+        and all(bool(weekdays(p) & left) or bool(_activity(p) & activity) or not _activity(p) for p in parts)
+        and any(bool(weekdays(p) & left) or bool(_activity(p) & activity) for p in parts)
+    )
 
 
 #: Where a fact's parts end: each part names its own activity and days.
 _PARTS = re.compile(r"[,;:]|\b(?:and|plus|but|while|whereas|et|mais|y|pero|und|aber|sowie|mas|e)\b", _I)
-
-
 
 
 # --- reading a moved schedule that the rules miss ("And rehearsals moved to Thursdays", "my lessons are on

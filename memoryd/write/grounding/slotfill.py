@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
-from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
 from memoryd.write.grounding.moves import job_change, moved_home
+from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
 from memoryd.write.grounding.schedule import moved_schedule
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import fold, light_stem, word_set
