@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from memoryd.write.grounding import SourceTurn, ground
 from memoryd.write.grounding.moves import job_change, moved_home
 from memoryd.write.grounding.roles import read_roles, role_key
-from memoryd.write.grounding.schedule import DAILY, changes_schedule, replaces_schedule, weekdays
+from memoryd.write.grounding.schedule import (
+    DAILY,
+    changes_schedule,
+    moved_schedule,
+    replaces_schedule,
+    weekdays,
+)
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
 
@@ -232,3 +238,19 @@ def test_a_new_date_said_of_it_after_the_event_moved_supersedes_that_event_only(
 def test_a_this_year_earlier_start_is_the_same_event() -> None:
     _corrected("outubro", "setembro", "A colheita começa em outubro, normalmente na segunda semana.",
                then=("Este ano a colheita começa mais cedo, a 28 de setembro, por causa do calor.",))  # fmt: skip
+
+
+def test_a_plain_schedule_is_read_only_as_activity_copula_days() -> None:
+    plain = moved_schedule("Lessons are Thursdays at 7pm over Zoom", 0, "en")
+    assert plain is not None and plain.slot == "routine.lesson"
+    assert moved_schedule("Swimming is great on Mondays", 0, "en") is None
+    assert moved_schedule("My sister's lessons are Mondays", 0, "en") is None
+    moved = moved_schedule(
+        "A correction for your notes: my lessons are on Tuesdays now, Stellan started a course on Thursdays",
+        0,
+        "en",
+    )
+    assert moved is not None and "Stellan" not in moved.text
+    _corrected("Thursdays", "Tuesdays", "Lessons are Thursdays at 7pm over Zoom.",
+               then=("A correction for your notes: my lessons are on Tuesdays now, Stellan started a course on "
+                     "Thursdays.",))  # fmt: skip

@@ -175,10 +175,13 @@ def moved_schedule(clause: str, turn: int, lang: str) -> GroundedFact | None:
     """A recurring activity said as moved to other days, with the activity as its subject ("rehearsals moved to
     Thursdays"): a plan in the slot of the activity (routine.<stem>). None for an addition, a hypothetical, a hedge,
     another person's schedule, a one-off date, or a clause whose only subject is a pronoun."""
-    said = clause.strip().rstrip(".!")
+    said = _LABEL.sub("", clause.strip().rstrip(".!"))
     days = weekdays(said)
-    if not days or not changes_schedule(said) or _ONE_DATE.search(said):
+    if not days or _ADDED.search(said) or _ONE_DATE.search(_TIME.sub("", said)):
         return None
+    standing = _STANDING.match(said)
+    if not changes_schedule(said) and (standing is None or fold(standing.group("day")) not in _DAY_FORMS):
+        return None  # without a change marker, only "Lessons are Mondays and Fridays at 4" is a schedule
     if HYPOTHETICAL.search(said) or HEDGE.search(said) or _SOMEONE.search(said):
         return None
     first_day = min(
@@ -194,6 +197,9 @@ def moved_schedule(clause: str, turn: int, lang: str) -> GroundedFact | None:
     if head not in subject:
         return None
     said = _LEAD.sub("", said)
+    # What follows the days after a comma or a semicolon is an aside ("…, Stellan started a course on Thursdays").
+    aside = re.search(r"\s*[,;]", said[first_day:])
+    said = said[: first_day + aside.start()] if aside is not None else said
     shown = third_person(said) if lang == "en" else said
     text = render("plan", lang, shown[:1].upper() + shown[1:])
     return GroundedFact(FactKind.PLAN, text, f"routine.{head}", said, (turn,), 0.6, False, "extractor", lang)
@@ -208,6 +214,17 @@ _SUBJECT = re.compile(
     r"passaram|passam|mudaram|foram)\b",
     _I,
 )
+#: A schedule said plainly: the activity, a copula, the days ("Lessons are Thursdays at 7pm over Zoom").
+_STANDING = re.compile(
+    r"^(?:(?:my|our|the|mes|nos|les|mis|nuestras|nuestros|las|los|meine|unsere|die|as|os|minhas|meus|nossas|"
+    r"nossos)\s+)?[^\W\d_][\w-]{3,}\s+(?:are|is|sont|ont lieu|son|sind|finden|são)\s+(?:(?:on|le|les|el|los|am|"
+    r"à|às|aos|nas|nos)\s+)?(?P<day>[^\W\d_]+)",
+    _I,
+)
+#: A label before the schedule ("A correction for your notes: my lessons are on Tuesdays now").
+_LABEL = re.compile(r"^[^:]{0,60}:\s+")
+#: A time of day ("at 7pm", "à 20h", "um 18 Uhr"): no calendar date.
+_TIME = re.compile(r"\b(?:at|à|a las|às|um)?\s*\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm|h|uhr)?\b", _I)
 _LEAD = re.compile(r"^(?:and|so|also|but|et|donc|y|pues|und|e|então)\s+", _I)
 #: Another person's schedule: "my daughter's lessons", "his rehearsals", "Stellan started a course on Thursdays".
 _SOMEONE = re.compile(r"(?:'s|’s)\s|\b(?:his|her|their|son|sa|ses|su|sus|sein|seine|ihr|ihre|seu|sua)\b", _I)
