@@ -254,3 +254,8 @@ def test_a_plain_schedule_is_read_only_as_activity_copula_days() -> None:
     _corrected("Thursdays", "Tuesdays", "Lessons are Thursdays at 7pm over Zoom.",
                then=("A correction for your notes: my lessons are on Tuesdays now, Stellan started a course on "
                      "Thursdays.",))  # fmt: skip
+
+
+def test_a_one_off_day_is_no_plain_schedule() -> None:
+    assert moved_schedule("The kickoff is on Tuesday", 0, "en") is None
+    assert moved_schedule("Las clases son los martes", 0, "es") is not None

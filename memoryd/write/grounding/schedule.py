@@ -180,7 +180,7 @@ def moved_schedule(clause: str, turn: int, lang: str) -> GroundedFact | None:
     if not days or _ADDED.search(said) or _ONE_DATE.search(_TIME.sub("", said)):
         return None
     standing = _STANDING.match(said)
-    if not changes_schedule(said) and (standing is None or fold(standing.group("day")) not in _DAY_FORMS):
+    if not changes_schedule(said) and (standing is None or not _recurring(standing)):
         return None  # without a change marker, only "Lessons are Mondays and Fridays at 4" is a schedule
     if HYPOTHETICAL.search(said) or HEDGE.search(said) or _SOMEONE.search(said):
         return None
@@ -221,6 +221,18 @@ _STANDING = re.compile(
     r"à|às|aos|nas|nos)\s+)?(?P<day>[^\W\d_]+)",
     _I,
 )
+
+
+def _recurring(standing: re.Match[str]) -> bool:
+    """Whether a plain schedule's day recurs: a plural ("Thursdays", "dienstags") or after a plural article ("los
+    martes", "les lundis", "às terças"); "The kickoff is on Tuesday" is one day."""
+    day = fold(standing.group("day"))
+    if day not in _DAY_FORMS:
+        return False
+    plural_article = re.search(r"\b(?:les|los|às|aos|nas|nos)\s+\S+$", standing.group(0), _I) is not None
+    return plural_article or (day not in WEEKDAYS and day not in _PT_SHORT)
+
+
 #: A label before the schedule ("A correction for your notes: my lessons are on Tuesdays now").
 _LABEL = re.compile(r"^[^:]{0,60}:\s+")
 #: A time of day ("at 7pm", "à 20h", "um 18 Uhr"): no calendar date.
