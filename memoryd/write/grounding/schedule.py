@@ -184,6 +184,8 @@ def moved_schedule(clause: str, turn: int, lang: str) -> GroundedFact | None:
         return None  # without a change marker, only "Lessons are Mondays and Fridays at 4" is a schedule
     if HYPOTHETICAL.search(said) or HEDGE.search(said) or _SOMEONE.search(said):
         return None
+    if lang == "fr" and _SON.search(said):
+        return None
     first_day = min(
         (m.start() for m in _DAY_WORD.finditer(said) if fold(m.group(0)) in _DAY_FORMS), default=len(said)
     )
@@ -239,7 +241,9 @@ _LABEL = re.compile(r"^[^:]{0,60}:\s+")
 _TIME = re.compile(r"\b(?:at|à|a las|às|um)?\s*\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm|h|uhr)?\b", _I)
 _LEAD = re.compile(r"^(?:and|so|also|but|et|donc|y|pues|und|e|então)\s+", _I)
 #: Another person's schedule: "my daughter's lessons", "his rehearsals", "Stellan started a course on Thursdays".
-_SOMEONE = re.compile(r"(?:'s|’s)\s|\b(?:his|her|their|son|sa|ses|su|sus|sein|seine|ihr|ihre|seu|sua)\b", _I)
+_SOMEONE = re.compile(r"(?:'s|’s)\s|\b(?:his|her|their|sa|ses|su|sus|sein|seine|ihr|ihre|seu|sua)\b", _I)
+#: French "son" (his/her) is Spanish "son" (they are).
+_SON = re.compile(r"\bson\b", _I)
 
 
 __all__ = ["DAILY", "changes_schedule", "moved_schedule", "replaces_schedule", "weekdays"]
