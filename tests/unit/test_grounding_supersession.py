@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from memoryd.write.grounding import SourceTurn, ground
 from memoryd.write.grounding.moves import job_change, moved_home
+from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.roles import read_roles, role_key
 from memoryd.write.grounding.schedule import (
     DAILY,
@@ -259,3 +260,20 @@ def test_a_plain_schedule_is_read_only_as_activity_copula_days() -> None:
 def test_a_one_off_day_is_no_plain_schedule() -> None:
     assert moved_schedule("The kickoff is on Tuesday", 0, "en") is None
     assert moved_schedule("Las clases son los martes", 0, "es") is not None
+
+
+# --------------------------------------------------------------------------------------------------- quantities
+def test_a_count_of_the_same_noun_is_one_slot_and_a_new_number_replaces_it() -> None:
+    rate = quantity("Yes please, but three sessions a week max", 0, "en")
+    assert rate is not None and (rate.slot, rate.value) == ("count.sess", "3")
+    assert quantity("Er hat Pflegegrad 2", 0, "de") is not None
+    _corrected("four players", "five players", "So we're four players now.",
+               then=("Ife joined after all, so we're back to five players.",))  # fmt: skip
+    _corrected("magnitude 10", "magnitude 12", "Skip anything below magnitude 10, my scope struggles.",
+               then=("Yes, you can go down to magnitude 12 now for target lists.",))  # fmt: skip
+
+
+def test_another_persons_count_or_a_hypothetical_one_is_no_fact() -> None:
+    assert quantity("My sister does three sessions a week", 0, "en") is None
+    assert quantity("If we were five players I'd run a heist", 0, "en") is None
+    _kept("four players", "So we're four players now.", then=("My brother's group is six players.",))

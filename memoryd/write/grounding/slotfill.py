@@ -27,6 +27,7 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.moves import job_change, moved_home
+from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
 from memoryd.write.grounding.schedule import moved_schedule
 from memoryd.write.grounding.templates import render
@@ -620,6 +621,9 @@ def read_clause(
     if home is not None:
         out.append(home)
     out.extend(job_change(sentence or clause, turn, lang))
+    counted = quantity(kept, turn, lang)
+    if counted is not None:
+        out.append(counted)
     return out
 
 
