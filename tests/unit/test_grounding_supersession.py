@@ -20,6 +20,7 @@ from memoryd.write.grounding.schedule import (
     replaces_schedule,
     weekdays,
 )
+from memoryd.write.grounding.slotfill import instruction_aspect
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
 
@@ -277,3 +278,15 @@ def test_another_persons_count_or_a_hypothetical_one_is_no_fact() -> None:
     assert quantity("My sister does three sessions a week", 0, "en") is None
     assert quantity("If we were five players I'd run a heist", 0, "en") is None
     _kept("four players", "So we're four players now.", then=("My brother's group is six players.",))
+
+
+def test_an_instruction_about_one_aspect_is_replaced_by_the_next_about_it() -> None:
+    assert (
+        instruction_aspect("cite everything in APA style, never numbered references")
+        == "instruction.citation"
+    )
+    assert instruction_aspect("use Harvard referencing") == "instruction.citation"
+    assert instruction_aspect("never add VAT") == "instruction.tax"
+    assert instruction_aspect("sign them 'Bao x', never 'Best regards'") == "instruction.signoff"
+    _corrected("APA", "Harvard", "Please cite everything in APA style, never numbered references.",
+               then=("From now on please use Harvard referencing, the school here insists on it.",))  # fmt: skip

@@ -581,6 +581,15 @@ _ASPECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"javascript|typescript|rust|go|java|kotlin|swift|ruby|php|c\+\+|c#|sql|bash)\b"),
         ("tone", r"\b(?:casual|formal|informal|friendly|professional|corporate|blunt|gentle|tone|ton|tono|"
                  r"direct|direkt|directo|direto|sans détour|sin rodeos|sem rodeios)\b"),
+        # how sources are cited ("cite everything in APA style" → "use Harvard referencing")
+        ("citation", r"\b(?:cite|citing|citation|citations|referencing|reference style|apa|harvard|mla|chicago|"
+                     r"vancouver|ieee|bibliograph\w*|citer|citez|référencement|citar|citas|zitier\w*|"
+                     r"zitierweise|citação|citações)\b"),
+        # the tax put on invoices ("never add VAT" → "add VAT at 20%")
+        ("tax", r"\b(?:vat|tva|iva|mwst|mehrwertsteuer|umsatzsteuer|gst|sales tax)\b"),
+        # how messages are signed ("sign them 'Bao x'" → "the sign-off is now 'Warmly, Bao'")
+        ("signoff", r"\b(?:sign-off|sign off|sign them|sign it|sign my|signature|signer|signez|firma|firmar|"
+                    r"grußformel|unterschrift|unterschreib\w*|assinatura|assinar)\b"),
     )
 )  # fmt: skip
 
