@@ -136,6 +136,7 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
                 # employer; a partner or a parent who "moved to Paris" is still the user's partner or parent.
                 fits = (
                     _single_relation(slot) in _ROLES
+                    or bool(_role(slot))
                     or slot == "identity.employer"
                     or (not slot and bool(_relation_keys(existing.content) & _ROLES))
                 )

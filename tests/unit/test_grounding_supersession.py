@@ -290,3 +290,14 @@ def test_an_instruction_about_one_aspect_is_replaced_by_the_next_about_it() -> N
     assert instruction_aspect("sign them 'Bao x', never 'Best regards'") == "instruction.signoff"
     _corrected("APA", "Harvard", "Please cite everything in APA style, never numbered references.",
                then=("From now on please use Harvard referencing, the school here insists on it.",))  # fmt: skip
+
+
+def test_a_specialist_who_retires_is_replaced_by_the_one_the_user_is_handed_over_to() -> None:
+    _corrected("Hargreaves", "Mistry", "My endocrinologist is Dr. Felicity Hargreaves at St James's.",
+               then=("News: Dr. Hargreaves is retiring, so I've been handed over to Dr. Anand Mistry at the same "
+                     "clinic.",))  # fmt: skip
+
+
+def test_a_budget_is_a_target_amount_and_a_new_one_replaces_it() -> None:
+    _corrected("25k", "30k", "Budget is 25k pounds maximum, that's non-negotiable.",
+               then=("And the budget went up to 30k because the grandparents chipped in.",))  # fmt: skip

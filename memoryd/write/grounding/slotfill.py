@@ -172,7 +172,9 @@ _SHIFT_PLURAL = re.compile(r"^(night|day|late)s$|^(earl)ies$", _I)
 
 # --- goals with a measured value
 _GOAL = re.compile(
-    r"\b(?:goal|target|aim|objective|objectif|but|meta|objetivo|ziel|zielzeit|zielgewicht)\b", _I
+    r"\b(?:goal|target|aim|objective|objectif|but|meta|objetivo|ziel|zielzeit|zielgewicht|budget|presupuesto|"
+    r"orçamento|orcamento)\b",
+    _I,
 )
 _QUANTITY = re.compile(
     r"(?:[£$€]\s?)?\d[\d.,:]*\s?(?:h\d{2}|%|[a-zà-ÿ]+\b)?(?:\s+(?:nos|nas|in|en|em|im|pour|para|for|on)\s+(?:the\s+)?"
@@ -365,13 +367,21 @@ def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
     if quantity is None:
         return None
     value = _TRAILING_NOW.sub("", rest[quantity.start() :].strip(" .!;")).strip()
-    value = re.split(r"\s*(?:,(?!\d)|[;(])|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit)\b", value, maxsplit=1,
-                     flags=_I)[0]  # fmt: skip
+    value = re.split(r"\s*(?:,(?!\d)|[;(])|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit|because|"
+                     r"parce que|porque|weil|pois)\b", value, maxsplit=1, flags=_I)[0]  # fmt: skip
     measure = target_measure(value)
     if not value or not measure:
         return None
-    return _fact(FactKind.PLAN, render("target", lang, value), f"target.{measure}", value, turn, 0.6, lang,
-                 identity=False)  # fmt: skip
+    # A budget is said as one ("The user's budget is 25k pounds maximum"), not as a goal.
+    text = (
+        render("relation", lang, value, rel=noun.group(0).lower())
+        if _BUDGET.fullmatch(noun.group(0))
+        else render("target", lang, value)
+    )
+    return _fact(FactKind.PLAN, text, f"target.{measure}", value, turn, 0.6, lang, identity=False)
+
+
+_BUDGET = re.compile(r"budget|presupuesto|orçamento|orcamento", _I)
 
 
 #: Verbs that name their purpose themselves ("we invoice our clients with FreeAgent" is invoicing); with any
@@ -480,6 +490,9 @@ SUCCESSOR = "relation.successor"
 _TAKEOVER = (
     r"(?:takes over|is taking over|took over|has taken over|will take over|is covering|covers|is stepping in|"
     r"stepped in|steps in|is replacing|replaced|replaces|reprend|a repris|remplace|a remplacé|prend le relais|"
+    # the user passed on to the successor: "I've been handed over to Dr. Anand Mistry"
+    r"handed over to|been transferred to|been referred to|passed on to|transféré chez|derivado a|derivada a|"
+    r"überwiesen an|encaminhado para|encaminhada para|"
     r"asume|ha asumido|asumió|sustituye|reemplaza|toma el relevo|se encarga|übernimmt|hat übernommen|übernahm|"
     r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com|"
     # doing the absent person's work: "Carla Nguyen is running the job now", "it's Catriona Bell who runs training"
