@@ -301,3 +301,11 @@ def test_a_specialist_who_retires_is_replaced_by_the_one_the_user_is_handed_over
 def test_a_budget_is_a_target_amount_and_a_new_one_replaces_it() -> None:
     _corrected("25k", "30k", "Budget is 25k pounds maximum, that's non-negotiable.",
                then=("And the budget went up to 30k because the grandparents chipped in.",))  # fmt: skip
+
+
+def test_a_role_said_as_changed_or_a_service_that_comes_names_the_holder() -> None:
+    _corrected("Olivenhaus", "Berger", "Temos um importador na Alemanha, a Olivenhaus, em Colónia.",
+               then=("E o importador alemão mudou: a Olivenhaus fechou, agora vendemos para a Ölmühle Berger.",))  # fmt: skip
+    _corrected("Diakoniestation", "Lebensbaum", "Die Diakoniestation Baunatal kommt morgens und abends.",
+               then=("Jetzt kommt der Pflegedienst Lebensbaum.",))  # fmt: skip
+    assert read_roles("My sister's supplier changed, now it is Acme.", 0, "en") == []

@@ -59,7 +59,8 @@ for _key, _words in (
     ("shooter", "shooter"),
     ("barista", "barista"),
     ("consultant", "consultant consultante specialist spécialiste especialista facharzt fachärztin"),
-    ("care_service", "pflegedienst|care agency|home care|service de soins|servicio de ayuda|serviço de apoio"),
+    ("care_service", "pflegedienst|diakoniestation|sozialstation|pflegestation|care agency|home care|"
+                     "service de soins|servicio de ayuda|serviço de apoio"),
 ):  # fmt: skip
     for _word in _words.split("|") if "|" in _words else _words.split():
         ROLE_WORDS[fold(_word)] = _key
@@ -109,9 +110,18 @@ _OPEN = re.compile(
 #: A role said with an indefinite article and then its holder: "An instructor called Carol", "I'm with a new
 #: instructor now, Desmond", "Moving to a bookkeeper, Precious Mensah".
 _INDEFINITE = re.compile(
-    rf"(?:^|\b(?:with|to|got|have|hired|found|moving to|switched to|moved to)\s+)(?:a|an|un|une|una|um|uma|ein|eine|"
-    rf"einen)\s+(?:(?P<chg>{_CHANGE})\s+)?(?P<role>{_ROLE_ALT})(?:\s+now)?(?:\s+(?:called|named|qui s'appelle|"
-    rf"llamad[oa]|namens|chamad[oa])\s+|\s*,\s*){_NAME_ART}{NAME}{_AFTER}",
+    rf"(?:^|\b(?:with|to|got|have|hired|found|moving to|switched to|moved to|temos|tenho|tenemos|tengo|avons|"
+    rf"j'ai|haben|habe)\s+)(?:a|an|un|une|una|um|uma|ein|eine|einen)\s+(?:(?P<chg>{_CHANGE})\s+)?"
+    rf"(?P<role>{_ROLE_ALT})(?:\s+(?:in|na|no|en|em|à|au|aux|in der|im)\s+(?-i:[A-ZÀ-Þ][\w-]*))?(?:\s+now)?"
+    rf"(?:\s+(?:called|named|qui s'appelle|llamad[oa]|namens|chamad[oa])\s+|\s*,\s*){_NAME_ART}{NAME}{_AFTER}",
+    _I,
+)
+#: A service that comes to the user, named after its role noun: "Jetzt kommt der Pflegedienst Lebensbaum", "Die
+#: Diakoniestation Baunatal kommt morgens und abends", "now the home care agency Bright Hands comes".
+_COMES = re.compile(
+    rf"\b(?:(?:now|jetzt|maintenant|ahora|agora)\s+)?(?:comes|kommt|vient|viene|vem)\s+(?:the|der|die|das|le|la|el|o|a)\s+"
+    rf"(?P<role>{_ROLE_ALT})\s+{NAME}|^(?:the|der|die|das|le|la|el|o|a)\s+(?P<role2>{_ROLE_ALT})\s+{NAME.replace('(?P<v>', '(?P<v2>')}"
+    rf"\s+(?:comes|kommt|vient|viene|vem)\b",
     _I,
 )
 #: "Funmilayo Adeyemi has taken over as my PI", "Karim est maintenant mon œnologue".
@@ -139,7 +149,11 @@ _CHANGED_ROLE = re.compile(
     rf"(?:j'ai|on a|nous avons)\s+changé\s+d[e']\s*(?P<fr>{_ROLE_ALT})|"
     rf"(?:he|hemos)\s+cambiado\s+de\s+(?P<es>{_ROLE_ALT})|(?:cambié|cambiamos)\s+de\s+(?P<es2>{_ROLE_ALT})|"
     rf"(?:troquei|trocámos|trocamos|mudei|mudámos|mudamos)\s+de\s+(?P<pt>{_ROLE_ALT})|"
-    rf"(?:ich habe|wir haben)\s+(?:den|die|unseren|meinen)\s+(?P<de>{_ROLE_ALT})\s+gewechselt)\b",
+    rf"(?:ich habe|wir haben)\s+(?:den|die|unseren|meinen)\s+(?P<de>{_ROLE_ALT})\s+gewechselt|"
+    # the role said as changed: "o importador alemão mudou", "our supplier changed", "le fournisseur a changé"
+    rf"(?:the|our|my|o|a|o nosso|a nossa|le|la|notre|mon|ma|el|la|nuestro|mi|der|die|unser|unsere|mein|meine)\s+"
+    rf"(?P<any>{_ROLE_ALT})(?:\s+[\w-]+)?\s+(?:changed|has changed|mudou|a changé|cambió|ha cambiado|hat gewechselt|"
+    rf"ist neu))\b",
     _I,
 )
 _NOW_WORD = re.compile(r"\b(?:now|maintenant|désormais|ahora|jetzt|nun|agora)\b", _I)
@@ -209,6 +223,12 @@ def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
         # "la nueva higienista es Nuria Ferrando": a new holder of a role with the article is the user's own.
         if (user or match.group("chg2")) and _owned_by_user(sentence, match.start()):
             out.append(_fact(role, role_key(role), match.group("v"), turn, lang))
+    # A service that comes and a role said as changed name the user's household without a pronoun ("Jetzt kommt der
+    # Pflegedienst Lebensbaum", "o importador alemão mudou: … agora vendemos para a Ölmühle Berger").
+    for match in _COMES.finditer(sentence.strip()):
+        role = match.group("role") or match.group("role2")
+        out.append(_fact(role, role_key(role), match.group("v") or match.group("v2"), turn, lang))
+    out.extend(_changed_holder(sentence, turn, lang))
     if not user and not fragment:
         return [f for f in out if f is not None]
     if not out:
@@ -222,7 +242,6 @@ def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
         for match in pattern.finditer(sentence):
             role = match.group("role")
             out.append(_fact(role, role_key(role), match.group("v"), turn, lang))
-    out.extend(_changed_holder(sentence, turn, lang))
     if not any(f is not None and f.slot == "relation.supplier" for f in out):
         for match in _BUY_FROM.finditer(sentence):
             if _owned_by_user(sentence, match.start()):
@@ -253,7 +272,7 @@ def _changed_holder(sentence: str, turn: int, lang: str) -> list[GroundedFact | 
     # else the first one after the change.
     near_now = [
         m for m in names
-        if _NOW_WORD.search(rest[max(0, m.start() - 20) : m.start()]) or _NOW_WORD.match(rest[m.end() :].strip())
+        if _NOW_WORD.search(rest[max(0, m.start() - 30) : m.start()]) or _NOW_WORD.match(rest[m.end() :].strip())
     ]  # fmt: skip
     chosen = (near_now or names)[0]
     shown = role[:-1] if lang == "en" and role.endswith("s") else role
