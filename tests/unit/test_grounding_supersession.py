@@ -309,3 +309,10 @@ def test_a_role_said_as_changed_or_a_service_that_comes_names_the_holder() -> No
     _corrected("Diakoniestation", "Lebensbaum", "Die Diakoniestation Baunatal kommt morgens und abends.",
                then=("Jetzt kommt der Pflegedienst Lebensbaum.",))  # fmt: skip
     assert read_roles("My sister's supplier changed, now it is Acme.", 0, "en") == []
+
+
+def test_the_users_own_verb_names_a_changed_schedule_and_daily_replaces_a_weekday() -> None:
+    moved = moved_schedule("Ich besuche ihn jetzt fast täglich kurz nach der Schule", 0, "de")
+    assert moved is not None and moved.slot == "routine.besuch"
+    assert replaces_schedule("Meine Besuche sind jetzt dienstags.", moved.text)
+    assert moved_schedule("I go there on Mondays", 0, "en") is None  # no change said: the rules' business

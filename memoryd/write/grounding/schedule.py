@@ -192,7 +192,9 @@ def moved_schedule(clause: str, turn: int, lang: str) -> GroundedFact | None:
     if _DAILY.search(said):
         first_day = min(first_day, _DAILY.search(said).start())  # type: ignore[union-attr]
     subject = _activity(said[:first_day])
-    lead = _SUBJECT.match(said)
+    # The activity is the subject ("rehearsals moved to Thursdays") or, said as changed, the user's verb ("Ich
+    # besuche ihn jetzt fast täglich", "we now train on Tuesdays").
+    lead = _SUBJECT.match(said) or (_DOER.match(said) if changes_schedule(said) else None)
     if not subject or lead is None:
         return None
     head = light_stem(fold(lead.group("act")))
@@ -240,6 +242,12 @@ _LABEL = re.compile(r"^[^:]{0,60}:\s+")
 #: A time of day ("at 7pm", "à 20h", "um 18 Uhr"): no calendar date.
 _TIME = re.compile(r"\b(?:at|à|a las|às|um)?\s*\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm|h|uhr)?\b", _I)
 _LEAD = re.compile(r"^(?:and|so|also|but|et|donc|y|pues|und|e|então)\s+", _I)
+#: The user doing the activity: "ich besuche", "we (now) train", "je répète", "entreno", "treino".
+_DOER = re.compile(
+    r"^(?:(?:and|so|also|but|et|donc|y|pues|und|e|então)\s+)?(?:I|we|ich|wir|je|nous|on|yo|nosotros|eu|nós)\s+"
+    r"(?:(?:now|jetzt|maintenant|ahora|agora|also|auch)\s+)?(?P<act>[^\W\d_][\w-]{3,})\b",
+    _I,
+)
 #: Another person's schedule: "my daughter's lessons", "his rehearsals", "Stellan started a course on Thursdays".
 _SOMEONE = re.compile(r"(?:'s|’s)\s|\b(?:his|her|their|sa|ses|su|sus|sein|seine|ihr|ihre|seu|sua)\b", _I)
 #: French "son" (his/her) is Spanish "son" (they are).
