@@ -10,7 +10,7 @@ from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_t
 from memoryd.write.grounding import GroundedFact
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
-from memoryd.write.grounding.roles import role_key
+from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.slotfill import SUCCESSOR
@@ -89,7 +89,7 @@ def _base_relation(slot: str) -> str:
     if len(parts) != 2 or parts[0] != "relation":
         return ""
     base = parts[1].rsplit("_", 1)[-1]
-    return base if base in _SINGLE_RELATIONS else ""
+    return base if base in _SINGLE_RELATIONS or base in ROLE_KEYS else ""
 
 
 def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]:
@@ -99,7 +99,9 @@ def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]
     base = _base_relation(slot)
     if not base:
         return []
-    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base]
+    plain = f"relation.{base}"
+    # One of the two must be the plain relation: "the coffee supplier" and "the milk supplier" are two.
+    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base and plain in (e.slot, slot)]
     return kin if len(kin) == 1 else []
 
 

@@ -316,3 +316,8 @@ def test_the_users_own_verb_names_a_changed_schedule_and_daily_replaces_a_weekda
     assert moved is not None and moved.slot == "routine.besuch"
     assert replaces_schedule("Meine Besuche sind jetzt dienstags.", moved.text)
     assert moved_schedule("I go there on Mondays", 0, "en") is None  # no change said: the rules' business
+
+
+def test_a_supplier_of_one_thing_is_not_replaced_by_a_supplier_of_another() -> None:
+    _kept("Dairy Best", "I buy my milk from Dairy Best.", then=("I buy my flour from Oakmill Organics.",))
+    assert read_roles("My new favourite is Radiohead.", 0, "en") == []

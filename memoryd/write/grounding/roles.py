@@ -133,19 +133,19 @@ _TAKEN_OVER = re.compile(
 #: Buying from a firm names the user's supplier: "I buy my flour from Oakmill", "compro café da Fazenda Santa Inês",
 #: "Los recambios los compro casi todos a Recambios Ebro", "ich beziehe das Futter bei Heu-Müller".
 _BUY_FROM = re.compile(
-    rf"\b(?:(?:I|we)\s+(?:now\s+)?(?:buy|order|get|source)\s+(?:[\w'-]+\s+){{0,4}}?from|"
-    rf"(?:my|our)\s+[\w-]+\s+(?:now\s+)?comes?\s+from|"
-    rf"(?:j'achète|nous achetons|on achète)\s+(?:[\w'-]+\s+){{0,4}}?(?:chez|à|auprès de)|"
+    rf"\b(?:(?:I|we)\s+(?:now\s+)?(?:buy|order|get|source)\s+(?P<obj>(?:[\w'-]+\s+){{0,4}}?)from|"
+    rf"(?:my|our)\s+(?P<obj2>[\w-]+)\s+(?:now\s+)?comes?\s+from|"
+    rf"(?:j'achète|nous achetons|on achète)\s+(?P<obj3>(?:[\w'-]+\s+){{0,4}}?)(?:chez|à|auprès de)|"
     # "a/de/da/do" say whom from; "en/na/no" say where ("compro uma casa no Algarve")
-    rf"(?:compro|compramos)\s+(?:[\w'-]+\s+){{0,4}}?(?:a|al|de|del|da|do)|"
-    rf"(?:ich kaufe|wir kaufen|ich beziehe|wir beziehen)\s+(?:[\w'-]+\s+){{0,4}}?(?:bei|von|vom))\s+"
+    rf"(?:compro|compramos)\s+(?P<obj4>(?:[\w'-]+\s+){{0,4}}?)(?:a|al|de|del|da|do)|"
+    rf"(?:ich kaufe|wir kaufen|ich beziehe|wir beziehen)\s+(?P<obj5>(?:[\w'-]+\s+){{0,4}}?)(?:bei|von|vom))\s+"
     rf"(?:(?:la|el|los|las|le|the|a|o|der|die|dem|den)\s+)?{NAME}",
     _I,
 )
 #: The role whose holder changed: "I switched flour suppliers", "He cambiado de proveedor", "Troquei de fornecedor",
 #: "on a changé de fournisseur", "wir haben den Lieferanten gewechselt".
 _CHANGED_ROLE = re.compile(
-    rf"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:switched|changed)\s+(?:[\w-]+\s+)?(?P<en>{_ROLE_ALT})|"
+    rf"\b(?:(?:I|we)(?:'ve| have)?\s+(?:just\s+)?(?:switched|changed)\s+(?:(?P<what>[\w-]+)\s+)?(?P<en>{_ROLE_ALT})|"
     rf"(?:j'ai|on a|nous avons)\s+changé\s+d[e']\s*(?P<fr>{_ROLE_ALT})|"
     rf"(?:he|hemos)\s+cambiado\s+de\s+(?P<es>{_ROLE_ALT})|(?:cambié|cambiamos)\s+de\s+(?P<es2>{_ROLE_ALT})|"
     rf"(?:troquei|trocámos|trocamos|mudei|mudámos|mudamos)\s+de\s+(?P<pt>{_ROLE_ALT})|"
@@ -237,6 +237,8 @@ def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
             key = role_key(role) or (_lexicon_key(fold(role)) and "") or _head(role, lang)
             if _lexicon_key(fold(role)) or not _owned_by_user(sentence, match.start()):
                 continue  # a lexicon relation is slotfill's
+            if fold(role) in _NOT_A_ROLE:
+                continue  # "my new favourite is Radiohead", "my new phone is Pixel": no one holding a role
             out.append(_fact(role, key, match.group("v"), turn, lang))
     for pattern in (_INDEFINITE, _TAKEN_OVER):
         for match in pattern.finditer(sentence):
@@ -245,11 +247,27 @@ def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
     if not any(f is not None and f.slot == "relation.supplier" for f in out):
         for match in _BUY_FROM.finditer(sentence):
             if _owned_by_user(sentence, match.start()):
-                supplier = _supplier_word(lang)
-                out.append(_fact(supplier, "supplier", match.group("v"), turn, lang))
+                # What is bought qualifies the supplier ("my flour comes from…" → flour_supplier): the supplier of
+                # the coffee is not replaced by a new supplier of the milk.
+                bought = [
+                    w for g in ("obj", "obj2", "obj3", "obj4", "obj5") for w in (match.group(g) or "").split()
+                ]
+                things = [w for w in bought if fold(w) not in _NOT_OBJECT]
+                key = f"{light_stem(fold(things[0]))}_supplier" if things else "supplier"
+                out.append(_fact(_supplier_word(lang), key, match.group("v"), turn, lang))
     return [f for f in out if f is not None]
 
 
+#: Nouns after "my new" that name a thing or a liking, not someone who holds a role for the user.
+_NOT_A_ROLE = frozenset(
+    fold(w)
+    for w in ["favourite", "favorite", "favourites", "goal", "target", "plan", "plans", "idea", "project", "book", "song", "album", "film", "movie", "show", "car", "bike", "phone", "laptop", "computer", "address", "number", "email", "password", "name", "nickname", "username", "hobby", "obsession", "home", "flat", "house", "job", "role", "title", "record", "best", "personal", "pb", "time", "favori", "favorita", "favorito", "lieblings"]
+)
+#: Words around what is bought that are not the thing ("almost all of them", "especial" stays: it qualifies).
+_NOT_OBJECT = frozenset(
+    fold(w)
+    for w in ["my", "our", "the", "a", "an", "all", "most", "of", "them", "it", "everything", "casi", "todos", "todas", "los", "las", "la", "el", "o", "a", "os", "as", "mon", "ma", "mes", "nos", "le", "la", "les", "un", "une", "unos", "unas", "uma", "um", "meine", "unsere", "das", "die", "den", "der", "alle", "fast", "almost", "mostly", "usually"]
+)
 _SUPPLIER = {"en": "supplier", "fr": "fournisseur", "es": "proveedor", "de": "Lieferant", "pt": "fornecedor"}
 
 
@@ -263,7 +281,7 @@ def _changed_holder(sentence: str, turn: int, lang: str) -> list[GroundedFact | 
     match = _CHANGED_ROLE.search(sentence)
     if match is None:
         return []
-    role = next(g for g in match.groups() if g)
+    role = next(g for g in (match.group(n) for n in ("en", "fr", "es", "es2", "pt", "de", "any")) if g)
     rest = sentence[match.end() :]
     names = [m for m in re.finditer(NAME, rest) if is_name(m.group("v")) and not role_key(m.group("v"))]
     if not names:
@@ -276,7 +294,11 @@ def _changed_holder(sentence: str, turn: int, lang: str) -> list[GroundedFact | 
     ]  # fmt: skip
     chosen = (near_now or names)[0]
     shown = role[:-1] if lang == "en" and role.endswith("s") else role
-    return [_fact(shown, role_key(role), chosen.group("v"), turn, lang)]
+    key = role_key(role)
+    what = match.group("what")
+    if what and key == "supplier" and fold(what) not in _NOT_OBJECT:
+        key = f"{light_stem(fold(what))}_supplier"  # "I switched flour suppliers"
+    return [_fact(shown, key, chosen.group("v"), turn, lang)]
 
 
 def role_facts(turns: Sequence[SourceTurn], session_lang: str) -> list[tuple[GroundedFact, tuple[str, ...]]]:
