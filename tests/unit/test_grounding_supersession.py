@@ -321,3 +321,13 @@ def test_the_users_own_verb_names_a_changed_schedule_and_daily_replaces_a_weekda
 def test_a_supplier_of_one_thing_is_not_replaced_by_a_supplier_of_another() -> None:
     _kept("Dairy Best", "I buy my milk from Dairy Best.", then=("I buy my flour from Oakmill Organics.",))
     assert read_roles("My new favourite is Radiohead.", 0, "en") == []
+
+
+def test_an_edition_by_its_year_and_a_limit_on_a_thing_are_counted() -> None:
+    edition = quantity("We use 5e, the 2014 rules, not the 2024 revision", 0, "en")
+    assert edition is not None and (edition.slot, edition.value) == ("count.rule", "2014")
+    limit = quantity("Please keep practice plans under thirty minutes a day", 0, "en")
+    later = quantity("You can make the practice plans up to 45 minutes now", 0, "en")
+    assert limit is not None and later is not None and limit.slot == later.slot
+    assert (limit.value, later.value) == ("30", "45")
+    assert quantity("I was born in 1990", 0, "en") is None

@@ -7,7 +7,9 @@ Three structures, each naming its slot from the counted noun, never from a sente
   "deux séances par semaine", "zwei Einheiten pro Woche") → `count.<noun>`;
 - **a headcount of the user's group**: "we're four players now", "somos cinco jugadores", "wir sind sechs
   Spieler" → `count.<noun>`;
-- **a graded noun and its number**: "magnitude 10", "Pflegegrad 2", "level 3", "the under-11s" → `count.<noun>`.
+- **a graded noun and its number**: "magnitude 10", "Pflegegrad 2", "level 3", "the under-11s" → `count.<noun>`;
+- **an edition by its year**: "the 2014 rules" → `count.rule`;
+- **a limit on a thing**: "practice plans under thirty minutes" → `count.plan_minut`.
 
 A later statement of the same noun with another number is a correction ("Two sessions a week is enough for now",
 "we're back to five players", "Pflegegrad 3 wurde bewilligt"). A hypothetical, a hedge, or another person's count
@@ -24,9 +26,21 @@ from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.text import NUMBER_WORDS, fold, light_stem
 
 _I = re.IGNORECASE
+#: Tens the shared number words stop before ("thirty minutes", "cuarenta minutos").
+_TENS = {
+    w: str(10 * n)
+    for n, words in (
+        (3, "thirty trente treinta dreißig dreissig trinta"),
+        (4, "forty quarante cuarenta vierzig quarenta"),
+        (5, "fifty cinquante cincuenta fünfzig funfzig cinquenta"),
+        (6, "sixty soixante sesenta sechzig sessenta"),
+        (9, "ninety quatre-vingt-dix noventa neunzig"),
+    )
+    for w in words.split()
+}
 _NUMBER = (
     r"(?P<n>\d{1,3}|"
-    + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS if len(w) > 2), key=len, reverse=True))
+    + "|".join(sorted((re.escape(w) for w in (*NUMBER_WORDS, *_TENS) if len(w) > 2), key=len, reverse=True))
     + r")"
 )
 _PERIOD = (
@@ -44,6 +58,20 @@ _GRADED = re.compile(
     r"talla|größe|tamanho)\s+(?P<n>\d{1,3})\b|\b(?P<noun2>under|u|moins de|sub|unter)[- ]?(?P<n2>\d{1,2})s?\b",
     _I,
 )
+#: An edition said by its year: "the 2014 rules", "die Ausgabe 2024" is not read (the year leads).
+_EDITION = re.compile(
+    r"\b(?P<n>(?:19|20)\d{2})\s+(?P<noun>rules|ruleset|edition|version|revision|release|model|règles|édition|"
+    r"reglas|edición|regeln|ausgabe|regras|edição)\b",
+    _I,
+)
+#: A limit on a thing of the user's: "practice plans under thirty minutes", "answers up to 200 words".
+_LIMIT = re.compile(
+    rf"\b(?P<noun>[a-zà-ÿ][\w-]{{2,}})\s+(?:under|up to|at most|max|maximum|no more than|below|less than|"
+    rf"sous|moins de|jusqu'à|hasta|menos de|bis zu|unter|höchstens|até)\s+{_NUMBER}\s+"
+    rf"(?P<unit>minutes|mins|hours|words|pages|km|miles|kilometres|kilometers|minutos|horas|palabras|palavras|"
+    rf"mots|heures|minuten|stunden|wörter|seiten)\b",
+    _I,
+)
 #: Another person's count: "my sister runs three times a week", "his team is six players".
 _OTHER = re.compile(
     r"\b(?:my|our|mon|ma|mi|mein|meine|meu|minha)\s+(?:sister|brother|son|daughter|wife|husband|partner|friend|"
@@ -59,7 +87,7 @@ _NOT_COUNTED = frozenset(
 
 
 def _value(number: str) -> str:
-    return NUMBER_WORDS.get(fold(number), number)
+    return NUMBER_WORDS.get(fold(number)) or _TENS.get(number.lower(), number)
 
 
 def quantity(clause: str, turn: int, lang: str) -> GroundedFact | None:
@@ -75,12 +103,18 @@ def quantity(clause: str, turn: int, lang: str) -> GroundedFact | None:
             break
     else:
         graded = _GRADED.search(said)
+        edition = _EDITION.search(said)
+        limit = _LIMIT.search(said)
         if graded is not None:
             noun = graded.group("noun") or "age group"
             number = graded.group("n") or graded.group("n2")
+        elif edition is not None:
+            noun, number = edition.group("noun"), edition.group("n")
+        elif limit is not None:
+            noun, number = f"{limit.group('noun')} {limit.group('unit')}", limit.group("n")
     if not noun:
         return None
-    key = light_stem(fold(noun)).replace(" ", "_")
+    key = "_".join(light_stem(w) for w in fold(noun).split())
     shown = third_person(said) if lang == "en" else said
     text = f"{shown[:1].upper()}{shown[1:]}."  # the user's own words: no template says a count well
     return GroundedFact(
