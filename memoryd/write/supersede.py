@@ -10,9 +10,11 @@ from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_t
 from memoryd.write.grounding import GroundedFact
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.slotfill import SUCCESSOR
-from memoryd.write.grounding.stale import PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.stale import JOB, PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
 from memoryd.write.parse import Candidate
@@ -68,6 +70,8 @@ _ROLES = _SINGLE_RELATIONS - {"partner", "mother", "father"}
 #: Slots whose value a dropped tool, service or habit may have been ("switched away from Jira").
 _THING_SLOTS = ("choice.", "tool.", "preference.", "diet.", "plan.", "target", "favorite.", "instruction.")
 _NAMES = re.compile(NAME)
+#: The slots a job is stored in: a job change retires both.
+_JOB_SLOTS = ("identity.role", "identity.employer", "identity.workplace")
 #: Slots of facts that may restate a relation in passing ("Mein Chef heißt Herr Becker, er will bis Freitag …").
 _RESTATING_SLOTS = ("plan.", "target")
 
@@ -85,7 +89,7 @@ def _base_relation(slot: str) -> str:
     if len(parts) != 2 or parts[0] != "relation":
         return ""
     base = parts[1].rsplit("_", 1)[-1]
-    return base if base in _SINGLE_RELATIONS else ""
+    return base if base in _SINGLE_RELATIONS or base in ROLE_KEYS else ""
 
 
 def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]:
@@ -95,7 +99,9 @@ def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]
     base = _base_relation(slot)
     if not base:
         return []
-    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base]
+    plain = f"relation.{base}"
+    # One of the two must be the plain relation: "the coffee supplier" and "the milk supplier" are two.
+    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base and plain in (e.slot, slot)]
     return kin if len(kin) == 1 else []
 
 
@@ -110,6 +116,14 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
     """Ids of active facts stating a value the fact's turn says no longer holds (grounding/stale.py)."""
     out: list[str] = []
     for scope, value in fact.replaces:
+        if scope == JOB:
+            # "I've left TfL, I'm driving for Sullivan Buses now": the older job, as a role or an employer.
+            out.extend(
+                e.id
+                for e in pool
+                if e.slot in _JOB_SLOTS and e.id not in out and not names_value(e.content, value)
+            )
+            continue
         if scope == TASTE:
             out.extend(e for e in _older_tastes(fact, value, pool) if e not in out)
             continue
@@ -124,6 +138,7 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
                 # employer; a partner or a parent who "moved to Paris" is still the user's partner or parent.
                 fits = (
                     _single_relation(slot) in _ROLES
+                    or bool(_role(slot))
                     or slot == "identity.employer"
                     or (not slot and bool(_relation_keys(existing.content) & _ROLES))
                 )
@@ -196,18 +211,46 @@ def _restatements(
     """Unslotted facts restating a replaced relation ("The user's manager, Tomás, wants a plan by Friday"): they
     name the old person with the same relation noun, so they go with the fact they restate."""
     key = _single_relation(fact.slot)
-    if not key:
+    role = _role(fact.slot)
+    if not key and not role:
         return ()
     names = [name for old in replaced for name in _old_names(old, fact)]
+    if role:
+        # "Ernesto" of "Ernesto Lasheras", "Santa Inês" of "Fazenda Santa Inês": a part of the holder's name.
+        names += [
+            " ".join(parts[i:j])
+            for parts in (n.split() for n in names if len(n.split()) > 1)
+            for i in range(len(parts))
+            for j in range(i + 1, len(parts) + 1)
+            if (j - i) < len(parts) and len(parts[i]) > 2 and parts[i].rstrip(".") not in _TITLES
+        ]
     gone = {old.id for old in replaced}
     return tuple(
         e.id
         for e in pool
         if (not e.slot or e.slot.startswith(_RESTATING_SLOTS))
         and e.id not in gone
-        and key in _relation_keys(e.content)
+        # Named with the same relation or role noun: "Luis starts demolition on April 13" stays true when another
+        # contractor takes over; "The user's PI, Professor Drummond, and the user are applying…" restates the PI.
+        and (key or role) in (_relation_keys(e.content) | _role_keys(e.content))
         and any(names_value(e.content, name) for name in names)
         and not (fact.value and names_value(e.content, fact.value))
+    )
+
+
+def _role_keys(content: str) -> set[str]:
+    """Role keys (grounding/roles.py) a text names by their noun ("Gestor del usuario: …" → {"accountant"})."""
+    return {key for key in (role_key(word) for word in re.findall(r"[\w'-]+", content)) if key}
+
+
+_TITLES = frozenset("Dr Dra Mr Mrs Ms Mx Prof Professor Herr Frau Sr Sra Mme Mlle".split())  # noqa: SIM905
+
+
+def _role(slot: str) -> str:
+    """The key of a role slot read by grounding/roles.py ("relation.hygienist" → "hygienist"), else ""."""
+    parts = slot.split(".")
+    return (
+        parts[1] if len(parts) == 2 and parts[0] == "relation" and parts[1] not in _SINGLE_RELATIONS else ""
     )
 
 
@@ -217,8 +260,33 @@ def _supersedes(
     """Everything a new fact replaces: its slot's older values, their restatements, and values said to be gone."""
     by_id = {e.id: e for e in pool}
     replaced = [by_id[i] for i in same_slot if i in by_id]
-    found = [*same_slot, *_restatements(fact, replaced, pool), *_retired_by_mentions(fact, pool)]
+    found = [
+        *same_slot,
+        *_restatements(fact, replaced, pool),
+        *_retired_by_mentions(fact, pool),
+        *_moved_schedules(fact, pool),
+    ]
     return tuple(dict.fromkeys(found))
+
+
+#: Slots a weekly schedule is stored under (or none): the value-type slot of schedule.py spans them.
+_SCHEDULE_SLOTS = ("plan.", "routine.")
+
+
+def _moved_schedules(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
+    """Older schedules a changed schedule replaces ("we train … on Tuesdays instead" after "We train Wednesday
+    evenings"), whatever head word each was slotted under (grounding/schedule.py)."""
+    if fact.is_identity or not (not fact.slot or fact.slot.startswith(_SCHEDULE_SLOTS)):
+        return []
+    if not changes_schedule(fact.text):
+        return []
+    return [
+        e.id
+        for e in pool
+        if (not e.slot or e.slot.startswith(_SCHEDULE_SLOTS))
+        and e.content != fact.text
+        and replaces_schedule(e.content, fact.text)
+    ]
 
 
 def slot_key(slot: str) -> str:
@@ -284,7 +352,7 @@ def _role_of_successor(
         return fact
     olds = [value for scope, value in fact.replaces if scope == PERSON]
     for existing in (*pinned, *identity):
-        if not _single_relation(existing.slot):
+        if not _single_relation(existing.slot) and not _role(existing.slot):
             continue
         for match in _NAMES.finditer(existing.content):
             name = match.group("v")

@@ -119,7 +119,8 @@ def test_ingest_reports_outcome_and_episode(rig: Rig) -> None:
     )
     assert (skipped.turns_ingested, skipped.distillation, skipped.episode_id) == (1, "", 0)
     agents = rig.stub.ListAgents(pb.ListAgentsRequest(), timeout=5).agents
-    assert [(a.agent_id, a.memory_entry_count) for a in agents] == [("bench-agent", 2)]
+    # The episode, the move and the user's budget ("Budget is 1200 euros": a target amount, slotfill.goal).
+    assert [(a.agent_id, a.memory_entry_count) for a in agents] == [("bench-agent", 3)]
 
 
 def test_ingest_canonicalises_uuid_agent_ids(rig: Rig) -> None:

@@ -49,6 +49,9 @@ _NOT_EVENT = frozenset(
         "nueva previsto prevista será "
         "verschoben verlegt vorgezogen geändert jetzt neu neue neuer neuen endlich findet statt beginnt wurde "
         "adiado adiámos adiamos atrasámos remarcado remarcaram mudou mudaram agora afinal novo nova passou "
+        # when, said relative to the usual ("this year it starts earlier", "este ano começa mais cedo")
+        "earlier later early late sooner cedo tarde antes depois plus tôt plus tard früher später temprano "
+        "year ano año année jahr este esta cette dieses diesem "
         # when
         "date dates day days time datum termin fecha dia data jour heure hora week month year weekend morning "
         "afternoon evening night today tomorrow next coming this semaine mois prochain prochaine demain semana mes "
@@ -88,9 +91,25 @@ _WITH = re.compile(
 )
 
 
+#: One event said with its noun or its verb, in five languages: "the wedding" is "getting married".
+_SAME_EVENT = {
+    light_stem(fold(w)): key
+    for key, words in (
+        (
+            "wedding",
+            "wedding weddings married marry marrying marries mariage marier marient épouse boda bodas casarse "
+            "casan casamos casamento casar casam hochzeit heiraten heiratet heirat",
+        ),
+        ("haulout", "haul-out haulout lift-out"),
+        ("move", "removal removals déménagement mudanza umzug mudança"),
+    )
+    for w in words.split()
+}
+
+
 def _event_words(clause: str) -> frozenset[str]:
     words = {
-        stem
+        _SAME_EVENT.get(stem, stem)
         for stem in (light_stem(t) for t in content_tokens(clause) if not any(ch.isdigit() for ch in t))
         if stem not in _NOT_EVENT and len(stem) > 1
     }
@@ -111,7 +130,8 @@ def event_key(text: str) -> frozenset[str]:
         found = _event_words(clause[moved[-1].end() : clause.find("\x00")])
         if found:
             return found
-    for index in (dated, dated - 1):
+    # "Este ano a colheita começa mais cedo, a 28 de setembro": "mais" breaks a clause, so look two back.
+    for index in (dated, dated - 1, dated - 2):
         if index >= 0:
             found = _event_words(clauses[index].replace("\x00", " "))
             if found:
@@ -144,4 +164,7 @@ def moves_date(old: str, new: str) -> bool:
     return bool(new_dates) and not new_dates <= plan_dates(old)
 
 
-__all__ = ["event_key", "events_of", "moves_date", "plan_dates", "same_event"]
+#: The words that never name an event (schedule.py reads activities with the same list).
+NOT_EVENT = _NOT_EVENT
+
+__all__ = ["NOT_EVENT", "event_key", "events_of", "moves_date", "plan_dates", "same_event"]

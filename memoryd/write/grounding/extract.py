@@ -51,6 +51,8 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.requests import standing_request
+from memoryd.write.grounding.reschedule import moved_events
+from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.slotfill import (
     contrast,
@@ -535,6 +537,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_pronoun_relations(turns, session_lang))
     found.extend(_adopted_pets(turns, session_lang))
     found.extend(_successors(turns, session_lang))
+    found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
+    found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))

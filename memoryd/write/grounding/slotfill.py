@@ -26,7 +26,10 @@ from collections.abc import Sequence
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
+from memoryd.write.grounding.moves import job_change, moved_home
+from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.rules import canonical_purpose, is_name, target_measure
+from memoryd.write.grounding.schedule import moved_schedule
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import fold, light_stem, word_set
 
@@ -169,7 +172,9 @@ _SHIFT_PLURAL = re.compile(r"^(night|day|late)s$|^(earl)ies$", _I)
 
 # --- goals with a measured value
 _GOAL = re.compile(
-    r"\b(?:goal|target|aim|objective|objectif|but|meta|objetivo|ziel|zielzeit|zielgewicht)\b", _I
+    r"\b(?:goal|target|aim|objective|objectif|but|meta|objetivo|ziel|zielzeit|zielgewicht|budget|presupuesto|"
+    r"orçamento|orcamento)\b",
+    _I,
 )
 _QUANTITY = re.compile(
     r"(?:[£$€]\s?)?\d[\d.,:]*\s?(?:h\d{2}|%|[a-zà-ÿ]+\b)?(?:\s+(?:nos|nas|in|en|em|im|pour|para|for|on)\s+(?:the\s+)?"
@@ -362,13 +367,21 @@ def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:
     if quantity is None:
         return None
     value = _TRAILING_NOW.sub("", rest[quantity.start() :].strip(" .!;")).strip()
-    value = re.split(r"\s*(?:,(?!\d)|[;(])|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit)\b", value, maxsplit=1,
-                     flags=_I)[0]  # fmt: skip
+    value = re.split(r"\s*(?:,(?!\d)|[;(])|\s+(?:by|before|avant|antes|bis|até|since|depuis|desde|seit|because|"
+                     r"parce que|porque|weil|pois)\b", value, maxsplit=1, flags=_I)[0]  # fmt: skip
     measure = target_measure(value)
     if not value or not measure:
         return None
-    return _fact(FactKind.PLAN, render("target", lang, value), f"target.{measure}", value, turn, 0.6, lang,
-                 identity=False)  # fmt: skip
+    # A budget is said as one ("The user's budget is 25k pounds maximum"), not as a goal.
+    text = (
+        render("relation", lang, value, rel=noun.group(0).lower())
+        if _BUDGET.fullmatch(noun.group(0))
+        else render("target", lang, value)
+    )
+    return _fact(FactKind.PLAN, text, f"target.{measure}", value, turn, 0.6, lang, identity=False)
+
+
+_BUDGET = re.compile(r"budget|presupuesto|orçamento|orcamento", _I)
 
 
 #: Verbs that name their purpose themselves ("we invoice our clients with FreeAgent" is invoicing); with any
@@ -477,11 +490,19 @@ SUCCESSOR = "relation.successor"
 _TAKEOVER = (
     r"(?:takes over|is taking over|took over|has taken over|will take over|is covering|covers|is stepping in|"
     r"stepped in|steps in|is replacing|replaced|replaces|reprend|a repris|remplace|a remplacé|prend le relais|"
+    # the user passed on to the successor: "I've been handed over to Dr. Anand Mistry"
+    r"handed over to|been transferred to|been referred to|passed on to|transféré chez|derivado a|derivada a|"
+    r"überwiesen an|encaminhado para|encaminhada para|"
     r"asume|ha asumido|asumió|sustituye|reemplaza|toma el relevo|se encarga|übernimmt|hat übernommen|übernahm|"
-    r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com)"
+    r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com|"
+    # doing the absent person's work: "Carla Nguyen is running the job now", "it's Catriona Bell who runs training"
+    r"is running|is now running|runs|is handling|handles|is in charge of|is doing the)"
 )
 _NEW_BEFORE = re.compile(
-    rf"{NAME}(?:,? (?:is|has|will|now|jetzt|nun|maintenant|ahora|agora))? {_TAKEOVER}\b", _I
+    # "c'est Bastien qui la remplace", "it's Catriona Bell who runs training"
+    rf"{NAME}(?:,? (?:is|has|will|now|jetzt|nun|maintenant|ahora|agora))?(?: (?:who|qui|que|der|die)"
+    rf"(?: (?:la|le|l'|lo|sie|ihn|a|o))?)? {_TAKEOVER}\b",
+    _I,
 )
 #: German and Romance inversion: "jetzt übernimmt sein Kollege Herr Yilmaz die Fliesen".
 _NEW_AFTER = re.compile(rf"\b{_TAKEOVER} (?:(?!{_TAKEOVER})[\w'-]+ ){{0,3}}?{NAME}", _I)
@@ -491,12 +512,36 @@ _AWAY = re.compile(
     r"in Elternzeit|im Urlaub|malade|en congé|enferm[oa]|de baja|doente|de licença|de baixa)\b",
     _I,
 )
+#: Hurt and off the role for now: "Luis broke his wrist", "Maëlle s'est fait une entorse", "se ha roto la pierna".
+_HURT: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(pattern, _I)
+    for pattern in (
+        rf"{NAME} (?:broke|has broken|hurt|injured) (?:his|her|their) \w+",
+        rf"{NAME} (?:is|got) injured",
+        rf"{NAME} s'est (?:fait une entorse|cassé|blessée?)",
+        rf"{NAME} se (?:ha roto|rompió|ha lesionado|lesionó)",
+        rf"{NAME} hat sich (?:\w+ ){{0,3}}(?:gebrochen|verletzt)",
+        rf"{NAME} (?:partiu|fraturou|lesionou-se)",
+    )
+)
+
+
+#: A capitalised conjunction opening the sentence is no part of the name after it ("Mais Maëlle s'est…").
+_OPENER = re.compile(r"^(?:Mais|But|And|So|Et|Pero|Y|Aber|Und|Mas|E|Oh|Well|Donc|Also)\s+(?=\S)")
 
 
 def successors(sentence: str, gone: Sequence[str]) -> list[tuple[str, str]]:
     """(new person, person replaced) when a sentence says someone takes over from a person who left the role
     (`gone`: names the turn says left) or is away from it ("Herr Böhm ist krank")."""
-    away = [*gone, *(m.group("v") for m in _AWAY.finditer(sentence) if is_name(m.group("v")))]
+    away = [
+        *gone,
+        *(
+            _OPENER.sub("", m.group("v"))
+            for p in (_AWAY, *_HURT)
+            for m in p.finditer(sentence)
+            if is_name(_OPENER.sub("", m.group("v")))
+        ),
+    ]
     if not away:
         return []
     out: list[tuple[str, str]] = []
@@ -549,6 +594,15 @@ _ASPECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"javascript|typescript|rust|go|java|kotlin|swift|ruby|php|c\+\+|c#|sql|bash)\b"),
         ("tone", r"\b(?:casual|formal|informal|friendly|professional|corporate|blunt|gentle|tone|ton|tono|"
                  r"direct|direkt|directo|direto|sans détour|sin rodeos|sem rodeios)\b"),
+        # how sources are cited ("cite everything in APA style" → "use Harvard referencing")
+        ("citation", r"\b(?:cite|citing|citation|citations|referencing|reference style|apa|harvard|mla|chicago|"
+                     r"vancouver|ieee|bibliograph\w*|citer|citez|référencement|citar|citas|zitier\w*|"
+                     r"zitierweise|citação|citações)\b"),
+        # the tax put on invoices ("never add VAT" → "add VAT at 20%")
+        ("tax", r"\b(?:vat|tva|iva|mwst|mehrwertsteuer|umsatzsteuer|gst|sales tax)\b"),
+        # how messages are signed ("sign them 'Bao x'" → "the sign-off is now 'Warmly, Bao'")
+        ("signoff", r"\b(?:sign-off|sign off|sign them|sign it|sign my|signature|signer|signez|firma|firmar|"
+                    r"grußformel|unterschrift|unterschreib\w*|assinatura|assinar)\b"),
     )
 )  # fmt: skip
 
@@ -582,6 +636,16 @@ def read_clause(
     employer = employer_now(kept, sentence or clause, turn, lang)
     if employer is not None:
         out.append(employer)
+    schedule = moved_schedule(kept, turn, lang)
+    if schedule is not None:
+        out.append(schedule)
+    home = moved_home(kept, turn, lang)
+    if home is not None:
+        out.append(home)
+    out.extend(job_change(sentence or clause, turn, lang))
+    counted = quantity(kept, turn, lang)
+    if counted is not None:
+        out.append(counted)
     return out
 
 

@@ -27,6 +27,9 @@ THING = "thing"
 #: A taste said as changed ("I prefer coffee now", "ahora prefiero el té"): the value is the new object, and an
 #: older liking said with the same verb about the same kind of thing is retired.
 TASTE = "taste"
+#: A job change (grounding/moves.py): the value is the new employer or role, and the agent's older role and
+#: employer facts are retired, whichever of the two slots each was stored in.
+JOB = "job"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".

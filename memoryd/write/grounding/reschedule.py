@@ -1,0 +1,81 @@
+"""A new date said of an event named just before it: "Lily moved the wedding. It's now September 12."
+
+The sentence with the date names no event ("It's now September 12", "C'est maintenant le 23 mai", "Ahora es el 8
+de julio"); the sentence before it, in the same turn, says which event moved ("Lily moved the wedding", "The cruise
+has moved though"). The plan is stored in the user's words of both sentences, so its event (grounding/event.py: the
+words after the rescheduling verb) is the wedding, and supersede.py replaces the older plan of that event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+from memoryd.write.grounding.dates import find_dates, with_resolved_dates
+from memoryd.write.grounding.event import event_key
+from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL
+from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.text import detect_language, light_stem, sentences
+
+_I = re.IGNORECASE
+#: A sentence whose subject is the event said before: "It's now …", "Now it's …", "C'est maintenant …".
+_IT_NOW = re.compile(
+    r"^(?:(?:so|and|but|yes|yeah|oh|ok|okay|well|donc|et|bon|pues|y|also|und|então|e)[,!]?\s+)?"
+    r"(?:it's now|it is now|now it's|now it is|it's been moved to|it was moved to|it got moved to|it moved to|"
+    r"c'est maintenant|c'est désormais|maintenant c'est|ce sera|ahora es|ahora será|es ahora|será ahora|"
+    r"es ist jetzt|jetzt ist es|es ist nun|agora é|é agora|agora será|passou para)\b",
+    _I,
+)
+#: A rescheduling verb in the sentence before ("moved the wedding", "the cruise has moved", "a été repoussé").
+_MOVED = re.compile(
+    r"\b(?:mov(?:e|es|ed|ing)|push(?:es|ed)?|postpon(?:e|es|ed)|delay(?:s|ed)?|reschedul(?:e|es|ed)|shift(?:s|ed)?|"
+    r"brought forward|bumped|changed|déplacé|décalé|reporté|repoussé|avancé|changé|movido|pospuesto|aplazado|"
+    r"cambiado|cambiaron|cambió|retrasado|adelantado|verschoben|verlegt|vorgezogen|geändert|adiado|adiaram|"
+    r"remarcado|remarcaram|mudaram|mudou)\b",
+    _I,
+)
+
+
+_PARTS = re.compile(r"[,;:]\s*")
+
+
+def moved_events(
+    turns: Sequence[SourceTurn], session_lang: str, session_time_ms: int
+) -> list[tuple[GroundedFact, tuple[str, ...]]]:
+    """Plans whose date is said of an event named in the sentence before, in the words of both sentences."""
+    out: list[tuple[GroundedFact, tuple[str, ...]]] = []
+    for turn in turns:
+        said = sentences(turn.user.replace("’", "'"))
+        for before, sentence in pairwise(said):
+            if not _IT_NOW.search(sentence.strip()) or not _MOVED.search(before):
+                continue
+            if any(p.search(s) for p in (HYPOTHETICAL, HEDGE) for s in (before, sentence)):
+                continue
+            if sentence.rstrip().endswith("?") or not find_dates(sentence, session_time_ms):
+                continue
+            # Only the part of the sentence before that says what moved: "the ship needs repairs" is the reason.
+            moved = next(p for p in _PARTS.split(before) if _MOVED.search(p)).strip(" ,;.!")
+            joined = f"{moved[:1].upper()}{moved[1:]}. {sentence.strip()}".rstrip(".!")
+            text = with_resolved_dates(joined, find_dates(joined, session_time_ms))
+            event = sorted(event_key(text))
+            if not event:
+                continue  # "Things moved. It's now May 3": which event is unknown
+            lang = detect_language(joined, default="") or session_lang
+            fact = GroundedFact(
+                FactKind.PLAN,
+                render("plan", lang, text[:1].upper() + text[1:]),
+                f"plan.{light_stem(event[0])}",
+                sentence.strip(),
+                (turn.index,),
+                0.6,
+                False,
+                "extractor",
+                lang,
+            )
+            out.append((fact, (before, sentence)))
+    return out
+
+
+__all__ = ["moved_events"]
