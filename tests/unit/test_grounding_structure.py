@@ -245,9 +245,9 @@ def test_an_amount_the_user_changes_is_a_decision_and_an_idle_to_is_not() -> Non
     assert "The user is raising their full-day package from £1,800 to £2,100 for 2027 bookings." in _texts(
         "Now, prices. I'm raising my full-day package from £1,800 to £2,100 for 2027 bookings."
     )
-    assert "The budget went up to 30k." in _texts(
-        "And the budget went up to 30k because Raff's grandparents helped."
-    )
+    # A budget is also a target amount (supersede's slot reader): either reading keeps the new amount, once.
+    budget = _texts("And the budget went up to 30k because Raff's grandparents helped.")
+    assert [t for t in budget if "budget" in t.lower() and "30k" in t] and len(budget) == 1, budget
     assert "Decisión del usuario: He subido la cuota a 40 euros." in _texts("He subido la cuota a 40 euros.")
     assert not [f for f in _run("I put the kettle on to 5.").facts if f.kind is FactKind.DECISION]
 

@@ -50,6 +50,7 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.requests import standing_request
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
@@ -673,11 +674,13 @@ def _clause_facts(
         # "Keep dynos out of anything you suggest until April": a standing request without "always" or "never".
         request = standing_request(clause, lang)
         if request:
+            # "go down to magnitude 12 now": no aspect, so the slot of the noun it counts
+            counted = quantity(clause, turn_index, lang)
             facts.append(
                 GroundedFact(
                     FactKind.INSTRUCTION,
                     render("instruction", lang, request),
-                    instruction_aspect(request),
+                    instruction_aspect(request) or (counted.slot if counted is not None else ""),
                     request,
                     (turn_index,),
                     SALIENCE[FactKind.INSTRUCTION],
