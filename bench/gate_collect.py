@@ -55,6 +55,8 @@ BENCH = Path(__file__).resolve().parent
 FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v2", ("train", "dev", "test")),
     (BENCH / "gate_v3", ("test",)),
+    (BENCH / "gate_v4", ("test",)),
+    (BENCH / "gate_v5", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: Agent variants: name → sections left out of the seeded profile.

@@ -51,6 +51,8 @@ class Recorded:
 def _section(raw: Mapping[str, Any]) -> SectionEvidence:
     fields = dict(raw)
     fields["terms"] = tuple(fields.get("terms", ()))
+    for name in ("domain_query", "domain_rows"):
+        fields[name] = tuple(float(v) for v in fields.get(name, ()))
     fields["term_df"] = {str(k): int(v) for k, v in dict(fields.get("term_df", {})).items()}
     return SectionEvidence(**fields)
 
@@ -89,9 +91,12 @@ def read(path: Path) -> list[Recorded]:
 
 
 def without_vectors(evidence: QueryEvidence) -> QueryEvidence:
-    """The evidence as measured when the query embedding timed out: keyword evidence only."""
+    """The evidence as measured when the query embedding timed out: keyword evidence only (no cosines, no
+    domains)."""
     sections = {
-        s: None if e is None else replace(e, cosine_top=None, cosine_mean3=None, cosine_gap=0.0)
+        s: None
+        if e is None
+        else replace(e, cosine_top=None, cosine_mean3=None, cosine_gap=0.0, domain_query=(), domain_rows=())
         for s, e in evidence.sections.items()
     }
     return replace(evidence, sections=sections, identity_cosine=None)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from memoryd.retrieval import domains
 from memoryd.retrieval import gate_cues as cues
 from memoryd.retrieval import gate_lexicon as lex
 from memoryd.retrieval import gate_signals as sig
@@ -39,6 +40,7 @@ _HOWTO = sig.compile_any(sig.HOWTO)
 _ADVICE = sig.compile_any(sig.ADVICE)
 _ASK_WHEN = sig.compile_any(sig.ASK_WHEN)
 _PERSONAL_TOPIC = sig.compile_any(sig.PERSONAL_TOPIC)
+_PLAN = sig.compile_any(sig.PLAN)
 _WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
 
@@ -51,6 +53,18 @@ def _section_names(prefix: str) -> list[str]:
         f"{prefix}_{name}" for name in ("has", "cov", "match", "bm25", "cos", "cos3", "cos_rel", "cos_gap")
     ]
 
+
+#: Sections whose domain occupancy is measured (retrieval/domains.py), with their feature prefixes.
+DOMAIN_SECTIONS = {Section.PINNED: "p", Section.EPISODES: "e"}
+#: Domain features: the query's strongest domain cosine, how focused its domain distribution is, a request to
+#: suggest / plan / choose for the user, and per section the domain match (raw and calibrated by the section's
+#: mean occupancy).
+DOMAIN_FEATURES: tuple[str, ...] = (
+    "dom_q_top",
+    "dom_q_peak",
+    "personal_req",
+    *(f"{prefix}_{name}" for prefix in DOMAIN_SECTIONS.values() for name in ("dom", "dom_rel")),
+)
 
 #: Features computed from the others (derive()): products and maxima a linear model cannot form itself.
 DERIVED: tuple[str, ...] = (
@@ -72,6 +86,11 @@ DERIVED: tuple[str, ...] = (
     "p_cov_x_cos",
     "e_cov_x_cos",
     "t_cov_x_cos",
+    "req_x_p_dom",
+    "req_x_e_dom",
+    "qdom_x_p_dom",
+    "qdom_x_e_dom",
+    "ev_max_dom",
 )
 
 #: Every feature, in model order.
@@ -105,6 +124,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "id_cos_rel",
     *cues.CUE_FEATURES,
     *cues.share_features(tuple(SEARCHED.values())),
+    *DOMAIN_FEATURES,
     *DERIVED,
 )
 
@@ -222,6 +242,9 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
+    f["personal_req"] = 1.0 if f["advice"] or _PLAN.search(folded) else 0.0
+    f.update(_domain_features(evidence))
+
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0
     f["id_facts"] = min(math.log1p(len(evidence.identity.facts)) / math.log1p(20), 1.0)
@@ -230,6 +253,22 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f["id_cos"] = max(evidence.identity_cosine, 0.0)
         f["id_cos_rel"] = evidence.identity_cosine - best_cosine if cosines else 0.0
     return derive(f)
+
+
+def _domain_features(evidence: QueryEvidence) -> dict[str, float]:
+    """The query's domain focus and each distilled section's domain match (zeros when not measured)."""
+    out: dict[str, float] = {}
+    for section, prefix in DOMAIN_SECTIONS.items():
+        e = evidence.sections.get(section)
+        if e is None or not e.domain_query:
+            continue
+        if "dom_q_top" not in out:
+            out["dom_q_top"] = min(max(max(e.domain_query), 0.0), 1.0)
+            out["dom_q_peak"] = max(domains.distribution(e.domain_query))
+        matched, calibrated = domains.match(e.domain_query, e.domain_rows)
+        out[f"{prefix}_dom"] = max(matched, 0.0)
+        out[f"{prefix}_dom_rel"] = calibrated
+    return out
 
 
 def derive(f: dict[str, float]) -> dict[str, float]:
@@ -255,6 +294,13 @@ def derive(f: dict[str, float]) -> dict[str, float]:
         has = f.get(f"{prefix}_has", 0.0)
         f[f"{prefix}_cos_best"] = vectors * has * (1.0 if f.get(f"{prefix}_cos_rel", 0.0) >= 0 else 0.0)
         f[f"{prefix}_cov_x_cos"] = f.get(f"{prefix}_cov", 0.0) * f.get(f"{prefix}_cos", 0.0)
+    # A request to suggest / plan for the user in a domain this agent's distilled memory occupies, and a query
+    # clearly about a life domain (not arithmetic or code) that the memory occupies.
+    for prefix in ("p", "e"):
+        rel = max(f.get(f"{prefix}_dom_rel", 0.0), 0.0)
+        f[f"req_x_{prefix}_dom"] = f.get("personal_req", 0.0) * rel
+        f[f"qdom_x_{prefix}_dom"] = f.get("dom_q_peak", 0.0) * rel
+    f["ev_max_dom"] = max(f.get("p_dom_rel", 0.0), f.get("e_dom_rel", 0.0))
     return f
 
 
@@ -265,6 +311,8 @@ def is_self_contained(features: Mapping[str, float]) -> bool:
 
 __all__ = [
     "DERIVED",
+    "DOMAIN_FEATURES",
+    "DOMAIN_SECTIONS",
     "FEATURE_NAMES",
     "SEARCHED",
     "SELF_CONTAINED",
