@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -57,6 +58,7 @@ from memoryd.retrieval.gate_model import load as load_model
 
 Vector = npt.NDArray[np.float32]
 
+BENCH = Path(__file__).resolve().parent
 VERSION = "gate-v4"
 #: Derived features that read the domain evidence (left out of the "base" feature set).
 DOMAIN_DERIVED = ("req_x_p_dom", "req_x_e_dom", "qdom_x_p_dom", "qdom_x_e_dom", "ev_max_dom")
@@ -234,12 +236,29 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
     return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
 
+def print_errors(data: Fold, choice: Choice) -> None:
+    """Every wrong first choice on the DEV full profiles, with the query (to read by hand)."""
+    texts: dict[str, str] = {}
+    for n in (2, 3, 4, 5):
+        for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+            if raw.strip():
+                row = json.loads(raw)
+                texts[str(row["id"])] = str(row["query"])
+    dev = [i for i in range(len(data.items)) if data.is_dev[i] and data.is_full[i]]
+    p = probability_matrix(choice.model, matrix([data.items[i] for i in dev], choice.model.features))
+    for i, got in zip(dev, first_choices(p, choice.model.none_threshold), strict=True):
+        e = data.items[i]
+        if got != e.expected and got not in e.acceptable:
+            print(f"  {e.id} expected {e.expected} got {got} {list(e.tags)}: {texts.get(e.id, '?')}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--evidence", type=Path, default=EVIDENCE_FILE)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v4.json")
     parser.add_argument("--baseline", type=Path, default=DEFAULT_MODEL_PATH, help="the 'before' model file")
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
+    parser.add_argument("--errors", action="store_true", help="print the chosen model's DEV errors")
     args = parser.parse_args(argv)
     data = load(args.evidence)
     before = baseline(data, args.baseline)
@@ -263,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(line("chosen on DEV, full profiles", best.full))
     print(line("chosen on DEV, augmented", best.augmented))
     print(f"chosen: {best.settings} (objective {best.value:.4f})")
+    if args.errors:
+        print_errors(data, best)
     if args.dry_run:
         return 0
     train_n = sum(1 for i, f in enumerate(data.is_full) if f and not data.is_dev[i])

@@ -38,6 +38,8 @@ from memoryd.vectors.threads import use_one_thread
 _log = logging.getLogger("memoryd.search")
 #: Kinds whose domain occupancy the evidence pass measures (retrieval/domains.py): the distilled sections.
 DOMAIN_KINDS = frozenset({KIND_PINNED, KIND_EPISODE})
+#: A kind's domain occupancy is measured again after this long even when its active row count has not changed.
+OCCUPANCY_MAX_AGE_S = 300.0
 #: What the vector side of the evidence pass hands back: nearest rows per kind, and per kind the query's domain
 #: cosines with the kind's domain occupancy (absent without vectors or prototypes).
 _VectorSide = tuple[
@@ -175,9 +177,11 @@ class MemorySearch:
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
         ] = OrderedDict()
         self._recent_lock = threading.Lock()
-        # Domain occupancy per (agent, kind, model@generation): D nearest-row searches, made once per write.
+        # Domain occupancy per (agent, kind, model): D nearest-row searches, kept with the kind's active row count
+        # and made again when that count changes or OCCUPANCY_MAX_AGE_S has passed (not on every write: a buffered
+        # turn must not cost a large agent D scans of its facts on the next read).
         self._prototypes = domains.load()
-        self._occupancy: OrderedDict[tuple[str, str, str], tuple[float, ...]] = OrderedDict()
+        self._occupancy: OrderedDict[tuple[str, str, str], tuple[int, float, tuple[float, ...]]] = OrderedDict()
 
     def close(self) -> None:
         """Stop the helper threads (the evidence passes first: they wait on the others)."""
@@ -540,18 +544,23 @@ class MemorySearch:
         out: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {}
         try:
             for kind in kinds:
-                key = (agent_id, kind, f"{model}@{self._store.reads.generation}")
+                key = (agent_id, kind, model)
+                rows = self.keyword_stats.corpus(kind, agent_id).rows
+                now = time.monotonic()
                 with self._recent_lock:
-                    occupancy = self._occupancy.get(key)
-                if occupancy is None:
+                    held = self._occupancy.get(key)
+                if held is not None and held[0] == rows and now - held[1] <= OCCUPANCY_MAX_AGE_S:
+                    occupancy = held[2]
+                else:
 
                     def nearest(prototype: npt.NDArray[np.float32], kind: str = kind) -> float | None:
                         found = searcher.search(agent_id, kind, model, prototype, 1)
                         return found[0][1] if found else None
 
-                    occupancy = prototypes.occupancy(nearest)
+                    occupancy = prototypes.occupancy(nearest) if rows > 0 else ()
                     with self._recent_lock:
-                        self._occupancy[key] = occupancy
+                        self._occupancy[key] = (rows, now, occupancy)
+                        self._occupancy.move_to_end(key)
                         while len(self._occupancy) > 256:
                             self._occupancy.popitem(last=False)
                 out[kind] = (query_cosines, occupancy)

@@ -56,14 +56,17 @@ def _section_names(prefix: str) -> list[str]:
 
 #: Sections whose domain occupancy is measured (retrieval/domains.py), with their feature prefixes.
 DOMAIN_SECTIONS = {Section.PINNED: "p", Section.EPISODES: "e"}
-#: Domain features: the query's strongest domain cosine, how focused its domain distribution is, a request to
-#: suggest / plan / choose for the user, and per section the domain match (raw and calibrated by the section's
-#: mean occupancy).
+#: Domain features: the query's strongest domain cosine (and its lift over the query's mean prototype cosine: an
+#: English-trained encoder puts a non-English text near every prototype), how focused its domain distribution is,
+#: a request to suggest / plan / choose for the user, and per section the domain match (raw and calibrated by the
+#: section's mean occupancy) and the nearest row's cosine calibrated by this agent's background (the section's
+#: mean occupancy: how close its rows come to any topic at all).
 DOMAIN_FEATURES: tuple[str, ...] = (
     "dom_q_top",
+    "dom_q_lift",
     "dom_q_peak",
     "personal_req",
-    *(f"{prefix}_{name}" for prefix in DOMAIN_SECTIONS.values() for name in ("dom", "dom_rel")),
+    *(f"{prefix}_{name}" for prefix in DOMAIN_SECTIONS.values() for name in ("dom", "dom_rel", "cos_bg")),
 )
 
 #: Features computed from the others (derive()): products and maxima a linear model cannot form itself.
@@ -263,11 +266,15 @@ def _domain_features(evidence: QueryEvidence) -> dict[str, float]:
         if e is None or not e.domain_query:
             continue
         if "dom_q_top" not in out:
-            out["dom_q_top"] = min(max(max(e.domain_query), 0.0), 1.0)
+            top = max(e.domain_query)
+            out["dom_q_top"] = min(max(top, 0.0), 1.0)
+            out["dom_q_lift"] = top - sum(e.domain_query) / len(e.domain_query)
             out["dom_q_peak"] = max(domains.distribution(e.domain_query))
         matched, calibrated = domains.match(e.domain_query, e.domain_rows)
         out[f"{prefix}_dom"] = max(matched, 0.0)
         out[f"{prefix}_dom_rel"] = calibrated
+        if e.cosine_top is not None and e.domain_rows and any(e.domain_rows):
+            out[f"{prefix}_cos_bg"] = e.cosine_top - sum(e.domain_rows) / len(e.domain_rows)
     return out
 
 

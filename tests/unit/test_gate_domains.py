@@ -138,11 +138,27 @@ def test_the_evidence_pass_measures_the_pinned_facts_domains(tmp_path: Path, min
         pinned = food[KIND_PINNED]
         assert len(pinned.domain_query) == len(pinned.domain_rows) > 0
         assert food[KIND_TRANSCRIPT].domain_query == ()  # only the distilled sections are measured
-        assert code[KIND_PINNED].domain_rows == pinned.domain_rows  # occupancy: one measurement per write
+        assert code[KIND_PINNED].domain_rows == pinned.domain_rows  # occupancy: measured once, then kept
         assert (
             domains.match(pinned.domain_query, pinned.domain_rows)[1]
             > domains.match(code[KIND_PINNED].domain_query, code[KIND_PINNED].domain_rows)[1]
         )
+        # A new fact (the kind's row count changes) is measured again: a dog fills the pets domain.
+        prototypes = domains.load()
+        assert prototypes is not None
+        pets = prototypes.names.index("pets")
+        dog = "My dog Rex is a border collie"
+        with store.db.write():
+            store.db.execute(
+                "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+                " VALUES ('a', ?, 0.5, '', 9, 9)",
+                (dog,),
+            )
+        new_id = int(store.db.query("SELECT max(id) FROM pinned_facts")[0][0])
+        registry.add("a", KIND_PINNED, domains.MODEL, [new_id], minilm.vector(dog)[None, :])
+        search.keyword_stats.invalidate()
+        after = search.evidence_many("a", kinds, "what should I feed him?")[KIND_PINNED]
+        assert after.domain_rows[pets] > pinned.domain_rows[pets] + 0.05
     finally:
         search.close()
         store.close()
