@@ -52,7 +52,7 @@ from bench.gate_fit import (
     train_model,
 )
 from bench.gate_fitdata import examples, read
-from memoryd.retrieval.gate_features import DOMAIN_FEATURES, FEATURE_NAMES
+from memoryd.retrieval.gate_features import DOMAIN_FEATURES, FEATURE_NAMES, REQUEST_FEATURES
 from memoryd.retrieval.gate_model import DEFAULT_MODEL_PATH, GateModel
 from memoryd.retrieval.gate_model import load as load_model
 
@@ -68,8 +68,16 @@ DEV_PROFILES = frozenset(
     | {f"{v}{p}" for v in ("v4", "v5") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
 )
 #: Feature sets offered to the DEV selection: gate-v3's, and gate-v3's with the life-domain evidence.
+BASE = tuple(n for n in FEATURE_NAMES if n not in (*REQUEST_FEATURES, *DOMAIN_FEATURES, *DOMAIN_DERIVED))
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
-    "base": tuple(n for n in FEATURE_NAMES if n not in DOMAIN_FEATURES and n not in DOMAIN_DERIVED),
+    "base": BASE,
+    # The personalisable request alone (suggest / recommend / plan / choose for me).
+    "request": (*BASE, "personal_req"),
+    # It, with the cosines calibrated by the agent's own background and the request x domain match.
+    "calibrated": (*BASE, "personal_req", "p_cos_bg", "e_cos_bg", "dom_q_lift", "req_x_p_dom", "req_x_e_dom"),
+    # How many numbers the request gives (its inputs: arithmetic in words, in any language).
+    "numbers": (*BASE, "q_numbers"),
+    "numbers_calibrated": (*BASE, "q_numbers", "personal_req", "p_cos_bg", "e_cos_bg"),
     "domains": FEATURE_NAMES,
 }
 #: The gate's grid.

@@ -181,7 +181,9 @@ class MemorySearch:
         # and made again when that count changes or OCCUPANCY_MAX_AGE_S has passed (not on every write: a buffered
         # turn must not cost a large agent D scans of its facts on the next read).
         self._prototypes = domains.load()
-        self._occupancy: OrderedDict[tuple[str, str, str], tuple[int, float, tuple[float, ...]]] = OrderedDict()
+        self._occupancy: OrderedDict[tuple[str, str, str], tuple[int, float, tuple[float, ...]]] = (
+            OrderedDict()
+        )
 
     def close(self) -> None:
         """Stop the helper threads (the evidence passes first: they wait on the others)."""

@@ -43,6 +43,9 @@ _PERSONAL_TOPIC = sig.compile_any(sig.PERSONAL_TOPIC)
 _PLAN = sig.compile_any(sig.PLAN)
 _WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
+#: A number the user gives (digits, with decimal or thousands separators): a request carrying two or more of them
+#: usually carries its inputs ("600 bottles at 14 francs, how much is that").
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
 
 #: "Complete in itself" signals: when one fires and the gate says none, the reason is none:self_contained.
 SELF_CONTAINED = ("sc_math", "sc_code", "sc_translate", "sc_general", "sc_greeting")
@@ -56,16 +59,17 @@ def _section_names(prefix: str) -> list[str]:
 
 #: Sections whose domain occupancy is measured (retrieval/domains.py), with their feature prefixes.
 DOMAIN_SECTIONS = {Section.PINNED: "p", Section.EPISODES: "e"}
+#: The request's own kind, added with the domain evidence: how many numbers it gives (count/3; its inputs) and
+#: whether it asks to suggest / recommend / plan / choose for the user (ADVICE or PLAN).
+REQUEST_FEATURES: tuple[str, ...] = ("q_numbers", "personal_req")
 #: Domain features: the query's strongest domain cosine (and its lift over the query's mean prototype cosine: an
 #: English-trained encoder puts a non-English text near every prototype), how focused its domain distribution is,
-#: a request to suggest / plan / choose for the user, and per section the domain match (raw and calibrated by the
-#: section's mean occupancy) and the nearest row's cosine calibrated by this agent's background (the section's
-#: mean occupancy: how close its rows come to any topic at all).
+#: and per section the domain match (raw and calibrated by the section's mean occupancy) and the nearest row's
+#: cosine calibrated by this agent's background (the section's mean occupancy: how close its rows come to any topic).
 DOMAIN_FEATURES: tuple[str, ...] = (
     "dom_q_top",
     "dom_q_lift",
     "dom_q_peak",
-    "personal_req",
     *(f"{prefix}_{name}" for prefix in DOMAIN_SECTIONS.values() for name in ("dom", "dom_rel", "cos_bg")),
 )
 
@@ -127,6 +131,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "id_cos_rel",
     *cues.CUE_FEATURES,
     *cues.share_features(tuple(SEARCHED.values())),
+    *REQUEST_FEATURES,
     *DOMAIN_FEATURES,
     *DERIVED,
 )
@@ -246,6 +251,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
     f["personal_req"] = 1.0 if f["advice"] or _PLAN.search(folded) else 0.0
+    f["q_numbers"] = min(len(_NUMBER.findall(folded)), 3) / 3
     f.update(_domain_features(evidence))
 
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
@@ -320,6 +326,7 @@ __all__ = [
     "DERIVED",
     "DOMAIN_FEATURES",
     "DOMAIN_SECTIONS",
+    "REQUEST_FEATURES",
     "FEATURE_NAMES",
     "SEARCHED",
     "SELF_CONTAINED",

@@ -66,6 +66,9 @@ def test_the_features_carry_the_domain_match_and_the_request_kind() -> None:
     assert f["dom_q_top"] == pytest.approx(0.45) and f["e_dom"] == 0.0
     plain = compute("what is 17 times 23?", _evidence((), ()))
     assert all(plain[name] == 0.0 for name in DOMAIN_FEATURES)
+    # The numbers a request gives (its inputs), whatever the language; a version or an address is one token.
+    assert compute("600 bouteilles à 14 francs, ça fait combien", _evidence((), ()))["q_numbers"] == 2 / 3
+    assert compute("update k8s v1.2 on 10.0.0.1", _evidence((), ()))["q_numbers"] == 1 / 3
     for query in ("plan my week", "que dois-je cuisiner ce soir ?", "was soll ich heute kochen?"):
         assert compute(query, _evidence((), ()))["personal_req"] == 1.0, query
 
