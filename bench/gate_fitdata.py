@@ -51,8 +51,9 @@ class Recorded:
 def _section(raw: Mapping[str, Any]) -> SectionEvidence:
     fields = dict(raw)
     fields["terms"] = tuple(fields.get("terms", ()))
+    # Recorded at gate_collect's run for gate-v4, which also measured life-domain evidence (not kept: docs/gate.md).
     for name in ("domain_query", "domain_rows"):
-        fields[name] = tuple(float(v) for v in fields.get(name, ()))
+        fields.pop(name, None)
     fields["term_df"] = {str(k): int(v) for k, v in dict(fields.get("term_df", {})).items()}
     return SectionEvidence(**fields)
 
@@ -91,12 +92,9 @@ def read(path: Path) -> list[Recorded]:
 
 
 def without_vectors(evidence: QueryEvidence) -> QueryEvidence:
-    """The evidence as measured when the query embedding timed out: keyword evidence only (no cosines, no
-    domains)."""
+    """The evidence as measured when the query embedding timed out: keyword evidence only."""
     sections = {
-        s: None
-        if e is None
-        else replace(e, cosine_top=None, cosine_mean3=None, cosine_gap=0.0, domain_query=(), domain_rows=())
+        s: None if e is None else replace(e, cosine_top=None, cosine_mean3=None, cosine_gap=0.0)
         for s, e in evidence.sections.items()
     }
     return replace(evidence, sections=sections, identity_cosine=None)

@@ -14,9 +14,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, MemoryRow, ScoredRow, SearchOutcome
+from memoryd.domain import KIND_TRANSCRIPT, MemoryRow, ScoredRow, SearchOutcome
 from memoryd.read.keyword_stats import KeywordStats
-from memoryd.retrieval import domains, hybrid
+from memoryd.retrieval import hybrid
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.dates import Window, date_windows
 from memoryd.retrieval.evidence import (
@@ -36,15 +36,6 @@ from memoryd.storage.store import Store
 from memoryd.vectors.threads import use_one_thread
 
 _log = logging.getLogger("memoryd.search")
-#: Kinds whose domain occupancy the evidence pass measures (retrieval/domains.py): the distilled sections.
-DOMAIN_KINDS = frozenset({KIND_PINNED, KIND_EPISODE})
-#: A kind's domain occupancy is measured again after this long even when its active row count has not changed.
-OCCUPANCY_MAX_AGE_S = 300.0
-#: What the vector side of the evidence pass hands back: nearest rows per kind, and per kind the query's domain
-#: cosines with the kind's domain occupancy (absent without vectors or prototypes).
-_VectorSide = tuple[
-    dict[str, list[tuple[int, float]] | None], dict[str, tuple[tuple[float, ...], tuple[float, ...]]]
-]
 
 
 class QueryEmbedder(Protocol):
@@ -177,13 +168,6 @@ class MemorySearch:
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
         ] = OrderedDict()
         self._recent_lock = threading.Lock()
-        # Domain occupancy per (agent, kind, model): D nearest-row searches, kept with the kind's active row count
-        # and made again when that count changes or OCCUPANCY_MAX_AGE_S has passed (not on every write: a buffered
-        # turn must not cost a large agent D scans of its facts on the next read).
-        self._prototypes = domains.load()
-        self._occupancy: OrderedDict[tuple[str, str, str], tuple[int, float, tuple[float, ...]]] = (
-            OrderedDict()
-        )
 
     def close(self) -> None:
         """Stop the helper threads (the evidence passes first: they wait on the others)."""
@@ -233,21 +217,18 @@ class MemorySearch:
         threads; meanwhile each kind's full keyword side runs here, one after the other, and is kept (reuse_s) for
         the section search that follows, which then queries neither FTS5 nor faiss again."""
         terms = query_terms(query)
-        vector_side: Future[_VectorSide] = Future()
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            vector_side.set_result((dict.fromkeys(kinds), {}))
+            vector_side.set_result(dict.fromkeys(kinds))
         else:
             vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
         sides = {kind: self._evidence_side(agent_id, kind, query, terms, rows[kind]) for kind in kinds}
-        vectors, domain_side = vector_side.result()
+        vectors = vector_side.result()
         out: dict[str, SectionEvidence] = {}
         for kind in kinds:
             scored = vectors.get(kind)
             evidence = self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
-            if kind in domain_side:
-                query_cosines, occupancy = domain_side[kind]
-                evidence = replace(evidence, domain_query=query_cosines, domain_rows=occupancy)
             out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
         return out
 
@@ -510,66 +491,24 @@ class MemorySearch:
 
     def _vector_rankings(
         self, agent_id: str, kinds: Sequence[str], query: str, timeout_s: float | None = None
-    ) -> _VectorSide:
-        """_vector_ranking for several kinds with one query embedding (a kind maps to None without vectors), and
-        the domain evidence of the DOMAIN_KINDS among them."""
+    ) -> dict[str, list[tuple[int, float]] | None]:
+        """_vector_ranking for several kinds with one query embedding; a kind maps to None without vectors."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            return dict.fromkeys(kinds), {}
+            return dict.fromkeys(kinds)
         try:
             embedded = self._embedder.embed_query(query, timeout_s)
         except Exception as error:
             _log.warning("query embedding failed (%s); using full-text search only", type(error).__name__)
             embedded = None
         if embedded is None:
-            return dict.fromkeys(kinds), {}
+            return dict.fromkeys(kinds)
         # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
         # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side.
         futures = {
             kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
             for kind in kinds
         }
-        domain_side = self._domain_side(agent_id, [k for k in kinds if k in DOMAIN_KINDS], *embedded)
-        return {kind: future.result() for kind, future in futures.items()}, domain_side
-
-    def _domain_side(
-        self, agent_id: str, kinds: Sequence[str], vector: npt.NDArray[np.float32], model: str
-    ) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
-        """Per kind, the query's cosine to each domain prototype and the kind's domain occupancy (cached until the
-        next write); empty when the prototypes are missing or made with another model."""
-        prototypes = self._prototypes
-        if prototypes is None or prototypes.model != model or self._vectors is None or not kinds:
-            return {}
-        query_cosines = prototypes.query_cosines(vector)
-        if not query_cosines:
-            return {}
-        searcher = self._vectors
-        out: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {}
-        try:
-            for kind in kinds:
-                key = (agent_id, kind, model)
-                rows = self.keyword_stats.corpus(kind, agent_id).rows
-                now = time.monotonic()
-                with self._recent_lock:
-                    held = self._occupancy.get(key)
-                if held is not None and held[0] == rows and now - held[1] <= OCCUPANCY_MAX_AGE_S:
-                    occupancy = held[2]
-                else:
-
-                    def nearest(prototype: npt.NDArray[np.float32], kind: str = kind) -> float | None:
-                        found = searcher.search(agent_id, kind, model, prototype, 1)
-                        return found[0][1] if found else None
-
-                    occupancy = prototypes.occupancy(nearest) if rows > 0 else ()
-                    with self._recent_lock:
-                        self._occupancy[key] = (rows, now, occupancy)
-                        self._occupancy.move_to_end(key)
-                        while len(self._occupancy) > 256:
-                            self._occupancy.popitem(last=False)
-                out[kind] = (query_cosines, occupancy)
-        except Exception as error:
-            _log.warning("domain evidence failed (%s); the gate goes without it", type(error).__name__)
-            return {}
-        return out
+        return {kind: future.result() for kind, future in futures.items()}
 
     def _recent(self, key: tuple[str, str, str, str]) -> list[tuple[int, float]] | None:
         with self._recent_lock:

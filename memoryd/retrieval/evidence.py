@@ -31,8 +31,6 @@ class SectionEvidence:
     candidate row contains (0-1); matched_top: the largest unweighted share. cosine_top / cosine_mean3: the nearest
     vector's cosine and the mean of the nearest three (None when no vector search ran); cosine_gap: the nearest
     cosine minus the mean of ranks 4-10 (0 with fewer than two rows). candidates: keyword candidates from FTS5.
-    domain_query / domain_rows: the query's cosine to each life-domain prototype and, per domain, the cosine of
-    this section's row nearest to it (retrieval/domains.py; empty when not measured).
     note: how the measurement ran when it matters ("fts_only:<why>", as NotedHits.note), else "".
     """
 
@@ -48,8 +46,6 @@ class SectionEvidence:
     cosine_gap: float = 0.0
     candidates: int = 0
     note: str = ""
-    domain_query: tuple[float, ...] = ()
-    domain_rows: tuple[float, ...] = ()
 
 
 def keyword_evidence(

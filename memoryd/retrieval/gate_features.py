@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from memoryd.retrieval import domains
 from memoryd.retrieval import gate_cues as cues
 from memoryd.retrieval import gate_lexicon as lex
 from memoryd.retrieval import gate_signals as sig
@@ -40,7 +39,6 @@ _HOWTO = sig.compile_any(sig.HOWTO)
 _ADVICE = sig.compile_any(sig.ADVICE)
 _ASK_WHEN = sig.compile_any(sig.ASK_WHEN)
 _PERSONAL_TOPIC = sig.compile_any(sig.PERSONAL_TOPIC)
-_PLAN = sig.compile_any(sig.PLAN)
 _WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
 #: A number the user gives (digits, with decimal or thousands separators): a request carrying two or more of them
@@ -57,21 +55,9 @@ def _section_names(prefix: str) -> list[str]:
     ]
 
 
-#: Sections whose domain occupancy is measured (retrieval/domains.py), with their feature prefixes.
-DOMAIN_SECTIONS = {Section.PINNED: "p", Section.EPISODES: "e"}
-#: The request's own kind, added with the domain evidence: how many numbers it gives (count/3; its inputs) and
-#: whether it asks to suggest / recommend / plan / choose for the user (ADVICE or PLAN).
-REQUEST_FEATURES: tuple[str, ...] = ("q_numbers", "personal_req")
-#: Domain features: the query's strongest domain cosine (and its lift over the query's mean prototype cosine: an
-#: English-trained encoder puts a non-English text near every prototype), how focused its domain distribution is,
-#: and per section the domain match (raw and calibrated by the section's mean occupancy) and the nearest row's
-#: cosine calibrated by this agent's background (the section's mean occupancy: how close its rows come to any topic).
-DOMAIN_FEATURES: tuple[str, ...] = (
-    "dom_q_top",
-    "dom_q_lift",
-    "dom_q_peak",
-    *(f"{prefix}_{name}" for prefix in DOMAIN_SECTIONS.values() for name in ("dom", "dom_rel", "cos_bg")),
-)
+#: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
+#: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
+REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
 
 #: Features computed from the others (derive()): products and maxima a linear model cannot form itself.
 DERIVED: tuple[str, ...] = (
@@ -93,11 +79,6 @@ DERIVED: tuple[str, ...] = (
     "p_cov_x_cos",
     "e_cov_x_cos",
     "t_cov_x_cos",
-    "req_x_p_dom",
-    "req_x_e_dom",
-    "qdom_x_p_dom",
-    "qdom_x_e_dom",
-    "ev_max_dom",
 )
 
 #: Every feature, in model order.
@@ -132,7 +113,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     *cues.CUE_FEATURES,
     *cues.share_features(tuple(SEARCHED.values())),
     *REQUEST_FEATURES,
-    *DOMAIN_FEATURES,
     *DERIVED,
 )
 
@@ -250,9 +230,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
-    f["personal_req"] = 1.0 if f["advice"] or _PLAN.search(folded) else 0.0
     f["q_numbers"] = min(len(_NUMBER.findall(folded)), 3) / 3
-    f.update(_domain_features(evidence))
 
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0
@@ -262,26 +240,6 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f["id_cos"] = max(evidence.identity_cosine, 0.0)
         f["id_cos_rel"] = evidence.identity_cosine - best_cosine if cosines else 0.0
     return derive(f)
-
-
-def _domain_features(evidence: QueryEvidence) -> dict[str, float]:
-    """The query's domain focus and each distilled section's domain match (zeros when not measured)."""
-    out: dict[str, float] = {}
-    for section, prefix in DOMAIN_SECTIONS.items():
-        e = evidence.sections.get(section)
-        if e is None or not e.domain_query:
-            continue
-        if "dom_q_top" not in out:
-            top = max(e.domain_query)
-            out["dom_q_top"] = min(max(top, 0.0), 1.0)
-            out["dom_q_lift"] = top - sum(e.domain_query) / len(e.domain_query)
-            out["dom_q_peak"] = max(domains.distribution(e.domain_query))
-        matched, calibrated = domains.match(e.domain_query, e.domain_rows)
-        out[f"{prefix}_dom"] = max(matched, 0.0)
-        out[f"{prefix}_dom_rel"] = calibrated
-        if e.cosine_top is not None and e.domain_rows and any(e.domain_rows):
-            out[f"{prefix}_cos_bg"] = e.cosine_top - sum(e.domain_rows) / len(e.domain_rows)
-    return out
 
 
 def derive(f: dict[str, float]) -> dict[str, float]:
@@ -307,13 +265,6 @@ def derive(f: dict[str, float]) -> dict[str, float]:
         has = f.get(f"{prefix}_has", 0.0)
         f[f"{prefix}_cos_best"] = vectors * has * (1.0 if f.get(f"{prefix}_cos_rel", 0.0) >= 0 else 0.0)
         f[f"{prefix}_cov_x_cos"] = f.get(f"{prefix}_cov", 0.0) * f.get(f"{prefix}_cos", 0.0)
-    # A request to suggest / plan for the user in a domain this agent's distilled memory occupies, and a query
-    # clearly about a life domain (not arithmetic or code) that the memory occupies.
-    for prefix in ("p", "e"):
-        rel = max(f.get(f"{prefix}_dom_rel", 0.0), 0.0)
-        f[f"req_x_{prefix}_dom"] = f.get("personal_req", 0.0) * rel
-        f[f"qdom_x_{prefix}_dom"] = f.get("dom_q_peak", 0.0) * rel
-    f["ev_max_dom"] = max(f.get("p_dom_rel", 0.0), f.get("e_dom_rel", 0.0))
     return f
 
 
@@ -324,10 +275,8 @@ def is_self_contained(features: Mapping[str, float]) -> bool:
 
 __all__ = [
     "DERIVED",
-    "DOMAIN_FEATURES",
-    "DOMAIN_SECTIONS",
-    "REQUEST_FEATURES",
     "FEATURE_NAMES",
+    "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",
     "QueryEvidence",

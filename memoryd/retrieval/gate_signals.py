@@ -145,21 +145,6 @@ ADVICE: tuple[str, ...] = (
     r"\b(?:suger\w+|recomend\w+|indica\w*|ideias?|posso|devo|da pra|dá pra)\b",
 )
 
-#: Requests to plan or choose something for the user ("plan my week", "what should I cook", "help me pick"): like
-#: ADVICE, answered best with what memory holds about them; with ADVICE, the "personalisable request" feature.
-PLAN: tuple[str, ...] = (
-    r"\b(?:plan(?:s|ning)? (?:my|our|a|the|for)|help me (?:choose|pick|decide|plan|find)|what (?:to|can i|could i"
-    r"|shall i|do i) (?:eat|cook|make|wear|bring|buy|pack|get|order|do)|which \w+ (?:should|shall|do) i)\b",
-    r"\b(?:planifi\w*|organise[rz]? (?:mon|ma|mes|notre|nos)|aide-moi a (?:choisir|trouver|planifier)|que (?:dois-je"
-    r"|puis-je|devrais-je) (?:manger|cuisiner|faire|prendre|acheter|apporter|mettre))\b",
-    r"\b(?:planific\w*|organiza(?:r)? (?:mi|mis|nuestra?s?)|ayudame a (?:elegir|escoger|planear|encontrar)|que (?:como"
-    r"|cocino|hago|compro|llevo|me pongo|deberia (?:comer|cocinar|hacer|llevar|comprar)))\b",
-    r"\b(?:plan(?:e|en|ung) (?:mein|meine|unser|einen|eine)|hilf mir,? (?:\w+ )?(?:auszuwahlen|zu planen|zu finden)"
-    r"|was (?:soll|kann|sollte) ich (?:\w+ )?(?:essen|kochen|machen|anziehen|mitbringen|kaufen|packen))\b",
-    r"\b(?:planej\w*|organiza(?:r)? (?:meu|minha|meus|minhas|nosso)|me ajuda a (?:escolher|planejar|encontrar)"
-    r"|o que (?:eu )?(?:como|cozinho|faco|compro|levo|visto|devo (?:comer|cozinhar|fazer|levar|comprar)))\b",
-)
-
 #: Topics whose good answer depends on the person (diet, health, fitness, gifts): "a dinner recipe", "which
 #: antibiotic", "a hike this weekend". A feature, never a rule: the model weighs it with what memory holds.
 PERSONAL_TOPIC: tuple[str, ...] = (
@@ -229,7 +214,6 @@ __all__ = [
     "MATH",
     "MEMORY_TOPIC",
     "PERSONAL_TOPIC",
-    "PLAN",
     "SECOND_PERSON",
     "TRANSLATE",
     "WE_VERB",
