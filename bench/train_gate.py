@@ -1,30 +1,31 @@
-"""Fit the evidence gate (issue 17): softmax regression over the read path's features and the query prior, fitted
-on the TRAIN profiles of gate_v2 and gate_v3, every setting chosen on the DEV profiles, written to memoryd/retrieval/.
+"""Fit the evidence gate (issue 17): softmax regression over the read path's features, fitted on the TRAIN profiles
+of gate_v2, gate_v3, gate_v4 and gate_v5, the feature set and every setting chosen on their DEV profiles, written to
+memoryd/retrieval/.
 
 History: gate-v1 was fitted on gate_v2 TRAIN and chosen on DEV; gate-v2 on all of gate_v2 with 6-fold CV by
-profile (held out: gate_v3); gate-v3 on gate_v2 + gate_v3 with CV by profile (held out: gate_v4, where its CV
-figures did not carry over: 72.2% lenient, 22.9% missed). gate-v4 (this script) adds the query prior
-(memoryd/retrieval/query_prior.py: P(section | the query's MiniLM vector)), fitted on the TRAIN profiles only and
-fed to the gate model out of fold (5 folds by profile), and goes back to a fixed split by profile: DEV is gate_v2's
-dev profiles and every gate_v3 profile numbered 2 (DEV_PROFILES), TRAIN the other 25. The prior's l2, whether to
-use it at all, the gate's l2, augmentation weight and none_threshold are chosen on DEV; the model written is the
-one fitted on TRAIN. gate_v4 (the test set) and gate_v5 are never read.
+profile (held out: gate_v3); gate-v3 on gate_v2 + gate_v3 with CV by profile (held out: gate_v4 and then gate_v5,
+each run once: 72.2% / 76.3% lenient, 22.9% / 18.9% missed). A query prior (P(section | the query's MiniLM vector))
+was offered to a train/dev selection in session 8 and not chosen; it is gone. gate-v4 (this script): gate_v4 and
+gate_v5, each reported once, are fitting data; the split is by PROFILE (never by query): DEV is gate_v2's dev
+split, each gate_v3 language's second profile and, of gate_v4 and gate_v5, the en2, en5, fr2, es2, de2 and pt2
+profiles (DEV_PROFILES: 23 profiles, 567 full-profile queries); TRAIN the other 45 (1,089). The feature set
+(FEATURE_SETS), the gate's l2, augmentation weight and none_threshold are chosen on DEV; the model written is the
+one fitted on TRAIN. The held-out set is gate_v6, which is never read here.
 
 Fitting data (bench/gate_fitdata.py, from the evidence bench/gate_collect.py recorded inside a real memoryd):
 every query against its full profile, and as augmentation the same queries against agents with sections missing
 (relabelled: a query whose answer items are gone is none), without identity, with identity alone, and with the
-query vector timed out (then the prior's features take their neutral value, as in the read path). The objective is
-the full-profile figures (lenient accuracy, penalised past the issue's false/missed targets; bench.gate_fit.objective)
-plus a quarter of the same objective on the augmented examples.
+query vector timed out. The objective is the full-profile figures (lenient accuracy, penalised past the issue's
+false/missed targets; bench.gate_fit.objective) plus a quarter of the same objective on the augmented examples.
 
-Outcome (2026-12-06): DEV chose no prior (objective 0.7992 against 0.7832 / 0.7738 / 0.7929 for prior l2 0.01 /
-0.03 / 0.1; full-profile DEV 85.1% lenient, 4.8% false, 6.6% missed without it), so the model it wrote is gate-v3's
-features refitted on TRAIN alone, and it was not shipped: gate-v3 (fitted on all of gate_v2 and gate_v3 by
-cross-validation, the script at 7f81257) stays the service's model. docs/gate.md has the figures.
+Outcome (2026-12-07): DEV chose gate-v3's features plus q_numbers (objective 0.7286 against 0.7142 for gate-v3's
+features alone; lenient 82.7%, false injection 6.0%, missed 10.7% on the 567 DEV queries). Life-domain evidence,
+a personalisable-request feature and background-calibrated cosines were offered too (commit fe2e629) and scored
+lower on DEV (0.6773-0.7069) and in a grouped 5-fold CV; docs/gate.md has the figures.
 
-Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate` (a few minutes; writes
+Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate` (about 5 minutes on a quiet machine; writes
 memoryd/retrieval/gate_model_v4.json, `--out` elsewhere; `--evidence FILE` to use another collection, `--dry-run`
-to print the DEV figures only).
+to print the DEV figures only, `--errors` to list the chosen model's DEV errors).
 """
 
 from __future__ import annotations
