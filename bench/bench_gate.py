@@ -2,9 +2,8 @@
 
 Headline (issue 17): every gate_v5 profile is seeded into a real memoryd (real MiniLM embeddings through a real
 inferd, bench/gate_harness.py) and every query goes through AssembleContext over gRPC, with the shipped model
-(memoryd/retrieval/gate_model_v4.json, fitted on the TRAIN profiles of gate_v2..gate_v5 and chosen on their DEV
-profiles, bench/train_gate.py; gate_v4 and gate_v5 are fitting data since, so their figures here are fit checks and
-the held-out set is gate_v6, run by the lead): lenient and strict section accuracy, false injection (all
+(memoryd/retrieval/gate_model_v3.json, fitted on all of gate_v2 and gate_v3 with its settings chosen by
+profile-grouped cross-validation, bench/train_gate.py): lenient and strict section accuracy, false injection (all
 no-memory queries, hard negatives, entity traps, non-English), missed injection, per-section recall and precision,
 the confusion matrix, and whether the block holds an answer item. gate_v5 is read only here.
 
