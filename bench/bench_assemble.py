@@ -32,9 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from bench.report import BenchResult
 from inferd.client import Embeddings, InferenceClient
 from memoryd.read.assemble import ReadPath, ReadPathSettings
@@ -140,9 +137,6 @@ class TimedReader:
         # Starts work on helper threads and returns at once: its cost shows in "evidence", the wait for it.
         if self.prefetch:
             self.inner.prefetch_evidence(agent_id, scopes, query, vector_timeout_s=vector_timeout_s)
-
-    def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
-        return self.inner.query_vector(query)
 
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None

@@ -1,7 +1,8 @@
 """Collect the evidence gate's fitting data: what memoryd's read path measured for every query of the fitting sets.
 
-For gate-v3 the fitting data is all of gate_v2 and all of gate_v3 (gate_v3 was reported once with gate-v2 and has
-become fitting data; the held-out set is gate_v4). Every profile is seeded into one real memoryd (real MiniLM
+For gate-v4 the fitting data is all of gate_v2, gate_v3, gate_v4 and gate_v5 (each reported once and then fitting
+data; bench/train_gate.py splits them by profile into TRAIN and DEV); the held-out set is gate_v6, which is never
+read here. Every profile is seeded into one real memoryd (real MiniLM
 through a real inferd, bench/gate_harness.py), and every query goes through AssembleContext over gRPC. What is saved
 is not only the features but the evidence they were computed from (each section's SectionEvidence, the identity,
 the known entities, the identity cosine), recorded inside the read path, so features can be recomputed offline when
@@ -55,6 +56,8 @@ BENCH = Path(__file__).resolve().parent
 FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v2", ("train", "dev", "test")),
     (BENCH / "gate_v3", ("test",)),
+    (BENCH / "gate_v4", ("test",)),
+    (BENCH / "gate_v5", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: Agent variants: name → sections left out of the seeded profile.
@@ -138,9 +141,7 @@ def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
                         evidence = seen[0][1] if seen else None
                         if evidence is not None:
                             recomputed = gate_features.compute(seen[0][0], evidence)
-                            # The query prior's features (gate-v4 on) come from the query vector, not the
-                            # evidence: bench/gate_query_vectors.py makes them offline.
-                            served = {k: v for k, v in outcome.features.items() if not k.startswith("qp_")}
+                            served = outcome.features
                             if any(abs(recomputed[k] - v) > 1e-6 for k, v in served.items()):
                                 raise RuntimeError(
                                     f"{query['id']}: recorded evidence does not give the served features"

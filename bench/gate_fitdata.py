@@ -51,6 +51,9 @@ class Recorded:
 def _section(raw: Mapping[str, Any]) -> SectionEvidence:
     fields = dict(raw)
     fields["terms"] = tuple(fields.get("terms", ()))
+    # Recorded at gate_collect's run for gate-v4, which also measured life-domain evidence (not kept: docs/gate.md).
+    for name in ("domain_query", "domain_rows"):
+        fields.pop(name, None)
     fields["term_df"] = {str(k): int(v) for k, v in dict(fields.get("term_df", {})).items()}
     return SectionEvidence(**fields)
 

@@ -1,36 +1,38 @@
-"""Fit the evidence gate (issue 17): softmax regression over the read path's features and the query prior, fitted
-on the TRAIN profiles of gate_v2 and gate_v3, every setting chosen on the DEV profiles, written to memoryd/retrieval/.
+"""Fit the evidence gate (issue 17): softmax regression over the read path's features, fitted on the TRAIN profiles
+of gate_v2, gate_v3, gate_v4 and gate_v5, the feature set and every setting chosen on their DEV profiles, written to
+memoryd/retrieval/.
 
 History: gate-v1 was fitted on gate_v2 TRAIN and chosen on DEV; gate-v2 on all of gate_v2 with 6-fold CV by
-profile (held out: gate_v3); gate-v3 on gate_v2 + gate_v3 with CV by profile (held out: gate_v4, where its CV
-figures did not carry over: 72.2% lenient, 22.9% missed). gate-v4 (this script) adds the query prior
-(memoryd/retrieval/query_prior.py: P(section | the query's MiniLM vector)), fitted on the TRAIN profiles only and
-fed to the gate model out of fold (5 folds by profile), and goes back to a fixed split by profile: DEV is gate_v2's
-dev profiles and every gate_v3 profile numbered 2 (DEV_PROFILES), TRAIN the other 25. The prior's l2, whether to
-use it at all, the gate's l2, augmentation weight and none_threshold are chosen on DEV; the model written is the
-one fitted on TRAIN. gate_v4 (the test set) and gate_v5 are never read.
+profile (held out: gate_v3); gate-v3 on gate_v2 + gate_v3 with CV by profile (held out: gate_v4 and then gate_v5,
+each run once: 72.2% / 76.3% lenient, 22.9% / 18.9% missed). A query prior (P(section | the query's MiniLM vector))
+was offered to a train/dev selection in session 8 and not chosen; it is gone. gate-v4 (this script): gate_v4 and
+gate_v5, each reported once, are fitting data; the split is by PROFILE (never by query): DEV is gate_v2's dev
+split, each gate_v3 language's second profile and, of gate_v4 and gate_v5, the en2, en5, fr2, es2, de2 and pt2
+profiles (DEV_PROFILES: 23 profiles, 567 full-profile queries); TRAIN the other 45 (1,089). The feature set
+(FEATURE_SETS), the gate's l2, augmentation weight and none_threshold are chosen on DEV; the model written is the
+one fitted on TRAIN. The held-out set is gate_v6, which is never read here.
 
 Fitting data (bench/gate_fitdata.py, from the evidence bench/gate_collect.py recorded inside a real memoryd):
 every query against its full profile, and as augmentation the same queries against agents with sections missing
 (relabelled: a query whose answer items are gone is none), without identity, with identity alone, and with the
-query vector timed out (then the prior's features take their neutral value, as in the read path). The objective is
-the full-profile figures (lenient accuracy, penalised past the issue's false/missed targets; bench.gate_fit.objective)
-plus a quarter of the same objective on the augmented examples.
+query vector timed out. The objective is the full-profile figures (lenient accuracy, penalised past the issue's
+false/missed targets; bench.gate_fit.objective) plus a quarter of the same objective on the augmented examples.
 
-Outcome (2026-12-06): DEV chose no prior (objective 0.7992 against 0.7832 / 0.7738 / 0.7929 for prior l2 0.01 /
-0.03 / 0.1; full-profile DEV 85.1% lenient, 4.8% false, 6.6% missed without it), so the model it wrote is gate-v3's
-features refitted on TRAIN alone, and it was not shipped: gate-v3 (fitted on all of gate_v2 and gate_v3 by
-cross-validation, the script at 7f81257) stays the service's model. docs/gate.md has the figures.
+Outcome (2026-12-07): DEV chose gate-v3's features plus q_numbers (objective 0.7286 against 0.7142 for gate-v3's
+features alone; lenient 82.7%, false injection 6.0%, missed 10.7% on the 567 DEV queries). Life-domain evidence,
+a personalisable-request feature and background-calibrated cosines were offered too (commit fe2e629) and scored
+lower on DEV (0.6773-0.7069) and in a grouped 5-fold CV; docs/gate.md has the figures.
 
-Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate` (a few minutes; writes
+Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate` (about 5 minutes on a quiet machine; writes
 memoryd/retrieval/gate_model_v4.json, `--out` elsewhere; `--evidence FILE` to use another collection, `--dry-run`
-to print the DEV figures only).
+to print the DEV figures only, `--errors` to list the chosen model's DEV errors).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -44,8 +46,6 @@ from bench.gate_fit import (
     SECTIONS,
     Example,
     GateScores,
-    fit_softmax,
-    labels,
     matrix,
     objective,
     pct,
@@ -53,20 +53,24 @@ from bench.gate_fit import (
     train_model,
 )
 from bench.gate_fitdata import examples, read
-from bench.gate_query_vectors import query_vectors
-from memoryd.retrieval.gate_features import FEATURE_NAMES
+from memoryd.retrieval.gate_features import FEATURE_NAMES, REQUEST_FEATURES
 from memoryd.retrieval.gate_model import DEFAULT_MODEL_PATH, GateModel
-from memoryd.retrieval.query_prior import PRIOR_FEATURES, QueryPrior
+from memoryd.retrieval.gate_model import load as load_model
 
 Vector = npt.NDArray[np.float32]
 
+BENCH = Path(__file__).resolve().parent
 VERSION = "gate-v4"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
+    | {f"{v}{p}" for v in ("v4", "v5") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
 )
-#: Folds (by TRAIN profile) for the query prior's out-of-fold features.
-PRIOR_FOLDS = 5
+#: Feature sets offered to the DEV selection: gate-v3's, and gate-v3's with the number of numbers the request gives
+#: (its inputs). The life-domain, personalisable-request and background-calibrated cosine features were also offered
+#: (commit fe2e629) and not chosen; docs/gate.md has their DEV figures.
+BASE = tuple(n for n in FEATURE_NAMES if n not in REQUEST_FEATURES)
+FEATURE_SETS: dict[str, tuple[str, ...]] = {"base": BASE, "numbers": FEATURE_NAMES}
 #: The gate's grid.
 L2 = (3e-3, 1e-2, 3e-2)
 CLASS_WEIGHT = "none"
@@ -74,11 +78,6 @@ ACCEPTABLE_WEIGHT = 0.3
 #: Weight of one augmented example (a variant agent, a timed-out vector) against one full-profile example.
 AUGMENT_WEIGHTS = (0.1, 0.25)
 NONE_THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(11))  # 0.2 … 0.7
-#: The query prior's l2 (None: no prior, the gate-v3 feature set).
-PRIOR_L2 = (None, 0.01, 0.03, 0.1)
-#: Query vectors are multiplied by sqrt(dimension) before the prior (coordinates of unit variance).
-PRIOR_SCALE = float(np.sqrt(384))
-PRIOR_ITERATIONS = 500
 #: A section below this probability is not tried as a fall-through (gate-v2's choice; it cannot change the
 #: first choice, which is all the selection scores).
 MIN_SECTION_P = 0.1
@@ -117,50 +116,11 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", "bench/gate_v2/queries.jsonl", "bench/gate_v3/queries.jsonl"],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return ""
-
-
-# ---------------------------------------------------------------------------------------------- query prior
-def fit_prior(data: Fold, rows: Sequence[int], vectors: dict[str, Vector], l2: float) -> QueryPrior:
-    """The query prior fitted on the full-profile examples `rows` (one per query)."""
-    x = np.vstack([vectors[data.items[i].id] for i in rows]).astype(np.float64) * PRIOR_SCALE
-    y = labels([data.items[i] for i in rows])
-    w, b = fit_softmax(x, y, l2=l2, class_weight="balanced", iterations=PRIOR_ITERATIONS)
-    return QueryPrior(
-        tuple(tuple(float(v) for v in row) for row in w), tuple(float(v) for v in b), PRIOR_SCALE
-    )
-
-
-def prior_features(data: Fold, vectors: dict[str, Vector], l2: float) -> tuple[list[Example], QueryPrior]:
-    """The examples with the prior's features (out of fold for TRAIN; the all-TRAIN prior for DEV; neutral for a
-    timed-out vector), and the all-TRAIN prior (the one shipped)."""
-    train_full = [i for i, e in enumerate(data.items) if data.is_full[i] and not data.is_dev[i]]
-    profiles = sorted({profile_of(data.items[i]) for i in train_full})
-    fold_of = {p: k % PRIOR_FOLDS for k, p in enumerate(profiles)}
-    by_query: dict[str, dict[str, float]] = {}
-    for k in range(PRIOR_FOLDS):
-        prior = fit_prior(
-            data, [i for i in train_full if fold_of[profile_of(data.items[i])] != k], vectors, l2
-        )
-        for i in train_full:
-            if fold_of[profile_of(data.items[i])] == k:
-                by_query[data.items[i].id] = prior.features(vectors[data.items[i].id])
-    shipped = fit_prior(data, train_full, vectors, l2)
-    for e in data.items:
-        if e.id not in by_query:
-            by_query[e.id] = shipped.features(vectors[e.id])
-    neutral = {name: float(np.mean([f[name] for f in by_query.values()])) for name in PRIOR_FEATURES}
-    items = [
-        replace(
-            e, features={**e.features, **(by_query[e.id] if e.features.get("vec_on", 0.0) > 0 else neutral)}
-        )
-        for e in data.items
-    ]
-    return items, shipped
 
 
 # ------------------------------------------------------------------------------------------------ selection
@@ -206,13 +166,13 @@ class Choice:
     """One candidate's DEV objective, settings, model (fitted on TRAIN) and DEV scores."""
 
     value: float
-    settings: dict[str, float | None]
+    settings: dict[str, float | str]
     model: GateModel
     full: GateScores
     augmented: GateScores
 
 
-def fit_and_choose(data: Fold, names: Sequence[str], prior_l2: float | None) -> Choice:
+def fit_and_choose(data: Fold, names: Sequence[str], feature_set: str) -> Choice:
     """Fit on TRAIN over the gate's grid; the best on DEV."""
     train = [i for i in range(len(data.items)) if not data.is_dev[i]]
     dev = [i for i in range(len(data.items)) if data.is_dev[i]]
@@ -229,52 +189,109 @@ def fit_and_choose(data: Fold, names: Sequence[str], prior_l2: float | None) -> 
             full, aug = scores_of(data, dev, first_choices(p, threshold))
             value = (1 - AUGMENTED_SHARE) * objective(full) + AUGMENTED_SHARE * objective(aug)
             if best is None or value > best.value:
-                settings: dict[str, float | None] = {"l2": l2, "augment_weight": augment}
-                settings |= {"none_threshold": threshold, "prior_l2": prior_l2}
+                settings: dict[str, float | str] = {
+                    "features": feature_set,
+                    "l2": l2,
+                    "augment_weight": augment,
+                }
+                settings |= {"none_threshold": threshold}
                 chosen = replace(model, none_threshold=threshold, min_section_probability=MIN_SECTION_P)
                 best = Choice(value, settings, chosen, full, aug)
         assert best is not None
-        print(f"  prior_l2={prior_l2} l2={l2} augment={augment}: best so far {best.value:.4f}", flush=True)
+        print(f"  features={feature_set} l2={l2} augment={augment}: best so far {best.value:.4f}", flush=True)
     assert best is not None
     return best
+
+
+def baseline(data: Fold, path: Path) -> Choice | None:
+    """The model file at `path` (the shipped one by default) scored on DEV as it is: the "before" figures."""
+    model = load_model(path)
+    if model is None:
+        return None
+    dev = [i for i in range(len(data.items)) if data.is_dev[i]]
+    p = probability_matrix(model, matrix([data.items[i] for i in dev], model.features))
+    full, aug = scores_of(data, dev, first_choices(p, model.none_threshold))
+    value = (1 - AUGMENTED_SHARE) * objective(full) + AUGMENTED_SHARE * objective(aug)
+    return Choice(value, {"model": model.version}, model, full, aug)
+
+
+def dev_detail(data: Fold, choice: Choice) -> None:
+    """Per-section recall and the DEV misses of a choice (full profiles), to read by hand."""
+    s = choice.full
+    print("  recall: " + ", ".join(f"{k} {pct(*v)}" for k, v in s.recall.items()))
+    print("  per set: " + ", ".join(f"{name} {pct(*v)}" for name, v in per_set(data, choice).items()))
+
+
+def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
+    """Lenient hits per fitting set on the DEV full profiles."""
+    dev = [i for i in range(len(data.items)) if data.is_dev[i] and data.is_full[i]]
+    p = probability_matrix(choice.model, matrix([data.items[i] for i in dev], choice.model.features))
+    out: dict[str, list[int]] = {}
+    for i, got in zip(dev, first_choices(p, choice.model.none_threshold), strict=True):
+        e = data.items[i]
+        cell = out.setdefault(e.split.split("/")[0], [0, 0])
+        cell[0] += got == e.expected or got in e.acceptable
+        cell[1] += 1
+    return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+
+def print_errors(data: Fold, choice: Choice) -> None:
+    """Every wrong first choice on the DEV full profiles, with the query (to read by hand)."""
+    texts: dict[str, str] = {}
+    for n in (2, 3, 4, 5):
+        for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+            if raw.strip():
+                row = json.loads(raw)
+                texts[str(row["id"])] = str(row["query"])
+    dev = [i for i in range(len(data.items)) if data.is_dev[i] and data.is_full[i]]
+    p = probability_matrix(choice.model, matrix([data.items[i] for i in dev], choice.model.features))
+    for i, got in zip(dev, first_choices(p, choice.model.none_threshold), strict=True):
+        e = data.items[i]
+        if got != e.expected and got not in e.acceptable:
+            print(f"  {e.id} expected {e.expected} got {got} {list(e.tags)}: {texts.get(e.id, '?')}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--evidence", type=Path, default=EVIDENCE_FILE)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v4.json")
+    parser.add_argument("--baseline", type=Path, default=DEFAULT_MODEL_PATH, help="the 'before' model file")
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
+    parser.add_argument("--errors", action="store_true", help="print the chosen model's DEV errors")
     args = parser.parse_args(argv)
     data = load(args.evidence)
-    vectors = query_vectors()
-    names = list(FEATURE_NAMES)
-    best: Choice | None = None
-    for prior_l2 in PRIOR_L2:
-        if prior_l2 is None:
-            choice = fit_and_choose(data, names, None)
-        else:
-            items, prior = prior_features(data, vectors, prior_l2)
-            choice = fit_and_choose(replace(data, items=items), [*names, *PRIOR_FEATURES], prior_l2)
-            choice = replace(choice, model=replace(choice.model, query_prior=prior))
+    before = baseline(data, args.baseline)
+    if before is not None:
         print(
-            line(f"DEV, prior_l2={prior_l2}, full profiles", choice.full), f"(objective {choice.value:.4f})"
+            line(f"DEV, before ({before.model.version}), full profiles", before.full),
+            f"(objective {before.value:.4f})",
         )
+        dev_detail(data, before)
+    best: Choice | None = None
+    for feature_set, names in FEATURE_SETS.items():
+        choice = fit_and_choose(data, names, feature_set)
+        print(
+            line(f"DEV, features={feature_set}, full profiles", choice.full),
+            f"(objective {choice.value:.4f})",
+        )
+        dev_detail(data, choice)
         if best is None or choice.value > best.value:
             best = choice
     assert best is not None
     print(line("chosen on DEV, full profiles", best.full))
     print(line("chosen on DEV, augmented", best.augmented))
     print(f"chosen: {best.settings} (objective {best.value:.4f})")
+    if args.errors:
+        print_errors(data, best)
     if args.dry_run:
         return 0
     train_n = sum(1 for i, f in enumerate(data.is_full) if f and not data.is_dev[i])
     dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
     provenance = {
-        "data": f"bench/gate_v2 + bench/gate_v3 (frozen) at {data_commit()}",
+        "data": f"bench/gate_v2, gate_v3, gate_v4, gate_v5 (frozen; v4 and v5 reported once each) at {data_commit()}",
         "fitted_on": (
-            f"TRAIN profiles of gate_v2 and gate_v3 ({train_n} queries on full profiles, with their augmented"
-            " examples: agents with sections missing, timed-out query vectors); the query prior on the same TRAIN"
-            " queries, out of fold for the gate's fit"
+            f"TRAIN profiles of gate_v2..gate_v5 ({train_n} queries on full profiles, with their augmented"
+            " examples: agents with sections missing, without identity, timed-out query vectors)"
         ),
         "chosen_on": f"DEV profiles ({sorted(DEV_PROFILES)}, {dev_n} queries on full profiles)",
         "chosen": best.settings,
@@ -283,10 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "strict": round(best.full.strict / best.full.n, 4),
             "false_injection": round(best.full.false_rate, 4),
             "missed": round(best.full.missed_rate, 4),
+            "entity_traps": list(best.full.tagged_false.get("entity_trap", (0, 0))),
             "augmented_lenient": round(best.augmented.lenient_rate, 4),
         },
-        "held_out": "bench/gate_v4 (python -m bench.bench_gate --set v4)",
-        "script": "bench/train_gate.py (evidence: bench/gate_collect.py; query vectors: bench/gate_query_vectors.py)",
+        "held_out": "bench/gate_v6 (blind, run once by the lead)",
+        "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
     }
     args.out.write_text(best.model.to_json(provenance), encoding="utf-8")
     print(f"wrote {args.out}")

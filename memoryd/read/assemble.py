@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
-
 from memoryd.config import MemoryConfig
 from memoryd.retrieval import blocks, gate_lexicon
 from memoryd.retrieval import gate_model as gate_model_file
@@ -104,16 +101,6 @@ class EvidencePrefetcher(Protocol):
         self, agent_id: str, scopes: Sequence[Section], query: str, *, vector_timeout_s: float | None = None
     ) -> None:
         """Start what sections_evidence(agent_id, scopes, query) will return; that call then waits for it."""
-        ...
-
-
-@runtime_checkable
-class QueryVectorReader(Protocol):
-    """A reader that hands back the query vector its evidence pass made (StoreMemoryReader can): the gate model's
-    query prior (retrieval/query_prior.py) reads it."""
-
-    def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
-        """The query's embedding if one was made for it (never waits, never calls inferd)."""
         ...
 
 
@@ -431,13 +418,6 @@ class ReadPath:
                     agent_id, search_query, identity_texts, timeout_s=vector_timeout_s()
                 )
             features = compute(query, QueryEvidence(sections, identity, entities, identity_cosine))
-            if self._gate_model is not None and self._gate_model.query_prior is not None:
-                vector = (
-                    self._reader.query_vector(search_query)
-                    if isinstance(self._reader, QueryVectorReader) and features.get("vec_on", 0.0) > 0
-                    else None
-                )
-                features.update(self._gate_model.prior_features(vector))
 
         def evidence_decision() -> GateDecision:
             return decide_evidence(query, features, self._gate_model, entities)
@@ -571,7 +551,6 @@ __all__ = [
     "Explanation",
     "Injection",
     "MemoryReader",
-    "QueryVectorReader",
     "ReadPath",
     "ReadPathSettings",
     "SystemClock",

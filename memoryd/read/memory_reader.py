@@ -6,9 +6,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
-
 from memoryd.domain import EXTRACTIVE_NARRATIVE, KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.read.identity_similarity import IdentityVectors, TextEmbedder
 from memoryd.read.search import MemorySearch
@@ -32,13 +29,6 @@ class QueryIssues(Protocol):
     def model(self) -> str | None: ...
 
     def query_issue(self, text: str) -> str | None: ...
-
-
-@runtime_checkable
-class CachedQueries(Protocol):
-    """The part of memoryd.vectors.embedding.Embedder that hands back a query vector it already made."""
-
-    def cached_query(self, text: str) -> npt.NDArray[np.float32] | None: ...
 
 
 @runtime_checkable
@@ -104,13 +94,6 @@ class StoreMemoryReader:
         self._search.prefetch_evidence(
             agent_id, [_KIND[scope] for scope in scopes], query, vector_timeout_s=vector_timeout_s
         )
-
-    def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
-        """The query's embedding if the evidence pass made one (never waits, never calls inferd)."""
-        embedder: object = self._embedder
-        if not isinstance(embedder, CachedQueries):
-            return None
-        return embedder.cached_query(query)
 
     def identity_similarity(
         self, agent_id: str, query: str, texts: Sequence[str], *, timeout_s: float | None = None

@@ -41,6 +41,9 @@ _ASK_WHEN = sig.compile_any(sig.ASK_WHEN)
 _PERSONAL_TOPIC = sig.compile_any(sig.PERSONAL_TOPIC)
 _WE_VERB = sig.compile_any(sig.WE_VERB)
 _WORD = re.compile(r"\w+")
+#: A number the user gives (digits, with decimal or thousands separators): a request carrying two or more of them
+#: usually carries its inputs ("600 bottles at 14 francs, how much is that").
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
 
 #: "Complete in itself" signals: when one fires and the gate says none, the reason is none:self_contained.
 SELF_CONTAINED = ("sc_math", "sc_code", "sc_translate", "sc_general", "sc_greeting")
@@ -51,6 +54,10 @@ def _section_names(prefix: str) -> list[str]:
         f"{prefix}_{name}" for name in ("has", "cov", "match", "bm25", "cos", "cos3", "cos_rel", "cos_gap")
     ]
 
+
+#: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
+#: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
+REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
 
 #: Features computed from the others (derive()): products and maxima a linear model cannot form itself.
 DERIVED: tuple[str, ...] = (
@@ -105,6 +112,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "id_cos_rel",
     *cues.CUE_FEATURES,
     *cues.share_features(tuple(SEARCHED.values())),
+    *REQUEST_FEATURES,
     *DERIVED,
 )
 
@@ -222,6 +230,8 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
+    f["q_numbers"] = min(len(_NUMBER.findall(folded)), 3) / 3
+
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0
     f["id_facts"] = min(math.log1p(len(evidence.identity.facts)) / math.log1p(20), 1.0)
@@ -266,6 +276,7 @@ def is_self_contained(features: Mapping[str, float]) -> bool:
 __all__ = [
     "DERIVED",
     "FEATURE_NAMES",
+    "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",
     "QueryEvidence",

@@ -171,15 +171,6 @@ class Embedder:
                 self._cache.popitem(last=False)
         return vector, model
 
-    def cached_query(self, text: str) -> npt.NDArray[np.float32] | None:
-        """The vector embed_query last made for `text` under the current model, if still cached; never calls
-        inferd (the read path's query prior reads the vector the evidence pass already paid for)."""
-        model = self.model
-        if model is None:
-            return None
-        with self._lock:
-            return self._cache.get((model, normalise_query(text)))
-
     def query_issue(self, text: str) -> str | None:
         """Why the last embed_query of `text` returned no vector (ISSUE_*), or None; forgets it once read."""
         model = self.model
