@@ -4,7 +4,13 @@
 conv-41) before the test split (the other seven) was scored; the all-10 numbers are printed for comparison with
 docs/references.md (LoCoMo baselines), which reports over all ten.
 
+The LoCoMo part runs on SQLite and, in the same run, on PostgreSQL (issue 21): one memoryd per backend, the same
+ingest and indexing through the service, the service default scored on both question by question (interleaved); the
+retrieval variants are scored on SQLite only. Its SQLite rows keep their names; PostgreSQL's are labelled.
+
 Environment knobs:
+- OSAURUS_BENCH_BACKENDS: `sqlite,postgresql` (default when the pgserver wheel is installed), `sqlite` or
+  `postgresql`, for the LoCoMo part (the latency part is SQLite's).
 - OSAURUS_BENCH_SEARCH_PARTS: `locomo`, `latency` or `locomo,latency` (default both) for `python -m bench
   bench_search`. A part that is not run keeps the figures of its last saved run (bench/results/bench_search.json),
   marked as carried over, so the two parts can be re-run separately.
