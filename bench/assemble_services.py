@@ -51,6 +51,7 @@ TARGETS = {SQLITE: "p95 ≤ 25 ms", POSTGRES: "p95 ≤ 40 ms"}
 #: Warm-up queries per intended section, before and again after the wait for idle processes (not measured).
 WARM_PER_SECTION = 2
 CALL_TIMEOUT_S = 30.0
+MAINTENANCE_WORK_MEM = "1GB"
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -149,9 +150,16 @@ def _postgres(backends: Sequence[str]) -> Iterator[Any]:
     if POSTGRES not in backends:
         yield None
         return
+    import psycopg
+
     from tests.support.postgres import running_postgres
 
     with running_postgres() as pg:
+        # Room for the 100k-vector HNSW graph, so memoryd's refill builds it in memory (pg_twin sets the same for
+        # bench_pg_search's build); an operator's setting, not memoryd's.
+        with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
+            conn.execute(f"ALTER SYSTEM SET maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
+            conn.execute("SELECT pg_reload_conf()")
         yield pg
 
 
@@ -258,8 +266,8 @@ def service_lines(run: ServiceRun) -> list[str]:
         f" lengths, last ids, vectors) {'identical' if same else 'DIFFERENT: ' + str(run.fingerprints)}."
         + (f" PostgreSQL seed: {seeds}." if seeds else "")
         + " SQLite: WAL, FTS5, per-agent faiss (the transcript through the approximate IVF index);"
-        " PostgreSQL 18 on this machine (tests/support/postgres.py: Unix socket, fsync off, which reads do not"
-        " touch), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
+        f" PostgreSQL 18 on this machine (tests/support/postgres.py: Unix socket, fsync off, which reads do not"
+        f" touch; maintenance_work_mem {MAINTENANCE_WORK_MEM} so the HNSW graphs build in memory), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
         " memoryd on its first search. Settings from memory.json: heuristic gate, 800 tokens, token counts by inferd's"
         " fake LLM tokenizer; query embedding deadline 150 ms (the service default). After warm-up calls the bench"
         f" waited {run.settle_s:.0f} s for both memoryd processes and PostgreSQL to go idle"
