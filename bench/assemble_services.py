@@ -252,7 +252,7 @@ def _row(run: ServiceRun, backend: str) -> str:
 def service_lines(run: ServiceRun) -> list[str]:
     """The markdown section of the service part."""
     seeds = "; ".join(
-        f"{b}: bulk insert {s.insert_s:.1f} s, {s.indexed:,} vectors through the Indexer {s.index_s:.1f} s"
+        f"{b} seed: bulk insert {s.insert_s:.1f} s, {s.indexed:,} vectors through the Indexer {s.index_s:.1f} s"
         for b, s in run.seeded.items()
     )
     same = len(set(run.fingerprints.values())) == 1
@@ -264,7 +264,7 @@ def service_lines(run: ServiceRun) -> list[str]:
         f" {run.sizes['episodes']:,} episodes for one agent, 1,000 facts of another), written by the same code"
         " (bench/assemble_corpus.py) and given vectors by memoryd's Indexer; store fingerprints (row counts, content"
         f" lengths, last ids, vectors) {'identical' if same else 'DIFFERENT: ' + str(run.fingerprints)}."
-        + (f" PostgreSQL seed: {seeds}." if seeds else "")
+        + (f" {seeds} (SQLite's: below)." if seeds else "")
         + " SQLite: WAL, FTS5, per-agent faiss (the transcript through the approximate IVF index);"
         f" PostgreSQL 18 on this machine (tests/support/postgres.py: Unix socket, fsync off, which reads do not"
         f" touch; maintenance_work_mem {MAINTENANCE_WORK_MEM} so the HNSW graphs build in memory), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
