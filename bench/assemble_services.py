@@ -264,7 +264,7 @@ def service_lines(run: ServiceRun) -> list[str]:
         f" {run.sizes['episodes']:,} episodes for one agent, 1,000 facts of another), written by the same code"
         " (bench/assemble_corpus.py) and given vectors by memoryd's Indexer; store fingerprints (row counts, content"
         f" lengths, last ids, vectors) {'identical' if same else 'DIFFERENT: ' + str(run.fingerprints)}."
-        + (f" {seeds} (SQLite's: below)." if seeds else "")
+        + (f" {seeds}{' (SQLite: below)' if SQLITE in run.backends else ''}." if seeds else "")
         + " SQLite: WAL, FTS5, per-agent faiss (the transcript through the approximate IVF index);"
         f" PostgreSQL 18 on this machine (tests/support/postgres.py: Unix socket, fsync off, which reads do not"
         f" touch; maintenance_work_mem {MAINTENANCE_WORK_MEM} so the HNSW graphs build in memory), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
