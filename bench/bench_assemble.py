@@ -22,6 +22,7 @@ Run alone: `python -m bench.bench_assemble`. Environment knobs:
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import signal
@@ -64,6 +65,7 @@ from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
 from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.registry import VectorRegistry
+from servicekit.gc_tuning import settle_heap
 
 ISSUE = 6
 #: Names bench_pg_search imports from here (the corpus moved to bench/assemble_corpus.py).
@@ -285,6 +287,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
     counter_client = InferenceClient(inferd_target, deadline_s=5.0)
     search: MemorySearch | None = None
     exhaustive_search: MemorySearch | None = None
+    thresholds = gc.get_threshold()
     try:
         now_ms = now_ms or int(time.time() * 1000)
         corpus, seeded = seed(app, query_client, app.vectors, scale, now_ms)
@@ -334,6 +337,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
             exhaustive.assemble(AGENT, f"{q} (exhaustive)")
         m = Measured(sizes, insert_s, indexed, index_s, [], [], [], {}, {}, {}, [])
         m.approx_build_s, m.approximate_kinds = approx_build_s, tuple(approximate)
+        settle_heap()  # as memoryd's entry point does once started (servicekit/gc_tuning.py)
         load_before = os.getloadavg()[0]
         with grpc_caller(path) as call_rpc:
             # Interleaved, so neither path profits from caches the other warmed (search keeps per-term stats).
@@ -368,6 +372,8 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
         m.embed_ms = time_calls(lambda q: embedder.embed_query(q), [f"{q} (embed)" for _, q in queries])
         m.load = (load_before, os.getloadavg()[0])
     finally:
+        gc.unfreeze()  # the next benchmark in this process starts from CPython's defaults
+        gc.set_threshold(*thresholds)
         if search is not None:
             search.close()
         if exhaustive_search is not None:
@@ -394,9 +400,11 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
         f" {m.index_s:.1f} s (inferd's fake 384-d model, stored under all-MiniLM-L6-v2's name). Evidence gate (mode heuristic): the evidence pass starts"
         " first thing, on a helper thread (query embedding, then each section's faiss search, beside the sections'"
-        " full keyword sides, one after the other) and feeds the learned model; the chosen section's search reuses"
+        " full keyword sides: the transcript's on a helper thread, the others one after the other) and feeds the"
+        " learned model; the chosen section's search reuses"
         " the pass's nearest vectors and keyword side; the transcript's 100k vectors are searched through the"
-        " approximate index (IVF, fp16 codes), the other sections exhaustively; budget 800 tokens, token counts through"
+        " approximate index (IVF, fp16 codes), the other sections exhaustively; the heap is settled after warm-up as"
+        " memoryd settles its own (servicekit/gc_tuning.py); budget 800 tokens, token counts through"
         " inferd CountTokens (cached). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
         " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched among"

@@ -138,7 +138,8 @@ class Clients:
             memory=with_tenant(mpb_grpc.MemoryServiceStub(memoryd)),
             console=with_tenant(cpb_grpc.MemoryConsoleServiceStub(memoryd)),
             inference=ipb_grpc.InferenceServiceStub(inferd),
-            plugins=ppb_grpc.PluginHostServiceStub(plugin_host),
+            # So do agent runs: plugin_host injects and records that tenant's memory.
+            plugins=with_tenant(ppb_grpc.PluginHostServiceStub(plugin_host)),
             # No (de)serializers: grpc.aio then passes bytes through unchanged.
             list_agents_raw=tenant_call(memoryd.unary_unary(LIST_AGENTS_METHOD)),
             deadlines=settings.deadlines,

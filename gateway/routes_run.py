@@ -4,8 +4,8 @@ A streamed run (`"stream": true` or Accept: text/event-stream) goes over plugin_
 `delta` event per model delta as it is generated, then a `done` event with the whole response (the reply joined,
 the memory trace, usage); a failure after the first event is an `error` event with the JSON error body.
 
-plugin_host does not carry a tenant to memoryd yet, so a run naming a tenant (X-Osaurus-Tenant) is refused with 501
-TENANT_NOT_SUPPORTED rather than served from the default tenant's memory.
+A run naming a tenant (X-Osaurus-Tenant) goes to plugin_host with x-osaurus-tenant (gateway.tenant), which injects
+that tenant's memory and records the turn in it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from gateway.errors import GatewayError, error_body, from_aio_error
 from gateway.routes_memory import ERRORS, clients_of
 from gateway.routes_openai import canonical_agent_id
 from gateway.schemas import MemoryTrace, RunRequest, RunResponse, RunUsage
-from gateway.tenant import TENANT_HEADER, tenant_var
 from osaurus.memory.v1 import memory_pb2 as mpb
 from osaurus.plugin.v1 import plugin_pb2 as ppb
 
@@ -49,12 +48,6 @@ async def run_agent(
     accept: str | None = Header(None),
 ) -> RunResponse | StreamingResponse:
     """Relevance gate and memory injection, one inference call, and recording of the turn (plugin_host)."""
-    if tenant_var.get() is not None:
-        raise GatewayError(
-            grpc.StatusCode.UNIMPLEMENTED,
-            "TENANT_NOT_SUPPORTED",
-            f"agent runs serve the default tenant only; send {TENANT_HEADER} to the memory routes",
-        )
     clients = clients_of(request)
     messages = [mpb.ChatMessage(role=_ROLES[m.role], content=m.content) for m in body.messages]
     options = ppb.GenerationOptions(

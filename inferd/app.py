@@ -14,6 +14,7 @@ from inferd.loaders import BackendLoader
 from inferd.registry import Loader, ModelRegistry
 from inferd.service import SERVICE_NAME, InferenceService
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
+from servicekit.gc_tuning import settle_heap
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
 from servicekit.server import (
@@ -114,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if settings.port_file is not None:
         write_port_file(settings.port_file, running.target)
     preload_embedding(app)
+    settle_heap()  # start-up's objects are never scanned again (servicekit/gc_tuning.py)
     _log.info(
         "inferd ready on %s (default llm %s, loads on first use; default embedding %s, loading now; OpenBLAS %s)",
         running.target, settings.default_llm or "unset", settings.default_embedding or "unset", ensure_openblas(),

@@ -48,6 +48,7 @@ from memoryd.write.breaker import CircuitBreaker
 from memoryd.write.buffer_turn import TurnHook, TurnRecorder
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+from servicekit.gc_tuning import settle_heap
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
 from servicekit.server import (
@@ -405,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if trace is not None:
         trace.start()
+    settle_heap()  # start-up's objects are never scanned again (servicekit/gc_tuning.py)
     if settings.port_file is not None:
         write_port_file(settings.port_file, running.target)
     try:

@@ -197,7 +197,7 @@ def _identity(i: pb.Identity) -> IdentityInfo:
 
 
 def _vector_state(s: cpb.VectorIndexState) -> VectorState:
-    return VectorState(s.agent_id, s.model, s.dimension, s.vectors, s.rows, s.stale)
+    return VectorState(s.agent_id, s.model, s.dimension, s.vectors, s.rows, s.stale, s.problem)
 
 
 def _diagnosis(r: cpb.DiagnoseResponse) -> Diagnosis:
@@ -210,7 +210,8 @@ def _diagnosis(r: cpb.DiagnoseResponse) -> Diagnosis:
         success_rate=r.processing.success_rate,
         mean_duration_ms=r.processing.mean_duration_ms,
         fts=tuple(
-            FtsHealth(f.fts_table, f.source_table, f.source_rows, f.fts_rows, f.healthy) for f in r.fts
+            FtsHealth(f.fts_table, f.source_table, f.source_rows, f.fts_rows, f.healthy, f.problem)
+            for f in r.fts
         ),
         vector_indexes=tuple(_vector_state(s) for s in r.vector_indexes),
         database_bytes=r.database_bytes,

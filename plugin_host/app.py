@@ -20,6 +20,7 @@ from plugin_host.config import Settings, load_settings
 from plugin_host.context_window import ContextWindows
 from plugin_host.grants import Access
 from plugin_host.host import HostPaths, PluginHost
+from plugin_host.invocations import Invocations
 from plugin_host.peers import InferencePeer
 from plugin_host.service import SERVICE_NAME, PluginHostServicer
 from plugin_host.turns import TurnRunner
@@ -64,11 +65,17 @@ class App:
 
 
 def build_bridge(
-    turns: TurnRunner, memory: MemoryClient, memory_timeout_s: float, workers: int, name: str, access: Access
+    turns: TurnRunner,
+    memory: MemoryClient,
+    memory_timeout_s: float,
+    workers: int,
+    invocations: Invocations,
+    name: str,
+    access: Access,
 ) -> functools.partial[RunningServer]:
     """The bridge factory of one plugin: a token-checked PluginBridgeService on the plugin's private socket."""
     return functools.partial(
-        _start_bridge, BridgeServicer(name, access, turns, memory, memory_timeout_s), workers
+        _start_bridge, BridgeServicer(name, access, turns, memory, memory_timeout_s, invocations), workers
     )
 
 
@@ -111,8 +118,14 @@ def build_app(settings: Settings) -> App:
         log_root=settings.plugin_log_root,
         entry_point_paths=settings.entry_point_paths,
     )
+    invocations = Invocations()
     bridges = functools.partial(
-        build_bridge, turns, memory, settings.memory_timeout_s, settings.supervisor.workers_per_plugin
+        build_bridge,
+        turns,
+        memory,
+        settings.memory_timeout_s,
+        settings.supervisor.workers_per_plugin,
+        invocations,
     )
     host = PluginHost(
         paths,
@@ -121,6 +134,7 @@ def build_app(settings: Settings) -> App:
         load_entry_points=settings.load_entry_points,
         plugin_env=dict(settings.plugin_env),
         log_level=settings.plugin_log_level,
+        invocations=invocations,
     )
     return App(host, turns, memory, inference, run_dir, owns_run_dir)
 
@@ -139,6 +153,7 @@ def start(settings: Settings) -> tuple[RunningServer, App]:
             DOMAIN,
             tls=settings.transport.server_credentials(),
             auth_token=settings.transport.token,
+            tenant_tokens=settings.transport.tenant_tokens,
         )
         running = build_server(options, [binding])
     except BaseException:

@@ -1,4 +1,7 @@
-"""PluginBridgeService servicer: what one plugin process may ask of the host, checked against its grants."""
+"""PluginBridgeService servicer: what one plugin process may ask of the host, checked against its grants.
+
+Each call acts for the tenant of the command it names (`invocation`: plugin_host.invocations).
+"""
 
 from __future__ import annotations
 
@@ -12,10 +15,12 @@ from osaurus.plugin.v1 import plugin_pb2 as ppb
 from osaurus.plugin.v1 import plugin_pb2_grpc as ppb_grpc
 from plugin_host import convert
 from plugin_host.grants import Access
+from plugin_host.invocations import Invocations
 from plugin_host.requests import MAX_QUERY_CHARS, check_ids, turn_request
 from plugin_host.sdk import Permission
 from plugin_host.turns import TurnRunner
 from servicekit.errors import NOT_YET_AVAILABLE, PermissionDeniedError, UnavailableError, UnimplementedError
+from servicekit.tenancy import calls_for_tenant
 from servicekit.validate import Violations
 
 SERVICE_NAME = "osaurus.plugin.v1.PluginBridgeService"
@@ -32,8 +37,10 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
         turns: TurnRunner,
         memory: MemoryClient,
         memory_timeout_s: float,
+        invocations: Invocations,
     ) -> None:
         self._plugin = plugin_name
+        self._invocations = invocations
         self._access = access
         self._turns = turns
         self._memory = memory
@@ -47,6 +54,7 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
             request.options,
             request.json_schema,
             request.record if request.HasField("record") else None,
+            self._invocations.tenant_of(self._plugin, request.invocation),
         )
         self._check(Permission.INFERENCE, turn.agent_id)
         result = self._turns.complete(turn, timeout_s=context.time_remaining())
@@ -61,6 +69,7 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
             request.messages,
             request.options,
             record=request.record if request.HasField("record") else None,
+            tenant=self._invocations.tenant_of(self._plugin, request.invocation),
         )
         self._check(Permission.INFERENCE, turn.agent_id)
         for event in self._turns.stream(turn, timeout_s=context.time_remaining()):
@@ -78,16 +87,18 @@ class BridgeServicer(ppb_grpc.PluginBridgeServiceServicer):
             v.require_text(request.query, "query", max_chars=MAX_QUERY_CHARS)
             v.require_range(request.limit, "limit", 0, 100, "INVALID_LIMIT")
         self._check(Permission.MEMORY_SEARCH, agent)
+        tenant = self._invocations.tenant_of(self._plugin, request.invocation)
         remaining = context.time_remaining()
         timeout_s = self._memory_timeout_s if remaining is None else min(remaining, 10.0)
         try:
-            hits = self._memory.search_memory(
-                agent,
-                convert.scope_name(request.scope),
-                request.query,
-                limit=request.limit or DEFAULT_SEARCH_LIMIT,
-                timeout_s=timeout_s,
-            )
+            with calls_for_tenant(tenant):
+                hits = self._memory.search_memory(
+                    agent,
+                    convert.scope_name(request.scope),
+                    request.query,
+                    limit=request.limit or DEFAULT_SEARCH_LIMIT,
+                    timeout_s=timeout_s,
+                )
         except UnimplementedError as error:
             if error.reason != NOT_YET_AVAILABLE:
                 raise

@@ -46,6 +46,8 @@ class TurnRequest:
     json_schema: str = ""
     #: Whether the exchange is recorded with BufferTurn (resolved from the request's `record` and json_schema).
     record: bool = True
+    #: Whose memory is injected and records the turn (servicekit.tenancy; "default" is the default tenant).
+    tenant: str = "default"
 
 
 @dataclass(frozen=True)

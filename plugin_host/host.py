@@ -15,6 +15,7 @@ from typing import Any
 from plugin_host.config import SupervisorSettings
 from plugin_host.discovery import Candidate, discover
 from plugin_host.grants import NO_ACCESS, Access, Grant, GrantsError, effective_access, load_grants
+from plugin_host.invocations import Invocations
 from plugin_host.manifest import Manifest
 from plugin_host.runtime_client import CommandInfo
 from plugin_host.sdk import Permission
@@ -30,6 +31,7 @@ from servicekit.errors import (
     UnavailableError,
     error_class_for,
 )
+from servicekit.tenancy import DEFAULT_TENANT
 
 DOMAIN = "plugin.osaurus.dev"
 #: Longest unix socket path the kernel accepts (sun_path is 108 bytes with the NUL).
@@ -99,8 +101,11 @@ class PluginHost:
         load_entry_points: bool,
         plugin_env: dict[str, str],
         log_level: str = "INFO",
+        invocations: Invocations | None = None,
     ) -> None:
         self._paths = paths
+        #: Handles of running commands → their tenants; the bridges read them (shared with build_bridge).
+        self.invocations = invocations if invocations is not None else Invocations()
         self._settings = settings
         self._build_bridge = build_bridge
         self._load_entry_points = load_entry_points
@@ -190,8 +195,10 @@ class PluginHost:
         agent_id: str,
         conversation_id: str,
         remaining_s: float | None,
+        tenant: str = DEFAULT_TENANT,
     ) -> str:
-        """Run a command in the plugin's process; returns the result JSON. Raises typed errors."""
+        """Run a command in the plugin's process for `tenant` (its bridge calls act for it); returns the result
+        JSON. Raises typed errors."""
         started = time.monotonic()
         with self._lock:
             entry = self._entries.get(name)
@@ -220,7 +227,15 @@ class PluginHost:
         plugin_bound = left_s is None or limit_s <= left_s
         budget_s = limit_s if plugin_bound or left_s is None else max(0.0, left_s)
         try:
-            result = client.invoke(command, payload_json, agent_id, conversation_id, timeout_s=budget_s)
+            with self.invocations.running(name, tenant) as invocation:
+                result = client.invoke(
+                    command,
+                    payload_json,
+                    agent_id,
+                    conversation_id,
+                    timeout_s=budget_s,
+                    invocation=invocation,
+                )
         except DeadlineExceededError:
             if not plugin_bound:
                 raise

@@ -10,6 +10,7 @@ from osaurus.plugin.v1 import plugin_pb2 as ppb
 from plugin_host import convert
 from plugin_host.chat import TurnRequest, latest_user_index
 from plugin_host.grants import canonical_agent
+from servicekit.tenancy import DEFAULT_TENANT
 from servicekit.validate import Violations
 
 MAX_MESSAGES = 1000
@@ -39,9 +40,11 @@ def turn_request(
     options: ppb.GenerationOptions,
     json_schema: str = "",
     record: bool | None = None,
+    tenant: str = DEFAULT_TENANT,
 ) -> TurnRequest:
     """Validate one turn; raises one INVALID_ARGUMENT naming every bad field. `record` None means the default:
-    a plain chat call is recorded, a call with a JSON schema is not (see should_record)."""
+    a plain chat call is recorded, a call with a JSON schema is not (see should_record). `tenant` (already
+    validated) is whose memory the turn uses."""
     with Violations() as v:
         agent, conversation = check_ids(v, agent_id, conversation_id)
         if not messages:
@@ -83,6 +86,7 @@ def turn_request(
         convert.options_from_proto(options),
         json_schema,
         should_record(record, json_schema),
+        tenant,
     )
 
 

@@ -36,11 +36,21 @@ class RuntimeClient:
         return tuple(CommandInfo(c.name, c.description, c.payload_schema) for c in reply.commands)
 
     def invoke(
-        self, command: str, payload_json: str, agent_id: str, conversation_id: str, timeout_s: float
+        self,
+        command: str,
+        payload_json: str,
+        agent_id: str,
+        conversation_id: str,
+        timeout_s: float,
+        invocation: str = "",
     ) -> str:
-        """Run one command; returns its result as JSON text."""
+        """Run one command; returns its result as JSON text. `invocation`: the command's handle (invocations.py)."""
         request = ppb.InvokeRequest(
-            command=command, payload_json=payload_json, agent_id=agent_id, conversation_id=conversation_id
+            command=command,
+            payload_json=payload_json,
+            agent_id=agent_id,
+            conversation_id=conversation_id,
+            invocation=invocation,
         )
         with typed_errors():
             reply = self._stub.Invoke(request, timeout=timeout_s)

@@ -1,4 +1,8 @@
-"""PluginHostService servicer: ListPlugins, InvokePlugin, RunAgent, RunAgentStream and ReloadPlugins."""
+"""PluginHostService servicer: ListPlugins, InvokePlugin, RunAgent, RunAgentStream and ReloadPlugins.
+
+InvokePlugin, RunAgent and RunAgentStream act for the call's tenant (x-osaurus-tenant, or a bound token's:
+servicekit.tenancy): its memory is injected, its turns recorded, its memory searched by the plugin.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from plugin_host.sdk import InvalidPayloadError
 from plugin_host.sdk._plugin import decode_payload
 from plugin_host.turns import TurnRunner
 from servicekit.planned import planned_rpcs
+from servicekit.tenancy import effective_tenant
 from servicekit.validate import Violations
 
 SERVICE_NAME = "osaurus.plugin.v1.PluginHostService"
@@ -58,6 +63,7 @@ class PluginHostServicer(ppb_grpc.PluginHostServiceServicer):
                     decode_payload(request.payload_json)
                 except InvalidPayloadError as error:
                     v.add("payload_json", error.message, "INVALID_PAYLOAD")
+        tenant = effective_tenant(context.invocation_metadata())
         result = self._host.invoke(
             request.plugin,
             request.command,
@@ -65,11 +71,18 @@ class PluginHostServicer(ppb_grpc.PluginHostServiceServicer):
             agent,
             conversation,
             context.time_remaining(),
+            tenant,
         )
         return ppb.InvokePluginResponse(result_json=result)
 
     def RunAgent(self, request: ppb.RunAgentRequest, context: grpc.ServicerContext) -> ppb.RunAgentResponse:
-        turn = turn_request(request.agent_id, request.conversation_id, request.messages, request.options)
+        turn = turn_request(
+            request.agent_id,
+            request.conversation_id,
+            request.messages,
+            request.options,
+            tenant=effective_tenant(context.invocation_metadata()),
+        )
         result = self._turns.complete(turn, timeout_s=context.time_remaining())
         return ppb.RunAgentResponse(
             reply=result.text,
@@ -81,8 +94,15 @@ class PluginHostServicer(ppb_grpc.PluginHostServiceServicer):
     def RunAgentStream(
         self, request: ppb.RunAgentStreamRequest, context: grpc.ServicerContext
     ) -> Iterator[ppb.RunAgentStreamResponse]:
-        # Validated before the generator's first event, so bad input fails the call rather than the stream.
-        turn = turn_request(request.agent_id, request.conversation_id, request.messages, request.options)
+        # Validated (and the tenant read) before the generator's first event, so bad input fails the call rather
+        # than the stream.
+        turn = turn_request(
+            request.agent_id,
+            request.conversation_id,
+            request.messages,
+            request.options,
+            tenant=effective_tenant(context.invocation_metadata()),
+        )
         return self._stream(turn, context.time_remaining())
 
     def _stream(self, turn: TurnRequest, timeout_s: float | None) -> Iterator[ppb.RunAgentStreamResponse]:

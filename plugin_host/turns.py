@@ -1,4 +1,7 @@
-"""The composed model call (RunAgent, ctx.complete, ctx.stream): inject memory → inferd → record the turn."""
+"""The composed model call (RunAgent, ctx.complete, ctx.stream): inject memory → inferd → record the turn.
+
+Both memoryd calls act on the turn's tenant (TurnRequest.tenant, x-osaurus-tenant); the model call names none.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from plugin_host.context_window import ContextWindows
 from plugin_host.injection import Injected, MemoryInjector
 from plugin_host.peers import InferencePeer
 from servicekit.errors import ServiceError
+from servicekit.tenancy import calls_for_tenant
 
 _log = logging.getLogger("plugin_host.turns")
 
@@ -67,9 +71,10 @@ class TurnRunner:
 
     def _inject(self, turn: TurnRequest, deadline: float | None) -> Injected:
         context_tokens = self._windows.resolve(turn.options.model, turn.options.model_context_tokens)
-        return self._injector.inject(
-            turn.agent_id, turn.conversation_id, turn.messages, context_tokens, _remaining(deadline)
-        )
+        with calls_for_tenant(turn.tenant):
+            return self._injector.inject(
+                turn.agent_id, turn.conversation_id, turn.messages, context_tokens, _remaining(deadline)
+            )
 
     def _record(self, turn: TurnRequest, reply: str, deadline: float | None) -> bool:
         """BufferTurn with the user's own words (never the injected block) and the reply, unless the call asked
@@ -84,9 +89,14 @@ class TurnRunner:
             self._memory_timeout_s if remaining is None else max(0.05, min(self._memory_timeout_s, remaining))
         )
         try:
-            self._memory.buffer_turn(
-                turn.agent_id, turn.conversation_id, turn.messages[index].content, reply, timeout_s=timeout_s
-            )
+            with calls_for_tenant(turn.tenant):
+                self._memory.buffer_turn(
+                    turn.agent_id,
+                    turn.conversation_id,
+                    turn.messages[index].content,
+                    reply,
+                    timeout_s=timeout_s,
+                )
         except ServiceError as error:
             _log.warning("turn not recorded: %s %s", type(error).__name__, error.reason)
             return False

@@ -12,7 +12,7 @@ import grpc
 from servicekit.errors import ServiceError, from_rpc_error
 from servicekit.interceptors import REQUEST_ID_KEY, request_id_var
 from servicekit.server import TRANSPORT_MAX_BYTES
-from servicekit.tenancy import TENANT_METADATA_KEY, check_tenant
+from servicekit.tenancy import TENANT_METADATA_KEY, call_tenant_var, check_tenant
 
 #: Deadline applied to every call that does not set its own.
 DEFAULT_DEADLINE_S = 10.0
@@ -47,8 +47,8 @@ class _DefaultsInterceptor(
     grpc.StreamUnaryClientInterceptor,
     grpc.StreamStreamClientInterceptor,
 ):
-    """Adds the default deadline, the bearer token, the tenant and a request id (propagated from the serving
-    call)."""
+    """Adds the default deadline, the bearer token, the tenant (the channel's own, else the calls_for_tenant
+    block's: servicekit.tenancy) and a request id (propagated from the serving call)."""
 
     def __init__(self, deadline_s: float, token: str | None, tenant: str | None = None) -> None:
         self._deadline_s = deadline_s
@@ -62,8 +62,9 @@ class _DefaultsInterceptor(
             metadata.append((REQUEST_ID_KEY, current if current != "-" else uuid.uuid4().hex[:16]))
         if self._token:
             metadata.append(("authorization", f"Bearer {self._token}"))
-        if self._tenant and not any(key == TENANT_METADATA_KEY for key, _ in metadata):
-            metadata.append((TENANT_METADATA_KEY, self._tenant))
+        tenant = self._tenant or call_tenant_var.get()
+        if tenant and not any(key == TENANT_METADATA_KEY for key, _ in metadata):
+            metadata.append((TENANT_METADATA_KEY, tenant))
         timeout = details.timeout if details.timeout is not None else self._deadline_s
         return _CallDetails(
             details.method,

@@ -7,12 +7,17 @@ default tenant itself.
 
 A bearer token bound to a tenant (servicekit.tenant_tokens) puts its tenant in `bound_tenant_var` for the call, so
 a call without the header acts on the token's tenant.
+
+A service that calls memoryd for many tenants over one channel (plugin_host) names each call's tenant with
+`calls_for_tenant(tenant)`: servicekit.channel adds it to the calls made inside the block on channels that have no
+tenant of their own.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -27,6 +32,8 @@ _PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,47}")
 
 #: The tenant of the bearer token that authenticated the call being served (None: an unbound token or none).
 bound_tenant_var: ContextVar[str | None] = ContextVar("bound_tenant", default=None)
+#: The tenant outgoing calls made in a calls_for_tenant block act on (None: the channel's own, else none named).
+call_tenant_var: ContextVar[str | None] = ContextVar("call_tenant", default=None)
 
 
 def is_valid_tenant(value: str) -> bool:
@@ -72,11 +79,25 @@ def effective_tenant(metadata: Iterable[tuple[str, Any]] | None) -> str:
     return requested_tenant(metadata) or bound_tenant_var.get() or DEFAULT_TENANT
 
 
+@contextmanager
+def calls_for_tenant(tenant: str | None) -> Iterator[None]:
+    """Outgoing calls made in this block (on channels without a tenant of their own) name `tenant`; None or the
+    default tenant names none, which is the default tenant."""
+    value = None if tenant in (None, "", DEFAULT_TENANT) else check_tenant(tenant)
+    token = call_tenant_var.set(value)
+    try:
+        yield
+    finally:
+        call_tenant_var.reset(token)
+
+
 __all__ = [
     "DEFAULT_TENANT",
     "MAX_TENANT_CHARS",
     "TENANT_METADATA_KEY",
     "bound_tenant_var",
+    "call_tenant_var",
+    "calls_for_tenant",
     "check_tenant",
     "effective_tenant",
     "is_valid_tenant",

@@ -142,6 +142,7 @@ def vector_state(state: VectorState) -> cpb.VectorIndexState:
         vectors=state.vectors,
         rows=state.rows,
         stale=state.is_stale,
+        problem=state.problem,
     )
 
 
@@ -174,6 +175,7 @@ def diagnosis(report: Diagnosis) -> cpb.DiagnoseResponse:
                 source_rows=f.source_rows,
                 fts_rows=f.fts_rows,
                 healthy=f.is_healthy,
+                problem=f.problem,
             )
             for f in report.fts
         ],

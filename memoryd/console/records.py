@@ -90,6 +90,8 @@ class VectorState:
     vectors: int
     rows: int
     is_stale: bool
+    #: What is wrong with the database-side indexes (PostgreSQL: a kind's HNSW index missing or invalid), "" if not.
+    problem: str = ""
 
 
 @dataclass(frozen=True)

@@ -20,24 +20,30 @@ class ConsoleVectors:
         self._health = health
 
     def states(self, model: str | None, agent_id: str | None = None) -> list[VectorState]:
-        """One state per agent (or just `agent_id`); stale = model changed, counts differ, or the file is missing.
+        """One state per agent (or just `agent_id`); stale = model changed, counts differ, the file is missing, or
+        (PostgreSQL) a kind's HNSW index is missing or invalid, which `problem` names.
 
         With the embedding backend off (`model` None) nothing is stale: vectors are not used.
         """
         self._registry.flush()  # persist pending additions first, so a missing file really means missing
         rows = self._health.vector_rows_per_agent()
+        index_problems = self._health.vector_index_problems()
         agents = [agent_id] if agent_id is not None else list(rows)
         states: list[VectorState] = []
         for agent in agents:
             expected = rows.get(agent, 0)
             state = self._registry.state(agent, model or "")
             has_file = self._registry.persisted(agent)
+            problem = index_problems.get(agent, "")
             stale = model is not None and (
                 (state.vectors > 0 and state.model != model)
                 or state.vectors != expected
                 or (expected > 0 and not has_file)
+                or bool(problem)
             )
-            states.append(VectorState(agent, state.model, state.dimension, state.vectors, expected, stale))
+            states.append(
+                VectorState(agent, state.model, state.dimension, state.vectors, expected, stale, problem)
+            )
         return states
 
     def forget(self, agent_id: str, kind: str, row_id: int) -> int:

@@ -270,7 +270,13 @@ def diagnose(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
             out,
             ["MIRROR", "SOURCE", "SOURCE ROWS", "INDEXED", "HEALTH"],
             [
-                [f.fts_table, f.source_table, f.source_rows, f.fts_rows, "ok" if f.is_healthy else "BROKEN"]
+                [
+                    f.fts_table,
+                    f.source_table,
+                    f.source_rows,
+                    f.fts_rows,
+                    "ok" if f.is_healthy else f"BROKEN: {f.problem}",
+                ]
                 for f in report.fts
             ],
         )
@@ -279,7 +285,14 @@ def diagnose(client: MemoryClient, args: argparse.Namespace, io: IO) -> int:
             out,
             ["AGENT", "MODEL", "DIM", "VECTORS", "ROWS", "STATE"],
             [
-                [v.agent_id, v.model or "-", v.dimension, v.vectors, v.rows, "STALE" if v.is_stale else "ok"]
+                [
+                    v.agent_id,
+                    v.model or "-",
+                    v.dimension,
+                    v.vectors,
+                    v.rows,
+                    (f"STALE: {v.problem}" if v.problem else "STALE") if v.is_stale else "ok",
+                ]
                 for v in report.vector_indexes
             ],
         )

@@ -103,6 +103,14 @@ class SearchSettings:
     #: at 100k transcript rows the probe cost 3.3 ms p50 against 4.1 ms for the full pass, and the full pass is kept
     #: for the chosen section's search, which then skips FTS5 (search 5.4 → 4.0 ms p50, 12.4 → 6.4 ms p95); the
     #: extra threads slowed the query embedding on the 2-core machine. Every section now gets one full pass.
+    #: A kind with at least this many rows has its evidence-pass keyword side on a helper thread, beside the other
+    #: kinds' (0 = all on the evidence thread, one after the other). Only the largest kinds qualify: their time is
+    #: mostly FTS5 ranking thousands of matches inside SQLite, which releases the GIL, so it overlaps the smaller
+    #: kinds' Python re-scoring instead of following it; below the threshold a side takes ~1 ms and a thread hop
+    #: would not pay. Same evidence either way (issue 17, second pass: bench_assemble's store, in-process, the two
+    #: ways alternated query by query in one process, four runs of 150-250 calls each at load 13-18: p50 −5, −19, −24
+    #: and −20%, p95 −18, +6, +14 and −11%; the last run 65.7 → 52.8 ms p50, 220.5 → 195.9 ms p95).
+    keyword_thread_rows: int = 20_000
 
 
 @dataclass(frozen=True)
@@ -149,6 +157,9 @@ class MemorySearch:
         # prefetch_evidence's passes: they wait on the pools above, which never wait on this one.
         self._evidence_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memoryd-evidence")
         # Only nearest-vector scans run here (never a task that waits on another), so it cannot deadlock.
+        # Large kinds' keyword sides during the evidence pass (keyword_thread_rows); a task here never waits on
+        # another task of this pool.
+        self._keyword_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memoryd-keywords")
         self._scan_pool = ThreadPoolExecutor(
             max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
         )
@@ -174,6 +185,7 @@ class MemorySearch:
         self._evidence_pool.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._scan_pool.shutdown(wait=True, cancel_futures=True)
+        self._keyword_pool.shutdown(wait=True, cancel_futures=True)
 
     def search(
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
@@ -223,7 +235,18 @@ class MemorySearch:
         else:
             vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
-        sides = {kind: self._evidence_side(agent_id, kind, query, terms, rows[kind]) for kind in kinds}
+        # The large kinds' sides start first, on helper threads (keyword_thread_rows); each side fills only its own
+        # kind's rows.
+        threaded = {
+            kind: self._keyword_pool.submit(self._evidence_side, agent_id, kind, query, terms, rows[kind])
+            for kind in self._threaded_kinds(agent_id, kinds, terms)
+        }
+        sides = {
+            kind: self._evidence_side(agent_id, kind, query, terms, rows[kind])
+            for kind in kinds
+            if kind not in threaded
+        }
+        sides.update((kind, future.result()) for kind, future in threaded.items())
         vectors = vector_side.result()
         out: dict[str, SectionEvidence] = {}
         for kind in kinds:
@@ -231,6 +254,15 @@ class MemorySearch:
             evidence = self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
             out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
         return out
+
+    def _threaded_kinds(self, agent_id: str, kinds: Sequence[str], terms: Sequence[str]) -> list[str]:
+        """The kinds whose evidence-pass keyword side runs on a helper thread: those with at least
+        keyword_thread_rows rows (by the cached corpus size), never every kind (one runs on the calling thread)."""
+        threshold = self.settings.keyword_thread_rows
+        if threshold <= 0 or not terms or len(kinds) < 2:
+            return []
+        large = [kind for kind in kinds if self.keyword_stats.corpus(kind, agent_id).rows >= threshold]
+        return large if len(large) < len(kinds) else large[1:]
 
     def _evidence_side(
         self, agent_id: str, kind: str, query: str, terms: Sequence[str], rows: dict[int, MemoryRow]

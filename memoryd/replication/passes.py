@@ -9,10 +9,10 @@ here; its steps continue from their committed batches and watermarks (memoryd.co
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Protocol
 
 from memoryd.consolidate.report import TRIGGER_SCHEDULE, PassReport
+from memoryd.replication.worker import Worker
 from memoryd.storage.pg_advisory import PgAdvisoryLock
 from memoryd.storage.pg_coordination import PgCoordination
 
@@ -65,8 +65,7 @@ class PassResumer:
         self._consolidator = consolidator
         self._coord = coordination
         self._check_s = check_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("memoryd-pass-resume", self._run)
         #: Passes this resumer ran.
         self.resumed = 0
 
@@ -82,18 +81,14 @@ class PassResumer:
 
     def start(self) -> None:
         """Start the checking thread."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="memoryd-pass-resume", daemon=True)
-            self._thread.start()
+        self._worker.start()
 
     def close(self) -> None:
         """Stop checking."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(5)
+        self._worker.close()
 
     def _run(self) -> None:
-        while not self._stop.wait(self._check_s):
+        while not self._worker.stop.wait(self._check_s):
             try:
                 self.check()
             except Exception as error:

@@ -191,12 +191,18 @@ def fit(
     header_cost = counter.count([frame(blocks.section_text(section, [""]))])[0]
     if not ranked or header_cost >= budget_tokens:
         return Plan(section, "", (), considered, considered)
-    costs = counter.count([c.line + "\n" for c in ranked])
+    lines = [c.line + "\n" for c in ranked]
+    words_of = [_words(c.line) for c in ranked]
+    # The body if every line fits is counted in the same call as the lines: when the budget does not bind, the
+    # verifying count below then finds it cached (one tokenizer round trip instead of two); otherwise one text was
+    # counted for nothing. What is chosen does not depend on it.
+    likely = _body(section, _unbounded_choice(ranked, words_of))
+    speculated = [frame(likely), *(extra(likely) if extra else ())]
+    costs = counter.count([*lines, *speculated])[: len(lines)]
     used = header_cost
     chosen: list[Candidate] = []
     chosen_words: list[frozenset[str]] = []
-    for cand, cost in zip(ranked, costs, strict=True):
-        words = _words(cand.line)
+    for cand, cost, words in zip(ranked, costs, words_of, strict=True):
         if _is_near_duplicate(words, chosen_words):
             continue
         if used + cost <= budget_tokens:
@@ -221,6 +227,17 @@ def fit(
     body = _body(section, chosen)
     placed = tuple(c.ref for c in chosen if c.ref is not None)
     return Plan(section, body, placed, considered, considered - len(chosen), extra_counts)
+
+
+def _unbounded_choice(ranked: Sequence[Candidate], words_of: Sequence[frozenset[str]]) -> list[Candidate]:
+    """What fit() chooses when every line fits its budget: the candidates in rank order, near-duplicates left out."""
+    chosen: list[Candidate] = []
+    chosen_words: list[frozenset[str]] = []
+    for cand, words in zip(ranked, words_of, strict=True):
+        if not _is_near_duplicate(words, chosen_words):
+            chosen.append(cand)
+            chosen_words.append(words)
+    return chosen
 
 
 def _cut_to_fit(cand: Candidate, tokens_left: int, full_cost: int, counter: TokenCounter) -> Candidate | None:

@@ -1,5 +1,6 @@
-"""Diagnose's SQLite checks: row counts per table and agent, FTS mirror health (counts + FTS5 integrity-check), and
-the rows per agent the vector report compares with its indexes."""
+"""Diagnose's checks: row counts per table and agent, FTS mirror health (counts + FTS5 integrity-check), and the
+rows per agent the vector report compares with its indexes. On PostgreSQL the full-text and vector-index checks are
+health_pg.py's (tsvector columns and GIN indexes, HNSW indexes per kind) instead of FTS5's."""
 
 from __future__ import annotations
 
@@ -135,8 +136,22 @@ class HealthStore:
         return table_counts(self._db)
 
     def fts_health(self) -> list[FtsHealth]:
-        """Each FTS mirror against its source table (fts_health)."""
+        """Each FTS mirror against its source table (fts_health); on PostgreSQL each source table's tsvector
+        column and GIN index (health_pg.pg_fts_health)."""
+        if self._db.dialect.is_postgres:
+            from memoryd.storage.health_pg import pg_fts_health
+
+            return pg_fts_health(self._db, _schema(self._db))
         return fts_health(self._db)
+
+    def vector_index_problems(self) -> dict[str, str]:
+        """What is wrong with an agent's database-side vector indexes, per agent with a problem: on PostgreSQL a
+        missing or invalid HNSW index of a kind (health_pg); SQLite's faiss files are checked by the registry."""
+        if not self._db.dialect.is_postgres:
+            return {}
+        from memoryd.storage.health_pg import pg_vector_index_problems
+
+        return pg_vector_index_problems(self._db, _schema(self._db))
 
     def vector_rows_per_agent(self) -> dict[str, int]:
         """Rows that should have a vector, per agent; known agents at 0."""
@@ -153,6 +168,11 @@ class HealthStore:
     def current_fault(self) -> StorageFault | None:
         """The storage fault in force (disk full, read-only, corrupt …), or None."""
         return self._db.health.current
+
+
+def _schema(db: Database) -> str:
+    """The PostgreSQL schema the store lives in."""
+    return str(getattr(db, "schema"))  # noqa: B009 - PgDatabase's attribute, not on the Database protocol
 
 
 __all__ = [

@@ -3,6 +3,13 @@
 Query embeddings have a short deadline (DEFAULT_QUERY_TIMEOUT_S, configurable): a search whose query vector is late
 runs on full text alone, and `query_issue` tells the read path why. A small LRU keyed by (model, whitespace-normalised
 text) serves repeated queries without a call — it helps repeats only (retries, the same question in two RPCs).
+
+Queries are embedded in inferd, not in memoryd, even when both run on one machine. Measured (issue 17, second pass):
+inferd's numpy query forward run inside the memoryd process gives bit-identical vectors and saves the gRPC hop (the
+forward alone 23.5 ms against 28.8 ms through inferd at load ~8), yet AssembleContext got slower with it on
+bench_assemble's store, the two ways alternated query by query in one process, 200 each: p50 48.1 → 51.9 ms,
+p95 114.2 → 123.5 ms (load 7.7). Most likely (not measured apart) the forward's ~100 numpy calls per query then wait
+for the GIL behind the evidence pass's Python work, which in inferd they run beside.
 """
 
 from __future__ import annotations

@@ -55,8 +55,15 @@ class Replication:
     def due_queue(self, submit: Callable[[str, str, str], Future[oc.Outcome]]) -> DueQueue:
         """The writer's deadlines (Writer's due_queue factory)."""
         self.queue = DbDueQueue(
-            self.coordination, self.book, submit, lease_s=self.lease_s, capacity=self.capacity
+            self.coordination,
+            self.book,
+            submit,
+            lease_s=self.lease_s,
+            capacity=self.capacity,
+            announce=self.feed.announce_deadline,
         )
+        # Deadlines the other replicas set wake this replica's claim loop (LISTEN on the change channel).
+        self.feed.on_deadline = self.queue.heard
         return self.queue
 
     def broadcasting(self, local: Invalidate) -> Invalidate:

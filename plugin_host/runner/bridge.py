@@ -1,4 +1,8 @@
-"""BridgeContext: the SDK Context implemented over PluginBridgeService on the plugin's private unix socket."""
+"""BridgeContext: the SDK Context implemented over PluginBridgeService on the plugin's private unix socket.
+
+Every bridge call carries the invocation handle the host gave the command (InvokeRequest.invocation), so it acts
+for the tenant the command was invoked for.
+"""
 
 from __future__ import annotations
 
@@ -59,12 +63,14 @@ class BridgeContext(Context):
         conversation_id: str,
         data_dir: Path,
         deadline_monotonic: float | None,
+        invocation: str = "",
     ) -> None:
         super().__init__(
             agent_id=agent_id, conversation_id=conversation_id, plugin_name=plugin_name, data_dir=data_dir
         )
         self._stub = connection.stub
         self._deadline = deadline_monotonic
+        self._invocation = invocation
 
     @property
     def time_remaining_s(self) -> float | None:
@@ -88,6 +94,7 @@ class BridgeContext(Context):
             messages=convert.messages_to_proto(as_messages(messages)),
             options=convert.options_to_proto(options),
             json_schema=schema,
+            invocation=self._invocation,
         )
         # Unset lets the host apply its default (plain chat recorded, schema calls not).
         if record is not None:
@@ -113,6 +120,7 @@ class BridgeContext(Context):
             conversation_id=conversation_id or self._conversation_id,
             messages=convert.messages_to_proto(as_messages(messages)),
             options=convert.options_to_proto(options),
+            invocation=self._invocation,
         )
         if record is not None:
             request.record = record
@@ -142,6 +150,7 @@ class BridgeContext(Context):
             scope=convert.scope_to_proto(Scope(scope)),
             query=query,
             limit=limit,
+            invocation=self._invocation,
         )
         try:
             reply = self._stub.SearchMemory(request, timeout=self._timeout(timeout_s))

@@ -75,6 +75,7 @@ class RuntimeServicer(ppb_grpc.PluginRuntimeServiceServicer):
             plugin_name=self._name,
             agent_id=request.agent_id,
             conversation_id=request.conversation_id,
+            invocation=request.invocation,
             data_dir=self._data_dir,
             deadline_monotonic=None if remaining is None else time.monotonic() + remaining,
         )

@@ -132,9 +132,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         access = Access(frozenset(Permission), frozenset({"*"}))
         sockets = home / "sock"
         sockets.mkdir()
-        bridge = build_bridge(host_app.turns, host_app.memory, 3.0, 4, "echo", access)(
-            TOKEN, sockets / "host.sock"
-        )
+        bridge = build_bridge(
+            host_app.turns, host_app.memory, 3.0, 4, host_app.host.invocations, "echo", access
+        )(TOKEN, sockets / "host.sock")
         servers.append(bridge)
         plugin = load_plugin("echo_plugin:Echo", [str(ECHO_PLUGIN)])
         runtime = RuntimeServicer(

@@ -1,5 +1,6 @@
 """X-Osaurus-Tenant through the real gateway: forwarded to memoryd on every memory route (the hot ingest and
-/agents paths too), validated, and refused on agent runs, which plugin_host cannot route by tenant yet."""
+/agents paths too) and to plugin_host on agent runs, and validated. (tests/integration/test_plugin_tenants.py
+follows a tenant through plugin_host's injection, recording and plugins.)"""
 
 from __future__ import annotations
 
@@ -65,14 +66,16 @@ def test_a_bad_tenant_header_is_400(http: httpx.Client) -> None:
     assert http.get("/v1/models", headers={HEADER: "no way"}).status_code == 400
 
 
-def test_agent_runs_refuse_a_tenant(http: httpx.Client) -> None:
+def test_agent_runs_act_for_the_named_tenant(http: httpx.Client, stack: GatewayStack) -> None:
     response = http.post(
-        "/agents/a/run",
-        json={"conversation_id": "c", "messages": [{"role": "user", "content": "hi"}]},
+        "/agents/runner-t/run",
+        json={"conversation_id": "c", "messages": [{"role": "user", "content": "the okapi plan"}]},
         headers={HEADER: "acme"},
     )
-    assert response.status_code == 501
-    assert response.json()["error"]["reason"] == "TENANT_NOT_SUPPORTED"
+    assert response.status_code == 200, response.text
+    assert response.json()["memory"]["recorded"] is True
+    assert "runner-t" in _agents(http, "acme")  # the turn was recorded in acme's memory ...
+    assert "runner-t" not in _agents(http, None)  # ... not the default tenant's
 
 
 def test_the_default_tenant_header_is_the_default_tenant(http: httpx.Client) -> None:

@@ -234,7 +234,16 @@ def test_list_plugins_reports_state_permissions_and_commands(stack: HostStack) -
     assert (echo.state, echo.version) == (ppb.PLUGIN_STATE_RUNNING, "1.2.3")
     assert list(echo.requested_permissions) == both and list(echo.granted_permissions) == both
     assert list(echo.allowed_agents) == ["agent-a", "agent-b"]
-    assert {c.name for c in echo.commands} == {"ask", "utility", "stream", "search", "probe", "ping"}
+    assert {c.name for c in echo.commands} == {
+        "ask",
+        "utility",
+        "stream",
+        "search",
+        "probe",
+        "keep",
+        "reuse",
+        "ping",
+    }
     ask = next(c for c in echo.commands if c.name == "ask")
     assert '"required": ["text"]' in ask.payload_schema
     assert echo.source.endswith("tests/fakes/plugins/echo")

@@ -93,5 +93,27 @@ def test_two_counting_calls_per_fresh_assembly(fake: tuple[FakeGateInferd, Infer
     other = path.assemble("a", "Mochi t39w0 t38w0 t37w0")  # brings rows the first query did not fetch
     assert other.placed[0].id in {"38", "39", "40"}
     assert "Always reply in English" in other.block
-    # One call for the new candidate lines, one that verifies the body and counts block and overrides.
+    # The budget does not bind here: one call counts the new candidate lines together with the body they make when
+    # all fit, and the call verifying that body (with block and overrides) finds it cached.
+    assert len(servicer.recorded.count_tokens) - before == 1
+
+
+def test_a_binding_budget_costs_a_second_counting_call(fake: tuple[FakeGateInferd, InferenceClient]) -> None:
+    servicer, client = fake
+    servicer.script = GateScript(count=len)  # one token per character: 40 facts cannot all fit in 400
+    reader = InMemoryReader(entities={"a": ["Mochi"]})
+    for i in range(40):
+        reader.add("a", Section.PINNED, f"Mochi detail {i}: " + " ".join(f"t{i}w{j}" for j in range(6)))
+    path = ReadPath(
+        reader,
+        lambda: ReadPathSettings(budget_tokens=400),
+        counter=InferdTokenCounter(client, "core"),
+        use_default_gate_model=False,
+    )
+    path.assemble("a", "How is Mochi?")
+    before = len(servicer.recorded.count_tokens)
+    other = path.assemble("a", "Mochi t39w0 t38w0 t37w0")
+    assert 0 < len(other.placed) < 40
+    # The speculated all-fit body was not the one chosen: the verifying call asks for the chosen body.
     assert len(servicer.recorded.count_tokens) - before == 2
+    assert servicer.recorded.count_tokens[-1].texts[0] == other.block

@@ -88,7 +88,7 @@ class Rig:
     vectors: VectorRegistry
     searches: list[MemorySearch]
 
-    def search(self, **changes: bool) -> MemorySearch:
+    def search(self, **changes: bool | int) -> MemorySearch:
         """A MemorySearch over the rig (closed with it); `changes` to SearchSettings."""
         settings = SearchSettings(**changes)
         search = MemorySearch(self.store, self.embedder, self.vectors, settings)
@@ -227,3 +227,40 @@ def test_document_frequencies_in_one_statement_are_the_per_term_counts(rig: Rig,
     shared = fts.doc_frequencies(kind, AGENT, terms)
     assert shared == alone == {term: fts.doc_frequency(kind, AGENT, term) for term in terms}
     assert shared["kangaroo"] == 0 and fts.doc_frequencies(kind, "sam", ["kangaroo"]) == {"kangaroo": 2}
+
+
+def test_a_large_kinds_keyword_side_on_a_helper_thread_gives_the_same_evidence(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 200 transcript rows, 120 pinned facts, 60 episodes: only the transcript reaches 150 rows.
+    threaded = rig.search(keyword_thread_rows=150)
+    serial = rig.search(keyword_thread_rows=0)
+    queried = _count_fts(rig.store, monkeypatch)
+    for query in QUERIES:
+        start = len(queried)
+        assert threaded.evidence_many(AGENT, KINDS, query) == serial.evidence_many(AGENT, KINDS, query), query
+        if query != QUERIES[-1]:  # the last one matches nothing, so no FTS5 query runs
+            mine = queried[start : start + len(KINDS)]
+            assert sorted(mine) == sorted(
+                [(KIND_TRANSCRIPT, False), (KIND_PINNED, True), (KIND_EPISODE, True)]
+            ), query
+    # The side computed on the helper thread is kept for the section search like the others.
+    query = QUERIES[1]
+    threaded.evidence_many(AGENT, KINDS, query)
+    before = len(queried)
+    reused = threaded.search_with_evidence(AGENT, KIND_TRANSCRIPT, query, 8)
+    assert len(queried) == before
+    fresh = serial.search_with_evidence(AGENT, KIND_TRANSCRIPT, query, 8)
+    assert [(h.row.id, h.score) for h in reused.outcome.hits] == [
+        (h.row.id, h.score) for h in fresh.outcome.hits
+    ]
+
+
+def test_when_every_kind_is_large_one_side_still_runs_on_the_calling_thread(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    search = rig.search(keyword_thread_rows=1)
+    queried = _count_fts(rig.store, monkeypatch)
+    evidence = search.evidence_many(AGENT, KINDS, QUERIES[0])
+    assert all(evidence[kind].candidates > 0 for kind in KINDS)
+    assert sorted(on_caller for _, on_caller in queried) == [False, False, True]

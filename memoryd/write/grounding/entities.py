@@ -135,7 +135,7 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
                 continue  # "Schönes Wetter heute!": small talk names nothing the session is about
             if _ASSISTANT_SAID.search(said):
                 continue  # "you suggested a PhD, but no": what the assistant said, answered, is not the user's
-            if unfit_reason(said) in ("third_party", "small_talk", "assistant_guess"):
+            if unfit_reason(said) in ("third_party", "small_talk", "assistant_guess", "hypothetical"):
                 continue  # "my wife reckons we should sell on Etsy": her idea names nothing the user deals with
             # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").
             sentence = redact_secrets(said) if contains_secret(said) else said

@@ -20,7 +20,14 @@ from memoryd.write.grounding.clauses import (
     without_greeting,
     without_openers,
 )
-from memoryd.write.grounding.dates import DateMention, find_dates, session_day, with_resolved_dates
+from memoryd.write.grounding.dates import (
+    MONTHS,
+    WEEKDAYS,
+    DateMention,
+    find_dates,
+    session_day,
+    with_resolved_dates,
+)
 from memoryd.write.grounding.entities import find_entities
 from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.lexicon import (
@@ -43,6 +50,7 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.requests import standing_request
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.slotfill import (
     contrast,
@@ -61,6 +69,7 @@ from memoryd.write.grounding.stale import (
     names_value,
     stale_mentions,
 )
+from memoryd.write.grounding.structure import structural_facts
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import (
@@ -75,6 +84,7 @@ from memoryd.write.grounding.text import (
     tokens,
     word_set,
 )
+from memoryd.write.grounding.unfit import unfit_reason
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
 SALIENCE = {
@@ -188,6 +198,18 @@ _PLAN_FILLER = frozenset(
     )
 )
 
+_CALENDAR = frozenset(fold(w) for w in (*MONTHS, *WEEKDAYS))
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|er|e|º|ª)?")
+#: Words that name no event: a plan made only of them ("Starting next week", "mache ich morgen") says when, not what.
+_NO_EVENT = frozenset(
+    tokens(
+        "go goes going went gone come coming book booked booking start starts starting started next last week weeks "
+        "year years month months day days time times until till then back soon later due set fixed done do does "
+        "doing mache machen macht bis ab vers hacia até à partir in on at by for from "
+        "weekend morning evening night afternoon faire fais fait hacer hago hace fazer faço faz"
+    )
+)
+
 
 @dataclass
 class _Found:
@@ -202,8 +224,10 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     if not any(not m.is_relative or m.iso >= tomorrow for m in mentions):
         return None
     if (
-        PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence)
-    ) or SMALL_TALK.search(sentence):
+        (PAST.search(sentence) and not _NOW_IS.search(sentence) and not _MOVED_PASSIVE.search(sentence))
+        or SMALL_TALK.search(sentence)
+        or unfit_reason(sentence) == "small_talk"
+    ):
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
@@ -221,8 +245,8 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         residue = residue[: mention.start] + " " + residue[mention.end :]
     said = [t for t in content_tokens(residue) if not t.isdigit()]
     content = [t for t in said if t not in _PLAN_FILLER]
-    if not content:
-        return None
+    if not content or all(t in _NO_EVENT or t in _CALENDAR or _ORDINAL.fullmatch(t) for t in content):
+        return None  # "We're going in April next year", "He's booked for the 20th", "bis 15. August": no event named
     if len(content) < 2 and _OBJECT_PRONOUN.search(residue) and not _EVENT_NOUN.search(residue):
         return None  # "I'll buy them next week": what is bought was said elsewhere, the plan names nothing
     # The slot names the event: the first content word of the clause that holds the date ("the beta ships on …").
@@ -503,6 +527,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
+                clause_facts += structural_facts(clause, lang, turn.index, clause_facts)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
@@ -638,6 +663,25 @@ def _clause_facts(
                 lang,
             )
         )
+    if not any(f.kind is FactKind.PREFERENCE for f in facts) and not any(
+        f.kind is FactKind.INSTRUCTION and f.slot != "instruction.register" for f in facts
+    ):
+        # "Keep dynos out of anything you suggest until April": a standing request without "always" or "never".
+        request = standing_request(clause, lang)
+        if request:
+            facts.append(
+                GroundedFact(
+                    FactKind.INSTRUCTION,
+                    render("instruction", lang, request),
+                    instruction_aspect(request),
+                    request,
+                    (turn_index,),
+                    SALIENCE[FactKind.INSTRUCTION],
+                    False,
+                    "extractor",
+                    lang,
+                )
+            )
     if all(f.kind is FactKind.RELATION for f in facts):
         routine = _routine(clause, lang)
         if routine is not None:

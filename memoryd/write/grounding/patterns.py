@@ -215,7 +215,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:we|I)(?:'ve| have)? (?:finally |now |just )?(?:chose|chosen|picked|opted for|settled on|went with|gone with|"
      r"went for|gone for|landed on|selected) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
-     r"\bI (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
+     r"\bI(?:'ll| will)? (?:really |still |also |just )?(?:need to|have to|must|'ve got to|have got to|gotta) (?P<v>[^.;!?]+)", ""),
     ("en", "action", _K.ACTION_ITEM, "",
      rf"(?:\b(?:he|she|they)|{_BARE_NAME}|\bmy [\w-]+) (?:also |has |have )?(?:asked|wants|told|needs) me to (?P<v>[^.;!?]+)", ""),
     ("en", "remind", _K.ACTION_ITEM, "",
@@ -471,7 +471,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:wir haben|ich habe|wir sind|ich bin) (?:jetzt |nun |inzwischen |endlich )?(?:auf|zu) [^.;!?]+? (?:gewechselt|umgestiegen|umgestellt|migriert))", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
-    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>[^.;!?]+)", ""),
+    # "bis zum 30. Juni zu kündigen": a German ordinal's dot does not end the task.
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
     ("de", "target", _K.PLAN, "target", r"\b(?:mein|unser|das) (?:neues )?Ziel ist(?: jetzt| nun)?(?: es)?,? (?P<v>[^.;!?]+)", ""),
     # --- Portuguese
     ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),
@@ -520,7 +521,8 @@ _REL_SPEC = (
     ("es", rf"\b(?P<poss>mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})(?:,? (?:ahora )?(?:se llama|es)(?: ahora)?(?: el| la)?|,)?(?: (?:doctor|doctora|profesor|profesora|licenciado|licenciada))? {NAME}"),
     ("de", rf"\b(?P<poss>mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|unserer) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:agora )?(?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)?(?: (?:doutor|doutora|professor|professora))? {NAME}"),
-    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b"),
+    # "Imaging is my friend Tariq's thing": a name after the relation noun is who the relation is, not the subject.
+    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
     ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
     ("fr", rf"\b(?:le nouveau|la nouvelle) (?P<rel>{REL_RE}) (?:est|sera|c'est)(?: le| la)? {NAME}"),
     ("es", rf"\b(?:el nuevo|la nueva) (?P<rel>{REL_RE}) (?:es|será)(?: el| la)? {NAME}"),
@@ -546,10 +548,10 @@ _REL_SPEC = (
     ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
     ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
     ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),
-    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b"),
-    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b"),
-    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b"),
-    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b"),
+    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
+    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
+    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
+    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
 )  # fmt: skip
 RELATION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (lang, re.compile(p, _I)) for lang, p in _REL_SPEC

@@ -648,7 +648,9 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
     elif key in ("action", "remind"):
         subjunctive = lang == "fr" and "faut que" in match.group(0).lower()  # "il faut que je refasse …"
         bare = _LEAD_CLITIC.sub("", value)  # "tenho de lhe enviar …": the verb is after the pronoun
-        if NOT_TASKS.search(value) or (
+        # "Remind me to ask Precious about MTD" is a task asked for, even with a verb that alone names none ("I
+        # need to ask you something"); a reminder too vague to act on is caught by the content check below.
+        if (key == "action" and NOT_TASKS.search(value)) or (
             lang in ("es", "pt", "fr") and key == "action" and not subjunctive and not _INFINITIVE.match(bare)
         ):
             return None

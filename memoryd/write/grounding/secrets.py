@@ -48,7 +48,7 @@ _PASSWORD = re.compile(
     r"(?:t[üu]r|tor|alarm|alarmanlage|haus|garage|safe))\b"
     # What it opens, up to four words: "the password of the hospital portal is", "mein Passwort fürs Fitnessstudio ist".
     r"(?:\s+(?:for|of|to|on|de|du|au|à|pour|para|del|al|f[üu]r|fürs|von|vom|zum|zur|do|da|no|na|ao|dans|en|bei|im|am)"
-    r"(?:\s+[^\s:=]+){1,4}?)?"
+    r"(?:\s+[^\s:=]+){1,6}?)?"
     r"\s*(?:is|was|c'est|c’est|est|était|es|era|ist|war|é|era|:|=|->|→)\s*[\"'“«]?(?!\[redacted\])(?P<value>[^\s\"'”»]{3,})",
     re.IGNORECASE,
 )
@@ -97,14 +97,29 @@ def _high_entropy(token: str) -> bool:
     return classes >= 2 and any(c.isdigit() for c in token) and _entropy_bits(token) >= ENTROPY_MIN_BITS
 
 
+#: A credential named, then given after a colon a few words on ("my API key so you can check galleries: pxs_…"),
+#: or an account number with no "number" ("account 71839254").
+_NAMED_VALUE = re.compile(
+    r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|senha|api[ -]?key|token|secret|login)\b[^:\n]{0,60}"
+    r":\s*(?P<value>(?=\S*\d)(?=\S*[A-Za-z])[^\s\"'”»]{8,})|\b(?:account|compte|cuenta|conta|konto)\s+(?P<number>\d{6,12})\b",
+    re.IGNORECASE,
+)
+_IBAN_NAMED = re.compile(
+    r"\b(?:IBAN|NIB|RIB|BIC|bank details|dados bancários|coordonnées bancaires|Bankverbindung)\b", re.I
+)
+
+
 def _spans(text: str) -> Iterator[tuple[int, int]]:
     for pattern in _KEY_PATTERNS:
         for match in pattern.finditer(text):
             yield match.span()
     for match in _PASSWORD.finditer(text):
         yield match.span("value")
+    for match in _NAMED_VALUE.finditer(text):
+        yield match.span("value") if match.group("value") else match.span("number")
     for match in _IBAN.finditer(text):
-        if _iban_ok(match.group()):
+        # An IBAN-shaped value the user calls an IBAN is one, whether or not its check digits are right.
+        if _iban_ok(match.group()) or _IBAN_NAMED.search(text, max(0, match.start() - 60), match.start()):
             yield match.span()
     for match in _CARD.finditer(text):
         if _luhn_ok(match.group()):

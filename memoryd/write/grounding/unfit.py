@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memoryd.write.grounding.lexicon import CHIT_CHAT, LEAD_FILLER, SMALL_TALK
+from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
 from memoryd.write.grounding.secrets import contains_secret
 from memoryd.write.grounding.text import content_tokens, fold
 
@@ -22,8 +22,41 @@ _WEATHER = re.compile(
     r"météo|il fait (?:beau|chaud|froid|gris)|pluie|soleil|canicule|"
     r"hace (?:un )?(?:calor|frío|sol|buen tiempo|mal tiempo)|calor|lluvia|llueve|"
     r"wetter|regnet|sonnig|hitze|kalt heute|"
-    r"que dia (?:lindo|bonito)|dia (?:lindo|bonito)|está (?:calor|frio)|chuva|chove)\b",
+    r"que dia (?:lindo|bonito)|dia (?:lindo|bonito)|está (?:calor|frio)|chuva|chove|"
+    r"il fait (?:un )?(?:temps|beau|chaud|froid|gris)|temps (?:magnifique|splendide|pourri)|degrés|degrees|grados|"
+    r"grad celsius|graus|so grau|grau heute|heute so)\b",
     _I,
+)
+#: A temperature ("25 degrés", "30 degrees"): a number the weather says, not one the user reports.
+_TEMPERATURE = re.compile(r"\b\d{1,2}\s?(?:°c?|degrés|degrees|grados|grad|graus)\b", _I)
+#: What a weather remark would need to be more than small talk: a date, a plan or a change the weather caused.
+_WEATHER_CONSEQUENCE = re.compile(
+    r"\b(?:because of|due to|so we|so I|cancel\w*|postpon\w*|mov(?:e|ed|ing)|resched\w*|à cause|annul\w*|report\w*|"
+    r"por culpa|por (?:la|el)|cancel\w*|aplaz\w*|wegen|abgesagt|verschoben|por causa|adiad\w*|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b",
+    _I,
+)
+#: The user imagining or weighing something ("I'm thinking of a trip to La Palma", "one day I might go to
+#: Fontainebleau", "if I ever …"): not what they do or plan.
+_TENTATIVE = re.compile(
+    r"\b(?:thinking (?:of|about)|dreaming of|toying with|one day|some day|someday|a dream|not a plan|"
+    r"je pense (?:à|peut-être)|un jour|j'envisage|estoy pensando en|algún día|ich überlege|eines tages|irgendwann|"
+    r"estou a pensar em|estou pensando em|um dia)\b|^(?:would|could) (?:I|we)\b",
+    _I,
+)
+#: A remark about the assistant ("Du bist bestimmt auch ein SAP-Fan, oder?", "you must love spreadsheets"): chat.
+_ABOUT_YOU = re.compile(
+    r"^(?:you(?:'re| are| must be| must| sound| seem| look)|du bist|du (?:klingst|wirkst|scheinst)|tu es|t'es|"
+    r"tu as l'air|t'as l'air|vous êtes|vous avez l'air|(?:tú )?eres|tienes pinta|pareces|usted es|você é|"
+    r"você parece|tu és)\b",
+    _I,
+)
+#: A remark closed by laughter ("…, so don't expect me to do anything useful on Saturday, ha"): banter.
+_LAUGHTER_END = re.compile(r"(?:[,.!]\s*|\s)(?:ha|haha|hahaha|lol|jaja|jajaja|mdr|hihi|kkk|rsrs)\W*$", _I)
+#: A denial opening the sentence ("Qué va, casi nada de eléctricos", "Nope, not vegan"): it answers a guess.
+_DENIAL = re.compile(
+    r"^(?:qué va|nope|nah|not at all|pas du tout|que nada|nada disso|überhaupt nicht|i wish)\b", _I
 )
 _SMALL_TALK_MAX_WORDS = 6
 #: A number or the user's own doing in the sentence: it reports something beyond the weather.
@@ -68,7 +101,7 @@ def _third_party_opinion(sentence: str, own_names: frozenset[str]) -> bool:
 @lru_cache(maxsize=4096)
 def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
     """Why a sentence may not feed a summary, an entity or a topic ("secret", "small_talk", "third_party",
-    "assistant_guess"), or "" when it may. `own_names`: the user's own names, folded (a model's summary may call
+    "assistant_guess", "hypothetical"), or "" when it may. `own_names`: the user's own names, folded (a model's summary may call
     the user by name: "Alice prefers Postgres" is no one else's liking)."""
     if contains_secret(sentence):
         return "secret"
@@ -81,6 +114,18 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
         and not _SAYS_MORE.search(bare)
     ):
         return "small_talk"  # "Brutal weather, honestly." — not "We moved the launch to May 9 because of the rain"
+    if (
+        _WEATHER.search(bare)
+        and not _WEATHER_CONSEQUENCE.search(bare)
+        and not re.search(r"\d", _TEMPERATURE.sub("", bare))
+    ):
+        return "small_talk"  # "Il fait un temps magnifique, 25 degrés au refuge": the weather, with a number
+    if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
+        return "small_talk"
+    if _DENIAL.search(bare):
+        return "assistant_guess"
+    if HYPOTHETICAL.search(bare) or _TENTATIVE.search(bare):
+        return "hypothetical"
     if _third_party_opinion(bare, own_names):
         return "third_party"
     if _GUESS_ECHO.search(bare):

@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from plugin_host.sdk import Context, Message, Payload, PermissionDeniedError, Plugin, Scope, command
+from plugin_host.sdk import (
+    Context,
+    HostError,
+    Message,
+    Payload,
+    PermissionDeniedError,
+    Plugin,
+    Scope,
+    command,
+)
 
 
 class Echo(Plugin):
@@ -52,6 +61,21 @@ class Echo(Plugin):
             else:
                 ctx.search_memory("pinned", "anything", agent_id=payload.get("agent"))
         except PermissionDeniedError as error:
+            return {"error": type(error).__name__, "reason": error.reason}
+        return {"error": None}
+
+    @command()
+    def keep(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """Keep this command's ctx for a later command (`reuse`)."""
+        self._kept = ctx
+        return {"kept": True}
+
+    @command()
+    def reuse(self, ctx: Context, payload: Payload) -> dict[str, Any]:
+        """Search memory with the ctx a command that has returned kept; report the error the plugin sees."""
+        try:
+            self._kept.search_memory("transcript", payload.get("query", "anything"))
+        except HostError as error:
             return {"error": type(error).__name__, "reason": error.reason}
         return {"error": None}
 

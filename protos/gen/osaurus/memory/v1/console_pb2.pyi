@@ -325,34 +325,38 @@ class TableCount(_message.Message):
     def __init__(self, table: _Optional[str] = ..., agent_id: _Optional[str] = ..., rows: _Optional[int] = ...) -> None: ...
 
 class FtsHealth(_message.Message):
-    __slots__ = ("fts_table", "source_table", "source_rows", "fts_rows", "healthy")
+    __slots__ = ("fts_table", "source_table", "source_rows", "fts_rows", "healthy", "problem")
     FTS_TABLE_FIELD_NUMBER: _ClassVar[int]
     SOURCE_TABLE_FIELD_NUMBER: _ClassVar[int]
     SOURCE_ROWS_FIELD_NUMBER: _ClassVar[int]
     FTS_ROWS_FIELD_NUMBER: _ClassVar[int]
     HEALTHY_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
     fts_table: str
     source_table: str
     source_rows: int
     fts_rows: int
     healthy: bool
-    def __init__(self, fts_table: _Optional[str] = ..., source_table: _Optional[str] = ..., source_rows: _Optional[int] = ..., fts_rows: _Optional[int] = ..., healthy: _Optional[bool] = ...) -> None: ...
+    problem: str
+    def __init__(self, fts_table: _Optional[str] = ..., source_table: _Optional[str] = ..., source_rows: _Optional[int] = ..., fts_rows: _Optional[int] = ..., healthy: _Optional[bool] = ..., problem: _Optional[str] = ...) -> None: ...
 
 class VectorIndexState(_message.Message):
-    __slots__ = ("agent_id", "model", "dimension", "vectors", "rows", "stale")
+    __slots__ = ("agent_id", "model", "dimension", "vectors", "rows", "stale", "problem")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSION_FIELD_NUMBER: _ClassVar[int]
     VECTORS_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
     STALE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     model: str
     dimension: int
     vectors: int
     rows: int
     stale: bool
-    def __init__(self, agent_id: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., vectors: _Optional[int] = ..., rows: _Optional[int] = ..., stale: _Optional[bool] = ...) -> None: ...
+    problem: str
+    def __init__(self, agent_id: _Optional[str] = ..., model: _Optional[str] = ..., dimension: _Optional[int] = ..., vectors: _Optional[int] = ..., rows: _Optional[int] = ..., stale: _Optional[bool] = ..., problem: _Optional[str] = ...) -> None: ...
 
 class StorageError(_message.Message):
     __slots__ = ("occur_time", "operation", "message")

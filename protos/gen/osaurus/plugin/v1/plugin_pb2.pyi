@@ -183,20 +183,22 @@ class ReloadPluginsResponse(_message.Message):
     def __init__(self, plugins: _Optional[_Iterable[_Union[PluginInfo, _Mapping]]] = ...) -> None: ...
 
 class CompleteRequest(_message.Message):
-    __slots__ = ("agent_id", "conversation_id", "messages", "options", "json_schema", "record")
+    __slots__ = ("agent_id", "conversation_id", "messages", "options", "json_schema", "record", "invocation")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
+    INVOCATION_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     conversation_id: str
     messages: _containers.RepeatedCompositeFieldContainer[_memory_pb2.ChatMessage]
     options: GenerationOptions
     json_schema: str
     record: bool
-    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ..., record: _Optional[bool] = ...) -> None: ...
+    invocation: str
+    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., json_schema: _Optional[str] = ..., record: _Optional[bool] = ..., invocation: _Optional[str] = ...) -> None: ...
 
 class CompleteResponse(_message.Message):
     __slots__ = ("text", "memory")
@@ -207,18 +209,20 @@ class CompleteResponse(_message.Message):
     def __init__(self, text: _Optional[str] = ..., memory: _Optional[_Union[MemoryTrace, _Mapping]] = ...) -> None: ...
 
 class StreamCompleteRequest(_message.Message):
-    __slots__ = ("agent_id", "conversation_id", "messages", "options", "record")
+    __slots__ = ("agent_id", "conversation_id", "messages", "options", "record", "invocation")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
+    INVOCATION_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     conversation_id: str
     messages: _containers.RepeatedCompositeFieldContainer[_memory_pb2.ChatMessage]
     options: GenerationOptions
     record: bool
-    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., record: _Optional[bool] = ...) -> None: ...
+    invocation: str
+    def __init__(self, agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_memory_pb2.ChatMessage, _Mapping]]] = ..., options: _Optional[_Union[GenerationOptions, _Mapping]] = ..., record: _Optional[bool] = ..., invocation: _Optional[str] = ...) -> None: ...
 
 class StreamCompleteResponse(_message.Message):
     __slots__ = ("delta", "memory", "done")
@@ -231,16 +235,18 @@ class StreamCompleteResponse(_message.Message):
     def __init__(self, delta: _Optional[str] = ..., memory: _Optional[_Union[MemoryTrace, _Mapping]] = ..., done: _Optional[bool] = ...) -> None: ...
 
 class SearchMemoryRequest(_message.Message):
-    __slots__ = ("agent_id", "scope", "query", "limit")
+    __slots__ = ("agent_id", "scope", "query", "limit", "invocation")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    INVOCATION_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     scope: _memory_pb2.Scope
     query: str
     limit: int
-    def __init__(self, agent_id: _Optional[str] = ..., scope: _Optional[_Union[_memory_pb2.Scope, str]] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    invocation: str
+    def __init__(self, agent_id: _Optional[str] = ..., scope: _Optional[_Union[_memory_pb2.Scope, str]] = ..., query: _Optional[str] = ..., limit: _Optional[int] = ..., invocation: _Optional[str] = ...) -> None: ...
 
 class SearchMemoryResponse(_message.Message):
     __slots__ = ("hits",)
@@ -259,16 +265,18 @@ class DescribeResponse(_message.Message):
     def __init__(self, commands: _Optional[_Iterable[_Union[CommandInfo, _Mapping]]] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("command", "payload_json", "agent_id", "conversation_id")
+    __slots__ = ("command", "payload_json", "agent_id", "conversation_id", "invocation")
     COMMAND_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_JSON_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    INVOCATION_FIELD_NUMBER: _ClassVar[int]
     command: str
     payload_json: str
     agent_id: str
     conversation_id: str
-    def __init__(self, command: _Optional[str] = ..., payload_json: _Optional[str] = ..., agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ...) -> None: ...
+    invocation: str
+    def __init__(self, command: _Optional[str] = ..., payload_json: _Optional[str] = ..., agent_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., invocation: _Optional[str] = ...) -> None: ...
 
 class InvokeResponse(_message.Message):
     __slots__ = ("result_json",)

@@ -283,7 +283,9 @@ class PluginHostService:
 
 class PluginBridgeServiceStub:
     """PluginBridgeService is served by the host to one plugin process over that plugin's private unix socket. Every
-    call carries the plugin's token in the "authorization" metadata; the host checks the plugin's grants.
+    call carries the plugin's token in the "authorization" metadata; the host checks the plugin's grants. A call's
+    `invocation` (the running command's handle) chooses the tenant it acts for; a call without one acts for the
+    default tenant, and one whose command has returned is FAILED_PRECONDITION (INVOCATION_ENDED).
     """
 
     def __init__(self, channel):
@@ -311,7 +313,9 @@ class PluginBridgeServiceStub:
 
 class PluginBridgeServiceServicer:
     """PluginBridgeService is served by the host to one plugin process over that plugin's private unix socket. Every
-    call carries the plugin's token in the "authorization" metadata; the host checks the plugin's grants.
+    call carries the plugin's token in the "authorization" metadata; the host checks the plugin's grants. A call's
+    `invocation` (the running command's handle) chooses the tenant it acts for; a call without one acts for the
+    default tenant, and one whose command has returned is FAILED_PRECONDITION (INVOCATION_ENDED).
     """
 
     def Complete(self, request, context):
@@ -363,7 +367,9 @@ def add_PluginBridgeServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class PluginBridgeService:
     """PluginBridgeService is served by the host to one plugin process over that plugin's private unix socket. Every
-    call carries the plugin's token in the "authorization" metadata; the host checks the plugin's grants.
+    call carries the plugin's token in the "authorization" metadata; the host checks the plugin's grants. A call's
+    `invocation` (the running command's handle) chooses the tenant it acts for; a call without one acts for the
+    default tenant, and one whose command has returned is FAILED_PRECONDITION (INVOCATION_ENDED).
     """
 
     @staticmethod
