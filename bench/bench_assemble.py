@@ -1,23 +1,28 @@
-"""AssembleContext latency on a cache miss over real memoryd storage: 100k turns, 10k facts, 5k episodes (issue 6).
+"""AssembleContext latency on a cache miss over real memoryd storage: 100k turns, 10k facts, 5k episodes (issue 6),
+on SQLite and, in the same run, on PostgreSQL (issue 21).
 
-The store is the real one (SQLite + FTS5 + per-agent faiss through memoryd.read.search) filled with synthetic rows and
-indexed by memoryd's Indexer through inferd running as its own process. The corpus vectors come from inferd's `fake`
-embedding model (hashed bag of words, 384-d) because embedding 115k rows with MiniLM on this CPU takes ~10 minutes.
-Every measured query is embedded by the REAL all-MiniLM-L6-v2 in that same inferd process, through memoryd's own
-Embedder (LRU cache, 150 ms query deadline) and a real gRPC hop; its vector is searched in the fake-model index,
-which has the same dimension (the faiss scan is exhaustive, so its cost does not depend on the values).
+Each backend's store is filled with the same synthetic rows (bench/assemble_corpus.py) and indexed by memoryd's
+Indexer through inferd running as its own process. The corpus vectors come from inferd's `fake` embedding model
+(hashed bag of words, 384-d; embedding 115k rows with MiniLM on this CPU takes ~10 minutes), stored under the real
+model's name. Every measured query is embedded by the REAL all-MiniLM-L6-v2 in that same inferd process, through
+memoryd's own Embedder (LRU cache, 150 ms query deadline) and a real gRPC hop, and searched among those vectors
+(same dimension; the scan's cost does not depend on the values).
 
-The reader is memoryd's own StoreMemoryReader (what `python -m memoryd` uses), wrapped to time each stage.
+Two measurements:
+- the headline, per backend: AssembleContext over gRPC against a real `python -m memoryd` process per backend
+  (bench/assemble_services.py), the calls interleaved between the backends;
+- on SQLite, the read path in-process, split into stages: memoryd's own StoreMemoryReader (what `python -m memoryd`
+  uses) wrapped to time each stage, beside a one-search path and an exhaustive vector index.
 
 Run alone: `python -m bench.bench_assemble`. Environment knobs:
 - OSAURUS_BENCH_ASSEMBLE_SCALE (default 1.0) scales the corpus (labels show the real counts).
 - OSAURUS_BENCH_ASSEMBLE_QUERIES (default 40) queries per intended section (5 sections), each path.
+- OSAURUS_BENCH_BACKENDS (default `sqlite,postgresql` when the pgserver wheel is installed, else `sqlite`).
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import os
 import random
 import signal
@@ -32,6 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.assemble_corpus import (
+    AGENT,
+    INDEX_MODEL,
+    QUERY_MODEL,
+    SEED,
+    Corpus,
+    make_corpus,
+    make_queries,
+    populate,
+    seed,
+    write_config,
+)
+from bench.assemble_services import ServiceRun, percentile, run_services, service_results
+from bench.backends import SQLITE, selected_backends
 from bench.report import BenchResult
 from inferd.client import Embeddings, InferenceClient
 from memoryd.read.assemble import ReadPath, ReadPathSettings
@@ -46,18 +65,27 @@ from memoryd.vectors.registry import VectorRegistry
 from servicekit.gc_tuning import settle_heap
 
 ISSUE = 6
-AGENT = "bench-agent"
-OTHER_AGENT = "bench-other"
-DAY_MS = 86_400_000
-#: The model that embeds queries for real, and the one whose index they search (same 384 dimensions).
-QUERY_MODEL = "all-minilm-l6-v2"
-INDEX_MODEL = "fake-embedding"
+#: Names bench_pg_search imports from here (the corpus moved to bench/assemble_corpus.py).
+__all__ = [
+    "AGENT",
+    "INDEX_MODEL",
+    "QUERY_MODEL",
+    "Corpus",
+    "RealQueryVectors",
+    "inferd_process",
+    "make_corpus",
+    "make_queries",
+    "percentile",
+    "populate",
+    "run",
+]
 
 
 class RealQueryVectors:
-    """An inferd client for memoryd's Embedder: embeds with the real MiniLM, labels the vectors as the index model.
+    """An inferd client for memoryd's Embedder: embeds with the real MiniLM and labels the vectors with the model the
+    caller names (INDEX_MODEL when it names none: bench_pg_search's stores index the fake model under its own name).
 
-    Only the label changes: the call, the model's forward pass and the reply are the real ones.
+    Only the label changes: the call, the model's forward pass and the reply are the real ones; the calls are counted.
     """
 
     def __init__(self, client: InferenceClient) -> None:
@@ -68,19 +96,6 @@ class RealQueryVectors:
         self.calls += 1
         reply = self.client.embed(texts, model=QUERY_MODEL, timeout_s=timeout_s)
         return Embeddings(vectors=reply.vectors, model=model or INDEX_MODEL, dimension=reply.dimension)
-
-
-def count_label(n: int) -> str:
-    """100000 → "100k", 2500 → "2.5k", 500 → "500"."""
-    return f"{n / 1000:g}k" if n >= 1000 else str(n)
-
-
-def corpus_label(sizes: dict[str, int]) -> str:
-    """The real corpus size, e.g. "100k turns, 10k facts, 5k episodes"."""
-    return (
-        f"{count_label(sizes['transcript'])} turns, {count_label(sizes['pinned'])} facts,"
-        f" {count_label(sizes['episodes'])} episodes"
-    )
 
 
 class TimedReader:
@@ -148,123 +163,7 @@ class TimedReader:
         return result
 
 
-# ------------------------------------------------------------------------------------------------- corpus
-@dataclass(frozen=True)
-class Corpus:
-    """Vocabulary the synthetic rows and queries are drawn from."""
-
-    words: list[str]
-    entities: list[str]
-    topics: list[str]
-
-
-def make_corpus(rng: random.Random) -> Corpus:
-    syllables = "ka lo mi ter sun dra vel po ri nax bel tor qui zen ham".split()  # noqa: SIM905
-    common = (  # noqa: SIM905 - a word list reads better as text
-        "the a to and of in is for on with that it this we you i my our was be have can will about from at"
-        " project plan meeting budget trip code bug release team client database server design deadline week"
-        " doctor cat dog gym book movie recipe flight hotel train apartment lease salary invoice contract"
-    ).split()
-    invented = sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(4000)})
-    entities = [w.capitalize() for w in rng.sample(invented, 400)]
-    topics = rng.sample(invented, 300)
-    return Corpus(common * 20 + invented, entities, topics)
-
-
-def _sentence(rng: random.Random, corpus: Corpus, n: int, *extra: str) -> str:
-    words = [rng.choice(corpus.words) for _ in range(n)]
-    for item in extra:
-        words.insert(rng.randrange(len(words) + 1), item)
-    return " ".join(words).capitalize() + "."
-
-
-def populate(app: Any, corpus: Corpus, rng: random.Random, scale: float, now_ms: int) -> dict[str, int]:
-    """Bulk-insert rows for AGENT (plus a smaller OTHER_AGENT); the FTS triggers fill the mirrors."""
-    n_turns, n_facts, n_episodes = int(100_000 * scale), int(10_000 * scale), int(5_000 * scale)
-    store = app.store
-    store.agents.ensure(AGENT)
-    store.agents.ensure(OTHER_AGENT)
-    store.identity.add_override("My name is Terence")
-    store.identity.add_override("Always reply in English")
-    conn = store.db.pw.connection()
-    with store.db.write():
-        conn.execute(
-            "UPDATE identity SET content = ? WHERE id = 1",
-            ("Terence builds Swift apps for macOS, prefers Postgres, and lives in Lisbon with his cat.",),
-        )
-        turns = []
-        for i in range(n_turns):
-            conv = f"c{i // 20}"
-            at = now_ms - (n_turns - i) * 60_000
-            text = _sentence(rng, corpus, rng.randint(8, 30), *rng.sample(corpus.topics, 1))
-            turns.append(
-                (AGENT, conv, i % 20, "user" if i % 2 == 0 else "assistant", text, len(text) // 4, at)
-            )
-        conn.executemany(
-            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
-            " created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            turns,
-        )
-        facts = []
-        for _ in range(n_facts):
-            entity = rng.choice(corpus.entities)
-            text = _sentence(rng, corpus, rng.randint(6, 16), entity)
-            at = now_ms - rng.randint(0, 400) * DAY_MS
-            facts.append((AGENT, text, rng.random(), entity, at, at))
-        conn.executemany(
-            "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            facts,
-        )
-        episodes = []
-        for i in range(n_episodes):
-            ents = rng.sample(corpus.entities, 3)
-            topic = rng.sample(corpus.topics, 2)
-            summary = _sentence(rng, corpus, rng.randint(15, 40), *ents[:1], *topic)
-            decisions = "\n".join(_sentence(rng, corpus, 6) for _ in range(rng.randint(0, 3)))
-            at = now_ms - (n_episodes - i) * DAY_MS // 10
-            episodes.append(
-                (AGENT, f"c{i}", summary, ",".join(topic), ",".join(ents), decisions, rng.random(), at, at)
-            )
-        conn.executemany(
-            "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, salience,"
-            " conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            episodes,
-        )
-        other = [(OTHER_AGENT, _sentence(rng, corpus, 10), 0.5, "", now_ms, now_ms) for _ in range(1000)]
-        conn.executemany(
-            "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            other,
-        )
-    return {"transcript": n_turns, "pinned": n_facts, "episodes": n_episodes}
-
-
-def make_queries(corpus: Corpus, rng: random.Random, n_per_section: int) -> list[tuple[str, str]]:
-    """(intended section, unique query): every query distinct, so the query-embedding cache never hits."""
-    recent = (
-        corpus.entities
-    )  # entities of recent episodes are known; the gate sees only those the store lists
-    out: list[tuple[str, str]] = []
-    for i in range(n_per_section):
-        topic = rng.choice(corpus.topics)
-        word = rng.choice(corpus.words)
-        out.append(("none", f"How do I write a {word} parser in Python, variant {i}?"))
-        out.append(("identity", f"What do you know about me? ({i} {word})"))
-        out.append(("pinned", f"Do you remember my {topic} plans with {rng.choice(recent)}? #{i}"))
-        out.append(("episodes", f"What did we discuss about {topic} {word} last week? #{i}"))
-        out.append(("transcript", f"What were my exact words about {topic} {word}? #{i}"))
-    rng.shuffle(out)
-    return out
-
-
 # ---------------------------------------------------------------------------------------------- measuring
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))] if ordered else 0.0
-
-
 def time_calls(fn: Callable[[str], object], queries: Sequence[str]) -> list[float]:
     """Milliseconds per call."""
     out = []
@@ -349,24 +248,31 @@ class Measured:
 
 
 def run() -> list[BenchResult]:
-    """Build the store, then time cache-miss assemblies per section, in-process and over gRPC."""
+    """Seed a store per backend, time cache-miss assemblies in-process on SQLite, then over gRPC against a real
+    memoryd process per backend, interleaved."""
     scale = float(os.environ.get("OSAURUS_BENCH_ASSEMBLE_SCALE", "1.0"))
     per_section = int(os.environ.get("OSAURUS_BENCH_ASSEMBLE_QUERIES", "40"))
+    backends = selected_backends()
     home = Path(tempfile.mkdtemp(prefix="bench-assemble-"))
+    now_ms = int(time.time() * 1000)
     with inferd_process(home / "inferd") as target:
-        measured = measure(home, target, scale, per_section)
-    return report(measured)
+        measured = (
+            measure(home / "sqlite", target, scale, per_section, now_ms) if SQLITE in backends else None
+        )
+        services = run_services(home, target, backends, scale, per_section, now_ms)
+    return report(measured, services)
 
 
-def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40) -> Measured:
-    """Fill the store, index it, then time interleaved in-process and gRPC assemblies (all cache misses)."""
+def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40, now_ms: int = 0) -> Measured:
+    """Seed the store, then time interleaved in-process and gRPC assemblies (all cache misses); the store stays
+    under `home` for a memoryd process to serve afterwards."""
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
     from memoryd.read.assemble import DEFAULT_READ_BUDGET_S
 
-    rng = random.Random(606)
-    (home / "config").mkdir(parents=True)
-    (home / "config" / "memory.json").write_text(json.dumps({"embeddingModel": INDEX_MODEL}))
+    rng = random.Random(SEED + 1)
+    home.mkdir(parents=True, exist_ok=True)
+    write_config(home)
     settings = ServiceSettings(
         listen="127.0.0.1:0", home=home, inferd_addr=inferd_target, background_indexing=False
     )
@@ -377,18 +283,13 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
     exhaustive_search: MemorySearch | None = None
     thresholds = gc.get_threshold()
     try:
-        now_ms = int(time.time() * 1000)
-        corpus = make_corpus(rng)
-        started = time.perf_counter()
-        sizes = populate(app, corpus, rng, scale, now_ms)
-        insert_s = time.perf_counter() - started
-        started = time.perf_counter()
-        indexed = app.indexer.run_once()
-        index_s = time.perf_counter() - started
+        now_ms = now_ms or int(time.time() * 1000)
+        corpus, seeded = seed(app, query_client, app.vectors, scale, now_ms)
+        sizes, insert_s, indexed, index_s = seeded.sizes, seeded.insert_s, seeded.indexed, seeded.index_s
         # The approximate index a large search would start in the background, built here so every measured call
         # finds it ready (as it is a few seconds after the first large search).
         started = time.perf_counter()
-        approximate = app.vectors.build_approximate(AGENT, INDEX_MODEL)
+        approximate = app.vectors.build_approximate(AGENT, QUERY_MODEL)
         approx_build_s = time.perf_counter() - started
         query_client.embed(
             ["load the real model"], model=QUERY_MODEL, timeout_s=300.0
@@ -477,20 +378,21 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40)
     return m
 
 
-def report(m: Measured) -> list[BenchResult]:
-    """The headline result and the markdown detail."""
+def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
+    """One headline row per backend (the real memoryd processes over gRPC) and the markdown detail."""
+    if m is None:
+        return service_results(services, [])
     p50, p95 = statistics.median(m.local_ms), percentile(m.local_ms, 0.95)
     g50, g95 = statistics.median(m.grpc_ms), percentile(m.grpc_ms, 0.95)
     e50, e95 = statistics.median(m.embed_ms), percentile(m.embed_ms, 0.95)
     other_ms = sum(m.local_ms) - sum(m.stage_ms.values())
-    label = corpus_label(m.sizes)
     lines = [
         "### AssembleContext latency (`bench/bench_assemble.py`)",
         f"One agent with {m.sizes['transcript']:,} transcript turns, {m.sizes['pinned']:,} pinned facts and"
         f" {m.sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
         " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.read.search); inferd runs as its own"
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
-        f" {m.index_s:.1f} s (fake 384-d corpus vectors). Evidence gate (mode heuristic): the evidence pass starts"
+        f" {m.index_s:.1f} s (inferd's fake 384-d model, stored under all-MiniLM-L6-v2's name). Evidence gate (mode heuristic): the evidence pass starts"
         " first thing, on a helper thread (query embedding, then each section's faiss search, beside the sections'"
         " full keyword sides: the transcript's on a helper thread, the others one after the other) and feeds the"
         " learned model; the chosen section's search reuses"
@@ -499,14 +401,14 @@ def report(m: Measured) -> list[BenchResult]:
         " memoryd settles its own (servicekit/gc_tuning.py); budget 800 tokens, token counts through"
         " inferd CountTokens (cached). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
-        " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched in"
-        " the fake-model index of the same dimension. In-process and gRPC calls alternate, with different queries,"
+        " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched among"
+        " those vectors (same dimension). In-process and gRPC calls alternate, with different queries,"
         " so neither warms the other's search caches.",
         "",
         "| path | calls | p50 ms | p95 ms | max ms |",
         "| --- | --- | --- | --- | --- |",
         f"| ReadPath.assemble (in-process) | {len(m.local_ms)} | {p50:.1f} | {p95:.1f} | {max(m.local_ms):.1f} |",
-        f"| AssembleContext over gRPC (loopback) | {len(m.grpc_ms)} | {g50:.1f} | {g95:.1f} |"
+        f"| AssembleContext over gRPC (loopback), this read path served by the bench process | {len(m.grpc_ms)} | {g50:.1f} | {g95:.1f} |"
         f" {max(m.grpc_ms):.1f} |",
         f"| query embedding alone (memoryd Embedder → inferd, real MiniLM) | {len(m.embed_ms)} | {e50:.1f} |"
         f" {e95:.1f} | {max(m.embed_ms):.1f} |",
@@ -544,15 +446,7 @@ def report(m: Measured) -> list[BenchResult]:
         f"In-process calls that embedded their query: {m.searched}; searches that ran on full text only because"
         f" the query vector missed the 150 ms deadline: {m.fts_only}; transcript fallbacks: {m.fallbacks}.",
     ]
-    return [
-        BenchResult(
-            ISSUE,
-            f"AssembleContext p50 / p95 over gRPC, cache miss, evidence gate, real MiniLM query embedding ({label})",
-            f"{g50:.1f} ms / {g95:.1f} ms",
-            "p95 ≤ 25 ms",
-            "\n".join(lines),
-        )
-    ]
+    return service_results(services, lines)
 
 
 @contextmanager

@@ -4,7 +4,13 @@
 conv-41) before the test split (the other seven) was scored; the all-10 numbers are printed for comparison with
 docs/references.md (LoCoMo baselines), which reports over all ten.
 
+The LoCoMo part runs on SQLite and, in the same run, on PostgreSQL (issue 21): one memoryd per backend, the same
+ingest and indexing through the service, the service default scored on both question by question (interleaved); the
+retrieval variants are scored on SQLite only. Its SQLite rows keep their names; PostgreSQL's are labelled.
+
 Environment knobs:
+- OSAURUS_BENCH_BACKENDS: `sqlite,postgresql` (default when the pgserver wheel is installed), `sqlite` or
+  `postgresql`, for the LoCoMo part (the latency part is SQLite's).
 - OSAURUS_BENCH_SEARCH_PARTS: `locomo`, `latency` or `locomo,latency` (default both) for `python -m bench
   bench_search`. A part that is not run keeps the figures of its last saved run (bench/results/bench_search.json),
   marked as carried over, so the two parts can be re-run separately.
@@ -26,7 +32,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench import locomo_data as lc
+from bench.backends import SQLITE, selected_backends
+from bench.backends import label as backend_label
 from bench.report import BenchResult
+from bench.search_backends import backend_stacks
 from bench.search_stack import Stack, running_stack
 from memoryd.domain import KIND_TRANSCRIPT
 from memoryd.read.search import SearchSettings
@@ -181,26 +190,86 @@ def _split(
     return result
 
 
-def locomo(home: Path) -> list[BenchResult]:
-    """Ingest the ten conversations (one agent each, all in one store) and score every variant."""
+def score_backends(
+    stacks: dict[str, Stack],
+    mappings: dict[str, dict[tuple[str, int], str]],
+    conversations: Sequence[lc.Conversation],
+) -> tuple[dict[str, dict[str, dict[int, list[float]]]], int]:
+    """The service default on every backend, question by question (the backends alternate which goes first, so
+    a busy moment of the shared machine hits both alike): backend → metric → category → per-question values, and
+    how many questions got the same top 10 on every backend."""
+    for stack in stacks.values():
+        stack.app.search.settings = SERVICE_DEFAULT
+    values: dict[str, dict[str, dict[int, list[float]]]] = {
+        b: {"r@5": {}, "r@10": {}, "budget": {}} for b in stacks
+    }
+    order = list(stacks)
+    same_top10 = 0
+    n = 0
+    for conv in conversations:
+        agent = _agent(conv.sample_id)
+        tokens = {t.dia_id: lc.estimate_tokens(t.text) for t in conv.turns}
+        for q in conv.questions:
+            tops = []
+            for backend in order if n % 2 == 0 else order[::-1]:
+                stack, mapping, out = stacks[backend], mappings[backend], values[backend]
+                deep = _ranking(stack, mapping, agent, q.question, RANKING_DEPTH)
+                for k in K_VALUES:
+                    ranking = _ranking(stack, mapping, agent, q.question, k)  # MMR on: its own call per k
+                    out[f"r@{k}"].setdefault(q.category, []).append(lc.recall_at(ranking, q.evidence, k))
+                    if k == 10:
+                        tops.append(ranking)
+                out["budget"].setdefault(q.category, []).append(
+                    lc.recall_within_budget(deep, q.evidence, tokens)
+                )
+            n += 1
+            same_top10 += all(top == tops[0] for top in tops)
+    return values, same_top10
+
+
+def locomo(home: Path, backends: Sequence[str] | None = None) -> list[BenchResult]:
+    """Ingest the ten conversations (one agent each, all in one store) into a memoryd per backend; score every
+    variant on SQLite and the service default on every backend, interleaved."""
+    backends = tuple(backends or selected_backends())
     conversations = lc.load()
     questions = [q for c in conversations for q in c.questions]
-    started = time.perf_counter()
-    with running_stack(home) as stack:
-        mapping = ingest(stack, conversations)
-        ingest_s = time.perf_counter() - started
-        started = time.perf_counter()
-        embedded = stack.app.indexer.run_once()
-        index_s = time.perf_counter() - started
-        stack.app.embedder.query_timeout_s = RECALL_QUERY_TIMEOUT_S
-        scored = {v.name: score_variant(stack, mapping, conversations, v) for v in VARIANTS}
-        _VECTORS.update(
-            (str(text), bytes(blob))
-            for text, blob in stack.app.store.db.query(
-                "SELECT t.content, e.vector FROM embeddings AS e JOIN transcript AS t "
-                "ON e.kind = 'transcript' AND t.id = e.row_id"
+    with backend_stacks(home, backends) as stacks:
+        mappings: dict[str, dict[tuple[str, int], str]] = {}
+        timings: dict[str, tuple[float, int, float]] = {}
+        for backend, stack in stacks.items():
+            started = time.perf_counter()
+            mappings[backend] = ingest(stack, conversations)
+            ingest_s = time.perf_counter() - started
+            started = time.perf_counter()
+            embedded = stack.index()
+            timings[backend] = (ingest_s, embedded, time.perf_counter() - started)
+            stack.app.embedder.query_timeout_s = RECALL_QUERY_TIMEOUT_S
+        load_before = os.getloadavg()[0]
+        by_backend, same_top10 = score_backends(stacks, mappings, conversations)
+        load_after = os.getloadavg()[0]
+        scored: dict[str, dict[str, dict[int, list[float]]]] = {}
+        if SQLITE in stacks:
+            sqlite = stacks[SQLITE]
+            for v in VARIANTS:
+                scored[v.name] = (
+                    by_backend[SQLITE]
+                    if v.settings == SERVICE_DEFAULT
+                    else score_variant(sqlite, mappings[SQLITE], conversations, v)
+                )
+            _VECTORS.update(
+                (str(text), bytes(blob))
+                for text, blob in sqlite.app.store.db.query(
+                    "SELECT t.content, e.vector FROM embeddings AS e JOIN transcript AS t "
+                    "ON e.kind = 'transcript' AND t.id = e.row_id"
+                )
             )
-        )
+    backend_part = BackendRecall(
+        backends, by_backend, timings, same_top10, len(questions), (load_before, load_after)
+    )
+    if SQLITE not in backends:
+        return backend_results(backend_part, questions, backend_section(backend_part, questions))
+    ingest_s, embedded, index_s = timings[SQLITE]
+    mapping = mappings[SQLITE]
     dev_ids = set(DEV)
     test_ids = {c.sample_id for c in conversations} - dev_ids
     sections: list[str] = []
@@ -243,6 +312,7 @@ def locomo(home: Path) -> list[BenchResult]:
             *sections,
         ]
     )
+    detail += "\n\n" + backend_section(backend_part, questions)
     return [
         BenchResult(
             ISSUE,
@@ -265,7 +335,95 @@ def locomo(home: Path) -> list[BenchResult]:
             f"(r@10 {_overall(per_agent['r@10']):.1f} vs {_overall(table_wide['r@10']):.1f})",
             "per-agent >= table-wide (mem0 lost 4-5 points to shared statistics)",
         ),
+        *backend_results(backend_part, questions, ""),
     ]
+
+
+@dataclass(frozen=True)
+class BackendRecall:
+    """The service default scored on every backend in one run."""
+
+    backends: tuple[str, ...]
+    values: dict[str, dict[str, dict[int, list[float]]]]
+    #: backend → (ingest seconds, rows embedded, indexing seconds).
+    timings: dict[str, tuple[float, int, float]]
+    same_top10: int
+    questions: int
+    load: tuple[float, float]
+
+
+def _splits(part: BackendRecall, questions: list[lc.Question], backend: str) -> tuple[dict[str, float], ...]:
+    """(test split, all 10) overall values per metric of one backend."""
+    every = {q.conversation for q in questions}
+    test_ids = every - set(DEV)
+    return tuple(
+        {m: _overall(v) for m, v in _split(part.values[backend], questions, keep).items()}
+        for keep in (test_ids, every)
+    )
+
+
+def backend_section(part: BackendRecall, questions: list[lc.Question]) -> str:
+    """The markdown of the per-backend comparison."""
+    rows = []
+    for b in part.backends:
+        ingest_s, embedded, index_s = part.timings[b]
+        test, every = _splits(part, questions, b)
+        rows.append(
+            f"| {b} | {test['r@5']:.1f} | {test['r@10']:.1f} | **{test['budget']:.1f}** | {every['r@5']:.1f} |"
+            f" {every['r@10']:.1f} | {every['budget']:.1f} | {ingest_s:.0f} s | {embedded} in {index_s:.0f} s |"
+        )
+    return "\n".join(
+        [
+            "### LoCoMo recall per storage backend, same run (issue 21)",
+            "",
+            f"The same ten conversations ingested with `BufferTurn` into one memoryd per backend ({', '.join(part.backends)};"
+            " memoryd's app and gRPC server in this process, bench/search_backends.py; PostgreSQL 18 with pgvector on this"
+            " machine, tsvector/GIN full text and HNSW vectors, agents under 2,000 vectors scanned exactly) and indexed"
+            " by each one's own Indexer through the same inferd (real all-MiniLM-L6-v2). Every question is asked of every"
+            " backend with the service default settings, one `SearchMemory` per ranking (limit 50 for the 800-token"
+            " recall, 5 and 10 for r@5 and r@10), the backends alternating which goes first. Recall (%), categories 1-4:",
+            "",
+            "| backend | r@5 test | r@10 test | 800 tok test | r@5 all 10 | r@10 all 10 | 800 tok all 10 | ingest"
+            " | embedded |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            f"Identical top 10 on every backend for {part.same_top10} of {part.questions} questions"
+            f" ({100.0 * part.same_top10 / max(1, part.questions):.1f}%). 1-minute load average of the shared"
+            f" {os.cpu_count()}-core machine when the scoring started / ended: {part.load[0]:.1f} / {part.load[1]:.1f}.",
+        ]
+    )
+
+
+def backend_results(part: BackendRecall, questions: list[lc.Question], detail: str) -> list[BenchResult]:
+    """The headline rows of the backends other than SQLite (whose rows keep their names), the first with `detail`."""
+    out: list[BenchResult] = []
+    reference = _splits(part, questions, SQLITE) if SQLITE in part.backends else None
+    for b in part.backends:
+        if b == SQLITE:
+            continue
+        test, every = _splits(part, questions, b)
+        versus = (
+            f"; SQLite {reference[0]['budget']:.1f}%, {test['budget'] - reference[0]['budget']:+.1f} points"
+            if reference
+            else ""
+        )
+        out += [
+            BenchResult(
+                21,
+                backend_label("LoCoMo evidence recall within 800 tokens (cats 1-4, test split)", b),
+                f"{test['budget']:.1f}% (all 10: {every['budget']:.1f}%{versus})",
+                "within 1 point of SQLite",
+                detail if not out else "",
+            ),
+            BenchResult(
+                21,
+                backend_label("LoCoMo turn recall@5 / @10 (cats 1-4, test split)", b),
+                f"{test['r@5']:.1f}% / {test['r@10']:.1f}% (all 10: {every['r@5']:.1f} / {every['r@10']:.1f})",
+                "—",
+            ),
+        ]
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------- latency

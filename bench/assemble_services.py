@@ -1,0 +1,323 @@
+"""bench_assemble's headline: AssembleContext over gRPC against a real memoryd process per backend (issues 6, 21).
+
+SQLite: `python -m memoryd` on the store bench_assemble.measure seeded (and timed in-process) under `<home>/sqlite`.
+PostgreSQL: a local PostgreSQL 18 with pgvector (tests/support/postgres.py), the same rows written by the same code
+(assemble_corpus.seed, through an in-process memoryd app opened with the same database URL), then `python -m memoryd
+--database-url`. The PostgreSQL seed gives its vectors to the embeddings table only (a throw-away faiss registry takes
+the Indexer's copies), so memoryd's PgVectorRegistry fills the agent's pgvector partition from that table and builds
+its HNSW indexes once, on the first search, as it does for any agent whose partition is missing: growing the HNSW
+graph row by row during the seed would take far longer and is not what is being measured.
+
+Both processes run at once. After warm-up calls (the first search loads faiss / fills pgvector) the bench waits until
+both memoryd processes and PostgreSQL's backends are idle (background index builds, autovacuum after the bulk load),
+then sends the same query set to both, interleaved (alternating which goes first), so a busy moment of the shared
+machine hits both alike. Every query text is unique: each call misses the 10 s assembly cache (checked on the
+reply) and each process embeds each query itself with the real MiniLM (inferd has no embedding cache). The
+known-entity list and per-agent keyword statistics stay as the running service caches them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from bench.assemble_corpus import (
+    AGENT,
+    QUERY_MODEL,
+    SEED,
+    Seeded,
+    make_corpus,
+    make_queries,
+    seed,
+    write_config,
+)
+from bench.backends import POSTGRES, SQLITE, label
+from bench.memoryd_process import memoryd_process, wait_until_idle
+from bench.report import BenchResult
+from osaurus.memory.v1 import memory_pb2 as pb
+from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+
+SQLITE_ISSUE, POSTGRES_ISSUE = 6, 21
+TARGETS = {SQLITE: "p95 ≤ 25 ms", POSTGRES: "p95 ≤ 40 ms"}
+#: Warm-up queries per intended section, before and again after the wait for idle processes (not measured).
+WARM_PER_SECTION = 2
+CALL_TIMEOUT_S = 30.0
+MAINTENANCE_WORK_MEM = "1GB"
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))] if ordered else 0.0
+
+
+def count_label(n: int) -> str:
+    """100000 → "100k", 2500 → "2.5k", 500 → "500"."""
+    return f"{n / 1000:g}k" if n >= 1000 else str(n)
+
+
+def corpus_label(sizes: dict[str, int]) -> str:
+    """The real corpus size, e.g. "100k turns, 10k facts, 5k episodes"."""
+    return (
+        f"{count_label(sizes['transcript'])} turns, {count_label(sizes['pinned'])} facts,"
+        f" {count_label(sizes['episodes'])} episodes"
+    )
+
+
+@dataclass
+class ServiceRun:
+    """What the service part measured, per backend."""
+
+    backends: tuple[str, ...]
+    sizes: dict[str, int]
+    #: The PostgreSQL seed (SQLite's is bench_assemble.measure's), and the store fingerprints compared.
+    seeded: dict[str, Seeded] = field(default_factory=dict)
+    fingerprints: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    ms: dict[str, list[float]] = field(default_factory=dict)
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)
+    fts_only: dict[str, int] = field(default_factory=dict)
+    cached: dict[str, int] = field(default_factory=dict)
+    #: The first warm-up call of each process, and the whole first warm-up round (the first searches load or build
+    #: the vector index: a call may return after its read budget while the build goes on and holds up the next), ms.
+    first_ms: dict[str, float] = field(default_factory=dict)
+    warm_ms: dict[str, float] = field(default_factory=dict)
+    settle_s: float = 0.0
+    settled: bool = True
+    load: tuple[float, float] = (0.0, 0.0)
+    seconds: float = 0.0
+
+
+def fingerprint(store: Any) -> tuple[int, ...]:
+    """Row counts, content lengths and last ids of the seeded tables, and the stored vectors: equal on two stores
+    holding the same rows."""
+    out: list[int] = []
+    for table, column in (("transcript", "content"), ("pinned_facts", "content"), ("episodes", "summary")):
+        row = store.db.query(
+            f"SELECT count(*), coalesce(sum(length({column})), 0), coalesce(max(id), 0) FROM {table}"
+        )
+        out += [int(v) for v in row[0]]
+    out.append(int(store.db.scalar("SELECT count(*) FROM embeddings WHERE model = ?", (QUERY_MODEL,))))
+    return tuple(out)
+
+
+def _fingerprint_at(location: Path | str) -> tuple[int, ...]:
+    from memoryd.storage.store import open_store
+
+    store = open_store(location)
+    try:
+        return fingerprint(store)
+    finally:
+        store.close()
+
+
+def seed_postgres(home: Path, inferd_target: str, database_url: str, scale: float, now_ms: int) -> Seeded:
+    """The same rows and vectors as the SQLite store, written through an in-process memoryd app on `database_url`."""
+    from inferd.client import InferenceClient
+    from memoryd.app import build_app
+    from memoryd.config import ServiceSettings
+    from memoryd.vectors.registry import VectorRegistry
+
+    home.mkdir(parents=True, exist_ok=True)
+    write_config(home)
+    app = build_app(
+        ServiceSettings(
+            listen="127.0.0.1:0",
+            home=home,
+            inferd_addr=inferd_target,
+            database_url=database_url,
+            background_indexing=False,
+        )
+    )
+    client = InferenceClient(inferd_target, deadline_s=300.0)
+    try:
+        # The Indexer's vector copies go to a scratch faiss registry; memoryd fills pgvector from the table.
+        scratch = VectorRegistry(home / "seed-vectors", app.store.embeddings)
+        return seed(app, client, scratch, scale, now_ms)[1]
+    finally:
+        client.close()
+        app.close()
+
+
+@contextmanager
+def _postgres(backends: Sequence[str]) -> Iterator[Any]:
+    if POSTGRES not in backends:
+        yield None
+        return
+    import psycopg
+
+    from tests.support.postgres import running_postgres
+
+    with running_postgres() as pg:
+        # Room for the 100k-vector HNSW graph, so memoryd's refill builds it in memory (pg_twin sets the same for
+        # bench_pg_search's build); an operator's setting, not memoryd's.
+        with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
+            conn.execute(f"ALTER SYSTEM SET maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
+            conn.execute("SELECT pg_reload_conf()")
+        yield pg
+
+
+def run_services(
+    home: Path, inferd_target: str, backends: Sequence[str], scale: float, per_section: int, now_ms: int
+) -> ServiceRun:
+    """Seed PostgreSQL (SQLite is seeded already when selected), start a memoryd per backend, time AssembleContext."""
+    started = time.perf_counter()
+    with _postgres(backends) as pg:
+        run = ServiceRun(tuple(backends), {})
+        homes: dict[str, tuple[Path, str]] = {}
+        if SQLITE in backends:
+            homes[SQLITE] = (home / "sqlite", "")
+            run.fingerprints[SQLITE] = _fingerprint_at(home / "sqlite" / "memory" / "memory.sqlite")
+        if pg is not None:
+            run.seeded[POSTGRES] = seed_postgres(home / "postgresql", inferd_target, pg.dsn, scale, now_ms)
+            homes[POSTGRES] = (home / "postgresql", pg.dsn)
+            run.fingerprints[POSTGRES] = _fingerprint_at(pg.dsn)
+        corpus = make_corpus(random.Random(SEED))
+        run.sizes = {
+            "transcript": int(100_000 * scale),
+            "pinned": int(10_000 * scale),
+            "episodes": int(5_000 * scale),
+        }
+        warm = [q for _, q in make_queries(corpus, random.Random(SEED + 3), WARM_PER_SECTION * 2)]
+        queries = [q for _, q in make_queries(corpus, random.Random(SEED + 2), per_section)]
+        _measure(run, homes, inferd_target, [pg.server_pid] if pg is not None else [], warm, queries)
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+def _measure(
+    run: ServiceRun,
+    homes: dict[str, tuple[Path, str]],
+    inferd_target: str,
+    extra_pids: list[int],
+    warm: list[str],
+    queries: list[str],
+) -> None:
+    with ExitStack() as stack:
+        processes = {
+            b: stack.enter_context(memoryd_process(h, inferd_target, url)) for b, (h, url) in homes.items()
+        }
+        channels = {b: stack.enter_context(grpc.insecure_channel(p.target)) for b, p in processes.items()}
+        stubs = {b: pb_grpc.MemoryServiceStub(c) for b, c in channels.items()}
+        pids = [p.pid for p in processes.values()] + extra_pids
+        half = len(warm) // 2
+        for i, q in enumerate(warm[:half]):  # the first search loads / builds each vector index
+            for b in stubs:
+                ms, _ = _call(stubs[b], q, timeout_s=900.0)
+                run.warm_ms[b] = run.warm_ms.get(b, 0.0) + ms
+                if i == 0:
+                    run.first_ms[b] = ms
+        run.settle_s, run.settled = wait_until_idle(pids)
+        for q in warm[half:]:
+            for b in stubs:
+                _call(stubs[b], q, timeout_s=120.0)
+        waited, quiet = wait_until_idle(pids, timeout_s=300.0)
+        run.settle_s += waited
+        run.settled = run.settled and quiet
+        order = list(stubs)
+        load_before = os.getloadavg()[0]
+        for i, q in enumerate(queries):
+            for b in order if i % 2 == 0 else order[::-1]:
+                ms, reply = _call(stubs[b], q, timeout_s=CALL_TIMEOUT_S)
+                run.ms.setdefault(b, []).append(ms)
+                section = pb.Section.Name(reply.section).removeprefix("SECTION_").lower()
+                chosen = run.sections.setdefault(b, {})
+                chosen[section] = chosen.get(section, 0) + 1
+                run.fts_only[b] = run.fts_only.get(b, 0) + ("fts_only" in reply.reason)
+                run.cached[b] = run.cached.get(b, 0) + reply.cached
+        run.load = (load_before, os.getloadavg()[0])
+
+
+def _call(stub: pb_grpc.MemoryServiceStub, query: str, *, timeout_s: float) -> tuple[float, Any]:
+    started = time.perf_counter()
+    reply = stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query=query), timeout=timeout_s)
+    return (time.perf_counter() - started) * 1000, reply
+
+
+def _row(run: ServiceRun, backend: str) -> str:
+    values = run.ms[backend]
+    sections = ", ".join(f"{k} {v}" for k, v in sorted(run.sections[backend].items()))
+    return (
+        f"| {backend} | {len(values)} | {statistics.median(values):.1f} | {percentile(values, 0.95):.1f} |"
+        f" {max(values):.1f} | {run.first_ms[backend] / 1000:.1f} s / {run.warm_ms[backend] / 1000:.1f} s |"
+        f" {run.fts_only[backend]} |"
+        f" {run.cached[backend]} | {sections} |"
+    )
+
+
+def service_lines(run: ServiceRun) -> list[str]:
+    """The markdown section of the service part."""
+    seeds = "; ".join(
+        f"{b} seed: bulk insert {s.insert_s:.1f} s, {s.indexed:,} vectors through the Indexer {s.index_s:.1f} s"
+        for b, s in run.seeded.items()
+    )
+    same = len(set(run.fingerprints.values())) == 1
+    lines = [
+        "### AssembleContext over gRPC against a real memoryd process per backend (`bench/assemble_services.py`)",
+        "",
+        f"`python -m memoryd` per backend ({', '.join(run.backends)}), all running at once, each on its own store"
+        f" holding the same rows ({run.sizes['transcript']:,} turns, {run.sizes['pinned']:,} pinned facts,"
+        f" {run.sizes['episodes']:,} episodes for one agent, 1,000 facts of another), written by the same code"
+        " (bench/assemble_corpus.py) and given vectors by memoryd's Indexer; store fingerprints (row counts, content"
+        f" lengths, last ids, vectors) {'identical' if same else 'DIFFERENT: ' + str(run.fingerprints)}."
+        + (f" {seeds}{' (SQLite: below)' if SQLITE in run.backends else ''}." if seeds else "")
+        + " SQLite: WAL, FTS5, per-agent faiss (the transcript through the approximate IVF index);"
+        f" PostgreSQL 18 on this machine (tests/support/postgres.py: Unix socket, fsync off, which reads do not"
+        f" touch; maintenance_work_mem {MAINTENANCE_WORK_MEM} so the HNSW graphs build in memory), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
+        " memoryd on its first search. Settings from memory.json: heuristic gate, 800 tokens, token counts by inferd's"
+        " fake LLM tokenizer; query embedding deadline 150 ms (the service default). After warm-up calls the bench"
+        f" waited {run.settle_s:.0f} s for both memoryd processes and PostgreSQL to go idle"
+        f"{'' if run.settled else ' (they did NOT go quiet within the limit)'}; then the same"
+        f" {len(next(iter(run.ms.values())))} queries went to every backend, interleaved (alternating which goes"
+        " first). Every query text is unique, so each call misses the assembly cache and each process embeds the"
+        " query itself with the real all-MiniLM-L6-v2 (inferd, its own process); the known-entity list and"
+        " keyword statistics stay cached as in a running service.",
+        "",
+        "| backend | calls | p50 ms | p95 ms | max ms | first call / first warm-up round (index load/build) | full text only"
+        " (query vector late) | cached | section chosen |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *(_row(run, b) for b in run.backends),
+        "",
+    ]
+    if SQLITE in run.ms and POSTGRES in run.ms:
+        s95, p95 = percentile(run.ms[SQLITE], 0.95), percentile(run.ms[POSTGRES], 0.95)
+        s50, p50 = statistics.median(run.ms[SQLITE]), statistics.median(run.ms[POSTGRES])
+        lines.append(
+            f"PostgreSQL / SQLite in the same run: p50 {p50 / max(s50, 1e-9):.2f}, p95 {p95 / max(s95, 1e-9):.2f}."
+        )
+    lines.append(
+        f"1-minute load average of the {os.cpu_count()}-core machine (shared with other engineers' work) when the"
+        f" timed calls started / ended: {run.load[0]:.1f} / {run.load[1]:.1f}; the service part took"
+        f" {run.seconds:.0f} s (PostgreSQL's start and seed included)."
+    )
+    return lines
+
+
+def service_results(run: ServiceRun, in_process: list[str]) -> list[BenchResult]:
+    """One headline row per backend; the first carries the detail (this part, then the in-process one)."""
+    detail = "\n".join([*service_lines(run), *(["", *in_process] if in_process else [])])
+    metric = (
+        "AssembleContext p50 / p95 over gRPC, cache miss, evidence gate, real MiniLM query embedding"
+        f" ({corpus_label(run.sizes)})"
+    )
+    results = []
+    for i, backend in enumerate(run.backends):
+        values = run.ms[backend]
+        results.append(
+            BenchResult(
+                SQLITE_ISSUE if backend == SQLITE else POSTGRES_ISSUE,
+                label(metric, backend),
+                f"{statistics.median(values):.1f} ms / {percentile(values, 0.95):.1f} ms",
+                TARGETS[backend],
+                detail if i == 0 else "",
+            )
+        )
+    return results
