@@ -46,6 +46,14 @@ EXACT_ROWS = 2000
 EF_SEARCH = 100
 #: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
 ITERATIVE_SCAN = "strict_order"
+#: Session settings of the connections that search (pg_session.py sends each once per connection). Parallel query is
+#: off: the exact branch of nearest_sql (a Sort over a Seq Scan of a large kind) was planned as a Gather Merge, and
+#: its two workers were launched on every HNSW search although the branch's one-time filter is false (~16 ms per
+#: 100k-row search in EXPLAIN ANALYZE, and two more processes on the cores the other searches need).
+SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("hnsw.iterative_scan", ITERATIVE_SCAN),
+    ("max_parallel_workers_per_gather", "0"),
+)
 
 
 def vector_ddl(schema: str) -> list[str]:
@@ -218,7 +226,8 @@ class PgVectorStore:
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
             # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
             self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
-            self._db.setting("hnsw.iterative_scan", ITERATIVE_SCAN)
+            for name, value in SEARCH_SETTINGS:
+                self._db.setting(name, value)
             rows = self._db.query(self.nearest_sql(agent, kind), params)
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             return None
