@@ -7,7 +7,8 @@ is assembled from the resulting lexemes, each quoted: no tsquery operator (&, |,
 ever interpreted. A query matches
 rows holding any of its terms (OR, as the SQLite mirrors are queried), ranked by ts_rank with episodes' topics and
 entities weighted 1.5 × the summary; read/search.py re-scores the candidates with the agent's own BM25 statistics
-(agent_text_stats, doc_frequencies) exactly as on SQLite.
+(agent_text_stats, doc_frequencies) exactly as on SQLite. Document frequencies come from the per-agent lexeme counts
+the database keeps (pg_term_stats.py), not from counting rows.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from memoryd.storage.fts import MIRRORS, like_pattern
 from memoryd.storage.pg_names import quoted_schema
 from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, config_name
 from memoryd.storage.pg_sql import PgQueries
+from memoryd.storage.pg_term_stats import frequencies_sql
 
 #: ts_rank's weights for {D, C, B, A} (each at most 1): B holds summaries and contents, A topics and entities, 1.5 × B.
 _RANK_WEIGHTS = "'{0, 0, 0.6667, 1.0}'"
@@ -30,6 +32,7 @@ class PgFtsIndex:
     def __init__(self, db: PgQueries, schema: str) -> None:
         self._db = db
         self._schema = quoted_schema(schema)
+        self._schema_name = schema
         self._configs = ", ".join(f"'{config_name(schema, code)}'" for code in LANGUAGES)
 
     def _table(self, kind: str) -> tuple[str, str]:
@@ -76,7 +79,18 @@ class PgFtsIndex:
         return self.doc_frequencies(kind, agent_id, [term])[term]
 
     def doc_frequencies(self, kind: str, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
-        """doc_frequency of each term, in one statement (rows of any status, as the SQLite mirrors count them)."""
+        """doc_frequency of each term, in one statement over the agent's lexeme counts (rows of any status, as the
+        SQLite mirrors count them; a term's stems summed, pg_term_stats.py)."""
+        if not terms:
+            return {}
+        unique = list(dict.fromkeys(terms))
+        sql = frequencies_sql(self._schema_name, MIRRORS[kind].source, self._configs)
+        counted = {str(term): int(n) for term, n in self._db.query(sql, (unique, agent_id))}
+        return {term: counted.get(term, 0) for term in terms}
+
+    def counted_doc_frequencies(self, kind: str, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
+        """doc_frequencies by counting the matching rows (reads every one from the heap): the reference the lexeme
+        counts are checked against (tests, bench_pg_search)."""
         if not terms:
             return {}
         table, _ = self._table(kind)

@@ -12,13 +12,18 @@ A row's language is the one whose snowball stop-word list covers most of its dis
 English on a tie, e.g. a row with no stop word at all). The query side does not guess: each query term becomes the
 OR of its five stemmed forms (pg_fts.py), so it meets a row in whichever language the row was indexed.
 
+Document frequencies: pg_term_stats.ddl (per-agent lexeme counts kept by statement triggers), and `upgrade` adds
+them to a store created before them.
+
 Vectors: pg_vectors.vector_ddl (one LIST-partitioned table, a partition per agent) — part of the same list so one
 call creates everything.
 """
 
 from __future__ import annotations
 
+from memoryd.storage import pg_term_stats
 from memoryd.storage.pg_names import quoted_schema
+from memoryd.storage.pg_sql import PgQueries
 from memoryd.storage.pg_vectors import vector_ddl
 
 #: Language code → (stemmer of the snowball template, PostgreSQL's stop-word configuration used to detect it).
@@ -121,4 +126,14 @@ def search_ddl(schema: str) -> list[str]:
         statements.append(
             f"CREATE INDEX IF NOT EXISTS {table}_search_gin ON {s}.{table} USING gin (search_vector)"
         )
-    return statements + vector_ddl(schema)
+    return statements + pg_term_stats.ddl(schema) + vector_ddl(schema)
+
+
+def upgrade(db: PgQueries, schema: str) -> list[str]:
+    """Bring a store created by an earlier memoryd up to search_ddl inside the caller's transaction (which holds the
+    schema's advisory lock): the term statistics, filled from the rows. The names of the steps applied."""
+    if not db.scalar(pg_term_stats.missing_sql(), (schema,)):
+        return []
+    for statement in pg_term_stats.ddl(schema) + pg_term_stats.fill_statements(schema):
+        db.execute(statement)
+    return ["search_terms"]

@@ -1,0 +1,95 @@
+"""The per-agent lexeme counts PostgreSQL keeps for BM25's document frequencies (storage/pg_term_stats.py): every
+kind of write keeps them equal to counting the rows, each agent's are its own, and a store created before them gets
+them, filled from its rows, when it is opened."""
+
+from __future__ import annotations
+
+from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.storage.pg_fts import PgFtsIndex
+from memoryd.storage.pg_sql import PgSql
+from memoryd.storage.store import open_store
+from tests.support.pg_search import new_search_schema, pg, postgres  # noqa: F401  (fixtures)
+
+_TERMS = ["heron", "herons", "pond", "ponds", "stood", "the", "chats", "bleu", "zebra", "étang", "etang"]
+
+
+def _turn(db: PgSql, schema: str, agent: str, content: str, at: int = 1) -> int:
+    return int(
+        db.scalar(
+            f'INSERT INTO "{schema}".transcript (agent_id, conversation_id, chunk_index, role, content, '
+            f"created_at_ms) VALUES (%s, 'c', 0, 'user', %s, %s) RETURNING id",
+            (agent, content, at),
+        )
+    )
+
+
+def _same_as_counted(fts: PgFtsIndex, kind: str, agent: str) -> dict[str, int]:
+    kept = fts.doc_frequencies(kind, agent, _TERMS)
+    assert kept == fts.counted_doc_frequencies(kind, agent, _TERMS)
+    return kept
+
+
+def test_inserts_updates_deletes_and_truncate_keep_the_counts(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    fts = PgFtsIndex(pg, schema)
+    first = _turn(pg, schema, "a", "The heron stood in the pond")
+    _turn(pg, schema, "a", "Herons and ponds, the chats bleu")
+    _turn(pg, schema, "b", "A heron, another agent's heron")
+    pg.executemany(
+        f'INSERT INTO "{schema}".transcript (agent_id, conversation_id, chunk_index, role, content, created_at_ms) '
+        "VALUES (%s, 'c', %s, 'user', %s, 1)",
+        [("a", i, f"L'étang numéro {i} du héron") for i in range(3)],
+    )
+    kept = _same_as_counted(fts, KIND_TRANSCRIPT, "a")
+    assert kept["heron"] == 5 and kept["zebra"] == 0
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "b")["heron"] == 1
+
+    pg.execute(f'UPDATE "{schema}".transcript SET content = %s WHERE id = %s', ("A zebra grazed", first))
+    pg.execute(
+        f'UPDATE "{schema}".transcript SET token_count = 7 WHERE agent_id = %s', ("a",)
+    )  # text unchanged
+    kept = _same_as_counted(fts, KIND_TRANSCRIPT, "a")
+    assert kept["zebra"] == 1 and kept["heron"] == 4
+    pg.execute(f'UPDATE "{schema}".transcript SET agent_id = %s WHERE id = %s', ("b", first))
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["zebra"] == 0
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "b")["zebra"] == 1
+
+    pg.execute(f'DELETE FROM "{schema}".transcript WHERE agent_id = %s AND content LIKE %s', ("a", "%étang%"))
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 1
+    pg.execute(f'TRUNCATE "{schema}".transcript')
+    assert fts.doc_frequencies(KIND_TRANSCRIPT, "a", _TERMS) == dict.fromkeys(_TERMS, 0)
+    assert not pg.scalar(f'SELECT count(*) FROM "{schema}".search_terms WHERE source = %s', ("transcript",))
+
+
+def test_facts_and_episodes_are_counted_per_table(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    fts = PgFtsIndex(pg, schema)
+    pg.execute(
+        f'INSERT INTO "{schema}".pinned_facts (agent_id, content, created_at_ms, updated_at_ms) '
+        "VALUES ('a', 'The heron likes the pond', 1, 1)"
+    )
+    pg.execute(
+        f'INSERT INTO "{schema}".episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, '
+        "conversation_at_ms, created_at_ms) VALUES ('a', 'c', 'A walk by the ponds', 'herons', 'Zebra', 1, 1)"
+    )
+    assert _same_as_counted(fts, KIND_PINNED, "a")["pond"] == 1
+    episodes = _same_as_counted(fts, KIND_EPISODE, "a")
+    assert episodes["heron"] == 1 and episodes["zebra"] == 1
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 0
+
+
+def test_a_store_without_the_counts_gets_them_filled_when_opened(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    fts = PgFtsIndex(pg, schema)
+    for text in ("The heron stood in the pond", "Two herons", "Ponds everywhere"):
+        _turn(pg, schema, "a", text)
+    pg.execute(f'DROP TABLE "{schema}".search_terms CASCADE')
+    for table in ("transcript", "episodes", "pinned_facts"):
+        for suffix in ("ai", "ad", "au", "at"):
+            pg.execute(f'DROP TRIGGER {table}_terms_{suffix} ON "{schema}".{table}')
+    _turn(pg, schema, "a", "A heron written while the counts did not exist")
+    store = open_store(pg.dsn, schema=schema)  # the upgrade
+    store.db.close_all()
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 3
+    _turn(pg, schema, "a", "And one more heron")  # the triggers are back
+    assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 4
