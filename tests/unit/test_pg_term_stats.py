@@ -89,7 +89,7 @@ def test_a_store_without_the_counts_gets_them_filled_when_opened(pg: PgSql) -> N
             pg.execute(f'DROP TRIGGER {table}_terms_{suffix} ON "{schema}".{table}')
     _turn(pg, schema, "a", "A heron written while the counts did not exist")
     store = open_store(pg.dsn, schema=schema)  # the upgrade
-    store.db.close_all()
+    store.close()
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 3
     _turn(pg, schema, "a", "And one more heron")  # the triggers are back
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 4
