@@ -1,8 +1,11 @@
 """The per-agent lexeme counts PostgreSQL keeps for BM25's document frequencies (storage/pg_term_stats.py): every
 kind of write keeps them equal to counting the rows, each agent's are its own, and a store created before them gets
-them, filled from its rows, when it is opened."""
+them, filled from its rows, when it is opened. Also PgFtsIndex.search's shortcut (rows holding two of the query's
+lexemes ranked first) returns what ranking the whole match returns."""
 
 from __future__ import annotations
+
+import random
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.pg_fts import PgFtsIndex
@@ -93,3 +96,40 @@ def test_a_store_without_the_counts_gets_them_filled_when_opened(pg: PgSql) -> N
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 3
     _turn(pg, schema, "a", "And one more heron")  # the triggers are back
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 4
+
+
+def _ranked_everything(db: PgSql, schema: str, fts: PgFtsIndex, terms: list[str]) -> list[tuple[int, float]]:
+    """Every match ranked by ts_rank, as the search ranked before rows with two lexemes were taken first."""
+    sql = (
+        f"SELECT s.id, ts_rank('{{0, 0, 0.6667, 1.0}}', s.search_vector, q.q) AS score "
+        f'FROM "{schema}".transcript AS s, (SELECT {fts.term_query(len(terms))} AS q) AS q '
+        f"WHERE s.agent_id = %s AND s.search_vector @@ q.q ORDER BY score DESC, s.id DESC"
+    )
+    return [(int(i), float(score)) for i, score in db.query(sql, (*terms, "a"))]
+
+
+def test_rows_with_two_lexemes_first_rank_as_the_whole_match(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    fts = PgFtsIndex(pg, schema)
+    texts = [f"heron heron heron heron heron number {i}" for i in range(12)]  # one lexeme, many times
+    texts += [f"the pond {i}" for i in range(12)]
+    texts += [f"a heron at the pond, take {i}" for i in range(8)]  # both lexemes once
+    texts += [f"herons by the ponds and the heron's pond, {i}" for i in range(4)]
+    for text in random_order(texts):
+        _turn(pg, schema, "a", text)
+    _turn(pg, schema, "b", "heron pond heron pond")  # another agent's row never comes back
+    every = _ranked_everything(pg, schema, fts, ["heron", "pond"])
+    for limit in (5, 12, 13, 30):  # 12 rows hold both: from 13 on the whole match is ranked
+        found = fts.search(KIND_TRANSCRIPT, "a", ["heron", "pond"], limit)
+        assert [i for i, _ in found] == [i for i, _ in every[:limit]]
+        assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in every[:limit]]
+    assert {i for i, _ in fts.search(KIND_TRANSCRIPT, "a", ["heron"], 50)} == {
+        i for i, _ in _ranked_everything(pg, schema, fts, ["heron"])
+    }
+
+
+def random_order(texts: list[str]) -> list[str]:
+    """The texts in a fixed shuffled order (ids then do not follow the groups)."""
+    shuffled = list(texts)
+    random.Random(21).shuffle(shuffled)
+    return shuffled
