@@ -18,12 +18,15 @@ from collections.abc import Sequence
 from memoryd.domain import KIND_EPISODE
 from memoryd.storage.fts import MIRRORS, like_pattern
 from memoryd.storage.pg_names import quoted_schema
-from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, config_name
+from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, SINGLE_WEIGHT, config_name
 from memoryd.storage.pg_sql import PgQueries
 from memoryd.storage.pg_term_stats import frequencies_sql
 
 #: ts_rank's weights for {D, C, B, A} (each at most 1): B holds summaries and contents, A topics and entities, 1.5 × B.
 _RANK_WEIGHTS = "'{0, 0, 0.6667, 1.0}'"
+#: A match of more rows than this (the query's lexemes' counts summed, pg_term_stats.py) is ranked from its strong
+#: rows (search()); a smaller one is ranked whole, which is cheaper at that size.
+LARGE_MATCH = 1000
 
 
 class PgFtsIndex:
@@ -53,12 +56,11 @@ class PgFtsIndex:
             f"unnest(tsvector_to_array(to_tsvector(c.cfg, {self._schema}.search_fold(t.term)))) AS l)"
         )
 
-    def _lexemes(self, count: int) -> str:
-        """The distinct lexemes of `count` bound terms (a text[] parameter each) under the five configurations."""
-        if count < 1:
-            raise ValueError("no terms")
+    def _lexemes(self) -> str:
+        """The distinct lexemes of the terms (one text[] parameter: one statement text whatever their number, so
+        psycopg prepares it) under the five configurations."""
         return (
-            f"SELECT DISTINCT l FROM unnest(ARRAY[{', '.join(['%s'] * count)}]::text[]) AS t(term), "
+            "SELECT DISTINCT l FROM unnest(%s::text[]) AS t(term), "
             f"unnest(ARRAY[{self._configs}]::regconfig[]) AS c(cfg), "
             f"unnest(tsvector_to_array(to_tsvector(c.cfg, {self._schema}.search_fold(t.term)))) AS l"
         )
@@ -79,7 +81,9 @@ class PgFtsIndex:
         """
         del agent_in_match
         table, active = self._table(kind)
-        lexemes = self._lexemes(len(terms))
+        if not terms:
+            raise ValueError("no terms")
+        lexemes = self._lexemes()
         ranked = (
             f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) AS score "
             f"FROM {table} AS s WHERE s.agent_id = %s AND {active} AND s.search_vector @@ (SELECT MATCH FROM q) "
@@ -91,17 +95,34 @@ class PgFtsIndex:
             f"(SELECT string_agg('(' || quote_literal(a.l) || ' & ' || quote_literal(b.l) || ')', ' | ') "
             f"FROM lx AS a JOIN lx AS b ON a.l < b.l)::tsquery AS two_of)"
         )
-        if len({weight for _, weight in SEARCH_COLUMNS[MIRRORS[kind].source]}) > 1:
+        if MIRRORS[kind].source not in SINGLE_WEIGHT:
             sql = f"{head} {ranked.replace('MATCH', 'any_of')}"
-            rows = self._db.query(sql, (*terms, agent_id, limit))
+            rows = self._db.query(sql, (list(terms), agent_id, limit))
         else:
-            sql = (
-                f"{head}, paired AS MATERIALIZED ({ranked.replace('MATCH', 'two_of')}) "
-                f"SELECT id, score FROM (SELECT id, score FROM paired WHERE (SELECT count(*) FROM paired) >= %s "
-                f"UNION ALL ({ranked.replace('MATCH', 'any_of').replace('WHERE ', 'WHERE (SELECT count(*) FROM paired) < %s AND ', 1)})) "
-                f"AS r ORDER BY score DESC, id DESC"
+            large = f"(SELECT est FROM n) > {LARGE_MATCH}"
+            strong = ranked.replace(
+                "s.search_vector @@ (SELECT MATCH FROM q)",
+                f"{large} AND (s.search_vector @@ (SELECT two_of FROM q) OR "
+                f"{self._schema}.search_repeats(s.search_vector) @@ (SELECT any_of FROM q))",
             )
-            rows = self._db.query(sql, (*terms, agent_id, limit, limit, limit, agent_id, limit))
+            whole = ranked.replace("WHERE ", f"WHERE NOT {large} AND ", 1).replace("MATCH", "any_of")
+            sql = (
+                f"{head}, n AS MATERIALIZED (SELECT coalesce(sum(c.rows), 0) AS est FROM {self._schema}.search_terms "
+                f"AS c WHERE c.agent_id = %s AND c.source = '{MIRRORS[kind].source}' AND c.lexeme IN "
+                f"(SELECT l FROM lx)), strong AS MATERIALIZED ({strong}), weak AS MATERIALIZED (SELECT s.id "
+                f"FROM {table} AS s WHERE {large} AND (SELECT count(*) FROM strong) < %s AND s.agent_id = %s "
+                f"AND {active} AND s.search_vector @@ (SELECT any_of FROM q) AND s.id NOT IN "
+                f"(SELECT id FROM strong) ORDER BY s.id DESC LIMIT %s) "
+                f"SELECT id, score FROM (SELECT id, score FROM strong UNION ALL "
+                f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) FROM {table} AS s "
+                f"WHERE s.id IN (SELECT id FROM weak) AND s.agent_id = %s UNION ALL ({whole})) AS r "
+                f"ORDER BY score DESC, id DESC LIMIT %s"
+            )
+            self._db.setting("max_parallel_workers_per_gather", "0")
+            rows = self._db.query(
+                sql,
+                (list(terms), agent_id, agent_id, limit, limit, agent_id, limit, agent_id, agent_id, limit, limit),
+            )
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def table_rows(self, kind: str) -> int:
@@ -190,3 +211,5 @@ class PgFtsIndex:
         """Rebuild every GIN index (memoryctl reindex); the tsvectors are generated columns, always current."""
         for source in SEARCH_COLUMNS:
             self._db.execute(f"REINDEX INDEX {self._schema}.{source}_search_gin")
+        for source in SINGLE_WEIGHT:
+            self._db.execute(f"REINDEX INDEX {self._schema}.{source}_repeats_gin")

@@ -1,13 +1,16 @@
 """The per-agent lexeme counts PostgreSQL keeps for BM25's document frequencies (storage/pg_term_stats.py): every
 kind of write keeps them equal to counting the rows, each agent's are its own, and a store created before them gets
 them, filled from its rows, when it is opened. Also PgFtsIndex.search's shortcut (rows holding two of the query's
-lexemes ranked first) returns what ranking the whole match returns."""
+lexemes, or one lexeme more than once, ranked first) returns what ranking the whole match returns."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
+
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.storage import pg_fts
 from memoryd.storage.pg_fts import PgFtsIndex
 from memoryd.storage.pg_sql import PgSql
 from memoryd.storage.store import open_store
@@ -81,7 +84,7 @@ def test_facts_and_episodes_are_counted_per_table(pg: PgSql) -> None:  # noqa: F
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 0
 
 
-def test_a_store_without_the_counts_gets_them_filled_when_opened(pg: PgSql) -> None:  # noqa: F811
+def test_a_store_without_the_counts_and_repeats_index_gets_them_when_opened(pg: PgSql) -> None:  # noqa: F811
     schema = new_search_schema(pg)
     fts = PgFtsIndex(pg, schema)
     for text in ("The heron stood in the pond", "Two herons", "Ponds everywhere"):
@@ -90,9 +93,13 @@ def test_a_store_without_the_counts_gets_them_filled_when_opened(pg: PgSql) -> N
     for table in ("transcript", "episodes", "pinned_facts"):
         for suffix in ("ai", "ad", "au", "at"):
             pg.execute(f'DROP TRIGGER {table}_terms_{suffix} ON "{schema}".{table}')
+    for table in ("transcript", "pinned_facts"):
+        pg.execute(f'DROP INDEX "{schema}".{table}_repeats_gin')
     _turn(pg, schema, "a", "A heron written while the counts did not exist")
     store = open_store(pg.dsn, schema=schema)  # the upgrade
     store.close()
+    for table in ("transcript", "pinned_facts"):
+        assert pg.scalar("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".{table}_repeats_gin',))
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 3
     _turn(pg, schema, "a", "And one more heron")  # the triggers are back
     assert _same_as_counted(fts, KIND_TRANSCRIPT, "a")["heron"] == 4
@@ -108,24 +115,29 @@ def _ranked_everything(db: PgSql, schema: str, fts: PgFtsIndex, terms: list[str]
     return [(int(i), float(score)) for i, score in db.query(sql, (*terms, "a"))]
 
 
-def test_rows_with_two_lexemes_first_rank_as_the_whole_match(pg: PgSql) -> None:  # noqa: F811
+@pytest.mark.parametrize("large_match", [1000, 0])
+def test_a_large_match_ranked_from_its_strong_rows_ranks_as_the_whole_match(
+    pg: PgSql,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    large_match: int,
+) -> None:
+    monkeypatch.setattr(pg_fts, "LARGE_MATCH", large_match)  # 0: every match counts as large here
     schema = new_search_schema(pg)
     fts = PgFtsIndex(pg, schema)
-    texts = [f"heron heron heron heron heron number {i}" for i in range(12)]  # one lexeme, many times
-    texts += [f"the pond {i}" for i in range(12)]
+    texts = [f"heron heron heron heron heron number {i}" for i in range(6)]  # one lexeme, many times
+    texts += [f"heron heron, number {i}" for i in range(6)]  # one lexeme twice
+    texts += [f"the pond {i}" for i in range(12)]  # one lexeme once
     texts += [f"a heron at the pond, take {i}" for i in range(8)]  # both lexemes once
     texts += [f"herons by the ponds and the heron's pond, {i}" for i in range(4)]
     for text in random_order(texts):
         _turn(pg, schema, "a", text)
     _turn(pg, schema, "b", "heron pond heron pond")  # another agent's row never comes back
-    every = _ranked_everything(pg, schema, fts, ["heron", "pond"])
-    for limit in (5, 12, 13, 30):  # 12 rows hold both: from 13 on the whole match is ranked
-        found = fts.search(KIND_TRANSCRIPT, "a", ["heron", "pond"], limit)
-        assert [i for i, _ in found] == [i for i, _ in every[:limit]]
-        assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in every[:limit]]
-    assert {i for i, _ in fts.search(KIND_TRANSCRIPT, "a", ["heron"], 50)} == {
-        i for i, _ in _ranked_everything(pg, schema, fts, ["heron"])
-    }
+    for terms in (["heron", "pond"], ["heron"], ["pond"], ["ponds", "zebra"]):
+        every = _ranked_everything(pg, schema, fts, terms)
+        for limit in (5, 12, 13, 20, 40):
+            found = fts.search(KIND_TRANSCRIPT, "a", terms, limit)
+            assert [i for i, _ in found] == [i for i, _ in every[:limit]], (terms, limit)
+            assert [round(s, 6) for _, s in found] == [round(s, 6) for _, s in every[:limit]]
 
 
 def random_order(texts: list[str]) -> list[str]:
