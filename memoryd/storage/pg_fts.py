@@ -73,11 +73,13 @@ class PgFtsIndex:
 
         Every match is read from the heap to be ranked (~4.5 us a row: the row, its tsvector, ts_rank), which made a
         query of common terms only (candidate_terms keeps the two rarest) cost 75-230 ms at 100k turns. Where every
-        column has one weight (transcript, pinned facts), a row holding two of the query's lexemes always outranks a
-        row holding one: ts_rank gives a present lexeme between w/1.645 (once) and w (ever more often), so two
-        score at least 2 x 0.405 w and one less than w. So the rows holding at least two lexemes (a GIN AND, far
-        fewer rows) are ranked first, and when there are `limit` of them they are the top `limit` of the whole match,
-        scores and order included; otherwise the whole match is ranked, in the same statement.
+        column has one weight w (transcript, pinned facts), ts_rank gives each present lexeme between w/1.645 (once)
+        and w (ever more often), so every row holding two of the query's lexemes, or one lexeme more than once (the
+        strong rows), outranks every row holding one lexeme once, and those all score alike. A large match (its
+        lexemes' counts, pg_term_stats.py, sum over LARGE_MATCH) is therefore ranked from its strong rows only (a GIN
+        AND, and the GIN on search_repeats(search_vector)), the newest of the other rows filling the limit (equal
+        scores: ties go to the higher id, as in the full ranking): scores and order are those of ranking the whole
+        match. A smaller match, and episodes (two weights), are ranked whole. One statement either way.
         """
         del agent_in_match
         table, active = self._table(kind)
@@ -121,7 +123,19 @@ class PgFtsIndex:
             self._db.setting("max_parallel_workers_per_gather", "0")
             rows = self._db.query(
                 sql,
-                (list(terms), agent_id, agent_id, limit, limit, agent_id, limit, agent_id, agent_id, limit, limit),
+                (
+                    list(terms),
+                    agent_id,
+                    agent_id,
+                    limit,
+                    limit,
+                    agent_id,
+                    limit,
+                    agent_id,
+                    agent_id,
+                    limit,
+                    limit,
+                ),
             )
         return [(int(r[0]), float(r[1])) for r in rows]
 

@@ -12,8 +12,10 @@ A row's language is the one whose snowball stop-word list covers most of its dis
 English on a tie, e.g. a row with no stop word at all). The query side does not guess: each query term becomes the
 OR of its five stemmed forms (pg_fts.py), so it meets a row in whichever language the row was indexed.
 
-Document frequencies: pg_term_stats.ddl (per-agent lexeme counts kept by statement triggers), and `upgrade` adds
-them to a store created before them.
+Ranking: on the tables whose text has one weight (transcript, pinned facts) a second GIN indexes each row's repeated
+lexemes (`search_repeats(search_vector)`, an expression index), so a large match is ranked from its strong rows
+(pg_fts.py). Document frequencies: pg_term_stats.ddl (per-agent lexeme counts kept by statement triggers). `upgrade`
+adds both to a store created before them.
 
 Vectors: pg_vectors.vector_ddl (one LIST-partitioned table, a partition per agent) — part of the same list so one
 call creates everything.
