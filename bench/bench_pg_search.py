@@ -58,6 +58,7 @@ from memoryd.read.search import MemorySearch, SearchSettings
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.terms import query_terms
 from memoryd.retrieval.tokens import InferdTokenCounter
+from memoryd.storage.pg_fts import PgFtsIndex
 from memoryd.storage.pg_vectors import EF_SEARCH, PgVectorStore
 from memoryd.storage.store import Store, open_store
 from memoryd.vectors.embedding import Embedder
@@ -273,7 +274,8 @@ def _sizes(twin: Twin) -> list[str]:
     db = twin.db.percent_queries()
     rows = db.query(
         "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = 'bench_assemble' AND (c.relname LIKE '%%search_gin' OR c.relname LIKE 'vectors_%%') "
+        "WHERE n.nspname = 'bench_assemble' AND (c.relname LIKE '%%search_gin' OR c.relname LIKE 'vectors_%%' "
+        "OR c.relname LIKE 'search_terms%%') "
         "AND c.relkind IN ('i', 'r') ORDER BY 1"
     )
     return [f"| `{name}` | {int(size) / 1e6:.1f} MB |" for name, size in rows]
@@ -331,13 +333,38 @@ def assemble(home: Path) -> list[BenchResult]:
                     searched[backend].append(_timed(search.search, AGENT, KIND_TRANSCRIPT, q, 10))
             recall = _hnsw_recall(query_client, app.vectors, twin, queries)
             size_rows = _sizes(twin)
+            frequencies = _term_statistics(twin, queries)
         finally:
             for search in searches:
                 search.close()
             query_client.close()
             counter.close()
             app.close()
-    return _assemble_results(sizes, twin, assembled, searched, recall, size_rows)
+    return _assemble_results(sizes, twin, assembled, searched, recall, size_rows, frequencies)
+
+
+def _term_statistics(twin: Twin, queries: Sequence[str]) -> tuple[int, int, float, float]:
+    """The queries' terms' document frequencies per kind from the lexeme counts PostgreSQL keeps
+    (storage/pg_term_stats.py) against counting the matching rows: (terms equal, terms compared, median ms of one
+    statement over a query's terms, read from the counts; the same, counted)."""
+    fts = PgFtsIndex(twin.db.percent_queries(), "bench_assemble")
+    equal = compared = 0
+    kept_ms: list[float] = []
+    counted_ms: list[float] = []
+    for kind in (KIND_TRANSCRIPT, KIND_PINNED, KIND_EPISODE):
+        for query in queries:
+            terms = query_terms(query)
+            if not terms:
+                continue
+            started = time.perf_counter()
+            kept = fts.doc_frequencies(kind, AGENT, terms)
+            kept_ms.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            counted = fts.counted_doc_frequencies(kind, AGENT, terms)
+            counted_ms.append((time.perf_counter() - started) * 1000)
+            equal += sum(kept[t] == counted[t] for t in set(terms))
+            compared += len(set(terms))
+    return equal, compared, statistics.median(kept_ms), statistics.median(counted_ms)
 
 
 #: ef_search settings compared: the earlier fixed 200, and the default (max(EF_SEARCH, k)).
@@ -380,6 +407,7 @@ def _assemble_results(
     searched: dict[str, list[float]],
     recall: dict[tuple[str, int], tuple[float, float, float]],
     size_rows: list[str],
+    frequencies: tuple[int, int, float, float],
 ) -> list[BenchResult]:
     pg = assembled["PostgreSQL"]
     lines = [
@@ -407,6 +435,11 @@ def _assemble_results(
             f"| {'200' if ef == 200 else f'max({ef}, k)'} | {r10:.1f}% | {r100:.1f}% | {ms:.1f} |"
             for (kind, ef), (r10, r100, ms) in recall.items()
         ),
+        "",
+        f"Document frequencies of the queries' terms (per kind) from the per-agent lexeme counts PostgreSQL keeps "
+        f"(`storage/pg_term_stats.py`) against counting the matching rows: equal for {frequencies[0]:,} of "
+        f"{frequencies[1]:,}; one statement over a query's terms {frequencies[2]:.1f} ms (median) against "
+        f"{frequencies[3]:.1f} ms counted.",
         "",
         "Sizes on PostgreSQL (GIN per table; each agent's vector partition and its per-kind HNSW indexes):",
         "",

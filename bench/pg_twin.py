@@ -19,7 +19,7 @@ from memoryd.storage.store import Store, open_store
 from memoryd.vectors.pg_registry import PgVectorRegistry
 
 _SKIP = {"schema_version"}
-_BATCH = 5000
+_BATCH = 1000
 
 
 @dataclass
@@ -45,16 +45,18 @@ def copy_rows(src: Store, dst: Store) -> dict[str, int]:
             continue
         columns = [c for c in dst.db.columns(table) if c in set(src.db.columns(table))]
         rows = src.db.query(f"SELECT {', '.join(columns)} FROM {table}")
-        marks = ", ".join(["%s"] * len(columns))
+        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
         with out.transaction():
             out.execute(f"DELETE FROM {table}")
+            # One multi-row INSERT per batch, not one statement per row: the lexeme counts' statement trigger
+            # (memoryd/storage/pg_term_stats.py) then upserts each lexeme once per batch. Row by row in one
+            # transaction, a common lexeme's count row is updated once per row, and every upsert walks the versions
+            # the transaction left behind: quadratic (the 100k-turn copy ran for more than 30 minutes).
             for start in range(0, len(rows), _BATCH):
-                out.executemany(
-                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
-                    [
-                        tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
-                        for r in rows[start : start + _BATCH]
-                    ],
+                batch = rows[start : start + _BATCH]
+                out.execute(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([marks] * len(batch))}",
+                    [bytes(v) if isinstance(v, memoryview) else v for r in batch for v in r],
                 )
         if "id" in columns:
             dst.db.ids_given(table)

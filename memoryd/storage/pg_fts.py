@@ -7,7 +7,8 @@ is assembled from the resulting lexemes, each quoted: no tsquery operator (&, |,
 ever interpreted. A query matches
 rows holding any of its terms (OR, as the SQLite mirrors are queried), ranked by ts_rank with episodes' topics and
 entities weighted 1.5 × the summary; read/search.py re-scores the candidates with the agent's own BM25 statistics
-(agent_text_stats, doc_frequencies) exactly as on SQLite.
+(agent_text_stats, doc_frequencies) exactly as on SQLite. Document frequencies come from the per-agent lexeme counts
+the database keeps (pg_term_stats.py), not from counting rows.
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ from collections.abc import Sequence
 from memoryd.domain import KIND_EPISODE
 from memoryd.storage.fts import MIRRORS, like_pattern
 from memoryd.storage.pg_names import quoted_schema
-from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, config_name
+from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, SINGLE_WEIGHT, config_name
 from memoryd.storage.pg_sql import PgQueries
+from memoryd.storage.pg_term_stats import frequencies_sql
 
 #: ts_rank's weights for {D, C, B, A} (each at most 1): B holds summaries and contents, A topics and entities, 1.5 × B.
 _RANK_WEIGHTS = "'{0, 0, 0.6667, 1.0}'"
+#: A match of more rows than this (the query's lexemes' counts summed, pg_term_stats.py) is ranked from its strong
+#: rows (search()); a smaller one is ranked whole, which is cheaper at that size.
+LARGE_MATCH = 1000
 
 
 class PgFtsIndex:
@@ -30,6 +35,7 @@ class PgFtsIndex:
     def __init__(self, db: PgQueries, schema: str) -> None:
         self._db = db
         self._schema = quoted_schema(schema)
+        self._schema_name = schema
         self._configs = ", ".join(f"'{config_name(schema, code)}'" for code in LANGUAGES)
 
     def _table(self, kind: str) -> tuple[str, str]:
@@ -50,20 +56,87 @@ class PgFtsIndex:
             f"unnest(tsvector_to_array(to_tsvector(c.cfg, {self._schema}.search_fold(t.term)))) AS l)"
         )
 
+    def _lexemes(self) -> str:
+        """The distinct lexemes of the terms (one text[] parameter: one statement text whatever their number, so
+        psycopg prepares it) under the five configurations."""
+        return (
+            "SELECT DISTINCT l FROM unnest(%s::text[]) AS t(term), "
+            f"unnest(ARRAY[{self._configs}]::regconfig[]) AS c(cfg), "
+            f"unnest(tsvector_to_array(to_tsvector(c.cfg, {self._schema}.search_fold(t.term)))) AS l"
+        )
+
     def search(
         self, kind: str, agent_id: str, terms: Sequence[str], limit: int, *, agent_in_match: bool = True
     ) -> list[tuple[int, float]]:
         """Top rows of this agent by ts_rank (agent_in_match is accepted for FtsIndex's signature; PostgreSQL's
-        planner chooses between the GIN and the agent's btree itself)."""
+        planner chooses between the GIN and the agent's btree itself).
+
+        Every match is read from the heap to be ranked (~4.5 us a row: the row, its tsvector, ts_rank), which made a
+        query of common terms only (candidate_terms keeps the two rarest) cost 75-230 ms at 100k turns. Where every
+        column has one weight w (transcript, pinned facts), ts_rank gives each present lexeme between w/1.645 (once)
+        and w (ever more often), so every row holding two of the query's lexemes, or one lexeme more than once (the
+        strong rows), outranks every row holding one lexeme once, and those all score alike. A large match (its
+        lexemes' counts, pg_term_stats.py, sum over LARGE_MATCH) is therefore ranked from its strong rows only (a GIN
+        AND, and the GIN on search_repeats(search_vector)), the newest of the other rows filling the limit (equal
+        scores: ties go to the higher id, as in the full ranking): scores and order are those of ranking the whole
+        match. A smaller match, and episodes (two weights), are ranked whole. One statement either way.
+        """
         del agent_in_match
         table, active = self._table(kind)
-        sql = (
-            f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, q.q) AS score "
-            f"FROM {table} AS s, (SELECT {self.term_query(len(terms))} AS q) AS q "
-            f"WHERE s.agent_id = %s AND s.search_vector @@ q.q AND {active} "
+        if not terms:
+            raise ValueError("no terms")
+        lexemes = self._lexemes()
+        ranked = (
+            f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) AS score "
+            f"FROM {table} AS s WHERE s.agent_id = %s AND {active} AND s.search_vector @@ (SELECT MATCH FROM q) "
             f"ORDER BY score DESC, s.id DESC LIMIT %s"
         )
-        rows = self._db.query(sql, (*terms, agent_id, limit))
+        head = (
+            f"WITH lx AS MATERIALIZED ({lexemes}), q AS MATERIALIZED (SELECT "
+            f"(SELECT string_agg(quote_literal(l), ' | ') FROM lx)::tsquery AS any_of, "
+            f"(SELECT string_agg('(' || quote_literal(a.l) || ' & ' || quote_literal(b.l) || ')', ' | ') "
+            f"FROM lx AS a JOIN lx AS b ON a.l < b.l)::tsquery AS two_of)"
+        )
+        if MIRRORS[kind].source not in SINGLE_WEIGHT:
+            sql = f"{head} {ranked.replace('MATCH', 'any_of')}"
+            rows = self._db.query(sql, (list(terms), agent_id, limit))
+        else:
+            large = f"(SELECT est FROM n) > {LARGE_MATCH}"
+            strong = ranked.replace(
+                "s.search_vector @@ (SELECT MATCH FROM q)",
+                f"{large} AND (s.search_vector @@ (SELECT two_of FROM q) OR "
+                f"{self._schema}.search_repeats(s.search_vector) @@ (SELECT any_of FROM q))",
+            )
+            whole = ranked.replace("WHERE ", f"WHERE NOT {large} AND ", 1).replace("MATCH", "any_of")
+            sql = (
+                f"{head}, n AS MATERIALIZED (SELECT coalesce(sum(c.rows), 0) AS est FROM {self._schema}.search_terms "
+                f"AS c WHERE c.agent_id = %s AND c.source = '{MIRRORS[kind].source}' AND c.lexeme IN "
+                f"(SELECT l FROM lx)), strong AS MATERIALIZED ({strong}), weak AS MATERIALIZED (SELECT s.id "
+                f"FROM {table} AS s WHERE {large} AND (SELECT count(*) FROM strong) < %s AND s.agent_id = %s "
+                f"AND {active} AND s.search_vector @@ (SELECT any_of FROM q) AND s.id NOT IN "
+                f"(SELECT id FROM strong) ORDER BY s.id DESC LIMIT %s) "
+                f"SELECT id, score FROM (SELECT id, score FROM strong UNION ALL "
+                f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) FROM {table} AS s "
+                f"WHERE s.id IN (SELECT id FROM weak) AND s.agent_id = %s UNION ALL ({whole})) AS r "
+                f"ORDER BY score DESC, id DESC LIMIT %s"
+            )
+            self._db.setting("max_parallel_workers_per_gather", "0")
+            rows = self._db.query(
+                sql,
+                (
+                    list(terms),
+                    agent_id,
+                    agent_id,
+                    limit,
+                    limit,
+                    agent_id,
+                    limit,
+                    agent_id,
+                    agent_id,
+                    limit,
+                    limit,
+                ),
+            )
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def table_rows(self, kind: str) -> int:
@@ -76,7 +149,18 @@ class PgFtsIndex:
         return self.doc_frequencies(kind, agent_id, [term])[term]
 
     def doc_frequencies(self, kind: str, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
-        """doc_frequency of each term, in one statement (rows of any status, as the SQLite mirrors count them)."""
+        """doc_frequency of each term, in one statement over the agent's lexeme counts (rows of any status, as the
+        SQLite mirrors count them; a term's stems summed, pg_term_stats.py)."""
+        if not terms:
+            return {}
+        unique = list(dict.fromkeys(terms))
+        sql = frequencies_sql(self._schema_name, MIRRORS[kind].source, self._configs)
+        counted = {str(term): int(n) for term, n in self._db.query(sql, (unique, agent_id))}
+        return {term: counted.get(term, 0) for term in terms}
+
+    def counted_doc_frequencies(self, kind: str, agent_id: str, terms: Sequence[str]) -> dict[str, int]:
+        """doc_frequencies by counting the matching rows (reads every one from the heap): the reference the lexeme
+        counts are checked against (tests, bench_pg_search)."""
         if not terms:
             return {}
         table, _ = self._table(kind)
@@ -141,3 +225,5 @@ class PgFtsIndex:
         """Rebuild every GIN index (memoryctl reindex); the tsvectors are generated columns, always current."""
         for source in SEARCH_COLUMNS:
             self._db.execute(f"REINDEX INDEX {self._schema}.{source}_search_gin")
+        for source in SINGLE_WEIGHT:
+            self._db.execute(f"REINDEX INDEX {self._schema}.{source}_repeats_gin")

@@ -5,7 +5,8 @@ A fresh PostgreSQL store starts at the current version (SQLite's migrations 1-8 
 nothing older exists on PostgreSQL): one transaction, under an advisory lock so replicas starting together create
 it once, creates the tables and indexes, the triggers that delete a row's stored vector with the row, and full
 text's columns and indexes when memoryd/storage/pg_search_schema.py is present. A later migration adds its step for
-both backends.
+both backends; full text's own additions (PostgreSQL only, e.g. the term statistics) are applied to an existing store
+by pg_search_schema.upgrade, in the same locked transaction.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable
 
 from psycopg import sql as pgsql
 
-from memoryd.storage.pg_db import PgDatabase
+from memoryd.storage.pg_db import PercentQueries, PgDatabase
 from memoryd.storage.tables import VECTOR_KINDS, create_table_sql, define_tables, index_sql
 
 _log = logging.getLogger("memoryd.storage.pg_schema")
@@ -59,6 +60,17 @@ def search_statements(schema: str) -> list[str]:
     return list(search_ddl(schema))
 
 
+def _upgrade_search(db: PgDatabase) -> None:
+    """Full text's additions since the store was created (pg_search_schema.upgrade), in the caller's transaction."""
+    try:
+        module = importlib.import_module(SEARCH_SCHEMA_MODULE)
+    except ModuleNotFoundError:
+        return
+    upgrade: Callable[[PercentQueries, str], list[str]] = module.upgrade
+    for step in upgrade(db.percent_queries(), db.schema):
+        _log.info("postgresql schema %s: added %s", db.schema, step)
+
+
 def schema_statements(db: PgDatabase) -> list[str]:
     """The DDL of the current schema on PostgreSQL: tables, indexes, vector triggers, full text."""
     statements: list[str] = []
@@ -83,6 +95,7 @@ def migrate_postgres(db: PgDatabase, latest: int, newer_error: type[Exception]) 
         if version > latest:
             raise newer_error(f"database schema {version} is newer than this memoryd ({latest})")
         if version == latest:
+            _upgrade_search(db)
             return []
         if version != 0:
             raise newer_error(

@@ -12,13 +12,20 @@ A row's language is the one whose snowball stop-word list covers most of its dis
 English on a tie, e.g. a row with no stop word at all). The query side does not guess: each query term becomes the
 OR of its five stemmed forms (pg_fts.py), so it meets a row in whichever language the row was indexed.
 
+Ranking: on the tables whose text has one weight (transcript, pinned facts) a second GIN indexes each row's repeated
+lexemes (`search_repeats(search_vector)`, an expression index), so a large match is ranked from its strong rows
+(pg_fts.py). Document frequencies: pg_term_stats.ddl (per-agent lexeme counts kept by statement triggers). `upgrade`
+adds both to a store created before them.
+
 Vectors: pg_vectors.vector_ddl (one LIST-partitioned table, a partition per agent) — part of the same list so one
 call creates everything.
 """
 
 from __future__ import annotations
 
+from memoryd.storage import pg_term_stats
 from memoryd.storage.pg_names import quoted_schema
+from memoryd.storage.pg_sql import PgQueries
 from memoryd.storage.pg_vectors import vector_ddl
 
 #: Language code → (stemmer of the snowball template, PostgreSQL's stop-word configuration used to detect it).
@@ -45,6 +52,9 @@ SEARCH_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "episodes": (("summary", "B"), ("topics_csv", "A"), ("entities_csv", "A")),
     "transcript": (("content", "B"),),
 }
+#: Tables whose text has one weight: their rows' repeated lexemes are indexed too (`search_repeats`), so a large
+#: match is ranked without reading every row (pg_fts.py).
+SINGLE_WEIGHT = tuple(table for table, columns in SEARCH_COLUMNS.items() if len({w for _, w in columns}) == 1)
 
 
 def config_name(schema: str, language: str) -> str:
@@ -89,6 +99,11 @@ def _text_search_ddl(schema: str) -> list[str]:
         f"ORDER BY length(to_tsvector('pg_catalog.simple', t)) - length(to_tsvector(v.stop, t)) DESC, v.ord "
         f"LIMIT 1 $fn$"
     )
+    statements.append(
+        f"CREATE OR REPLACE FUNCTION {s}.search_repeats(v tsvector) RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT "
+        f"PARALLEL SAFE AS $fn$ SELECT coalesce(array_to_tsvector(array_agg(u.lexeme)), ''::tsvector) "
+        f"FROM unnest(v) AS u WHERE cardinality(u.positions) >= 2 $fn$"
+    )
     cases = " ".join(f"WHEN '{code}' THEN '{config_name(schema, code)}'::regconfig" for code in LANGUAGES)
     statements.append(
         f"CREATE OR REPLACE FUNCTION {s}.search_config(code text) RETURNS regconfig LANGUAGE sql IMMUTABLE "
@@ -121,4 +136,34 @@ def search_ddl(schema: str) -> list[str]:
         statements.append(
             f"CREATE INDEX IF NOT EXISTS {table}_search_gin ON {s}.{table} USING gin (search_vector)"
         )
-    return statements + vector_ddl(schema)
+    statements += _repeats_ddl(schema)
+    return statements + pg_term_stats.ddl(schema) + vector_ddl(schema)
+
+
+def _repeats_ddl(schema: str) -> list[str]:
+    """A GIN on each single-weight table's repeated lexemes (an expression index: no column, no table rewrite)."""
+    s = quoted_schema(schema)
+    return [
+        f"CREATE INDEX IF NOT EXISTS {table}_repeats_gin ON {s}.{table} USING gin ({s}.search_repeats(search_vector))"
+        for table in SINGLE_WEIGHT
+    ]
+
+
+def upgrade(db: PgQueries, schema: str) -> list[str]:
+    """Bring a store created by an earlier memoryd up to search_ddl inside the caller's transaction (which holds the
+    schema's advisory lock): the term statistics, filled from the rows. The names of the steps applied."""
+    applied: list[str] = []
+    if db.scalar(pg_term_stats.missing_sql(), (schema,)):
+        for statement in pg_term_stats.ddl(schema) + pg_term_stats.fill_statements(schema):
+            db.execute(statement)
+        applied.append("search_terms")
+    if any(
+        db.scalar(
+            "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NULL", (schema, f"{t}_repeats_gin")
+        )
+        for t in SINGLE_WEIGHT
+    ):
+        for statement in _text_search_ddl(schema) + _repeats_ddl(schema):  # search_repeats() first
+            db.execute(statement)
+        applied.append("repeats_gin")
+    return applied

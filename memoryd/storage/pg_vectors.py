@@ -18,6 +18,8 @@ dimension (pg_registry.py refills it from the embeddings table). All of it lives
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,12 +42,23 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
 #: Kinds of an agent with at most this many vectors are scanned exactly instead of through HNSW.
 EXACT_ROWS = 2000
+#: How long a kind's size class (exact scan or HNSW) is reused before it is counted again. It was counted inside
+#: every search (one statement with both branches: ~0.4 ms of a 3.5 ms 100k-row search, and a plan holding both).
+SIZE_TTL_S = 30.0
 #: Candidates HNSW keeps while searching; a search for k rows uses max(this, k), so memoryd's searches (k = 100)
 #: walk with ef_search = k. 200 (the earlier setting) cost ~1.3-1.6x the time per 100k-row search for ~12 points
 #: more recall@100 on bench_assemble's fake-model vectors (bench_pg_search, part assemble, measures both).
 EF_SEARCH = 100
 #: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
 ITERATIVE_SCAN = "strict_order"
+#: Session settings of the connections that search (pg_session.py sends each once per connection). Parallel query is
+#: off: the exact branch of nearest_sql (a Sort over a Seq Scan of a large kind) was planned as a Gather Merge, and
+#: its two workers were launched on every HNSW search although the branch's one-time filter is false (~16 ms per
+#: 100k-row search in EXPLAIN ANALYZE, and two more processes on the cores the other searches need).
+SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("hnsw.iterative_scan", ITERATIVE_SCAN),
+    ("max_parallel_workers_per_gather", "0"),
+)
 
 
 def vector_ddl(schema: str) -> list[str]:
@@ -97,6 +110,9 @@ class PgVectorStore:
         self._db = db
         self._s = quoted_schema(schema)
         self._ef_search = ef_search
+        #: (partition, kind) → (scanned exactly, when counted): _is_exact's memo.
+        self._sizes: dict[tuple[str, str], tuple[bool, float]] = {}
+        self._sizes_lock = threading.Lock()
 
     def _lock(self, agent_id: str) -> None:
         """Serialise partition DDL of one agent across replicas (inside a transaction)."""
@@ -185,26 +201,39 @@ class PgVectorStore:
             (agent.agent_id, kind, [int(i) for i in row_ids]),
         )
 
-    def nearest_sql(self, agent: AgentVectors, kind: str) -> str:
-        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k).
-
-        A kind with at most EXACT_ROWS rows is scanned exactly (every distance computed, as faiss does): as fast as
-        the graph at that size, and exact, where a small HNSW graph can return fewer than k rows. Larger kinds walk
-        their HNSW index. One statement: the row count (at most EXACT_ROWS + 1 index entries read) picks the branch.
-        """
+    def nearest_sql(self, agent: AgentVectors, kind: str, *, exact: bool = False) -> str:
+        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k): an exact scan
+        (every distance computed, as faiss does) or the walk of the kind's HNSW index."""
         d = agent.dimension
         where = f"agent_id = %(agent)s AND kind = '{_check_kind(kind)}'"
         distance = f"embedding::halfvec({d}) <=> %(v)s::halfvec({d})"
-        table = f"{self._s}.{agent.partition}"
+        order = f"({distance}) + 0" if exact else distance  # + 0: not an index order, so no HNSW walk
         return (
-            f"WITH n AS MATERIALIZED (SELECT count(*) AS c FROM (SELECT 1 FROM {table} WHERE {where} "
-            f"LIMIT {EXACT_ROWS + 1}) AS x) "
-            f"(SELECT row_id, {distance} AS distance FROM {table} WHERE {where} AND (SELECT c FROM n) <= {EXACT_ROWS} "
-            f"ORDER BY ({distance}) + 0 LIMIT %(k)s) "
-            f"UNION ALL "
-            f"(SELECT row_id, {distance} AS distance FROM {table} WHERE {where} AND (SELECT c FROM n) > {EXACT_ROWS} "
-            f"ORDER BY {distance} LIMIT %(k)s)"
+            f"SELECT row_id, {distance} AS distance FROM {self._s}.{agent.partition} WHERE {where} "
+            f"ORDER BY {order} LIMIT %(k)s"
         )
+
+    def _is_exact(self, agent: AgentVectors, kind: str) -> bool:
+        """Whether the kind is small enough (at most EXACT_ROWS vectors) to be scanned exactly: as fast as the graph
+        at that size, and exact, where a small HNSW graph can return fewer than k rows. Counted (at most
+        EXACT_ROWS + 1 index entries) once per SIZE_TTL_S per agent and kind: a stale answer only costs time (an
+        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which iterative scans complete)."""
+        key = (agent.partition, kind)
+        with self._sizes_lock:
+            held = self._sizes.get(key)
+        if held is not None and time.monotonic() - held[1] < SIZE_TTL_S:
+            return held[0]
+        count = int(
+            self._db.scalar(
+                f"SELECT count(*) FROM (SELECT 1 FROM {self._s}.{agent.partition} WHERE agent_id = %s AND "
+                f"kind = %s LIMIT {EXACT_ROWS + 1}) AS x",
+                (agent.agent_id, _check_kind(kind)),
+            )
+            or 0
+        )
+        with self._sizes_lock:
+            self._sizes[key] = (count <= EXACT_ROWS, time.monotonic())
+        return count <= EXACT_ROWS
 
     def nearest(
         self, agent: AgentVectors, kind: str, vector: npt.NDArray[np.float32], k: int
@@ -218,9 +247,12 @@ class PgVectorStore:
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
             # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
             self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
-            self._db.setting("hnsw.iterative_scan", ITERATIVE_SCAN)
-            rows = self._db.query(self.nearest_sql(agent, kind), params)
+            for name, value in SEARCH_SETTINGS:
+                self._db.setting(name, value)
+            rows = self._db.query(self.nearest_sql(agent, kind, exact=self._is_exact(agent, kind)), params)
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
+            with self._sizes_lock:
+                self._sizes.pop((agent.partition, kind), None)
             return None
         return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
 

@@ -1,6 +1,9 @@
 """Loading searchable rows (pinned facts, episodes, transcript turns) by id, always filtered by agent.
 
 `+agent_id` (dialect.unindexed) keeps SQLite on the primary key: with the agent index it would scan all of the agent's rows.
+On PostgreSQL the ids go as one `bigint[]` parameter (`id = ANY(?)`) instead of a list of placeholders: one statement
+text per kind whatever the number of ids, so psycopg prepares it once per connection (an `IN` list of a new length was
+parsed and planned again), and no batch is ever split.
 """
 
 from __future__ import annotations
@@ -51,12 +54,8 @@ class RowStore:
         """Rows by id (missing ids are simply absent)."""
         found: dict[int, MemoryRow] = {}
         unique = list(dict.fromkeys(int(i) for i in ids))
-        for start in range(0, len(unique), _CHUNK):
-            chunk = unique[start : start + _CHUNK]
-            sql = _SELECT[kind].format(
-                ids=", ".join("?" * len(chunk)), agent=self._db.dialect.unindexed("agent_id")
-            )
-            for r in self._db.query(sql, (*chunk, agent_id)):
+        for sql, params in self._fetch_statements(kind, agent_id, unique):
+            for r in self._db.query(sql, params):
                 found[int(r[0])] = MemoryRow(
                     kind=kind,
                     id=int(r[0]),
@@ -71,6 +70,28 @@ class RowStore:
                     entities=split_csv(r[9] or "") if kind == KIND_EPISODE else (),
                 )
         return found
+
+    def _fetch_statements(
+        self, kind: str, agent_id: str, unique: list[int]
+    ) -> list[tuple[str, tuple[object, ...]]]:
+        """(statement, parameters) loading `unique` ids: one on PostgreSQL (an array), one per _CHUNK on SQLite."""
+        if not unique:
+            return []
+        if self._db.dialect.is_postgres:
+            return [
+                (
+                    _SELECT[kind].replace("IN ({ids})", "= ANY(?::bigint[])").format(agent="agent_id"),
+                    (unique, agent_id),
+                )
+            ]
+        out: list[tuple[str, tuple[object, ...]]] = []
+        for start in range(0, len(unique), _CHUNK):
+            chunk = unique[start : start + _CHUNK]
+            sql = _SELECT[kind].format(
+                ids=", ".join("?" * len(chunk)), agent=self._db.dialect.unindexed("agent_id")
+            )
+            out.append((sql, (*chunk, agent_id)))
+        return out
 
     def neighbours(self, agent_id: str, conversation_id: str, chunk_index: int, radius: int) -> list[int]:
         """Ids of the transcript turns within `radius` places of `chunk_index` in one conversation of one agent
