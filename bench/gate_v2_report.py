@@ -50,9 +50,10 @@ def _language_table(s: GateScores) -> str:
 ROLE = {
     "gate_v2": "fitted on (since gate-v2)",
     "gate_v3": "fitted on since gate-v3 (it was gate-v2's held-out set, reported once)",
-    "gate_v4": "never fitted or chosen on (written blind and frozen before gate-v3 was final); session 7's held-out"
-    " set, its aggregate reported twice since",
-    "gate_v5": "never seen in fitting or choosing (written blind on another branch in session 8, frozen at ecd9a3b"
+    "gate_v4": "fitted on since gate-v4 (session 7's held-out set, its aggregate reported before any fitting)",
+    "gate_v5": "fitted on since gate-v4 (session 8's held-out set, written blind and reported once before any"
+    " fitting)",
+    "gate_v6": "never seen in fitting or choosing (written blind on another branch in session 9, frozen at 738f757"
     " before any gate ran on it)",
 }
 
@@ -95,14 +96,15 @@ def run_v2(
             " all-MiniLM-L6-v2 through a real inferd, then every query sent to"
             " AssembleContext over gRPC with the shipped model"
             f" ({shown_versions}). A query counts as injected when the block"
-            " placed at least one row (the always-on overrides alone are not memory). gate-v3 was fitted on"
-            " all of gate_v2 and gate_v3 (plus the same queries against agents with sections missing and with the"
-            " query vector timed out), its features, regularisation and threshold chosen by cross-validation"
-            " grouped by profile (`bench/train_gate.py`, evidence from `bench/gate_collect.py`)."
+            " placed at least one row (the always-on overrides alone are not memory). gate-v4 was fitted on"
+            " the TRAIN profiles of gate_v2 to gate_v5 (plus the same queries against agents with sections missing"
+            " and with the query vector timed out), its feature set, regularisation and threshold chosen on their"
+            " DEV profiles (`bench/train_gate.py`, evidence from `bench/gate_collect.py`; docs/gate.md)."
             + (
                 " Earlier held-out figures: gate-v1 on gate_v3 77.0% lenient, 13.6% missed, 8.3% false injection;"
-                " gate-v2 on gate_v3 79.6% lenient, 14.3% missed, 6.7% false injection."
-                if set_name in ("gate_v4", "gate_v5")
+                " gate-v2 on gate_v3 79.6% lenient, 14.3% missed, 6.7% false injection; gate-v3 on gate_v4 72.2%,"
+                " 22.9%, 9.4%; gate-v3 on gate_v5 76.3%, 18.9%, 8.3%."
+                if set_name in ("gate_v4", "gate_v5", "gate_v6")
                 else ""
             ),
             "| metric | measured | target |\n| --- | --- | --- |\n"
