@@ -47,6 +47,15 @@ def _language_table(s: GateScores) -> str:
 
 
 #: What each set is to the shipped model (gate-v3: fitted on all of gate_v2 and gate_v3; gate_v5 is held out).
+#: How each shipped model was fitted (docs/gate.md), for the report's description.
+MODEL_NOTES = {
+    "gate-v3": "gate-v3 was fitted on all of gate_v2 and gate_v3 (plus the same queries against agents with sections"
+    " missing and with the query vector timed out), its features, regularisation and threshold chosen by"
+    " cross-validation grouped by profile (`bench/train_gate.py`, evidence from `bench/gate_collect.py`).",
+    "gate-v4": "gate-v4 was fitted on the TRAIN profiles of gate_v2 to gate_v5 (plus the same queries against agents"
+    " with sections missing and with the query vector timed out), its feature set, regularisation and threshold"
+    " chosen on their DEV profiles (`bench/train_gate.py`, evidence from `bench/gate_collect.py`; docs/gate.md).",
+}
 ROLE = {
     "gate_v2": "fitted on (since gate-v2)",
     "gate_v3": "fitted on since gate-v3 (it was gate-v2's held-out set, reported once)",
@@ -96,10 +105,8 @@ def run_v2(
             " all-MiniLM-L6-v2 through a real inferd, then every query sent to"
             " AssembleContext over gRPC with the shipped model"
             f" ({shown_versions}). A query counts as injected when the block"
-            " placed at least one row (the always-on overrides alone are not memory). gate-v4 was fitted on"
-            " the TRAIN profiles of gate_v2 to gate_v5 (plus the same queries against agents with sections missing"
-            " and with the query vector timed out), its feature set, regularisation and threshold chosen on their"
-            " DEV profiles (`bench/train_gate.py`, evidence from `bench/gate_collect.py`; docs/gate.md)."
+            " placed at least one row (the always-on overrides alone are not memory). "
+            + MODEL_NOTES.get(versions[0] if len(versions) == 1 else "", "")
             + (
                 " Earlier held-out figures: gate-v1 on gate_v3 77.0% lenient, 13.6% missed, 8.3% false injection;"
                 " gate-v2 on gate_v3 79.6% lenient, 14.3% missed, 6.7% false injection; gate-v3 on gate_v4 72.2%,"
