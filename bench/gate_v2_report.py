@@ -106,7 +106,7 @@ def run_v2(
             " AssembleContext over gRPC with the shipped model"
             f" ({shown_versions}). A query counts as injected when the block"
             " placed at least one row (the always-on overrides alone are not memory). "
-            + MODEL_NOTES.get(versions[0] if len(versions) == 1 else "", "")
+            + MODEL_NOTES.get(next(iter(versions)) if len(versions) == 1 else "", "")
             + (
                 " Earlier held-out figures: gate-v1 on gate_v3 77.0% lenient, 13.6% missed, 8.3% false injection;"
                 " gate-v2 on gate_v3 79.6% lenient, 14.3% missed, 6.7% false injection; gate-v3 on gate_v4 72.2%,"
