@@ -7,7 +7,6 @@ so tests never see each other's rows.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,9 +25,8 @@ from memoryd.storage.pg_coordination import REASON_DEBOUNCE, REASON_SWITCH, PgCo
 from memoryd.storage.pg_notify import PgListener, PgNotifier, parse_payload, payloads
 from memoryd.write import outcome as oc
 from servicekit.errors import AbortedError
+from tests.support.coordination_db import autocommit_connect, pending_signals_schema
 from tests.support.postgres import PostgresInstance, postgres_or_skip
-
-_schemas = itertools.count()
 
 
 @pytest.fixture(scope="module")
@@ -39,22 +37,12 @@ def pg() -> Iterator[PostgresInstance]:
 
 @pytest.fixture
 def connect(pg: PostgresInstance) -> Callable[[], psycopg.Connection[Any]]:
-    def open_connection() -> psycopg.Connection[Any]:
-        return psycopg.connect(pg.dsn, autocommit=True)
-
-    return open_connection
+    return autocommit_connect(pg)
 
 
 @pytest.fixture
 def schema(connect: Callable[[], psycopg.Connection[Any]]) -> str:
-    name = f"repl_{next(_schemas)}_{int(time.time() * 1000) % 100000}"
-    with connect() as conn:
-        conn.execute(f"CREATE SCHEMA {name}".encode())
-        conn.execute(
-            f"CREATE TABLE {name}.pending_signals (id bigserial PRIMARY KEY, agent_id text, conversation_id text,"
-            " status text, created_at_ms bigint)".encode()
-        )
-    return name
+    return pending_signals_schema(connect, "repl")
 
 
 @pytest.fixture

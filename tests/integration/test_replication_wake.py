@@ -7,7 +7,6 @@ wake a loop: a conversation armed on one replica is claimed by the other as its 
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,9 +25,9 @@ from memoryd.replication.due_queue import DbDueQueue
 from memoryd.storage.pg_coordination import PgCoordination
 from memoryd.storage.pg_notify import PgListener, PgNotifier, parse_payload
 from memoryd.write import outcome as oc
+from tests.support.coordination_db import autocommit_connect, pending_signals_schema
 from tests.support.postgres import PostgresInstance, postgres_or_skip
 
-_schemas = itertools.count()
 NO_POLL_S = 60.0
 
 
@@ -40,25 +39,12 @@ def pg() -> Iterator[PostgresInstance]:
 
 @pytest.fixture
 def connect(pg: PostgresInstance) -> Callable[[], psycopg.Connection[Any]]:
-    def open_connection() -> psycopg.Connection[Any]:
-        return psycopg.connect(pg.dsn, autocommit=True)
-
-    return open_connection
+    return autocommit_connect(pg)
 
 
 @pytest.fixture
 def schema(connect: Callable[[], psycopg.Connection[Any]]) -> str:
-    name = f"wake_{next(_schemas)}_{int(time.time() * 1000) % 100000}"
-    with connect() as conn:
-        conn.execute(f"CREATE SCHEMA {name}".encode())
-        conn.execute(
-            f"CREATE TABLE {name}.pending_signals (id bigserial PRIMARY KEY, agent_id text, conversation_id text,"
-            " status text, created_at_ms bigint)".encode()
-        )
-    coordination = PgCoordination(connect, name)
-    coordination.ensure_schema()
-    coordination.close()
-    return name
+    return pending_signals_schema(connect, "wake", coordination=True)
 
 
 @dataclass
