@@ -33,7 +33,7 @@ QUERY_MODEL = "all-minilm-l6-v2"
 INDEX_MODEL = "fake-embedding"
 #: The rng seed of the corpus and rows: the same rows on every backend.
 SEED = 606
-_BATCH = 5000
+_BATCH = 500
 
 
 class CorpusVectors:
@@ -138,63 +138,63 @@ def populate(app: Any, corpus: Corpus, rng: random.Random, scale: float, now_ms:
             "UPDATE identity SET content = ? WHERE id = 1",
             ("Terence builds Swift apps for macOS, prefers Postgres, and lives in Lisbon with his cat.",),
         )
-        turns = []
-        for i in range(n_turns):
-            conv = f"c{i // 20}"
-            at = now_ms - (n_turns - i) * 60_000
-            text = _sentence(rng, corpus, rng.randint(8, 30), *rng.sample(corpus.topics, 1))
-            turns.append(
-                (AGENT, conv, i % 20, "user" if i % 2 == 0 else "assistant", text, len(text) // 4, at)
-            )
-        _insert_many(
-            db,
-            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
-            " created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            turns,
+    turns = []
+    for i in range(n_turns):
+        conv = f"c{i // 20}"
+        at = now_ms - (n_turns - i) * 60_000
+        text = _sentence(rng, corpus, rng.randint(8, 30), *rng.sample(corpus.topics, 1))
+        turns.append((AGENT, conv, i % 20, "user" if i % 2 == 0 else "assistant", text, len(text) // 4, at))
+    _insert_many(
+        db,
+        "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count,"
+        " created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        turns,
+    )
+    facts = []
+    for _ in range(n_facts):
+        entity = rng.choice(corpus.entities)
+        text = _sentence(rng, corpus, rng.randint(6, 16), entity)
+        at = now_ms - rng.randint(0, 400) * DAY_MS
+        facts.append((AGENT, text, rng.random(), entity, at, at))
+    _insert_many(
+        db,
+        "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        facts,
+    )
+    episodes = []
+    for i in range(n_episodes):
+        ents = rng.sample(corpus.entities, 3)
+        topic = rng.sample(corpus.topics, 2)
+        summary = _sentence(rng, corpus, rng.randint(15, 40), *ents[:1], *topic)
+        decisions = "\n".join(_sentence(rng, corpus, 6) for _ in range(rng.randint(0, 3)))
+        at = now_ms - (n_episodes - i) * DAY_MS // 10
+        episodes.append(
+            (AGENT, f"c{i}", summary, ",".join(topic), ",".join(ents), decisions, rng.random(), at, at)
         )
-        facts = []
-        for _ in range(n_facts):
-            entity = rng.choice(corpus.entities)
-            text = _sentence(rng, corpus, rng.randint(6, 16), entity)
-            at = now_ms - rng.randint(0, 400) * DAY_MS
-            facts.append((AGENT, text, rng.random(), entity, at, at))
-        _insert_many(
-            db,
-            "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            facts,
-        )
-        episodes = []
-        for i in range(n_episodes):
-            ents = rng.sample(corpus.entities, 3)
-            topic = rng.sample(corpus.topics, 2)
-            summary = _sentence(rng, corpus, rng.randint(15, 40), *ents[:1], *topic)
-            decisions = "\n".join(_sentence(rng, corpus, 6) for _ in range(rng.randint(0, 3)))
-            at = now_ms - (n_episodes - i) * DAY_MS // 10
-            episodes.append(
-                (AGENT, f"c{i}", summary, ",".join(topic), ",".join(ents), decisions, rng.random(), at, at)
-            )
-        _insert_many(
-            db,
-            "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, salience,"
-            " conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            episodes,
-        )
-        other = [(OTHER_AGENT, _sentence(rng, corpus, 10), 0.5, "", now_ms, now_ms) for _ in range(1000)]
-        _insert_many(
-            db,
-            "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            other,
-        )
+    _insert_many(
+        db,
+        "INSERT INTO episodes (agent_id, conversation_id, summary, topics_csv, entities_csv, decisions, salience,"
+        " conversation_at_ms, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        episodes,
+    )
+    other = [(OTHER_AGENT, _sentence(rng, corpus, 10), 0.5, "", now_ms, now_ms) for _ in range(1000)]
+    _insert_many(
+        db,
+        "INSERT INTO pinned_facts (agent_id, content, salience, tags_csv, created_at_ms, updated_at_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        other,
+    )
     return {"transcript": n_turns, "pinned": n_facts, "episodes": n_episodes}
 
 
 def _insert_many(db: Any, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """executemany in slices (inside the caller's write), so PostgreSQL's client never holds 100k rows of
-    parameters at once."""
+    """executemany in slices, one transaction each: PostgreSQL's client never holds 100k rows of parameters at once,
+    and its lexeme-count trigger (memoryd/storage/pg_term_stats.py) never walks one long transaction's dead versions
+    (single-row statements in one transaction get slower as it grows: docs/postgres_search.md)."""
     for start in range(0, len(rows), _BATCH):
-        db.executemany(sql, rows[start : start + _BATCH])
+        with db.write():
+            db.executemany(sql, rows[start : start + _BATCH])
 
 
 def make_queries(corpus: Corpus, rng: random.Random, n_per_section: int) -> list[tuple[str, str]]:
