@@ -49,14 +49,11 @@ def test_the_extractive_summary_entities_and_topics_leave_unfit_sentences_out() 
     assert not [t for t in found.topics if "weather" in t.lower()]
 
 
-def test_a_model_summary_with_an_unfit_sentence_falls_back_or_loses_it() -> None:
-    turns = _turns(
-        "We're launching the Halden app on March 3 with the onboarding redesign.",
-        "My business partner Oskar reckons we should also build for Windows Phone.",
-    )
-    digest = ModelDigest(
+def _summary_digest(summary: str) -> ModelDigest:
+    """A model reply holding an episode with this summary and nothing else."""
+    return ModelDigest(
         has_episode=True,
-        summary="The user launches the Halden app on March 3. Oskar thinks they should build for Windows Phone.",
+        summary=summary,
         topics=(),
         decisions=(),
         action_items=(),
@@ -64,6 +61,16 @@ def test_a_model_summary_with_an_unfit_sentence_falls_back_or_loses_it() -> None
         entities=(),
         candidates=(),
         identity_facts=(),
+    )
+
+
+def test_a_model_summary_with_an_unfit_sentence_falls_back_or_loses_it() -> None:
+    turns = _turns(
+        "We're launching the Halden app on March 3 with the onboarding redesign.",
+        "My business partner Oskar reckons we should also build for Windows Phone.",
+    )
+    digest = _summary_digest(
+        "The user launches the Halden app on March 3. Oskar thinks they should build for Windows Phone."
     )
     grounded = ground(turns, digest, session_time_ms=SESSION_MS)
     assert "Windows" not in grounded.summary
@@ -73,17 +80,7 @@ def test_the_user_called_by_name_is_no_third_party() -> None:
     assert unfit_reason("Alice prefers Postgres over MySQL.", frozenset({"alice"})) == ""
     assert unfit_reason("Alice prefers Postgres over MySQL.") == "third_party"
     turns = _turns("Hi, my name is Alice and I run the billing team.", "I prefer Postgres over MySQL.")
-    digest = ModelDigest(
-        has_episode=True,
-        summary="Alice prefers Postgres over MySQL.",
-        topics=(),
-        decisions=(),
-        action_items=(),
-        salience=0.5,
-        entities=(),
-        candidates=(),
-        identity_facts=(),
-    )
+    digest = _summary_digest("Alice prefers Postgres over MySQL.")
     assert ground(turns, digest, session_time_ms=SESSION_MS).summary == "Alice prefers Postgres over MySQL."
 
 
