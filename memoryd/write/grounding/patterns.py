@@ -249,7 +249,27 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "stated", _K.PREFERENCE, "health.takes_{v}",
      rf"\b(?:tomo|estou a tomar|estou tomando) (?P<v>[\w -]{{2,40}}? (?:todos os|todas as|cada|por dia|de manhã|à noite|duas vezes|três vezes)\b[\w -]{{0,30}}?){_CE}", "O usuário toma {v}."),
     # Retired: a standing fact of who the user is ("I'm retired", "estoy jubilada", "ich bin in Rente").
-    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI(?:'m| am) (?:now |recently |finally )?(?P<v>retired|semi-retired)\b", "The user is {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI(?:'m| am) (?:\d{1,3},? and |now |recently |finally )?(?P<v>retired|semi-retired)\b", "The user is {v}."),
+    # A former occupation is who the user is too ("I used to be a librarian", "after retiring from teaching physics").
+    ("en", "stated", _K.IDENTITY, "identity.former_role",
+     r"\bI used to (?:be|work as) (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+(?:er|or|ist|ian|eer|ant|ent|nurse|chef|vet|coach|doc))(?=\s+(?:at|for|in|until|till|before|and)\b|\s*[.,;!]|$)",
+     "The user used to be {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.former_role",
+     r"\b(?:after|since|when) (?:I )?(?:retiring|retired|I retired) from (?P<v>[\w -]{2,40}?)(?=\s*[.,;!]|$|\s+(?:at|in|last|after|and)\b)",
+     "The user retired from {v}."),
+    # "on top of my job as a nurse", "mon métier d'infirmière", "mi trabajo de enfermera", "meinem Job als Pfleger".
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bmy (?:day |full-time |part-time )?(?:job|work|career) as (?P<v>an? [\w -]{2,40}?)(?=\s+(?:at|for|in)\b|\s*[.,;!]|$)", "The user works as {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role", r"\bmon (?:métier|travail|poste|boulot) (?:de |d'|comme )(?P<v>[\w -]{2,40}?)(?=\s+(?:à|chez|dans|pour)\b|\s*[.,;!]|$)", "L'utilisateur travaille comme {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.role", r"\bmi (?:trabajo|puesto|oficio) (?:de|como) (?P<v>[\w -]{2,40}?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", "El usuario trabaja como {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.role", r"\bmeine[mnr]? (?:Job|Arbeit|Beruf|Stelle) als (?P<v>[\w -]{2,40}?)(?=\s+(?:bei|in|für)\b|\s*[.,;!]|$)", "Der Nutzer arbeitet als {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:o )?meu (?:trabalho|emprego|cargo) (?:de|como) (?P<v>[\w -]{2,40}?)(?=\s+(?:na|no|em|para)\b|\s*[.,;!]|$)", "O usuário trabalha como {v}."),
+    # Where the user's own home or workspace is ("I brew in my garage in Bristol", "my flat in Croydon").
+    ("en", "stated", _K.IDENTITY, "identity.home",
+     rf"\b(?:in|from|at) my (?:own )?(?:flat|house|home|apartment|garage|garden|allotment|kitchen|shed|cellar|basement|spare room|back garden|place) in {PLACE}",
+     "The user lives in {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.home",
+     rf"\b(?:j'habite|je vis|on habite|on vit|nous habitons) (?:près de|à côté de|pas loin de|non loin de|dans la banlieue de|en banlieue de) {PLACE}",
+     "L'utilisateur habite près de {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.role", r"\bje suis (?:maintenant |désormais )?(?P<v>à la retraite|retraitée?)\b", "L'utilisateur est {v}."),
     ("es", "stated", _K.IDENTITY, "identity.role", r"\b(?:estoy|soy) (?:ya )?(?P<v>jubilad[oa]|retirad[oa])\b", "El usuario está {v}."),
     ("de", "stated", _K.IDENTITY, "identity.role", r"\bich bin (?:seit [\w ]+? |jetzt |schon )?(?P<v>in Rente|in Pension|pensioniert|Rentnerin|Rentner)\b", "Der Nutzer ist {v}."),
