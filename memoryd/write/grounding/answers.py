@@ -19,7 +19,7 @@ from memoryd.write.grounding.dates import WEEKDAYS, find_dates, with_resolved_da
 from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL, NAME
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.secrets import contains_secret
+from memoryd.write.grounding.secrets import asks_for_credential, contains_secret
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences, tokens
 from memoryd.write.grounding.unfit import unfit_reason
 
@@ -219,7 +219,7 @@ def answered_facts(
     mid_capitals = _mid_capitals(turns)
     for before, turn in zip(turns, turns[1:], strict=False):
         question = last_question(before.assistant)
-        if question is None or not turn.user.strip():
+        if question is None or not turn.user.strip() or asks_for_credential(before.assistant):
             continue
         first = next((s for s in sentences(turn.user) if s.strip()), "")
         value = _value(turn.user)
