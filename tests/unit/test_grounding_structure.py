@@ -277,3 +277,39 @@ def test_a_commitment_with_when_is_a_task_and_one_naming_nothing_is_not() -> Non
         "Uff, la revoco ahora mismo.",
     ):
         assert not [f for f in _run(said).facts if f.kind is FactKind.ACTION_ITEM], said
+
+
+@pytest.mark.parametrize(
+    ("said", "slot", "text"),
+    [
+        ("My name is Ellen, I'm 72 and retired, I used to be a librarian.", "identity.former_role",
+         "The user used to be a librarian."),
+        ("My name is Ellen, I'm 72 and retired.", "identity.role", "The user is retired."),
+        ("I took up chess last year after retiring from teaching physics.", "identity.former_role",
+         "The user retired from teaching physics."),
+        ("I manage two flats on top of my job as a nurse.", "identity.role", "The user works as a nurse."),
+        ("Entre les enfants et mon métier d'infirmière, je cours.", "identity.role", "L'utilisateur travaille comme infirmière."),
+        ("I brew beer in my garage in Bristol, mostly Belgian styles.", "identity.home", "The user lives in Bristol."),
+        ("J'habite près de Bordeaux, à Pessac.", "identity.home", "L'utilisateur habite près de Bordeaux."),
+        ("I'm Olga, a postdoc in marine biology.", "identity.role", "The user is a postdoc."),
+    ],
+)  # fmt: skip
+def test_former_jobs_jobs_said_in_passing_and_a_home_of_ones_own(said: str, slot: str, text: str) -> None:
+    assert _slot_texts(slot, said) == [text]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        ("I used to be a fan of the Yankees.", "identity.former_role"),
+        ("My sister used to be a librarian.", "identity.former_role"),
+        ("My job as a parent is never done.", "identity.role"),
+        ("We stayed in my friend's flat in Lisbon.", "identity.home"),
+    ],
+)
+def test_no_job_or_home_from_a_taste_someone_else_or_someone_elses_place(said: str, slot: str) -> None:
+    assert _slot_texts(slot, said) == []
+
+
+def test_a_job_said_in_passing_is_cut_at_its_clause() -> None:
+    assert _slot_texts("identity.role", "Mon métier d'infirmière me prend beaucoup de temps.") == []

@@ -10,15 +10,16 @@ through the clause readers yields nothing here.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from memoryd.write.grounding.dates import WEEKDAYS, find_dates, with_resolved_dates
-from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL, NAME
-from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL, NAME, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.secrets import asks_for_credential, contains_secret
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences, tokens
 from memoryd.write.grounding.unfit import unfit_reason
@@ -155,13 +156,15 @@ def last_question(assistant: str) -> Question | None:
         asks = Asks.WHO
     if asks is None:
         return None  # a yes/no question or a guess ("You're on the Libre 3, I assume?") asks for no value
-    words = [
-        w
-        for w in re.findall(r"[^\W\d_][\w'’-]*", question)
-        if fold(w) not in STOP_WORDS and fold(w) not in _NOT_SLOT
+    found = [
+        (m.start(), m.group())
+        for m in re.finditer(r"[^\W\d_][\w'’-]*", question)
+        if fold(m.group()) not in STOP_WORDS and fold(m.group()) not in _NOT_SLOT
     ]
-    lowered = [w for w in words if w[:1].islower()]
-    slot = " ".join(lowered[:MAX_SLOT_WORDS]) or asks.value
+    # Names in the question are the assistant's, never a slot; German writes its nouns with a capital too.
+    german = detect_language(question, default="") == "de"
+    lowered = [w for at, w in found if w[:1].islower() or (german and at > 0)]
+    slot = " ".join(lowered[:MAX_SLOT_WORDS]) or asks.value.replace("_", " ").replace("often", "how often")
     return Question(asks, slot)
 
 
@@ -209,6 +212,24 @@ def _holds(asks: Asks, value: str, session_time_ms: int, mid_capitals: Collectio
     return named or bool(_DIGIT.search(value))
 
 
+def _slug(name: str) -> str:
+    """A name as a slot key, the way the relation rules key it ("Dr Okafor" → "dr_okafor")."""
+    return "_".join([t for t in tokens(name) if t not in STOP_WORDS][:2])
+
+
+def _relation_slot(question: Question, value: str) -> tuple[str, str]:
+    """The slot and value of a reply naming someone in a role the question names ("Who's your vet now?" — "Dr
+    Okafor"): the role's slot, as a statement of it would fill, so a newer vet replaces the older one."""
+    if question.asks is not Asks.WHO:
+        return "", value
+    role = next((RELATIONS[fold(w)] for w in question.slot.split() if fold(w) in RELATIONS), None)
+    name = next((m.group("v") for m in _NAME.finditer(value) if is_name(m.group("v"))), "")
+    if role is None or not name:
+        return "", value
+    key, single = role
+    return (f"relation.{key}" if single else f"relation.{key}.{_slug(name)}"), name
+
+
 def answered_facts(
     turns: Sequence[SourceTurn], session_lang: str, session_time_ms: int, read: Collection[str] = ()
 ) -> list[tuple[GroundedFact, tuple[str, ...]]]:
@@ -217,7 +238,7 @@ def answered_facts(
     found: list[tuple[GroundedFact, tuple[str, ...]]] = []
     taken = {fold(c).strip(" .!") for c in read}
     mid_capitals = _mid_capitals(turns)
-    for before, turn in zip(turns, turns[1:], strict=False):
+    for before, turn in itertools.pairwise(turns):
         question = last_question(before.assistant)
         if question is None or not turn.user.strip() or asks_for_credential(before.assistant):
             continue
@@ -240,7 +261,8 @@ def answered_facts(
         dated = with_resolved_dates(value, find_dates(value, session_time_ms))
         text = _TEMPLATE.get(lang, _TEMPLATE["en"]).format(slot=question.slot, v=dated) + "."
         kind = _KIND[question.asks]
-        fact = GroundedFact(kind, text, "", value, (turn.index,), SALIENCE, False, "extractor", lang)
+        slot, said = _relation_slot(question, value)
+        fact = GroundedFact(kind, text, slot, said, (turn.index,), SALIENCE, False, "extractor", lang)
         found.append((fact, (first,)))
     return found
 

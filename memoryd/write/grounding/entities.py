@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -127,7 +128,7 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
     known = {fold(name) for name in known_names}
     seen_mid: set[str] = set()
     proposals: list[tuple[str, bool, bool]] = []
-    asked = {t.index for before, t in zip(turns, turns[1:], strict=False) if asks_for_credential(before.assistant)}
+    asked = {t.index for before, t in itertools.pairwise(turns) if asks_for_credential(before.assistant)}
     for turn in turns:
         if turn.index in asked:
             continue  # "— What's the wifi password? — Moustache2019": the reply is the credential, not a name

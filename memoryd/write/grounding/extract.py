@@ -543,7 +543,9 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
     read = [clause for item in found for clause in item.evidence]
-    found.extend(_Found(f, evidence) for f, evidence in answered_facts(turns, session_lang, session_time_ms, read))
+    found.extend(
+        _Found(f, evidence) for f, evidence in answered_facts(turns, session_lang, session_time_ms, read)
+    )
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))

@@ -258,11 +258,11 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?:after|since|when) (?:I )?(?:retiring|retired|I retired) from (?P<v>[\w -]{2,40}?)(?=\s*[.,;!]|$|\s+(?:at|in|last|after|and)\b)",
      "The user retired from {v}."),
     # "on top of my job as a nurse", "mon métier d'infirmière", "mi trabajo de enfermera", "meinem Job als Pfleger".
-    ("en", "stated", _K.IDENTITY, "identity.role", r"\bmy (?:day |full-time |part-time )?(?:job|work|career) as (?P<v>an? [\w -]{2,40}?)(?=\s+(?:at|for|in)\b|\s*[.,;!]|$)", "The user works as {v}."),
-    ("fr", "stated", _K.IDENTITY, "identity.role", r"\bmon (?:métier|travail|poste|boulot) (?:de |d'|comme )(?P<v>[\w -]{2,40}?)(?=\s+(?:à|chez|dans|pour)\b|\s*[.,;!]|$)", "L'utilisateur travaille comme {v}."),
-    ("es", "stated", _K.IDENTITY, "identity.role", r"\bmi (?:trabajo|puesto|oficio) (?:de|como) (?P<v>[\w -]{2,40}?)(?=\s+(?:en|para)\b|\s*[.,;!]|$)", "El usuario trabaja como {v}."),
-    ("de", "stated", _K.IDENTITY, "identity.role", r"\bmeine[mnr]? (?:Job|Arbeit|Beruf|Stelle) als (?P<v>[\w -]{2,40}?)(?=\s+(?:bei|in|für)\b|\s*[.,;!]|$)", "Der Nutzer arbeitet als {v}."),
-    ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:o )?meu (?:trabalho|emprego|cargo) (?:de|como) (?P<v>[\w -]{2,40}?)(?=\s+(?:na|no|em|para)\b|\s*[.,;!]|$)", "O usuário trabalha como {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bmy (?:day |full-time |part-time )?(?:job|work|career) as (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:at|for|in|and|but|on|with)\b|\s*[.,;!]|$)", "The user works as {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role", r"\bmon (?:métier|travail|poste|boulot) (?:de |d'|comme )(?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:à|chez|dans|pour|et|mais)\b|\s*[.,;!]|$)", "L'utilisateur travaille comme {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.role", r"\bmi (?:trabajo|puesto|oficio) (?:de|como) (?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:en|para|y|pero)\b|\s*[.,;!]|$)", "El usuario trabaja como {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.role", r"\bmeine[mnr]? (?:Job|Arbeit|Beruf|Stelle) als (?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:bei|in|für|und|aber)\b|\s*[.,;!]|$)", "Der Nutzer arbeitet als {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:o )?meu (?:trabalho|emprego|cargo) (?:de|como) (?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:na|no|em|para|e|mas)\b|\s*[.,;!]|$)", "O usuário trabalha como {v}."),
     # Where the user's own home or workspace is ("I brew in my garage in Bristol", "my flat in Croydon").
     ("en", "stated", _K.IDENTITY, "identity.home",
      rf"\b(?:in|from|at) my (?:own )?(?:flat|house|home|apartment|garage|garden|allotment|kitchen|shed|cellar|basement|spare room|back garden|place) in {PLACE}",

@@ -146,7 +146,9 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
         and not re.search(r"\d", _TEMPERATURE.sub("", bare))
     ):
         return "small_talk"  # "Il fait un temps magnifique, 25 degrés au refuge": the weather, with a number
-    if _WISHES.search(bare) or (_SPECTATOR.search(bare) and not _OWN_DOING.search(bare) and not re.search(r"\d", bare)):
+    if _WISHES.search(bare) or (
+        _SPECTATOR.search(bare) and not _OWN_DOING.search(bare) and not re.search(r"\d", bare)
+    ):
         return "small_talk"
     if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
         return "small_talk"
