@@ -126,3 +126,41 @@ def test_a_named_role_answered_fills_the_roles_slot_with_the_name() -> None:
         SESSION_MS,
     )
     assert [(f.slot, f.value) for f, _ in found] == [("relation.vet", "Dr Okafor")]
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "text"),
+    [
+        ("Are you selling them at 3 euro?", "No, 3.50 already, and they stay there.",
+         "The user's answer about selling euro: 3.50 already, and they stay there."),
+        ("Should we redo the costing with her wage?", "Yes, at 14 euro an hour.",
+         "The user's answer about redo costing wage: at 14 euro an hour."),
+        ("You're on the FreeStyle Libre 3, I assume?", "Libre 2 actually.", "The user's answer about assume: Libre 2."),
+    ],
+)  # fmt: skip
+def test_a_yes_no_reply_that_corrects_or_adds_a_value_is_read(question: str, reply: str, text: str) -> None:
+    assert _answers(("Hi.", question), (reply, "OK.")) == [text]
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Do you want a reminder?", "Yes please."),
+        ("Is 3 pm OK?", "Yes, 3 pm is fine."),  # nothing the question did not say
+        ("Are you vegan?", "No, but my wife Ana is."),  # someone else
+        ("Has he passed his test?", "No, he's still 17, he hasn't started lessons."),
+        (
+            "Would you like help wording the announcement?",
+            "Yes please, but not yet, I'll announce it in May.",
+        ),
+        (
+            "Verkaufst du deinen Honig auf dem Münstermarkt?",
+            "Nein, ich verkaufe gar nichts, nur für Familie.",
+        ),
+        ("Sounds good?", "Yes, 100%."),
+    ],
+)
+def test_a_yes_no_reply_without_a_new_value_of_the_users_own_yields_nothing(
+    question: str, reply: str
+) -> None:
+    assert _answers(("Hi.", question), (reply, "OK.")) == []

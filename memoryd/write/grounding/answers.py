@@ -21,7 +21,7 @@ from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL, NAME, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.secrets import asks_for_credential, contains_secret
-from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences, tokens
+from memoryd.write.grounding.text import NEGATIONS, STOP_WORDS, detect_language, fold, sentences, tokens
 from memoryd.write.grounding.unfit import unfit_reason
 
 #: A reply longer than this is a statement of its own: the clause readers read it.
@@ -40,6 +40,8 @@ class Asks(StrEnum):
     WHERE = "where"
     HOW_MANY = "how_many"
     WHAT = "what"
+    #: A yes/no question ("Are you selling them at 3 euro?"): only a reply that corrects or adds a value counts.
+    CONFIRM = "confirm"
 
 
 _ASKS: tuple[tuple[Asks, re.Pattern[str]], ...] = (
@@ -133,7 +135,39 @@ _KIND = {
     Asks.WHERE: FactKind.IDENTITY,
     Asks.HOW_MANY: FactKind.IDENTITY,
     Asks.WHAT: FactKind.IDENTITY,
+    Asks.CONFIRM: FactKind.IDENTITY,
 }
+#: The yes or no a reply to a yes/no question opens with ("No, 3.50 already", "Yes, at 14 euro an hour").
+_YES_NO = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|yup|no|nope|nah|not quite|actually|oui|non|sí|si|ja|nein|doch|sim|não|please|"
+    r"s'il te plaît|por favor|bitte)\b[\s,!.:-]*)+",
+    re.IGNORECASE,
+)
+
+
+#: A correction marker ("Libre 2 actually", "en fait, le 12", "eigentlich Dienstag").
+_CORRECTS = re.compile(
+    r"[\s,]*\b(?:actually|in fact|en fait|en réalité|en realidad|de hecho|eigentlich|na verdade|na realidade)\b[\s,]*",
+    re.IGNORECASE,
+)
+#: A reply that turns to another matter or person after its yes or no ("No, but my wife Ana is").
+_OTHER_MATTER = re.compile(r"^(?:but|though|although|mais|pero|aber|mas|only|just)\b", re.IGNORECASE)
+#: A reply about someone else: its subject is a third person ("he's still 17", "elle part en mai").
+_THIRD_SUBJECT = re.compile(
+    r"^(?:he|she|they|he's|she's|they're|it's|il|elle|ils|elles|él|ella|ellos|ellas|er|sie|es|ele|ela|eles|elas)\b",
+    re.IGNORECASE,
+)
+
+
+def _new_value(question: str, value: str, *, lang: str = "en") -> bool:
+    """A number or a name in the reply that the question did not say: what a yes/no reply corrects or adds (in
+    German, where every noun has a capital, a number only)."""
+    asked = set(tokens(question))
+    names = [] if lang == "de" or detect_language(value, default="") == "de" else list(_NAME.finditer(value))
+    said = [t for t in tokens(value) if any(ch.isdigit() for ch in t)] + [
+        t for m in names if m.start() > 0 for t in tokens(m.group("v"))
+    ]
+    return any(t not in asked for t in said)
 
 
 @dataclass(frozen=True)
@@ -142,6 +176,7 @@ class Question:
 
     asks: Asks
     slot: str
+    text: str = ""
 
 
 def last_question(assistant: str) -> Question | None:
@@ -154,18 +189,19 @@ def last_question(assistant: str) -> Question | None:
     have = _HAVE_A.search(question)
     if asks is None and have is not None:
         asks = Asks.WHO
-    if asks is None:
-        return None  # a yes/no question or a guess ("You're on the Libre 3, I assume?") asks for no value
+    asks = asks or Asks.CONFIRM
     found = [
         (m.start(), m.group())
         for m in re.finditer(r"[^\W\d_][\w'’-]*", question)
         if fold(m.group()) not in STOP_WORDS and fold(m.group()) not in _NOT_SLOT
     ]
     # Names in the question are the assistant's, never a slot; German writes its nouns with a capital too.
-    german = detect_language(question, default="") == "de"
+    german = detect_language(question, default="") == "de" and asks is not Asks.CONFIRM
     lowered = [w for at, w in found if w[:1].islower() or (german and at > 0)]
+    if not lowered and asks is Asks.CONFIRM:
+        return None  # "Sounds good?" asks nothing a value answers
     slot = " ".join(lowered[:MAX_SLOT_WORDS]) or asks.value.replace("_", " ").replace("often", "how often")
-    return Question(asks, slot)
+    return Question(asks, slot, question)
 
 
 def _value(answer: str) -> str:
@@ -244,11 +280,30 @@ def answered_facts(
             continue
         first = next((s for s in sentences(turn.user) if s.strip()), "")
         value = _value(turn.user)
+        if question.asks is Asks.CONFIRM:
+            # "— Are you selling them at 3 euro? — No, 3.50 already": the reply's value, after its yes or no.
+            opened = _YES_NO.match(first)
+            if opened:
+                value = first[opened.end() :].strip().rstrip(".!")
+            elif _CORRECTS.search(first):
+                # "— You're on the Libre 3, I assume? — Libre 2 actually.": a guess corrected, the value the user's.
+                value = _CORRECTS.sub("", first).strip(" ,.!")
+            else:
+                value = ""
+            if (
+                not value
+                or _OTHER_MATTER.match(value)
+                or _THIRD_SUBJECT.match(value)
+                or any(t in NEGATIONS for t in tokens(value))
+                or not _new_value(question.text, value, lang=session_lang)
+            ):
+                continue  # "No, but my wife is", "No, he's still 17", "Nein, ich verkaufe gar nichts"
+            value = _LEAD.sub("", value).strip()
         if (
             not value
             or first.rstrip().endswith("?")
             or len(tokens(value)) > MAX_ANSWER_WORDS
-            or _DECLINES.search(value)
+            or (_DECLINES.search(value) and question.asks is not Asks.CONFIRM)
             or HEDGE.search(value)
             or HYPOTHETICAL.search(value)
             or unfit_reason(first)
