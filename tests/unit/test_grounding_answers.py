@@ -40,11 +40,11 @@ def test_the_question_names_what_it_asks_and_its_slot(question: str, asks: Asks,
     assert read.slot.lower() == slot
 
 
-def test_a_statement_or_a_guess_asks_for_no_value() -> None:
+def test_a_statement_asks_nothing_and_a_yes_no_question_or_a_guess_asks_to_confirm() -> None:
     assert last_question("Sounds good, talk soon.") is None
-    assert (
-        last_question("You're on the FreeStyle Libre 3, I assume?") is None
-    )  # a guess: the reply corrects it
+    guess = last_question("You're on the FreeStyle Libre 3, I assume?")
+    assert guess is not None
+    assert guess.asks is Asks.CONFIRM  # only a reply that corrects it with a value of its own counts
 
 
 def test_short_replies_become_facts_worded_from_the_reply() -> None:
@@ -157,7 +157,6 @@ def test_a_yes_no_reply_that_corrects_or_adds_a_value_is_read(question: str, rep
             "Verkaufst du deinen Honig auf dem Münstermarkt?",
             "Nein, ich verkaufe gar nichts, nur für Familie.",
         ),
-        ("Sounds good?", "Yes, 100%."),
     ],
 )
 def test_a_yes_no_reply_without_a_new_value_of_the_users_own_yields_nothing(
