@@ -313,3 +313,17 @@ def test_no_job_or_home_from_a_taste_someone_else_or_someone_elses_place(said: s
 
 def test_a_job_said_in_passing_is_cut_at_its_clause() -> None:
     assert _slot_texts("identity.role", "Mon métier d'infirmière me prend beaucoup de temps.") == []
+
+
+def test_a_role_the_user_shares_with_someone_of_theirs_is_the_users_too() -> None:
+    said = "My husband Gareth and I are foster carers in Swansea, we've been approved for two years."
+    assert _slot_texts("identity.role", said) == ["The user and their husband are foster carers in Swansea."]
+    assert _slot_texts("identity.role", "My sister and I are huge fans of Arsenal.") == []
+    assert _slot_texts("identity.role", "My friend and I are going to Paris.") == []
+
+
+def test_a_job_said_with_the_job_as_subject_is_the_users_only_when_it_is_theirs() -> None:
+    said = "Day job is a pharmacist at a Boots in the city centre."
+    assert _slot_texts("identity.role", said) == ["The user works as a pharmacist."]
+    assert _slot_texts("identity.role", "Her job is a pharmacist.") == []
+    assert _slot_texts("identity.role", "My job is a nightmare at the moment.") == []

@@ -257,6 +257,18 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "stated", _K.IDENTITY, "identity.former_role",
      r"\b(?:after|since|when) (?:I )?(?:retiring|retired|I retired) from (?P<v>[\w -]{2,40}?)(?=\s*[.,;!]|$|\s+(?:at|in|last|after|and)\b)",
      "The user retired from {v}."),
+    # "My husband Gareth and I are foster carers in Swansea": the user shares a role with someone of theirs.
+    ("en", "stated", _K.IDENTITY, "identity.role",
+     r"^(?:[\w,' ]{0,20}?\b)?(?:my|our) (?P<what>(?:husband|wife|partner|spouse|sister|brother|son|daughter|mum|mom|dad|mother|father|"
+     r"colleague|friend|business partner))(?: (?-i:[A-Z])[\w'-]+)? and I (?:are|both are|have been|'ve been|were both|are both) "
+     r"(?P<v>(?:[\w-]+ ){0,2}?[\w-]+(?:ers|ors|ists|ians|eers|ants|ents|nurses|vets|doctors|coaches|chefs|owners|founders|parents)"
+     r"(?: in (?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)?)(?=\s*[.,;!]|$|\s+(?:and|but|since|for)\b)",
+     "The user and their {what} are {v}."),
+    # "Day job is a pharmacist at a Boots", "My job's a paramedic": the user's job, said with the job as subject.
+    ("en", "stated", _K.IDENTITY, "identity.role",
+     r"^(?:(?:so|and|well|oh|also|anyway|as for me),? )?(?:my )?(?:day job|job|profession|occupation)(?:'s| is) (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+"
+     r"(?:er|or|ist|ian|eer|ant|ent|nurse|chef|vet|coach|doc|medic))(?=\s+(?:at|for|in|with|and|but)\b|\s*[.,;!]|$)",
+     "The user works as {v}."),
     # "on top of my job as a nurse", "mon métier d'infirmière", "mi trabajo de enfermera", "meinem Job als Pfleger".
     ("en", "stated", _K.IDENTITY, "identity.role", r"\bmy (?:day |full-time |part-time )?(?:job|work|career) as (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:at|for|in|and|but|on|with)\b|\s*[.,;!]|$)", "The user works as {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.role", r"\bmon (?:métier|travail|poste|boulot) (?:de |d'|comme )(?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:à|chez|dans|pour|et|mais)\b|\s*[.,;!]|$)", "L'utilisateur travaille comme {v}."),
