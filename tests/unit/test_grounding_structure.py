@@ -327,3 +327,30 @@ def test_a_job_said_with_the_job_as_subject_is_the_users_only_when_it_is_theirs(
     assert _slot_texts("identity.role", said) == ["The user works as a pharmacist."]
     assert _slot_texts("identity.role", "Her job is a pharmacist.") == []
     assert _slot_texts("identity.role", "My job is a nightmare at the moment.") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "When you give me vocab, always include the kana and the romaji.",
+        "Whenever you suggest recipes, never use peanuts.",
+        "And please correct my Japanese when I try writing it.",
+        "Corrige mes fautes quand j'écris en espagnol.",
+    ],
+)
+def test_a_rule_under_a_condition_is_a_standing_instruction(said: str) -> None:
+    kinds = [f.kind for f in _run(said).facts]
+    assert kinds == [FactKind.INSTRUCTION]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "When is the race?",
+        "When I get home, how do I reset it?",
+        "When you came to see me, I was always late.",
+        "Please send me the file when I get home.",
+    ],
+)
+def test_a_question_a_past_when_or_a_one_off_request_is_no_standing_instruction(said: str) -> None:
+    assert not any(f.kind is FactKind.INSTRUCTION for f in _run(said).facts)

@@ -52,7 +52,7 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.quantities import quantity
-from memoryd.write.grounding.requests import standing_request
+from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
@@ -657,6 +657,11 @@ def _clause_facts(
     if wishes_to_assistant(clause):
         facts = [f for f in facts if f.kind is not FactKind.PREFERENCE]  # how the assistant acts, not a taste
     instruction = standing_instruction(clause, lang, languages)
+    condition = when_you(clause) if instruction is None else None
+    if condition is not None:
+        # "When you give me vocab, always include the kana": the rule after the condition, said with it.
+        ruled = standing_instruction(condition[1], lang, languages)
+        instruction = (f"{condition[0]}, {ruled[0]}", ruled[1], ruled[2]) if ruled is not None else None
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot, said_in = instruction
         slot = slot or instruction_aspect(value)
