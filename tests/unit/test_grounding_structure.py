@@ -354,3 +354,22 @@ def test_a_rule_under_a_condition_is_a_standing_instruction(said: str) -> None:
 )
 def test_a_question_a_past_when_or_a_one_off_request_is_no_standing_instruction(said: str) -> None:
     assert not any(f.kind is FactKind.INSTRUCTION for f in _run(said).facts)
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("I want to hit 1800 by the end of the year.", "The user's goal: hit 1800 by the end of the year."),
+        ("I'm stuck on V3 and I want to send my first V5 by the summer.",
+         "The user's goal: send their first V5 by the summer."),
+        ("Je veux finir la thèse d'ici l'été.", "Objectif de l'utilisateur : finir la thèse d'ici l'été."),
+        ("Quiero correr la media maratón antes de junio.",
+         "Objetivo del usuario: correr la media maratón antes de junio."),
+    ],
+)  # fmt: skip
+def test_a_goal_with_its_deadline_is_a_target(said: str, text: str) -> None:
+    assert text in _texts(said)
+
+
+def test_someone_elses_goal_is_no_target_of_the_users() -> None:
+    assert not any(f.slot.startswith("target") for f in _run("My son wants to pass his test by June.").facts)

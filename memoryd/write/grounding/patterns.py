@@ -231,6 +231,25 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
      r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),
+    # A goal with its deadline ("I want to hit 1800 by the end of the year", "je veux finir la thèse d'ici l'été").
+    ("en", "target", _K.PLAN, "target",
+     r"\bI(?:'d| would)? (?:want|like|hope|plan|intend|aim) to (?P<v>(?:hit|reach|get|send|climb|run|finish|complete|pass|break|"
+     r"lose|save|read|make|earn|sell|learn|win|beat|ride|swim|walk|publish|launch|submit|raise|pay off|clear)\b"
+     r"[^.;!?]{1,60}?\bby (?:the )?(?:end of (?:the |this |next )?\w+|summer|spring|autumn|fall|winter|christmas|easter|"
+     r"next \w+|(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+     r"(?: \d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)? (?:of )?\w+|my \w+ birthday|my birthday))", ""),
+    ("fr", "target", _K.PLAN, "target",
+     r"\b(?:je veux|j'aimerais|je voudrais|j'espère|je compte|mon objectif(?:,)? c'est de|mon objectif est de) "
+     r"(?P<v>\w+[^.;!?]{1,60}?\b(?:d'ici|avant) (?:la fin de l'année|la fin du mois|l'été|le printemps|l'automne|l'hiver|noël|"
+     r"(?:le )?\d{1,2} \w+|(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)))", ""),
+    ("es", "target", _K.PLAN, "target",
+     r"\b(?:quiero|me gustaría|espero|mi objetivo es) (?P<v>\w+[^.;!?]{1,60}?\b(?:antes de|para) (?:(?:finales|fin) de(?:l)? año|"
+     r"(?:finales|fin) de mes|el verano|la primavera|el otoño|el invierno|navidad|(?:el )?\d{1,2} de \w+|"
+     r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)))", ""),
+    ("pt", "target", _K.PLAN, "target",
+     r"\b(?:quero|gostaria de|espero|o meu objetivo é|meu objetivo é) (?P<v>\w+[^.;!?]{1,60}?\b(?:até|antes d[eo]) "
+     r"(?:ao |o )?(?:(?:fim|final) do ano|(?:fim|final) do mês|verão|natal|\d{1,2} de \w+|"
+     r"(?:janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)))", ""),
     # --- Statements of a kind the user says once and keeps: a rule's verb is its template ("{v}" the value).
     ("en", "stated", _K.PREFERENCE, "health.{v}",
      r"\bI (?:have|'ve got|have got|was diagnosed with|live with|suffer from) (?P<v>(?:type [12] )?diabetes|asthma|"
