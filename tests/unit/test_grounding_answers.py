@@ -163,3 +163,10 @@ def test_a_yes_no_reply_without_a_new_value_of_the_users_own_yields_nothing(
     question: str, reply: str
 ) -> None:
     assert _answers(("Hi.", question), (reply, "OK.")) == []
+
+
+def test_a_count_said_in_words_answers_how_many() -> None:
+    assert _answers(("Hi.", "How many colonies do you have now?"), ("Five, since the split.", "OK.")) == [
+        "The user's answer about colonies: Five, since the split."
+    ]
+    assert _answers(("Hi.", "How many kids are coming?"), ("Not sure yet.", "OK.")) == []

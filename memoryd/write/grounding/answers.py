@@ -21,7 +21,15 @@ from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL, NAME, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.secrets import asks_for_credential, contains_secret
-from memoryd.write.grounding.text import NEGATIONS, STOP_WORDS, detect_language, fold, sentences, tokens
+from memoryd.write.grounding.text import (
+    NEGATIONS,
+    NUMBER_WORDS,
+    STOP_WORDS,
+    detect_language,
+    fold,
+    sentences,
+    tokens,
+)
 from memoryd.write.grounding.unfit import unfit_reason
 
 #: A reply longer than this is a statement of its own: the clause readers read it.
@@ -244,7 +252,8 @@ def _holds(asks: Asks, value: str, session_time_ms: int, mid_capitals: Collectio
     if asks is Asks.OFTEN:
         return dated or bool(_EVERY.search(value))
     if asks is Asks.HOW_MANY:
-        return bool(_DIGIT.search(value))
+        # "— How many colonies now? — Five.": a count said in words is a count
+        return bool(_DIGIT.search(value)) or any(t in NUMBER_WORDS for t in tokens(value))
     return named or bool(_DIGIT.search(value))
 
 
