@@ -15,6 +15,7 @@ from datetime import timedelta
 from itertools import pairwise
 
 from memoryd.write.grounding.answers import answered_facts
+from memoryd.write.grounding.antecedent import antecedent
 from memoryd.write.grounding.clauses import (
     joined_greetings,
     statement_clauses,
@@ -550,6 +551,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
+    found = [_with_antecedent(item, turns) for item in found]
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
@@ -566,6 +568,20 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
+    """A decision, task or plan whose pronoun stands for something said just before keeps those words
+    ("he decidido ofrecerle contrato" → "… (Yeray lo está haciendo genial)")."""
+    fact = item.fact
+    if fact.kind not in _DATED_KINDS or not fact.turns:
+        return item
+    turn = next((t for t in turns if t.index == fact.turns[0]), None)
+    context = antecedent(fact.value, turn.user) if turn is not None else ""
+    if not context or fold(context) in fold(fact.text):
+        return item
+    text = f"{fact.text.rstrip().rstrip('.')} ({context})."
+    return _Found(replace(fact, text=text), (*item.evidence, context))
 
 
 def _slot_family(slot: str) -> str:
