@@ -17,8 +17,8 @@ from memoryd.write.grounding.text import sentences
 #: An object pronoun standing for something named before ("replace it", "ofrecerle", "a parte dele").
 _PRONOUN = re.compile(
     r"\b(?:it|him|them)\b(?!['’]s)|"
-    r"\b\w{3,}(?:ar|er|ir)(?:le|la|lo|les|los|las)\b|\b(?:lo|la|le|les|los|las)\s+(?:he|ha|hemos|voy|vamos|"
-    r"quiero|\w+(?:é|ó|o|as|a|amos))\b|"
+    r"\b\w{3,}(?:ar|er|ir)(?:le|la|lo|les|los|las)\b|\b(?:lo|la|le|les|los|las)\s+(?:he|ha|hemos|han|voy|vamos|"
+    r"quiero|queremos|tengo|tenemos|puedo|podemos|compro|vendo|llevo|cambio|dejo)\b|"
     r"\b\w+-(?:lo|la|los|las|lhe)\b|\b(?:dele|dela|deles|delas)\b|"
     r"\b(?:ihn|ihm|ihnen)\b|\b(?:lui|leur)\b",
     re.IGNORECASE,
