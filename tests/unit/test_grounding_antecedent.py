@@ -21,6 +21,8 @@ SESSION_MS = 1_772_452_800_000
          "O Vinícius vai sair da sociedade"),
         ("I'll sell it on eBay", "The old Dell laptop died last week. I'll sell it on eBay.",
          "The old Dell laptop died last week"),
+        ("Je les mets en terre vers le 15 mai", "Tomates, courgettes, haricots. Je les mets en terre vers le 15 mai.",
+         "Tomates, courgettes, haricots"),
     ],
 )  # fmt: skip
 def test_a_pronoun_takes_the_words_said_just_before(value: str, turn: str, context: str) -> None:
@@ -33,6 +35,11 @@ def test_a_pronoun_takes_the_words_said_just_before(value: str, turn: str, conte
         ("We decided to go with Postgres", "We decided to go with Postgres for billing."),  # no pronoun
         ("I'll sell it on eBay", "I'll sell it on eBay."),  # nothing said before
         ("it's booked for Friday", "Great. it's booked for Friday."),  # "it's" is a subject, not an object
+        (
+            "El martes tengo la entrevista",
+            "Hola, buenas. El martes tengo la entrevista.",
+        ),  # an article, no pronoun
+        ("je pars le 12 mai", "Super nouvelle. je pars le 12 mai."),
     ],
 )
 def test_no_pronoun_or_no_antecedent_adds_nothing(value: str, turn: str) -> None:

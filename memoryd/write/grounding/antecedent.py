@@ -20,7 +20,7 @@ _PRONOUN = re.compile(
     r"\b\w{3,}(?:ar|er|ir)(?:le|la|lo|les|los|las)\b|\b(?:lo|la|le|les|los|las)\s+(?:he|ha|hemos|han|voy|vamos|"
     r"quiero|queremos|tengo|tenemos|puedo|podemos|compro|vendo|llevo|cambio|dejo)\b|"
     r"\b\w+-(?:lo|la|los|las|lhe)\b|\b(?:dele|dela|deles|delas)\b|"
-    r"\b(?:ihn|ihm|ihnen)\b|\b(?:lui|leur)\b",
+    r"\b(?:ihn|ihm|ihnen)\b|\b(?:lui|leur)\b|\b(?:je|j'|on|nous|tu)\s*(?:ne\s+)?(?:les|le|la|l')\s*(?!\d)\w+",
     re.IGNORECASE,
 )
 #: An antecedent worth keeping names something: a capitalised word or a noun-sized word.
