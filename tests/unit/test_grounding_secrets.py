@@ -46,3 +46,39 @@ def test_secrets_are_found_and_redacted(text: str) -> None:
 def test_ordinary_text_is_not_a_secret(text: str) -> None:
     assert not contains_secret(text)
     assert redact_secrets(text) == text
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("the password's BlueFalcon77", "BlueFalcon77"),
+        ("Password - Moustache2019", "Moustache2019"),
+        ("username admin, password admin123", "admin123"),
+        ("Passwort lautet Sommer2023", "Sommer2023"),
+        ("my pin's 4821", "4821"),
+        ("I use Summer2024! as my password everywhere", "Summer2024!"),
+        ("the code is 4512 for the key box", "4512"),
+        ("2FA backup code 839201", "839201"),
+        ("login: bob / pass: Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("the verification code was 482913", "482913"),
+    ],
+)
+def test_a_credential_in_the_other_shapes_people_type_is_redacted(said: str, value: str) -> None:
+    assert contains_secret(said)
+    assert value not in redact_secrets(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I use a password manager",
+        "I changed my password last week",
+        "the PIN is on the back of the card",
+        "I'll pass 100 miles this month",
+        "The code is 200 lines long",
+        "we go by the combination of 3 plans",
+        "I need to pass my B2 exam",
+    ],
+)
+def test_prose_about_credentials_and_passing_stays_prose(said: str) -> None:
+    assert not contains_secret(said)

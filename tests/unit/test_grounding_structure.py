@@ -277,3 +277,99 @@ def test_a_commitment_with_when_is_a_task_and_one_naming_nothing_is_not() -> Non
         "Uff, la revoco ahora mismo.",
     ):
         assert not [f for f in _run(said).facts if f.kind is FactKind.ACTION_ITEM], said
+
+
+@pytest.mark.parametrize(
+    ("said", "slot", "text"),
+    [
+        ("My name is Ellen, I'm 72 and retired, I used to be a librarian.", "identity.former_role",
+         "The user used to be a librarian."),
+        ("My name is Ellen, I'm 72 and retired.", "identity.role", "The user is retired."),
+        ("I took up chess last year after retiring from teaching physics.", "identity.former_role",
+         "The user retired from teaching physics."),
+        ("I manage two flats on top of my job as a nurse.", "identity.role", "The user works as a nurse."),
+        ("Entre les enfants et mon métier d'infirmière, je cours.", "identity.role", "L'utilisateur travaille comme infirmière."),
+        ("I brew beer in my garage in Bristol, mostly Belgian styles.", "identity.home", "The user lives in Bristol."),
+        ("J'habite près de Bordeaux, à Pessac.", "identity.home", "L'utilisateur habite près de Bordeaux."),
+        ("I'm Olga, a postdoc in marine biology.", "identity.role", "The user is a postdoc."),
+    ],
+)  # fmt: skip
+def test_former_jobs_jobs_said_in_passing_and_a_home_of_ones_own(said: str, slot: str, text: str) -> None:
+    assert _slot_texts(slot, said) == [text]
+
+
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        ("I used to be a fan of the Yankees.", "identity.former_role"),
+        ("My sister used to be a librarian.", "identity.former_role"),
+        ("My job as a parent is never done.", "identity.role"),
+        ("We stayed in my friend's flat in Lisbon.", "identity.home"),
+    ],
+)
+def test_no_job_or_home_from_a_taste_someone_else_or_someone_elses_place(said: str, slot: str) -> None:
+    assert _slot_texts(slot, said) == []
+
+
+def test_a_job_said_in_passing_is_cut_at_its_clause() -> None:
+    assert _slot_texts("identity.role", "Mon métier d'infirmière me prend beaucoup de temps.") == []
+
+
+def test_a_role_the_user_shares_with_someone_of_theirs_is_the_users_too() -> None:
+    said = "My husband Gareth and I are foster carers in Swansea, we've been approved for two years."
+    assert _slot_texts("identity.role", said) == ["The user and their husband are foster carers in Swansea."]
+    assert _slot_texts("identity.role", "My sister and I are huge fans of Arsenal.") == []
+    assert _slot_texts("identity.role", "My friend and I are going to Paris.") == []
+
+
+def test_a_job_said_with_the_job_as_subject_is_the_users_only_when_it_is_theirs() -> None:
+    said = "Day job is a pharmacist at a Boots in the city centre."
+    assert _slot_texts("identity.role", said) == ["The user works as a pharmacist."]
+    assert _slot_texts("identity.role", "Her job is a pharmacist.") == []
+    assert _slot_texts("identity.role", "My job is a nightmare at the moment.") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "When you give me vocab, always include the kana and the romaji.",
+        "Whenever you suggest recipes, never use peanuts.",
+        "And please correct my Japanese when I try writing it.",
+        "Corrige mes fautes quand j'écris en espagnol.",
+    ],
+)
+def test_a_rule_under_a_condition_is_a_standing_instruction(said: str) -> None:
+    kinds = [f.kind for f in _run(said).facts]
+    assert kinds == [FactKind.INSTRUCTION]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "When is the race?",
+        "When I get home, how do I reset it?",
+        "When you came to see me, I was always late.",
+        "Please send me the file when I get home.",
+    ],
+)
+def test_a_question_a_past_when_or_a_one_off_request_is_no_standing_instruction(said: str) -> None:
+    assert not any(f.kind is FactKind.INSTRUCTION for f in _run(said).facts)
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("I want to hit 1800 by the end of the year.", "The user's goal: hit 1800 by the end of the year."),
+        ("I'm stuck on V3 and I want to send my first V5 by the summer.",
+         "The user's goal: send their first V5 by the summer."),
+        ("Je veux finir la thèse d'ici l'été.", "Objectif de l'utilisateur : finir la thèse d'ici l'été."),
+        ("Quiero correr la media maratón antes de junio.",
+         "Objetivo del usuario: correr la media maratón antes de junio."),
+    ],
+)  # fmt: skip
+def test_a_goal_with_its_deadline_is_a_target(said: str, text: str) -> None:
+    assert text in _texts(said)
+
+
+def test_someone_elses_goal_is_no_target_of_the_users() -> None:
+    assert not any(f.slot.startswith("target") for f in _run("My son wants to pass his test by June.").facts)

@@ -99,3 +99,31 @@ def test_a_session_that_only_repeats_an_earlier_one_keeps_its_summary() -> None:
     turns = _turns("We decided to move the whole team from Trello to Linear this quarter.")
     earlier = ["The user decided to move the whole team from Trello to Linear this quarter."]
     assert "Linear" in ground(turns, None, session_time_ms=SESSION_MS, earlier=earlier).summary
+
+
+def test_wishes_greetings_and_a_spectators_remarks_are_small_talk() -> None:
+    for said in (
+        "Happy Friday!",
+        "Anyway, how are you today?",
+        "Salut, ça va?",
+        "Hola, ¿qué tal?",
+        "Feliz año nuevo!",
+        "Did you see Arsenal last night? What a game.",
+        "Bon, on a vu le match hier soir, quelle déception pour le PSG.",
+        "I'm binge-watching Severance at the moment, it's amazing.",
+    ):
+        assert unfit_reason(said) == "small_talk", said
+
+
+def test_the_users_own_doing_and_plans_beside_those_words_are_kept() -> None:
+    for said in (
+        "Happy to go with Postgres then.",
+        "How are you going to handle the migration?",
+        "Ça va être serré pour le 12 mai.",
+        "Qué tal si lo dejamos para el martes?",
+        "I'm running the Tour de France sportive on July 5.",
+        "I play in the Six Nations masters on 3 March.",
+        "The match is on Friday and I'm playing left back.",
+        "I watched the game film with the team to prepare our press.",
+    ):
+        assert unfit_reason(said) == "", said

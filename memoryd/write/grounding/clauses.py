@@ -115,6 +115,10 @@ _SO_CLAUSE = re.compile(
 )
 
 
+#: "When you explain road rules, use UK examples": a subordinate "when" clause before a main one, no question.
+_WHEN_CLAUSE = re.compile(
+    r"^(?:when|whenever)\s+(?:you|I|we|he|she|they|it|the|my|our)\b[^?]{2,80}?,\s*\S", re.IGNORECASE
+)
 #: "we ditched Jira last week; everything lives in Linear now": a semicolon joins two statements.
 _SEMICOLON = re.compile(r"\s*;\s*")
 
@@ -158,6 +162,8 @@ def _whole_statement_clauses(sentence: str) -> list[str]:
     request = _REMIND_REQUEST.match(text)
     if request is not None:
         return [text[request.end() :].rstrip("?").strip()]  # "Can you remind me to …?" asks for a reminder
+    if not text.endswith("?") and _WHEN_CLAUSE.match(text):
+        return [text]  # "When you give me vocab, always include the kana": a condition, then a statement
     if text.endswith("?") or QUESTION_START.match(text):
         parts = _QUESTION_SPLIT.split(text)
         if len(parts) < 2 or QUESTION_START.match(parts[0]):

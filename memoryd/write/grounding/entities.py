@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER
 from memoryd.write.grounding.model import Entity, SourceTurn
-from memoryd.write.grounding.secrets import contains_secret, redact_secrets
+from memoryd.write.grounding.secrets import asks_for_credential, contains_secret, redact_secrets
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences
 from memoryd.write.grounding.unfit import unfit_reason
@@ -127,7 +128,10 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
     known = {fold(name) for name in known_names}
     seen_mid: set[str] = set()
     proposals: list[tuple[str, bool, bool]] = []
+    asked = {t.index for before, t in itertools.pairwise(turns) if asks_for_credential(before.assistant)}
     for turn in turns:
+        if turn.index in asked:
+            continue  # "— What's the wifi password? — Moustache2019": the reply is the credential, not a name
         for said in sentences(turn.user):
             if HYPOTHETICAL.search(said):
                 continue  # "if I lived in Alfama": a place only imagined is not one the user deals with

@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
+from memoryd.write.grounding.answers import answered_facts
+from memoryd.write.grounding.antecedent import antecedent
 from memoryd.write.grounding.clauses import (
     joined_greetings,
     statement_clauses,
@@ -51,7 +53,7 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.quantities import quantity
-from memoryd.write.grounding.requests import standing_request
+from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
@@ -540,10 +542,16 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_successors(turns, session_lang))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
+    # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
+    read = [clause for item in found for clause in item.evidence]
+    found.extend(
+        _Found(f, evidence) for f, evidence in answered_facts(turns, session_lang, session_time_ms, read)
+    )
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
+    found = [_with_antecedent(item, turns) for item in found]
     facts = tuple(item.fact for item in found)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
@@ -560,6 +568,20 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
+    """A decision, task or plan whose pronoun stands for something said just before keeps those words
+    ("he decidido ofrecerle contrato" → "… (Yeray lo está haciendo genial)")."""
+    fact = item.fact
+    if fact.kind not in _DATED_KINDS or not fact.turns:
+        return item
+    turn = next((t for t in turns if t.index == fact.turns[0]), None)
+    context = antecedent(fact.value, turn.user) if turn is not None else ""
+    if not context or fold(context) in fold(fact.text):
+        return item
+    text = f"{fact.text.rstrip().rstrip('.')} ({context})."
+    return _Found(replace(fact, text=text), (*item.evidence, context))
 
 
 def _slot_family(slot: str) -> str:
@@ -651,6 +673,11 @@ def _clause_facts(
     if wishes_to_assistant(clause):
         facts = [f for f in facts if f.kind is not FactKind.PREFERENCE]  # how the assistant acts, not a taste
     instruction = standing_instruction(clause, lang, languages)
+    condition = when_you(clause) if instruction is None else None
+    if condition is not None:
+        # "When you give me vocab, always include the kana": the rule after the condition, said with it.
+        ruled = standing_instruction(condition[1], lang, languages)
+        instruction = (f"{condition[0]}, {ruled[0]}", ruled[1], ruled[2]) if ruled is not None else None
     if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
         value, slot, said_in = instruction
         slot = slot or instruction_aspect(value)

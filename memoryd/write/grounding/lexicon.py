@@ -359,7 +359,7 @@ LANGUAGE_NAMES = re.compile(
 # Suffixes of nouns naming a job ("engineer", "nurse" aside): used to tell "I'm a teacher" from "I'm a bit tired".
 ROLE_SUFFIX = re.compile(
     r"(?:er|or|ist|ian|eer|ect|ant|ent|ogist|nurse|chef|cook|pilot|clerk|nanny|coach|agent|analyst|dev|student|"
-    r"intern|retiree|medic|barista|mechanic|technician|pm|cto|ceo|cfo|vp|scientist|artist|principal|surgeon|vet)$",
+    r"intern|retiree|medic|barista|mechanic|technician|pm|cto|ceo|cfo|vp|scientist|artist|principal|surgeon|vet|postdoc)$",
     re.IGNORECASE,
 )
 NOT_ROLES_RAW = word_set(

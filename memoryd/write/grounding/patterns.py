@@ -231,6 +231,25 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "target", _K.PLAN, "target", r"\bI(?:'m| am) (?:aiming|training|trying) (?:for|to) (?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
      r"(?:^|\b(?:my|our|a|the) )(?:new )?(?P<noun>goal|target)(?: time)? for (?:the |my |our )?(?P<what>[\w -]{2,30}?)\s*(?::|is now|is)\s+(?P<v>[^.;!?]+)", ""),
+    # A goal with its deadline ("I want to hit 1800 by the end of the year", "je veux finir la thèse d'ici l'été").
+    ("en", "target", _K.PLAN, "target",
+     r"\bI(?:'d| would)? (?:want|like|hope|plan|intend|aim) to (?P<v>(?:hit|reach|get|send|climb|run|finish|complete|pass|break|"
+     r"lose|save|read|make|earn|sell|learn|win|beat|ride|swim|walk|publish|launch|submit|raise|pay off|clear)\b"
+     r"[^.;!?]{1,60}?\bby (?:the )?(?:end of (?:the |this |next )?\w+|summer|spring|autumn|fall|winter|christmas|easter|"
+     r"next \w+|(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+     r"(?: \d{1,2}(?:st|nd|rd|th)?)?|\d{1,2}(?:st|nd|rd|th)? (?:of )?\w+|my \w+ birthday|my birthday))", ""),
+    ("fr", "target", _K.PLAN, "target",
+     r"\b(?:je veux|j'aimerais|je voudrais|j'espère|je compte|mon objectif(?:,)? c'est de|mon objectif est de) "
+     r"(?P<v>\w+[^.;!?]{1,60}?\b(?:d'ici|avant) (?:la fin de l'année|la fin du mois|l'été|le printemps|l'automne|l'hiver|noël|"
+     r"(?:le )?\d{1,2} \w+|(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)))", ""),
+    ("es", "target", _K.PLAN, "target",
+     r"\b(?:quiero|me gustaría|espero|mi objetivo es) (?P<v>\w+[^.;!?]{1,60}?\b(?:antes de|para) (?:(?:finales|fin) de(?:l)? año|"
+     r"(?:finales|fin) de mes|el verano|la primavera|el otoño|el invierno|navidad|(?:el )?\d{1,2} de \w+|"
+     r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)))", ""),
+    ("pt", "target", _K.PLAN, "target",
+     r"\b(?:quero|gostaria de|espero|o meu objetivo é|meu objetivo é) (?P<v>\w+[^.;!?]{1,60}?\b(?:até|antes d[eo]) "
+     r"(?:ao |o )?(?:(?:fim|final) do ano|(?:fim|final) do mês|verão|natal|\d{1,2} de \w+|"
+     r"(?:janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)))", ""),
     # --- Statements of a kind the user says once and keeps: a rule's verb is its template ("{v}" the value).
     ("en", "stated", _K.PREFERENCE, "health.{v}",
      r"\bI (?:have|'ve got|have got|was diagnosed with|live with|suffer from) (?P<v>(?:type [12] )?diabetes|asthma|"
@@ -249,7 +268,39 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "stated", _K.PREFERENCE, "health.takes_{v}",
      rf"\b(?:tomo|estou a tomar|estou tomando) (?P<v>[\w -]{{2,40}}? (?:todos os|todas as|cada|por dia|de manhã|à noite|duas vezes|três vezes)\b[\w -]{{0,30}}?){_CE}", "O usuário toma {v}."),
     # Retired: a standing fact of who the user is ("I'm retired", "estoy jubilada", "ich bin in Rente").
-    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI(?:'m| am) (?:now |recently |finally )?(?P<v>retired|semi-retired)\b", "The user is {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI(?:'m| am) (?:\d{1,3},? and |now |recently |finally )?(?P<v>retired|semi-retired)\b", "The user is {v}."),
+    # A former occupation is who the user is too ("I used to be a librarian", "after retiring from teaching physics").
+    ("en", "stated", _K.IDENTITY, "identity.former_role",
+     r"\bI used to (?:be|work as) (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+(?:er|or|ist|ian|eer|ant|ent|nurse|chef|vet|coach|doc))(?=\s+(?:at|for|in|until|till|before|and)\b|\s*[.,;!]|$)",
+     "The user used to be {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.former_role",
+     r"\b(?:after|since|when) (?:I )?(?:retiring|retired|I retired) from (?P<v>[\w -]{2,40}?)(?=\s*[.,;!]|$|\s+(?:at|in|last|after|and)\b)",
+     "The user retired from {v}."),
+    # "My husband Gareth and I are foster carers in Swansea": the user shares a role with someone of theirs.
+    ("en", "stated", _K.IDENTITY, "identity.role",
+     r"^(?:[\w,' ]{0,20}?\b)?(?:my|our) (?P<what>(?:husband|wife|partner|spouse|sister|brother|son|daughter|mum|mom|dad|mother|father|"
+     r"colleague|friend|business partner))(?: (?-i:[A-Z])[\w'-]+)? and I (?:are|both are|have been|'ve been|were both|are both) "
+     r"(?P<v>(?:[\w-]+ ){0,2}?[\w-]+(?:ers|ors|ists|ians|eers|ants|ents|nurses|vets|doctors|coaches|chefs|owners|founders|parents)"
+     r"(?: in (?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)?)(?=\s*[.,;!]|$|\s+(?:and|but|since|for)\b)",
+     "The user and their {what} are {v}."),
+    # "Day job is a pharmacist at a Boots", "My job's a paramedic": the user's job, said with the job as subject.
+    ("en", "stated", _K.IDENTITY, "identity.role",
+     r"^(?:(?:so|and|well|oh|also|anyway|as for me),? )?(?:my )?(?:day job|job|profession|occupation)(?:'s| is) (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+"
+     r"(?:er|or|ist|ian|eer|ant|ent|nurse|chef|vet|coach|doc|medic))(?=\s+(?:at|for|in|with|and|but)\b|\s*[.,;!]|$)",
+     "The user works as {v}."),
+    # "on top of my job as a nurse", "mon métier d'infirmière", "mi trabajo de enfermera", "meinem Job als Pfleger".
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bmy (?:day |full-time |part-time )?(?:job|work|career) as (?P<v>an? (?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:at|for|in|and|but|on|with)\b|\s*[.,;!]|$)", "The user works as {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.role", r"\bmon (?:métier|travail|poste|boulot) (?:de |d'|comme )(?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:à|chez|dans|pour|et|mais)\b|\s*[.,;!]|$)", "L'utilisateur travaille comme {v}."),
+    ("es", "stated", _K.IDENTITY, "identity.role", r"\bmi (?:trabajo|puesto|oficio) (?:de|como) (?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:en|para|y|pero)\b|\s*[.,;!]|$)", "El usuario trabaja como {v}."),
+    ("de", "stated", _K.IDENTITY, "identity.role", r"\bmeine[mnr]? (?:Job|Arbeit|Beruf|Stelle) als (?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:bei|in|für|und|aber)\b|\s*[.,;!]|$)", "Der Nutzer arbeitet als {v}."),
+    ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:o )?meu (?:trabalho|emprego|cargo) (?:de|como) (?P<v>(?:[\w-]+ ){0,2}?[\w-]+)(?=\s+(?:na|no|em|para|e|mas)\b|\s*[.,;!]|$)", "O usuário trabalha como {v}."),
+    # Where the user's own home or workspace is ("I brew in my garage in Bristol", "my flat in Croydon").
+    ("en", "stated", _K.IDENTITY, "identity.home",
+     rf"\b(?:in|from|at) my (?:own )?(?:flat|house|home|apartment|garage|garden|allotment|kitchen|shed|cellar|basement|spare room|back garden|place) in {PLACE}",
+     "The user lives in {v}."),
+    ("fr", "stated", _K.IDENTITY, "identity.home",
+     rf"\b(?:j'habite|je vis|on habite|on vit|nous habitons) (?:près de|à côté de|pas loin de|non loin de|dans la banlieue de|en banlieue de) {PLACE}",
+     "L'utilisateur habite près de {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.role", r"\bje suis (?:maintenant |désormais )?(?P<v>à la retraite|retraitée?)\b", "L'utilisateur est {v}."),
     ("es", "stated", _K.IDENTITY, "identity.role", r"\b(?:estoy|soy) (?:ya )?(?P<v>jubilad[oa]|retirad[oa])\b", "El usuario está {v}."),
     ("de", "stated", _K.IDENTITY, "identity.role", r"\bich bin (?:seit [\w ]+? |jetzt |schon )?(?P<v>in Rente|in Pension|pensioniert|Rentnerin|Rentner)\b", "Der Nutzer ist {v}."),

@@ -67,6 +67,10 @@ _SCOPE = re.compile(
     r"\b(?:you|tu|vous|tú|du|você) (?:suggest|write|give|send|propose|plan|make|écris|proposes|donnes|"
     r"escribas|propongas|des|schreibst|vorschlägst|gibst|escreveres|sugerires|deres)\b|"
     r"\w+,\s*(?:not|pas|no|nicht|não)\s+\w+[\s.!]*$|"
+    # A condition on the user's own doing that recurs ("correct my Japanese when I try writing it").
+    r"\b(?:whenever I|every time I|each time I|chaque fois que|cada vez que|jedes mal,? wenn ich|sempre que)\b|"
+    r"\b(?:when I|quand (?:je|j')|cuando|wenn ich|quando (?:eu )?)\s*(?:try|write|speak|ask|send|post|practi[cs]e|"
+    r"use|type|écris|parle|essaie|escribo|hablo|intento|schreibe|spreche|versuche|escrevo|falo|tento)\b|"
     r"\b(?:per|par|por|pro) (?:night|soir|evening|noche|abend|noite|session|séance|sesión|sitzung|sessão|week|"
     r"semaine|semana|woche)\b",
     _I,
@@ -116,6 +120,15 @@ _REASON = re.compile(
 _MIN_CONTENT = 2
 
 
+def when_you(clause: str) -> tuple[str, str] | None:
+    """("When you give me vocab", "always include the kana") of a clause opened by a condition on the assistant's
+    doing, or None: the rest is read as a rule of its own, and keeps its condition."""
+    found = _WHEN_YOU.match(clause.strip())
+    if found is None:
+        return None
+    return found.group(0).strip().rstrip(","), clause.strip()[found.end() :]
+
+
 def standing_request(clause: str, lang: str = "en") -> str:
     """The standing request a clause states, in the user's words (lower-cased first letter), or ""."""
     body = LEAD_FILLER.sub("", clause.strip())
@@ -146,4 +159,4 @@ def standing_request(clause: str, lang: str = "en") -> str:
     return value[:1].lower() + value[1:]
 
 
-__all__ = ["standing_request"]
+__all__ = ["standing_request", "when_you"]

@@ -104,6 +104,22 @@ _NAMED_VALUE = re.compile(
     r":\s*(?P<value>(?=\S*\d)(?=\S*[A-Za-z])[^\s\"'”»]{8,})|\b(?:account|compte|cuenta|conta|konto)\s+(?P<number>\d{6,12})\b",
     re.IGNORECASE,
 )
+#: A credential's keyword with its value close by, in the other shapes people type: a bare value ("password
+#: Sunflower88", "Passwort lautet Sommer2023", "my pin's 4821", "Password - Moustache2019"), the value first
+#: ("I use Summer2024! as my password") or a code with what it opens after it ("the code is 4512 for the key box").
+#: The value holds a digit, so "password manager" or "the PIN is on the card" stays prose.
+_CREDENTIAL = (
+    r"(?:password|passwd|pwd|pw|pass(?=\s*:)|passcode|passphrase|pin|mot de passe|mdp|contrase[ñn]a|clave|passwort|"
+    r"kennwort|senha|combination|combo|backup code|recovery code|recovery phrase|verification code|2fa code|"
+    r"one-time code|otp|licen[cs]e key|product key|serial(?: number)?|cvv|cvc|security code)"
+)
+_NEAR_VALUE = re.compile(
+    rf"\b{_CREDENTIAL}(?:'s|’s)?\s*(?:lautet|[-–—:]|is now|is|was|now)?\s*(?P<value>(?=[^\s\"'”»]*\d)[^\s\"'”»,;]{{3,}})"
+    rf"|(?P<first>(?=[^\s\"'“«]*\d)(?=[^\s\"'“«]*[A-Za-z])[^\s\"'“«,;]{{4,}})\s+(?:as|is|for) (?:my|the|our) "
+    rf"(?:\w+ ){{0,2}}?{_CREDENTIAL}\b"
+    r"|\bcode (?:is|was|:)\s*(?P<code>\d{3,8}#?)(?=\s+(?:for|to|on|of)\b)",
+    re.IGNORECASE,
+)
 _IBAN_NAMED = re.compile(
     r"\b(?:IBAN|NIB|RIB|BIC|bank details|dados bancários|coordonnées bancaires|Bankverbindung)\b", re.I
 )
@@ -117,6 +133,8 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield match.span("value")
     for match in _NAMED_VALUE.finditer(text):
         yield match.span("value") if match.group("value") else match.span("number")
+    for match in _NEAR_VALUE.finditer(text):
+        yield match.span(next(g for g in ("value", "first", "code") if match.group(g)))
     for match in _IBAN.finditer(text):
         # An IBAN-shaped value the user calls an IBAN is one, whether or not its check digits are right.
         if _iban_ok(match.group()) or _IBAN_NAMED.search(text, max(0, match.start() - 60), match.start()):
@@ -156,4 +174,18 @@ def redact_secrets(text: str) -> str:
     return "".join(pieces)
 
 
-__all__ = ["REDACTED", "contains_secret", "redact_secrets"]
+_ASKS_CREDENTIAL = re.compile(
+    rf"\b(?:{_CREDENTIAL}|login|log-in|username|user name|(?:door|gate|alarm|access|entry|lock-?box|key ?safe|wi-?fi|security|building|garage) code|iban|card number|account number|sort code|token|"
+    r"api key|mot de passe|identifiant|contraseña|usuario|zugangsdaten|benutzername|senha|utilizador)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_credential(assistant: str) -> bool:
+    """Whether an assistant turn ends asking for a credential ("What's the wifi password?"): the reply is one."""
+    tail = assistant.rstrip()[-200:]
+    question = tail[max(tail.rfind(". "), tail.rfind("! ")) + 1 :]
+    return tail.endswith("?") and bool(_ASKS_CREDENTIAL.search(question))
+
+
+__all__ = ["REDACTED", "asks_for_credential", "contains_secret", "redact_secrets"]

@@ -58,6 +58,32 @@ _LAUGHTER_END = re.compile(r"(?:[,.!]\s*|\s)(?:ha|haha|hahaha|lol|jaja|jajaja|md
 _DENIAL = re.compile(
     r"^(?:qué va|nope|nah|not at all|pas du tout|que nada|nada disso|überhaupt nicht|i wish)\b", _I
 )
+#: Season's and day's wishes and how-are-yous: chat whatever else the sentence names ("Happy Friday!", "Joyeux Noël").
+_WISHES = re.compile(
+    r"^(?:(?:anyway|so|and|hi|hey|hello|hola|salut|bonjour|hallo|olá|oi)[\s,!¿]+)*(?:happy (?:friday|monday|weekend|holidays|new year|easter|christmas)|merry christmas|ugh,? mondays?|tgif|"
+    r"how are (?:you|things)(?: today| doing)?\s*(?:[?!.,]|$)|how's it going|how was your (?:weekend|day)|joyeux noël|bonne année|bonnes fêtes|"
+    r"bon week-end|ça va\s*(?:[?!.,]|$)|comment (?:vas-tu|allez-vous)|feliz (?:navidad|año nuevo|año|natal|ano novo|fin de semana)|"
+    r"qué tal\s*(?:[?!.,]|$)|cómo estás|frohe (?:weihnachten|ostern)|frohes neues|schönes wochenende|wie geht'?s|wie geht es dir|"
+    r"tudo bem|como vai|bom fim de semana|boas festas)(?!\w)",
+    _I,
+)
+#: Watching someone else play or perform ("Did you see the match last night?", "Arsenal won again",
+#: "I'm binge-watching Severance"): a spectator's remark, not the user's doing.
+_SPECTATOR = re.compile(
+    r"\b(?:did you (?:see|watch|catch)|(?:watched|saw|caught|watching) the (?:match|game|final|race|derby|grand prix)(?! (?:film|footage|tape|plan))|"
+    r"the (?:match|game|derby|final|race) (?:last night|yesterday|at the weekend)|binge-?watch\w*|"
+    r"(?:le|du) match (?:d'hier|hier|de ce soir)|el partido (?:de ayer|de anoche|de hoy)|das spiel (?:gestern|heute)|"
+    r"o jogo (?:de ontem|ontem|de hoje)|six nations|world cup|champions league|premier league|eurovision|super bowl|"
+    r"coupe du monde|ligue des champions|copa del mundo|mundial|bundesliga|la liga|brasileirão)\b",
+    _I,
+)
+#: The user's own doing that a spectator remark may carry ("I'm running the Tour de France sportive on July 5").
+_OWN_DOING = re.compile(
+    r"\b(?:I'm (?:running|playing|racing|competing|riding|entering|going)|I (?:will|'ll) (?:run|play|race|ride|compete)|"
+    r"I've (?:entered|signed up|booked)|I (?:entered|signed up|booked|coach|play for|run for)|je (?:cours|joue|participe)|"
+    r"juego|corro|participo|ich (?:spiele|laufe|fahre|trainiere)|eu (?:jogo|corro))\b",
+    _I,
+)
 _SMALL_TALK_MAX_WORDS = 6
 #: A number or the user's own doing in the sentence: it reports something beyond the weather.
 _SAYS_MORE = re.compile(
@@ -120,6 +146,10 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
         and not re.search(r"\d", _TEMPERATURE.sub("", bare))
     ):
         return "small_talk"  # "Il fait un temps magnifique, 25 degrés au refuge": the weather, with a number
+    if _WISHES.search(bare) or (
+        _SPECTATOR.search(bare) and not _OWN_DOING.search(bare) and not re.search(r"\d", bare)
+    ):
+        return "small_talk"
     if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
         return "small_talk"
     if _DENIAL.search(bare):
