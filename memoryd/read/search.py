@@ -113,6 +113,18 @@ class SearchSettings:
     keyword_thread_rows: int = 20_000
 
 
+#: On PostgreSQL every kind's evidence-pass keyword side goes to a helper thread (keyword_thread_rows 1): each side's
+#: statements are a server process's work on their own pooled connection, so the kinds overlap on the cores.
+POSTGRES_KEYWORD_THREAD_ROWS = 1
+
+
+def default_settings(store: Store) -> SearchSettings:
+    """The service's settings for `store`'s backend (only where the kinds' keyword sides run differs)."""
+    if store.db.dialect.is_postgres:
+        return SearchSettings(keyword_thread_rows=POSTGRES_KEYWORD_THREAD_ROWS)
+    return SearchSettings()
+
+
 @dataclass(frozen=True)
 class EvidencedOutcome:
     """A search's ranked rows plus the calibrated evidence the relevance gate reads (retrieval/evidence.py)."""
@@ -148,7 +160,7 @@ class MemorySearch:
         self._store = store
         self._embedder = embedder
         self._vectors = vectors
-        self.settings = settings or SearchSettings()
+        self.settings = settings or default_settings(store)
         # The vector side (embed the query, then faiss) runs beside the keyword side, not after it; the pool also
         # refreshes large agents' keyword statistics in the background.
         self._pool = ThreadPoolExecutor(
@@ -248,10 +260,21 @@ class MemorySearch:
         }
         sides.update((kind, future.result()) for kind, future in threaded.items())
         vectors = vector_side.result()
+        # Each kind's evidence loads its nearest rows (one statement); with threaded kinds those loads overlap too.
+        loaded = {
+            kind: self._keyword_pool.submit(
+                self._evidence, agent_id, kind, terms, sides[kind], vectors.get(kind), rows[kind]
+            )
+            for kind in threaded
+        }
         out: dict[str, SectionEvidence] = {}
         for kind in kinds:
             scored = vectors.get(kind)
-            evidence = self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
+            evidence = (
+                loaded[kind].result()
+                if kind in loaded
+                else self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
+            )
             out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
         return out
 

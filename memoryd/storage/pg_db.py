@@ -21,6 +21,7 @@ import peewee
 import psycopg
 from psycopg import sql as pgsql
 from psycopg.adapt import Loader
+from psycopg.conninfo import conninfo_to_dict
 
 from memoryd.storage.dialect import POSTGRES_DIALECT, Dialect
 from memoryd.storage.faults import StorageHealth
@@ -66,6 +67,20 @@ class _NumericLoader(Loader):
         return float(text)
 
 
+#: Settings every connection starts with, sent in its startup packet (no round trip). JIT compiles a statement whose
+#: estimated cost passes jit_above_cost (100,000), which can add tens of ms to a statement that runs in a few: none of
+#: the read path's statements reached that cost at 100k rows per agent (docs/postgres_search.md), but estimates
+#: grow with the tables, and memoryd's statements are all short.
+STARTUP_SETTINGS: tuple[tuple[str, str], ...] = (("jit", "off"),)
+
+
+def startup_options(conninfo: str) -> str:
+    """The connection's `options`: the DSN's own, then STARTUP_SETTINGS (a setting the DSN names is left to it)."""
+    given = str(conninfo_to_dict(conninfo).get("options") or "")
+    extra = [f"-c {name}={value}" for name, value in STARTUP_SETTINGS if f"{name}=" not in given]
+    return " ".join([given, *extra]).strip()
+
+
 def _prepare(connection: psycopg.Connection[Any], schema: str) -> None:
     connection.adapters.register_loader("numeric", _NumericLoader)
     connection.execute(pgsql.SQL("SET search_path TO {}, public").format(pgsql.Identifier(schema)))
@@ -73,7 +88,7 @@ def _prepare(connection: psycopg.Connection[Any], schema: str) -> None:
 
 def raw_connection(conninfo: str, schema: str) -> psycopg.Connection[Any]:
     """A new autocommit connection on the store's schema (for LISTEN, advisory locks, DDL outside peewee)."""
-    connection = psycopg.connect(conninfo, autocommit=True)
+    connection = psycopg.connect(conninfo, autocommit=True, options=startup_options(conninfo))
     try:
         _prepare(connection, schema)
     except BaseException:

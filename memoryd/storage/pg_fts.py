@@ -140,9 +140,19 @@ class PgFtsIndex:
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def table_rows(self, kind: str) -> int:
-        """Rows of the source table across all agents."""
+        """Rows of the source table across all agents: the planner's estimate (pg_class.reltuples), counted only
+        while the table has none yet. Its one reader (read/search.py) chooses with it how FTS5 restricts a match to
+        the agent, which search() here ignores; counting 100k turns took 35 ms, redone in the background after
+        writes (keyword_stats.py), on the cores the foreground searches need."""
         table, _ = self._table(kind)
-        return int(self._db.scalar(f"SELECT count(*) FROM {table}") or 0)
+        return int(
+            self._db.scalar(
+                f"SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE (SELECT count(*) FROM {table}) END "
+                f"FROM pg_class AS c WHERE c.oid = %s::regclass",
+                (table,),
+            )
+            or 0
+        )
 
     def doc_frequency(self, kind: str, agent_id: str, term: str) -> int:
         """Rows of this agent containing `term` (the per-agent df used to re-score)."""
@@ -191,18 +201,13 @@ class PgFtsIndex:
         """(rows, mean characters of indexed text) of one agent; the mean comes from its newest `sample` rows."""
         table, active = self._table(kind)
         length = " + ".join(f"length(s.{c})" for c in MIRRORS[kind].columns)
-        rows = int(
-            self._db.scalar(
-                f"SELECT count(*) FROM {table} AS s WHERE s.agent_id = %s AND {active}", (agent_id,)
-            )
-            or 0
-        )
-        mean = self._db.scalar(
-            f"SELECT avg(n) FROM (SELECT {length} AS n FROM {table} AS s WHERE s.agent_id = %s "
-            f"AND {active} ORDER BY s.id DESC LIMIT %s) AS recent",
-            (agent_id, sample),
-        )
-        return rows, float(mean or 0.0)
+        rows, mean = self._db.query(
+            f"SELECT (SELECT count(*) FROM {table} AS s WHERE s.agent_id = %s AND {active}), "
+            f"(SELECT avg(n) FROM (SELECT {length} AS n FROM {table} AS s WHERE s.agent_id = %s "
+            f"AND {active} ORDER BY s.id DESC LIMIT %s) AS recent)",
+            (agent_id, agent_id, sample),
+        )[0]
+        return int(rows or 0), float(mean or 0.0)
 
     def health(self) -> list[tuple[str, str, int, int, bool]]:
         """(GIN index, source, source rows, rows with a tsvector, healthy) per table: healthy when the index is
