@@ -202,8 +202,15 @@ class MemorySearch:
         and query that follows (the read path's, once it has read the agent's identity and entities) waits for it
         instead of starting it then. Unclaimed results are dropped after a while (64 kept)."""
         key = (agent_id, tuple(kinds), query)
+        # The query embedding is sent from here, before the evidence thread even starts: it is the longest part.
+        vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
         future = self._evidence_pool.submit(
-            self._measure_evidence, agent_id, kinds, query, vector_timeout_s=vector_timeout_s
+            self._measure_evidence,
+            agent_id,
+            kinds,
+            query,
+            vector_timeout_s=vector_timeout_s,
+            vector_side=vector_side,
         )
         with self._recent_lock:
             self._prefetched[key] = future
@@ -222,18 +229,33 @@ class MemorySearch:
             return prefetched.result()
         return self._measure_evidence(agent_id, kinds, query, vector_timeout_s=vector_timeout_s)
 
+    def _start_vector_side(
+        self, agent_id: str, kinds: Sequence[str], query: str, vector_timeout_s: float | None
+    ) -> Future[dict[str, list[tuple[int, float]] | None]]:
+        """The query embedding and every kind's nearest vectors, started on a helper thread (None per kind when
+        vectors are off)."""
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            off: Future[dict[str, list[tuple[int, float]] | None]] = Future()
+            off.set_result(dict.fromkeys(kinds))
+            return off
+        return self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+
     def _measure_evidence(
-        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+        self,
+        agent_id: str,
+        kinds: Sequence[str],
+        query: str,
+        *,
+        vector_timeout_s: float | None = None,
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]] | None = None,
     ) -> dict[str, SectionEvidence]:
         """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on helper
-        threads; meanwhile each kind's full keyword side runs here, one after the other, and is kept (reuse_s) for
-        the section search that follows, which then queries neither FTS5 nor faiss again."""
+        threads (vector_side: already started by prefetch_evidence); meanwhile each kind's full keyword side runs
+        here, one after the other, and is kept (reuse_s) for the section search that follows, which then queries
+        neither FTS5 nor faiss again."""
         terms = query_terms(query)
-        vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
-        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            vector_side.set_result(dict.fromkeys(kinds))
-        else:
-            vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+        if vector_side is None:
+            vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
         # The large kinds' sides start first, on helper threads (keyword_thread_rows); each side fills only its own
         # kind's rows.
