@@ -335,20 +335,27 @@ class MemorySearch:
         method = "fts"
         # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
         rows: dict[int, MemoryRow] = {}
-        vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
         side = _KeywordSide([])
-        if terms:
-            key = (agent_id, kind, self._store.reads.generation, query)
-            reused = self._recent_keywords_for(key)
-            if reused is not None:
-                side, loaded = reused
-                rows.update(loaded)
-            else:
+        reused = (
+            self._recent_keywords_for((agent_id, kind, self._store.reads.generation, query))
+            if terms
+            else None
+        )
+        if reused is not None:
+            # The evidence pass of this request ran both sides: its nearest rows are reused too (the query vector is
+            # in the embedder's cache), so they are read here rather than through a thread hand-off.
+            side, loaded = reused
+            rows.update(loaded)
+            use_one_thread()  # should a write have ended the vectors' reuse, faiss scans here as on the pools
+            vector_scored = self._vector_ranking(agent_id, kind, query, vector_timeout_s)
+        else:
+            vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
+            if terms:
                 side = self._keyword_side(agent_id, kind, terms, rows)
-            if side.ranking:
-                rankings.append(side.ranking)
-                weights.append(s.bm25_weight)
-        vector_scored = vector_side.result()
+            vector_scored = vector_side.result()
+        if side.ranking:
+            rankings.append(side.ranking)
+            weights.append(s.bm25_weight)
         if vector_scored is not None:
             method = "hybrid"
             if vector_scored:
@@ -557,12 +564,15 @@ class MemorySearch:
         if embedded is None:
             return dict.fromkeys(kinds)
         # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
-        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side.
+        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side: the last one
+        # on this thread, which would otherwise only wait.
         futures = {
             kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
-            for kind in kinds
+            for kind in kinds[:-1]
         }
-        return {kind: future.result() for kind, future in futures.items()}
+        here = {kind: self._vector_ranking(agent_id, kind, query, timeout_s) for kind in kinds[-1:]}
+        found = {kind: future.result() for kind, future in futures.items()}
+        return {kind: found[kind] if kind in found else here[kind] for kind in kinds}
 
     def _recent(self, key: tuple[str, str, str, str]) -> list[tuple[int, float]] | None:
         with self._recent_lock:
