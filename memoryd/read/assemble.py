@@ -263,6 +263,7 @@ class ReadPath:
         self._cache: AssemblyCache[Assembly] = AssemblyCache(clock=self._clock.monotonic)
         self._entities: AssemblyCache[frozenset[str]] = AssemblyCache(clock=self._clock.monotonic)
         self._corrections: AssemblyCache[tuple[Correction, ...]] = AssemblyCache(clock=self._clock.monotonic)
+        self._identities: AssemblyCache[IdentitySnapshot] = AssemblyCache(clock=self._clock.monotonic)
         self._planner = Planner(reader, self._counter, self._now_ms)
 
     def _now_ms(self) -> int:
@@ -274,11 +275,12 @@ class ReadPath:
         return self._gate_model
 
     def invalidate(self, agent_id: str | None = None) -> None:
-        """Forget cached blocks, entities and corrections of one agent (None: every agent) after its memory
-        changed."""
+        """Forget cached blocks, entities, identities and corrections of one agent (None: every agent) after its
+        memory changed."""
         self._cache.invalidate(agent_id)
         self._entities.invalidate(agent_id)
         self._corrections.invalidate(agent_id)
+        self._identities.invalidate(agent_id)
 
     def assemble(
         self,
@@ -328,6 +330,18 @@ class ReadPath:
         self._entities.put(agent_id, "", prepared, stamp=stamp)
         return prepared
 
+    def _identity(self, agent_id: str) -> IdentitySnapshot:
+        """The agent's identity, read once per change of its memory (like its entities): the read took 1-4 ms of
+        SQLite and Python on every cache miss (issue 17, item 4). Overrides are global; a change to them invalidates
+        every agent."""
+        cached = self._identities.get(agent_id, "")
+        if cached is not None:
+            return cached
+        stamp = self._identities.stamp(agent_id)
+        identity = self._reader.identity(agent_id)
+        self._identities.put(agent_id, "", identity, stamp=stamp)
+        return identity
+
     def _known_corrections(self, agent_id: str) -> tuple[Correction, ...]:
         """The agent's corrections, read and parsed once per change of its memory (like its entities)."""
         if not isinstance(self._reader, CorrectionReader):
@@ -371,7 +385,7 @@ class ReadPath:
                 agent_id, list(SEARCHED), search_query, vector_timeout_s=vector_timeout_s()
             )
         entities = self._known_entities(agent_id) if mode is not GateMode.OFF else frozenset()
-        identity = self._reader.identity(agent_id)
+        identity = self._identity(agent_id)
         today = blocks.format_date(self._clock.now().date())
         overrides_text = blocks.overrides_section(identity.overrides)
 

@@ -214,8 +214,15 @@ class MemorySearch:
         and query that follows (the read path's, once it has read the agent's identity and entities) waits for it
         instead of starting it then. Unclaimed results are dropped after a while (64 kept)."""
         key = (agent_id, tuple(kinds), query)
+        # The query embedding is sent from here, before the evidence thread even starts: it is the longest part.
+        vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
         future = self._evidence_pool.submit(
-            self._measure_evidence, agent_id, kinds, query, vector_timeout_s=vector_timeout_s
+            self._measure_evidence,
+            agent_id,
+            kinds,
+            query,
+            vector_timeout_s=vector_timeout_s,
+            vector_side=vector_side,
         )
         with self._recent_lock:
             self._prefetched[key] = future
@@ -234,18 +241,33 @@ class MemorySearch:
             return prefetched.result()
         return self._measure_evidence(agent_id, kinds, query, vector_timeout_s=vector_timeout_s)
 
+    def _start_vector_side(
+        self, agent_id: str, kinds: Sequence[str], query: str, vector_timeout_s: float | None
+    ) -> Future[dict[str, list[tuple[int, float]] | None]]:
+        """The query embedding and every kind's nearest vectors, started on a helper thread (None per kind when
+        vectors are off)."""
+        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            off: Future[dict[str, list[tuple[int, float]] | None]] = Future()
+            off.set_result(dict.fromkeys(kinds))
+            return off
+        return self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+
     def _measure_evidence(
-        self, agent_id: str, kinds: Sequence[str], query: str, *, vector_timeout_s: float | None = None
+        self,
+        agent_id: str,
+        kinds: Sequence[str],
+        query: str,
+        *,
+        vector_timeout_s: float | None = None,
+        vector_side: Future[dict[str, list[tuple[int, float]] | None]] | None = None,
     ) -> dict[str, SectionEvidence]:
         """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on helper
-        threads; meanwhile each kind's full keyword side runs here, one after the other, and is kept (reuse_s) for
-        the section search that follows, which then queries neither FTS5 nor faiss again."""
+        threads (vector_side: already started by prefetch_evidence); meanwhile each kind's full keyword side runs
+        here, one after the other, and is kept (reuse_s) for the section search that follows, which then queries
+        neither FTS5 nor faiss again."""
         terms = query_terms(query)
-        vector_side: Future[dict[str, list[tuple[int, float]] | None]] = Future()
-        if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            vector_side.set_result(dict.fromkeys(kinds))
-        else:
-            vector_side = self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+        if vector_side is None:
+            vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
         # The large kinds' sides start first, on helper threads (keyword_thread_rows); each side fills only its own
         # kind's rows.
@@ -336,20 +358,27 @@ class MemorySearch:
         method = "fts"
         # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
         rows: dict[int, MemoryRow] = {}
-        vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
         side = _KeywordSide([])
-        if terms:
-            key = (agent_id, kind, self._store.reads.generation, query)
-            reused = self._recent_keywords_for(key)
-            if reused is not None:
-                side, loaded = reused
-                rows.update(loaded)
-            else:
+        reused = (
+            self._recent_keywords_for((agent_id, kind, self._store.reads.generation, query))
+            if terms
+            else None
+        )
+        if reused is not None:
+            # The evidence pass of this request ran both sides: its nearest rows are reused too (the query vector is
+            # in the embedder's cache), so they are read here rather than through a thread hand-off.
+            side, loaded = reused
+            rows.update(loaded)
+            use_one_thread()  # should a write have ended the vectors' reuse, faiss scans here as on the pools
+            vector_scored = self._vector_ranking(agent_id, kind, query, vector_timeout_s)
+        else:
+            vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
+            if terms:
                 side = self._keyword_side(agent_id, kind, terms, rows)
-            if side.ranking:
-                rankings.append(side.ranking)
-                weights.append(s.bm25_weight)
-        vector_scored = vector_side.result()
+            vector_scored = vector_side.result()
+        if side.ranking:
+            rankings.append(side.ranking)
+            weights.append(s.bm25_weight)
         if vector_scored is not None:
             method = "hybrid"
             if vector_scored:
@@ -558,12 +587,15 @@ class MemorySearch:
         if embedded is None:
             return dict.fromkeys(kinds)
         # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
-        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side.
+        # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side: the last one
+        # on this thread, which would otherwise only wait.
         futures = {
             kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
-            for kind in kinds
+            for kind in kinds[:-1]
         }
-        return {kind: future.result() for kind, future in futures.items()}
+        here = {kind: self._vector_ranking(agent_id, kind, query, timeout_s) for kind in kinds[-1:]}
+        found = {kind: future.result() for kind, future in futures.items()}
+        return {kind: found[kind] if kind in found else here[kind] for kind in kinds}
 
     def _recent(self, key: tuple[str, str, str, str]) -> list[tuple[int, float]] | None:
         with self._recent_lock:

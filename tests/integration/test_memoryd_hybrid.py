@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import field_mask_pb2
@@ -67,6 +68,32 @@ def test_search_falls_back_to_fts_while_inferd_fails_then_indexes_later(
     memoryd.app.embedder._retry_at = 0.0  # skip the back-off wait
     assert memoryd.app.indexer.run_once() == 4  # indexed later
     assert search(memoryd.memory, "agent", "automobile").hits[0].text == CAR
+
+
+def test_a_pass_with_nothing_to_index_moves_the_marks_so_the_next_scans_only_newer_rows(
+    memoryd: MemorydHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _seed(memoryd)
+    assert memoryd.app.indexer.run_once() == 4
+    embeddings = memoryd.app.store.embeddings
+    scanned_after: list[dict[str, int]] = []
+    real_missing = embeddings.missing
+
+    def recording(model: str, limit: int, agent_id: str | None = None, after: Any = None) -> Any:
+        scanned_after.append(dict(after or {}))
+        return real_missing(model, limit, agent_id, after)
+
+    monkeypatch.setattr(embeddings, "missing", recording)
+    memoryd.app.indexer._marks_model = None  # forget the marks, as a restart does: every row is scanned again
+    assert memoryd.app.indexer.run_once() == 0
+    assert scanned_after[-1] == {}
+    assert memoryd.app.indexer.run_once() == 0
+    last_turn = memoryd.app.store.db.last_id("transcript")
+    # The second pass starts above every row the first (empty) one covered, instead of joining them all again.
+    assert scanned_after[-1]["transcript"] == last_turn
+    buffer(memoryd.memory, "agent", "c1", "A turn written after the marks moved.")
+    assert memoryd.app.indexer.run_once() == 1  # a newer row is still found and indexed
+    assert scanned_after[-2]["transcript"] == last_turn
 
 
 def test_backend_none_uses_fts_only_and_never_calls_inferd(

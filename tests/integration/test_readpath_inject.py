@@ -181,6 +181,20 @@ def test_known_entities_are_cached_and_invalidated(path: ReadPath, reader: InMem
     assert path.assemble(AGENT, "Is Lena visiting?").section is Section.PINNED
 
 
+def test_identity_is_read_once_until_the_agents_memory_changes(
+    path: ReadPath, reader: InMemoryReader
+) -> None:
+    first = path.assemble(AGENT, "How is Mochi doing?")
+    path.assemble(AGENT, "Any news on Project Falcon?")
+    assert reader.identity_calls == 1
+    reader.identity_snapshot = IdentitySnapshot(overrides=("Answer in French",))
+    path.invalidate(AGENT)
+    changed = path.assemble(AGENT, "How is Mochi doing?")
+    assert reader.identity_calls == 2
+    assert "Answer in French" in changed.block
+    assert "Answer in French" not in first.block
+
+
 def test_modes_and_disabled_memory(path: ReadPath, reader: InMemoryReader, settings: Settings) -> None:
     settings.value = ReadPathSettings(gate_mode=GateMode.OFF)
     off = path.assemble(AGENT, "Postgres migration")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
 from memoryd.retrieval.length_prior import MIN_CHARS, informative_prior
-from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingles
+from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingle_keys, shingles
 from memoryd.retrieval.terms import fold, query_terms, tokens
 from memoryd.retrieval.when import asks_when, has_time_reference
 
@@ -85,6 +85,10 @@ def test_vectorised_mmr_picks_exactly_what_the_plain_greedy_loop_picks() -> None
         "museum",
         "picnic",
         "guitar",
+        "café",
+        "crème",
+        "東京",
+        "go",
     ]
     for _ in range(60):
         size = rng.choice([1, 3, 12, 40])
@@ -93,6 +97,29 @@ def test_vectorised_mmr_picks_exactly_what_the_plain_greedy_loop_picks() -> None
         pool = [Candidate(i, rng.choice([0.5, rng.random()]), t) for i, t in enumerate(texts)]
         for top_k, lam in ((5, 0.85), (len(pool), 0.5), (3, 0.0)):
             assert mmr(pool, top_k, lam) == _plain_mmr(pool, top_k, lam)
+
+
+def test_shingle_keys_are_one_distinct_key_per_shingle_in_any_script() -> None:
+    texts = [
+        "",
+        "a",
+        "Go to the lake at 7 am",
+        "painting paintings PAINT",
+        "snake_case and_underscores",
+        "Café crème à Zürich",
+        "Ångström naïve café",
+        "東京で寿司を食べた",
+        "Привет, как дела? мир",
+        "mixed café painting 東京 ok",
+    ]
+    sets = [shingles(text) for text in texts]
+    keys = [set(shingle_keys(text).tolist()) for text in texts]
+    for text, found in zip(texts, keys, strict=True):
+        assert list(shingle_keys(text)) == sorted(found)  # sorted, no repeats
+    for a, key_a in zip(sets, keys, strict=True):
+        assert len(key_a) == len(a)
+        for b, key_b in zip(sets, keys, strict=True):
+            assert len(key_a & key_b) == len(a & b)
 
 
 def test_neighbour_smoothing_lifts_rows_next_to_strong_matches() -> None:
