@@ -13,6 +13,7 @@ from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
+from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import JOB, PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
@@ -266,7 +267,21 @@ def _supersedes(
         *_retired_by_mentions(fact, pool),
         *_moved_schedules(fact, pool),
     ]
+    if not found:
+        found = _same_skeleton(fact, pool)
     return tuple(dict.fromkeys(found))
+
+
+def _same_skeleton(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
+    """What the slot readers missed: older facts saying the same thing about another value (grounding/skeleton.py).
+    A fact a slot reader filed elsewhere is left to it ("relation.vet" is not replaced by a "plan." fact)."""
+    return [
+        e.id
+        for e in pool
+        if (not e.slot or not fact.slot or competes(e.slot, fact.slot) or e.slot.startswith(_PLAN))
+        and e.content != fact.text
+        and same_skeleton(e.content, fact.text)
+    ]
 
 
 #: Slots a weekly schedule is stored under (or none): the value-type slot of schedule.py spans them.
