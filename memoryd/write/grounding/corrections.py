@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
-from memoryd.write.grounding.text import fold
+from memoryd.write.grounding.text import fold, word_set
 
 _I = re.IGNORECASE
 _NO = r"(?:no|non|nein|n[ãa]o|nope)"
@@ -75,9 +75,9 @@ def _is_name(word: str) -> bool:
 
 
 #: Capitalised openers of a clause that are no value ("I", "We", "Je", "Los").
-_PRONOUNS = frozenset(
+_PRONOUNS = word_set(
     "i we you he she they it this that there the a an my our je nous on il elle le la les mon ma yo nosotros el los "
-    "las mi ich wir er sie es der die das mein meine eu nos ele ela o os as meu minha make let".split()
+    "las mi ich wir er sie es der die das mein meine eu nos ele ela o os as meu minha make let"
 )
 
 

@@ -37,7 +37,8 @@ MIN_SHARED = 2
 
 #: A resolved date the writer appends ("(2026-04-13)"): the words before it carry the value already.
 _ISO = re.compile(r"\(?\b\d{4}-\d{2}(?:-\d{2})?\b\)?")
-_QUOTED = re.compile(r"[\"“«„'‘](?P<q>[^\"”»“'’]{1,60})[\"”»“'’]")
+#: A quoted span: double quotes, guillemets, or single quotes that stand apart from words (an apostrophe is none).
+_QUOTED = re.compile(r"[\"“«„](?P<q>[^\"”»“]{1,60})[\"”»“]|(?<!\w)['‘](?P<s>[^'’]{1,60})['’](?!\w)")
 _WORD = re.compile(r"[^\W_][\w'’.:-]*[^\W_]|[^\W_]", re.UNICODE)
 _CALENDAR = (
     frozenset(MONTHS)
@@ -53,6 +54,7 @@ _FRAME = word_set(
     "user users utilisateur utilisatrice usuario usuaria nutzer nutzers nutzerin usuario utilizador plan prevu "
     "geplant planejado"
 )
+_TITLES = word_set("dr dra mr mrs ms mx prof herr frau sr sra mme mlle me st")
 #: Change cues in five languages: a newer value of a relation with many values replaces an older one only so.
 #: "new" is none: a new friend is one more friend.
 CHANGE_CUE = re.compile(
@@ -106,6 +108,8 @@ def _is_value(word: str, opens_sentence: bool, previous: str = "") -> bool:
     folded = fold(word)
     if any(ch.isdigit() for ch in word) or folded in _CALENDAR:
         return True
+    if folded in _TITLES:
+        return False
     if not word[:1].isupper() or opens_sentence or folded in _FRAME or previous in _NOUN_OPENERS:
         return False
     # "J'ai", "L'héliportage" after a template's colon: a function word, not a name.
@@ -118,7 +122,7 @@ def masked(text: str) -> Masked:
     said = _ISO.sub(" ", text)
     values: set[str] = set()
     for quoted in _QUOTED.finditer(said):
-        values.add(fold(quoted.group("q")).strip())
+        values.add(fold(quoted.group("q") or quoted.group("s")).strip())
     said = _QUOTED.sub(" ", said)
     skeleton: set[str] = set()
     relations: set[str] = set()
@@ -133,6 +137,8 @@ def masked(text: str) -> Masked:
             dated = (
                 dated or folded in _CALENDAR or bool(re.fullmatch(r"\d{1,2}(?:st|nd|rd|th|er|º|ª)?", folded))
             )
+        elif folded in _TITLES:
+            pass  # "Mr." and "Ms." name no slot
         elif folded in _RELATION_NOUNS:
             relations.add(_RELATION_NOUNS[folded])
             skeleton.add(_RELATION_NOUNS[folded])
@@ -148,7 +154,8 @@ def masked(text: str) -> Masked:
         previous = folded
         tail = said[match.end() : match.end() + 2]
         # A template's colon ("Gestora del usuario: Marisa Ortún") opens no sentence: the value follows it.
-        opens = bool(re.match(r"\s*[.!?]", tail)) or match.group(0).endswith(".")
+        ends = bool(re.match(r"\s*[.!?]", tail)) or match.group(0).endswith(".")
+        opens = ends and folded not in _TITLES  # "Dr. Li": a title's dot ends no sentence
     return Masked(frozenset(skeleton), frozenset(values), frozenset(relations), dated)
 
 

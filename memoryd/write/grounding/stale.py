@@ -197,6 +197,15 @@ _OPENERS = frozenset(
         "e",
         "também",
         "então",
+        # An article before a name ("A Jussara saiu", "Der Herr Baumgärtner ist weg"): the name is what follows.
+        "a",
+        "o",
+        "the",
+        "la",
+        "le",
+        "el",
+        "der",
+        "die",
     ]
 )
 
