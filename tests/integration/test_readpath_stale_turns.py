@@ -95,7 +95,7 @@ def test_the_corrected_turn_is_a_stale_source_and_leaves_the_block(memoryd: Memo
     facts = memoryd.app.store.db.query(
         "SELECT content, status FROM pinned_facts WHERE agent_id = ? AND content LIKE '%beta%'", (AGENT,)
     )
-    assert ("superseded" in {str(status) for _content, status in facts}), facts
+    assert "superseded" in {str(status) for _content, status in facts}, facts
     # Provenance names the turn: it fed the superseded fact and no active one.
     assert STALE_TURN in memoryd.app.store.reads.stale_turns(AGENT)
     block = _block(memoryd, "what did I tell you about the beta launch date?")

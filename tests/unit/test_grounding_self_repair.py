@@ -26,6 +26,11 @@ SESSION_MS = 1_796_169_600_000
         ("A reunião é na quarta... não, desculpa, na quinta.", "A reunião é na quinta."),
         ("Notre véto, c'est le Dr Martin, pardon, le Dr Morel.", "Notre véto, c'est le Dr Morel."),
         (
+            "La première est décalée au 23 mai, la salle a un souci de chauffage... enfin non, de sécurité incendie, "
+            "pardon.",
+            "La première est décalée au 23 mai, la salle a un souci de sécurité incendie.",
+        ),
+        (
             "Y desde octubre abrimos los sábados por la tarde... no, espera, me lío: los sábados seguimos solo por la "
             "mañana.",
             "Los sábados seguimos solo por la mañana.",
@@ -52,7 +57,11 @@ def test_no_repair_leaves_the_turn_as_said(said: str) -> None:
 
 
 def test_the_extractor_reads_the_repaired_turn() -> None:
-    turns = [SourceTurn(0, 1, "My new dentist is Dr. Kuhn... no sorry, Dr. Kohl, at the Hauptstrasse practice.", "Ok.")]
+    turns = [
+        SourceTurn(
+            0, 1, "My new dentist is Dr. Kuhn... no sorry, Dr. Kohl, at the Hauptstrasse practice.", "Ok."
+        )
+    ]
     texts = " ".join(f.text for f in extract(turns, session_time_ms=SESSION_MS).facts)
     assert "Kohl" in texts
     assert "Kuhn" not in texts

@@ -37,12 +37,18 @@ def test_values_are_masked_and_the_skeleton_is_stemmed() -> None:
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("The haul-out is booked for March 28th (2026-03-28).", "The haul-out is booked for May 2nd (2026-05-02)."),
+        (
+            "The haul-out is booked for March 28th (2026-03-28).",
+            "The haul-out is booked for May 2nd (2026-05-02).",
+        ),
         ("The practical is booked for June 18.", "The practical is booked for August 14."),
         ("Lessons are Mondays and Fridays at 4.", "Lessons are now Tuesdays and Thursdays at 4."),
         ("The user's landlord is Mr. Okafor.", "The user's landlord is Ms. Brandt."),
         ("L'utilisateur habite à Modane.", "L'utilisateur habite à Lanslebourg."),
-        ("Der nächste Termin bei Dr. Wenzel ist am 12. Februar.", "Der nächste Termin bei Dr. Wenzel ist am 9. April."),
+        (
+            "Der nächste Termin bei Dr. Wenzel ist am 12. Februar.",
+            "Der nächste Termin bei Dr. Wenzel ist am 9. April.",
+        ),
         ("The user's climbing gym is Ledge & Ladder.", "The user's climbing gym is now Bloc Haus."),
     ],
 )
@@ -87,10 +93,19 @@ def test_a_change_cue_lets_a_relation_with_many_values_swap_one() -> None:
 
 def test_the_slot_readers_keep_their_decision() -> None:
     # A fact a slot reader filed under another slot is left to it: a vet is not replaced by a plan's date.
-    assert _retired(
-        "The user's vet is Dr. Li.", "The user's vet is Dr. Park.", old_slot="relation.vet", new_slot="plan.vet"
-    ) == ()
+    assert (
+        _retired(
+            "The user's vet is Dr. Li.",
+            "The user's vet is Dr. Park.",
+            old_slot="relation.vet",
+            new_slot="plan.vet",
+        )
+        == ()
+    )
     # With both slots the same the reader decides, and the skeleton adds nothing.
     assert _retired(
-        "The user's vet is Dr. Li.", "The user's vet is Dr. Park.", old_slot="relation.vet", new_slot="relation.vet"
+        "The user's vet is Dr. Li.",
+        "The user's vet is Dr. Park.",
+        old_slot="relation.vet",
+        new_slot="relation.vet",
     ) == ("1",)

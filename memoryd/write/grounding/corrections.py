@@ -56,6 +56,8 @@ _CLAUSE_START = re.compile(r"(?:^|[.!?;:]\s+|,\s+(?=\S))")
 _SENTENCE_END = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSr)(?<!\bDra)(?<!\bMrs)(?<!\bSra)(?<!\bProf)[.!?;](?=\s|$)"
 )
+#: A take-back word the speaker adds after the repair (", pardon.", ", sorry!"): dropped with its comma.
+_TRAILING_TAKE_BACK = re.compile(rf",\s*{_TAKE_BACK}(?P<end>\s*[.!]?)(?=\s|$)", _I)
 #: A repair of this many words or fewer replaces as many words before its marker.
 _SHORT_REPAIR = 3
 
@@ -117,11 +119,16 @@ def _repair_once(text: str) -> str | None:
             value = _trailing_value(before, after)
             if value is not None:
                 return before[: value.start()] + after
-        phrase = _SENTENCE_END.split(after, maxsplit=1)[0].split()
+        after = _TRAILING_TAKE_BACK.sub(lambda m: m.group("end"), after, count=1)
+        phrase = re.split(r",\s", _SENTENCE_END.split(after, maxsplit=1)[0])[0].split()
         if 0 < len(phrase) <= _SHORT_REPAIR and len(before.split()) > len(phrase):
-            # "na quarta… não, desculpa, na quinta": the repair stands for as many words before the marker.
-            kept = before.rstrip().rsplit(None, len(phrase))[0]
-            return f"{kept} {after}"
+            # "na quarta… não, desculpa, na quinta": the repair stands for as many words before the marker, or for
+            # what follows the word it starts with ("un souci de chauffage… enfin non, de sécurité incendie").
+            words = before.rstrip().split(" ")
+            first = fold(phrase[0])
+            starts = [i for i in range(max(1, len(words) - 6), len(words)) if fold(words[i]) == first]
+            cut = starts[-1] if starts else len(words) - len(phrase)
+            return " ".join(words[:cut]) + " " + after
         starts = [m.end() for m in _CLAUSE_START.finditer(before) if m.end() < len(before)]
         start = starts[-1] if starts else 0
         opens = start == 0 or before[:start].rstrip()[-1:] in ".!?"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
+from memoryd.write.grounding.changes import changed_values, with_contrasts
 from memoryd.write.grounding.clauses import (
     joined_greetings,
     statement_clauses,
@@ -542,11 +543,12 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_successors(turns, session_lang))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
+    found.extend(_Found(f, e) for f, e in changed_values(turns, session_lang, [i.fact for i in found]))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
-    facts = tuple(item.fact for item in found)
+    facts = with_contrasts([item.fact for item in found], turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]

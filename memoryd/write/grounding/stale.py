@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
-from memoryd.write.grounding.text import fold, sentences, tokens
+from memoryd.write.grounding.text import fold, light_stem, sentences, tokens
 
 PERSON = "person"
 THING = "thing"
@@ -302,8 +302,10 @@ _TITLES = frozenset("dr dra mr mrs ms mx prof herr frau sr sra me".split())  # n
 def names_value(content: str, value: str) -> bool:
     """Whether a stored fact's text names the value: its words in a row, folded, titles aside ("Dr. Li" is named by
     "Dr Li", "tea" is not named by "team")."""
-    wanted = [t for t in tokens(value) if t not in _TITLES]
-    have = tokens(content)
+    # Stems, so a plural or an inflection names the same value ("Wednesdays" names "Wednesday", "mittwochs" names
+    # "Mittwoch"); "tea" is still not named by "team".
+    wanted = [light_stem(t) for t in tokens(value) if t not in _TITLES]
+    have = [light_stem(t) for t in tokens(content)]
     size = len(wanted)
     return bool(wanted) and any(have[i : i + size] == wanted for i in range(len(have) - size + 1))
 

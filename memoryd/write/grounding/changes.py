@@ -1,0 +1,190 @@
+"""Changed values said plainly, which the clause readers miss: "I've changed the email sign-off, it's now 'Warmly,
+Bao'", "meine Besuche sind jetzt dienstags", and the old value a contrast names ("new target is 3:55, not 3:45",
+"in April instead of October").
+
+- `changed_values`: a thing of the user's said to hold a new value now ("my/our/the X is now Y", "changed the X,
+  it's now Y", in five languages) becomes a fact in the user's words ("The user's email sign-off is now 'Warmly,
+  Bao'."). It has no slot: skeleton.py finds the older value it replaces.
+- `with_contrasts`: a sentence that sets a new value against an old one ("Y, not X", "Y instead of X", "Y statt X",
+  "Y en vez de X", "Y au lieu de X", "Y em vez de X") marks X as replaced on the facts read from that turn that
+  state Y; supersede.py then retires the agent's facts naming X (grounding/stale.py, scope "thing"). Only a value is
+  taken as X (a number, a day or month, a name): "coffee, not because I like it" names none.
+
+A question, a hypothetical or someone else's thing ("his target is now …") is no change of the user's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.stale import THING, names_value
+from memoryd.write.grounding.text import detect_language, fold, sentences
+
+_I = re.IGNORECASE
+_NP = r"(?P<np>[^\W\d_][\w'’ -]{1,40}?)"
+_VALUE = r"(?P<v>[^.;!?]{1,80}?)"
+_END = r"\s*(?:[.;!?]|$)"
+#: (language, possessive?, pattern): "my X is now Y" and its kin.
+_NOW_IS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (lang, re.compile(pattern, _I))
+    for lang, pattern in (
+        ("en", rf"\b(?:changed|updated|switched) (?P<det>my|our|the) {_NP}[,:;—–-]+\s*(?:it's|it is|they're|"
+               rf"they are) now {_VALUE}{_END}"),
+        ("en", rf"\b(?P<det>my|our) {_NP} (?:is|are|'s) now {_VALUE}{_END}"),
+        ("fr", rf"\b(?P<det>mon|ma|mes|notre|nos) {_NP} (?:est|sont) (?:maintenant|désormais) {_VALUE}{_END}"),
+        ("es", rf"\b(?P<det>mi|mis|nuestro|nuestra|nuestros|nuestras) {_NP} (?:es|son|está|están) ahora "
+               rf"{_VALUE}{_END}"),
+        ("es", rf"\bahora (?P<det>mi|mis|nuestro|nuestra) {_NP} (?:es|son) {_VALUE}{_END}"),
+        ("de", rf"\b(?P<det>mein|meine|unser|unsere) {_NP} (?:ist|sind) (?:jetzt|nun|ab jetzt) {_VALUE}{_END}"),
+        ("pt", rf"\b(?P<det>meu|minha|meus|minhas|nosso|nossa) {_NP} (?:é|são|está|estão) agora {_VALUE}{_END}"),
+        ("pt", rf"\b(?P<det>meu|minha|nosso|nossa) {_NP} agora (?:é|são) {_VALUE}{_END}"),
+    )
+)  # fmt: skip
+_TEMPLATE = {
+    "en": "The user's {np} is now {v}.",
+    "fr": "{Np} de l'utilisateur : {v}.",
+    "es": "{Np} del usuario: {v}.",
+    "de": "{Np} des Nutzers: {v}.",
+    "pt": "{Np} do usuário: {v}.",
+}
+#: Words that make a changed "thing" someone else's or no thing at all.
+_NOT_A_THING = frozenset(fold(w) for w in "plan idea problem thing situation question answer point".split())  # noqa: SIM905
+
+
+def changed_values(
+    turns: Sequence[SourceTurn], session_lang: str, read: Sequence[GroundedFact] = ()
+) -> list[tuple[GroundedFact, tuple[str, ...]]]:
+    """Facts of things the user says hold a new value now, with the sentence each was read from; a value another
+    reader already stated from that turn (`read`) is not said twice."""
+    out: list[tuple[GroundedFact, tuple[str, ...]]] = []
+    for turn in turns:
+        stated = [f.text for f in read if turn.index in f.turns]
+        for sentence in sentences(turn.user.replace("’", "'")):
+            if HYPOTHETICAL.search(sentence) or sentence.rstrip().endswith("?"):
+                continue
+            fact = _changed(sentence, turn.index, detect_language(sentence, default="") or session_lang)
+            if fact is not None and not any(names_value(text, fact.value) for text in stated):
+                out.append((fact, (sentence,)))
+    return out
+
+
+def _changed(sentence: str, turn: int, lang: str) -> GroundedFact | None:
+    for pattern_lang, pattern in _NOW_IS:
+        if pattern_lang != lang:
+            continue
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        np, value = match.group("np").strip(), _own_value(match.group("v"))
+        if not value or fold(np.split()[-1]) in _NOT_A_THING or len(np.split()) > 5:
+            continue
+        text = _TEMPLATE[lang].format(np=np, Np=np[:1].upper() + np[1:], v=value)
+        return GroundedFact(
+            FactKind.PREFERENCE,
+            text,
+            "",
+            value,
+            (turn,),
+            0.7,
+            False,
+            language=lang,
+            replaces=_contrasts(sentence),
+        )
+    return None
+
+
+def _own_value(said: str) -> str:
+    """The new value without the old one it is set against or a reason after a comma ("dienstags statt mittwochs,
+    wegen …" → "dienstags"); a quoted value keeps its commas ("'Warmly, Bao'")."""
+    contrast = _CONTRAST.search(said)
+    if contrast is not None:
+        said = said[: contrast.start()]
+    if not said.lstrip().startswith(("'", '"', "“", "«")):
+        said = re.split(r",\s", said)[0]
+    return said.strip(" ,")
+
+
+_CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
+#: The old value a contrast names: "…, not X", "instead of X", "statt X", "en vez de X", "au lieu de X" …
+_CONTRAST = re.compile(
+    r"(?:,\s*(?:and\s+)?not|,\s*pas|,\s*no|,\s*nicht|,\s*não|\binstead of|\brather than|\bau lieu d[eu']|"
+    r"\bplutôt que|\ben vez de|\ben lugar de|\bstatt|\banstatt|\bem vez de|\bem lugar de)\s+"
+    r"(?:(?:the|le|la|les|el|los|las|der|die|das|den|dem|o|a|os|as|on|in|am|im|au|en|em|no|na)\s+)?"
+    r"(?P<x>[^\s,.;!?]+(?:\s+[^\s,.;!?]+)?)",
+    _I,
+)
+
+
+def _is_value(word: str) -> bool:
+    folded = fold(word.strip("'\""))
+    stem = folded[:-1] if folded.endswith("s") else folded
+    return (
+        any(ch.isdigit() for ch in word)
+        or folded in _CALENDAR
+        or stem in _CALENDAR
+        or (word[:1].isupper() and folded not in _CONTRAST_OPENERS)
+    )
+
+
+_CONTRAST_OPENERS = frozenset(fold(w) for w in "i we it that this me you".split())  # noqa: SIM905
+
+
+def _contrasts(sentence: str) -> tuple[tuple[str, str], ...]:
+    """(thing, old value) for each value a sentence contrasts its new value with."""
+    out: list[tuple[str, str]] = []
+    for match in _CONTRAST.finditer(sentence):
+        words = match.group("x").split()
+        # "not 3:45", "instead of October", "statt mittwochs", "not Lyon Lille" (the value is its leading values).
+        value = []
+        for word in words:
+            if not _is_value(word):
+                break
+            value.append(word)
+        if value and (THING, " ".join(value)) not in out:
+            out.append((THING, " ".join(value)))
+    return tuple(out)
+
+
+def with_contrasts(facts: Sequence[GroundedFact], turns: Sequence[SourceTurn]) -> tuple[GroundedFact, ...]:
+    """Facts with the old values their turn's contrasts name (module docstring), when they state none of them."""
+    by_turn = {turn.index: turn.user.replace("’", "'") for turn in turns}
+    contrasts: dict[int, list[tuple[str, tuple[tuple[str, str], ...]]]] = {}
+    for index, said in by_turn.items():
+        for sentence in sentences(said):
+            if HYPOTHETICAL.search(sentence) or sentence.rstrip().endswith("?"):
+                continue
+            found = _contrasts(sentence)
+            if found:
+                contrasts.setdefault(index, []).append((sentence, found))
+    if not contrasts:
+        return tuple(facts)
+    out = []
+    for fact in facts:
+        added = [
+            pair
+            for index in fact.turns
+            for sentence, pairs in contrasts.get(index, [])
+            if _read_from(fact, sentence)
+            for pair in pairs
+            if not names_value(fact.text, pair[1]) and pair not in fact.replaces
+        ]
+        out.append(replace(fact, replaces=(*fact.replaces, *dict.fromkeys(added))) if added else fact)
+    return tuple(out)
+
+
+def _read_from(fact: GroundedFact, sentence: str) -> bool:
+    """Whether the fact states the new value of the sentence: its value, or a number / name of it, occurs there."""
+    value = fact.value.strip()
+    if value and names_value(sentence, value):
+        return True
+    said = re.sub(r"\(\d{4}-\d{2}(?:-\d{2})?\)", " ", fact.text)  # the writer's resolved dates
+    marks = [w.strip(":'’-") for w in re.findall(r"[\w:'’-]+", said) if any(ch.isdigit() for ch in w)]
+    return bool(marks) and all(names_value(sentence, mark) for mark in marks)
+
+
+__all__ = ["changed_values", "with_contrasts"]
