@@ -1,0 +1,94 @@
+"""Changed values said plainly (grounding/changes.py): "my X is now Y" becomes a fact in five languages, a contrast
+names the old value it replaces, and what is no change of the user's (a question, a hypothetical, someone else's
+thing, a contrast without a value) is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.write.grounding import SourceTurn, extract
+from memoryd.write.grounding.changes import changed_values, with_contrasts
+from memoryd.write.grounding.model import FactKind, GroundedFact
+from memoryd.write.grounding.stale import THING
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import plan_grounded
+
+#: 2026-12-02, a Wednesday, 00:00 UTC.
+SESSION_MS = 1_796_169_600_000
+
+
+def _turns(*users: str) -> list[SourceTurn]:
+    return [SourceTurn(i, 10 + i, user, "Okay.") for i, user in enumerate(users)]
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        (
+            "Also I've changed the email sign-off, it's now 'Warmly, Bao'. The 'x' felt too casual.",
+            "The user's email sign-off is now 'Warmly, Bao'.",
+        ),
+        ("Our rent is now 1,050 a month, the landlord raised it.", "The user's rent is now 1,050 a month."),
+        ("Ma signature est désormais « Amitiés, Léa ».", "Signature de l'utilisateur : « Amitiés, Léa »."),
+        ("Mi cuota del gimnasio es ahora 45 euros.", "Cuota del gimnasio del usuario: 45 euros."),
+        ("Meine Sprechstunde ist jetzt donnerstags.", "Sprechstunde des Nutzers: donnerstags."),
+        ("O meu horário agora é das 9 às 17.", "Horário do usuário: das 9 às 17."),
+    ],
+)
+def test_a_thing_said_to_hold_a_new_value_is_a_fact(said: str, fact: str) -> None:
+    assert [f.text for f, _ in changed_values(_turns(said), "en")] == [fact]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Is my rent now 1,050 a month?",
+        "If my salary is now 50k, I'd buy a house.",
+        "His target is now 3:30.",
+        "My sister's flat is bigger.",
+    ],
+)
+def test_no_change_of_the_users_is_no_fact(said: str) -> None:
+    assert changed_values(_turns(said), "en") == []
+
+
+def test_a_value_another_reader_stated_is_not_said_twice() -> None:
+    texts = [
+        f.text for f in extract(_turns("My target is now 1:50 for York."), session_time_ms=SESSION_MS).facts
+    ]
+    assert sum("1:50" in t for t in texts) == 1
+
+
+def _fact(text: str, value: str) -> GroundedFact:
+    return GroundedFact(FactKind.PLAN, text, "", value, (0,), 0.7, False)
+
+
+def test_a_contrast_names_the_old_value_on_the_fact_of_the_new_one() -> None:
+    turns = _turns("So let's be realistic: new target is 3:55, not 3:45.")
+    [goal] = with_contrasts([_fact("The user's goal: 3:55.", "3:55")], turns)
+    assert goal.replaces == ((THING, "3:45"),)
+    [trip] = with_contrasts(
+        [_fact("We're going to Japan in April next year.", "April")],
+        _turns("We're going to Japan in April next year instead of October."),
+    )
+    assert trip.replaces == ((THING, "October"),)
+
+
+def test_a_contrast_without_a_value_or_on_another_fact_replaces_nothing() -> None:
+    turns = _turns("I drink coffee, not because I like it.", "The berth fee is due on June 1st.")
+    facts = [
+        _fact("The user drinks coffee.", "coffee"),
+        GroundedFact(FactKind.PLAN, "Fee due June 1st.", "", "June 1st", (1,), 0.7, False),
+    ]
+    assert [f.replaces for f in with_contrasts(facts, turns)] == [(), ()]
+    # A question or a hypothetical contrasts nothing.
+    asked = _turns("Should the target be 3:55, not 3:45?")
+    assert with_contrasts([_fact("The user's goal: 3:55.", "3:55")], asked)[0].replaces == ()
+
+
+def test_the_contrasted_value_is_retired_end_to_end() -> None:
+    pool = [ExistingFact("1", "The user signed up for York and wants to break 3:45.", 0.7, 1, "plan.sign")]
+    facts = extract(_turns("New target is 3:55, not 3:45."), session_time_ms=SESSION_MS).facts
+    plan = plan_grounded(facts, pool, [], lambda idx: tuple(idx))
+    retired = {i for new in plan.facts.inserts for i in new.supersedes}
+    assert retired == {"1"}
