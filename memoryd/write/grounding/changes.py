@@ -22,8 +22,11 @@ from dataclasses import replace
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.stale import THING, names_value
+from memoryd.write.grounding.stale import CHANGE_MARKER, THING, names_value
+from memoryd.write.grounding.summary import third_person
+from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import detect_language, fold, sentences
+from memoryd.write.grounding.unfit import unfit_reason
 
 _I = re.IGNORECASE
 _NP = r"(?P<np>[^\W\d_][\w'’ -]{1,40}?)"
@@ -187,4 +190,102 @@ def _read_from(fact: GroundedFact, sentence: str) -> bool:
     return bool(marks) and all(names_value(sentence, mark) for mark in marks)
 
 
-__all__ = ["changed_values", "with_contrasts"]
+#: The user as a sentence's speaker: a change said of themselves ("I'm at 90 now", "jetzt habe ich nur noch fünf").
+_FIRST_PERSON = re.compile(
+    r"\b(?:I|I'm|I've|I'll|my|we|we're|we've|our|je|j'|mon|ma|mes|nous|notre|nos|yo|mi|mis|nosotros|hemos|"
+    r"nuestro|nuestra|ich|mein|meine|meinen|wir|unser|unsere|eu|meu|minha|nós|nosso|nossa)\b",
+    _I,
+)
+#: Someone else as the sentence's subject: their change is theirs ("She's in Leeds now", "My sister now lives …").
+_OTHER_OPENING = re.compile(
+    r"^\W*(?:he|she|they|his|her|their|il|elle|ils|elles|él|ella|ellos|er|sie|ele|ela|eles|"
+    r"(?:my|mon|ma|mi|mein|meine|meu|minha)\s+(?-i:[a-zà-ÿ]+)\s+(?:is|are|has|est|es|ist|é))\b",
+    _I,
+)
+#: A value a changed statement must carry: a number, a day or month, or a name inside the sentence.
+_VALUE_WORD = re.compile(r"(?<=\s)(?-i:[A-ZÀ-ÖØ-Þ][\w'’-]+)|\d")
+#: How long a sentence said as a change may be (words): longer ones say more than one thing.
+_MAX_WORDS = 28
+
+
+def now_statements(
+    turns: Sequence[SourceTurn], session_lang: str, read: Sequence[GroundedFact] = ()
+) -> list[tuple[GroundedFact, tuple[str, ...]]]:
+    """First-person sentences that say a value holds now ("I'm at 90 now", "so I joined Bloc Haus instead",
+    "jetzt habe ich nur noch fünf") and that no other reader read a value of: stored in the user's words, as the
+    extractor stores a plan it has no template for. skeleton.py and the contrasts decide what they replace."""
+    out: list[tuple[GroundedFact, tuple[str, ...]]] = []
+    for turn in turns:
+        stated = [f.text for f in read if turn.index in f.turns]
+        for sentence in sentences(turn.user.replace("’", "'")):
+            said = _changed_part(sentence.strip())
+            if not said:
+                continue
+            values = _values(said)
+            if not values or any(names_value(text, v) for text in stated for v in values):
+                continue
+            lang = detect_language(said, default="") or session_lang
+            shown = third_person(said.rstrip(".!")) if lang == "en" else said.rstrip(".!")
+            text = render("plan", lang, shown[:1].upper() + shown[1:])
+            fact = GroundedFact(
+                FactKind.PLAN, text, "", values[0], (turn.index,), 0.6, False, language=lang,
+                replaces=_contrasts(said),
+            )  # fmt: skip
+            out.append((fact, (sentence,)))
+    return out
+
+
+#: Where a sentence's clauses part ("…, so I joined Bloc Haus instead", "…; jetzt habe ich …").
+_CLAUSES = re.compile(
+    r",\s*(?=(?:so|and|but|then|donc|alors|et|mais|y|pero|así que|und|aber|also|e|mas|então)\b)|;\s*", _I
+)
+
+
+#: "now" that says no change: "right now", "for now", "just now", "by now", "until now" and their kin.
+_NOT_A_CHANGE = re.compile(
+    r"\b(?:right now|for now|just now|by now|until now|up to now|pour l'instant|por ahora|de momento|"
+    r"im moment|für jetzt|por agora|por enquanto)\b",
+    _I,
+)
+
+
+def _says_change(clause: str) -> bool:
+    return bool(CHANGE_MARKER.search(_NOT_A_CHANGE.sub(" ", clause)))
+
+
+def _changed_part(sentence: str) -> str:
+    """The sentence, or its clause that says the change when the sentence opens with someone else ("They put the
+    pass up, so I joined Bloc Haus instead" → "so I joined Bloc Haus instead"); "" when it says no change of the
+    user's."""
+    if sentence.endswith("?") or HYPOTHETICAL.search(sentence) or unfit_reason(sentence):
+        return ""
+    if len(sentence.split()) > _MAX_WORDS:
+        return ""
+    clause = next((c.strip() for c in _CLAUSES.split(sentence) if _says_change(c)), "")
+    if not clause or not _FIRST_PERSON.search(clause) or _OTHER_OPENING.search(clause):
+        return ""
+    said = clause if _OTHER_OPENING.search(sentence) else sentence
+    said = re.sub(
+        r"^(?:so|and|but|then|donc|alors|et|mais|y|pero|así que|und|aber|also|e|mas|então)\s+",
+        "",
+        said,
+        flags=_I,
+    )
+    return said if len(said.split()) >= 4 else ""
+
+
+def _values(said: str) -> list[str]:
+    found = []
+    for word in re.findall(r"[\w:'’-]+", said):
+        folded = fold(word)
+        if any(ch.isdigit() for ch in word) or folded in _CALENDAR or folded.rstrip("s") in _CALENDAR:
+            found.append(word)
+    found += [m.group(0) for m in _VALUE_WORD.finditer(said) if not m.group(0).isdigit()]
+    return [v for v in dict.fromkeys(found) if fold(v) not in _CONTRAST_OPENERS and fold(v) not in _NOT_NAMES]
+
+
+#: Capitalised words inside a sentence that are no value ("I", "I'm", a greeting's "Hi").
+_NOT_NAMES = frozenset(fold(w) for w in "i i'm i've i'll i'd ok okay hi hey".split())  # noqa: SIM905
+
+
+__all__ = ["changed_values", "now_statements", "with_contrasts"]

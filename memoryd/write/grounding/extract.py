@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
-from memoryd.write.grounding.changes import changed_values, with_contrasts
+from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts
 from memoryd.write.grounding.clauses import (
     joined_greetings,
     statement_clauses,
@@ -544,6 +544,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     found.extend(_Found(f, e) for f, e in changed_values(turns, session_lang, [i.fact for i in found]))
+    found.extend(_Found(f, e) for f, e in now_statements(turns, session_lang, [i.fact for i in found]))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
