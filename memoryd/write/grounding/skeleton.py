@@ -175,6 +175,11 @@ def same_slot(old: str, new: str) -> bool:
         return False
     shared = a.skeleton & b.skeleton
     union = a.skeleton | b.skeleton
+    cued = bool(CHANGE_CUE.search(new))
+    if cued and len(shared) >= MIN_SHARED:
+        # Said as a change and about the same things ("the subscription collection moves from Wednesday to Thursday"
+        # after "… a bread subscription … who collect on Wednesdays"): an older fact that says more still goes.
+        return True
     if not shared or len(shared) / len(union) < MIN_OVERLAP:
         return False
     if len(shared) < MIN_SHARED and a.skeleton != b.skeleton:
