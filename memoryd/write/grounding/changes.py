@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
-from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.stale import CHANGE_MARKER, THING, names_value
 from memoryd.write.grounding.summary import third_person
@@ -193,7 +193,9 @@ def _read_from(fact: GroundedFact, sentence: str) -> bool:
 #: The user as a sentence's speaker: a change said of themselves ("I'm at 90 now", "jetzt habe ich nur noch fünf").
 _FIRST_PERSON = re.compile(
     r"\b(?:I|I'm|I've|I'll|my|we|we're|we've|our|je|j'|mon|ma|mes|nous|notre|nos|yo|mi|mis|nosotros|hemos|"
-    r"nuestro|nuestra|ich|mein|meine|meinen|wir|unser|unsere|eu|meu|minha|nós|nosso|nossa)\b",
+    r"nuestro|nuestra|ich|mein|meine|meinen|wir|unser|unsere|eu|meu|minha|nós|nosso|nossa)\b"
+    # Spanish and Portuguese say "we" with the verb alone ("seguimos", "abrimos", "mudámos").
+    r"|\b[^\W\d_]{2,}(?:amos|emos|imos|ámos|êmos)\b",
     _I,
 )
 #: Someone else as the sentence's subject: their change is theirs ("She's in Leeds now", "My sister now lives …").
@@ -249,6 +251,26 @@ _NOT_A_CHANGE = re.compile(
 )
 
 
+def _said_by_user(said: str) -> bool:
+    """Whether the user speaks of themselves: "I", "we", a first-person verb, or "my" before anything but a person
+    ("my lessons", not "my sister")."""
+    for match in _FIRST_PERSON.finditer(said):
+        word = fold(match.group(0))
+        if word not in _POSSESSIVES:
+            return True
+        following = said[match.end() :].split()
+        if following and fold(following[0].strip(",.")) not in _PEOPLE:
+            return True
+    return False
+
+
+_POSSESSIVES = frozenset(
+    fold(w)
+    for w in "my our mon ma mes notre nos mi mis nuestro nuestra mein meine meinen unser unsere meu minha nosso nossa".split()  # noqa: SIM905
+)
+_PEOPLE = frozenset(fold(w) for w in RELATIONS)
+
+
 def _says_change(clause: str) -> bool:
     return bool(CHANGE_MARKER.search(_NOT_A_CHANGE.sub(" ", clause)))
 
@@ -262,9 +284,11 @@ def _changed_part(sentence: str) -> str:
     if len(sentence.split()) > _MAX_WORDS:
         return ""
     clause = next((c.strip() for c in _CLAUSES.split(sentence) if _says_change(c)), "")
-    if not clause or not _FIRST_PERSON.search(clause) or _OTHER_OPENING.search(clause):
+    if not clause or _OTHER_OPENING.search(clause) or not (_said_by_user(clause) or _said_by_user(sentence)):
         return ""
-    said = clause if _OTHER_OPENING.search(sentence) else sentence
+    # The clause alone when the sentence opens with someone else, unless the clause names no value of its own
+    # ("He only does Tuesdays and Thursdays, so that's when my lessons are now").
+    said = clause if _OTHER_OPENING.search(sentence) and _values(clause) else sentence
     said = re.sub(
         r"^(?:so|and|but|then|donc|alors|et|mais|y|pero|así que|und|aber|also|e|mas|então)\s+",
         "",

@@ -21,6 +21,7 @@ from memoryd.write.grounding.clauses import (
     without_greeting,
     without_openers,
 )
+from memoryd.write.grounding.coreference import with_places
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import (
     MONTHS,
@@ -499,8 +500,9 @@ def _confirmed_guesses(turns: Sequence[SourceTurn], session_lang: str) -> list[_
 
 def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     """Candidate facts (with turn provenance and evidence), entities, resolved dates and the extractive summary."""
-    # Self-repairs applied ("Dr. Roisin… no sorry, Dr. Walsh"): what the user took back is never read.
-    turns = [replace(t, user=repaired(prose(t.user))) for t in turns]
+    # Self-repairs applied ("Dr. Roisin… no sorry, Dr. Walsh"): what the user took back is never read; a "there"
+    # of living or working names its place ("… to Black Mountain. I live there now").
+    turns = [replace(t, user=with_places(repaired(prose(t.user)))) for t in turns]
     session_lang = detect_language(" ".join(t.user for t in turns))
     found: list[_Found] = []
     resolved: set[str] = set()
