@@ -231,9 +231,9 @@ def _restatements(
         for e in pool
         if (not e.slot or e.slot.startswith(_RESTATING_SLOTS))
         and e.id not in gone
-        # Named with the same relation or role noun: "Luis starts demolition on April 13" stays true when another
-        # contractor takes over; "The user's PI, Professor Drummond, and the user are applying…" restates the PI.
-        and (key or role) in (_relation_keys(e.content) | _role_keys(e.content))
+        # Named with the same relation or role noun ("The user's PI, Professor Drummond, and the user are applying…"
+        # restates the PI), or a plan or task naming the one who held a role ("mandarle las facturas a Ernesto",
+        # "Luis starts demolition on April 13"): the work was theirs in that role, and someone else holds it now.
         and any(names_value(e.content, name) for name in names)
         and not (fact.value and names_value(e.content, fact.value))
     )
@@ -260,11 +260,13 @@ def _supersedes(
 ) -> tuple[str, ...]:
     """Everything a new fact replaces: its slot's older values, their restatements, and values said to be gone."""
     by_id = {e.id: e for e in pool}
-    replaced = [by_id[i] for i in same_slot if i in by_id]
+    mentioned = _retired_by_mentions(fact, pool)
+    # The holders of a role the fact replaces, by slot or because the turn says they left ("Ernesto se ha jubilado").
+    replaced = [by_id[i] for i in (*same_slot, *mentioned) if i in by_id]
     found = [
         *same_slot,
         *_restatements(fact, replaced, pool),
-        *_retired_by_mentions(fact, pool),
+        *mentioned,
         *_moved_schedules(fact, pool),
     ]
     if not found:
