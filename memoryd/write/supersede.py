@@ -216,7 +216,7 @@ def _restatements(
     if not key and not role:
         return ()
     names = [name for old in replaced for name in _old_names(old, fact)]
-    if role:
+    if names:
         # "Ernesto" of "Ernesto Lasheras", "Santa Inês" of "Fazenda Santa Inês": a part of the holder's name.
         names += [
             " ".join(parts[i:j])

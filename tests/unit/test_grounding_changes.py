@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.write.grounding import SourceTurn, extract
-from memoryd.write.grounding.changes import changed_values, with_contrasts
+from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.stale import THING
 from memoryd.write.store_protocol import ExistingFact
@@ -92,3 +92,45 @@ def test_the_contrasted_value_is_retired_end_to_end() -> None:
     plan = plan_grounded(facts, pool, [], lambda idx: tuple(idx))
     retired = {i for new in plan.facts.inserts for i in new.supersedes}
     assert retired == {"1"}
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Back from Kielder, I bagged 19 new Messiers, so I'm at 90 now.", "the user is at 90 now"),
+        (
+            "They put the monthly pass up to 68 quid, so I joined Bloc Haus in Portobello instead.",
+            "The user joined Bloc Haus in Portobello instead",
+        ),
+        (
+            "He only does Tuesdays and Thursdays, so that's when my lessons are now.",
+            "that's when the user's lessons are now",
+        ),
+        ("Ein Volk ist geschwärmt, jetzt habe ich nur noch fünf.", "jetzt habe ich nur noch fünf"),
+        ("Los sábados seguimos solo por la mañana, pero ya no solo urgencias.", "ya no solo urgencias"),
+        ("Je vends maintenant sur mon propre site, fait avec Shopify.", "Je vends maintenant"),
+    ],
+)
+def test_a_first_person_change_with_a_value_is_kept_in_the_users_words(said: str, fact: str) -> None:
+    texts = [f.text for f, _ in now_statements(_turns(said), "en")]
+    assert len(texts) == 1 and fact in texts[0], texts
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My sister moved to Leeds and she lives in Leeds now.",  # someone else's change
+        "She's in Leeds now.",
+        "I don't want to learn anything else right now, Caro-Kann is enough.",  # "right now" is no change
+        "Should I switch to Linear now?",  # a question
+        "If I moved to Lyon now I would need a new job by March.",  # a hypothetical
+        "I'm much happier now.",  # no value
+    ],
+)
+def test_what_is_no_change_of_the_users_is_not_kept(said: str) -> None:
+    assert now_statements(_turns(said), "en") == []
+
+
+def test_a_value_another_reader_read_from_the_turn_is_not_kept_twice() -> None:
+    read = [GroundedFact(FactKind.PLAN, "The user is at 90 Messiers.", "", "90", (0,), 0.7, False)]
+    assert now_statements(_turns("So I'm at 90 now."), "en", read) == []
