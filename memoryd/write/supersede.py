@@ -234,9 +234,22 @@ def _restatements(
         # Named with the same relation or role noun ("The user's PI, Professor Drummond, and the user are applying…"
         # restates the PI), or a plan or task naming the one who held a role ("mandarle las facturas a Ernesto",
         # "Luis starts demolition on April 13"): the work was theirs in that role, and someone else holds it now.
+        # What they did ("Dana recommended a book on negotiation") stays true.
+        and ((key or role) in (_relation_keys(e.content) | _role_keys(e.content)) or _is_task_or_plan(e))
         and any(names_value(e.content, name) for name in names)
         and not (fact.value and names_value(e.content, fact.value))
     )
+
+
+#: How a task or a plan is stored (templates.py "remind", "plan", "needs"), or a date the writer resolved in one.
+_TASK_OR_PLAN = re.compile(
+    r"^(?:The user asked to be reminded|The user needs to|The user will|Rappel demandé|Recordatorio pedido|"
+    r"Erinnerung für|Lembrete pedido|Prévu :|Plan:|Geplant:|Planejado:)|\(\d{4}-\d{2}-\d{2}\)"
+)
+
+
+def _is_task_or_plan(fact: ExistingFact) -> bool:
+    return fact.slot.startswith(_PLAN) or bool(_TASK_OR_PLAN.search(fact.content))
 
 
 def _role_keys(content: str) -> set[str]:

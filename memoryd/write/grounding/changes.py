@@ -271,8 +271,13 @@ _POSSESSIVES = frozenset(
 _PEOPLE = frozenset(fold(w) for w in RELATIONS)
 
 
+#: Cues that say only what is over ("I don't live in Madrid anymore", "ya no", "nicht mehr"): no new value.
+_ONLY_OVER = re.compile(r"^(?:any ?more|no longer|ya no|já não)$", _I)
+
+
 def _says_change(clause: str) -> bool:
-    return bool(CHANGE_MARKER.search(_NOT_A_CHANGE.sub(" ", clause)))
+    cues = [m.group(0) for m in CHANGE_MARKER.finditer(_NOT_A_CHANGE.sub(" ", clause))]
+    return any(not _ONLY_OVER.match(cue) for cue in cues)
 
 
 def _changed_part(sentence: str) -> str:
