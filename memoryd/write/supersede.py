@@ -191,6 +191,10 @@ _NEGATIVE = re.compile(
 )
 
 
+#: Relation nouns as tokens() gives them ("médico" → "medico"): a fact's opening noun is no name.
+_FOLDED_RELATIONS = frozenset(fold(word) for word in RELATIONS)
+
+
 def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:
     """The names a replaced relation fact held that the new one does not ("Tomás" of "The user's manager is
     Tomás." replaced by Aylin); template words and relation nouns ("Chef des Nutzers") are not names."""
@@ -198,7 +202,9 @@ def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:
     for match in _NAMES.finditer(old.content):
         name = match.group("v")
         words = tokens(name)
-        if not is_name(name) or all(w in TEMPLATE_WORDS or w in RELATIONS or w in STOP_WORDS for w in words):
+        if not is_name(name) or all(
+            w in TEMPLATE_WORDS or w in _FOLDED_RELATIONS or w in STOP_WORDS or role_key(w) for w in words
+        ):
             continue
         if fact.value and names_value(fact.value, name):
             continue

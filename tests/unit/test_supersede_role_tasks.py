@@ -40,3 +40,19 @@ def test_a_fact_without_a_role_slot_retires_no_task() -> None:
         FactKind.PLAN, "Plan: Marisa Ortún empieza el lunes.", "", "Marisa Ortún", (0,), 0.7, False
     )
     assert _retired(new) == set()
+
+
+def test_a_relation_noun_opening_the_old_fact_is_no_name_of_the_holder() -> None:
+    # "Médico do usuário: Dr. Costa." names Dr. Costa, not "Médico": a plan naming only "meu médico" stays.
+    pool = [
+        ExistingFact("1", "Médico do usuário: Dr. Costa.", 0.7, 1, "relation.doctor"),
+        ExistingFact(
+            "2", "Planejado: meu médico tenho consulta no dia 5 de fevereiro.", 0.7, 1, "plan.medico"
+        ),
+        ExistingFact("3", "Planejado: levar os exames ao Dr. Costa no dia 5.", 0.7, 1, "plan.exames"),
+    ]
+    new = GroundedFact(
+        FactKind.RELATION, "Médica do usuário: Dra. Sousa.", "relation.doctor", "Dra. Sousa", (0,), 0.8, False
+    )
+    plan = plan_grounded([new], pool, [], lambda idx: tuple(idx))
+    assert {i for n in plan.facts.inserts for i in n.supersedes} == {"1", "3"}
