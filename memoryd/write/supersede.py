@@ -8,16 +8,18 @@ from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
 from memoryd.write.grounding import GroundedFact
+from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
+from memoryd.write.grounding.skeleton import masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
-from memoryd.write.grounding.stale import JOB, PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.stale import EVENT, JOB, PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
-from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
+from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
 from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact
 
@@ -128,6 +130,9 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
         if scope == TASTE:
             out.extend(e for e in _older_tastes(fact, value, pool) if e not in out)
             continue
+        if scope == EVENT:
+            out.extend(e for e in _older_dates(fact, value, pool) if e not in out)
+            continue
         for existing in pool:
             if not names_value(existing.content, value) or existing.id in out:
                 continue
@@ -148,6 +153,40 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
             if fits:
                 out.append(existing.id)
     return tuple(out)
+
+
+#: Words of time that name no event ("by the end of March", "next week"): no overlap of theirs makes two plans one.
+_TIME_WORDS = frozenset(
+    light_stem(w)
+    for w in "end start begin day week month year time next last first weekend morning evening night".split()  # noqa: SIM905
+)
+#: A date of the year, not a weekly day: a month name or an ordinal ("March 28th", "le 8 septembre", "am 9. April").
+_DAY_OF_YEAR = re.compile(
+    r"\b(?:"
+    + "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
+    + r")\b|\b\d{1,2}(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+
+
+def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact]) -> list[str]:
+    """Older dated plans about something the changed date's turn names (`context`: its stemmed words), with a date
+    the new fact does not state: "The haul-out is booked for March 28th" once "the haul-out kept slipping, Kittiwake
+    now comes out on May 2nd" is said."""
+    said = frozenset(context.split()) - _TIME_WORDS
+    new = masked(fact.text)
+    return [
+        e.id
+        for e in pool
+        if e.content != fact.text
+        and (not e.slot or e.slot.startswith(_PLAN))
+        and _DAY_OF_YEAR.search(e.content)
+        and (old := masked(e.content)).dated
+        and old.skeleton & said
+        and old.relations == new.relations
+        and old.values - new.values
+        and not (new.values <= old.values)
+    ]
 
 
 def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:

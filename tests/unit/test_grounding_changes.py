@@ -135,3 +135,31 @@ def test_what_is_no_change_of_the_users_is_not_kept(said: str) -> None:
 def test_a_value_another_reader_read_from_the_turn_is_not_kept_twice() -> None:
     read = [GroundedFact(FactKind.PLAN, "The user is at 90 Messiers.", "", "90", (0,), 0.7, False)]
     assert now_statements(_turns("So I'm at 90 now."), "en", read) == []
+
+
+def _agent_after(first: str, later: str) -> tuple[set[str], list[str]]:
+    """(ids the later session's facts retire, the later facts) over a pool of the first session's facts."""
+    earlier = extract(_turns(first), session_time_ms=SESSION_MS).facts
+    pool = [ExistingFact(str(i), f.text, 0.7, 1, f.slot) for i, f in enumerate(earlier)]
+    facts = extract(_turns(later), session_time_ms=SESSION_MS + 30 * 86_400_000).facts
+    plan = plan_grounded(facts, pool, [], lambda idx: tuple(idx))
+    retired = {pool[int(i)].content for new in plan.facts.inserts for i in new.supersedes}
+    return retired, [f.text for f in facts]
+
+
+def test_a_date_said_as_changed_retires_the_older_date_of_what_its_turn_names() -> None:
+    retired, _ = _agent_after(
+        "The haul-out is booked for March 28th.",
+        "The yard's crane broke, so the haul-out kept slipping. Kittiwake now comes out on May 2nd.",
+    )
+    assert any("March 28th" in text for text in retired)
+
+
+def test_a_date_of_something_else_or_without_a_change_retires_nothing() -> None:
+    first = "The haul-out is booked for March 28th."
+    # Another event's date, said as a change: the turn names no haul-out.
+    retired, _ = _agent_after(first, "The berth fee moved, it's now due on June 1st.")
+    assert not retired
+    # The same event named, a date said without a change: a second date, not a correction.
+    retired, _ = _agent_after(first, "After the haul-out we sail to Cowes on May 2nd.")
+    assert not retired

@@ -22,7 +22,8 @@ from dataclasses import replace
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.stale import CHANGE_MARKER, THING, names_value
+from memoryd.write.grounding.skeleton import CHANGE_CUE, masked
+from memoryd.write.grounding.stale import CHANGE_MARKER, EVENT, THING, names_value
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import detect_language, fold, sentences
@@ -317,4 +318,46 @@ def _values(said: str) -> list[str]:
 _NOT_NAMES = frozenset(fold(w) for w in "i i'm i've i'll i'd ok okay hi hey".split())  # noqa: SIM905
 
 
-__all__ = ["changed_values", "now_statements", "with_contrasts"]
+#: Cues that a date moved, besides the change cues: "finally", "slipped", "pushed", "postponed" … in five languages.
+_DATE_MOVED = re.compile(
+    r"\b(?:finally|in the end|slipp(?:ed|ing)|pushed|postponed|delayed|brought forward|rescheduled|"
+    r"finalement|décalée?s?|repoussée?s?|reportée?s?|al final|finalmente|aplazad[oa]s?|retrasad[oa]s?|"
+    r"schließlich|verschoben|verschieben|verlegt|adiad[oa]s?|afinal)\b",
+    _I,
+)
+
+
+def _around(fact: GroundedFact, said: Sequence[str]) -> str:
+    """The sentence a fact states its value in, and the one before it ("the haul-out kept slipping. Kittiwake now
+    comes out on May 2nd"); "" when no sentence states it."""
+    value = fact.value.strip()
+    for i, sentence in enumerate(said):
+        if value and names_value(sentence, value):
+            return " ".join(said[max(0, i - 1) : i + 1])
+    return ""
+
+
+def with_event_context(
+    facts: Sequence[GroundedFact], turns: Sequence[SourceTurn]
+) -> tuple[GroundedFact, ...]:
+    """Dated facts of a turn that says a date changed carry the turn's words (scope "event"), so the older dated
+    plan about what the turn names is retired though the new fact names it otherwise ("the haul-out kept slipping.
+    Kittiwake now comes out on May 2nd" after "The haul-out is booked for March 28th")."""
+    by_turn = {turn.index: sentences(turn.user) for turn in turns}
+    out = []
+    for fact in facts:
+        said = _around(fact, [s for i in fact.turns for s in by_turn.get(i, [])])
+        if (
+            fact.is_identity
+            or not masked(fact.text).dated
+            or HYPOTHETICAL.search(said)
+            or not (CHANGE_CUE.search(said) or _DATE_MOVED.search(said))
+        ):
+            out.append(fact)
+            continue
+        context = " ".join(sorted(masked(said).skeleton))
+        out.append(replace(fact, replaces=(*fact.replaces, (EVENT, context))) if context else fact)
+    return tuple(out)
+
+
+__all__ = ["changed_values", "now_statements", "with_contrasts", "with_event_context"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
-from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts
+from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
 from memoryd.write.grounding.clauses import (
     joined_greetings,
     statement_clauses,
@@ -551,7 +551,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
-    facts = with_contrasts([item.fact for item in found], turns)
+    facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]

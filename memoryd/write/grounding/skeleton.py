@@ -134,8 +134,9 @@ def masked(text: str) -> Masked:
         folded = fold(word)
         if _is_value(word, opens, previous):
             values.add(folded)
+            # A day or a month names a date; a bare number ("so I'm at 90 now") does not.
             dated = (
-                dated or folded in _CALENDAR or bool(re.fullmatch(r"\d{1,2}(?:st|nd|rd|th|er|º|ª)?", folded))
+                dated or folded in _CALENDAR or bool(re.fullmatch(r"\d{1,2}(?:st|nd|rd|th|er|º|ª)", folded))
             )
         elif folded in _TITLES:
             pass  # "Mr." and "Ms." name no slot

@@ -30,6 +30,10 @@ TASTE = "taste"
 #: A job change (grounding/moves.py): the value is the new employer or role, and the agent's older role and
 #: employer facts are retired, whichever of the two slots each was stored in.
 JOB = "job"
+#: A date said as changed (grounding/changes.py): the value is the words of the turn around it ("the haul-out kept
+#: slipping. Kittiwake now comes out on May 2nd"), and an older dated plan about one of them, with another date, is
+#: retired (write/supersede.py).
+EVENT = "event"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
@@ -312,6 +316,8 @@ def names_value(content: str, value: str) -> bool:
 
 __all__ = [
     "CHANGE_MARKER",
+    "EVENT",
+    "JOB",
     "PERSON",
     "TASTE",
     "THING",
