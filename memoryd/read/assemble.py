@@ -28,7 +28,7 @@ from memoryd.retrieval.gate_features import SEARCHED, QueryEvidence, compute
 from memoryd.retrieval.gate_model import GateModel
 from memoryd.retrieval.items import IdentitySnapshot, ItemRef, MemoryHit, Section
 from memoryd.retrieval.planner import NotedHits, Plan, Planner, fetch_limit
-from memoryd.retrieval.stale import Correction, corrections_from, states_old_value
+from memoryd.retrieval.stale import Correction, known_corrections, states_old_value
 from memoryd.retrieval.tokens import EstimatingCounter, TokenCounter
 from memoryd.write.grounding.secrets import redact_secrets
 
@@ -350,7 +350,7 @@ class ReadPath:
         if cached is not None:
             return cached
         stamp = self._corrections.stamp(agent_id)
-        found = corrections_from(self._reader.corrections(agent_id))
+        found = known_corrections(self._reader, agent_id)
         self._corrections.put(agent_id, "", found, stamp=stamp)
         return found
 

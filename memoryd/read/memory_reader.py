@@ -119,6 +119,10 @@ class StoreMemoryReader:
         """(superseded text, replacing text) of this agent's corrected facts."""
         return self._store.reads.corrections(agent_id)
 
+    def stale_turns(self, agent_id: str) -> Sequence[str]:
+        """Transcript rows only this agent's superseded facts came from (retrieval/stale.py)."""
+        return self._store.reads.stale_turns(agent_id)
+
     def search(
         self, agent_id: str, scope: Section, query: str, limit: int, *, vector_timeout_s: float | None = None
     ) -> Sequence[MemoryHit]:

@@ -1,10 +1,16 @@
-"""Stale values: what a user's correction replaced, and whether a memory line still states the replaced value."""
+"""Stale values: what a user's correction replaced, and whether a memory line still states the replaced value.
+
+Two kinds of line are stale: one stating a replaced value without its replacement (`corrections_from`), and a
+transcript turn that is the source of a superseded fact and of no active one (`stale_turn`): the user's own words
+"the beta is on December 15" once the beta moved to the 18th. Both are quoted only when the user asks for the literal
+earlier turn (the caller passes no filter then)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from memoryd.retrieval.terms import index_term, tokens
 from memoryd.text import ENGLISH_STOP_WORDS as STOP_WORDS
@@ -16,10 +22,47 @@ MAX_VALUE_TERMS = 4
 
 @dataclass(frozen=True)
 class Correction:
-    """The terms (stems) only the superseded fact has, and those only its replacement has."""
+    """The terms (stems) only the superseded fact has, and those only its replacement has; or, for a stale source
+    turn, the turn's whitespace-normalised text (`turn`), which a line must equal."""
 
     old_value: frozenset[str]
     new_value: frozenset[str]
+    turn: str = ""
+
+
+@runtime_checkable
+class CorrectionSource(Protocol):
+    """A reader of the agent's corrected facts: (superseded, replacing) text pairs."""
+
+    def corrections(self, agent_id: str) -> Sequence[tuple[str, str]]:
+        """(superseded text, replacing text) pairs whose replacement is active."""
+        ...
+
+
+@runtime_checkable
+class StaleTurnSource(Protocol):
+    """A reader of the transcript rows only superseded facts came from (StoreMemoryReader is one)."""
+
+    def stale_turns(self, agent_id: str) -> Sequence[str]:
+        """The text of each transcript row that is a source of a superseded fact and of no active fact."""
+        ...
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def stale_turn(text: str) -> Correction:
+    """A transcript turn only superseded facts came from: a line with its text is stale."""
+    return Correction(frozenset(), frozenset(), _line(text))
+
+
+def known_corrections(reader: CorrectionSource, agent_id: str) -> tuple[Correction, ...]:
+    """The agent's corrections: replaced values, and the stale source turns when the reader knows them."""
+    found = corrections_from(reader.corrections(agent_id))
+    if isinstance(reader, StaleTurnSource):
+        found += tuple(stale_turn(text) for text in reader.stale_turns(agent_id) if text.strip())
+    return found
 
 
 #: A resolved ISO date the writer appends to a plan ("… on September 22 (2027-09-22)"): the words before it already
@@ -98,7 +141,13 @@ def states_old_value(text: str, corrections: Iterable[Correction]) -> bool:
     """Whether the text carries a replaced value (every one of its terms) without the value that replaced it: an
     older turn or episode saying "the launch is September 22" after the user moved it to October 6."""
     terms: frozenset[str] | None = None
+    line: str | None = None
     for correction in corrections:
+        if correction.turn:
+            line = _line(text) if line is None else line
+            if line == correction.turn:
+                return True
+            continue
         if terms is None:
             terms = _terms(text)
         if correction.old_value <= terms and not correction.new_value & terms:
@@ -106,4 +155,13 @@ def states_old_value(text: str, corrections: Iterable[Correction]) -> bool:
     return False
 
 
-__all__ = ["MAX_VALUE_TERMS", "Correction", "corrections_from", "states_old_value"]
+__all__ = [
+    "MAX_VALUE_TERMS",
+    "Correction",
+    "CorrectionSource",
+    "StaleTurnSource",
+    "corrections_from",
+    "known_corrections",
+    "stale_turn",
+    "states_old_value",
+]

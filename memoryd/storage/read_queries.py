@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from memoryd.storage.dated import rows_in_window
@@ -74,6 +75,39 @@ def corrections(db: Database, agent_id: str) -> list[tuple[str, str]]:
     return out
 
 
+#: A provenance id as stored: "12" or "t:12" is a transcript row; "s:40" is a signal (not a transcript row).
+_TRANSCRIPT_ID = re.compile(r"^(?:t:)?(\d+)$")
+
+
+def _transcript_ids(csv: str) -> set[int]:
+    return {
+        int(m.group(1)) for item in csv.split(",") if (m := _TRANSCRIPT_ID.match(item.strip())) is not None
+    }
+
+
+def stale_turns(db: Database, agent_id: str) -> list[str]:
+    """The transcript rows (their text) that are a source of a superseded fact and of no active fact: the user's own
+    words of a value since corrected ("the beta is on December 15" once it moved to the 18th)."""
+    stale: set[int] = set()
+    current: set[int] = set()
+    for table in ("pinned_facts", "identity_facts"):
+        rows = db.query(
+            f"SELECT status, source_turn_ids FROM {table} WHERE agent_id = ? AND source_turn_ids != ''"
+            " AND status IN ('active', 'superseded') ORDER BY id DESC LIMIT 2000",
+            (agent_id,),
+        )
+        for status, ids in rows:
+            (stale if status == "superseded" else current).update(_transcript_ids(str(ids)))
+    only_stale = sorted(stale - current)[-200:]
+    if not only_stale:
+        return []
+    marks = ",".join("?" * len(only_stale))
+    rows = db.query(
+        f"SELECT content FROM transcript WHERE agent_id = ? AND id IN ({marks})", (agent_id, *only_stale)
+    )
+    return [str(content) for (content,) in rows]
+
+
 class ReadQueries:
     """The read path's statements on one store, so the read path holds a typed store and never the database."""
 
@@ -100,6 +134,10 @@ class ReadQueries:
     def corrections(self, agent_id: str) -> list[tuple[str, str]]:
         """See corrections."""
         return corrections(self._db, agent_id)
+
+    def stale_turns(self, agent_id: str) -> list[str]:
+        """See stale_turns."""
+        return stale_turns(self._db, agent_id)
 
     def rows_in_window(self, kind: str, agent_id: str, start_ms: int, end_ms: int, limit: int) -> list[int]:
         """See memoryd.storage.dated.rows_in_window."""

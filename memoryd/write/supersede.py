@@ -8,15 +8,18 @@ from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
 from memoryd.write.grounding import GroundedFact
+from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
+from memoryd.write.grounding.skeleton import masked
+from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
-from memoryd.write.grounding.stale import JOB, PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.stale import EVENT, JOB, PERSON, TASTE, THING, names_value, same_kind
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
-from memoryd.write.grounding.text import STOP_WORDS, fold, tokens
+from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
 from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact
 
@@ -127,6 +130,9 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
         if scope == TASTE:
             out.extend(e for e in _older_tastes(fact, value, pool) if e not in out)
             continue
+        if scope == EVENT:
+            out.extend(e for e in _older_dates(fact, value, pool) if e not in out)
+            continue
         for existing in pool:
             if not names_value(existing.content, value) or existing.id in out:
                 continue
@@ -147,6 +153,40 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
             if fits:
                 out.append(existing.id)
     return tuple(out)
+
+
+#: Words of time that name no event ("by the end of March", "next week"): no overlap of theirs makes two plans one.
+_TIME_WORDS = frozenset(
+    light_stem(w)
+    for w in "end start begin day week month year time next last first weekend morning evening night".split()  # noqa: SIM905
+)
+#: A date of the year, not a weekly day: a month name or an ordinal ("March 28th", "le 8 septembre", "am 9. April").
+_DAY_OF_YEAR = re.compile(
+    r"\b(?:"
+    + "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
+    + r")\b|\b\d{1,2}(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+
+
+def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact]) -> list[str]:
+    """Older dated plans about something the changed date's turn names (`context`: its stemmed words), with a date
+    the new fact does not state: "The haul-out is booked for March 28th" once "the haul-out kept slipping, Kittiwake
+    now comes out on May 2nd" is said."""
+    said = frozenset(context.split()) - _TIME_WORDS
+    new = masked(fact.text)
+    return [
+        e.id
+        for e in pool
+        if e.content != fact.text
+        and (not e.slot or e.slot.startswith(_PLAN))
+        and _DAY_OF_YEAR.search(e.content)
+        and (old := masked(e.content)).dated
+        and old.skeleton & said
+        and old.relations == new.relations
+        and old.values - new.values
+        and not (new.values <= old.values)
+    ]
 
 
 def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:
@@ -190,6 +230,10 @@ _NEGATIVE = re.compile(
 )
 
 
+#: Relation nouns as tokens() gives them ("médico" → "medico"): a fact's opening noun is no name.
+_FOLDED_RELATIONS = frozenset(fold(word) for word in RELATIONS)
+
+
 def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:
     """The names a replaced relation fact held that the new one does not ("Tomás" of "The user's manager is
     Tomás." replaced by Aylin); template words and relation nouns ("Chef des Nutzers") are not names."""
@@ -197,7 +241,9 @@ def _old_names(old: ExistingFact, fact: GroundedFact) -> list[str]:
     for match in _NAMES.finditer(old.content):
         name = match.group("v")
         words = tokens(name)
-        if not is_name(name) or all(w in TEMPLATE_WORDS or w in RELATIONS or w in STOP_WORDS for w in words):
+        if not is_name(name) or all(
+            w in TEMPLATE_WORDS or w in _FOLDED_RELATIONS or w in STOP_WORDS or role_key(w) for w in words
+        ):
             continue
         if fact.value and names_value(fact.value, name):
             continue
@@ -215,7 +261,7 @@ def _restatements(
     if not key and not role:
         return ()
     names = [name for old in replaced for name in _old_names(old, fact)]
-    if role:
+    if names:
         # "Ernesto" of "Ernesto Lasheras", "Santa Inês" of "Fazenda Santa Inês": a part of the holder's name.
         names += [
             " ".join(parts[i:j])
@@ -230,12 +276,25 @@ def _restatements(
         for e in pool
         if (not e.slot or e.slot.startswith(_RESTATING_SLOTS))
         and e.id not in gone
-        # Named with the same relation or role noun: "Luis starts demolition on April 13" stays true when another
-        # contractor takes over; "The user's PI, Professor Drummond, and the user are applying…" restates the PI.
-        and (key or role) in (_relation_keys(e.content) | _role_keys(e.content))
+        # Named with the same relation or role noun ("The user's PI, Professor Drummond, and the user are applying…"
+        # restates the PI), or a plan or task naming the one who held a role ("mandarle las facturas a Ernesto",
+        # "Luis starts demolition on April 13"): the work was theirs in that role, and someone else holds it now.
+        # What they did ("Dana recommended a book on negotiation") stays true.
+        and ((key or role) in (_relation_keys(e.content) | _role_keys(e.content)) or _is_task_or_plan(e))
         and any(names_value(e.content, name) for name in names)
         and not (fact.value and names_value(e.content, fact.value))
     )
+
+
+#: How a task or a plan is stored (templates.py "remind", "plan", "needs"), or a date the writer resolved in one.
+_TASK_OR_PLAN = re.compile(
+    r"^(?:The user asked to be reminded|The user needs to|The user will|Rappel demandé|Recordatorio pedido|"
+    r"Erinnerung für|Lembrete pedido|Prévu :|Plan:|Geplant:|Planejado:)|\(\d{4}-\d{2}-\d{2}\)"
+)
+
+
+def _is_task_or_plan(fact: ExistingFact) -> bool:
+    return fact.slot.startswith(_PLAN) or bool(_TASK_OR_PLAN.search(fact.content))
 
 
 def _role_keys(content: str) -> set[str]:
@@ -259,14 +318,30 @@ def _supersedes(
 ) -> tuple[str, ...]:
     """Everything a new fact replaces: its slot's older values, their restatements, and values said to be gone."""
     by_id = {e.id: e for e in pool}
-    replaced = [by_id[i] for i in same_slot if i in by_id]
+    mentioned = _retired_by_mentions(fact, pool)
+    # The holders of a role the fact replaces, by slot or because the turn says they left ("Ernesto se ha jubilado").
+    replaced = [by_id[i] for i in (*same_slot, *mentioned) if i in by_id]
     found = [
         *same_slot,
         *_restatements(fact, replaced, pool),
-        *_retired_by_mentions(fact, pool),
+        *mentioned,
         *_moved_schedules(fact, pool),
     ]
+    if not found:
+        found = _same_skeleton(fact, pool)
     return tuple(dict.fromkeys(found))
+
+
+def _same_skeleton(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
+    """What the slot readers missed: older facts saying the same thing about another value (grounding/skeleton.py).
+    A fact a slot reader filed elsewhere is left to it ("relation.vet" is not replaced by a "plan." fact)."""
+    return [
+        e.id
+        for e in pool
+        if (not e.slot or not fact.slot or competes(e.slot, fact.slot) or e.slot.startswith(_PLAN))
+        and e.content != fact.text
+        and same_skeleton(e.content, fact.text)
+    ]
 
 
 #: Slots a weekly schedule is stored under (or none): the value-type slot of schedule.py spans them.

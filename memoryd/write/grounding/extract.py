@@ -16,12 +16,15 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
+from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
 from memoryd.write.grounding.clauses import (
     joined_greetings,
     statement_clauses,
     without_greeting,
     without_openers,
 )
+from memoryd.write.grounding.coreference import with_places
+from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import (
     MONTHS,
     WEEKDAYS,
@@ -499,7 +502,9 @@ def _confirmed_guesses(turns: Sequence[SourceTurn], session_lang: str) -> list[_
 
 def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     """Candidate facts (with turn provenance and evidence), entities, resolved dates and the extractive summary."""
-    turns = [replace(t, user=prose(t.user)) for t in turns]
+    # Self-repairs applied ("Dr. Roisin… no sorry, Dr. Walsh"): what the user took back is never read; a "there"
+    # of living or working names its place ("… to Black Mountain. I live there now").
+    turns = [replace(t, user=with_places(repaired(prose(t.user)))) for t in turns]
     session_lang = detect_language(" ".join(t.user for t in turns))
     found: list[_Found] = []
     resolved: set[str] = set()
@@ -547,12 +552,14 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(
         _Found(f, evidence) for f, evidence in answered_facts(turns, session_lang, session_time_ms, read)
     )
+    found.extend(_Found(f, e) for f, e in changed_values(turns, session_lang, [i.fact for i in found]))
+    found.extend(_Found(f, e) for f, e in now_statements(turns, session_lang, [i.fact for i in found]))
     found = _dedup([_with_context_category(item, turns) for item in found])
     found.extend(_switched_to(turns, found, session_lang))
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
     found = [_with_antecedent(item, turns) for item in found]
-    facts = tuple(item.fact for item in found)
+    facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
-from memoryd.write.grounding.text import fold, sentences, tokens
+from memoryd.write.grounding.text import fold, light_stem, sentences, tokens
 
 PERSON = "person"
 THING = "thing"
@@ -30,6 +30,10 @@ TASTE = "taste"
 #: A job change (grounding/moves.py): the value is the new employer or role, and the agent's older role and
 #: employer facts are retired, whichever of the two slots each was stored in.
 JOB = "job"
+#: A date said as changed (grounding/changes.py): the value is the words of the turn around it ("the haul-out kept
+#: slipping. Kittiwake now comes out on May 2nd"), and an older dated plan about one of them, with another date, is
+#: retired (write/supersede.py).
+EVENT = "event"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
@@ -197,6 +201,15 @@ _OPENERS = frozenset(
         "e",
         "também",
         "então",
+        # An article before a name ("A Jussara saiu", "Der Herr Baumgärtner ist weg"): the name is what follows.
+        "a",
+        "o",
+        "the",
+        "la",
+        "le",
+        "el",
+        "der",
+        "die",
     ]
 )
 
@@ -293,14 +306,18 @@ _TITLES = frozenset("dr dra mr mrs ms mx prof herr frau sr sra me".split())  # n
 def names_value(content: str, value: str) -> bool:
     """Whether a stored fact's text names the value: its words in a row, folded, titles aside ("Dr. Li" is named by
     "Dr Li", "tea" is not named by "team")."""
-    wanted = [t for t in tokens(value) if t not in _TITLES]
-    have = tokens(content)
+    # Stems, so a plural or an inflection names the same value ("Wednesdays" names "Wednesday", "mittwochs" names
+    # "Mittwoch"); "tea" is still not named by "team".
+    wanted = [light_stem(t) for t in tokens(value) if t not in _TITLES]
+    have = [light_stem(t) for t in tokens(content)]
     size = len(wanted)
     return bool(wanted) and any(have[i : i + size] == wanted for i in range(len(have) - size + 1))
 
 
 __all__ = [
     "CHANGE_MARKER",
+    "EVENT",
+    "JOB",
     "PERSON",
     "TASTE",
     "THING",

@@ -201,6 +201,8 @@ def _sentences(text: str) -> tuple[str, ...]:
             continue  # "Dr. Ruiz", "J. Smith": the dot belongs to the word
         if before.endswith(".") and last_word.isdigit() and _GERMAN_MONTH.match(text, match.end()):
             continue  # "am 3. Februar": a German ordinal date, not the end of a sentence
+        if before.endswith(".") and last_word.isdigit() and text[match.end() : match.end() + 1].islower():
+            continue  # "auf den 22. bis 28. August": an ordinal before a lowercase word ends no sentence
         pieces.append(text[start : match.start()])
         start = match.end()
     pieces.append(text[start:])

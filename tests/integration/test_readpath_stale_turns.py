@@ -1,0 +1,115 @@
+"""A user's own stale line stays out of the block, end to end (Ingest → AssembleContext on a real memoryd): the turn
+that said "the beta is on December 15" is the source of a fact the later session superseded, and of no active
+fact, so the transcript section leaves it out unless the user asks for the literal earlier turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from memoryd.app import App
+from memoryd.config import ServiceSettings
+from osaurus.memory.v1 import memory_pb2 as mpb
+from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
+from tests.fakes.fake_writer_inferd import MODEL, digest, start_fake_inferd
+from tests.support.writer_memoryd import start_wired, write_config
+
+AGENT = "stale-turns-agent"
+STALE_TURN = "Our beta launches on December 15, that's the big milestone."
+FIRST = [
+    (STALE_TURN, "Noted, beta on December 15."),
+    ("I use Linear for the launch checklist.", "Linear it is."),
+]
+SECOND = [
+    ("Update: the beta launch moved to December 18, the payments vendor needs three more days.", "Got it."),
+    ("Nothing else changed.", "Okay."),
+]
+
+
+def _at(day: str) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC))
+    return stamp
+
+
+@dataclass
+class Memoryd:
+    memory: mpb_grpc.MemoryServiceStub
+    app: App
+
+
+def _ingest(handle: Memoryd, conv: str, turns: list[tuple[str, str]], day: str) -> str:
+    reply: mpb.IngestResponse = handle.memory.Ingest(
+        mpb.IngestRequest(
+            agent_id=AGENT,
+            conversation_id=conv,
+            turns=[mpb.Turn(user=u, assistant=a) for u, a in turns],
+            session_time=_at(day),
+        ),
+        timeout=60,
+    )
+    return reply.distillation
+
+
+@pytest.fixture
+def memoryd(tmp_path: Path) -> Iterator[Memoryd]:
+    inferd_server, inferd = start_fake_inferd()
+    inferd.set_default(digest("The user talked about the beta launch."))
+    write_config(tmp_path, coreModel=MODEL, embeddingModel="fake-embed")
+    running, app, _writer = start_wired(
+        ServiceSettings(listen="127.0.0.1:0", home=tmp_path, inferd_addr=inferd_server.target)
+    )
+    channel = grpc.insecure_channel(running.target)
+    try:
+        handle = Memoryd(mpb_grpc.MemoryServiceStub(channel), app)
+        assert _ingest(handle, "s1", FIRST, "2026-11-20") == "distilled"
+        yield handle
+    finally:
+        channel.close()
+        running.stop(1)
+        app.close()
+        inferd_server.stop(0)
+
+
+def _block(handle: Memoryd, query: str) -> str:
+    handle.app.indexer.run_once()
+    handle.app.read_path.invalidate(AGENT)
+    reply: mpb.AssembleContextResponse = handle.memory.AssembleContext(
+        mpb.AssembleContextRequest(agent_id=AGENT, query=query), timeout=10
+    )
+    return reply.block
+
+
+def test_before_the_correction_the_turn_is_no_stale_source(memoryd: Memoryd) -> None:
+    assert memoryd.app.store.reads.stale_turns(AGENT) == []
+
+
+def test_the_corrected_turn_is_a_stale_source_and_leaves_the_block(memoryd: Memoryd) -> None:
+    assert _ingest(memoryd, "s2", SECOND, "2026-11-27") == "distilled"
+    facts = memoryd.app.store.db.query(
+        "SELECT content, status FROM pinned_facts WHERE agent_id = ? AND content LIKE '%beta%'", (AGENT,)
+    )
+    assert "superseded" in {str(status) for _content, status in facts}, facts
+    # Provenance names the turn: it fed the superseded fact and no active one.
+    assert STALE_TURN in memoryd.app.store.reads.stale_turns(AGENT)
+    block = _block(memoryd, "what did I tell you about the beta launch date?")
+    assert "December 18" in block
+    assert "December 15" not in block
+
+
+def test_the_literal_earlier_turn_is_still_quoted_when_asked_for(memoryd: Memoryd) -> None:
+    assert _ingest(memoryd, "s2", SECOND, "2026-11-27") == "distilled"
+    block = _block(memoryd, "what exactly did I say about the beta launch?")
+    assert "December 15" in block
+
+
+def test_a_turn_that_still_feeds_an_active_fact_stays(memoryd: Memoryd) -> None:
+    assert _ingest(memoryd, "s2", SECOND, "2026-11-27") == "distilled"
+    stale = memoryd.app.store.reads.stale_turns(AGENT)
+    assert not any("Linear" in text for text in stale)
