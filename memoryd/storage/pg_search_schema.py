@@ -14,8 +14,8 @@ OR of its five stemmed forms (pg_fts.py), so it meets a row in whichever languag
 
 Ranking: on the tables whose text has one weight (transcript, pinned facts) a second GIN indexes each row's repeated
 lexemes (`search_repeats(search_vector)`, an expression index), so a large match is ranked from its strong rows
-(pg_fts.py). Document frequencies: pg_term_stats.ddl (per-agent lexeme counts kept by statement triggers). `upgrade`
-adds both to a store created before them.
+(pg_fts.py). Document frequencies: pg_term_stats.ddl (per-agent lexeme counts: deltas appended by statement triggers,
+folded in the background). `upgrade` adds them to a store created before them.
 
 Vectors: pg_vectors.vector_ddl (one LIST-partitioned table, a partition per agent) — part of the same list so one
 call creates everything.
@@ -157,6 +157,11 @@ def upgrade(db: PgQueries, schema: str) -> list[str]:
         for statement in pg_term_stats.ddl(schema) + pg_term_stats.fill_statements(schema):
             db.execute(statement)
         applied.append("search_terms")
+    elif db.scalar(pg_term_stats.missing_sql(pg_term_stats.DELTAS), (schema,)):
+        # Counts kept by the upserting triggers: still exact; the triggers now append deltas instead.
+        for statement in pg_term_stats.ddl(schema):
+            db.execute(statement)
+        applied.append("search_term_deltas")
     if any(
         db.scalar(
             "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NULL", (schema, f"{t}_repeats_gin")
