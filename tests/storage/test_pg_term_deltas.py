@@ -12,17 +12,44 @@ from typing import Any
 
 import psycopg
 
-from memoryd.replication.term_fold import TERM_FOLD, TermFolder
+from memoryd.replication.term_fold import TermFolder
 from memoryd.storage import pg_term_stats
 from memoryd.storage.pg_advisory import lock_key
+from memoryd.storage.pg_coordination import Connect
 from memoryd.storage.pg_sql import PgSql
+from memoryd.storage.pg_term_fold import TERM_FOLD
 from memoryd.storage.store import open_store
 from tests.support.pg_search import new_search_schema, pg, postgres  # noqa: F401  (fixtures)
 
-_WORDS = "heron pond herons ponds the stood étang bleu zebra grazed river rivers walked walking a of and".split()
+_WORDS = [
+    "heron",
+    "pond",
+    "herons",
+    "ponds",
+    "the",
+    "stood",
+    "étang",
+    "bleu",
+    "zebra",
+    "grazed",
+    "river",
+    "rivers",
+    "walked",
+    "walking",
+    "a",
+    "of",
+    "and",
+]
 _AGENTS = ("a", "b")
 #: Chunk indices never repeat (a unique key two open transactions could otherwise wait on each other for).
 _CHUNKS = itertools.count()
+
+
+def _autocommit(dsn: str) -> Connect:
+    def connect() -> psycopg.Connection[Any]:
+        return psycopg.connect(dsn, autocommit=True)
+
+    return connect
 
 
 def _mismatches(conn: psycopg.Connection[Any], schema: str) -> int:
@@ -66,8 +93,7 @@ def _step(conn: psycopg.Connection[Any], schema: str, rng: random.Random) -> Non
         )
     elif op < 0.45:
         conn.execute(
-            f"INSERT INTO {s}.pinned_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES (%s, %s, 1, 1)"
-            .encode(),
+            f"INSERT INTO {s}.pinned_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES (%s, %s, 1, 1)".encode(),
             (agent, _text(rng)),
         )
     elif op < 0.55:
@@ -107,9 +133,12 @@ def _step(conn: psycopg.Connection[Any], schema: str, rng: random.Random) -> Non
 def test_random_writes_on_two_connections_and_folds_keep_every_count_exact(pg: PgSql) -> None:  # noqa: F811
     schema = new_search_schema(pg)
     rng = random.Random(2121)
-    connect = lambda: psycopg.connect(pg.dsn, autocommit=True)  # noqa: E731
+    connect = _autocommit(pg.dsn)
     folder = TermFolder(connect, schema, batch=37)  # small batches: a fold takes several
-    first, second = psycopg.connect(pg.dsn), psycopg.connect(pg.dsn)  # two writers, each in its own transactions
+    first, second = (
+        psycopg.connect(pg.dsn),
+        psycopg.connect(pg.dsn),
+    )  # two writers, each in its own transactions
     try:
         for _ in range(400):
             conn = rng.choice((first, second))
@@ -140,7 +169,7 @@ def test_random_writes_on_two_connections_and_folds_keep_every_count_exact(pg: P
 
 def test_a_fold_leaves_an_open_transactions_deltas_and_waits_for_no_one(pg: PgSql) -> None:  # noqa: F811
     schema = new_search_schema(pg)
-    connect = lambda: psycopg.connect(pg.dsn, autocommit=True)  # noqa: E731
+    connect = _autocommit(pg.dsn)
     folder = TermFolder(connect, schema)
     writer = psycopg.connect(pg.dsn)
     try:
@@ -179,7 +208,7 @@ def test_a_store_kept_by_the_upserting_triggers_gets_the_deltas_and_keeps_its_co
             "created_at_ms) VALUES ('a', 'c', %s, 'user', %s, 1)",
             (i, text),
         )
-    folder = TermFolder(lambda: psycopg.connect(pg.dsn, autocommit=True), schema)
+    folder = TermFolder(_autocommit(pg.dsn), schema)
     folder.fold_once()
     folder.close()
     # What a store from before the deltas looks like: folded counts only, no delta table (the triggers are
