@@ -2,7 +2,8 @@
 replication/term_fold.py): after any mix of inserts, updates, forgets and deletes from two connections with
 transactions open side by side, and folds between them, every (agent, table, lexeme) count equals counting the rows;
 a fold moves every committed delta and none of an open transaction's; one replica folds at a time; a store whose
-counts the upserting triggers kept gets the delta table and keeps its counts."""
+counts the upserting triggers kept gets the delta table and keeps its counts. Also the write side's cheaper language
+rule (pg_search_schema.search_language): the same answers, and older stores get it when opened."""
 
 from __future__ import annotations
 
@@ -224,3 +225,40 @@ def test_a_store_kept_by_the_upserting_triggers_gets_the_deltas_and_keeps_its_co
     assert pg.scalar(pg_term_stats.pending_sql(schema)) == 3
     with psycopg.connect(pg.dsn, autocommit=True) as check:
         assert _mismatches(check, schema) == 0
+
+
+def test_a_store_with_the_old_language_rule_gets_the_cheaper_one_with_the_same_answers(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    texts = [
+        "Les élèves mangeaient des pommes dans la cour de l'école",
+        "Die Kinder aßen die Äpfel auf dem Hof der Schule",
+        "The children were eating apples in the school yard",
+        "As crianças comiam maçãs no pátio da escola",
+        "Los niños comían manzanas en el patio de la escuela",
+        "heron 42",
+    ]
+    new = [pg.scalar(f'SELECT "{schema}".search_language(%s)', (t,)) for t in texts]
+    body = str(
+        pg.scalar(
+            "SELECT prosrc FROM pg_proc WHERE proname = 'search_language' AND pronamespace = to_regnamespace(%s)",
+            (schema,),
+        )
+    )
+    old = body.replace(
+        "ORDER BY length(to_tsvector(v.stop, t)), v.ord",
+        "ORDER BY length(to_tsvector('pg_catalog.simple', t)) - length(to_tsvector(v.stop, t)) DESC, v.ord",
+    )
+    assert old != body
+    pg.execute(
+        f'CREATE OR REPLACE FUNCTION "{schema}".search_language(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT '
+        f"PARALLEL SAFE AS $fn${old}$fn$"
+    )
+    assert [pg.scalar(f'SELECT "{schema}".search_language(%s)', (t,)) for t in texts] == new
+    assert new == ["fr", "de", "en", "pt", "es", "en"]
+    open_store(pg.dsn, schema=schema).close()  # the upgrade
+    upgraded = pg.scalar(
+        "SELECT prosrc FROM pg_proc WHERE proname = 'search_language' AND pronamespace = to_regnamespace(%s)",
+        (schema,),
+    )
+    assert upgraded == body
+    assert [pg.scalar(f'SELECT "{schema}".search_language(%s)', (t,)) for t in texts] == new
