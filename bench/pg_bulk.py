@@ -9,6 +9,9 @@ triggers they replaced (`upsert_trigger_statements`, kept here as the before arm
 - Ingest's shape: INGEST_ROWS rows in one transaction as single-row statements (the old Ingest) or multi-row
   INSERTs of memoryd.storage.transcript.INSERT_BATCH rows (Ingest now), under each trigger design.
 - The fold: the seconds TermFolder takes to move the bulk load's deltas into search_terms after its commit.
+- The row language rule (pg_search_schema's search_language, inside every row's generated tsvector): the rule as
+  shipped against the one before it (`OLD_LANGUAGE_ORDER`), over the same rows, interleaved: ms per row and whether
+  any row's answer differs.
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ INGEST_ROWS = 2_000
 #: One row's text: a user turn of a typical length with a number that makes some lexemes rare.
 TEXT = "Can you remind me which Postgres index type suits prefix search on product codes in our catalog, item {i}?"
 DELTAS, UPSERT = "append-only deltas (now)", "upserting triggers (before)"
+#: The language rule's ORDER BY before and now (search_language's body is otherwise the same).
+NEW_LANGUAGE_ORDER = "ORDER BY length(to_tsvector(v.stop, t)), v.ord"
+OLD_LANGUAGE_ORDER = (
+    "ORDER BY length(to_tsvector('pg_catalog.simple', t)) - length(to_tsvector(v.stop, t)) DESC, v.ord"
+)
+LANGUAGE_ROUNDS = 3
 
 
 def upsert_trigger_statements(schema: str) -> list[str]:
@@ -67,6 +76,10 @@ class BulkFigures:
     ingest: dict[tuple[str, str], float]
     fold_s: float
     folded: int
+    #: ms per row of the language rule (before, now), and the rows whose answer differs.
+    language_ms: tuple[float, float] = (0.0, 0.0)
+    language_rows: int = 0
+    language_differ: int = -1
 
 
 def _store(dsn: str, schema: str, design: str) -> None:
@@ -125,7 +138,54 @@ def measure(dsn: str) -> BulkFigures:
             schema = f"ingest_{number}_{batch}"
             _store(dsn, schema, design)
             ingest[(design, shape)] = sum(_load(dsn, schema, INGEST_ROWS, batch)) / INGEST_ROWS * 1e3
-    return BulkFigures(single, ingest, fold_s, folded)
+    before, now, rows, differ = _language(dsn, "ingest_0_1")
+    return BulkFigures(single, ingest, fold_s, folded, (before, now), rows, differ)
+
+
+def _language(dsn: str, schema: str) -> tuple[float, float, int, int]:
+    """(ms per row before, now, rows, rows whose answer differs) of the language rule over `schema`'s transcript
+    rows plus the frozen five-language set's documents (bench/languages/queries.jsonl), rounds interleaved."""
+    import json
+    from pathlib import Path
+
+    s = quoted_schema(schema)
+    docs = [
+        doc
+        for line in (Path(__file__).parent / "languages" / "queries.jsonl").read_text().splitlines()
+        for doc in json.loads(line)["docs"]
+    ]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        body = conn.execute(
+            "SELECT prosrc FROM pg_proc WHERE proname = 'search_language' AND pronamespace = to_regnamespace(%s)",
+            (schema,),
+        ).fetchone()
+        assert body is not None and NEW_LANGUAGE_ORDER in str(body[0])
+        old = str(body[0]).replace(NEW_LANGUAGE_ORDER, OLD_LANGUAGE_ORDER)
+        conn.execute(
+            f"CREATE OR REPLACE FUNCTION {s}.search_language_before(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+            f"STRICT PARALLEL SAFE AS $fn${old}$fn$".encode()
+        )
+        conn.execute(f"CREATE TABLE {s}.language_texts AS SELECT content FROM {s}.transcript".encode())
+        with conn.cursor().copy(f"COPY {s}.language_texts (content) FROM STDIN".encode()) as copy:
+            for doc in docs:
+                copy.write_row((doc,))
+        rows = int(conn.execute(f"SELECT count(*) FROM {s}.language_texts".encode()).fetchone()[0])  # type: ignore[index]
+        differ = int(
+            conn.execute(  # type: ignore[index]
+                f"SELECT count(*) FROM {s}.language_texts WHERE {s}.search_language(content) "
+                f"IS DISTINCT FROM {s}.search_language_before(content)".encode()
+            ).fetchone()[0]
+        )
+        spent = {"search_language_before": 0.0, "search_language": 0.0}
+        for _ in range(LANGUAGE_ROUNDS):
+            for function in spent:
+                began = time.perf_counter()
+                conn.execute(
+                    f"SELECT count(*) FROM {s}.language_texts WHERE {s}.{function}(content) <> ''".encode()
+                ).fetchall()
+                spent[function] += time.perf_counter() - began
+    per_row = [spent[f] / LANGUAGE_ROUNDS / rows * 1e3 for f in ("search_language_before", "search_language")]
+    return per_row[0], per_row[1], rows, differ
 
 
 def report(figures: BulkFigures) -> str:
@@ -158,7 +218,12 @@ Ingest's write shape, {INGEST_ROWS:,} rows in one transaction (ms per row):
 
 | triggers | {" | ".join(shapes)} |
 | --- | --- | --- |
-{ingest}"""
+{ingest}
+
+The row language rule, {figures.language_rows:,} rows ({INGEST_ROWS:,} of the above and the five-language set's
+documents), {LANGUAGE_ROUNDS} interleaved rounds: {figures.language_ms[0]:.3f} ms per row before (each of the five
+candidates parsed the row under `simple` too), {figures.language_ms[1]:.3f} ms now; rows whose language differs:
+**{figures.language_differ}**."""
 
 
 __all__ = ["BULK_ROWS", "BulkFigures", "measure", "report", "upsert_trigger_statements"]
