@@ -265,27 +265,24 @@ def _run_load(
 # -- ingest --------------------------------------------------------------------------------------------------------
 
 
-def _ingest(target: str) -> tuple[list[float], list[float]]:
+def _ingest(target: str, run: int, fresh: list[float], replaced: list[float]) -> None:
+    """One Ingest run (a new conversation, then re-ingesting the first run's): turns/s appended to each list."""
     turns = [pb.Turn(user=f"{USER} #{i}", assistant=ASSISTANT) for i in range(INGEST_TURNS)]
-    fresh: list[float] = []
-    replaced: list[float] = []
     with grpc.insecure_channel(target, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
         stub = pb_grpc.MemoryServiceStub(channel)
-        for run in range(INGEST_RUNS):
-            for bucket, conversation in ((fresh, f"ingest-{run}"), (replaced, "ingest-0")):
-                started = time.perf_counter()
-                reply = stub.Ingest(
-                    pb.IngestRequest(
-                        agent_id="bench-ingest",
-                        conversation_id=conversation,
-                        turns=turns,
-                        skip_extraction=True,
-                    ),
-                    timeout=120,
-                )
-                bucket.append(INGEST_TURNS / (time.perf_counter() - started))
-                assert reply.turns_ingested == INGEST_TURNS
-    return fresh, replaced
+        for bucket, conversation in ((fresh, f"ingest-{run}"), (replaced, "ingest-0")):
+            started = time.perf_counter()
+            reply = stub.Ingest(
+                pb.IngestRequest(
+                    agent_id="bench-ingest",
+                    conversation_id=conversation,
+                    turns=turns,
+                    skip_extraction=True,
+                ),
+                timeout=120,
+            )
+            bucket.append(INGEST_TURNS / (time.perf_counter() - started))
+            assert reply.turns_ingested == INGEST_TURNS
 
 
 def _scheduled(target: str) -> bool:
@@ -368,14 +365,16 @@ def _measure(
                     for rpc in (NOOP, "BufferTurn"):
                         result = _run_load(target, rpc, n, process.pid, backend)
                         runs.setdefault((backend, rpc, n), []).append(result)
-        ingests: dict[str, tuple[list[float], list[float]]] = {}
-        for backend, (_process, target) in servers.items():
-            try:
-                ingests[backend] = _ingest(target)
-            except grpc.RpcError as error:
-                if error.code() != grpc.StatusCode.UNIMPLEMENTED:  # type: ignore[attr-defined]
-                    raise
-                ingests[backend] = ([0.0], [0.0])  # this memoryd does not serve Ingest yet
+        ingests: dict[str, tuple[list[float], list[float]]] = {backend: ([], []) for backend in servers}
+        for run in range(INGEST_RUNS):  # interleaved across backends too, like the load runs
+            for backend, (_process, target) in servers.items():
+                fresh, replaced = ingests[backend]
+                try:
+                    _ingest(target, run, fresh, replaced)
+                except grpc.RpcError as error:
+                    if error.code() != grpc.StatusCode.UNIMPLEMENTED:  # type: ignore[attr-defined]
+                        raise
+                    ingests[backend] = ([0.0], [0.0])  # this memoryd does not serve Ingest yet
     finally:
         for process, _target in servers.values():
             process.send_signal(signal.SIGTERM)
