@@ -296,10 +296,9 @@ def _scheduled(target: str) -> bool:
 # -- report --------------------------------------------------------------------------------------------------------
 
 
-def _durable(pg: PostgresInstance) -> tuple[str, str, str]:
-    """Production durability on the bench's PostgreSQL; the DSNs of its test database (server defaults), of a
-    database whose sessions commit without waiting for the WAL flush (synchronous_commit off), and of the before
-    arm's database (synchronous_commit off too)."""
+def _durable(pg: PostgresInstance) -> tuple[str, str]:
+    """Production durability on the bench's PostgreSQL; the DSNs of its test database (server defaults) and of a
+    database whose sessions commit without waiting for the WAL flush (synchronous_commit off)."""
     import psycopg
     from psycopg import sql
 
@@ -312,17 +311,19 @@ def _durable(pg: PostgresInstance) -> tuple[str, str, str]:
         }
     if set(settings.values()) != {"[('on',)]"}:
         raise RuntimeError(f"PostgreSQL durability not restored: {settings}")
-    pg.create_database(ASYNC_DATABASE)
-    pg.create_database(UPSERT_DATABASE)
+    return pg.dsn, _async_database(pg, ASYNC_DATABASE)
+
+
+def _async_database(pg: PostgresInstance, name: str) -> str:
+    """The DSN of a new database `name` on the bench's PostgreSQL whose sessions run with synchronous_commit off."""
+    import psycopg
+    from psycopg import sql
+
+    pg.create_database(name)
     url = urllib.parse.urlsplit(pg.dsn)  # memoryd takes a postgresql:// URL: the same one, another database
-    async_dsn = urllib.parse.urlunsplit(url._replace(path=f"/{ASYNC_DATABASE}"))
-    upsert_dsn = urllib.parse.urlunsplit(url._replace(path=f"/{UPSERT_DATABASE}"))
     with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
-        for database in (ASYNC_DATABASE, UPSERT_DATABASE):
-            conn.execute(
-                sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(database))
-            )
-    return pg.dsn, async_dsn, upsert_dsn
+        conn.execute(sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(name)))
+    return urllib.parse.urlunsplit(url._replace(path=f"/{name}"))
 
 
 def _upserting(dsn: str) -> None:
@@ -348,7 +349,8 @@ def _measure(
     dict[tuple[str, str, int], list[LoadResult]], dict[str, tuple[list[float], list[float]]], dict[str, bool]
 ]:
     """Every server up at once; load runs interleaved across backends, RPCs and client counts; then Ingest."""
-    durable, async_commit, upsert = _durable(pg)
+    durable, async_commit = _durable(pg)
+    upsert = _async_database(pg, UPSERT_DATABASE)
     servers = {
         SQLITE: _spawn(module, home / "sqlite"),
         POSTGRES: _spawn(module, home / "postgres", durable),
