@@ -189,12 +189,16 @@ def populate(app: Any, corpus: Corpus, rng: random.Random, scale: float, now_ms:
 
 
 def _insert_many(db: Any, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    """executemany in slices, one transaction each: PostgreSQL's client never holds 100k rows of parameters at once,
-    and its lexeme-count trigger (memoryd/storage/pg_term_stats.py) never walks one long transaction's dead versions
-    (single-row statements in one transaction get slower as it grows: docs/postgres_search.md)."""
-    for start in range(0, len(rows), _BATCH):
-        with db.write():
-            db.executemany(sql, rows[start : start + _BATCH])
+    """All rows in one transaction, as multi-row INSERTs of _BATCH rows (`sql` is a one-row `INSERT … VALUES (?, …)`):
+    one statement per batch, not per row, and the client never holds 100k rows of parameters at once. (The seeding
+    used to commit every 500 rows: PostgreSQL's lexeme-count trigger upserted its counts then, and single-row
+    statements in one long transaction got slower as it grew. The trigger now appends deltas
+    (memoryd/storage/pg_term_stats.py), flat however long the transaction: docs/postgres_search.md.)"""
+    values = sql[sql.rindex("VALUES") + len("VALUES") :].strip()
+    with db.write():
+        for start in range(0, len(rows), _BATCH):
+            batch = rows[start : start + _BATCH]
+            db.execute(f"{sql}{f', {values}' * (len(batch) - 1)}", [v for row in batch for v in row])
 
 
 def make_queries(corpus: Corpus, rng: random.Random, n_per_section: int) -> list[tuple[str, str]]:

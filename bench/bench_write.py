@@ -46,6 +46,9 @@ except ImportError:  # pragma: no cover - bench/report.py absent
         detail: str = ""
 
 
+from bench import pg_bulk
+from bench.pg_bulk import upsert_trigger_statements
+from memoryd.storage.transcript import INSERT_BATCH
 from osaurus.memory.v1 import memory_pb2 as pb
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 from tests.support.postgres import PostgresInstance, running_postgres
@@ -86,6 +89,12 @@ INGEST_TURNS = 1000
 INGEST_RUNS = 5
 SQLITE, POSTGRES, POSTGRES_ASYNC = "SQLite", "PostgreSQL", "PostgreSQL, synchronous_commit off"
 BACKENDS = (SQLITE, POSTGRES, POSTGRES_ASYNC)
+#: The before arm of issue 21's trigger change: memoryd as shipped on PostgreSQL with synchronous_commit off (so no
+#: WAL flush hides the difference; compare with POSTGRES_ASYNC), its store's lexeme-count trigger functions put back
+#: to the upserting ones (bench/pg_bulk.py); measured, not a headline.
+POSTGRES_UPSERT = "PostgreSQL, upserting lexeme-count triggers (before)"
+ARMS = (*BACKENDS, POSTGRES_UPSERT)
+UPSERT_DATABASE = "bench_upsert_triggers"
 #: The database of the synchronous_commit=off arm: SQLite's WAL + synchronous=NORMAL durability class (a machine
 #: crash may lose the last commits, never corrupts), set per database so the server's default stays on.
 ASYNC_DATABASE = "bench_async_commit"
@@ -256,27 +265,24 @@ def _run_load(
 # -- ingest --------------------------------------------------------------------------------------------------------
 
 
-def _ingest(target: str) -> tuple[list[float], list[float]]:
+def _ingest(target: str, run: int, fresh: list[float], replaced: list[float]) -> None:
+    """One Ingest run (a new conversation, then re-ingesting the first run's): turns/s appended to each list."""
     turns = [pb.Turn(user=f"{USER} #{i}", assistant=ASSISTANT) for i in range(INGEST_TURNS)]
-    fresh: list[float] = []
-    replaced: list[float] = []
     with grpc.insecure_channel(target, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
         stub = pb_grpc.MemoryServiceStub(channel)
-        for run in range(INGEST_RUNS):
-            for bucket, conversation in ((fresh, f"ingest-{run}"), (replaced, "ingest-0")):
-                started = time.perf_counter()
-                reply = stub.Ingest(
-                    pb.IngestRequest(
-                        agent_id="bench-ingest",
-                        conversation_id=conversation,
-                        turns=turns,
-                        skip_extraction=True,
-                    ),
-                    timeout=120,
-                )
-                bucket.append(INGEST_TURNS / (time.perf_counter() - started))
-                assert reply.turns_ingested == INGEST_TURNS
-    return fresh, replaced
+        for bucket, conversation in ((fresh, f"ingest-{run}"), (replaced, "ingest-0")):
+            started = time.perf_counter()
+            reply = stub.Ingest(
+                pb.IngestRequest(
+                    agent_id="bench-ingest",
+                    conversation_id=conversation,
+                    turns=turns,
+                    skip_extraction=True,
+                ),
+                timeout=120,
+            )
+            bucket.append(INGEST_TURNS / (time.perf_counter() - started))
+            assert reply.turns_ingested == INGEST_TURNS
 
 
 def _scheduled(target: str) -> bool:
@@ -305,19 +311,34 @@ def _durable(pg: PostgresInstance) -> tuple[str, str]:
         }
     if set(settings.values()) != {"[('on',)]"}:
         raise RuntimeError(f"PostgreSQL durability not restored: {settings}")
-    pg.create_database(ASYNC_DATABASE)
+    return pg.dsn, _async_database(pg, ASYNC_DATABASE)
+
+
+def _async_database(pg: PostgresInstance, name: str) -> str:
+    """The DSN of a new database `name` on the bench's PostgreSQL whose sessions run with synchronous_commit off."""
+    import psycopg
+    from psycopg import sql
+
+    pg.create_database(name)
     url = urllib.parse.urlsplit(pg.dsn)  # memoryd takes a postgresql:// URL: the same one, another database
-    async_dsn = urllib.parse.urlunsplit(url._replace(path=f"/{ASYNC_DATABASE}"))
     with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(ASYNC_DATABASE))
-        )
-    return pg.dsn, async_dsn
+        conn.execute(sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(name)))
+    return urllib.parse.urlunsplit(url._replace(path=f"/{name}"))
+
+
+def _upserting(dsn: str) -> None:
+    """Put the upserting lexeme-count trigger functions back in the store memoryd created at `dsn` (public)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for statement in upsert_trigger_statements("public"):
+            conn.execute(statement.encode())
 
 
 def _row(r: LoadResult) -> str:
     return (
-        f"| {r.backend} | {r.rpc} | {r.clients} | {r.pct(0.5):.2f} | {r.pct(0.99):.2f} | {r.per_s:,.0f} | {r.calls:,} | "
+        f"| {r.backend} | {r.rpc} | {r.clients} | {r.pct(0.5):.2f} | {r.pct(0.95):.2f} | {r.pct(0.99):.2f} | "
+        f"{r.per_s:,.0f} | {r.calls:,} | "
         f"{r.server_cpu_us:.0f} ({r.server_sys_share:.0%}) | {r.switches:.1f} |"
     )
 
@@ -329,12 +350,15 @@ def _measure(
 ]:
     """Every server up at once; load runs interleaved across backends, RPCs and client counts; then Ingest."""
     durable, async_commit = _durable(pg)
+    upsert = _async_database(pg, UPSERT_DATABASE)
     servers = {
         SQLITE: _spawn(module, home / "sqlite"),
         POSTGRES: _spawn(module, home / "postgres", durable),
         POSTGRES_ASYNC: _spawn(module, home / "postgres-async", async_commit),
+        POSTGRES_UPSERT: _spawn(module, home / "postgres-upsert", upsert),
     }
     try:
+        _upserting(upsert)
         armed = {backend: _scheduled(target) for backend, (_process, target) in servers.items()}
         runs: dict[tuple[str, str, int], list[LoadResult]] = {}
         for _ in range(RUNS):  # interleaved, so a busy moment of the machine hits every arm alike
@@ -343,14 +367,16 @@ def _measure(
                     for rpc in (NOOP, "BufferTurn"):
                         result = _run_load(target, rpc, n, process.pid, backend)
                         runs.setdefault((backend, rpc, n), []).append(result)
-        ingests: dict[str, tuple[list[float], list[float]]] = {}
-        for backend, (_process, target) in servers.items():
-            try:
-                ingests[backend] = _ingest(target)
-            except grpc.RpcError as error:
-                if error.code() != grpc.StatusCode.UNIMPLEMENTED:  # type: ignore[attr-defined]
-                    raise
-                ingests[backend] = ([0.0], [0.0])  # this memoryd does not serve Ingest yet
+        ingests: dict[str, tuple[list[float], list[float]]] = {backend: ([], []) for backend in servers}
+        for run in range(INGEST_RUNS):  # interleaved across backends too, like the load runs
+            for backend, (_process, target) in servers.items():
+                fresh, replaced = ingests[backend]
+                try:
+                    _ingest(target, run, fresh, replaced)
+                except grpc.RpcError as error:
+                    if error.code() != grpc.StatusCode.UNIMPLEMENTED:  # type: ignore[attr-defined]
+                        raise
+                    ingests[backend] = ([0.0], [0.0])  # this memoryd does not serve Ingest yet
     finally:
         for process, _target in servers.values():
             process.send_signal(signal.SIGTERM)
@@ -369,6 +395,9 @@ def run() -> list[BenchResult]:
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-write-") as tmp, running_postgres() as pg:
         runs, ingests, armed = _measure(module, Path(tmp), pg)
+        bulk = pg_bulk.measure(
+            pg.dsn
+        )  # after the servers stopped: the load runs had the machine to themselves
     load_after = os.getloadavg()[0]
     loads = {key: _median_run(results) for key, results in runs.items()}
     ratios = {
@@ -376,32 +405,36 @@ def run() -> list[BenchResult]:
             b.per_s / o.per_s
             for b, o in zip(runs[(backend, "BufferTurn", 8)], runs[(backend, NOOP, 8)], strict=True)
         ]
-        for backend in BACKENDS
+        for backend in ARMS
     }
     ratio = {backend: statistics.median(values) for backend, values in ratios.items()}
-    ingest = {backend: tuple(statistics.median(v) for v in ingests[backend]) for backend in BACKENDS}
+    ingest = {backend: tuple(statistics.median(v) for v in ingests[backend]) for backend in ARMS}
     armed_note = ", ".join(
-        f"{b}: {'yes' if armed[b] else 'NO - the writer is not wired into this memoryd'}" for b in BACKENDS
+        f"{b}: {'yes' if armed[b] else 'NO - the writer is not wired into this memoryd'}" for b in ARMS
     )
     table = "\n".join(
         [
-            "| backend | RPC | clients | p50 ms | p99 ms | calls/s | calls | server CPU µs/call (kernel share) "
-            "| server context switches/call |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| backend | RPC | clients | p50 ms | p95 ms | p99 ms | calls/s | calls | server CPU µs/call (kernel "
+            "share) | server context switches/call |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
-        + [_row(loads[key]) for key in sorted(loads, key=lambda k: (BACKENDS.index(k[0]), k[2], k[1]))]
+        + [_row(loads[key]) for key in sorted(loads, key=lambda k: (ARMS.index(k[0]), k[2], k[1]))]
     )
+    now, before = loads[(POSTGRES_ASYNC, "BufferTurn", 1)], loads[(POSTGRES_UPSERT, "BufferTurn", 1)]
+    now8, before8 = loads[(POSTGRES_ASYNC, "BufferTurn", 8)], loads[(POSTGRES_UPSERT, "BufferTurn", 8)]
     of_sqlite = {
         b: loads[(b, "BufferTurn", 8)].per_s / loads[(SQLITE, "BufferTurn", 8)].per_s for b in BACKENDS
     }
     detail = f"""### Write path: BufferTurn and Ingest, SQLite and PostgreSQL
 
-Servers: `python -m {module}` three times, side by side (log level WARNING, so the per-call access log does not
+Servers: `python -m {module}` four times, side by side (log level WARNING, so the per-call access log does not
 count): one on SQLite (WAL, synchronous=NORMAL, a fresh `$OSAURUS_HOME`), two on one PostgreSQL 18 on the same
 machine (`--database-url`, a Unix socket; fsync and full_page_writes on): "{POSTGRES}" with the server's default
 synchronous_commit on (every commit waits for its WAL flush: no acknowledged turn is lost even to a power cut), and
 "{POSTGRES_ASYNC}" on a database set to synchronous_commit off, the durability class of SQLite's WAL with
-synchronous=NORMAL (a crash of the machine may lose the last commits; nothing is ever corrupted). PostgreSQL's
+synchronous=NORMAL (a crash of the machine may lose the last commits; nothing is ever corrupted), and
+"{POSTGRES_UPSERT}": the same as the last, its store's lexeme-count trigger functions put back to the ones memoryd
+shipped before issue 21's append-only deltas (each statement upserting `search_terms`). PostgreSQL's
 processes share the same cores. Debounce armed on every BufferTurn: **{armed_note}**. Clients: one
 separate process on grpc.aio, one channel per client, {DURATION_S:g} s per run after a warm-up; payload
 {len(USER)} + {len(ASSISTANT)} characters. Calls/s = calls completed in the timed window / its length. The no-op is
@@ -423,12 +456,23 @@ after a checkpoint), where SQLite writes its WAL in-process and syncs only at ch
 both over the batch, so the gap narrows with more clients. The table shows, for each row, the run with the median
 calls/s.
 
+The lexeme-count triggers, before and after (synchronous_commit off on both, same run): BufferTurn at 1 client
+p50/p95 **{before.pct(0.5):.2f} / {before.pct(0.95):.2f} ms** with the upserting triggers, **{now.pct(0.5):.2f} /
+{now.pct(0.95):.2f} ms** with the deltas ({now.pct(0.5) / before.pct(0.5):.2f}× / {now.pct(0.95) / before.pct(0.95):.2f}×);
+at 8 clients {before8.per_s:,.0f} → {now8.per_s:,.0f} turns/s ({now8.per_s / before8.per_s:.2f}×). Ingest (1,000 turns,
+multi-row INSERTs in both): {ingest[POSTGRES_UPSERT][0]:,.0f} → {ingest[POSTGRES_ASYNC][0]:,.0f} turns/s
+({ingest[POSTGRES_ASYNC][0] / ingest[POSTGRES_UPSERT][0]:.2f}×); the old one-statement-per-row Ingest is in the bulk
+section below.
+
 {WHERE_THE_TIME_GOES}
 
 Ingest with skip_extraction, {INGEST_TURNS} turns per request ({INGEST_RUNS} runs, median), new conversation /
 re-ingest replacing the same conversation: {"; ".join(f"{b} **{ingest[b][0]:,.0f}** / **{ingest[b][1]:,.0f} turns/s**" for b in BACKENDS)}
 (one transaction: transcript rows + full-text maintenance: FTS5 mirror triggers on SQLite, the generated tsvector
-column, five stemmers, and its GIN index on PostgreSQL)."""
+column, five stemmers, and its GIN index on PostgreSQL; one multi-row INSERT per
+{INSERT_BATCH} transcript rows).
+
+{pg_bulk.report(bulk)}"""
     results: list[BenchResult] = []
     for backend in BACKENDS:
         suffix = "" if backend == SQLITE else f", {backend}"

@@ -20,7 +20,7 @@ from memoryd.storage.fts import MIRRORS, like_pattern
 from memoryd.storage.pg_names import quoted_schema
 from memoryd.storage.pg_search_schema import LANGUAGES, SEARCH_COLUMNS, SINGLE_WEIGHT, config_name
 from memoryd.storage.pg_sql import PgQueries
-from memoryd.storage.pg_term_stats import frequencies_sql
+from memoryd.storage.pg_term_stats import COUNTS, frequencies_sql
 
 #: ts_rank's weights for {D, C, B, A} (each at most 1): B holds summaries and contents, A topics and entities, 1.5 × B.
 _RANK_WEIGHTS = "'{0, 0, 0.6667, 1.0}'"
@@ -109,7 +109,7 @@ class PgFtsIndex:
             )
             whole = ranked.replace("WHERE ", f"WHERE NOT {large} AND ", 1).replace("MATCH", "any_of")
             sql = (
-                f"{head}, n AS MATERIALIZED (SELECT coalesce(sum(c.rows), 0) AS est FROM {self._schema}.search_terms "
+                f"{head}, n AS MATERIALIZED (SELECT coalesce(sum(c.rows), 0) AS est FROM {self._schema}.{COUNTS} "
                 f"AS c WHERE c.agent_id = %s AND c.source = '{MIRRORS[kind].source}' AND c.lexeme IN "
                 f"(SELECT l FROM lx)), strong AS MATERIALIZED ({strong}), weak AS MATERIALIZED (SELECT s.id "
                 f"FROM {table} AS s WHERE {large} AND (SELECT count(*) FROM strong) < %s AND s.agent_id = %s "

@@ -9,13 +9,15 @@ frequencies are the same on both backends), french, spanish, german, portuguese 
 configurations drops stop words (FTS5 indexes every token, and a query of stop words only must still match).
 
 A row's language is the one whose snowball stop-word list covers most of its distinct words (`search_language`;
-English on a tie, e.g. a row with no stop word at all). The query side does not guess: each query term becomes the
+English on a tie, e.g. a row with no stop word at all): the configuration that leaves the fewest distinct lexemes.
+(It used to subtract that from the row's distinct words under `simple`, computed once per candidate: the same order,
+five more parses of the row per write.) The query side does not guess: each query term becomes the
 OR of its five stemmed forms (pg_fts.py), so it meets a row in whichever language the row was indexed.
 
 Ranking: on the tables whose text has one weight (transcript, pinned facts) a second GIN indexes each row's repeated
 lexemes (`search_repeats(search_vector)`, an expression index), so a large match is ranked from its strong rows
-(pg_fts.py). Document frequencies: pg_term_stats.ddl (per-agent lexeme counts kept by statement triggers). `upgrade`
-adds both to a store created before them.
+(pg_fts.py). Document frequencies: pg_term_stats.ddl (per-agent lexeme counts: deltas appended by statement triggers,
+folded in the background). `upgrade` adds them to a store created before them.
 
 Vectors: pg_vectors.vector_ddl (one LIST-partitioned table, a partition per agent) — part of the same list so one
 call creates everything.
@@ -96,8 +98,7 @@ def _text_search_ddl(schema: str) -> list[str]:
     statements.append(
         f"CREATE OR REPLACE FUNCTION {s}.search_language(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT "
         f"PARALLEL SAFE AS $fn$ SELECT v.code FROM (VALUES {candidates}) AS v(ord, code, stop) "
-        f"ORDER BY length(to_tsvector('pg_catalog.simple', t)) - length(to_tsvector(v.stop, t)) DESC, v.ord "
-        f"LIMIT 1 $fn$"
+        f"ORDER BY length(to_tsvector(v.stop, t)), v.ord LIMIT 1 $fn$"
     )
     statements.append(
         f"CREATE OR REPLACE FUNCTION {s}.search_repeats(v tsvector) RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT "
@@ -157,6 +158,11 @@ def upgrade(db: PgQueries, schema: str) -> list[str]:
         for statement in pg_term_stats.ddl(schema) + pg_term_stats.fill_statements(schema):
             db.execute(statement)
         applied.append("search_terms")
+    elif db.scalar(pg_term_stats.missing_sql(pg_term_stats.DELTAS), (schema,)):
+        # Counts kept by the upserting triggers: still exact; the triggers now append deltas instead.
+        for statement in pg_term_stats.ddl(schema):
+            db.execute(statement)
+        applied.append("search_term_deltas")
     if any(
         db.scalar(
             "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NULL", (schema, f"{t}_repeats_gin")
@@ -166,4 +172,13 @@ def upgrade(db: PgQueries, schema: str) -> list[str]:
         for statement in _text_search_ddl(schema) + _repeats_ddl(schema):  # search_repeats() first
             db.execute(statement)
         applied.append("repeats_gin")
+    elif db.scalar(
+        "SELECT position('pg_catalog.simple' IN prosrc) > 0 FROM pg_proc WHERE proname = 'search_language' "
+        "AND pronamespace = to_regnamespace(%s)",
+        (schema,),
+    ):
+        # The language rule that parsed each row five more times: the same answers, so no row changes.
+        for statement in _text_search_ddl(schema):
+            db.execute(statement)
+        applied.append("search_language")
     return applied

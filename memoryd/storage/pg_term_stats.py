@@ -1,11 +1,23 @@
 """Per-agent lexeme counts on PostgreSQL, kept by the database: BM25's document frequencies without reading rows.
 
-`search_terms(agent_id, source, lexeme, rows)` holds, for each agent and source table (pinned_facts, episodes,
-transcript), how many rows' `search_vector` hold each lexeme (rows of any status, as the SQLite mirrors count them).
-Statement-level triggers with transition tables keep it, so every writer (whichever replica, whatever code path) keeps
-it in step inside its own transaction: an INSERT adds the new rows' lexemes, a DELETE subtracts the old rows', an
-UPDATE only the rows whose tsvector (or agent) changed, a TRUNCATE forgets the table's counts. Each statement's
-changes go in as one upsert in key order (concurrent writers of one agent take the same rows in the same order).
+A source table's (pinned_facts, episodes, transcript) count of rows whose `search_vector` holds a lexeme, per agent,
+is `search_terms.rows` (the folded count) plus the `n` of every row of `search_term_deltas` with the same (agent,
+source, lexeme) (the pending changes); `search_term_counts` is the UNION ALL of both, and every reader sums it for the
+lexemes it wants (an index on each table's (agent_id, source, lexeme)). Rows of any status count, as the SQLite
+mirrors count them.
+
+Statement-level triggers with transition tables write the deltas, so every writer (whichever replica, whatever code
+path) keeps the counts in step inside its own transaction: an INSERT appends +1 per new row and lexeme, a DELETE -1
+per old row and lexeme, an UPDATE only for the rows whose tsvector (or agent) changed, each statement's changes
+summed per (agent, lexeme) first; a TRUNCATE forgets the table's counts and deltas. The deltas are append-only:
+no row is ever updated in a writer's transaction. (The triggers used to upsert `search_terms` directly: a common
+lexeme's row then got a new version per statement, and a long transaction of single-row INSERTs walked its own
+ever longer chain of dead versions on every upsert: 1.41 ms per row at 2,000 rows, 14 minutes for 116k rows.)
+
+A background fold (`fold_sql`, memoryd.replication.term_fold: one replica at a time, under an advisory lock) moves
+committed deltas into `search_terms` in one statement (`DELETE … RETURNING` summed and upserted), a bounded batch at
+a time, so the delta table stays small and each folded count is updated once per batch rather than once per write.
+A reader's snapshot sees either a batch's deltas or their folded sum, never both or neither.
 
 A query term's document frequency is the sum over its distinct stems under the five configurations (pg_fts.py ORs
 them in the match). Counting the rows instead (what this replaces) read every matching row from the heap, ~14 ms
@@ -13,8 +25,10 @@ for a term in 9,600 of 100k turns (docs/postgres_search.md). The sum equals that
 different stems of the same term (a French and an English stem of one query word in the same row), where it counts
 the row twice: a rare over-count, never an under-count.
 
-Existing stores get the table, its triggers and its counts (filled from the rows) in place, once, under the schema's
-advisory lock, with the three tables locked against writers until that transaction commits (`upgrade_statements`).
+Existing stores get the tables, view and triggers in place, once, under the schema's advisory lock
+(pg_search_schema.upgrade): a store without counts is filled from its rows with the source tables locked against
+writers until that transaction commits (`fill_statements`); a store with the upsert triggers keeps its counts and
+gets the delta table and the new trigger functions.
 """
 
 from __future__ import annotations
@@ -23,16 +37,20 @@ from memoryd.storage.pg_names import quoted_schema
 
 #: The source tables counted (pg_search_schema.SEARCH_COLUMNS's keys).
 SOURCES = ("pinned_facts", "episodes", "transcript")
+#: Folded counts, pending deltas, and the view readers sum.
 TABLE = "search_terms"
+DELTAS = "search_term_deltas"
+COUNTS = "search_term_counts"
+#: Deltas moved into search_terms per fold statement (one transaction each: bounded however large a bulk load).
+FOLD_BATCH = 50_000
 
 
 def _delta_sql(s: str) -> str:
-    """The upsert of one statement's changes, inside the trigger function (`added`/`gone` transition tables)."""
+    """The append of one statement's changes, inside the trigger function (`added`/`gone` transition tables)."""
     return (
-        f"INSERT INTO {s}.{TABLE} AS t (agent_id, source, lexeme, rows) "
+        f"INSERT INTO {s}.{DELTAS} (agent_id, source, lexeme, n) "
         f"SELECT d.agent_id, TG_TABLE_NAME, d.lexeme, sum(d.n) FROM ("
-        f"{{changes}}) AS d GROUP BY d.agent_id, d.lexeme HAVING sum(d.n) <> 0 ORDER BY d.agent_id, d.lexeme "
-        f"ON CONFLICT (agent_id, source, lexeme) DO UPDATE SET rows = t.rows + excluded.rows"
+        f"{{changes}}) AS d GROUP BY d.agent_id, d.lexeme HAVING sum(d.n) <> 0"
     )
 
 
@@ -44,16 +62,16 @@ def _lexemes(table: str, sign: int, where: str = "") -> str:
 
 
 def ddl(schema: str) -> list[str]:
-    """The table, the trigger functions and the triggers (safe to run again; fills nothing)."""
+    """The tables, the view, the trigger functions and the triggers (safe to run again; fills nothing)."""
     s = quoted_schema(schema)
-    upsert = _delta_sql(s)
+    append = _delta_sql(s)
     changed = (
         " WHERE NOT EXISTS (SELECT 1 FROM {other} AS o WHERE o.id = r.id AND o.agent_id = r.agent_id "
         "AND o.search_vector IS NOT DISTINCT FROM r.search_vector)"
     )
-    inserted = upsert.format(changes=_lexemes("added", 1))
-    deleted = upsert.format(changes=_lexemes("gone", -1))
-    updated = upsert.format(
+    inserted = append.format(changes=_lexemes("added", 1))
+    deleted = append.format(changes=_lexemes("gone", -1))
+    updated = append.format(
         changes=_lexemes("added", 1, changed.format(other="gone"))
         + " UNION ALL "
         + _lexemes("gone", -1, changed.format(other="added"))
@@ -61,6 +79,11 @@ def ddl(schema: str) -> list[str]:
     statements = [
         f"CREATE TABLE IF NOT EXISTS {s}.{TABLE} (agent_id text NOT NULL, source text NOT NULL, lexeme text NOT "
         f"NULL, rows bigint NOT NULL, PRIMARY KEY (agent_id, source, lexeme))",
+        f"CREATE TABLE IF NOT EXISTS {s}.{DELTAS} (agent_id text NOT NULL, source text NOT NULL, lexeme text NOT "
+        f"NULL, n bigint NOT NULL)",
+        f"CREATE INDEX IF NOT EXISTS {DELTAS}_key ON {s}.{DELTAS} (agent_id, source, lexeme)",
+        f"CREATE OR REPLACE VIEW {s}.{COUNTS} AS SELECT agent_id, source, lexeme, rows FROM {s}.{TABLE} "
+        f"UNION ALL SELECT agent_id, source, lexeme, n FROM {s}.{DELTAS}",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_added() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
         f"BEGIN {inserted}; RETURN NULL; END $fn$",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_gone() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
@@ -68,7 +91,8 @@ def ddl(schema: str) -> list[str]:
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
         f"BEGIN {updated}; RETURN NULL; END $fn$",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_truncated() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
-        f"BEGIN DELETE FROM {s}.{TABLE} WHERE source = TG_TABLE_NAME; RETURN NULL; END $fn$",
+        f"BEGIN DELETE FROM {s}.{TABLE} WHERE source = TG_TABLE_NAME; "
+        f"DELETE FROM {s}.{DELTAS} WHERE source = TG_TABLE_NAME; RETURN NULL; END $fn$",
     ]
     for source in SOURCES:
         table = f"{s}.{source}"
@@ -85,13 +109,36 @@ def ddl(schema: str) -> list[str]:
     return statements
 
 
+def fold_sql(schema: str, batch: int = FOLD_BATCH) -> str:
+    """One fold step: up to `batch` committed deltas deleted and their sums added to search_terms, in one
+    statement (so no snapshot sees them in both places or in neither). Returns one row: the deltas moved. The
+    caller runs it under the fold's advisory lock, repeating while a full batch moved."""
+    s = quoted_schema(schema)
+    return (
+        f"WITH moved AS (DELETE FROM {s}.{DELTAS} WHERE ctid = ANY(ARRAY(SELECT ctid FROM {s}.{DELTAS} "
+        f"LIMIT {int(batch)})) RETURNING agent_id, source, lexeme, n), "
+        f"folded AS (INSERT INTO {s}.{TABLE} AS t (agent_id, source, lexeme, rows) SELECT agent_id, source, "
+        f"lexeme, sum(n) FROM moved GROUP BY agent_id, source, lexeme HAVING sum(n) <> 0 "
+        f"ORDER BY agent_id, source, lexeme ON CONFLICT (agent_id, source, lexeme) DO UPDATE "
+        f"SET rows = t.rows + excluded.rows) SELECT count(*) FROM moved"
+    )
+
+
+def pending_sql(schema: str) -> str:
+    """The number of deltas not yet folded (an estimate from the planner's statistics would do for a trigger;
+    this is exact, for tests and the bench)."""
+    return f"SELECT count(*) FROM {quoted_schema(schema)}.{DELTAS}"
+
+
 def fill_statements(schema: str) -> list[str]:
     """Recount every agent's lexemes from the rows (an upgrade, or a repair): the tables are locked against
     writers first (until the caller's transaction ends), so no row is counted twice or missed."""
     s = quoted_schema(schema)
     statements = [
-        f"LOCK TABLE {', '.join(f'{s}.{source}' for source in SOURCES)} IN SHARE ROW EXCLUSIVE MODE",
+        f"LOCK TABLE {', '.join(f'{s}.{source}' for source in (*SOURCES, TABLE, DELTAS))} "
+        f"IN SHARE ROW EXCLUSIVE MODE",
         f"DELETE FROM {s}.{TABLE}",
+        f"DELETE FROM {s}.{DELTAS}",
     ]
     for source in SOURCES:
         statements.append(
@@ -102,9 +149,10 @@ def fill_statements(schema: str) -> list[str]:
     return statements
 
 
-def missing_sql() -> str:
-    """A statement (one `%s`: the schema name) that is true when the store has no term statistics yet."""
-    return f"SELECT to_regclass(format('%%I.%%I', %s::text, '{TABLE}')) IS NULL"
+def missing_sql(table: str = TABLE) -> str:
+    """A statement (one `%s`: the schema name) that is true when the store has no `table` yet (TABLE: no term
+    statistics at all; DELTAS: the counts kept by upserting triggers, before the delta table)."""
+    return f"SELECT to_regclass(format('%%I.%%I', %s::text, '{table}')) IS NULL"
 
 
 def frequencies_sql(schema: str, source: str, configs: str) -> str:
@@ -116,6 +164,6 @@ def frequencies_sql(schema: str, source: str, configs: str) -> str:
         f"SELECT t.term, coalesce(sum(c.rows), 0) FROM unnest(%s::text[]) AS t(term) "
         f"LEFT JOIN LATERAL (SELECT DISTINCT l.lexeme FROM unnest(ARRAY[{configs}]::regconfig[]) AS g(cfg), "
         f"unnest(tsvector_to_array(to_tsvector(g.cfg, {s}.search_fold(t.term)))) AS l(lexeme)) AS x ON true "
-        f"LEFT JOIN {s}.{TABLE} AS c ON c.agent_id = %s AND c.source = '{source}' AND c.lexeme = x.lexeme "
+        f"LEFT JOIN {s}.{COUNTS} AS c ON c.agent_id = %s AND c.source = '{source}' AND c.lexeme = x.lexeme "
         f"GROUP BY t.term"
     )

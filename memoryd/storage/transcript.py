@@ -84,14 +84,27 @@ RETURNING id
 TranscriptRow = tuple[str, str, int, str, str, int, int]
 
 
-def insert_transcript_rows(connection: Any, rows: Sequence[TranscriptRow]) -> None:
-    """Insert whole transcript rows with their chunk indices given (Ingest writes a conversation at once); the
-    caller holds the write transaction. BufferTurn's batches go through write_turns, which numbers the chunks."""
-    connection.executemany(
+#: Rows per multi-row INSERT of insert_transcript_rows (7 parameters each: well under either backend's limit).
+INSERT_BATCH = 250
+
+
+@functools.lru_cache(maxsize=8)
+def _rows_sql(count: int) -> str:
+    return (
         "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, content, token_count, created_at_ms)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        rows,
+        f" VALUES {', '.join(['(?, ?, ?, ?, ?, ?, ?)'] * count)}"
     )
+
+
+def insert_transcript_rows(connection: Any, rows: Sequence[TranscriptRow]) -> None:
+    """Insert whole transcript rows with their chunk indices given (Ingest writes a conversation at once), one
+    multi-row INSERT per INSERT_BATCH rows, in order (ids follow the rows); the caller holds the write transaction.
+    One statement per batch, not per row: on PostgreSQL each statement is a round trip and fires the lexeme-count
+    trigger once (storage/pg_term_stats.py), which then sums the batch's lexemes before appending them. BufferTurn's
+    batches go through write_turns, which numbers the chunks."""
+    for start in range(0, len(rows), INSERT_BATCH):
+        batch = rows[start : start + INSERT_BATCH]
+        connection.execute(_rows_sql(len(batch)), [value for row in batch for value in row])
 
 
 def insert_imported_row(db: Database, values: Mapping[str, Any]) -> int:

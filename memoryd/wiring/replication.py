@@ -14,6 +14,7 @@ from memoryd.replication.claims import ClaimBook
 from memoryd.replication.due_queue import DbDueQueue
 from memoryd.replication.identity import replica_id
 from memoryd.replication.passes import CONSOLIDATION, PassResumer, PassRunner, SharedPassLock
+from memoryd.replication.term_fold import TermFolder
 from memoryd.storage.pg_advisory import PgAdvisoryLock
 from memoryd.storage.pg_coordination import PgCoordination
 from memoryd.storage.pg_endpoint import pg_endpoint
@@ -40,6 +41,8 @@ class Replication:
     capacity: int
     queue: DbDueQueue | None = None
     resumer: PassResumer | None = None
+    #: Folds the lexeme-count deltas every replica's writes append (one replica at a time).
+    folder: TermFolder | None = None
     _started: bool = field(default=False, repr=False)
 
     @property
@@ -76,6 +79,8 @@ class Replication:
             self._started = True
             self.feed.start()
             self.listener.start()
+            if self.folder is not None:
+                self.folder.start()
 
     def resume_passes(self, consolidator: PassRunner, *, check_s: float = 30.0) -> None:
         """Resume a consolidation pass another replica left unfinished (checked every check_s)."""
@@ -86,6 +91,8 @@ class Replication:
         """Stop every thread and close the connections (this replica's claims lapse or were released)."""
         if self.resumer is not None:
             self.resumer.close()
+        if self.folder is not None:
+            self.folder.close()
         self.book.close()
         self.listener.close()
         self.feed.close()
@@ -118,6 +125,7 @@ def build_replication(
         pass_lock=pass_lock,
         lease_s=lease_s,
         capacity=capacity,
+        folder=TermFolder(endpoint.connect, endpoint.schema),
     )
 
 

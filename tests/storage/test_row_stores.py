@@ -24,7 +24,7 @@ from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, AgentChan
 from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.maintenance import evictable_facts, turns_learned_before
 from memoryd.storage.store import Store
-from memoryd.storage.transcript import AgentMemoryDisabledError, RequestIdReusedError
+from memoryd.storage.transcript import INSERT_BATCH, AgentMemoryDisabledError, RequestIdReusedError
 
 AGENT = "agent-α"
 
@@ -215,6 +215,17 @@ def test_ingest_replaces_a_conversation_and_what_it_derived(store: Store) -> Non
     assert store.db.scalar("SELECT count(*) FROM pinned_facts") == 0
     assert store.db.scalar("SELECT count(*) FROM embeddings") == 0
     assert set(second.transcript_ids).isdisjoint(first.transcript_ids)
+
+
+def test_a_long_ingest_keeps_every_row_in_order_across_its_insert_batches(store: Store) -> None:
+    turns = [IngestTurn(f"turn {i} heron", "" if i % 3 else f"reply {i}") for i in range(INSERT_BATCH + 40)]
+    result = _writer(store).replace_conversation(AGENT, "long", turns, 7_000, skip_extraction=True)
+    rows = store.db.query("SELECT id, chunk_index, role, content FROM transcript ORDER BY id")
+    expected = [(2 * i, "user", t.user) for i, t in enumerate(turns)]
+    expected += [(2 * i + 1, "assistant", t.assistant) for i, t in enumerate(turns) if t.assistant]
+    assert [r[1:] for r in rows] == sorted(expected)  # ids follow the conversation's order
+    assert list(result.transcript_ids) == [r[0] for r in rows]
+    assert len(rows) > INSERT_BATCH
 
 
 def test_identity_overrides_and_per_agent_narratives(store: Store) -> None:
