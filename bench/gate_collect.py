@@ -88,6 +88,7 @@ def pinned_subset(profile: Profile, variant: str) -> tuple[str, ...]:
     rng = random.Random(f"{profile.profile}:{variant}")
     return tuple(sorted(rng.sample(active, min(len(active), rng.randint(low, high)))))
 
+
 def variant_profile(profile: Profile, removed: Sequence[str]) -> Profile:
     """The profile without the removed sections."""
     changes: dict[str, Any] = dict.fromkeys(removed, ())

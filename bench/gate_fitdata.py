@@ -229,7 +229,9 @@ def compose(
     given), the others measured as the read path measures an empty section."""
     sections: dict[Section, SectionEvidence | None] = {}
     for section, e in full.sections.items():
-        source = pinned_from.sections.get(section) if pinned_from is not None and section is Section.PINNED else e
+        source = (
+            pinned_from.sections.get(section) if pinned_from is not None and section is Section.PINNED else e
+        )
         keep = section.value in kept or (pinned_from is not None and section is Section.PINNED)
         sections[section] = (source if keep else SectionEvidence(terms=e.terms)) if e is not None else None
     identity = full.identity if "identity" in kept else IdentitySnapshot()
@@ -262,11 +264,15 @@ def sparse_examples(rows: Sequence[Recorded], *, vectorless: bool = False) -> li
                 agents.append((f"{name}_{few.variant[-1]}", evidence, (*kept, "pinned"), few.kept_pinned))
         for name, evidence, kept, kept_pinned in agents:
             removed = tuple(s for s in ALL_SECTIONS if s not in kept)
-            expected, acceptable = relabel(full.expected, full.acceptable, full.answer_ids, removed, kept_pinned)
+            expected, acceptable = relabel(
+                full.expected, full.acceptable, full.answer_ids, removed, kept_pinned
+            )
             evidence = without_vectors(evidence) if vectorless else evidence
             tag = f"{full.set}/sparse_{name}" + ("/novec" if vectorless else "")
             out.append(
-                Example(full.id, tag, full.lang, expected, acceptable, full.tags, compute(full.query, evidence))
+                Example(
+                    full.id, tag, full.lang, expected, acceptable, full.tags, compute(full.query, evidence)
+                )
             )
     return out
 
@@ -274,17 +280,17 @@ def sparse_examples(rows: Sequence[Recorded], *, vectorless: bool = False) -> li
 __all__ = [
     "ALL_SECTIONS",
     "FEW_WITH",
-    "SPARSE_COMBOS",
-    "compose",
-    "sparse_examples",
     "IDENTITYLESS_FROM",
     "ITEM_SECTIONS",
+    "SPARSE_COMBOS",
     "Recorded",
+    "compose",
     "evidence_from_json",
     "examples",
     "only_identity",
     "read",
     "relabel",
+    "sparse_examples",
     "without_identity",
     "without_vectors",
 ]
