@@ -27,6 +27,7 @@ import argparse
 import dataclasses
 import gzip
 import json
+import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -58,21 +59,49 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v3", ("test",)),
     (BENCH / "gate_v4", ("test",)),
     (BENCH / "gate_v5", ("test",)),
+    (BENCH / "gate_v6", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
+#: The second collection (gate-v5's session): gate_v6's four variants and every set's pinned-subset agents.
+SPARSE_OUT = BENCH / "results" / "gate_fit_evidence_sparse.jsonl.gz"
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "full": (),
     "no_episodes": ("episodes",),
     "transcript_only": ("identity", "pinned", "episodes"),
     "pinned_only": ("episodes", "transcript"),
+    # A new user's agent after one short session: a few pinned facts and nothing else (PINNED_FEW picks them).
+    "pinned_few_a": ("identity", "episodes", "transcript"),
+    "pinned_few_b": ("identity", "episodes", "transcript"),
 }
+#: Variants that keep only a random subset of the profile's active pinned facts: (smallest, largest) subset size.
+PINNED_FEW: dict[str, tuple[int, int]] = {"pinned_few_a": (1, 2), "pinned_few_b": (2, 4)}
+
+
+def pinned_subset(profile: Profile, variant: str) -> tuple[str, ...]:
+    """The ids of the active pinned facts a pinned-subset variant keeps (seeded by profile and variant, so a
+    re-collection keeps the same facts); () for any other variant (it keeps all or none)."""
+    if variant not in PINNED_FEW:
+        return ()
+    active = [fact.id for fact in profile.pinned if not fact.superseded_by]
+    low, high = PINNED_FEW[variant]
+    rng = random.Random(f"{profile.profile}:{variant}")
+    return tuple(sorted(rng.sample(active, min(len(active), rng.randint(low, high)))))
 
 
 def variant_profile(profile: Profile, removed: Sequence[str]) -> Profile:
     """The profile without the removed sections."""
     changes: dict[str, Any] = dict.fromkeys(removed, ())
     return replace(profile, **changes)
+
+
+def seeded_variant(profile: Profile, variant: str) -> Profile:
+    """The profile as one agent variant holds it (sections removed; a pinned-subset variant's facts)."""
+    out = variant_profile(profile, VARIANTS[variant])
+    if variant in PINNED_FEW:
+        kept = set(pinned_subset(profile, variant))
+        out = replace(out, pinned=tuple(fact for fact in profile.pinned if fact.id in kept))
+    return out
 
 
 def evidence_json(evidence: QueryEvidence) -> dict[str, Any]:
@@ -106,8 +135,18 @@ def recording() -> Iterator[list[tuple[str, QueryEvidence]]]:
         setattr(assemble_module, "compute", original)  # noqa: B010
 
 
-def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
-    """Seed every fitting profile (and its variants), ask every query, write one JSON line per (query, variant)."""
+def collect(
+    out: Path = OUT,
+    variants: Sequence[str] = tuple(VARIANTS),
+    sets: Sequence[str] | None = None,
+    extra: Sequence[tuple[str, str]] = (),
+) -> int:
+    """Seed every fitting profile (and its variants), ask every query, write one JSON line per (query, variant).
+
+    `sets` limits the fitting sets (directory names) the variants are collected for; `extra` adds (set, variant)
+    pairs beyond them (gate-v5's collection: gate_v6's variants and every set's pinned-subset agents)."""
+    wanted = {(d.name, v) for d, _ in FIT_SETS for v in variants if sets is None or d.name in sets}
+    wanted |= set(extra)
     home = Path(tempfile.mkdtemp(prefix="bench-gate-fit-"))
     rows = 0
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -119,8 +158,10 @@ def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
                 raw = load_profiles(data_dir / "memory.jsonl")
                 typed = load_typed_profiles(data_dir / "memory.jsonl")
                 for name in sorted(raw):
-                    for variant in variants:
-                        profile = variant_profile(typed[name], VARIANTS[variant])
+                    for variant in VARIANTS:
+                        if (data_dir.name, variant) not in wanted:
+                            continue
+                        profile = seeded_variant(typed[name], variant)
                         seeded = replace(profile, profile=f"{name}~{variant}")
                         seed_profile_grpc(client, seeded, raw[name], now_ms)
                         agents.append((name, variant, data_dir))
@@ -128,8 +169,11 @@ def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
         for name, variant, _ in agents:
             warm_identity(stack, f"{name}~{variant}")
         with recording() as seen:
-            for variant in variants:
+            for variant in VARIANTS:
                 for data_dir, splits in FIT_SETS:
+                    if (data_dir.name, variant) not in wanted:
+                        continue
+                    typed = load_typed_profiles(data_dir / "memory.jsonl")
                     for query in load_queries(splits, data_dir / "queries.jsonl"):
                         seen.clear()
                         outcome = assemble(stack, {**query, "profile": f"{query['profile']}~{variant}"})
@@ -150,6 +194,7 @@ def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
                             "set": data_dir.name,
                             "variant": variant,
                             "removed": list(VARIANTS[variant]),
+                            "kept_pinned": list(pinned_subset(typed[query["profile"]], variant)),
                             **{
                                 k: query.get(k)
                                 for k in ("id", "split", "profile", "lang", "query", "expected")
@@ -169,11 +214,23 @@ def collect(out: Path = OUT, variants: Sequence[str] = tuple(VARIANTS)) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS)[:4], choices=list(VARIANTS))
+    parser.add_argument("--sets", nargs="*", default=None, help="fitting sets (directory names) to collect")
+    parser.add_argument(
+        "--sparse",
+        action="store_true",
+        help=f"gate-v5's second collection into {SPARSE_OUT.name}: gate_v6's four variants and every set's"
+        " pinned-subset agents",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    rows = collect(args.out, args.variants)
-    print(f"wrote {rows} rows to {args.out} in {time.perf_counter() - started:.0f} s")
+    out = SPARSE_OUT if args.sparse else args.out
+    if args.sparse:
+        extra = [(d.name, v) for d, _ in FIT_SETS for v in PINNED_FEW]
+        rows = collect(out, list(VARIANTS)[:4], ["gate_v6"], extra)
+    else:
+        rows = collect(out, args.variants, args.sets)
+    print(f"wrote {rows} rows to {out} in {time.perf_counter() - started:.0f} s")
     return 0
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from memoryd.retrieval import gate_cues as cues
 from memoryd.retrieval import gate_lexicon as lex
+from memoryd.retrieval import gate_request as req
 from memoryd.retrieval import gate_signals as sig
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
@@ -55,6 +56,8 @@ def _section_names(prefix: str) -> list[str]:
     ]
 
 
+#: gate-v5's request-structure features (gate_request.py): about the world, and the request beyond its names.
+STRUCTURE_FEATURES = req.STRUCTURE_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -114,6 +117,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *cues.share_features(tuple(SEARCHED.values())),
     *REQUEST_FEATURES,
     *DERIVED,
+    *req.STRUCTURE_FEATURES,
 )
 
 
@@ -181,6 +185,9 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
     total_rarity = known_rarity = 0.0
     rare_known = rare_unknown = 0
     id_weight = 0.0
+    known_terms: set[str] = set()
+    named_terms: set[str] = set()
+    name_tokens = frozenset(cues.names(scanned))
     for term in terms:
         weight = max(rarity.get(term, 1.0), 0.05)
         is_in_identity = identity_counts is not None and identity_counts.get(index_term(term), 0) > 0
@@ -188,9 +195,12 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         total_rarity += weight
         if is_known:
             known_rarity += weight
+            known_terms.add(term)
         if is_in_identity:
             id_weight += weight
         is_rare = rarity.get(term, 1.0) >= 1.0 - RARE_ZIPF / 7.0
+        if is_known and (is_rare or term in name_tokens):
+            named_terms.add(term)
         if is_rare and is_known:
             rare_known += 1
         elif is_rare:
@@ -231,6 +241,19 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
     f["q_numbers"] = min(len(_NUMBER.findall(folded)), 3) / 3
+    f.update(
+        req.structure_features(
+            {term: max(rarity.get(term, 1.0), 0.05) for term in terms},
+            known_terms,
+            named_terms,
+            impersonal=req.is_impersonal(words, f["we_verb"] > 0),
+            self_contained=is_self_contained(f),
+            section_df={
+                prefix: (e.term_df if (e := evidence.sections.get(section)) is not None else {})
+                for section, prefix in SEARCHED.items()
+            },
+        )
+    )
 
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0
@@ -279,6 +302,7 @@ __all__ = [
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",
+    "STRUCTURE_FEATURES",
     "QueryEvidence",
     "compute",
     "derive",

@@ -1,11 +1,11 @@
 """The evidence gate's learned model: multinomial logistic regression over gate_features, loaded from a JSON file.
 
-The file the service loads is gate_model_v3.json next to this module, written by bench/train_gate.py from the frozen
-gate_v2 and gate_v3 sets (plus agents with sections missing and timed-out query vectors derived from them), its
-settings chosen by cross-validation grouped by profile. gate_model_v4.json (fitted on the TRAIN profiles of gate_v2
-to gate_v5, chosen on their DEV profiles) is kept beside it but is not the default: it declines a question whose
-every word a single pinned fact holds on an agent with no other section (docs/gate.md, "gate-v4"). Earlier versions
-stay next to it (gate_model_v2.json) so a figure can be reproduced; `ReadPath` takes a model file. It is small,
+The file the service loads is gate_model_v5.json next to this module, written by bench/train_gate.py: fitted on the
+TRAIN profiles of the frozen gate_v2 .. gate_v6 sets (plus agents with sections missing, timed-out query vectors
+and sparse agents derived from them), chosen on their DEV profiles among the candidates that place a pinned-only
+agent's fact (docs/gate.md, "gate-v5"). gate_model_v4.json is kept but not loaded: it declines a question whose
+every word one pinned fact holds on an agent with no other section. Earlier versions stay next to it
+(gate_model_v2.json, gate_model_v3.json) so a figure can be reproduced; `ReadPath` takes a model file. It is small,
 versioned and read once at startup; a missing or malformed file makes the gate fall back to the trigger phrases
 (reason says so).
 """
@@ -28,8 +28,8 @@ CLASSES: tuple[Section, ...] = (
     Section.EPISODES,
     Section.TRANSCRIPT,
 )
-#: The file the service loads (gate-v3; gate-v4 is kept but not loaded: docs/gate.md).
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v3.json"
+#: The file the service loads (gate-v5; gate-v3 and gate-v4 are kept for their figures: docs/gate.md).
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v5.json"
 
 
 class GateModelError(ValueError):

@@ -107,12 +107,14 @@ def test_vector_agreement_features(memoryd: MemorydHandle) -> None:
     assert f["t_cov_x_cos"] == pytest.approx(f["t_cov"] * f["t_cos"])
 
 
-def test_the_shipped_model_is_gate_v3_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
+def test_the_shipped_model_is_gate_v5_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
     model = load()
-    assert model is not None and model.version == "gate-v3"
-    assert DEFAULT_MODEL_PATH.name == "gate_model_v3.json"
+    assert model is not None and model.version == "gate-v5"
+    assert DEFAULT_MODEL_PATH.name == "gate_model_v5.json"
+    assert {"q_numbers", "named_rest_unknown", "p_rest_known"} <= set(model.features)
     features, reply = _features(memoryd, "olive mill slot?")
-    assert reply.decision.model_version == "gate-v3"
-    assert "q_numbers" in features  # measured for every model; gate-v4 (kept, not loaded) weighs it
-    kept = load(DEFAULT_MODEL_PATH.parent / "gate_model_v4.json")
-    assert kept is not None and kept.version == "gate-v4"
+    assert reply.decision.model_version == "gate-v5"
+    assert "rest_known" in features  # measured for every model
+    for version in (3, 4):  # kept, not loaded, for their figures
+        kept = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")
+        assert kept is not None and kept.version == f"gate-v{version}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.gate_fitdata import only_identity, relabel, without_identity, without_vectors
+from bench.gate_fitdata import compose, only_identity, relabel, without_identity, without_vectors
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate_cues import dates, names, numbers
 from memoryd.retrieval.gate_features import QueryEvidence, compute
@@ -63,3 +63,41 @@ def test_an_agent_with_identity_alone_has_empty_sections_and_no_entities() -> No
         "identity",
         (),
     )
+
+
+def test_a_pinned_subset_without_the_answer_fact_falls_through() -> None:
+    # The subset holds the answer fact: still pinned.
+    assert relabel("pinned", [], ["en1.p3"], ["episodes"], kept_pinned=["en1.p3"]) == ("pinned", ())
+    # It does not: the acceptable transcript turn answers, else nothing does.
+    assert relabel("pinned", ["transcript"], ["en1.p3", "en1.t2"], [], kept_pinned=["en1.p1"]) == (
+        "transcript",
+        (),
+    )
+    assert relabel("pinned", [], ["en1.p3"], ["transcript"], kept_pinned=["en1.p1"]) == ("none", ())
+    # An episode question keeps its label whatever pinned facts are kept.
+    assert relabel("episodes", ["pinned"], ["en1.e1", "en1.p3"], [], kept_pinned=["en1.p1"]) == (
+        "episodes",
+        (),
+    )
+
+
+def test_a_composed_agent_keeps_only_its_sections() -> None:
+    pinned = SectionEvidence(rows=2, terms=("beta",), term_df={"beta": 1}, coverage_top=1.0, cosine_top=0.7)
+    turns = SectionEvidence(rows=9, terms=("beta",), term_df={"beta": 3}, coverage_top=0.5, cosine_top=0.4)
+    few = SectionEvidence(rows=1, terms=("beta",), term_df={"beta": 1}, coverage_top=1.0, cosine_top=0.8)
+    identity = IdentitySnapshot(facts=(IdentityFact("1", "Works on the beta"),))
+    full = QueryEvidence(
+        {Section.PINNED: pinned, Section.TRANSCRIPT: turns}, identity, frozenset({"beta"}), 0.5
+    )
+    alone = compose(full, ("transcript",), frozenset())
+    assert alone.sections[Section.PINNED] == SectionEvidence(terms=("beta",))
+    assert alone.sections[Section.TRANSCRIPT] == turns
+    assert (alone.identity, alone.identity_cosine) == (IdentitySnapshot(), None)
+    with_few = compose(
+        full,
+        ("identity",),
+        frozenset(),
+        pinned_from=QueryEvidence({Section.PINNED: few}, identity, frozenset()),
+    )
+    assert with_few.sections[Section.PINNED] == few and with_few.identity == identity
+    assert with_few.sections[Section.TRANSCRIPT] == SectionEvidence(terms=("beta",))
