@@ -309,14 +309,20 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
     return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
 
-def print_errors(data: Fold, choice: Choice) -> None:
-    """Every wrong first choice on the DEV full profiles, with the query (to read by hand)."""
+def query_texts() -> dict[str, str]:
+    """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
     for n in (2, 3, 4, 5, 6):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
                 texts[str(row["id"])] = str(row["query"])
+    return texts
+
+
+def print_errors(data: Fold, choice: Choice) -> None:
+    """Every wrong first choice on the DEV full profiles, with the query (to read by hand)."""
+    texts = query_texts()
     dev = [i for i in range(len(data.items)) if data.is_dev[i] and data.is_full[i]]
     p = probability_matrix(choice.model, matrix([data.items[i] for i in dev], choice.model.features))
     for i, got in zip(dev, first_choices(p, choice.model.none_threshold), strict=True):
@@ -340,12 +346,7 @@ def contributions(model: GateModel, example: Example, section: str, top: int = 4
 
 def print_false(data: Fold, model: GateModel) -> None:
     """Every no-memory DEV query (full profiles) the model injects, with the features that decided it."""
-    texts: dict[str, str] = {}
-    for n in (2, 3, 4, 5, 6):
-        for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
-            if raw.strip():
-                row = json.loads(raw)
-                texts[str(row["id"])] = str(row["query"])
+    texts = query_texts()
     dev = [i for i in range(len(data.items)) if data.is_dev[i] and data.is_full[i]]
     p = probability_matrix(model, matrix([data.items[i] for i in dev], model.features))
     for row, (i, got) in enumerate(zip(dev, first_choices(p, model.none_threshold), strict=True)):
