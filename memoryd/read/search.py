@@ -56,12 +56,16 @@ class VectorSearcher(Protocol):
 
 @runtime_checkable
 class RowVectorSearcher(VectorSearcher, Protocol):
-    """A VectorSearcher that can also return the active rows among the nearest, read by the same statement
-    (PostgreSQL's registry: one round trip less per kind than searching, then loading the rows)."""
+    """A VectorSearcher that can also return the active rows among the first `rows` nearest, read by the same
+    statement (PostgreSQL's registry: one round trip less per kind than searching, then loading the rows)."""
 
     def search_with_rows(
-        self, agent_id: str, kind: str, model: str, vector: npt.NDArray[np.float32], k: int
+        self, agent_id: str, kind: str, model: str, vector: npt.NDArray[np.float32], k: int, rows: int
     ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]]: ...
+
+
+#: The nearest rows a RowVectorSearcher returns with its ranking: those the evidence reads (_evidence).
+VECTOR_ROWS = COSINE_BACKGROUND + COSINE_TOP
 
 
 #: One kind's vector side: its nearest (id, cosine), None when vectors are off, and the rows read with them.
@@ -353,7 +357,7 @@ class MemorySearch:
         rows: dict[int, MemoryRow],
     ) -> SectionEvidence:
         # Vectors of rows no longer active (superseded, disabled, deleted) may linger in faiss: they never count.
-        nearest = list(vector_scored or [])[: COSINE_BACKGROUND + COSINE_TOP]
+        nearest = list(vector_scored or [])[:VECTOR_ROWS]
         self._load(kind, agent_id, [row_id for row_id, _ in nearest], rows)
         cosine_top, cosine_mean3, cosine_gap = vector_evidence([(i, c) for i, c in nearest if i in rows])
         return SectionEvidence(
@@ -607,7 +611,7 @@ class MemorySearch:
             k = self.settings.vector_candidates
             read: dict[int, MemoryRow] = {}
             if isinstance(self._vectors, RowVectorSearcher):
-                hits, read = self._vectors.search_with_rows(agent_id, kind, model, vector, k)
+                hits, read = self._vectors.search_with_rows(agent_id, kind, model, vector, k, VECTOR_ROWS)
             else:
                 hits = self._vectors.search(agent_id, kind, model, vector, k)
             self._remember(key, list(hits), read)

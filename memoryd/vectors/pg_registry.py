@@ -124,23 +124,23 @@ class PgVectorRegistry(VectorRegistry):
 
     def search(self, agent_id: str, kind: str, model: str, vector: Vector, k: int) -> list[tuple[int, float]]:
         """Nearest rows of one agent and kind; [] when the agent has no vectors for `model`."""
-        return self._nearest(agent_id, kind, model, vector, k, with_rows=False)[0]
+        return self._nearest(agent_id, kind, model, vector, k, rows=None)[0]
 
     def search_with_rows(
-        self, agent_id: str, kind: str, model: str, vector: Vector, k: int
+        self, agent_id: str, kind: str, model: str, vector: Vector, k: int, rows: int
     ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]]:
-        """search()'s ranking plus the active rows among it, read by the same statement (read/search.py then
-        loads none of them again)."""
-        return self._nearest(agent_id, kind, model, vector, k, with_rows=True)
+        """search()'s ranking plus the active rows among its first `rows`, read by the same statement
+        (read/search.py then loads none of them again)."""
+        return self._nearest(agent_id, kind, model, vector, k, rows=rows)
 
     def _nearest(
-        self, agent_id: str, kind: str, model: str, vector: Vector, k: int, *, with_rows: bool
+        self, agent_id: str, kind: str, model: str, vector: Vector, k: int, *, rows: int | None
     ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]]:
         query = normalise(vector.reshape(1, -1))[0]
 
         def once(agent: AgentVectors) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]] | None:
-            if with_rows:
-                return self._vectors.nearest_rows(agent, kind, query, k)
+            if rows is not None:
+                return self._vectors.nearest_rows(agent, kind, query, k, rows)
             found = self._vectors.nearest(agent, kind, query, k)
             return None if found is None else (found, {})
 

@@ -102,16 +102,16 @@ def test_the_rows_come_with_the_same_ranking_and_are_the_rows_fetch_reads() -> N
         queries = _units(99, 12)
         for kind in KINDS:
             for query in (*queries, *seeded[kind][:4]):
-                for k in (13, 100):
+                for k, joined in ((13, 13), (100, 13), (100, 100), (20, 0)):
                     ranking = registry.search("a", kind, MODEL, query, k)
-                    with_rows, read = registry.search_with_rows("a", kind, MODEL, query, k)
+                    with_rows, read = registry.search_with_rows("a", kind, MODEL, query, k, joined)
                     assert with_rows == ranking and len(ranking) == k
-                    assert read == rows.fetch(kind, "a", [i for i, _ in ranking])
+                    assert read == rows.fetch(kind, "a", [i for i, _ in ranking[:joined]])
                     assert all(row.agent_id == "a" for row in read.values())
             if kind != KIND_TRANSCRIPT:  # superseded rows are ranked but never returned as rows
-                ranking, read = registry.search_with_rows("a", kind, MODEL, queries[0], 100)
+                ranking, read = registry.search_with_rows("a", kind, MODEL, queries[0], 100, 100)
                 assert len(read) < len(ranking)
-        assert registry.search_with_rows("nobody", KIND_PINNED, MODEL, queries[0], 10) == ([], {})
+        assert registry.search_with_rows("nobody", KIND_PINNED, MODEL, queries[0], 10, 10) == ([], {})
     finally:
         store.close()
 
