@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +52,30 @@ class VectorSearcher(Protocol):
     def search(
         self, agent_id: str, kind: str, model: str, vector: npt.NDArray[np.float32], k: int
     ) -> list[tuple[int, float]]: ...
+
+
+@runtime_checkable
+class RowVectorSearcher(VectorSearcher, Protocol):
+    """A VectorSearcher that can also return the active rows among the first `rows` nearest, read by the same
+    statement (PostgreSQL's registry: one round trip less per kind than searching, then loading the rows)."""
+
+    def search_with_rows(
+        self, agent_id: str, kind: str, model: str, vector: npt.NDArray[np.float32], k: int, rows: int
+    ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]]: ...
+
+
+#: The nearest rows a RowVectorSearcher returns with its ranking: those the evidence reads (_evidence).
+VECTOR_ROWS = COSINE_BACKGROUND + COSINE_TOP
+
+
+#: One kind's vector side: its nearest (id, cosine), None when vectors are off, and the rows read with them.
+_Nearest = tuple[list[tuple[int, float]] | None, dict[int, MemoryRow]]
+
+
+def _merge(rows: dict[int, MemoryRow], more: dict[int, MemoryRow]) -> None:
+    """Add the rows of `more` not in `rows` yet (a row loaded first stays)."""
+    for row_id, row in more.items():
+        rows.setdefault(row_id, row)
 
 
 @dataclass(frozen=True)
@@ -182,7 +206,7 @@ class MemorySearch:
         # scanning faiss twice: (agent, kind, model@generation, query) → (monotonic time, nearest (id, cosine)),
         # and (agent, kind, generation, query) → (time, keyword side, the rows it loaded).
         self._recent_vectors: OrderedDict[
-            tuple[str, str, str, str], tuple[float, list[tuple[int, float]]]
+            tuple[str, str, str, str], tuple[float, list[tuple[int, float]], dict[int, MemoryRow]]
         ] = OrderedDict()
         self._recent_keywords: OrderedDict[
             tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
@@ -243,12 +267,12 @@ class MemorySearch:
 
     def _start_vector_side(
         self, agent_id: str, kinds: Sequence[str], query: str, vector_timeout_s: float | None
-    ) -> Future[dict[str, list[tuple[int, float]] | None]]:
+    ) -> Future[dict[str, _Nearest]]:
         """The query embedding and every kind's nearest vectors, started on a helper thread (None per kind when
         vectors are off)."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            off: Future[dict[str, list[tuple[int, float]] | None]] = Future()
-            off.set_result(dict.fromkeys(kinds))
+            off: Future[dict[str, _Nearest]] = Future()
+            off.set_result({kind: (None, {}) for kind in kinds})
             return off
         return self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
 
@@ -259,7 +283,7 @@ class MemorySearch:
         query: str,
         *,
         vector_timeout_s: float | None = None,
-        vector_side: Future[dict[str, list[tuple[int, float]] | None]] | None = None,
+        vector_side: Future[dict[str, _Nearest]] | None = None,
     ) -> dict[str, SectionEvidence]:
         """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on helper
         threads (vector_side: already started by prefetch_evidence); meanwhile each kind's full keyword side runs
@@ -281,7 +305,10 @@ class MemorySearch:
             if kind not in threaded
         }
         sides.update((kind, future.result()) for kind, future in threaded.items())
-        vectors = vector_side.result()
+        nearest = vector_side.result()
+        vectors = {kind: scored for kind, (scored, _) in nearest.items()}
+        for kind, (_, read) in nearest.items():  # the rows the vector statements returned need no second read
+            _merge(rows[kind], read)
         # Each kind's evidence loads its nearest rows (one statement); with threaded kinds those loads overlap too.
         loaded = {
             kind: self._keyword_pool.submit(
@@ -330,7 +357,7 @@ class MemorySearch:
         rows: dict[int, MemoryRow],
     ) -> SectionEvidence:
         # Vectors of rows no longer active (superseded, disabled, deleted) may linger in faiss: they never count.
-        nearest = list(vector_scored or [])[: COSINE_BACKGROUND + COSINE_TOP]
+        nearest = list(vector_scored or [])[:VECTOR_ROWS]
         self._load(kind, agent_id, [row_id for row_id, _ in nearest], rows)
         cosine_top, cosine_mean3, cosine_gap = vector_evidence([(i, c) for i, c in nearest if i in rows])
         return SectionEvidence(
@@ -370,12 +397,13 @@ class MemorySearch:
             side, loaded = reused
             rows.update(loaded)
             use_one_thread()  # should a write have ended the vectors' reuse, faiss scans here as on the pools
-            vector_scored = self._vector_ranking(agent_id, kind, query, vector_timeout_s)
+            vector_scored, vector_rows = self._nearest(agent_id, kind, query, vector_timeout_s)
         else:
-            vector_side = self._pool.submit(self._vector_ranking, agent_id, kind, query, vector_timeout_s)
+            vector_side = self._pool.submit(self._nearest, agent_id, kind, query, vector_timeout_s)
             if terms:
                 side = self._keyword_side(agent_id, kind, terms, rows)
-            vector_scored = vector_side.result()
+            vector_scored, vector_rows = vector_side.result()
+        _merge(rows, vector_rows)
         if side.ranking:
             rankings.append(side.ranking)
             weights.append(s.bm25_weight)
@@ -550,10 +578,22 @@ class MemorySearch:
             side.ranking = hybrid.ranked(scores)
         return side
 
+    def _nearest(self, agent_id: str, kind: str, query: str, timeout_s: float | None = None) -> _Nearest:
+        """_vector_ranking, with the rows the vector search returned with it (none from faiss)."""
+        read: dict[int, MemoryRow] = {}
+        return self._vector_ranking(agent_id, kind, query, timeout_s, rows_out=read), read
+
     def _vector_ranking(
-        self, agent_id: str, kind: str, query: str, timeout_s: float | None = None
+        self,
+        agent_id: str,
+        kind: str,
+        query: str,
+        timeout_s: float | None = None,
+        *,
+        rows_out: dict[int, MemoryRow] | None = None,
     ) -> list[tuple[int, float]] | None:
-        """(row id, cosine) nearest first, or None when vectors are off or unavailable (search then uses FTS alone)."""
+        """(row id, cosine) nearest first, or None when vectors are off or unavailable (search then uses FTS alone).
+        A RowVectorSearcher's rows among them are added to `rows_out`."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
             return None
         try:
@@ -565,9 +605,18 @@ class MemorySearch:
             key = (agent_id, kind, f"{model}@{self._store.reads.generation}", query)
             recent = self._recent(key)
             if recent is not None:
-                return recent
-            hits = self._vectors.search(agent_id, kind, model, vector, self.settings.vector_candidates)
-            self._remember(key, list(hits))
+                if rows_out is not None:
+                    rows_out.update(recent[1])
+                return recent[0]
+            k = self.settings.vector_candidates
+            read: dict[int, MemoryRow] = {}
+            if isinstance(self._vectors, RowVectorSearcher):
+                hits, read = self._vectors.search_with_rows(agent_id, kind, model, vector, k, VECTOR_ROWS)
+            else:
+                hits = self._vectors.search(agent_id, kind, model, vector, k)
+            self._remember(key, list(hits), read)
+            if rows_out is not None:
+                rows_out.update(read)
         except Exception as error:
             _log.warning("vector search failed (%s); using full-text search only", type(error).__name__)
             return None
@@ -575,34 +624,37 @@ class MemorySearch:
 
     def _vector_rankings(
         self, agent_id: str, kinds: Sequence[str], query: str, timeout_s: float | None = None
-    ) -> dict[str, list[tuple[int, float]] | None]:
-        """_vector_ranking for several kinds with one query embedding; a kind maps to None without vectors."""
+    ) -> dict[str, _Nearest]:
+        """_nearest for several kinds with one query embedding; a kind maps to (None, {}) without vectors."""
+        off: dict[str, _Nearest] = {kind: (None, {}) for kind in kinds}
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
-            return dict.fromkeys(kinds)
+            return off
         try:
             embedded = self._embedder.embed_query(query, timeout_s)
         except Exception as error:
             _log.warning("query embedding failed (%s); using full-text search only", type(error).__name__)
             embedded = None
         if embedded is None:
-            return dict.fromkeys(kinds)
+            return off
         # Embedded above: each search below reads the Embedder's cache. Each kind has its own faiss index
         # (vectors/agent_index.py) and faiss releases the GIL, so the kinds are scanned side by side: the last one
         # on this thread, which would otherwise only wait.
         futures = {
-            kind: self._scan_pool.submit(self._vector_ranking, agent_id, kind, query, timeout_s)
+            kind: self._scan_pool.submit(self._nearest, agent_id, kind, query, timeout_s)
             for kind in kinds[:-1]
         }
-        here = {kind: self._vector_ranking(agent_id, kind, query, timeout_s) for kind in kinds[-1:]}
+        here = {kind: self._nearest(agent_id, kind, query, timeout_s) for kind in kinds[-1:]}
         found = {kind: future.result() for kind, future in futures.items()}
         return {kind: found[kind] if kind in found else here[kind] for kind in kinds}
 
-    def _recent(self, key: tuple[str, str, str, str]) -> list[tuple[int, float]] | None:
+    def _recent(
+        self, key: tuple[str, str, str, str]
+    ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]] | None:
         with self._recent_lock:
             held = self._recent_vectors.get(key)
             if held is None or time.monotonic() - held[0] > self.settings.reuse_s:
                 return None
-            return held[1]
+            return held[1], held[2]
 
     def _recent_keywords_for(
         self, key: tuple[str, str, int, str]
@@ -622,9 +674,11 @@ class MemorySearch:
             while len(self._recent_keywords) > 64:
                 self._recent_keywords.popitem(last=False)
 
-    def _remember(self, key: tuple[str, str, str, str], hits: list[tuple[int, float]]) -> None:
+    def _remember(
+        self, key: tuple[str, str, str, str], hits: list[tuple[int, float]], rows: dict[int, MemoryRow]
+    ) -> None:
         with self._recent_lock:
-            self._recent_vectors[key] = (time.monotonic(), hits)
+            self._recent_vectors[key] = (time.monotonic(), hits, rows)
             self._recent_vectors.move_to_end(key)
             while len(self._recent_vectors) > 256:
                 self._recent_vectors.popitem(last=False)

@@ -84,6 +84,11 @@ class Database:
         if not self.pw.in_transaction():  # the outermost block committed
             self.health.clear()
 
+    def write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write statement in a write transaction of its own (SQLite takes the file's write lock for it)."""
+        with self.write():
+            return int(self.execute(sql, params).rowcount)
+
     @contextmanager
     def read(self) -> Iterator[None]:
         """A consistent read snapshot (a deferred transaction) on this thread's connection."""

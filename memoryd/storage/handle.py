@@ -76,6 +76,10 @@ class Database(Protocol):
         """One consistent read snapshot."""
         ...
 
+    def write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write statement committed on its own (inside an open write: part of it); rows changed."""
+        ...
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
         """Run one statement on this thread's connection."""
         ...

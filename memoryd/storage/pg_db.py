@@ -241,6 +241,22 @@ class PgDatabase:
         if not self.pw.in_transaction():
             self.health.clear()
 
+    def write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write statement committed on its own: the connection's autocommit, no BEGIN / COMMIT round trips
+        and not the store's write lock (the server's row locks order it against other writers; an UPDATE's
+        `n = n + 1` re-reads a row another transaction changed, so no increment is lost). Inside an open write it
+        is part of that transaction. A fault is noted in health as write()'s are."""
+        outer = self.pw.in_transaction()
+        try:
+            changed = int(self.execute(sql, params).rowcount)
+        except Exception as error:
+            self.health.observe(error, "write")
+            raise
+        if not outer:
+            self._generation += 1
+            self.health.clear()
+        return changed
+
     @contextmanager
     def read(self) -> Iterator[None]:
         """A consistent snapshot (REPEATABLE READ) for the block, on this thread's connection."""

@@ -22,16 +22,17 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import psycopg
 
-from memoryd.domain import KINDS, now_ms
+from memoryd.domain import KINDS, MemoryRow, now_ms
 from memoryd.storage.pg_db import PgDatabase
 from memoryd.storage.pg_names import literal, partition_name, quoted_schema
 from memoryd.storage.pg_sql import PgQueries
+from memoryd.storage.rows import row_by_id_sql, row_from_record
 from memoryd.storage.tables import VECTOR_KINDS
 
 if TYPE_CHECKING:
@@ -235,6 +236,42 @@ class PgVectorStore:
             self._sizes[key] = (count <= EXACT_ROWS, time.monotonic())
         return count <= EXACT_ROWS
 
+    def nearest_rows_sql(self, agent: AgentVectors, kind: str, *, exact: bool = False) -> str:
+        """nearest_sql joined to the kind's table in the same statement: each nearest row's id and distance, then,
+        for the first %(rows)s of them, its active row's columns (storage/rows.py:row_from_record's; NULLs for a
+        row no longer active or further down), in the order of the nearest-rows statement."""
+        near = self.nearest_sql(agent, kind, exact=exact)
+        # The id is NULL past the first `rows`: an index condition no key matches, so those cost no probe (a filter
+        # on `place` was applied after probing all k, as a join filter).
+        row = row_by_id_sql(kind, "(CASE WHEN n.place <= %(rows)s THEN n.row_id END)", "%(agent)s")
+        return (
+            f"SELECT n.row_id, n.distance, r.* FROM (SELECT row_id, distance, row_number() OVER () AS place "
+            f"FROM ({near}) AS q) AS n LEFT JOIN LATERAL ({row}) AS r ON true ORDER BY n.place"
+        )
+
+    def _search(
+        self, agent: AgentVectors, kind: str, vector: npt.NDArray[np.float32], k: int, *, rows: int | None
+    ) -> list[tuple[Any, ...]] | None:
+        """The records of nearest() (rows None) or nearest_rows(); None when the partition no longer exists."""
+        params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k, "rows": rows}
+        try:
+            # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
+            # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
+            self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
+            for name, value in SEARCH_SETTINGS:
+                self._db.setting(name, value)
+            exact = self._is_exact(agent, kind)
+            sql = (
+                self.nearest_rows_sql(agent, kind, exact=exact)
+                if rows is not None
+                else self.nearest_sql(agent, kind, exact=exact)
+            )
+            return self._db.query(sql, params)
+        except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
+            with self._sizes_lock:
+                self._sizes.pop((agent.partition, kind), None)
+            return None
+
     def nearest(
         self, agent: AgentVectors, kind: str, vector: npt.NDArray[np.float32], k: int
     ) -> list[tuple[int, float]] | None:
@@ -242,19 +279,26 @@ class PgVectorStore:
         partition no longer exists (the agent was deleted, or switched model, since `agent` was read)."""
         if k < 1 or int(vector.shape[-1]) != agent.dimension:
             return []
-        params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k}
-        try:
-            # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
-            # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
-            self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
-            for name, value in SEARCH_SETTINGS:
-                self._db.setting(name, value)
-            rows = self._db.query(self.nearest_sql(agent, kind, exact=self._is_exact(agent, kind)), params)
-        except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
-            with self._sizes_lock:
-                self._sizes.pop((agent.partition, kind), None)
+        records = self._search(agent, kind, vector, k, rows=None)
+        if records is None:
             return None
-        return [(int(r[0]), 1.0 - float(r[1])) for r in rows]
+        return [(int(r[0]), 1.0 - float(r[1])) for r in records]
+
+    def nearest_rows(
+        self, agent: AgentVectors, kind: str, vector: npt.NDArray[np.float32], k: int, rows: int
+    ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]] | None:
+        """nearest()'s ranking and, from the same statement, the active rows among its first `rows` (what
+        RowStore.fetch(kind, agent, ids) returns for those ids): one round trip instead of two. Only the rows the
+        caller reads at once are joined: joining all k = 100 (transcript 10.4 → 12.2 ms p50 against the search and
+        a separate 13-row load, interleaved at load ~8) cost more than the round trip it saves."""
+        if k < 1 or int(vector.shape[-1]) != agent.dimension:
+            return [], {}
+        records = self._search(agent, kind, vector, k, rows=max(rows, 0))
+        if records is None:
+            return None
+        ranking = [(int(r[0]), 1.0 - float(r[1])) for r in records]
+        found = {int(r[0]): row_from_record(kind, r[2:]) for r in records if r[2] is not None}
+        return ranking, found
 
     def count(self, agent_id: str) -> int:
         """Vectors held for the agent (0 without a partition)."""

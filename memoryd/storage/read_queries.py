@@ -47,13 +47,21 @@ def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used
     """use_count + 1 and last_used = used_at_ms for exactly these facts of this agent."""
     if not fact_ids:
         return
-    marks = ",".join("?" * len(fact_ids))
-    with db.write():
-        db.execute(
-            f"UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
-            f"WHERE agent_id = ? AND id IN ({marks})",
-            (used_at_ms, agent_id, *fact_ids),
+    if db.dialect.is_postgres:
+        # One autocommitted statement, the ids as one array (one prepared text): one round trip on the read path
+        # instead of BEGIN, UPDATE, COMMIT (issue #21, pgread3).
+        db.write_one(
+            "UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
+            "WHERE agent_id = ? AND id = ANY(?::bigint[])",
+            (used_at_ms, agent_id, [int(i) for i in fact_ids]),
         )
+        return
+    marks = ",".join("?" * len(fact_ids))
+    db.write_one(
+        f"UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
+        f"WHERE agent_id = ? AND id IN ({marks})",
+        (used_at_ms, agent_id, *fact_ids),
+    )
 
 
 def corrections(db: Database, agent_id: str) -> list[tuple[str, str]]:

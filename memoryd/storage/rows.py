@@ -9,24 +9,59 @@ parsed and planned again), and no batch is ever split.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, MemoryRow
 from memoryd.storage.handle import Database
 
-_SELECT = {
+#: Per kind: the columns of a MemoryRow (row_from_record's order), the table, and the active-rows condition.
+_SOURCE = {
     KIND_PINNED: (
-        "SELECT id, agent_id, content, coalesce(source_conversation_id, ''), created_at_ms, '', salience, "
-        "tags_csv, 0, '' FROM pinned_facts WHERE id IN ({ids}) AND status = 'active' AND {agent} = ?"
+        "id, agent_id, content, coalesce(source_conversation_id, ''), created_at_ms, '', salience, tags_csv, 0, ''",
+        "pinned_facts",
+        " AND status = 'active'",
     ),
     KIND_EPISODE: (
-        "SELECT id, agent_id, summary, conversation_id, conversation_at_ms, '', salience, topics_csv, 0, entities_csv "
-        "FROM episodes WHERE id IN ({ids}) AND status = 'active' AND {agent} = ?"
+        "id, agent_id, summary, conversation_id, conversation_at_ms, '', salience, topics_csv, 0, entities_csv",
+        "episodes",
+        " AND status = 'active'",
     ),
     KIND_TRANSCRIPT: (
-        "SELECT id, agent_id, content, conversation_id, created_at_ms, role, 0.0, '', chunk_index, '' "
-        "FROM transcript WHERE id IN ({ids}) AND {agent} = ?"
+        "id, agent_id, content, conversation_id, created_at_ms, role, 0.0, '', chunk_index, ''",
+        "transcript",
+        "",
     ),
 }
+
+_SELECT = {
+    kind: f"SELECT {columns} FROM {table} WHERE id IN ({{ids}}){active} AND {{agent}} = ?"
+    for kind, (columns, table, active) in _SOURCE.items()
+}
+
+
+def row_by_id_sql(kind: str, id_sql: str, agent_sql: str) -> str:
+    """A statement selecting one active row of `kind` (row_from_record's columns) whose id is the SQL expression
+    `id_sql` and whose agent is `agent_sql` (a placeholder): the LATERAL join of pg_vectors.nearest_rows."""
+    columns, table, active = _SOURCE[kind]
+    return f"SELECT {columns} FROM {table} WHERE id = {id_sql}{active} AND agent_id = {agent_sql}"
+
+
+def row_from_record(kind: str, r: Sequence[Any]) -> MemoryRow:
+    """The MemoryRow of one record of `kind`'s columns (_SOURCE's order)."""
+    return MemoryRow(
+        kind=kind,
+        id=int(r[0]),
+        agent_id=r[1],
+        text=r[2],
+        conversation_id=r[3],
+        occurred_at_ms=int(r[4] or 0),
+        role=r[5],
+        salience=float(r[6] or 0.0),
+        topics=split_csv(r[7] or ""),
+        chunk_index=int(r[8] or 0),
+        entities=split_csv(r[9] or "") if kind == KIND_EPISODE else (),
+    )
+
 
 #: Text embedded for a row (episodes: summary + topics, as the reference app does).
 EMBED_TEXT_SQL = {
@@ -56,19 +91,7 @@ class RowStore:
         unique = list(dict.fromkeys(int(i) for i in ids))
         for sql, params in self._fetch_statements(kind, agent_id, unique):
             for r in self._db.query(sql, params):
-                found[int(r[0])] = MemoryRow(
-                    kind=kind,
-                    id=int(r[0]),
-                    agent_id=r[1],
-                    text=r[2],
-                    conversation_id=r[3],
-                    occurred_at_ms=int(r[4] or 0),
-                    role=r[5],
-                    salience=float(r[6] or 0.0),
-                    topics=split_csv(r[7] or ""),
-                    chunk_index=int(r[8] or 0),
-                    entities=split_csv(r[9] or "") if kind == KIND_EPISODE else (),
-                )
+                found[int(r[0])] = row_from_record(kind, r)
         return found
 
     def _fetch_statements(

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
+from memoryd.domain import MemoryRow
 from memoryd.storage.pg_vectors import AgentVectors, PgVectorStore
 from memoryd.vectors.codec import Vector, from_blob, normalise
 from memoryd.vectors.registry import IndexState, VectorRegistry
@@ -123,19 +124,37 @@ class PgVectorRegistry(VectorRegistry):
 
     def search(self, agent_id: str, kind: str, model: str, vector: Vector, k: int) -> list[tuple[int, float]]:
         """Nearest rows of one agent and kind; [] when the agent has no vectors for `model`."""
+        return self._nearest(agent_id, kind, model, vector, k, rows=None)[0]
+
+    def search_with_rows(
+        self, agent_id: str, kind: str, model: str, vector: Vector, k: int, rows: int
+    ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]]:
+        """search()'s ranking plus the active rows among its first `rows`, read by the same statement
+        (read/search.py then loads none of them again)."""
+        return self._nearest(agent_id, kind, model, vector, k, rows=rows)
+
+    def _nearest(
+        self, agent_id: str, kind: str, model: str, vector: Vector, k: int, *, rows: int | None
+    ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]]:
+        query = normalise(vector.reshape(1, -1))[0]
+
+        def once(agent: AgentVectors) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]] | None:
+            if rows is not None:
+                return self._vectors.nearest_rows(agent, kind, query, k, rows)
+            found = self._vectors.nearest(agent, kind, query, k)
+            return None if found is None else (found, {})
+
         agent = self._agent_for(agent_id, model, int(vector.shape[-1]))
         if agent is None:
-            return []
-        found = self._vectors.nearest(agent, kind, normalise(vector.reshape(1, -1))[0], k)
-        if found is None:  # the partition went away under the cached entry (another replica): look again once
+            return [], {}
+        result = once(agent)
+        if (
+            result is None
+        ):  # the partition went away under the cached entry (another replica): look again once
             self._remember(None, agent_id)
             agent = self._agent_for(agent_id, model, int(vector.shape[-1]))
-            found = (
-                []
-                if agent is None
-                else self._vectors.nearest(agent, kind, normalise(vector.reshape(1, -1))[0], k)
-            )
-        return found or []
+            result = None if agent is None else once(agent)
+        return result or ([], {})
 
     def directory(self, agent_id: str) -> Path:
         """No folder holds the agent's vectors: a path that never exists (console's file checks find nothing)."""
