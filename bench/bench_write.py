@@ -306,9 +306,14 @@ def _durable(pg: PostgresInstance) -> tuple[str, str]:
         for name in _DURABLE:
             conn.execute(sql.SQL("ALTER SYSTEM RESET {}").format(sql.Identifier(name)))
         conn.execute("SELECT pg_reload_conf()")
-        settings = {
-            n: str(conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(n))).fetchall()) for n in _DURABLE
-        }
+        deadline = time.monotonic() + 10  # the postmaster applies the reload asynchronously (later on a busy machine)
+        while True:
+            settings = {
+                n: str(conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(n))).fetchall()) for n in _DURABLE
+            }
+            if set(settings.values()) == {"[('on',)]"} or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
     if set(settings.values()) != {"[('on',)]"}:
         raise RuntimeError(f"PostgreSQL durability not restored: {settings}")
     return pg.dsn, _async_database(pg, ASYNC_DATABASE)
