@@ -117,6 +117,8 @@ class LoadResult:
     server_cpu_us: float = 0.0
     server_sys_share: float = 0.0
     switches: float = 0.0
+    #: PostgreSQL's WAL written per call over the run (bytes, all databases of the server; 0 on SQLite).
+    wal_bytes: float = 0.0
 
     @property
     def per_s(self) -> float:
@@ -306,9 +308,17 @@ def _durable(pg: PostgresInstance) -> tuple[str, str]:
         for name in _DURABLE:
             conn.execute(sql.SQL("ALTER SYSTEM RESET {}").format(sql.Identifier(name)))
         conn.execute("SELECT pg_reload_conf()")
-        settings = {
-            n: str(conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(n))).fetchall()) for n in _DURABLE
-        }
+        deadline = (
+            time.monotonic() + 10
+        )  # the postmaster applies the reload asynchronously (later on a busy machine)
+        while True:
+            settings = {
+                n: str(conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(n))).fetchall())
+                for n in _DURABLE
+            }
+            if set(settings.values()) == {"[('on',)]"} or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
     if set(settings.values()) != {"[('on',)]"}:
         raise RuntimeError(f"PostgreSQL durability not restored: {settings}")
     return pg.dsn, _async_database(pg, ASYNC_DATABASE)
@@ -343,6 +353,24 @@ def _row(r: LoadResult) -> str:
     )
 
 
+def _wal_lsn(pg: PostgresInstance) -> str:
+    import psycopg
+
+    with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
+        row = conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+    return str(row[0]) if row else "0/0"
+
+
+def _wal_since(pg: PostgresInstance, lsn: str) -> float:
+    import psycopg
+
+    with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s::pg_lsn)", (lsn,)
+        ).fetchone()
+    return float(row[0]) if row else 0.0
+
+
 def _measure(
     module: str, home: Path, pg: PostgresInstance
 ) -> tuple[
@@ -365,7 +393,11 @@ def _measure(
             for n in (1, 8):
                 for backend, (process, target) in servers.items():
                     for rpc in (NOOP, "BufferTurn"):
+                        lsn = _wal_lsn(pg)
                         result = _run_load(target, rpc, n, process.pid, backend)
+                        if backend != SQLITE:  # the PostgreSQL arms run one at a time: the WAL is this run's
+                            served = result.calls + n * (WARMUP_CALLS // 4)
+                            result = replace(result, wal_bytes=_wal_since(pg, lsn) / served)
                         runs.setdefault((backend, rpc, n), []).append(result)
         ingests: dict[str, tuple[list[float], list[float]]] = {backend: ([], []) for backend in servers}
         for run in range(INGEST_RUNS):  # interleaved across backends too, like the load runs
@@ -422,6 +454,14 @@ def run() -> list[BenchResult]:
     )
     now, before = loads[(POSTGRES_ASYNC, "BufferTurn", 1)], loads[(POSTGRES_UPSERT, "BufferTurn", 1)]
     now8, before8 = loads[(POSTGRES_ASYNC, "BufferTurn", 8)], loads[(POSTGRES_UPSERT, "BufferTurn", 8)]
+    wal8 = {
+        b: statistics.median(r.wal_bytes for r in runs[(b, "BufferTurn", 8)])
+        for b in (POSTGRES_ASYNC, POSTGRES_UPSERT)
+    }
+    turns8 = {
+        b: ", ".join(f"{r.per_s:,.0f}" for r in runs[(b, "BufferTurn", 8)])
+        for b in (POSTGRES_ASYNC, POSTGRES_UPSERT)
+    }
     of_sqlite = {
         b: loads[(b, "BufferTurn", 8)].per_s / loads[(SQLITE, "BufferTurn", 8)].per_s for b in BACKENDS
     }
@@ -434,7 +474,8 @@ synchronous_commit on (every commit waits for its WAL flush: no acknowledged tur
 "{POSTGRES_ASYNC}" on a database set to synchronous_commit off, the durability class of SQLite's WAL with
 synchronous=NORMAL (a crash of the machine may lose the last commits; nothing is ever corrupted), and
 "{POSTGRES_UPSERT}": the same as the last, its store's lexeme-count trigger functions put back to the ones memoryd
-shipped before issue 21's append-only deltas (each statement upserting `search_terms`). PostgreSQL's
+shipped before issue 21's append-only deltas (each statement upserting `search_terms`); the deltas are one row per
+writing statement and agent (lexemes and changes as arrays), folded every 2 s. PostgreSQL's
 processes share the same cores. Debounce armed on every BufferTurn: **{armed_note}**. Clients: one
 separate process on grpc.aio, one channel per client, {DURATION_S:g} s per run after a warm-up; payload
 {len(USER)} + {len(ASSISTANT)} characters. Calls/s = calls completed in the timed window / its length. The no-op is
@@ -459,7 +500,9 @@ calls/s.
 The lexeme-count triggers, before and after (synchronous_commit off on both, same run): BufferTurn at 1 client
 p50/p95 **{before.pct(0.5):.2f} / {before.pct(0.95):.2f} ms** with the upserting triggers, **{now.pct(0.5):.2f} /
 {now.pct(0.95):.2f} ms** with the deltas ({now.pct(0.5) / before.pct(0.5):.2f}× / {now.pct(0.95) / before.pct(0.95):.2f}×);
-at 8 clients {before8.per_s:,.0f} → {now8.per_s:,.0f} turns/s ({now8.per_s / before8.per_s:.2f}×). Ingest (1,000 turns,
+at 8 clients {before8.per_s:,.0f} → {now8.per_s:,.0f} turns/s ({now8.per_s / before8.per_s:.2f}×; each run's, in order:
+{turns8[POSTGRES_UPSERT]} → {turns8[POSTGRES_ASYNC]}), WAL per turn at 8 clients {wal8[POSTGRES_UPSERT]:,.0f} →
+{wal8[POSTGRES_ASYNC]:,.0f} bytes (median of the runs; the delta arm's includes its fold's). Ingest (1,000 turns,
 multi-row INSERTs in both): {ingest[POSTGRES_UPSERT][0]:,.0f} → {ingest[POSTGRES_ASYNC][0]:,.0f} turns/s
 ({ingest[POSTGRES_ASYNC][0] / ingest[POSTGRES_UPSERT][0]:.2f}×); the old one-statement-per-row Ingest is in the bulk
 section below.

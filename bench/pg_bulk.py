@@ -213,7 +213,7 @@ Single-row INSERTs, all in one transaction (ms per row over the first and the la
 {single}
 
 After the {BULK_ROWS:,}-row load committed, the fold moved its {figures.folded:,} deltas into `search_terms` in
-{figures.fold_s:.1f} s (batches of {pg_term_stats.FOLD_BATCH:,}, each its own transaction).
+{figures.fold_s:.1f} s (batches of {pg_term_stats.FOLD_BATCH:,} delta rows, one per statement and agent, each its own transaction).
 
 Ingest's write shape, {INGEST_ROWS:,} rows in one transaction (ms per row; the mean of {INGEST_ROUNDS} rounds, the
 designs' order alternating):

@@ -163,6 +163,11 @@ def upgrade(db: PgQueries, schema: str) -> list[str]:
         for statement in pg_term_stats.ddl(schema):
             db.execute(statement)
         applied.append("search_term_deltas")
+    elif db.scalar(pg_term_stats.per_lexeme_sql(), (schema,)):
+        # Deltas of the first layout (a row per lexeme): folded, and the table made again as a row per statement.
+        for statement in pg_term_stats.relayout_statements(schema) + pg_term_stats.ddl(schema):
+            db.execute(statement)
+        applied.append("search_term_deltas arrays")
     if any(
         db.scalar(
             "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NULL", (schema, f"{t}_repeats_gin")

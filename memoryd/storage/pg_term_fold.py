@@ -2,7 +2,7 @@
 
 Each batch is its own transaction: a transaction-level advisory lock taken without waiting (another replica folding
 → this round is skipped), then pg_term_stats.fold_sql, which moves up to `batch` committed deltas into search_terms
-in one statement. While batches come back full the next follows at once (at most MAX_BATCHES a round), so a bulk
+in one statement (a batch counts delta rows, one per writing statement and agent). While batches come back full the next follows at once (at most MAX_BATCHES a round), so a bulk
 load's deltas are gone soon after its commit and no fold transaction grows with the load. A fold interrupted by a
 crash rolls back: its deltas stay for the next one.
 """
@@ -32,7 +32,7 @@ class PgTermFold:
         self._sql = pg_term_stats.fold_sql(schema, batch)
         self._batch = batch
         self._conn: psycopg.Connection[Any] | None = None
-        #: Deltas this fold moved so far.
+        #: (agent, source, lexeme) changes this fold moved so far.
         self.folded = 0
 
     def _connection(self) -> psycopg.Connection[Any]:
@@ -42,7 +42,7 @@ class PgTermFold:
         return self._conn
 
     def fold_once(self) -> int | None:
-        """One round: the deltas moved, or None when another session held the fold lock from the start. A
+        """One round: the (agent, source, lexeme) changes moved, or None when another session held the fold lock from the start. A
         failure closes the connection (the next round opens another) and is raised."""
         conn = self._connection()
         moved = 0
@@ -53,10 +53,10 @@ class PgTermFold:
                     if not (row and row[0]):
                         return None if moved == 0 else moved
                     done = conn.execute(self._sql).fetchone()
-                step = int(done[0]) if done else 0
-                moved += step
-                self.folded += step
-                if step < self._batch:
+                rows, changes = (int(done[0]), int(done[1])) if done else (0, 0)
+                moved += changes
+                self.folded += changes
+                if rows < self._batch:
                     break
         except psycopg.Error:
             self.close()

@@ -41,16 +41,24 @@ SOURCES = ("pinned_facts", "episodes", "transcript")
 TABLE = "search_terms"
 DELTAS = "search_term_deltas"
 COUNTS = "search_term_counts"
-#: Deltas moved into search_terms per fold statement (one transaction each: bounded however large a bulk load).
-FOLD_BATCH = 50_000
+#: Delta rows (one per statement and agent) moved into search_terms per fold statement (one transaction each:
+#: bounded however large a bulk load; a row of a 250-row INSERT holds a few thousand lexemes).
+FOLD_BATCH = 5_000
+#: The delta table is insert-then-delete: vacuumed after a few hundred dead rows rather than 20% of the table.
+DELTA_AUTOVACUUM = (
+    "autovacuum_vacuum_threshold = 500, autovacuum_vacuum_scale_factor = 0, "
+    "autovacuum_vacuum_insert_threshold = -1"
+)
 
 
 def _delta_sql(s: str) -> str:
-    """The append of one statement's changes, inside the trigger function (`added`/`gone` transition tables)."""
+    """The append of one statement's changes, inside the trigger function (`added`/`gone` transition tables): one
+    row per agent, its lexemes and their summed changes as two parallel arrays."""
     return (
-        f"INSERT INTO {s}.{DELTAS} (agent_id, source, lexeme, n) "
-        f"SELECT d.agent_id, TG_TABLE_NAME, d.lexeme, sum(d.n) FROM ("
-        f"{{changes}}) AS d GROUP BY d.agent_id, d.lexeme HAVING sum(d.n) <> 0"
+        f"INSERT INTO {s}.{DELTAS} (agent_id, source, lexemes, ns) "
+        f"SELECT d.agent_id, TG_TABLE_NAME, array_agg(d.lexeme ORDER BY d.lexeme), array_agg(d.n ORDER BY d.lexeme) "
+        f"FROM (SELECT c.agent_id, c.lexeme, sum(c.n) AS n FROM ({{changes}}) AS c GROUP BY c.agent_id, c.lexeme "
+        f"HAVING sum(c.n) <> 0) AS d GROUP BY d.agent_id"
     )
 
 
@@ -79,11 +87,12 @@ def ddl(schema: str) -> list[str]:
     statements = [
         f"CREATE TABLE IF NOT EXISTS {s}.{TABLE} (agent_id text NOT NULL, source text NOT NULL, lexeme text NOT "
         f"NULL, rows bigint NOT NULL, PRIMARY KEY (agent_id, source, lexeme))",
-        f"CREATE TABLE IF NOT EXISTS {s}.{DELTAS} (agent_id text NOT NULL, source text NOT NULL, lexeme text NOT "
-        f"NULL, n bigint NOT NULL)",
-        f"CREATE INDEX IF NOT EXISTS {DELTAS}_key ON {s}.{DELTAS} (agent_id, source, lexeme)",
+        f"CREATE TABLE IF NOT EXISTS {s}.{DELTAS} (agent_id text NOT NULL, source text NOT NULL, lexemes text[] "
+        f"NOT NULL, ns bigint[] NOT NULL) WITH ({DELTA_AUTOVACUUM})",
+        f"CREATE INDEX IF NOT EXISTS {DELTAS}_agent ON {s}.{DELTAS} (agent_id, source)",
         f"CREATE OR REPLACE VIEW {s}.{COUNTS} AS SELECT agent_id, source, lexeme, rows FROM {s}.{TABLE} "
-        f"UNION ALL SELECT agent_id, source, lexeme, n FROM {s}.{DELTAS}",
+        f"UNION ALL SELECT d.agent_id, d.source, u.lexeme, u.n FROM {s}.{DELTAS} AS d "
+        f"CROSS JOIN LATERAL unnest(d.lexemes, d.ns) AS u(lexeme, n)",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_added() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
         f"BEGIN {inserted}; RETURN NULL; END $fn$",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_gone() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
@@ -110,24 +119,51 @@ def ddl(schema: str) -> list[str]:
 
 
 def fold_sql(schema: str, batch: int = FOLD_BATCH) -> str:
-    """One fold step: up to `batch` committed deltas deleted and their sums added to search_terms, in one
-    statement (so no snapshot sees them in both places or in neither). Returns one row: the deltas moved. The
-    caller runs it under the fold's advisory lock, repeating while a full batch moved."""
+    """One fold step: up to `batch` committed delta rows deleted and their sums added to search_terms, in one
+    statement (so no snapshot sees them in both places or in neither). Returns one row: the delta rows moved and
+    the (agent, source, lexeme) changes they held. The caller runs it under the fold's advisory lock, repeating
+    while a full batch moved."""
     s = quoted_schema(schema)
     return (
         f"WITH moved AS (DELETE FROM {s}.{DELTAS} WHERE ctid = ANY(ARRAY(SELECT ctid FROM {s}.{DELTAS} "
-        f"LIMIT {int(batch)})) RETURNING agent_id, source, lexeme, n), "
-        f"folded AS (INSERT INTO {s}.{TABLE} AS t (agent_id, source, lexeme, rows) SELECT agent_id, source, "
-        f"lexeme, sum(n) FROM moved GROUP BY agent_id, source, lexeme HAVING sum(n) <> 0 "
-        f"ORDER BY agent_id, source, lexeme ON CONFLICT (agent_id, source, lexeme) DO UPDATE "
-        f"SET rows = t.rows + excluded.rows) SELECT count(*) FROM moved"
+        f"LIMIT {int(batch)})) RETURNING agent_id, source, lexemes, ns), "
+        f"folded AS (INSERT INTO {s}.{TABLE} AS t (agent_id, source, lexeme, rows) SELECT m.agent_id, m.source, "
+        f"u.lexeme, sum(u.n) FROM moved AS m CROSS JOIN LATERAL unnest(m.lexemes, m.ns) AS u(lexeme, n) "
+        f"GROUP BY m.agent_id, m.source, u.lexeme HAVING sum(u.n) <> 0 "
+        f"ORDER BY m.agent_id, m.source, u.lexeme ON CONFLICT (agent_id, source, lexeme) DO UPDATE "
+        f"SET rows = t.rows + excluded.rows) "
+        f"SELECT count(*), coalesce(sum(cardinality(lexemes)), 0) FROM moved"
     )
 
 
 def pending_sql(schema: str) -> str:
-    """The number of deltas not yet folded (an estimate from the planner's statistics would do for a trigger;
-    this is exact, for tests and the bench)."""
-    return f"SELECT count(*) FROM {quoted_schema(schema)}.{DELTAS}"
+    """The number of (agent, source, lexeme) changes not yet folded (exact, for tests and the bench)."""
+    return f"SELECT coalesce(sum(cardinality(lexemes)), 0) FROM {quoted_schema(schema)}.{DELTAS}"
+
+
+def per_lexeme_sql() -> str:
+    """A statement (one `%s`: the schema name) that is true when the store's delta table is the first layout, one
+    row per (agent, source, lexeme) (`relayout_statements` replaces it)."""
+    return (
+        "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = %s::text "
+        f"AND table_name = '{DELTAS}' AND column_name = 'lexeme')"
+    )
+
+
+def relayout_statements(schema: str) -> list[str]:
+    """A delta table of the first layout folded into search_terms and dropped, with the source tables locked
+    against writers until the caller's transaction ends (no delta is appended to the old table meanwhile); ddl()
+    then creates the new one."""
+    s = quoted_schema(schema)
+    return [
+        f"LOCK TABLE {', '.join(f'{s}.{source}' for source in (*SOURCES, TABLE, DELTAS))} "
+        f"IN SHARE ROW EXCLUSIVE MODE",
+        f"INSERT INTO {s}.{TABLE} AS t (agent_id, source, lexeme, rows) SELECT agent_id, source, lexeme, sum(n) "
+        f"FROM {s}.{DELTAS} GROUP BY agent_id, source, lexeme HAVING sum(n) <> 0 ORDER BY agent_id, source, lexeme "
+        f"ON CONFLICT (agent_id, source, lexeme) DO UPDATE SET rows = t.rows + excluded.rows",
+        f"DROP VIEW IF EXISTS {s}.{COUNTS}",
+        f"DROP TABLE {s}.{DELTAS}",
+    ]
 
 
 def fill_statements(schema: str) -> list[str]:

@@ -227,6 +227,50 @@ def test_a_store_kept_by_the_upserting_triggers_gets_the_deltas_and_keeps_its_co
         assert _mismatches(check, schema) == 0
 
 
+def test_a_store_with_a_delta_row_per_lexeme_gets_a_row_per_statement_and_keeps_its_counts(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    s = f'"{schema}"'
+    insert = (
+        f"INSERT INTO {s}.transcript (agent_id, conversation_id, chunk_index, role, content, created_at_ms) "
+        "VALUES (%s, 'c', %s, 'user', %s, 1)"
+    )
+    pg.execute(insert, ("a", 0, "The heron stood in the pond"))
+    folder = TermFolder(_autocommit(pg.dsn), schema)
+    folder.fold_once()
+    folder.close()
+    # The first delta layout (one row per agent, source and lexeme), with deltas pending in it.
+    pg.execute(f"DROP TABLE {s}.{pg_term_stats.DELTAS} CASCADE")
+    pg.execute(
+        f"CREATE TABLE {s}.{pg_term_stats.DELTAS} (agent_id text NOT NULL, source text NOT NULL, lexeme text NOT "
+        "NULL, n bigint NOT NULL)"
+    )
+    pg.execute(
+        f"CREATE VIEW {s}.{pg_term_stats.COUNTS} AS SELECT agent_id, source, lexeme, rows FROM "
+        f"{s}.{pg_term_stats.TABLE} UNION ALL SELECT agent_id, source, lexeme, n FROM {s}.{pg_term_stats.DELTAS}"
+    )
+    pg.execute(
+        f"CREATE OR REPLACE FUNCTION {s}.search_terms_added() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN "
+        f"INSERT INTO {s}.{pg_term_stats.DELTAS} (agent_id, source, lexeme, n) SELECT r.agent_id, TG_TABLE_NAME, "
+        "l.lexeme, count(*) FROM added AS r CROSS JOIN LATERAL unnest(tsvector_to_array(r.search_vector)) "
+        "AS l(lexeme) GROUP BY r.agent_id, l.lexeme; RETURN NULL; END $fn$"
+    )
+    for i, (agent, text) in enumerate((("a", "Two herons"), ("b", "Ponds everywhere"), ("a", "heron again"))):
+        pg.execute(insert, (agent, i + 1, text))
+    assert pg.scalar(f"SELECT count(*) FROM {s}.{pg_term_stats.DELTAS}") == 6
+    with psycopg.connect(pg.dsn, autocommit=True) as check:
+        assert _mismatches(check, schema) == 0
+    open_store(pg.dsn, schema=schema).close()  # the upgrade folds them and makes the table again
+    assert not pg.scalar(pg_term_stats.per_lexeme_sql(), (schema,))
+    assert pg.scalar(pg_term_stats.pending_sql(schema)) == 0
+    with psycopg.connect(pg.dsn, autocommit=True) as check:
+        assert _mismatches(check, schema) == 0
+    pg.execute(insert, ("a", 9, "one more heron"))
+    assert pg.scalar(f"SELECT count(*) FROM {s}.{pg_term_stats.DELTAS}") == 1  # one row for the statement
+    assert pg.scalar(pg_term_stats.pending_sql(schema)) == 3
+    with psycopg.connect(pg.dsn, autocommit=True) as check:
+        assert _mismatches(check, schema) == 0
+
+
 def test_a_store_with_the_old_language_rule_gets_the_cheaper_one_with_the_same_answers(pg: PgSql) -> None:  # noqa: F811
     schema = new_search_schema(pg)
     texts = [
