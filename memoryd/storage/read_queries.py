@@ -49,10 +49,12 @@ def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used
         return
     if db.dialect.is_postgres:
         # One autocommitted statement, the ids as one array (one prepared text): one round trip on the read path
-        # instead of BEGIN, UPDATE, COMMIT (issue #21, pgread3).
+        # instead of BEGIN, UPDATE, COMMIT (issue #21, pgread3). The rows are locked in id order first: two
+        # assemblies bumping overlapping facts in scan order could each hold a row the other waits for (deadlock).
         db.write_one(
-            "UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
-            "WHERE agent_id = ? AND id = ANY(?::bigint[])",
+            "UPDATE pinned_facts AS p SET use_count = p.use_count + 1, last_used_at_ms = ? "
+            "FROM (SELECT id FROM pinned_facts WHERE agent_id = ? AND id = ANY(?::bigint[]) "
+            "ORDER BY id FOR UPDATE) AS locked WHERE p.id = locked.id",
             (used_at_ms, agent_id, [int(i) for i in fact_ids]),
         )
         return
