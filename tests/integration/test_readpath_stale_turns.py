@@ -1,6 +1,8 @@
 """A user's own stale line stays out of the block, end to end (Ingest → AssembleContext on a real memoryd): the turn
 that said "the beta is on December 15" is the source of a fact the later session superseded, and of no active
-fact, so the transcript section leaves it out unless the user asks for the literal earlier turn."""
+fact, so the transcript section leaves it out unless the user asks for the literal earlier turn. Here the old value
+filter (the superseded fact states "December 15") catches the same line; tests/unit/test_stale_turns.py checks the
+stale-turn source on its own, for superseded facts worded unlike their turn."""
 
 from __future__ import annotations
 
@@ -98,7 +100,12 @@ def test_the_corrected_turn_is_a_stale_source_and_leaves_the_block(memoryd: Memo
     assert "superseded" in {str(status) for _content, status in facts}, facts
     # Provenance names the turn: it fed the superseded fact and no active one.
     assert STALE_TURN in memoryd.app.store.reads.stale_turns(AGENT)
-    block = _block(memoryd, "what did I tell you about the beta launch date?")
+    # Whatever section the gate picks, the stale line never comes back. (gate-v5 answers "when is the beta
+    # launching?" from the vague episode summary this fixture's digest writes, so the date check uses a phrasing
+    # it answers from the facts or turns; the section choice is the gate's business, not this test's.)
+    for query in ("when is the beta launching?", "what did I tell you about the beta launch date?"):
+        assert "December 15" not in _block(memoryd, query)
+    block = _block(memoryd, "remind me of the beta launch date")
     assert "December 18" in block
     assert "December 15" not in block
 
