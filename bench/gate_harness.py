@@ -24,21 +24,17 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from bench.gate_v2.loader import Profile as V2Profile
 from bench.gate_v2.loader import load_profiles as load_v2_profiles
-from bench.search_stack import Stack
+from bench.search_stack import Stack, memoryd_stack
 from bench.seed_gate_memory import seed_profile as seed_v2
 from inferd.app import close_all
 from inferd.app import start as start_inferd
 from inferd.config import for_tests as inferd_settings
-from memoryd.app import start as start_memoryd
 from memoryd.client import MemoryClient
 from memoryd.config import ServiceSettings
 from memoryd.retrieval.items import ItemKind
 from osaurus.memory.v1 import memory_pb2 as pb
-from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 
 DATA = Path(__file__).resolve().parent / "gate_v2"
 DAY_MS = 86_400_000
@@ -250,22 +246,18 @@ def assemble(stack: Stack, query: dict[str, Any]) -> Outcome:
 def running(home: Path, query_embed_timeout_s: float) -> Iterator[Stack]:
     """inferd with the real default models and memoryd pointed at it (search_stack's, with the embed deadline)."""
     inferd = start_inferd(inferd_settings(home / "inferd", fake=False))
-    server, app = start_memoryd(
-        ServiceSettings(
-            listen="127.0.0.1:0",
-            home=home / "memoryd",
-            inferd_addr=inferd[0].target,
-            background_indexing=False,
-            query_embed_timeout_s=query_embed_timeout_s,
-        )
-    )
-    channel = grpc.insecure_channel(server.target)
     try:
-        yield Stack(app, mpb_grpc.MemoryServiceStub(channel), server.target)
+        with memoryd_stack(
+            ServiceSettings(
+                listen="127.0.0.1:0",
+                home=home / "memoryd",
+                inferd_addr=inferd[0].target,
+                background_indexing=False,
+                query_embed_timeout_s=query_embed_timeout_s,
+            )
+        ) as stack:
+            yield stack
     finally:
-        channel.close()
-        server.stop(2)
-        app.close()
         close_all(*inferd)
 
 

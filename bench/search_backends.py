@@ -13,21 +13,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-import grpc
-
 from bench.backends import POSTGRES, SQLITE
-from bench.search_stack import Stack
+from bench.search_stack import Stack, memoryd_stack
 from inferd.app import close_all
 from inferd.app import start as start_inferd
 from inferd.config import for_tests as inferd_settings
-from memoryd.app import start as start_memoryd
 from memoryd.config import ServiceSettings
-from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
 
 
 @contextmanager
 def _memoryd(home: Path, inferd_target: str, database_url: str) -> Iterator[Stack]:
-    server, app = start_memoryd(
+    with memoryd_stack(
         ServiceSettings(
             listen="127.0.0.1:0",
             home=home,
@@ -35,14 +31,8 @@ def _memoryd(home: Path, inferd_target: str, database_url: str) -> Iterator[Stac
             background_indexing=False,
             database_url=database_url,
         )
-    )
-    channel = grpc.insecure_channel(server.target)
-    try:
-        yield Stack(app, mpb_grpc.MemoryServiceStub(channel), server.target)
-    finally:
-        channel.close()
-        server.stop(2)
-        app.close()
+    ) as stack:
+        yield stack
 
 
 @contextmanager

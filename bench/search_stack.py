@@ -34,17 +34,9 @@ class Stack:
 
 
 @contextmanager
-def running_stack(home: Path, inferd_target: str | None = None) -> Iterator[Stack]:
-    """inferd with the real default models (unless a target is given) and memoryd pointed at it."""
-    inferd = None
-    if inferd_target is None:
-        inferd = start_inferd(inferd_settings(home / "inferd", fake=False))
-        inferd_target = inferd[0].target
-    server, app = start_memoryd(
-        ServiceSettings(
-            listen="127.0.0.1:0", home=home / "memoryd", inferd_addr=inferd_target, background_indexing=False
-        )
-    )
+def memoryd_stack(settings: ServiceSettings) -> Iterator[Stack]:
+    """memoryd started in this process with `settings`, and a MemoryService stub on a real channel to it."""
+    server, app = start_memoryd(settings)
     channel = grpc.insecure_channel(server.target)
     try:
         yield Stack(app, mpb_grpc.MemoryServiceStub(channel), server.target)
@@ -52,6 +44,26 @@ def running_stack(home: Path, inferd_target: str | None = None) -> Iterator[Stac
         channel.close()
         server.stop(2)
         app.close()
+
+
+@contextmanager
+def running_stack(home: Path, inferd_target: str | None = None) -> Iterator[Stack]:
+    """inferd with the real default models (unless a target is given) and memoryd pointed at it."""
+    inferd = None
+    if inferd_target is None:
+        inferd = start_inferd(inferd_settings(home / "inferd", fake=False))
+        inferd_target = inferd[0].target
+    try:
+        with memoryd_stack(
+            ServiceSettings(
+                listen="127.0.0.1:0",
+                home=home / "memoryd",
+                inferd_addr=inferd_target,
+                background_indexing=False,
+            )
+        ) as stack:
+            yield stack
+    finally:
         if inferd is not None:
             close_all(*inferd)
 
