@@ -12,14 +12,15 @@ the weights transposed on every query, and the matmuls (85% of the forward) took
 12.0 vs 7.3 ms for MiniLM's 24 matmuls at 14 tokens, one BLAS thread, same run). Biases and norms stay zero-copy
 views of the MLX arrays.
 
-Each of those copies is further cut, along its output features, into contiguous column blocks of COLUMN_BLOCK
-(64) columns, and a matmul is one sgemm per block into a slice of one output array. For the ~10-row activations of a
-query, OpenBLAS's sgemm over a whole matrix costs more than the same work in 64-column pieces (why was not
-established; the pieces avoid its packing/blocking path for these shapes). Issue 17 item 4, third pass, real
-MiniLM on the 400 gate_v7 queries (15 tokens median), the old and the blocked forward interleaved in one process at
-load ~10 (shared 2-core machine): p50 25.99 → 19.00 ms (0.73), p95 52.41 → 43.13 ms (0.82). Every output element
-is the same dot product over the same inputs, so the vectors equal the unblocked ones up to float rounding (345 of
-400 bit-equal, max |diff| 2.3e-7, min cosine 0.99999976).
+Each of those copies is further cut, along its output features, into contiguous column blocks (COLUMN_BLOCKS: 64
+columns; 32 for ffn_out), and a matmul is one sgemm per block into a slice of one output array. For the ~15-row
+activations of a query, OpenBLAS's sgemm over a whole matrix costs more than the same work in such pieces (why was
+not established; the pieces avoid its packing/blocking path for these shapes). Issue 17 item 4, third pass, real
+MiniLM on the 400 gate_v7 queries (15 tokens median), main's forward and this one interleaved in one process at
+load ~10 (shared 2-core machine): p50 25.54 → 14.45 ms (0.57), p95 63.03 → 38.43 ms (0.61); 64-column blocks
+everywhere gave 0.73 / 0.82 in an earlier run. Every output element is the same dot product over the same inputs,
+so the vectors equal the unblocked ones up to float rounding (max |diff| 2.3e-7, min cosine 0.99999982; 73 of 400
+bit-equal).
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ _ERF_P = (-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -
 _ERF_Q = (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03, -2.13374055278905e-04,
           -1.45660718464996e-05)  # fmt: skip
 _SQRT_HALF = np.float32(0.7071067811865476)
-#: Output columns per contiguous weight block (see the module doc); measured best of 32/48/64/96/128/192 on MiniLM.
+#: Output columns per contiguous weight block (see the module doc), per matrix. Chosen on MiniLM (gate_v7's first 150
+#: queries, variants interleaved in one process, load ~11): 64 for the three 384-input matrices (32, 48, 96, 128, 192
+#: were no better), 32 for ffn_out, whose 1536-long rows make 64-column blocks 384 KB: p50 0.78-0.81x of 64 there
+#: (16: 0.86x, 48: 0.92x, two runs).
 COLUMN_BLOCK = 64
+COLUMN_BLOCKS: Mapping[str, int] = {"qkv": 64, "attn_out": 64, "ffn_in": 64, "ffn_out": 32}
 
 
 def gelu_(x: F32) -> F32:
@@ -123,7 +128,12 @@ class NumpyBert:
     """BERT forward for ONE unpadded token sequence; returns the mean-pooled, unit-length vector (d,)."""
 
     def __init__(
-        self, params: Mapping[str, F32], layers: int, heads: int, eps: float, block: int = COLUMN_BLOCK
+        self,
+        params: Mapping[str, F32],
+        layers: int,
+        heads: int,
+        eps: float,
+        blocks: Mapping[str, int] = COLUMN_BLOCKS,
     ) -> None:
         self._word = params["word.weight"]
         self._position = params["position.weight"]
@@ -131,7 +141,7 @@ class NumpyBert:
         self._norm = (params["norm.weight"], params["norm.bias"])
         self._heads = heads
         self._eps = eps
-        self._layers = [_layer_weights(params, f"layers.{i}.", block) for i in range(layers)]
+        self._layers = [_layer_weights(params, f"layers.{i}.", blocks) for i in range(layers)]
 
     @property
     def max_positions(self) -> int:
@@ -174,12 +184,13 @@ class NumpyBert:
         return pooled
 
 
-def _layer_weights(params: Mapping[str, F32], prefix: str, block: int) -> LayerWeights:
+def _layer_weights(params: Mapping[str, F32], prefix: str, blocks: Mapping[str, int]) -> LayerWeights:
     """One layer's matrices as contiguous float32 (in, out) column blocks (see the module doc); biases and norms
     as they are (views)."""
 
     def matrix(name: str) -> BlockedMatrix:
-        return BlockedMatrix(np.asarray(params[f"{prefix}{name}.weight"], dtype=np.float32).T, block)
+        matrix = np.asarray(params[f"{prefix}{name}.weight"], dtype=np.float32).T
+        return BlockedMatrix(matrix, blocks.get(name, COLUMN_BLOCK))
 
     def vector(name: str, kind: str) -> F32:
         return params[f"{prefix}{name}.{kind}"]
@@ -240,6 +251,7 @@ def use_one_blas_thread() -> bool:
 
 __all__ = [
     "COLUMN_BLOCK",
+    "COLUMN_BLOCKS",
     "BlockedMatrix",
     "LayerWeights",
     "NumpyBert",
