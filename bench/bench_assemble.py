@@ -59,7 +59,7 @@ from memoryd.read.search import MemorySearch
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
-from memoryd.retrieval.tokens import InferdTokenCounter
+from memoryd.retrieval.tokens import InferdTokenCounter, TokenCounter
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.registry import VectorRegistry
 from servicekit.gc_tuning import settle_heap
@@ -91,11 +91,37 @@ class RealQueryVectors:
     def __init__(self, client: InferenceClient) -> None:
         self.client = client
         self.calls = 0
+        #: Milliseconds spent in embed calls since the caller last reset it (the query embedding's round trip).
+        self.ms = 0.0
 
     def embed(self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None) -> Embeddings:
         self.calls += 1
-        reply = self.client.embed(texts, model=QUERY_MODEL, timeout_s=timeout_s)
+        started = time.perf_counter()
+        try:
+            reply = self.client.embed(texts, model=QUERY_MODEL, timeout_s=timeout_s)
+        finally:
+            self.ms += (time.perf_counter() - started) * 1000
         return Embeddings(vectors=reply.vectors, model=model or INDEX_MODEL, dimension=reply.dimension)
+
+
+class TimedCounter:
+    """Wraps the read path's TokenCounter and adds the milliseconds of its calls to `ms["count"]` (a TimedReader's
+    stages: the block's CountTokens round trip, on the calling thread)."""
+
+    def __init__(self, inner: TokenCounter, ms: dict[str, float]) -> None:
+        self.inner = inner
+        self.ms = ms
+
+    @property
+    def source(self) -> str:
+        return self.inner.source
+
+    def count(self, texts: Sequence[str]) -> list[int]:
+        started = time.perf_counter()
+        try:
+            return self.inner.count(texts)
+        finally:
+            self.ms["count"] = self.ms.get("count", 0.0) + (time.perf_counter() - started) * 1000
 
 
 class TimedReader:
@@ -232,6 +258,9 @@ class Measured:
     chosen: dict[str, int]
     stage_ms: dict[str, float]
     embed_ms: list[float]
+    #: Per in-process call: (ms, stage → ms), the reader's stages and the token count on the calling thread, plus
+    #: "embed": the query embedding's round trip on the evidence pass's helper thread (it overlaps the others).
+    call_stages: list[tuple[float, dict[str, float]]] = field(default_factory=list)
     #: The same evidence-gate read path over an exhaustive vector index (no approximate index: every search scans
     #: all 100k transcript vectors, as before issue 17's latency work), on its own MemorySearch and VectorRegistry
     #: over the same store, timed in the same run (in-process).
@@ -301,7 +330,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
         path = ReadPath(
             reader,
             lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
-            counter=InferdTokenCounter(counter_client, "fake-llm"),
+            counter=TimedCounter(InferdTokenCounter(counter_client, "fake-llm"), reader.ms),
             read_budget_s=DEFAULT_READ_BUDGET_S,
         )
         queries = make_queries(corpus, rng, per_section)
@@ -342,6 +371,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
                     m.exhaustive_ms.append(time_exhaustive(exhaustive, query))
                 path.invalidate(AGENT)  # a cache miss every time; entities are re-read too
                 reader.ms.clear()
+                real.ms = 0.0
                 calls_before = real.calls
                 started = time.perf_counter()
                 assembly = path.assemble(AGENT, query)
@@ -349,6 +379,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
                 for stage, spent in reader.ms.items():
                     m.stage_ms[stage] = m.stage_ms.get(stage, 0.0) + spent
                 m.local_ms.append(ms)
+                m.call_stages.append((ms, {**reader.ms, "embed": real.ms}))
                 m.per_section.setdefault(assembly.section.value, []).append(ms)
                 key = f"{intended}->{assembly.section.value}"
                 m.chosen[key] = m.chosen.get(key, 0) + 1
@@ -439,14 +470,55 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         "",
         "Where the in-process time went (sum over all calls): "
         + ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(m.stage_ms.items(), key=lambda kv: -kv[1]))
-        + f", everything else (gate, planner, token-count calls, block) {other_ms:.0f} ms"
+        + f", everything else (gate, planner, block) {other_ms:.0f} ms"
         + f" — of {sum(m.local_ms):.0f} ms total.",
         "",
+        *slowest_stages(m.call_stages),
         "Intended → chosen section: " + ", ".join(f"{k} {v}" for k, v in sorted(m.chosen.items())) + ".",
         f"In-process calls that embedded their query: {m.searched}; searches that ran on full text only because"
         f" the query vector missed the 150 ms deadline: {m.fts_only}; transcript fallbacks: {m.fallbacks}.",
     ]
     return service_results(services, lines)
+
+
+def slowest_stages(calls: Sequence[tuple[float, dict[str, float]]], share: float = 0.10) -> list[str]:
+    """A table: mean ms per stage of the slowest `share` of calls against the others (empty without calls)."""
+    if len(calls) < 10:
+        return []
+    ranked = sorted(calls, key=lambda call: call[0])
+    cut = len(ranked) - max(1, int(len(ranked) * share))
+    groups = (ranked[:cut], ranked[cut:])
+    stages = sorted({stage for _, spent in calls for stage in spent})
+
+    def mean(group: Sequence[tuple[float, dict[str, float]]], stage: str | None) -> float:
+        if stage is None:
+            return statistics.fmean(ms for ms, _ in group)
+        if stage == "":  # the calling thread's time outside the named stages ("embed" overlaps them)
+            return statistics.fmean(
+                ms - sum(v for k, v in spent.items() if k != "embed") for ms, spent in group
+            )
+        return statistics.fmean(spent.get(stage, 0.0) for _, spent in group)
+
+    label = {
+        "embed": "embed (query embedding round trip, helper thread, overlaps evidence)",
+        "evidence": "evidence (waiting for the evidence pass)",
+        "count": "count (CountTokens of the block)",
+        "": "everything else (gate, planner, block)",
+    }
+    rows = [
+        f"| {label.get(stage, stage)} | {mean(groups[0], stage):.1f} | {mean(groups[1], stage):.1f} |"
+        for stage in [*stages, ""]
+    ]
+    return [
+        f"Stages of the slowest {share:.0%} of in-process calls ({len(groups[1])}) against the other"
+        f" {len(groups[0])}, mean ms per call:",
+        "",
+        "| stage | other calls | slowest calls |",
+        "| --- | --- | --- |",
+        f"| total | {mean(groups[0], None):.1f} | {mean(groups[1], None):.1f} |",
+        *rows,
+        "",
+    ]
 
 
 @contextmanager

@@ -11,6 +11,16 @@ The four matrices of each layer are kept as contiguous (in_features, out_feature
 the weights transposed on every query, and the matmuls (85% of the forward) took ~1.6x as long (issue 17 item 4:
 12.0 vs 7.3 ms for MiniLM's 24 matmuls at 14 tokens, one BLAS thread, same run). Biases and norms stay zero-copy
 views of the MLX arrays.
+
+Each of those copies is further cut, along its output features, into contiguous column blocks (COLUMN_BLOCKS: 64
+columns; 32 for ffn_out), and a matmul is one sgemm per block into a slice of one output array. For the ~15-row
+activations of a query, OpenBLAS's sgemm over a whole matrix costs more than the same work in such pieces (why was
+not established; the pieces avoid its packing/blocking path for these shapes). Issue 17 item 4, third pass, real
+MiniLM on the 400 gate_v7 queries (15 tokens median), main's forward and this one interleaved in one process at
+load ~10 (shared 2-core machine): p50 25.54 → 14.45 ms (0.57), p95 63.03 → 38.43 ms (0.61); 64-column blocks
+everywhere gave 0.73 / 0.82 in an earlier run. Every output element is the same dot product over the same inputs,
+so the vectors equal the unblocked ones up to float rounding (max |diff| 2.3e-7, min cosine 0.99999982; 73 of 400
+bit-equal).
 """
 
 from __future__ import annotations
@@ -21,7 +31,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +45,12 @@ _ERF_P = (-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -
 _ERF_Q = (-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03, -2.13374055278905e-04,
           -1.45660718464996e-05)  # fmt: skip
 _SQRT_HALF = np.float32(0.7071067811865476)
+#: Output columns per contiguous weight block (see the module doc), per matrix. Chosen on MiniLM (gate_v7's first 150
+#: queries, variants interleaved in one process, load ~11): 64 for the three 384-input matrices (32, 48, 96, 128, 192
+#: were no better), 32 for ffn_out, whose 1536-long rows make 64-column blocks 384 KB: p50 0.78-0.81x of 64 there
+#: (16: 0.86x, 48: 0.92x, two runs).
+COLUMN_BLOCK = 64
+COLUMN_BLOCKS: Mapping[str, int] = {"qkv": 64, "attn_out": 64, "ffn_in": 64, "ffn_out": 32}
 
 
 def gelu_(x: F32) -> F32:
@@ -69,19 +84,41 @@ def layer_norm_(x: F32, weight: F32, bias: F32, eps: float) -> F32:
     return x
 
 
+class BlockedMatrix:
+    """An (in_features, out_features) float32 matrix kept as contiguous blocks of at most `block` output columns;
+    `x @ matrix` is one sgemm per block into a slice of one output array (see the module doc)."""
+
+    def __init__(self, matrix: F32, block: int = COLUMN_BLOCK) -> None:
+        self.shape = (int(matrix.shape[0]), int(matrix.shape[1]))
+        columns = self.shape[1]
+        step = max(1, block)
+        self.blocks = tuple(
+            (start, min(start + step, columns), np.ascontiguousarray(matrix[:, start : start + step]))
+            for start in range(0, columns, step)
+        )
+
+    def left_multiply(self, x: F32) -> F32:
+        """x @ matrix for a C-contiguous 2-D x of in_features columns."""
+        out = np.empty((x.shape[0], self.shape[1]), dtype=np.float32)
+        for start, end, block in self.blocks:
+            np.matmul(x, block, out=out[:, start:end])
+        return out
+
+
 @dataclass(frozen=True)
 class LayerWeights:
-    """One encoder layer's fp32 weights as numpy arrays; matrices (`*_t`) are in_features x out_features, contiguous."""
+    """One encoder layer's fp32 weights: matrices (`*_t`) in_features x out_features in column blocks, the rest as
+    numpy arrays."""
 
-    qkv_t: F32
+    qkv_t: BlockedMatrix
     qkv_b: F32
-    attn_out_t: F32
+    attn_out_t: BlockedMatrix
     attn_out_b: F32
     attn_norm_w: F32
     attn_norm_b: F32
-    ffn_in_t: F32
+    ffn_in_t: BlockedMatrix
     ffn_in_b: F32
-    ffn_out_t: F32
+    ffn_out_t: BlockedMatrix
     ffn_out_b: F32
     ffn_norm_w: F32
     ffn_norm_b: F32
@@ -90,23 +127,21 @@ class LayerWeights:
 class NumpyBert:
     """BERT forward for ONE unpadded token sequence; returns the mean-pooled, unit-length vector (d,)."""
 
-    def __init__(self, params: Mapping[str, F32], layers: int, heads: int, eps: float) -> None:
+    def __init__(
+        self,
+        params: Mapping[str, F32],
+        layers: int,
+        heads: int,
+        eps: float,
+        blocks: Mapping[str, int] = COLUMN_BLOCKS,
+    ) -> None:
         self._word = params["word.weight"]
         self._position = params["position.weight"]
         self._type0 = params["token_type.weight"][0]
         self._norm = (params["norm.weight"], params["norm.bias"])
         self._heads = heads
         self._eps = eps
-        self._layers = [
-            LayerWeights(
-                *(
-                    _layer_array(params[f"layers.{i}.{name}.{kind}"], name, kind)
-                    for name in ("qkv", "attn_out", "attn_norm", "ffn_in", "ffn_out", "ffn_norm")
-                    for kind in ("weight", "bias")
-                )
-            )
-            for i in range(layers)
-        ]
+        self._layers = [_layer_weights(params, f"layers.{i}.", blocks) for i in range(layers)]
 
     @property
     def max_positions(self) -> int:
@@ -123,7 +158,7 @@ class NumpyBert:
         head_dim = hidden // self._heads
         scale = np.float32(1.0 / math.sqrt(head_dim))
         for w in self._layers:
-            qkv = x @ w.qkv_t
+            qkv = w.qkv_t.left_multiply(x)
             qkv += w.qkv_b
             # (L, 3, H, hd) -> (3, H, L, hd)
             q, k, v = qkv.reshape(length, 3, self._heads, head_dim).transpose(1, 2, 0, 3)
@@ -132,15 +167,15 @@ class NumpyBert:
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            attended = np.matmul(scores, v).transpose(1, 0, 2).reshape(length, hidden)
-            out = cast(F32, attended @ w.attn_out_t)
+            attended = np.ascontiguousarray(np.matmul(scores, v).transpose(1, 0, 2).reshape(length, hidden))
+            out = w.attn_out_t.left_multiply(attended)
             out += w.attn_out_b
             out += x
             x = layer_norm_(out, w.attn_norm_w, w.attn_norm_b, self._eps)
-            h = x @ w.ffn_in_t
+            h = w.ffn_in_t.left_multiply(x)
             h += w.ffn_in_b
             gelu_(h)
-            out = cast(F32, h @ w.ffn_out_t)
+            out = w.ffn_out_t.left_multiply(h)
             out += w.ffn_out_b
             out += x
             x = layer_norm_(out, w.ffn_norm_w, w.ffn_norm_b, self._eps)
@@ -149,14 +184,31 @@ class NumpyBert:
         return pooled
 
 
-_MATRICES = frozenset({"qkv", "attn_out", "ffn_in", "ffn_out"})
+def _layer_weights(params: Mapping[str, F32], prefix: str, blocks: Mapping[str, int]) -> LayerWeights:
+    """One layer's matrices as contiguous float32 (in, out) column blocks (see the module doc); biases and norms
+    as they are (views)."""
 
+    def matrix(name: str) -> BlockedMatrix:
+        matrix = np.asarray(params[f"{prefix}{name}.weight"], dtype=np.float32).T
+        return BlockedMatrix(matrix, blocks.get(name, COLUMN_BLOCK))
 
-def _layer_array(value: F32, name: str, kind: str) -> F32:
-    """A matrix as a contiguous float32 (in, out) copy (see the module doc); anything else as it is (a view)."""
-    if kind == "weight" and name in _MATRICES:
-        return np.ascontiguousarray(np.asarray(value, dtype=np.float32).T)
-    return value
+    def vector(name: str, kind: str) -> F32:
+        return params[f"{prefix}{name}.{kind}"]
+
+    return LayerWeights(
+        qkv_t=matrix("qkv"),
+        qkv_b=vector("qkv", "bias"),
+        attn_out_t=matrix("attn_out"),
+        attn_out_b=vector("attn_out", "bias"),
+        attn_norm_w=vector("attn_norm", "weight"),
+        attn_norm_b=vector("attn_norm", "bias"),
+        ffn_in_t=matrix("ffn_in"),
+        ffn_in_b=vector("ffn_in", "bias"),
+        ffn_out_t=matrix("ffn_out"),
+        ffn_out_b=vector("ffn_out", "bias"),
+        ffn_norm_w=vector("ffn_norm", "weight"),
+        ffn_norm_b=vector("ffn_norm", "bias"),
+    )
 
 
 # ------------------------------------------------------------------------------------------ BLAS threads
@@ -197,4 +249,13 @@ def use_one_blas_thread() -> bool:
     return True
 
 
-__all__ = ["LayerWeights", "NumpyBert", "gelu_", "layer_norm_", "use_one_blas_thread"]
+__all__ = [
+    "COLUMN_BLOCK",
+    "COLUMN_BLOCKS",
+    "BlockedMatrix",
+    "LayerWeights",
+    "NumpyBert",
+    "gelu_",
+    "layer_norm_",
+    "use_one_blas_thread",
+]
