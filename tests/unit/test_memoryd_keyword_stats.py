@@ -139,3 +139,26 @@ def test_a_small_table_is_recounted_inline_after_a_write(tmp_path: Path) -> None
     assert stats.table_rows(KIND_TRANSCRIPT) == 5
     assert deferred.jobs == []
     store.close()
+
+
+def test_a_pinned_usage_bump_does_not_trigger_a_recount(tmp_path: Path) -> None:
+    """The read path bumps the usage of the pinned facts it placed: bookkeeping no statistic reads, so the next
+    search keeps the cached figures (it used to queue a background recount after every such assembly)."""
+    store = open_store(tmp_path / "memory.sqlite")
+    clock, deferred = Clock(), Deferred()
+    stats = _stats(store, clock, deferred)
+    _add_rows(store, "a", INLINE_REFRESH_ROWS + 10)
+    with store.db.write():
+        fact = store.db.insert(
+            "INSERT INTO pinned_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES ('a', 'x', 1, 1)"
+        )
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 10
+    store.reads.bump_pinned_usage("a", [fact], 5)
+    clock.now += REFRESH_S
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 10
+    assert deferred.jobs == []  # nothing queued
+    _add_rows(store, "a", 1)  # a real write: the next search queues the recount
+    stats.corpus(KIND_TRANSCRIPT, "a")
+    assert len(deferred.jobs) == 1
+    deferred.run_all()
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 11
