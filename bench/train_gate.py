@@ -52,25 +52,36 @@ from bench.gate_fit import (
     train_model,
 )
 from bench.gate_fitdata import examples, read, sparse_examples
-from memoryd.retrieval.gate_features import FEATURE_NAMES, REQUEST_FEATURES, STRUCTURE_FEATURES
+from memoryd.retrieval.gate_features import (
+    FEATURE_NAMES,
+    GATE_V6_FEATURES,
+    REQUEST_FEATURES,
+    STRUCTURE_FEATURES,
+)
 from memoryd.retrieval.gate_model import DEFAULT_MODEL_PATH, GateModel
 from memoryd.retrieval.gate_model import load as load_model
 
 Vector = npt.NDArray[np.float32]
 
 BENCH = Path(__file__).resolve().parent
-VERSION = "gate-v5"
+VERSION = "gate-v6"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
-    | {f"{v}{p}" for v in ("v4", "v5", "v6") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
+    | {f"{v}{p}" for v in ("v4", "v5", "v6", "v7") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
 )
 #: Feature sets offered to the DEV selection: gate-v3's, and gate-v3's with the number of numbers the request gives
 #: (its inputs). The life-domain, personalisable-request and background-calibrated cosine features were also offered
 #: (commit fe2e629) and not chosen; docs/gate.md has their DEV figures.
-BASE = tuple(n for n in FEATURE_NAMES if n not in REQUEST_FEATURES and n not in STRUCTURE_FEATURES)
+BASE = tuple(
+    n
+    for n in FEATURE_NAMES
+    if n not in REQUEST_FEATURES and n not in STRUCTURE_FEATURES and n not in GATE_V6_FEATURES
+)
 NUMBERS = (*BASE, *REQUEST_FEATURES)
-FEATURE_SETS: dict[str, tuple[str, ...]] = {"numbers": NUMBERS, "structure": FEATURE_NAMES}
+STRUCTURE = (*NUMBERS, *STRUCTURE_FEATURES)
+#: gate-v6's request frames and answer features (gate_frames.py, gate_answer.py) on top of gate-v5's.
+FEATURE_SETS: dict[str, tuple[str, ...]] = {"structure": STRUCTURE, "answer": FEATURE_NAMES}
 #: The gate's grid.
 L2 = (3e-3, 1e-2)
 CLASS_WEIGHT = "none"
@@ -144,7 +155,7 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6))],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6, 7))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
@@ -312,7 +323,7 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
 def query_texts() -> dict[str, str]:
     """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
-    for n in (2, 3, 4, 5, 6):
+    for n in (2, 3, 4, 5, 6, 7):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
@@ -361,12 +372,12 @@ def print_false(data: Fold, model: GateModel) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT])
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v5.json")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v6.json")
     parser.add_argument(
         "--baseline",
         type=Path,
         nargs="*",
-        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (3, 4)],
+        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (3, 5)],
         help="the 'before' model files",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
@@ -417,11 +428,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
     provenance = {
         "data": (
-            "bench/gate_v2 .. gate_v6 (frozen; v4 and v5 reported once each, v6 twice) plus sparse agents"
+            "bench/gate_v2 .. gate_v7 (frozen; v4, v5 and v7 reported once each, v6 twice) plus sparse agents"
             f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
         ),
         "fitted_on": (
-            f"TRAIN profiles of gate_v2..gate_v6 ({train_n} queries on full profiles, with their augmented"
+            f"TRAIN profiles of gate_v2..gate_v7 ({train_n} queries on full profiles, with their augmented"
             " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
             " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
         ),
@@ -438,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sparse_false_injection": round(best.sparse.false_rate, 4),
             "sparse_missed": round(best.sparse.missed_rate, 4),
         },
-        "held_out": "bench/gate_v7 (blind, run once by the lead)",
+        "held_out": "bench/gate_v8 (blind, run once by the lead)",
         "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
     }
     args.out.write_text(best.model.to_json(provenance), encoding="utf-8")
