@@ -388,6 +388,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="list a model file's DEV false injections with why, then stop",
     )
+    parser.add_argument(
+        "--feature-sets", nargs="*", default=list(FEATURE_SETS), choices=list(FEATURE_SETS), help="offered sets"
+    )
     args = parser.parse_args(argv)
     data = load(args.evidence)
     if args.false_of is not None:
@@ -404,7 +407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             dev_detail(data, before)
     best: Choice | None = None
-    for feature_set, names in FEATURE_SETS.items():
+    for feature_set in args.feature_sets:
+        names = FEATURE_SETS[feature_set]
         choice = fit_and_choose(data, names, feature_set)
         if choice is None:
             print(f"DEV, features={feature_set}: no candidate places the probe's fact")

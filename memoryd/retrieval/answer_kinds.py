@@ -18,6 +18,7 @@ Rows are read as written (capitals matter); the question folded (gate.fold). Not
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memoryd.retrieval.gate_cues import DATE_WORDS
 from memoryd.retrieval.terms import fold as term_fold
@@ -52,12 +53,18 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"|quant[oa]s?|que idade|qual (?:o )?(?:numero|preco|valor))\b"
     ),
 }
-_DATE_VALUE = re.compile(
-    r"\b(?:\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?|\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}"
-    r"|\d{1,2}(?::\d{2})?\s?(?:am|pm|h\d{0,2}|uhr)|\d{1,2}:\d{2}"
-    r"|today|tonight|tomorrow|yesterday|next (?:week|month|year)|last (?:week|month|year)|this (?:week|weekend)"
-    r"|aujourd'?hui|demain|hier|semaine prochaine|hoy|manana|ayer|proxima semana|heute|morgen|gestern"
-    r"|nachste woche|hoje|amanha|ontem|proxima semana)\b"
+#: A numeric date, a year or a clock time (run only when the text has a digit).
+_DATE_NUMBER = re.compile(r"\d{1,2}[/.-]\d{1,2}|\d{1,2}:\d{2}|\d\s?(?:am|pm|h|uhr)\b|\b(?:19|20)\d{2}\b")
+#: Relative days and weeks (folded words), and the words that make "week" / "month" a date ("next week").
+_RELATIVE = frozenset(
+    """
+    today tonight tomorrow yesterday weekend aujourd demain hier hoy manana ayer heute morgen gestern
+    ubermorgen hoje amanha ontem
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_RELATIVE_PHRASE = re.compile(
+    r"\b(?:next|last|this) (?:week|month|year)|(?:semaine|mois) (?:prochaine?|derniere?)|(?:proxima|pasada|passada)"
+    r" semana|(?:nachste|letzte|diese) woche"
 )
 _NUMBER_WORDS = frozenset(
     """
@@ -97,8 +104,11 @@ _LOCATIVE = frozenset(
         "im",
     ]
 )
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+")
-_SENTENCE_END = frozenset(".!?:;\n")
+_LETTERS = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"\d")
+_CAPITALISED = re.compile(r"\b[A-ZÀ-ÖØ-Þ][^\W\d_]*")
+_BEFORE = re.compile(r"(\w+)?([^\w\s]*)\s*$")
+_STOPS = frozenset(".!?:;")
 _OU = re.compile(r"(?<!\w)où(?!\w)")
 
 
@@ -112,23 +122,34 @@ def asked_kinds(query: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=8192)
 def value_kinds(text: str) -> frozenset[str]:
-    """The kinds of value a row's text holds."""
+    """The kinds of value a row's text holds (cached: the same rows come back query after query)."""
     folded = term_fold(text)
     out: set[str] = set()
-    words = [(m.group(), m.start()) for m in _WORD.finditer(text)]
-    folded_words = {term_fold(w) for w, _ in words}
-    if _DATE_VALUE.search(folded) or folded_words & DATE_WORDS:
+    words = set(_LETTERS.findall(folded))
+    has_digit = _DIGIT.search(folded) is not None
+    if (
+        words & DATE_WORDS
+        or words & _RELATIVE
+        or (has_digit and _DATE_NUMBER.search(folded))
+        or ("week" in folded or "semana" in folded or "woche" in folded or "mois" in folded)
+        and _RELATIVE_PHRASE.search(folded)
+    ):
         out.add("date")
-    if any(w.isdigit() for w, _ in words) or folded_words & _NUMBER_WORDS:
+    if has_digit or words & _NUMBER_WORDS:
         out.add("number")
-    previous = ""
-    for word, start in words:
-        if word[0].isupper() and not word.isdigit() and previous and term_fold(word) not in DATE_WORDS:
-            before = text[:start].rstrip()
-            if before and before[-1] not in _SENTENCE_END:
-                out.add("place" if previous in _LOCATIVE else "person")
-        previous = word
+    for match in _CAPITALISED.finditer(text):
+        start = match.start()
+        if start == 0:
+            continue
+        before = _BEFORE.search(text, max(0, start - 24), start)
+        previous, marks = (before.group(1), before.group(2)) if before else (None, "")
+        if previous is None or _STOPS & set(marks) or "\n" in text[max(0, start - 3) : start]:
+            continue  # a sentence's first word
+        if term_fold(match.group()) in DATE_WORDS:
+            continue  # a month or weekday
+        out.add("place" if previous in _LOCATIVE else "person")
     return frozenset(out)
 
 
