@@ -8,7 +8,7 @@ accuracy, false and missed injection, entity traps, per-section recall and the s
 whose block holds an answer item. The read path's model is swapped between runs (and its cache emptied).
 
 Run: `python -m bench.gate_dev_block [MODEL.json …]` (default gate-v3, gate-v5 and gate-v6; writes
-bench/results/gate_dev_block.json).
+bench/results/gate_dev/dev_block.json).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from memoryd.retrieval.gate_model import DEFAULT_MODEL_PATH, GateModel
 from memoryd.retrieval.gate_model import load as load_model
 
 BENCH = Path(__file__).resolve().parent
-OUT = BENCH / "results" / "gate_dev_block.json"
+#: Not in bench/results/ itself: bench.report reads every JSON there as a module run.
+OUT = BENCH / "results" / "gate_dev" / "dev_block.json"
 MODELS = tuple(DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (3, 5, 6))
 SECTIONS = ("none", "identity", "pinned", "episodes", "transcript")
 
@@ -123,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     result = run(args.models)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0
 

@@ -95,11 +95,17 @@ SPARSE_WEIGHTS = (0.01,)
 #: holding pinned facts only, asked a question one fact holds word for word. A candidate that declines any of them
 #: is not chosen, whatever its DEV objective (gate-v4 declined the four-fact agent's).
 PROBE = BENCH / "gate_sparse_probe.json"
+#: Section by answer (tests/integration/test_gate_answer_section.py, gate-v6): beside a vague episode summary ("The
+#: user talked about the beta launch."), "when is the beta launching?" is answered by the pinned fact holding the
+#: date; "what is a beta launch?" gets no memory. The issue's own example of gate-v5's pinned-recall loss.
+ANSWER_PROBE = BENCH / "gate_answer_probe.json"
+PROBES = (PROBE, ANSWER_PROBE)
 
 
-def passes_probe(model: GateModel) -> bool:
+def passes_probe(model: GateModel, probes: Sequence[Path] = PROBES) -> bool:
     """Whether the model's first choice is the expected section for every recorded probe."""
-    for row in json.loads(PROBE.read_text(encoding="utf-8")):
+    rows = [row for path in probes for row in json.loads(path.read_text(encoding="utf-8"))]
+    for row in rows:
         ranked = model.ranked(model.probabilities(row["features"]))
         if (ranked[0].value if ranked else "none") != row["expected"]:
             return False
@@ -228,13 +234,22 @@ class Choice:
     sparse: GateScores
 
 
-def fit_and_choose(data: Fold, names: Sequence[str], feature_set: str) -> Choice | None:
+@dataclass(frozen=True)
+class Grid:
+    """The settings offered to the DEV selection."""
+
+    l2: tuple[float, ...] = L2
+    augment: tuple[float, ...] = AUGMENT_WEIGHTS
+    sparse: tuple[float, ...] = SPARSE_WEIGHTS
+
+
+def fit_and_choose(data: Fold, names: Sequence[str], feature_set: str, grid: Grid = Grid()) -> Choice | None:
     """Fit on TRAIN over the gate's grid; the best on DEV among the candidates passing the probe (None: none)."""
     train = [i for i in range(len(data.items)) if not data.is_dev[i]]
     dev = [i for i in range(len(data.items)) if data.is_dev[i]]
     x_dev = matrix([data.items[i] for i in dev], names)
     best: Choice | None = None
-    for l2, augment, sparse_weight in itertools.product(L2, AUGMENT_WEIGHTS, SPARSE_WEIGHTS):
+    for l2, augment, sparse_weight in itertools.product(grid.l2, grid.augment, grid.sparse):
         weights = [1.0 if data.is_full[i] else sparse_weight if data.is_sparse[i] else augment for i in train]
         model = train_model(
             [data.items[i] for i in train], names, l2=l2, class_weight=CLASS_WEIGHT,
@@ -254,6 +269,8 @@ def fit_and_choose(data: Fold, names: Sequence[str], feature_set: str) -> Choice
                 }
                 settings |= {"none_threshold": threshold}
                 best = Choice(value, settings, candidate, full, aug, sparse)
+        if best is not None:
+            print("    " + line(f"best so far (threshold {best.settings['none_threshold']})", best.full))
         so_far = "none passes the probe" if best is None else f"{best.value:.4f}"
         print(
             f"  features={feature_set} l2={l2} augment={augment} sparse={sparse_weight}: best so far {so_far}"
@@ -388,10 +405,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="list a model file's DEV false injections with why, then stop",
     )
+    parser.add_argument("--l2", type=float, nargs="*", default=list(L2), help="l2 values offered")
+    parser.add_argument("--augment-weights", type=float, nargs="*", default=list(AUGMENT_WEIGHTS))
+    parser.add_argument("--sparse-weights", type=float, nargs="*", default=list(SPARSE_WEIGHTS))
     parser.add_argument(
-        "--feature-sets", nargs="*", default=list(FEATURE_SETS), choices=list(FEATURE_SETS), help="offered sets"
+        "--feature-sets",
+        nargs="*",
+        default=list(FEATURE_SETS),
+        choices=list(FEATURE_SETS),
+        help="offered sets",
     )
     args = parser.parse_args(argv)
+    grid = Grid(tuple(args.l2), tuple(args.augment_weights), tuple(args.sparse_weights))
     data = load(args.evidence)
     if args.false_of is not None:
         model = load_model(args.false_of)
@@ -409,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     best: Choice | None = None
     for feature_set in args.feature_sets:
         names = FEATURE_SETS[feature_set]
-        choice = fit_and_choose(data, names, feature_set)
+        choice = fit_and_choose(data, names, feature_set, grid)
         if choice is None:
             print(f"DEV, features={feature_set}: no candidate places the probe's fact")
             continue

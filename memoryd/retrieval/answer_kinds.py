@@ -54,18 +54,19 @@ _ASKS: dict[str, re.Pattern[str]] = {
     ),
 }
 #: A numeric date, a year or a clock time (run only when the text has a digit).
-_DATE_NUMBER = re.compile(r"\d{1,2}[/.-]\d{1,2}|\d{1,2}:\d{2}|\d\s?(?:am|pm|h|uhr)\b|\b(?:19|20)\d{2}\b")
+_DATE_NUMBER = re.compile(
+    r"\d{1,2}[/.-]\d{1,2}|\d{1,2}:\d{2}|\d\s?(?:am|pm|h\d{0,2}|uhr)\b|\b(?:19|20)\d{2}\b"
+)
 #: Relative days and weeks (folded words), and the words that make "week" / "month" a date ("next week").
 _RELATIVE = frozenset(
     """
-    today tonight tomorrow yesterday weekend aujourd demain hier hoy manana ayer heute morgen gestern
-    ubermorgen hoje amanha ontem
+    today tonight tomorrow yesterday aujourd demain hier hoy manana ayer heute morgen gestern hoje amanha ontem
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _RELATIVE_PHRASE = re.compile(
-    r"\b(?:next|last|this) (?:week|month|year)|(?:semaine|mois) (?:prochaine?|derniere?)|(?:proxima|pasada|passada)"
-    r" semana|(?:nachste|letzte|diese) woche"
+    r"\b(?:next|last) (?:week|month|year)|this (?:week|weekend)|semaine prochaine|proxima semana|nachste woche"
 )
+_RELATIVE_LEAD = frozenset(("next", "last", "this", "prochaine", "proxima", "nachste"))
 _NUMBER_WORDS = frozenset(
     """
     one two three four five six seven eight nine ten eleven twelve dozen hundred thousand
@@ -133,8 +134,7 @@ def value_kinds(text: str) -> frozenset[str]:
         words & DATE_WORDS
         or words & _RELATIVE
         or (has_digit and _DATE_NUMBER.search(folded))
-        or ("week" in folded or "semana" in folded or "woche" in folded or "mois" in folded)
-        and _RELATIVE_PHRASE.search(folded)
+        or (words & _RELATIVE_LEAD and _RELATIVE_PHRASE.search(folded))
     ):
         out.add("date")
     if has_digit or words & _NUMBER_WORDS:

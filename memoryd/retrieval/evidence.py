@@ -114,8 +114,10 @@ def top_rows(
         if text is None:
             continue
         counts = term_counts(text)
-        held_terms.append(tuple(term for term, key in wanted.items() if counts.get(key, 0)))
-        held_kinds.append(tuple(sorted(value_kinds(text))))
+        held = tuple(term for term, key in wanted.items() if counts.get(key, 0))
+        held_terms.append(held)
+        # The gate reads the kinds of rows holding a query term only (gate_answer), so the others are not read.
+        held_kinds.append(tuple(sorted(value_kinds(text))) if held else ())
     return tuple(held_terms), tuple(held_kinds)
 
 

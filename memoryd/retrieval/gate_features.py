@@ -69,6 +69,9 @@ GATE_V6_FEATURES: tuple[str, ...] = (
     "world_x_named",
     "world_x_bare",
     "self_x_named",
+    "world_x_p_known",
+    "world_x_e_known",
+    "world_x_t_known",
 )
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
@@ -282,6 +285,8 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
     f["world_x_named"] = f["ask_world"] * named
     f["world_x_bare"] = f["ask_world"] * f["named_bare"]
     f["self_x_named"] = f["ask_self"] * named
+    for prefix in SEARCHED.values():
+        f[f"world_x_{prefix}_known"] = f["ask_world"] * f.get(f"{prefix}_known", 0.0)
 
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0

@@ -3,8 +3,8 @@
 Person words alone do not say it ("what is the capital of Portugal, my friend?", "¿Qué ver en Coyoacán un
 domingo?"), so two grammatical frames are read, each a general rule in en/fr/es/de/pt (folded text, gate.fold):
 
-- **ask_world**: a question about a thing's nature, meaning, mechanism, origin or general facts — "what is / what
-  does X mean / difference between", "how does X work / how is X made", "who invented / wrote / founded X",
+- **ask_world**: a question about a thing's nature, meaning, mechanism, origin or general facts — "what is X /
+  what does X mean / what do X do / difference between / the same as", "how does X work / how is X made", "who invented / wrote / founded X",
   "why is X", "history / origin of X", "how many … are there", "how tall / old / far / big is the X" — and no
   first-person word anywhere in the request (the asker is not part of the question; a generic "you" is allowed:
   "how do you make a roux?").
@@ -27,16 +27,14 @@ FRAME_FEATURES: tuple[str, ...] = ("ask_world", "ask_self")
 _WORLD = re.compile(
     "|".join(
         (
-            # definition, meaning, difference
-            r"\bwhat (?:is|are|was|were) (?:a|an|the)\b|\bwhat(?:'s| is) (?:a|an)\b|\bwhat does \w+(?: \w+)? (?:mean"
-            r"|stand for)\b|\b(?:define|definition of|meaning of|difference between|explain (?:what|how|why))\b",
-            r"\bqu'est-ce (?:que|qu') (?:c'est|un|une|le|la|les|l')|\bc'est quoi\b|\bque (?:veut dire|signifie)\b"
+            # definition, meaning, function, difference: "what is X" (any X), "what does X mean / do"
+            r"\bwhat(?:'?s| is| are| was| were)\b|\bwhat (?:does|do) (?!(?:i|we|you)\b)\w+|\b(?:define"
+            r"|definition of|meaning of|difference between|explain (?:what|how|why)|the same (?:thing )?as)\b",
+            r"\bqu'est-ce (?:que|qu') (?:c'est|un|une|le|la|les|l')|\bc'est quoi\b|\bque (?:veut dire|signifie|fait)\b"
             r"|\bdifference entre\b",
-            r"\bque (?:es|son) (?:un|una|el|la|los|las)\b|\bque significa\b|\bdiferencia entre\b",
-            r"\bwas (?:ist|sind|war|waren) (?:ein|eine|der|die|das)\b|\bwas (?:bedeutet|heisst)\b"
-            r"|\bunterschied zwischen\b",
-            r"\bo que (?:e|sao|era|foi) (?:um|uma|o|a|os|as)\b|\bo que (?:significa|quer dizer)\b"
-            r"|\bdiferenca entre\b",
+            r"\bque (?:es|son|era|fue|significa|hace)\b|\bdiferencia entre\b",
+            r"\bwas (?:ist|sind|is|war|waren|bedeutet|heisst|macht|machen)\b|\bunterschied zwischen\b",
+            r"\bo que (?:e|sao|era|foi|significa|quer dizer|faz)\b|\bdiferenca entre\b",
             # mechanism, making
             r"\bhow (?:does|do|did|is|are|was|were) (?:a |an |the )?\w+(?: \w+)? (?:work|made|formed|built|"
             r"produced|grown)\b",

@@ -8,6 +8,7 @@ Real memoryd, fake inferd.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,14 @@ PINNED = (
     "The quarterly report goes to Dev on Wednesday",
 )
 EPISODE = "The user talked about the beta launch."
+#: Recorded in bench/gate_answer_probe.json (the live features of these queries); bench/train_gate.py chooses only a
+#: candidate whose first choice is the expected section for each.
+PROBE_QUERIES = (
+    ("when is the beta launching?", "pinned"),
+    ("what day is the beta launch?", "pinned"),
+    ("what is a beta launch?", "none"),
+)
+PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_answer_probe.json"
 
 
 @pytest.fixture
@@ -69,7 +78,15 @@ def test_the_features_tell_the_fact_with_the_date_from_the_vague_summary(memoryd
     assert (features["e_ans"], features["e_ans_miss"]) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize("query", ["when is the beta launching?", "what day is the beta launch?"])
+def test_the_recorded_probe_is_what_the_read_path_measures(memoryd: MemorydHandle) -> None:
+    recorded = json.loads(PROBE.read_text(encoding="utf-8"))
+    assert [(r["query"], r["expected"]) for r in recorded] == list(PROBE_QUERIES)
+    for row in recorded:
+        live = {f.name: f.value for f in _assemble(memoryd, row["query"]).decision.features}
+        assert live == pytest.approx(row["features"], abs=1e-6)
+
+
+@pytest.mark.parametrize("query", [q for q, want in PROBE_QUERIES if want == "pinned"])
 def test_the_block_holds_the_date(memoryd: MemorydHandle, query: str) -> None:
     reply = _assemble(memoryd, query)
     assert reply.reason.split(";")[0] == "evidence:pinned", reply.reason
