@@ -57,6 +57,8 @@ def _section(raw: Mapping[str, Any]) -> SectionEvidence:
     for name in ("domain_query", "domain_rows"):
         fields.pop(name, None)
     fields["term_df"] = {str(k): int(v) for k, v in dict(fields.get("term_df", {})).items()}
+    for name in ("top_terms", "top_kinds"):
+        fields[name] = tuple(tuple(str(v) for v in row) for row in fields.get(name, ()))
     return SectionEvidence(**fields)
 
 

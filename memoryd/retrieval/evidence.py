@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from memoryd.retrieval.answer_kinds import value_kinds
 from memoryd.retrieval.hybrid import K1, idf
 from memoryd.retrieval.terms import index_term, term_counts
 
@@ -18,6 +19,9 @@ COSINE_TOP = 3
 #: are to ANY query like this one. An English-trained encoder puts every non-English text close to every other, so
 #: the raw cosine says little; the gap between the nearest row and the background says whether one row stands out.
 COSINE_BACKGROUND = 10
+#: Top rows described one by one (gate-v6): the best few by per-agent BM25 and the nearest few by cosine, which are
+#: what the section's block would open with.
+TOP_ROWS = 3
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,9 @@ class SectionEvidence:
     vector's cosine and the mean of the nearest three (None when no vector search ran); cosine_gap: the nearest
     cosine minus the mean of ranks 4-10 (0 with fewer than two rows). candidates: keyword candidates from FTS5.
     note: how the measurement ran when it matters ("fts_only:<why>", as NotedHits.note), else "".
+    top_terms / top_kinds (gate-v6): for each top row (the TOP_ROWS best by BM25, then the TOP_ROWS nearest by
+    cosine not already among them), the query's terms it holds and the kinds of value it holds
+    (answer_kinds.value_kinds): whether the rows that name the query's thing also carry what it asks.
     """
 
     rows: int = 0
@@ -46,6 +53,8 @@ class SectionEvidence:
     cosine_gap: float = 0.0
     candidates: int = 0
     note: str = ""
+    top_terms: tuple[tuple[str, ...], ...] = ()
+    top_kinds: tuple[tuple[str, ...], ...] = ()
 
 
 def keyword_evidence(
@@ -91,11 +100,34 @@ def vector_evidence(scored: Sequence[tuple[int, float]]) -> tuple[float | None, 
     return cosines[0], sum(head) / len(head), gap
 
 
+def top_rows(
+    terms: Sequence[str], ranking: Sequence[int], nearest: Sequence[int], texts: Mapping[int, str]
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """(top_terms, top_kinds) of SectionEvidence: the TOP_ROWS best keyword rows, then the TOP_ROWS nearest rows not
+    among them (ids without a text are skipped)."""
+    ids = list(dict.fromkeys([*ranking[:TOP_ROWS], *nearest[:TOP_ROWS]]))
+    held_terms: list[tuple[str, ...]] = []
+    held_kinds: list[tuple[str, ...]] = []
+    wanted = {term: index_term(term) for term in terms}
+    for row_id in ids:
+        text = texts.get(row_id)
+        if text is None:
+            continue
+        counts = term_counts(text)
+        held = tuple(term for term, key in wanted.items() if counts.get(key, 0))
+        held_terms.append(held)
+        # The gate reads the kinds of rows holding a query term only (gate_answer), so the others are not read.
+        held_kinds.append(tuple(sorted(value_kinds(text))) if held else ())
+    return tuple(held_terms), tuple(held_kinds)
+
+
 __all__ = [
     "COSINE_BACKGROUND",
     "COSINE_TOP",
     "COVERAGE_DOCS",
+    "TOP_ROWS",
     "SectionEvidence",
     "keyword_evidence",
+    "top_rows",
     "vector_evidence",
 ]

@@ -13,10 +13,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from memoryd.retrieval import gate_answer as answer
 from memoryd.retrieval import gate_cues as cues
+from memoryd.retrieval import gate_frames as frames
 from memoryd.retrieval import gate_lexicon as lex
 from memoryd.retrieval import gate_request as req
 from memoryd.retrieval import gate_signals as sig
+from memoryd.retrieval.answer_kinds import asked_kinds
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
 from memoryd.retrieval.items import IdentitySnapshot, Section
@@ -58,6 +61,18 @@ def _section_names(prefix: str) -> list[str]:
 
 #: gate-v5's request-structure features (gate_request.py): about the world, and the request beyond its names.
 STRUCTURE_FEATURES = req.STRUCTURE_FEATURES
+#: gate-v6's features: request frames (gate_frames.py: about the world / about the asker), answer kinds and the
+#: rows naming the request's thing (gate_answer.py), and their products with the names a request gives.
+GATE_V6_FEATURES: tuple[str, ...] = (
+    *frames.FRAME_FEATURES,
+    *answer.ANSWER_FEATURES,
+    "world_x_named",
+    "world_x_bare",
+    "self_x_named",
+    "world_x_p_known",
+    "world_x_e_known",
+    "world_x_t_known",
+)
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -118,6 +133,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *REQUEST_FEATURES,
     *DERIVED,
     *req.STRUCTURE_FEATURES,
+    *GATE_V6_FEATURES,
 )
 
 
@@ -255,6 +271,23 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         )
     )
 
+    f.update(frames.frame_features(folded, words))
+    f.update(
+        answer.answer_features(
+            asked_kinds(scanned),
+            {term: max(rarity.get(term, 1.0), 0.05) for term in terms},
+            named_terms,
+            {prefix: evidence.sections.get(section) for section, prefix in SEARCHED.items()},
+            [fact.text for fact in evidence.identity.facts],
+        )
+    )
+    named = 1.0 if named_terms else 0.0
+    f["world_x_named"] = f["ask_world"] * named
+    f["world_x_bare"] = f["ask_world"] * f["named_bare"]
+    f["self_x_named"] = f["ask_self"] * named
+    for prefix in SEARCHED.values():
+        f[f"world_x_{prefix}_known"] = f["ask_world"] * f.get(f"{prefix}_known", 0.0)
+
     f["id_has"] = 1.0 if identity_counts is not None else 0.0
     f["id_cov"] = id_weight / total_rarity if total_rarity > 0 else 0.0
     f["id_facts"] = min(math.log1p(len(evidence.identity.facts)) / math.log1p(20), 1.0)
@@ -299,6 +332,7 @@ def is_self_contained(features: Mapping[str, float]) -> bool:
 __all__ = [
     "DERIVED",
     "FEATURE_NAMES",
+    "GATE_V6_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

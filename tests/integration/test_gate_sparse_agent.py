@@ -1,7 +1,7 @@
 """A new user's agent: a few pinned facts and nothing else (issue 17; gate-v4 answered none:no_evidence here).
 
 gate-v4 was fitted on agents that hold nearly every section and learned to read the empty sections' relative
-cosines as "no memory". gate-v5 is fitted with sparse agents too, and bench/train_gate.py only chooses a candidate
+cosines as "no memory". gate-v5 and gate-v6 are fitted with sparse agents too, and bench/train_gate.py only chooses a candidate
 that places the fact for the features recorded here (bench/gate_sparse_probe.json, checked below against the live
 read path). Real memoryd, fake inferd.
 """
@@ -94,9 +94,12 @@ def test_the_recorded_probe_is_what_the_read_path_measures(memoryd: MemorydHandl
         assert live == pytest.approx(row["features"], abs=1e-6)
 
 
-def test_gate_v5_places_the_fact_and_keeps_general_questions_out(memoryd: MemorydHandle) -> None:
-    model = load(DEFAULT_MODEL_PATH.parent / "gate_model_v5.json")
-    assert model is not None and model.version == "gate-v5"
+@pytest.mark.parametrize("version", [5, 6])
+def test_gate_v5_and_v6_place_the_fact_and_keep_general_questions_out(
+    memoryd: MemorydHandle, version: int
+) -> None:
+    model = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")
+    assert model is not None and model.version == f"gate-v{version}"
     # The features the real read path measured for these agents, decided by the model file.
     for agent in AGENTS:
         for query, want in (
