@@ -1,0 +1,370 @@
+"""Corrections of what memory already holds, read against it: a user sentence that says something changed, compared
+by structure with the agent's active facts, yields the new fact and the older facts it retires.
+
+The session's extractor reads each sentence on its own, with rules its authors wrote for the phrasings they met
+("we pushed it back a week", "scratch that — Lille", "she's not my manager anymore, Ana is" mostly fall through).
+Here a sentence is read against what the agent already knows instead, so the old fact names the slot:
+
+- **A revision sentence** is a user statement (no question, no hypothetical, nothing unfit to store: small talk, a
+  secret, someone else's liking; grounding/unfit.py) with a change cue: a word saying a value changed, moved or was
+  given up ("now", "instead", "moved", "pushed", "dropped", "left", "new", "from now on", in five languages;
+  `REVISION_CUE`). "Still" is no cue: "Dr Marsh-Kaye is still my consultant" changes nothing.
+- **Values and skeletons** are grounding/skeleton.py's: numbers, dates, weekdays, quoted spans and capitalised names
+  are values; the other content words, stemmed, are the skeleton. A capital opening the sentence counts as a value
+  when the older fact holds it as one ("Begoña ahora viene …" after "He contratado a Begoña …").
+- **Same slot, another value** (`_same_topic`): the sentence and an older fact share at least `MIN_SHARED`
+  skeleton words that name what they are about (time words and template words aside), or one word of a relation
+  with one current value (a target, a home, a job, a manager); they name no different relation nouns; each holds a
+  value the other does not; and a value it drops and a value it adds are of one type (a date for a date, a number
+  for a number, a name for a name: "the release moves to 19 February" replaces "6 November", not "Steam").
+- **An old value said to be gone** (`_names_gone`): the sentence names a name the older fact holds ("we've dropped
+  Gardners", "Ramón se jubiló", "out of Treforest") with a departure cue, and adds a value of its own.
+
+Either way the older fact is retired (it is kept for history, never injected again), unless it already states every
+value the sentence adds (it is a restatement of the new state, not the old one). The sentence becomes a new fact
+in the user's words, unless a fact the session's extractor read from the same turn already states its new values
+(that fact then carries the retirement), and except for the clauses about the old value itself ("Gaëtan a quitté
+l'affaire" retires what memory says of Gaëtan; it is not a fact about the user's slot). Nothing is revised when no
+older fact matches: a change cue alone ("we moved the sofa") stores nothing new here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoryd.write.grounding.clauses import statement_clauses, without_openers
+from memoryd.write.grounding.corrections import repaired
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START
+from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked
+from memoryd.write.grounding.summary import third_person
+from memoryd.write.grounding.text import (
+    STOP_WORDS,
+    detect_language,
+    fold,
+    light_stem,
+    prose,
+    sentences,
+    word_set,
+)
+from memoryd.write.grounding.unfit import unfit_reason
+
+_I = re.IGNORECASE
+#: Words saying an old value is gone: left, given up, replaced, retired, sold (five languages).
+_DEPARTURE = (
+    r"left|quit|dropped|dropped out|drop out|ditched|given up|gave up|retired|replaced|sold|cancel+ed|out of|"
+    r"no more|not any ?more|no longer|instead of|moved (?:from|out|away|over)|gone|"
+    r"quitté|quitte|abandonné|arrêté|lâché|vendu|remplacé|plus de|au lieu de|à la place|parti|"
+    r"dejado|dejé|dejamos|jubiló|jubilado|jubilada|vendido|vendí|ya no|en vez de|en lugar de|se fue|"
+    r"verlassen|aufgehört|aufgegeben|verkauft|gekündigt|gezogen|nicht mehr|kein(?:e|en)? mehr|statt|anstatt|"
+    r"saí|saiu|deixei|deixou|deixamos|largou|larguei|vendi|aposentou|já não|não mais|em vez de|em vez do|em vez da"
+)
+#: Words saying a value was set anew: moved, pushed, changed, switched, new (five languages).
+_MOVE = (
+    r"now|instead|move|moves|moved|moving|push|pushed|pushing|postponed|delayed|rescheduled|brought forward|"
+    r"put back|switch|switched|switching|change|changed|changes|new|from now on|went down to|went up to|raised|"
+    r"reduced|take over|took over|taken over|taking over|handed over|back to|"
+    r"maintenant|désormais|repoussé|repoussée|reporté|reportée|décalé|décalée|avancé|avancée|changé|passés? à|"
+    r"nouveau|nouvelle|nouvel|"
+    r"ahora|cambiado|cambié|pospuesto|aplazado|aplazada|retrasado|adelantado|pasado a|nuevo|nueva|"
+    r"jetzt|nun|verschoben|verlegt|vorverlegt|gewechselt|umgestellt|neue|neuer|neuen|neues|übernommen|"
+    r"agora|mudei|mudou|mudamos|troquei|trocamos|adiado|adiada|remarcado|remarcada|antecipado|reajustei|"
+    r"novo|nova|passei a|passou a"
+)
+#: A change cue (module docstring); skeleton.py's cues are all in it.
+REVISION_CUE = re.compile(rf"\b(?:{_DEPARTURE}|{_MOVE})\b|{CHANGE_CUE.pattern}", _I)
+DEPARTURE_CUE = re.compile(rf"\b(?:{_DEPARTURE})\b", _I)
+#: Shared skeleton words needed for "same topic" when none of them names a single-valued relation.
+MIN_SHARED = 2
+#: Words that say when, not what: no overlap of theirs makes two facts one topic.
+_GENERIC = frozenset(
+    light_stem(w)
+    for w in word_set(
+        "end start day days week weeks month months year years time next last first weekend morning mornings "
+        "evening evenings night nights afternoon today tomorrow yesterday ago later soon new old now "
+        "remind reminded asked ask need needs want wants going will also really just"
+    )
+)
+_CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
+#: A name too short or too common to stand for an old value on its own.
+_MIN_NAME_CHARS = 3
+#: How many words apart a departure cue and the name it retires may be ("Uwe ist nach Hamburg gezogen").
+_NEAR = 4
+#: The longest sentence read as one revision (a paragraph says too many things at once).
+MAX_CHARS = 320
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A correction read against the agent's facts: the fact stating the new value (a new one, or the session's
+    own fact that states it) and the indices of the older facts it retires."""
+
+    #: None when the sentence only says the old value is gone ("Ray Dunmore has retired").
+    fact: GroundedFact | None
+    retired: tuple[int, ...]
+    #: Whether `fact` is new here (to insert) or one of the session's facts (which carries the retirement).
+    is_new: bool
+
+
+def _kind(value: str) -> str:
+    """A value's type: "date" (a day or month), "number" (digits or a counting word), or "name"."""
+    if value in _CALENDAR:
+        return "date"
+    if any(ch.isdigit() for ch in value) or value in _COUNTS:
+        return "number"
+    return "name"
+
+
+def _names(values: frozenset[str]) -> frozenset[str]:
+    """The values that are names long enough to stand for a thing on their own."""
+    return frozenset(v for v in values if _kind(v) == "name" and len(v) >= _MIN_NAME_CHARS)
+
+
+def _kinds(values: frozenset[str], dated: bool) -> set[str]:
+    """The types of a text's values; in a dated text a number is a day ("le 23 juin")."""
+    kinds = {_kind(v) for v in values}
+    if dated and "number" in kinds:
+        kinds = (kinds - {"number"}) | {"date"}
+    return kinds
+
+
+#: Counting and ordinal words (stemmed), values like digits: "the second Saturday", "three days a week".
+_COUNTS = frozenset(
+    light_stem(w)
+    for w in word_set(
+        "one two three four five six seven eight nine ten eleven twelve first second third fourth fifth last "
+        "un une deux trois quatre cinq six sept huit neuf dix premier première deuxième second seconde troisième "
+        "dernier dernière uno una dos tres cuatro cinco seis siete ocho nueve diez primero primera segundo segunda "
+        "tercero tercera último última ein eine zwei drei vier fünf sechs sieben acht neun zehn erste zweite "
+        "dritte letzte um uma dois duas três quatro cinco seis sete oito nove dez primeiro primeira segundo "
+        "segunda terceiro terceira último última every daily todos toutes täglich todos"
+    )
+)
+
+
+def _masked(text: str) -> Masked:
+    """skeleton.py's reading, with counting words as values and possessives cut ("Joanna's" → "joanna")."""
+    said = masked(text)
+    counts = said.skeleton & _COUNTS
+    values = frozenset(re.sub(r"['’]s$", "", v) for v in said.values) | counts
+    return Masked(said.skeleton - counts, values, said.relations, said.dated)
+
+
+def _values(said: str, said_masked: Masked, old: Masked) -> frozenset[str]:
+    """The sentence's values, with a capitalised opening word the older fact holds as a value."""
+    opening = re.match(r"\s*[\W_]*([^\W\d_][\w'’-]*)", said)
+    extra = set()
+    if opening is not None and opening.group(1)[:1].isupper():
+        word = re.sub(r"['’]s$", "", fold(opening.group(1)))
+        if word in old.values:
+            extra.add(word)
+    return said_masked.values | extra
+
+
+def _same_topic(new: Masked, values: frozenset[str], old: Masked) -> bool:
+    """Same slot by structure, another value (module docstring)."""
+    if old.relations and new.relations and not (old.relations & new.relations):
+        return False
+    added, dropped = values - old.values, old.values - values
+    if not added or not dropped:
+        return False
+    if not (_kinds(added, new.dated) & _kinds(dropped, old.dated)):
+        return False
+    shared = (new.skeleton & old.skeleton) - _GENERIC
+    if _names(values & old.values) and not _names(dropped):
+        return True  # the same named thing with another day or number ("Begoña ahora viene …")
+    if len(shared) >= MIN_SHARED or (new.relations & old.relations):
+        return True
+    # One shared word: two dates of one thing ("Potatoes are going in this Saturday, 11 April, instead").
+    return bool(shared) and new.dated and old.dated
+
+
+_UNIT = re.compile(r"(?:(?P<before>[^\W\d_]+)\W{0,3})?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?")
+
+
+def _units(text: str) -> frozenset[str]:
+    """The words a number is said with ("200 words", "300-km", "R$ 145"), stemmed."""
+    return frozenset(
+        light_stem(fold(word))
+        for match in _UNIT.finditer(text)
+        for word in (match.group("before"), match.group("after"))
+        if word and len(word) > 1 and fold(word) not in STOP_WORDS
+    )
+
+
+def _same_quantity(clause: str, old: str) -> bool:
+    """Another number of one unit: "keep it to 200 words max" after "never more than 300 words"."""
+    said, held = masked(clause), masked(old)
+    if said.dated or held.dated:
+        return False
+    added = {v for v in said.values if v[:1].isdigit()} - held.values
+    dropped = {v for v in held.values if v[:1].isdigit()} - said.values
+    return bool(added) and bool(dropped) and bool((_units(clause) & _units(old)) - _GENERIC)
+
+
+def _names_gone(clause: str, values: frozenset[str], old: Masked) -> str:
+    """The old fact's name the clause says is gone, or "" (module docstring): a departure cue next to it
+    ("we've dropped Gardners", "Ray Dunmore has retired", "Uwe ist nach Hamburg gezogen")."""
+    named = sorted(_names(values & old.values))
+    if not named:
+        return ""
+    words = [fold(w) for w in _WORDS.findall(clause)]
+    for cue in DEPARTURE_CUE.finditer(clause):
+        at = len(_WORDS.findall(clause[: cue.start()]))
+        near = words[max(0, at - _NEAR) : at + len(cue.group(0).split()) + _NEAR]
+        for name in named:
+            if any(w.startswith(name.split()[0]) for w in near):
+                return name
+    return ""
+
+
+def _only_name(text: str, name: str, values: frozenset[str]) -> bool:
+    """Whether `name` (with the capitalised words next to it: "Strathearn Sawmill") is the only name the older fact
+    holds: "… trainee solicitor at Pembury Lowe in Birmingham" is about the job, not the city, and stays."""
+    for run in re.finditer(r"(?:[A-ZÀ-ÖØ-Þ][\w'’&-]*\s?)+", text):
+        words = {re.sub(r"['’]s$", "", fold(w)) for w in run.group(0).split()}
+        if name in words:
+            return not (_names(values) - words)
+    return False
+
+
+_WORDS = re.compile(r"[^\W_][\w'’-]*")
+
+
+#: Where a consequence or a second statement starts in a clause.
+_THEN = re.compile(
+    r",\s*(?:so|and|but|donc|alors|et|mais|así que|y|pero|also|und|aber|então|e|mas)\s+|\s+(?:so|donc|alors)\s+",
+    _I,
+)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|we|we've|we're|je|j'|j’|on|nous|yo|he|hemos|ich|wir|eu|nós)\b", _I
+)
+
+
+def _opens_with(clause: str, value: str) -> bool:
+    """Whether the clause is about `value` itself: named before its change cue with no "I"/"we" before it
+    ("Autre nouvelle : Gaëtan a quitté l'affaire"), not "we've dropped Gardners"."""
+    cue = REVISION_CUE.search(clause)
+    before = fold(clause[: cue.start()]) if cue else fold(clause)
+    return value.split()[0] in before and not _FIRST_PERSON.search(before)
+
+
+def _user_sentences(turn: SourceTurn) -> list[str]:
+    """The turn's statements, self-repairs applied ("R$ 140… não, errei, R$ 145" reads as R$ 145)."""
+    said = repaired(prose(turn.user))
+    out = []
+    for sentence in sentences(said):
+        if len(sentence) > MAX_CHARS or HYPOTHETICAL.search(sentence) or QUESTION_START.match(sentence):
+            continue
+        if sentence.rstrip().endswith("?") or unfit_reason(sentence):
+            continue
+        out.append(sentence)
+    return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence cut at its consequence clauses and semicolons (grounding/clauses.py)."""
+    return [c for c in (without_openers(part).strip() for part in statement_clauses(sentence)) if c] or [
+        sentence
+    ]
+
+
+def _text(clauses: Sequence[str], lang: str) -> str:
+    said = " ".join(c.rstrip(" ,;:") for c in clauses).strip()
+    said = said.rstrip(".!…") + "."
+    return third_person(said) if lang == "en" else said[:1].upper() + said[1:]
+
+
+def _covering(fact_values: frozenset[str], turn: int, session: Sequence[GroundedFact]) -> GroundedFact | None:
+    """The session fact from the same turn that states every new value already, if any."""
+    for fact in session:
+        if turn in fact.turns and all(v in fold(fact.text) for v in fact_values):
+            return fact
+    return None
+
+
+def revisions(
+    turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
+) -> list[Revision]:
+    """Corrections the user's turns make to `known` (the agent's active facts, older than the session)."""
+    if not known:
+        return []
+    olds = [_masked(k) for k in known]
+    out: list[Revision] = []
+    taken: set[int] = set()
+    for turn in turns:
+        lang = detect_language(turn.user)
+        for sentence in _user_sentences(turn):
+            if not REVISION_CUE.search(sentence):
+                continue
+            clauses = _clauses(sentence)
+            retired: list[int] = []
+            kept: list[str] = []
+            added: set[str] = set()
+            for clause in clauses:
+                said = _masked(clause)
+                about_old = ""
+                anchored = False
+                for index, old in enumerate(olds):
+                    values = _values(clause, said, old)
+                    gone = _names_gone(clause, values, old)
+                    if gone and not _only_name(known[index], gone, old.values):
+                        gone = ""
+                    if not gone and not (
+                        REVISION_CUE.search(clause)
+                        and (_same_topic(said, values, old) or _same_quantity(clause, known[index]))
+                    ):
+                        continue
+                    new_values = values - old.values
+                    if new_values and all(v in fold(known[index]) for v in new_values):
+                        continue  # the older fact already says the new state
+                    anchored = True
+                    if index not in retired:
+                        retired.append(index)
+                    if gone and _opens_with(clause, gone):
+                        about_old = gone
+                    added |= new_values
+                if not about_old:
+                    if anchored:
+                        kept.append(clause)
+                else:
+                    # "Effie had to drop out, so the soundtrack is now by Bram": what follows is the new state.
+                    kept.extend(p for p in _THEN.split(clause)[1:] if not _opens_with(p, about_old))
+            fresh = [i for i in retired if i not in taken]
+            if not fresh:
+                continue
+            taken.update(fresh)
+            wanted = frozenset(v for v in added if any(v in fold(c) for c in kept))
+            covering = _covering(wanted, turn.index, session) if wanted else None
+            if covering is not None:
+                out.append(Revision(covering, tuple(fresh), is_new=False))
+                continue
+            if not kept or not wanted:
+                # Only what the old value did ("Ray Dunmore has retired"): the older facts go, nothing is added.
+                out.append(Revision(None, tuple(fresh), is_new=False))
+                continue
+            text = _text(kept, lang)
+            out.append(
+                Revision(_fact(text, (turn.index,), lang, " ".join(sorted(wanted))), tuple(fresh), True)
+            )
+    return out
+
+
+def _fact(text: str, turns: tuple[int, ...], lang: str, value: str = "") -> GroundedFact:
+    dated = masked(text).dated
+    return GroundedFact(
+        kind=FactKind.PLAN if dated else FactKind.PREFERENCE,
+        text=text,
+        slot="",
+        value=value,
+        turns=turns,
+        salience=0.7,
+        is_identity=False,
+        language=lang,
+    )
+
+
+__all__ = ["DEPARTURE_CUE", "MAX_CHARS", "MIN_SHARED", "REVISION_CUE", "Revision", "revisions"]
