@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
-from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked
+from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.text import (
     STOP_WORDS,
@@ -55,7 +55,8 @@ from memoryd.write.grounding.unfit import unfit_reason
 _I = re.IGNORECASE
 #: Words saying an old value is gone: left, given up, replaced, retired, sold (five languages).
 _DEPARTURE = (
-    r"left|quit|dropped|dropped out|drop out|ditched|given up|gave up|retired|replaced|sold|cancel+ed|out of|"
+    r"left|quit|dropped|dropped out|drop out|ditched|given up|gave up|retired|replaced|sold|cancel+ed|"
+    r"(?:moved|moving|move|got|get) out of|^out of|"
     r"no more|not any ?more|no longer|instead of|moved (?:from|out|away|over)|gone|"
     r"quitté|quitte|abandonné|arrêté|lâché|vendu|remplacé|plus de|au lieu de|à la place|parti|"
     r"dejado|dejé|dejamos|jubiló|jubilado|jubilada|vendido|vendí|ya no|en vez de|en lugar de|se fue|"
@@ -77,6 +78,7 @@ _MOVE = (
 #: A change cue (module docstring); skeleton.py's cues are all in it.
 REVISION_CUE = re.compile(rf"\b(?:{_DEPARTURE}|{_MOVE})\b|{CHANGE_CUE.pattern}", _I)
 DEPARTURE_CUE = re.compile(rf"\b(?:{_DEPARTURE})\b", _I)
+MOVE_CUE = re.compile(rf"\b(?:{_MOVE})\b", _I)
 #: Shared skeleton words needed for "same topic" when none of them names a single-valued relation.
 MIN_SHARED = 2
 #: Words that say when, not what: no overlap of theirs makes two facts one topic.
@@ -87,12 +89,28 @@ _GENERIC = frozenset(
         "evening evenings night nights afternoon today tomorrow yesterday ago later soon new old now "
         "remind reminded asked ask need needs want wants going will also really just"
     )
+) | frozenset(
+    light_stem(fold(w))
+    for w in word_set(
+        "move moves moved moving change changes changed switch switched new nouveau nouvelle nouvelles nuevo "
+        "nueva neue neuer neues novo nova cambio cambiado changement mudança wechsel correction"
+    )
 )
 _CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 #: A name too short or too common to stand for an old value on its own.
 _MIN_NAME_CHARS = 3
 #: How many words apart a departure cue and the name it retires may be ("Uwe ist nach Hamburg gezogen").
 _NEAR = 4
+#: How many of a clause's first skeleton words may name the thing one shared word is about.
+_LEADING = 3
+#: A relation of someone else's ("his business partner", "sa femme", "ihr Chef"): not the user's relation.
+_THEIR_RELATION = re.compile(
+    r"\b(?:his|her|their|son|sa|ses|leur|su|sus|sein|seine|seinen|seiner|ihr|ihre|ihren|ihrer|seu|sua|dele|"
+    r"dela)\s+(?:\w+\s+)?(?:"
+    + "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
+    + r")\b",
+    _I,
+)
 #: The longest sentence read as one revision (a paragraph says too many things at once).
 MAX_CHARS = 320
 
@@ -111,8 +129,8 @@ class Revision:
 
 def _kind(value: str) -> str:
     """A value's type: "date" (a day or month), "number" (digits or a counting word), or "name"."""
-    if value in _CALENDAR:
-        return "date"
+    if value in _CALENDAR or value.removesuffix("s") in _CALENDAR:
+        return "date"  # "thursdays", "lundis", "montags" too
     if any(ch.isdigit() for ch in value) or value in _COUNTS:
         return "number"
     return "name"
@@ -164,7 +182,7 @@ def _values(said: str, said_masked: Masked, old: Masked) -> frozenset[str]:
     return said_masked.values | extra
 
 
-def _same_topic(new: Masked, values: frozenset[str], old: Masked) -> bool:
+def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -> bool:
     """Same slot by structure, another value (module docstring)."""
     if old.relations and new.relations and not (old.relations & new.relations):
         return False
@@ -176,10 +194,21 @@ def _same_topic(new: Masked, values: frozenset[str], old: Masked) -> bool:
     shared = (new.skeleton & old.skeleton) - _GENERIC
     if _names(values & old.values) and not _names(dropped):
         return True  # the same named thing with another day or number ("Begoña ahora viene …")
-    if len(shared) >= MIN_SHARED or (new.relations & old.relations):
+    if len(shared) >= MIN_SHARED:
         return True
-    # One shared word: two dates of one thing ("Potatoes are going in this Saturday, 11 April, instead").
-    return bool(shared) and new.dated and old.dated
+    if new.relations & old.relations and not _THEIR_RELATION.search(clause):
+        return True  # "my editor for now is Felicity Ngata", not "his business partner Carla"
+    # One shared word: two dates of one thing the clause is about ("Potatoes are going in this Saturday, 11 April,
+    # instead"), said among its first words.
+    return bool(shared) and new.dated and old.dated and bool(shared & _leading(clause, new))
+
+
+def _leading(clause: str, said: Masked) -> frozenset[str]:
+    """The first `_LEADING` skeleton words of the clause, in order."""
+    stems = [
+        light_stem(w) for w in (fold(x) for x in _WORDS.findall(clause)) if light_stem(w) in said.skeleton
+    ]
+    return frozenset(list(dict.fromkeys(stems))[:_LEADING])
 
 
 _UNIT = re.compile(r"(?:(?P<before>[^\W\d_]+)\W{0,3})?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?")
@@ -245,11 +274,15 @@ _FIRST_PERSON = re.compile(
 
 
 def _opens_with(clause: str, value: str) -> bool:
-    """Whether the clause is about `value` itself: named before its change cue with no "I"/"we" before it
-    ("Autre nouvelle : Gaëtan a quitté l'affaire"), not "we've dropped Gardners"."""
-    cue = REVISION_CUE.search(clause)
-    before = fold(clause[: cue.start()]) if cue else fold(clause)
-    return value.split()[0] in before and not _FIRST_PERSON.search(before)
+    """Whether the clause is about `value` itself: named before its departure cue with no "I"/"we" between
+    ("Autre nouvelle : Gaëtan a quitté l'affaire", "New teacher: Mrs. Wolska moved back"), not "we've dropped
+    Gardners"."""
+    folded = fold(clause)
+    at = folded.find(value.split()[0])
+    if at < 0:
+        return False
+    cue = DEPARTURE_CUE.search(clause, at) or MOVE_CUE.search(clause, at)
+    return cue is not None and not _FIRST_PERSON.search(folded[at : cue.start()])
 
 
 def _user_sentences(turn: SourceTurn) -> list[str]:
@@ -286,6 +319,46 @@ def _covering(fact_values: frozenset[str], turn: int, session: Sequence[Grounded
     return None
 
 
+def _replaces(clause: str, said: Masked, values: frozenset[str], old: Masked, old_text: str) -> bool:
+    """Whether the clause gives another value in the older fact's slot: with a change cue, by topic or by quantity;
+    without one, only in a slot that holds one value ("so the deadline is 31 March next year")."""
+    if REVISION_CUE.search(clause):
+        return _same_topic(clause, said, values, old) or (
+            MOVE_CUE.search(clause) is not None and _same_quantity(clause, old_text)
+        )
+    shared = (said.skeleton & old.skeleton) - _GENERIC
+    return single_valued(shared, dated=False) and _same_topic(clause, said, values, old)
+
+
+#: Cues that say on their own that a value is the new one ("now", "instead", "from now on", "not X any more",
+#: "moved … to"): a sentence with one states a change even when memory holds no older value to compare.
+STATED_CHANGE = re.compile(
+    r"\b(?:now|instead|from now on|no longer|any ?more|switched to|moved to|moving to|moved (?:\w+ )?from|"
+    r"maintenant|désormais|dorénavant|au lieu|à la place|ahora|en vez|en lugar|ya no|a partir de ahora|"
+    r"jetzt|nun|ab sofort|statt|anstatt|nicht mehr|agora|em vez|já não|a partir de agora)\b",
+    _I,
+)
+
+
+def _stated_change(
+    sentence: str, turn: int, lang: str, session: Sequence[GroundedFact], known: Sequence[str]
+) -> list[Revision]:
+    """A change said plainly that no older fact anchors ("Now ordering from Extra UK", "We moved house, from
+    Nailsworth to Stonehouse"): the sentence is the new fact when it names a value the session's facts from its
+    turn do not already state and no older fact holds all of its values (a repeat is no change)."""
+    if not STATED_CHANGE.search(sentence):
+        return []
+    values = _masked(sentence).values
+    if not values:
+        return []
+    if any(all(v in fold(k) for v in values) for k in known):
+        return []
+    for fact in session:
+        if turn in fact.turns and sum(v in fold(fact.text) for v in values) * 2 >= len(values):
+            return []
+    return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), (), True)]
+
+
 def revisions(
     turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
 ) -> list[Revision]:
@@ -313,10 +386,7 @@ def revisions(
                     gone = _names_gone(clause, values, old)
                     if gone and not _only_name(known[index], gone, old.values):
                         gone = ""
-                    if not gone and not (
-                        REVISION_CUE.search(clause)
-                        and (_same_topic(said, values, old) or _same_quantity(clause, known[index]))
-                    ):
+                    if not gone and not _replaces(clause, said, values, old, known[index]):
                         continue
                     new_values = values - old.values
                     if new_values and all(v in fold(known[index]) for v in new_values):
@@ -335,6 +405,8 @@ def revisions(
                     kept.extend(p for p in _THEN.split(clause)[1:] if not _opens_with(p, about_old))
             fresh = [i for i in retired if i not in taken]
             if not fresh:
+                if not retired:
+                    out.extend(_stated_change(sentence, turn.index, lang, session, known))
                 continue
             taken.update(fresh)
             wanted = frozenset(v for v in added if any(v in fold(c) for c in kept))
