@@ -192,8 +192,12 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -
     if not (_kinds(added, new.dated) & _kinds(dropped, old.dated)):
         return False
     shared = (new.skeleton & old.skeleton) - _GENERIC
-    if _names(values & old.values) and not _names(dropped):
-        return True  # the same named thing with another day or number ("Begoña ahora viene …")
+    if _names(values & old.values) and (
+        not _names(dropped) or _kinds(added, new.dated) & _kinds(dropped, old.dated) & {"date", "number"}
+    ):
+        return (
+            True  # the same named thing with another day or number ("Begoña ahora viene …", "the Kew trip")
+        )
     if len(shared) >= MIN_SHARED:
         return True
     if new.relations & old.relations and not _THEIR_RELATION.search(clause):
@@ -256,7 +260,9 @@ def _only_name(text: str, name: str, values: frozenset[str]) -> bool:
     for run in re.finditer(r"(?:[A-ZÀ-ÖØ-Þ][\w'’&-]*\s?)+", text):
         words = {re.sub(r"['’]s$", "", fold(w)) for w in run.group(0).split()}
         if name in words:
-            return not (_names(values) - words)
+            # An acronym ("IVA", "NIPE") names a matter, not another holder of the slot.
+            acronyms = {fold(w) for w in re.findall(r"\b[A-Z]{2,5}\b", text)}
+            return not (_names(values) - words - acronyms)
     return False
 
 
@@ -334,6 +340,9 @@ def _replaces(clause: str, said: Masked, values: frozenset[str], old: Masked, ol
 #: "moved … to"): a sentence with one states a change even when memory holds no older value to compare.
 STATED_CHANGE = re.compile(
     r"\b(?:now|instead|from now on|no longer|any ?more|switched to|moved to|moving to|moved (?:\w+ )?from|"
+    r"went (?:down|up|back) to|cut to|reduced to|raised to|(?:my|our|the) new|passés? à|pasad[oa]s? a|"
+    r"passei a|passamos a|umgestiegen|mon nouveau|ma nouvelle|notre nouveau|notre nouvelle|mi nuevo|mi nueva|"
+    r"nuestro nuevo|nuestra nueva|mein neuer|meine neue|unser neuer|unsere neue|meu novo|minha nova|o novo|a nova|"
     r"maintenant|désormais|dorénavant|au lieu|à la place|ahora|en vez|en lugar|ya no|a partir de ahora|"
     r"jetzt|nun|ab sofort|statt|anstatt|nicht mehr|agora|em vez|já não|a partir de agora)\b",
     _I,
@@ -341,22 +350,37 @@ STATED_CHANGE = re.compile(
 
 
 def _stated_change(
-    sentence: str, turn: int, lang: str, session: Sequence[GroundedFact], known: Sequence[str]
+    sentence: str,
+    turn: int,
+    lang: str,
+    session: Sequence[GroundedFact],
+    known: Sequence[str],
+    *,
+    cued: bool = False,
 ) -> list[Revision]:
     """A change said plainly that no older fact anchors ("Now ordering from Extra UK", "We moved house, from
-    Nailsworth to Stonehouse"): the sentence is the new fact when it names a value the session's facts from its
-    turn do not already state and no older fact holds all of its values (a repeat is no change)."""
-    if not STATED_CHANGE.search(sentence):
+    Nailsworth to Stonehouse"), or after a cue said on its own ("We finally moved! Out of Treforest and into
+    Llantrisant", `cued`): the sentence is the new fact when it names a value the session's facts from its turn do
+    not already state and no older fact holds all of its values (a repeat is no change)."""
+    if not STATED_CHANGE.search(sentence) and not cued:
         return []
     values = _masked(sentence).values
     if not values:
         return []
     if any(all(v in fold(k) for v in values) for k in known):
         return []
+    # "Mudei de fornecedor: a Doce Minas atrasou …, agora compro no Empório Cacau": an older fact whose only name
+    # the change names, beside a name of its own, is the older value.
+    retired = tuple(
+        i
+        for i, k in enumerate(known)
+        if _names(values - (held := _masked(k).values))
+        and any(_only_name(k, name, held) for name in _names(values & held))
+    )
     for fact in session:
         if turn in fact.turns and sum(v in fold(fact.text) for v in values) * 2 >= len(values):
-            return []
-    return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), (), True)]
+            return [Revision(fact, retired, is_new=False)] if retired else []
+    return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), retired, True)]
 
 
 def revisions(
@@ -370,8 +394,13 @@ def revisions(
     taken: set[int] = set()
     for turn in turns:
         lang = detect_language(turn.user)
+        cued = False
         for sentence in _user_sentences(turn):
+            # "We did it, we finally moved!": a change said without its value cues the sentence after it.
+            was_cued, cued = cued, bool(MOVE_CUE.search(sentence)) and not _masked(sentence).values
             if not REVISION_CUE.search(sentence):
+                if was_cued:
+                    out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
                 continue
             clauses = _clauses(sentence)
             retired: list[int] = []
@@ -406,7 +435,7 @@ def revisions(
             fresh = [i for i in retired if i not in taken]
             if not fresh:
                 if not retired:
-                    out.extend(_stated_change(sentence, turn.index, lang, session, known))
+                    out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
                 continue
             taken.update(fresh)
             wanted = frozenset(v for v in added if any(v in fold(c) for c in kept))
