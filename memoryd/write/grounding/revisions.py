@@ -59,9 +59,9 @@ _DEPARTURE = (
     r"(?:moved|moving|move|got|get) out of|^out of|"
     r"no more|not any ?more|no longer|instead of|moved (?:from|out|away|over)|gone|"
     r"quitté|quitte|abandonné|arrêté|lâché|vendu|remplacé|plus de|au lieu de|à la place|parti|"
-    r"dejado|dejé|dejamos|jubiló|jubilado|jubilada|vendido|vendí|ya no|en vez de|en lugar de|se fue|"
+    r"dejado|dejé|dejamos|se fue|se va|jubiló|jubilado|jubilada|vendido|vendí|ya no|en vez de|en lugar de|se fue|"
     r"verlassen|aufgehört|aufgegeben|verkauft|gekündigt|gezogen|nicht mehr|kein(?:e|en)? mehr|statt|anstatt|"
-    r"saí|saiu|deixei|deixou|deixamos|largou|larguei|vendi|aposentou|já não|não mais|em vez de|em vez do|em vez da"
+    r"foi-se embora|foi embora|saí|saiu|deixei|deixou|deixamos|largou|larguei|vendi|aposentou|já não|não mais|em vez de|em vez do|em vez da"
 )
 #: Words saying a value was set anew: moved, pushed, changed, switched, new (five languages).
 _MOVE = (
@@ -101,6 +101,10 @@ _CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 _MIN_NAME_CHARS = 3
 #: How many words apart a departure cue and the name it retires may be ("Uwe ist nach Hamburg gezogen").
 _NEAR = 4
+#: The fewest words a piece of a sentence needs to stand as a clause.
+_MIN_CLAUSE_WORDS = 3
+#: How far into a clause its subject may stand ("Autre nouvelle, moins drôle : Gaëtan a quitté …").
+_SUBJECT_WORDS = 5
 #: How many of a clause's first skeleton words may name the thing one shared word is about.
 _LEADING = 3
 #: A relation of someone else's ("his business partner", "sa femme", "ihr Chef"): not the user's relation.
@@ -191,7 +195,10 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -
         return False
     if not (_kinds(added, new.dated) & _kinds(dropped, old.dated)):
         return False
-    shared = (new.skeleton & old.skeleton) - _GENERIC
+    # A title both name ("CTO", "CEO"): the role the values hold.
+    shared = ((new.skeleton & old.skeleton) - _GENERIC) | {
+        v for v in values & old.values if v in _acronyms(clause)
+    }
     if _names(values & old.values) and (
         not _names(dropped) or _kinds(added, new.dated) & _kinds(dropped, old.dated) & {"date", "number"}
     ):
@@ -205,6 +212,11 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -
     # One shared word: two dates of one thing the clause is about ("Potatoes are going in this Saturday, 11 April,
     # instead"), said among its first words.
     return bool(shared) and new.dated and old.dated and bool(shared & _leading(clause, new))
+
+
+def _acronyms(text: str) -> frozenset[str]:
+    """Capitalised abbreviations of a text, folded ("CTO", "NIPE", "IVA")."""
+    return frozenset(fold(w) for w in re.findall(r"\b[A-Z]{2,5}\b", text))
 
 
 def _leading(clause: str, said: Masked) -> frozenset[str]:
@@ -261,8 +273,7 @@ def _only_name(text: str, name: str, values: frozenset[str]) -> bool:
         words = {re.sub(r"['’]s$", "", fold(w)) for w in run.group(0).split()}
         if name in words:
             # An acronym ("IVA", "NIPE") names a matter, not another holder of the slot.
-            acronyms = {fold(w) for w in re.findall(r"\b[A-Z]{2,5}\b", text)}
-            return not (_names(values) - words - acronyms)
+            return not (_names(values) - words - _acronyms(text))
     return False
 
 
@@ -280,15 +291,16 @@ _FIRST_PERSON = re.compile(
 
 
 def _opens_with(clause: str, value: str) -> bool:
-    """Whether the clause is about `value` itself: named before its departure cue with no "I"/"we" between
-    ("Autre nouvelle : Gaëtan a quitté l'affaire", "New teacher: Mrs. Wolska moved back"), not "we've dropped
-    Gardners"."""
-    folded = fold(clause)
-    at = folded.find(value.split()[0])
-    if at < 0:
+    """Whether the clause is about `value` itself: its subject, among its first `_SUBJECT_WORDS` words with no
+    "I"/"we" before it, a change cue after it ("Autre nouvelle : Gaëtan a quitté l'affaire", "New teacher: Mrs.
+    Wolska moved back"), not "we've dropped Gardners" nor "start using Harvard instead of APA"."""
+    words = [fold(w) for w in _WORDS.findall(clause)]
+    first = value.split()[0]
+    at = next((i for i, w in enumerate(words[:_SUBJECT_WORDS]) if w.startswith(first)), -1)
+    if at < 0 or any(_FIRST_PERSON.fullmatch(w) for w in words[:at]):
         return False
-    cue = DEPARTURE_CUE.search(clause, at) or MOVE_CUE.search(clause, at)
-    return cue is not None and not _FIRST_PERSON.search(folded[at : cue.start()])
+    start = fold(clause).find(first)
+    return bool(DEPARTURE_CUE.search(clause, start) or MOVE_CUE.search(clause, start))
 
 
 def _user_sentences(turn: SourceTurn) -> list[str]:
@@ -305,10 +317,14 @@ def _user_sentences(turn: SourceTurn) -> list[str]:
 
 
 def _clauses(sentence: str) -> list[str]:
-    """The sentence cut at its consequence clauses and semicolons (grounding/clauses.py)."""
-    return [c for c in (without_openers(part).strip() for part in statement_clauses(sentence)) if c] or [
-        sentence
-    ]
+    """The sentence cut at its consequence clauses and semicolons (grounding/clauses.py), and where a second
+    statement starts (", so the deadline is …"), each part of at least three words."""
+    out: list[str] = []
+    for part in statement_clauses(sentence) or [sentence]:
+        pieces = [p.strip() for p in _THEN.split(part)]
+        pieces = pieces if all(len(p.split()) >= _MIN_CLAUSE_WORDS for p in pieces) else [part]
+        out.extend(c for c in (without_openers(p).strip() for p in pieces) if c)
+    return out or [sentence]
 
 
 def _text(clauses: Sequence[str], lang: str) -> str:
@@ -339,7 +355,11 @@ def _replaces(clause: str, said: Masked, values: frozenset[str], old: Masked, ol
 #: Cues that say on their own that a value is the new one ("now", "instead", "from now on", "not X any more",
 #: "moved … to"): a sentence with one states a change even when memory holds no older value to compare.
 STATED_CHANGE = re.compile(
-    r"\b(?:now|instead|from now on|no longer|any ?more|switched to|moved to|moving to|moved (?:\w+ )?from|"
+    r"\b(?:(?:i|we)(?:'ve| have)? (?:quit|left|dropped|ditched|gave up|given up|sold)|j'ai quitté|on a quitté|"
+    r"nous avons quitté|he dejado|hemos dejado|dejé|dejamos|ich habe (?:\w+ )?(?:verlassen|gekündigt|aufgegeben)|"
+    r"saí|deixei|deixamos|(?:un|una|el|la|mi) \w+ nuev[oa]|(?:un|une|le|la|mon|ma) \w+ nouvel(?:le)?|"
+    r"(?:um|uma|o|a|meu|minha) \w+ nov[oa]|"
+    r"now|instead|from now on|no longer|any ?more|switched to|moved to|moving to|moved (?:\w+ )?from|"
     r"went (?:down|up|back) to|cut to|reduced to|raised to|(?:my|our|the) new|passés? à|pasad[oa]s? a|"
     r"passei a|passamos a|umgestiegen|mon nouveau|ma nouvelle|notre nouveau|notre nouvelle|mi nuevo|mi nueva|"
     r"nuestro nuevo|nuestra nueva|mein neuer|meine neue|unser neuer|unsere neue|meu novo|minha nova|o novo|a nova|"
@@ -347,6 +367,29 @@ STATED_CHANGE = re.compile(
     r"jetzt|nun|ab sofort|statt|anstatt|nicht mehr|agora|em vez|já não|a partir de agora)\b",
     _I,
 )
+
+
+#: "from Nailsworth to Stonehouse", "de Rennes à Brest", "von Kiel nach Bremen": one named place for another.
+_FROM_TO = re.compile(
+    r"\b(?:from|de|von|desde)\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+)*\s+"
+    r"(?:to|à|a|nach|para|zu)\s+(?-i:[A-ZÀ-ÖØ-Þ])",
+    _I,
+)
+
+
+def _near_departure(sentence: str) -> frozenset[str]:
+    """The folded words next to the sentence's departure cues ("dropped Gardners", "j'ai quitté Kerhervé")."""
+    words = [fold(w) for w in _WORDS.findall(sentence)]
+    near: set[str] = set()
+    for cue in DEPARTURE_CUE.finditer(sentence):
+        at = len(_WORDS.findall(sentence[: cue.start()]))
+        near.update(words[at : at + len(cue.group(0).split()) + _NEAR])
+    return frozenset(near)
+
+
+def _departure_only(sentence: str) -> bool:
+    """Whether every change cue of the sentence says something went ("I've left Kerhervé")."""
+    return all(DEPARTURE_CUE.search(m.group(0)) for m in STATED_CHANGE.finditer(sentence))
 
 
 def _stated_change(
@@ -362,25 +405,68 @@ def _stated_change(
     Nailsworth to Stonehouse"), or after a cue said on its own ("We finally moved! Out of Treforest and into
     Llantrisant", `cued`): the sentence is the new fact when it names a value the session's facts from its turn do
     not already state and no older fact holds all of its values (a repeat is no change)."""
-    if not STATED_CHANGE.search(sentence) and not cued:
+    if (
+        not STATED_CHANGE.search(sentence)
+        and not cued
+        and not (MOVE_CUE.search(sentence) and _FROM_TO.search(sentence))
+    ):
         return []
     values = _masked(sentence).values
     if not values:
         return []
     if any(all(v in fold(k) for v in values) for k in known):
         return []
-    # "Mudei de fornecedor: a Doce Minas atrasou …, agora compro no Empório Cacau": an older fact whose only name
-    # the change names, beside a name of its own, is the older value.
+    # "We've dropped Gardners; new stock now comes from Northbook": an older fact whose only name the change says
+    # is gone, beside a name of its own, held the older value.
     retired = tuple(
         i
         for i, k in enumerate(known)
-        if _names(values - (held := _masked(k).values))
-        and any(_only_name(k, name, held) for name in _names(values & held))
+        if _names(values - (held := _masked(k)).values)
+        and (gone := _names_gone(sentence, values, held))
+        and _only_name(k, gone, held.values)
     )
+    if _departure_only(sentence) and not (values - _near_departure(sentence)):
+        return []  # "Y hemos dejado Booking": only the value that went
     for fact in session:
         if turn in fact.turns and sum(v in fold(fact.text) for v in values) * 2 >= len(values):
             return [Revision(fact, retired, is_new=False)] if retired else []
     return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), retired, True)]
+
+
+def _anchored(
+    clauses: Sequence[str], olds: Sequence[Masked], known: Sequence[str]
+) -> tuple[list[int], list[str], set[str]]:
+    """(older facts the clauses replace, the clauses stating the new state, the new values they add)."""
+    retired: list[int] = []
+    kept: list[str] = []
+    added: set[str] = set()
+    for clause in clauses:
+        said = _masked(clause)
+        about_old = ""
+        anchored = False
+        for index, old in enumerate(olds):
+            values = _values(clause, said, old)
+            gone = _names_gone(clause, values, old)
+            if gone and not _only_name(known[index], gone, old.values):
+                gone = ""
+            if not gone and not _replaces(clause, said, values, old, known[index]):
+                continue
+            new_values = values - old.values
+            if new_values and all(v in fold(known[index]) for v in new_values):
+                continue  # the older fact already says the new state
+            anchored = True
+            if index not in retired:
+                retired.append(index)
+            if gone and _opens_with(clause, gone):
+                about_old = gone
+            added |= new_values
+        if not about_old:
+            if anchored:
+                kept.append(clause)
+        else:
+            # "Effie had to drop out, so the soundtrack is now by Bram": what follows is the new state.
+            kept.extend(p for p in _THEN.split(clause)[1:] if not _opens_with(p, about_old))
+    return retired, kept, added
 
 
 def revisions(
@@ -403,35 +489,10 @@ def revisions(
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
                 continue
             clauses = _clauses(sentence)
-            retired: list[int] = []
-            kept: list[str] = []
-            added: set[str] = set()
-            for clause in clauses:
-                said = _masked(clause)
-                about_old = ""
-                anchored = False
-                for index, old in enumerate(olds):
-                    values = _values(clause, said, old)
-                    gone = _names_gone(clause, values, old)
-                    if gone and not _only_name(known[index], gone, old.values):
-                        gone = ""
-                    if not gone and not _replaces(clause, said, values, old, known[index]):
-                        continue
-                    new_values = values - old.values
-                    if new_values and all(v in fold(known[index]) for v in new_values):
-                        continue  # the older fact already says the new state
-                    anchored = True
-                    if index not in retired:
-                        retired.append(index)
-                    if gone and _opens_with(clause, gone):
-                        about_old = gone
-                    added |= new_values
-                if not about_old:
-                    if anchored:
-                        kept.append(clause)
-                else:
-                    # "Effie had to drop out, so the soundtrack is now by Bram": what follows is the new state.
-                    kept.extend(p for p in _THEN.split(clause)[1:] if not _opens_with(p, about_old))
+            retired, kept, added = _anchored(clauses, olds, known)
+            if not retired and len(clauses) > 1:
+                # Read whole when no part anchors: "The Kew trip got moved, …, so we went on 4 June instead".
+                retired, kept, added = _anchored([sentence], olds, known)
             fresh = [i for i in retired if i not in taken]
             if not fresh:
                 if not retired:
