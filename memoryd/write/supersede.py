@@ -542,7 +542,9 @@ def plan_grounded(
         for f, same, other in retiring.new_facts()
     ]
     superseded += sum(len(new.supersedes) + len(new.supersedes_identity) for new in revised)
-    slotted_inserts, with_revised, extra = retiring.attach_rest(slotted_inserts, [*inserts, *revised])
+    slotted_inserts, with_revised, extra = retiring.attach_rest(
+        slotted_inserts, [*inserts, *revised], identity_inserts
+    )
     inserts, revised = with_revised[: len(inserts)], with_revised[len(inserts) :]
     superseded += extra
     bumps = {b.fact_id: b.salience for b in dedup.bumps}
@@ -598,19 +600,27 @@ class _Retiring:
         return same, other
 
     def take(self, fact: GroundedFact, *, identity_table: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(ids in the fact's own table, ids in the other table) a session fact carries; each is taken once."""
-        return self._split(self._by_text.pop(fact.text, []), identity_table=identity_table)
+        """(ids in the fact's own table, ids in the other table) a session fact carries if it is inserted."""
+        return self._split(self._by_text.get(fact.text, []), identity_table=identity_table)
 
     def new_facts(self) -> list[tuple[GroundedFact, tuple[str, ...], tuple[str, ...]]]:
         """Correcting sentences to insert as pinned facts, with the (pinned, identity) ids they retire."""
         return [(fact, *self._split(olds, identity_table=False)) for fact, olds in self._new]
 
     def attach_rest(
-        self, slotted: Sequence[NewFact], plain: Sequence[NewFact]
+        self,
+        slotted: Sequence[NewFact],
+        plain: Sequence[NewFact],
+        identity: Sequence[NewIdentityFact] = (),
     ) -> tuple[list[NewFact], list[NewFact], int]:
-        """The retirements no session fact carried (its fact became a repeat, or the sentence stated no new value)
-        put on the session's first inserted pinned fact; with none, they wait for a later correction."""
-        rest = [old for olds in self._by_text.values() for old in olds] + self._loose
+        """The retirements no inserted fact carries (its session fact became a repeat, or the sentence stated no new
+        value) put on the session's first inserted pinned fact; with none, they wait for a later correction."""
+        carried = {(False, i) for new in (*slotted, *plain) for i in new.supersedes}
+        carried |= {(True, i) for new in (*slotted, *plain) for i in new.supersedes_identity}
+        carried |= {(True, i) for new in identity for i in new.supersedes}
+        carried |= {(False, i) for new in identity for i in new.supersedes_pinned}
+        wanted = [old for olds in self._by_text.values() for old in olds] + self._loose
+        rest = list(dict.fromkeys(old for old in wanted if old not in carried))
         self._by_text, self._loose = {}, []
         slotted, plain = list(slotted), list(plain)
         target = slotted if slotted else plain

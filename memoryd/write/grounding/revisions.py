@@ -78,6 +78,13 @@ _MOVE = (
 #: A change cue (module docstring); skeleton.py's cues are all in it.
 REVISION_CUE = re.compile(rf"\b(?:{_DEPARTURE}|{_MOVE})\b|{CHANGE_CUE.pattern}", _I)
 DEPARTURE_CUE = re.compile(rf"\b(?:{_DEPARTURE})\b", _I)
+#: Departures said of their subject ("Effie … had to drop out", "Ramón se jubiló"); "sold" or "dropped" take an
+#: object ("Vallauris s'est bien passé, j'ai vendu 62 bols" says nothing went).
+_LEAVES = re.compile(
+    r"\b(?:left|quit|retired|gone|dropped out|drop out|moved away|moved out|quitte|quitté|parti|partie|jubiló|"
+    r"jubilado|jubilada|se fue|se va|gezogen|aufgehört|gekündigt|foi-se embora|foi embora|saiu|aposentou|largou)\b",
+    _I,
+)
 MOVE_CUE = re.compile(rf"\b(?:{_MOVE})\b", _I)
 #: Shared skeleton words needed for "same topic" when none of them names a single-valued relation.
 MIN_SHARED = 2
@@ -262,6 +269,15 @@ def _names_gone(clause: str, values: frozenset[str], old: Masked) -> str:
         near = words[max(0, at - _NEAR) : at + len(cue.group(0).split()) + _NEAR]
         for name in named:
             if any(w.startswith(name.split()[0]) for w in near):
+                return name
+    # The clause's subject, with a departure cue after it and no other name between ("Effie got offered a film
+    # job and had to drop out"; not "Lewis is back on piano, Harriet has gone").
+    for name in named:
+        if _opens_with(clause, name):
+            first = fold(clause).find(name.split()[0])
+            after = _LEAVES.search(clause, first)
+            between = clause[first + len(name) : after.start()] if after else ""
+            if after and not re.search(r"(?<![.!?:]\s)(?-i:\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+)", between):
                 return name
     return ""
 
