@@ -55,7 +55,7 @@ from memoryd.write.grounding.unfit import unfit_reason
 _I = re.IGNORECASE
 #: Words saying an old value is gone: left, given up, replaced, retired, sold (five languages).
 _DEPARTURE = (
-    r"left|quit|dropped|dropped out|drop out|ditched|given up|gave up|retired|replaced|sold|cancel+ed|"
+    r"left|quit|dropped|dropped out|drop out|ditched|scrapped|binned|given up|gave up|retired|replaced|sold|cancel+ed|"
     r"(?:moved|moving|move|got|get) out of|^out of|"
     r"no more|not any ?more|no longer|instead of|moved (?:from|out|away|over)|gone|"
     r"quitté|quitte|abandonné|arrêté|lâché|vendu|remplacé|plus de|au lieu de|à la place|parti|"
@@ -83,6 +83,12 @@ DEPARTURE_CUE = re.compile(rf"\b(?:{_DEPARTURE})\b", _I)
 _LEAVES = re.compile(
     r"\b(?:left|quit|retired|gone|dropped out|drop out|moved away|moved out|quitte|quitté|parti|partie|jubiló|"
     r"jubilado|jubilada|se fue|se va|gezogen|aufgehört|gekündigt|foi-se embora|foi embora|saiu|aposentou|largou)\b",
+    _I,
+)
+#: A change said done, in the past ("we finally moved!", "on a déménagé"), not meant ("I want to move to …").
+_DONE_CHANGE = re.compile(
+    r"\b(?:moved|switched|changed|swapped|déménagé|déménagés|changé|nos mudamos|cambiado|umgezogen|gewechselt|"
+    r"mudei|mudamos|mudámos|troquei|trocamos)\b",
     _I,
 )
 MOVE_CUE = re.compile(rf"\b(?:{_MOVE})\b", _I)
@@ -266,7 +272,10 @@ def _names_gone(clause: str, values: frozenset[str], old: Masked) -> str:
     words = [fold(w) for w in _WORDS.findall(clause)]
     for cue in DEPARTURE_CUE.finditer(clause):
         at = len(_WORDS.findall(clause[: cue.start()]))
-        near = words[max(0, at - _NEAR) : at + len(cue.group(0).split()) + _NEAR]
+        # The object after any cue ("dropped Gardners"); the subject before one said of it ("Ray Dunmore has
+        # retired", "Uwe ist nach Hamburg gezogen"), not before "sold" ("Vallauris went well, I sold 62 bowls").
+        before = at - _NEAR if _LEAVES.fullmatch(cue.group(0)) else at
+        near = words[max(0, before) : at + len(cue.group(0).split()) + _NEAR]
         for name in named:
             if any(w.startswith(name.split()[0]) for w in near):
                 return name
@@ -375,7 +384,8 @@ STATED_CHANGE = re.compile(
     r"nous avons quitté|he dejado|hemos dejado|dejé|dejamos|ich habe (?:\w+ )?(?:verlassen|gekündigt|aufgegeben)|"
     r"saí|deixei|deixamos|(?:un|una|el|la|mi) \w+ nuev[oa]|(?:un|une|le|la|mon|ma) \w+ nouvel(?:le)?|"
     r"(?:um|uma|o|a|meu|minha) \w+ nov[oa]|"
-    r"now|instead|from now on|no longer|any ?more|switched to|moved to|moving to|moved (?:\w+ )?from|"
+    r"(?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|instead|from now on|no longer|any ?more|switched to|"
+    r"moved to|moving to|moved (?:\w+ )?from|"
     r"went (?:down|up|back) to|cut to|reduced to|raised to|(?:my|our|the) new|passés? à|pasad[oa]s? a|"
     r"passei a|passamos a|umgestiegen|mon nouveau|ma nouvelle|notre nouveau|notre nouvelle|mi nuevo|mi nueva|"
     r"nuestro nuevo|nuestra nueva|mein neuer|meine neue|unser neuer|unsere neue|meu novo|minha nova|o novo|a nova|"
@@ -489,8 +499,6 @@ def revisions(
     turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
 ) -> list[Revision]:
     """Corrections the user's turns make to `known` (the agent's active facts, older than the session)."""
-    if not known:
-        return []
     olds = [_masked(k) for k in known]
     out: list[Revision] = []
     taken: set[int] = set()
@@ -499,7 +507,7 @@ def revisions(
         cued = False
         for sentence in _user_sentences(turn):
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
-            was_cued, cued = cued, bool(MOVE_CUE.search(sentence)) and not _masked(sentence).values
+            was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
             if not REVISION_CUE.search(sentence):
                 if was_cued:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
