@@ -58,7 +58,8 @@ _DEPARTURE = (
     r"left|quit|dropped|dropped out|drop out|ditched|scrapped|binned|given up|gave up|retired|replaced|sold|cancel+ed|"
     r"(?:moved|moving|move|got|get) out of|^out of|"
     r"no more|not any ?more|no longer|instead of|moved (?:from|out|away|over)|gone|"
-    r"quitté|quitte|abandonné|arrêté|lâché|vendu|remplacé|plus de|au lieu de|à la place|parti|"
+    r"quitté|quitte|abandonné|arrêté|arrête|(?:il|elle) (?:re)?part|repart|lâché|vendu|remplacé|plus de|"
+    r"au lieu de|à la place|parti|"
     r"dejado|dejé|dejamos|se fue|se va|jubiló|jubilado|jubilada|vendido|vendí|ya no|en vez de|en lugar de|se fue|"
     r"verlassen|aufgehört|aufgegeben|verkauft|gekündigt|gezogen|nicht mehr|kein(?:e|en)? mehr|statt|anstatt|"
     r"foi-se embora|foi embora|saí|saiu|deixei|deixou|deixamos|largou|larguei|vendi|aposentou|já não|não mais|em vez de|em vez do|em vez da"
@@ -67,7 +68,8 @@ _DEPARTURE = (
 _MOVE = (
     r"now|instead|move|moves|moved|moving|push|pushed|pushing|postponed|delayed|rescheduled|brought forward|"
     r"put back|switch|switched|switching|change|changed|changes|new|from now on|went down to|went up to|raised|"
-    r"reduced|take over|took over|taken over|taking over|handed over|back to|"
+    r"reduced|take over|took over|taken over|taking over|handed over|back to|earlier|later|"
+    r"plus tôt|plus tard|más temprano|más tarde|früher|später|mais cedo|mais tarde|"
     r"maintenant|désormais|repoussé|repoussée|reporté|reportée|décalé|décalée|avancé|avancée|changé|passés? à|"
     r"nouveau|nouvelle|nouvel|"
     r"ahora|cambiado|cambié|pospuesto|aplazado|aplazada|retrasado|adelantado|pasado a|nuevo|nueva|"
@@ -81,7 +83,8 @@ DEPARTURE_CUE = re.compile(rf"\b(?:{_DEPARTURE})\b", _I)
 #: Departures said of their subject ("Effie … had to drop out", "Ramón se jubiló"); "sold" or "dropped" take an
 #: object ("Vallauris s'est bien passé, j'ai vendu 62 bols" says nothing went).
 _LEAVES = re.compile(
-    r"\b(?:left|quit|retired|gone|dropped out|drop out|moved away|moved out|quitte|quitté|parti|partie|jubiló|"
+    r"\b(?:left|quit|retired|gone|dropped out|drop out|moved away|moved out|quitte|quitté|parti|partie|arrête|"
+    r"(?:il|elle) (?:re)?part|repart|jubiló|"
     r"jubilado|jubilada|se fue|se va|gezogen|aufgehört|gekündigt|foi-se embora|foi embora|saiu|aposentou|largou)\b",
     _I,
 )
@@ -208,10 +211,16 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -
         return False
     if not (_kinds(added, new.dated) & _kinds(dropped, old.dated)):
         return False
-    # A title both name ("CTO", "CEO"): the role the values hold.
-    shared = ((new.skeleton & old.skeleton) - _GENERIC) | {
-        v for v in values & old.values if v in _acronyms(clause)
-    }
+    # A title both name ("CTO", "CEO") is the role the values hold; a word one side capitalises ("Planejado:
+    # Abrimos …" and "… abrimos mais cedo") is the same word.
+    titles = {v for v in values & old.values if v in _acronyms(clause)}
+    shared = ((new.skeleton & old.skeleton) - _GENERIC) | titles
+    shared |= ({light_stem(v) for v in old.values} & new.skeleton) | (
+        {light_stem(v) for v in values} & old.skeleton
+    )
+    shared -= _GENERIC
+    if titles and _kinds(added, new.dated) & _kinds(dropped, old.dated) & {"name"}:
+        return True  # "Our new CTO is Mirela Stan" after "Jonah Adeyemi, he's CTO"
     if _names(values & old.values) and (
         not _names(dropped) or _kinds(added, new.dated) & _kinds(dropped, old.dated) & {"date", "number"}
     ):
@@ -485,6 +494,9 @@ def _anchored(
                 retired.append(index)
             if gone and _opens_with(clause, gone):
                 about_old = gone
+            for name in _names(values & old.values):
+                if not about_old and _LEAVES.search(clause) and _opens_with(clause, name):
+                    about_old = name  # "Changement de coach : Mathéo arrête, il part …" is about Mathéo
             added |= new_values
         if not about_old:
             if anchored:
