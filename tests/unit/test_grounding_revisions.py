@@ -166,3 +166,13 @@ def test_plan_grounded_without_turns_reads_no_corrections() -> None:
     pinned = [ExistingFact("7", "The user buys coffee beans from Ravenscourt.", 0.7, 1, "")]
     plan = plan_grounded([], pinned, [], lambda idx: tuple(idx))
     assert plan.facts.inserts == () and plan.superseded == 0
+
+
+def test_a_contrast_or_a_moved_date_is_a_stated_change() -> None:
+    assert _new_texts("Choir practice is on Tuesdays, not Thursdays, from next week.") != []
+    assert _new_texts("The launch moves to 19 February, the printer is late.") != []
+    assert _new_texts("Coffee, not because I like it but because I need it.") == []
+
+
+def test_for_now_is_no_stated_change() -> None:
+    assert _new_texts("Multiple daily injections for now.") == []

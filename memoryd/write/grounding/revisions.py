@@ -10,22 +10,39 @@ Here a sentence is read against what the agent already knows instead, so the old
   given up ("now", "instead", "moved", "pushed", "dropped", "left", "new", "from now on", in five languages;
   `REVISION_CUE`). "Still" is no cue: "Dr Marsh-Kaye is still my consultant" changes nothing.
 - **Values and skeletons** are grounding/skeleton.py's: numbers, dates, weekdays, quoted spans and capitalised names
-  are values; the other content words, stemmed, are the skeleton. A capital opening the sentence counts as a value
-  when the older fact holds it as one ("Begoña ahora viene …" after "He contratado a Begoña …").
-- **Same slot, another value** (`_same_topic`): the sentence and an older fact share at least `MIN_SHARED`
-  skeleton words that name what they are about (time words and template words aside), or one word of a relation
-  with one current value (a target, a home, a job, a manager); they name no different relation nouns; each holds a
-  value the other does not; and a value it drops and a value it adds are of one type (a date for a date, a number
-  for a number, a name for a name: "the release moves to 19 February" replaces "6 November", not "Steam").
-- **An old value said to be gone** (`_names_gone`): the sentence names a name the older fact holds ("we've dropped
-  Gardners", "Ramón se jubiló", "out of Treforest") with a departure cue, and adds a value of its own.
+  are values, and so are counting words ("second Saturday", "three days"); the other content words, stemmed, are
+  the skeleton. A capital opening the sentence counts as a value when the older fact holds it as one ("Begoña ahora
+  viene …" after "He contratado a Begoña …"); a word one side capitalises is the other's skeleton word.
+- **Clauses**: the sentence is cut at semicolons and where a second statement starts (", so the deadline is …");
+  when no part anchors, it is read whole ("The Kew trip got moved, …, so we went on 4 June instead").
+- **Same slot, another value** (`_same_topic`), with a change cue: each holds a value the other does not, a value
+  it drops and a value it adds are of one type (a date for a date, a number for a number, a name for a name), and
+  they are about one thing: at least `MIN_SHARED` shared skeleton words (time, template and cue words aside); or
+  one shared relation noun ("my editor for now is …"; not someone else's: "his business partner"); or a shared
+  title ("Our new CTO is …"); or the same named thing with another day or number ("Kasia now comes on Fridays");
+  or, both dated, one shared word among the clause's first words ("Potatoes are going in on 11 April instead").
+  Without a cue only a slot with one value ("so the deadline is 31 March") is replaced.
+- **Another number of one unit** (`_same_quantity`), with a cue of change: "keep it to 200 words" after "never more
+  than 300 words".
+- **An old value said to be gone** (`_names_gone`): a name the older fact holds next to a departure cue — after an
+  object-taking one ("we've dropped Gardners", "instead of APA"), before or after one said of its subject ("Ramón se
+  jubiló", "Uwe ist nach Hamburg gezogen"), or the clause's subject with such a cue later and no other name between
+  ("Effie got offered a film job and had to drop out"). Only a fact where it is the only name goes ("a nurse at St
+  James's in Leeds" is about the job and stays when the user moves out of Leeds; acronyms such as "IVA" name a
+  matter, not another holder).
 
 Either way the older fact is retired (it is kept for history, never injected again), unless it already states every
 value the sentence adds (it is a restatement of the new state, not the old one). The sentence becomes a new fact
 in the user's words, unless a fact the session's extractor read from the same turn already states its new values
 (that fact then carries the retirement), and except for the clauses about the old value itself ("Gaëtan a quitté
-l'affaire" retires what memory says of Gaëtan; it is not a fact about the user's slot). Nothing is revised when no
-older fact matches: a change cue alone ("we moved the sofa") stores nothing new here.
+l'affaire" retires what memory says of Gaëtan; it is not a fact about the user's slot).
+
+**A change said plainly** (`_stated_change`) is stored even when no older fact anchors it — memory may never have
+held the old value: "now" (not "for now"), "instead", "from now on", "no longer", "moves to", "pushed back to",
+"my new …", "went down to", "Tuesdays, not Thursdays", "from Nailsworth to Stonehouse" and their kin in five
+languages, or a sentence right after a bare "we finally moved!". It must name a value that no older fact and no
+session fact of its turn already states; a departure alone ("Y hemos dejado Booking") stores nothing, since its only
+value is the one that went.
 """
 
 from __future__ import annotations
@@ -394,7 +411,9 @@ STATED_CHANGE = re.compile(
     r"saí|deixei|deixamos|(?:un|una|el|la|mi) \w+ nuev[oa]|(?:un|une|le|la|mon|ma) \w+ nouvel(?:le)?|"
     r"(?:um|uma|o|a|meu|minha) \w+ nov[oa]|"
     r"(?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|instead|from now on|no longer|any ?more|switched to|"
-    r"moved to|moving to|moved (?:\w+ )?from|"
+    r"moved to|moving to|moves to|move to|moved back|pushed back|pushed to|postponed to|brought forward to|"
+    r"put back to|repoussée? au|reportée? au|décalée? au|aplazad[oa] al|pospuest[oa] al|verschoben auf|"
+    r"verlegt auf|adiad[oa] para|moved (?:\w+ )?from|"
     r"went (?:down|up|back) to|cut to|reduced to|raised to|(?:my|our|the) new|passés? à|pasad[oa]s? a|"
     r"passei a|passamos a|umgestiegen|mon nouveau|ma nouvelle|notre nouveau|notre nouvelle|mi nuevo|mi nueva|"
     r"nuestro nuevo|nuestra nueva|mein neuer|meine neue|unser neuer|unsere neue|meu novo|minha nova|o novo|a nova|"
@@ -404,6 +423,13 @@ STATED_CHANGE = re.compile(
 )
 
 
+#: "Tuesdays, not Thursdays", "le mardi, pas le mercredi": the value said against the one it replaces.
+_CONTRAST = re.compile(
+    r",\s+(?:not|pas|no|nicht|não)\s+(?:the |le |la |l'|el |los |der |die |das |o |a |os |as )?(?:(?-i:[A-Z0-9])|"
+    + "|".join(sorted((re.escape(w) for w in _CALENDAR), key=len, reverse=True))
+    + r")",
+    _I,
+)
 #: "from Nailsworth to Stonehouse", "de Rennes à Brest", "von Kiel nach Bremen": one named place for another.
 _FROM_TO = re.compile(
     r"\b(?:from|de|von|desde)\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+)*\s+"
@@ -442,6 +468,7 @@ def _stated_change(
     not already state and no older fact holds all of its values (a repeat is no change)."""
     if (
         not STATED_CHANGE.search(sentence)
+        and not _CONTRAST.search(sentence)
         and not cued
         and not (MOVE_CUE.search(sentence) and _FROM_TO.search(sentence))
     ):
@@ -520,7 +547,7 @@ def revisions(
         for sentence in _user_sentences(turn):
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
             was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
-            if not REVISION_CUE.search(sentence):
+            if not REVISION_CUE.search(sentence) and not _CONTRAST.search(sentence):
                 if was_cued:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
                 continue
