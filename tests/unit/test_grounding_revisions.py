@@ -176,3 +176,16 @@ def test_a_contrast_or_a_moved_date_is_a_stated_change() -> None:
 
 def test_for_now_is_no_stated_change() -> None:
     assert _new_texts("Multiple daily injections for now.") == []
+
+
+def test_a_name_in_passing_beside_a_change_retires_nothing() -> None:
+    said = "Birmingham is lovely, I'm working at Selly Oak now."
+    assert _retired(said, "The user lives in Birmingham.") == set()
+
+
+def test_someone_elses_move_is_not_the_users() -> None:
+    assert _retired("My sister moved to Lyon last month.", "The user lives in Paris.") == set()
+
+
+def test_a_thing_moved_is_no_change_of_a_fact() -> None:
+    assert _read("We moved the sofa to the back room.", "The user lives in Paris.") == []
