@@ -354,6 +354,7 @@ class SessionDistiller:
             self._store.identity_facts(agent_id, DEDUP_POOL),
             turn_ids,
             embedder,
+            turns=sources,
         )
         episode = NewEpisode(
             agent_id=agent_id,

@@ -7,10 +7,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
-from memoryd.write.grounding import GroundedFact
+from memoryd.write.grounding import GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
@@ -443,14 +444,22 @@ def plan_grounded(
     identity: Sequence[ExistingFact],
     turn_ids: TurnIds,
     embed: Embedder | None = None,
+    turns: Sequence[SourceTurn] = (),
 ) -> GroundedPlan:
-    """Split verified facts into inserts and bumps, with provenance and supersession links."""
+    """Split verified facts into inserts and bumps, with provenance and supersession links.
+
+    With the session's `turns`, corrections are also read against the agent's facts (grounding/revisions.py): the
+    older facts they retire are superseded by the fact stating the new value (the session's own, or the correcting
+    sentence inserted as a fact); a correction that only says the old value is gone retires through another fact
+    the same session inserts (from its turn when there is one), since supersession links to a newer row."""
     superseded = 0
+    retiring = _Retiring(facts, pinned, identity, turns)
     identity_inserts: list[NewIdentityFact] = []
     identity_bumps: list[str] = []
     slot_bumps: dict[str, float] = {}
     plain: list[GroundedFact] = []
     plain_supersedes: dict[str, tuple[str, ...]] = {}
+    plain_other: dict[str, tuple[str, ...]] = {}
     slotted_inserts: list[NewFact] = []
     facts = [_role_of_successor(f, pinned, identity) for f in facts]
     for fact in latest_per_slot(facts):
@@ -460,6 +469,9 @@ def plan_grounded(
         # slot are one fact; only the slot decides there, never a mention (too loose across kinds of fact).
         other_repeat, other_slot = _slot_decision(fact, other_pool)
         supersedes = _supersedes(fact, same_slot, pool)
+        more_same, more_other = retiring.take(fact, identity_table=fact.is_identity)
+        supersedes = tuple(dict.fromkeys((*supersedes, *more_same)))
+        other_slot = tuple(dict.fromkeys((*other_slot, *more_other)))
         if repeat is None and other_repeat is not None:
             # Said again in the slot the other table holds: that fact gains a source, nothing is duplicated.
             if fact.is_identity:
@@ -506,6 +518,7 @@ def plan_grounded(
         else:
             plain.append(fact)
             plain_supersedes[fact.text] = supersedes
+            plain_other[fact.text] = other_slot
     # Facts without a slot: the near-duplicate dedup (token Jaccard, embedding cosine) against the agent's facts.
     by_text: Mapping[str, GroundedFact] = {f.text: f for f in plain}
     # Tags stay empty: the read path treats pinned tags as known entities, and a kind is not an entity.
@@ -519,21 +532,108 @@ def plan_grounded(
             "",
             by_text[new.content].kind.value if new.content in by_text else "",
             plain_supersedes.get(new.content, ()),
+            plain_other.get(new.content, ()),
         )
         for new in dedup.inserts
     ]
-    superseded += sum(len(new.supersedes) for new in inserts)
+    superseded += sum(len(new.supersedes) + len(new.supersedes_identity) for new in inserts)
+    revised = [
+        NewFact(f.text, f.salience, (), turn_ids(f.turns), "", f.kind.value, same, other)
+        for f, same, other in retiring.new_facts()
+    ]
+    superseded += sum(len(new.supersedes) + len(new.supersedes_identity) for new in revised)
+    slotted_inserts, with_revised, extra = retiring.attach_rest(
+        slotted_inserts, [*inserts, *revised], identity_inserts
+    )
+    inserts, revised = with_revised[: len(inserts)], with_revised[len(inserts) :]
+    superseded += extra
     bumps = {b.fact_id: b.salience for b in dedup.bumps}
     for fact_id, salience in slot_bumps.items():
         bumps[fact_id] = max(bumps.get(fact_id, 0.0), salience)
-    vectors = (*((None,) * len(slotted_inserts)), *dedup.insert_vectors) if dedup.insert_vectors else ()
+    vectors = (
+        (*((None,) * len(slotted_inserts)), *dedup.insert_vectors, *((None,) * len(revised)))
+        if dedup.insert_vectors
+        else ()
+    )
     plan = FactPlan(
-        inserts=(*slotted_inserts, *inserts),
+        inserts=(*slotted_inserts, *inserts, *revised),
         bumps=tuple(FactBump(k, v) for k, v in bumps.items()),
         merged_in_reply=dedup.merged_in_reply,
         insert_vectors=vectors,
     )
     return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded)
+
+
+class _Retiring:
+    """The older facts corrections retire (grounding/revisions.py), until a new row of the session carries them.
+
+    Each older fact is held as (is_identity, id): the two tables number their rows apart."""
+
+    def __init__(
+        self,
+        facts: Sequence[GroundedFact],
+        pinned: Sequence[ExistingFact],
+        identity: Sequence[ExistingFact],
+        turns: Sequence[SourceTurn],
+    ) -> None:
+        known = [(False, e) for e in pinned] + [(True, e) for e in identity]
+        self._by_text: dict[str, list[tuple[bool, str]]] = {}
+        self._new: list[tuple[GroundedFact, list[tuple[bool, str]]]] = []
+        #: Facts retired by corrections whose sentence states no new value of its own.
+        self._loose: list[tuple[bool, str]] = []
+        for revision in revisions(turns, facts, [e.content for _t, e in known]) if turns else []:
+            olds = [(known[i][0], known[i][1].id) for i in revision.retired]
+            if revision.fact is None:
+                self._loose.extend(olds)
+            elif revision.is_new:
+                self._new.append((revision.fact, olds))
+            else:
+                self._by_text.setdefault(revision.fact.text, []).extend(olds)
+
+    @staticmethod
+    def _split(
+        olds: Sequence[tuple[bool, str]], *, identity_table: bool
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(ids in the table of the fact carrying them, ids in the other table)."""
+        same = tuple(i for is_identity, i in olds if is_identity == identity_table)
+        other = tuple(i for is_identity, i in olds if is_identity != identity_table)
+        return same, other
+
+    def take(self, fact: GroundedFact, *, identity_table: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(ids in the fact's own table, ids in the other table) a session fact carries if it is inserted."""
+        return self._split(self._by_text.get(fact.text, []), identity_table=identity_table)
+
+    def new_facts(self) -> list[tuple[GroundedFact, tuple[str, ...], tuple[str, ...]]]:
+        """Correcting sentences to insert as pinned facts, with the (pinned, identity) ids they retire."""
+        return [(fact, *self._split(olds, identity_table=False)) for fact, olds in self._new]
+
+    def attach_rest(
+        self,
+        slotted: Sequence[NewFact],
+        plain: Sequence[NewFact],
+        identity: Sequence[NewIdentityFact] = (),
+    ) -> tuple[list[NewFact], list[NewFact], int]:
+        """The retirements no inserted fact carries (its session fact became a repeat, or the sentence stated no new
+        value) put on the session's first inserted pinned fact; with none, they wait for a later correction."""
+        carried = {(False, i) for new in (*slotted, *plain) for i in new.supersedes}
+        carried |= {(True, i) for new in (*slotted, *plain) for i in new.supersedes_identity}
+        carried |= {(True, i) for new in identity for i in new.supersedes}
+        carried |= {(False, i) for new in identity for i in new.supersedes_pinned}
+        wanted = [old for olds in self._by_text.values() for old in olds] + self._loose
+        rest = list(dict.fromkeys(old for old in wanted if old not in carried))
+        self._by_text, self._loose = {}, []
+        slotted, plain = list(slotted), list(plain)
+        target = slotted if slotted else plain
+        if not rest or not target:
+            return slotted, plain, 0
+        same, other = self._split(rest, identity_table=False)
+        first = target[0]
+        target[0] = replace(
+            first,
+            supersedes=tuple(dict.fromkeys((*first.supersedes, *same))),
+            supersedes_identity=tuple(dict.fromkeys((*first.supersedes_identity, *other))),
+        )
+        return slotted, plain, len(same) + len(other)
 
 
 __all__ = [

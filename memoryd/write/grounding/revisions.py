@@ -1,0 +1,595 @@
+"""Corrections of what memory already holds, read against it: a user sentence that says something changed, compared
+by structure with the agent's active facts, yields the new fact and the older facts it retires.
+
+The session's extractor reads each sentence on its own, with rules its authors wrote for the phrasings they met
+("we pushed it back a week", "scratch that — Lille", "she's not my manager anymore, Ana is" mostly fall through).
+Here a sentence is read against what the agent already knows instead, so the old fact names the slot:
+
+- **A revision sentence** is a user statement (no question, no hypothetical, nothing unfit to store: small talk, a
+  secret, someone else's liking; grounding/unfit.py) with a change cue: a word saying a value changed, moved or was
+  given up ("now", "instead", "moved", "pushed", "dropped", "left", "new", "from now on", in five languages;
+  `REVISION_CUE`). "Still" is no cue: "Dr Marsh-Kaye is still my consultant" changes nothing.
+- **Values and skeletons** are grounding/skeleton.py's: numbers, dates, weekdays, quoted spans and capitalised names
+  are values, and so are counting words ("second Saturday", "three days"); the other content words, stemmed, are
+  the skeleton. A capital opening the sentence counts as a value when the older fact holds it as one ("Begoña ahora
+  viene …" after "He contratado a Begoña …"); a word one side capitalises is the other's skeleton word.
+- **Clauses**: the sentence is cut at semicolons and where a second statement starts (", so the deadline is …");
+  when no part anchors, it is read whole ("The Kew trip got moved, …, so we went on 4 June instead").
+- **Same slot, another value** (`_same_topic`), with a change cue: each holds a value the other does not, a value
+  it drops and a value it adds are of one type (a date for a date, a number for a number, a name for a name), and
+  they are about one thing: at least `MIN_SHARED` shared skeleton words (time, template and cue words aside); or
+  one shared relation noun ("my editor for now is …"; not someone else's: "his business partner"); or a shared
+  title ("Our new CTO is …"); or the same named thing with another day or number ("Kasia now comes on Fridays");
+  or, both dated, one shared word among the clause's first words ("Potatoes are going in on 11 April instead").
+  Without a cue only a slot with one value ("so the deadline is 31 March") is replaced.
+- **Another number of one unit** (`_same_quantity`), with a cue of change: "keep it to 200 words" after "never more
+  than 300 words".
+- **An old value said to be gone** (`_names_gone`): a name the older fact holds next to a departure cue — after an
+  object-taking one ("we've dropped Gardners", "instead of APA"), before or after one said of its subject ("Ramón se
+  jubiló", "Uwe ist nach Hamburg gezogen"), or the clause's subject with such a cue later and no other name between
+  ("Effie got offered a film job and had to drop out"). Only a fact where it is the only name goes ("a nurse at St
+  James's in Leeds" is about the job and stays when the user moves out of Leeds; acronyms such as "IVA" name a
+  matter, not another holder).
+
+Either way the older fact is retired (it is kept for history, never injected again), unless it already states every
+value the sentence adds (it is a restatement of the new state, not the old one). The sentence becomes a new fact
+in the user's words, unless a fact the session's extractor read from the same turn already states its new values
+(that fact then carries the retirement), and except for the clauses about the old value itself ("Gaëtan a quitté
+l'affaire" retires what memory says of Gaëtan; it is not a fact about the user's slot).
+
+**A change said plainly** (`_stated_change`) is stored even when no older fact anchors it — memory may never have
+held the old value: "now" (not "for now"), "instead", "from now on", "no longer", "moves to", "pushed back to",
+"my new …", "went down to", "Tuesdays, not Thursdays", "from Nailsworth to Stonehouse" and their kin in five
+languages, or a sentence right after a bare "we finally moved!". It must name a value that no older fact and no
+session fact of its turn already states; a departure alone ("Y hemos dejado Booking") stores nothing, since its only
+value is the one that went.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoryd.write.grounding.clauses import statement_clauses, without_openers
+from memoryd.write.grounding.corrections import repaired
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS
+from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
+from memoryd.write.grounding.summary import third_person
+from memoryd.write.grounding.text import (
+    STOP_WORDS,
+    detect_language,
+    fold,
+    light_stem,
+    prose,
+    sentences,
+    word_set,
+)
+from memoryd.write.grounding.unfit import unfit_reason
+
+_I = re.IGNORECASE
+#: Words saying an old value is gone: left, given up, replaced, retired, sold (five languages).
+_DEPARTURE = (
+    r"left|quit|dropped|dropped out|drop out|ditched|scrapped|binned|given up|gave up|retired|replaced|sold|cancel+ed|"
+    r"(?:moved|moving|move|got|get) out of|^out of|"
+    r"no more|not any ?more|no longer|instead of|moved (?:from|out|away|over)|gone|"
+    r"quitté|quitte|abandonné|arrêté|arrête|(?:il|elle) (?:re)?part|repart|lâché|vendu|remplacé|plus de|"
+    r"au lieu de|à la place|parti|"
+    r"dejado|dejé|dejamos|se fue|se va|jubiló|jubilado|jubilada|vendido|vendí|ya no|en vez de|en lugar de|se fue|"
+    r"verlassen|aufgehört|aufgegeben|verkauft|gekündigt|gezogen|nicht mehr|kein(?:e|en)? mehr|statt|anstatt|"
+    r"foi-se embora|foi embora|saí|saiu|deixei|deixou|deixamos|largou|larguei|vendi|aposentou|já não|não mais|em vez de|em vez do|em vez da"
+)
+#: Words saying a value was set anew: moved, pushed, changed, switched, new (five languages).
+_MOVE = (
+    r"now|instead|move|moves|moved|moving|push|pushed|pushing|postponed|delayed|rescheduled|brought forward|"
+    r"put back|switch|switched|switching|change|changed|changes|new|from now on|went down to|went up to|raised|"
+    r"reduced|take over|took over|taken over|taking over|handed over|back to|earlier|later|"
+    r"plus tôt|plus tard|más temprano|más tarde|früher|später|mais cedo|mais tarde|"
+    r"maintenant|désormais|repoussé|repoussée|reporté|reportée|décalé|décalée|avancé|avancée|changé|passés? à|"
+    r"nouveau|nouvelle|nouvel|"
+    r"ahora|cambiado|cambié|pospuesto|aplazado|aplazada|retrasado|adelantado|pasado a|nuevo|nueva|"
+    r"jetzt|nun|verschoben|verlegt|vorverlegt|gewechselt|umgestellt|neue|neuer|neuen|neues|übernommen|"
+    r"agora|mudei|mudou|mudamos|troquei|trocamos|adiado|adiada|remarcado|remarcada|antecipado|reajustei|"
+    r"novo|nova|passei a|passou a"
+)
+#: A change cue (module docstring); skeleton.py's cues are all in it.
+REVISION_CUE = re.compile(rf"\b(?:{_DEPARTURE}|{_MOVE})\b|{CHANGE_CUE.pattern}", _I)
+DEPARTURE_CUE = re.compile(rf"\b(?:{_DEPARTURE})\b", _I)
+#: Departures said of their subject ("Effie … had to drop out", "Ramón se jubiló"); "sold" or "dropped" take an
+#: object ("Vallauris s'est bien passé, j'ai vendu 62 bols" says nothing went).
+_LEAVES = re.compile(
+    r"\b(?:left|quit|retired|gone|dropped out|drop out|moved away|moved out|quitte|quitté|parti|partie|arrête|"
+    r"(?:il|elle) (?:re)?part|repart|jubiló|"
+    r"jubilado|jubilada|se fue|se va|gezogen|aufgehört|gekündigt|foi-se embora|foi embora|saiu|aposentou|largou)\b",
+    _I,
+)
+#: A change said done, in the past ("we finally moved!", "on a déménagé"), not meant ("I want to move to …").
+_DONE_CHANGE = re.compile(
+    r"\b(?:moved|switched|changed|swapped|déménagé|déménagés|changé|nos mudamos|cambiado|umgezogen|gewechselt|"
+    r"mudei|mudamos|mudámos|troquei|trocamos)\b",
+    _I,
+)
+MOVE_CUE = re.compile(rf"\b(?:{_MOVE})\b", _I)
+#: Shared skeleton words needed for "same topic" when none of them names a single-valued relation.
+MIN_SHARED = 2
+#: Words that say when, not what: no overlap of theirs makes two facts one topic.
+_GENERIC = frozenset(
+    light_stem(w)
+    for w in word_set(
+        "end start day days week weeks month months year years time next last first weekend morning mornings "
+        "evening evenings night nights afternoon today tomorrow yesterday ago later soon new old now "
+        "remind reminded asked ask need needs want wants going will also really just"
+    )
+) | frozenset(
+    light_stem(fold(w))
+    for w in word_set(
+        "move moves moved moving change changes changed switch switched new nouveau nouvelle nouvelles nuevo "
+        "nueva neue neuer neues novo nova cambio cambiado changement mudança wechsel correction"
+    )
+)
+_CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
+#: A name too short or too common to stand for an old value on its own.
+_MIN_NAME_CHARS = 3
+#: How many words apart a departure cue and the name it retires may be ("Uwe ist nach Hamburg gezogen").
+_NEAR = 4
+#: The fewest words a piece of a sentence needs to stand as a clause.
+_MIN_CLAUSE_WORDS = 3
+#: How far into a clause its subject may stand ("Autre nouvelle, moins drôle : Gaëtan a quitté …").
+_SUBJECT_WORDS = 5
+#: How many of a clause's first skeleton words may name the thing one shared word is about.
+_LEADING = 3
+#: A relation of someone else's ("his business partner", "sa femme", "ihr Chef"): not the user's relation.
+_THEIR_RELATION = re.compile(
+    r"\b(?:his|her|their|son|sa|ses|leur|su|sus|sein|seine|seinen|seiner|ihr|ihre|ihren|ihrer|seu|sua|dele|"
+    r"dela)\s+(?:\w+\s+)?(?:"
+    + "|".join(sorted((re.escape(w) for w in RELATIONS), key=len, reverse=True))
+    + r")\b",
+    _I,
+)
+#: The longest sentence read as one revision (a paragraph says too many things at once).
+MAX_CHARS = 320
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A correction read against the agent's facts: the fact stating the new value (a new one, or the session's
+    own fact that states it) and the indices of the older facts it retires."""
+
+    #: None when the sentence only says the old value is gone ("Ray Dunmore has retired").
+    fact: GroundedFact | None
+    retired: tuple[int, ...]
+    #: Whether `fact` is new here (to insert) or one of the session's facts (which carries the retirement).
+    is_new: bool
+
+
+def _kind(value: str) -> str:
+    """A value's type: "date" (a day or month), "number" (digits or a counting word), or "name"."""
+    if value in _CALENDAR or value.removesuffix("s") in _CALENDAR:
+        return "date"  # "thursdays", "lundis", "montags" too
+    if any(ch.isdigit() for ch in value) or value in _COUNTS:
+        return "number"
+    return "name"
+
+
+def _names(values: frozenset[str]) -> frozenset[str]:
+    """The values that are names long enough to stand for a thing on their own."""
+    return frozenset(v for v in values if _kind(v) == "name" and len(v) >= _MIN_NAME_CHARS)
+
+
+def _kinds(values: frozenset[str], dated: bool) -> set[str]:
+    """The types of a text's values; in a dated text a number is a day ("le 23 juin")."""
+    kinds = {_kind(v) for v in values}
+    if dated and "number" in kinds:
+        kinds = (kinds - {"number"}) | {"date"}
+    return kinds
+
+
+#: Counting and ordinal words (stemmed), values like digits: "the second Saturday", "three days a week".
+_COUNTS = frozenset(
+    light_stem(w)
+    for w in word_set(
+        "one two three four five six seven eight nine ten eleven twelve first second third fourth fifth last "
+        "un une deux trois quatre cinq six sept huit neuf dix premier première deuxième second seconde troisième "
+        "dernier dernière uno una dos tres cuatro cinco seis siete ocho nueve diez primero primera segundo segunda "
+        "tercero tercera último última ein eine zwei drei vier fünf sechs sieben acht neun zehn erste zweite "
+        "dritte letzte um uma dois duas três quatro cinco seis sete oito nove dez primeiro primeira segundo "
+        "segunda terceiro terceira último última every daily todos toutes täglich todos"
+    )
+)
+
+
+def _masked(text: str) -> Masked:
+    """skeleton.py's reading, with counting words as values and possessives cut ("Joanna's" → "joanna")."""
+    said = masked(text)
+    counts = said.skeleton & _COUNTS
+    values = frozenset(re.sub(r"['’]s$", "", v) for v in said.values) | counts
+    return Masked(said.skeleton - counts, values, said.relations, said.dated)
+
+
+def _values(said: str, said_masked: Masked, old: Masked) -> frozenset[str]:
+    """The sentence's values, with a capitalised opening word the older fact holds as a value."""
+    opening = re.match(r"\s*[\W_]*([^\W\d_][\w'’-]*)", said)
+    extra = set()
+    if opening is not None and opening.group(1)[:1].isupper():
+        word = re.sub(r"['’]s$", "", fold(opening.group(1)))
+        if word in old.values:
+            extra.add(word)
+    return said_masked.values | extra
+
+
+def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -> bool:
+    """Same slot by structure, another value (module docstring)."""
+    if old.relations and new.relations and not (old.relations & new.relations):
+        return False
+    added, dropped = values - old.values, old.values - values
+    if not added or not dropped:
+        return False
+    if not (_kinds(added, new.dated) & _kinds(dropped, old.dated)):
+        return False
+    # A title both name ("CTO", "CEO") is the role the values hold; a word one side capitalises ("Planejado:
+    # Abrimos …" and "… abrimos mais cedo") is the same word.
+    titles = {v for v in values & old.values if v in _acronyms(clause)}
+    shared = ((new.skeleton & old.skeleton) - _GENERIC) | titles
+    shared |= ({light_stem(v) for v in old.values} & new.skeleton) | (
+        {light_stem(v) for v in values} & old.skeleton
+    )
+    shared -= _GENERIC
+    if titles and _kinds(added, new.dated) & _kinds(dropped, old.dated) & {"name"}:
+        return True  # "Our new CTO is Mirela Stan" after "Jonah Adeyemi, he's CTO"
+    if _names(values & old.values) and (
+        not _names(dropped) or _kinds(added, new.dated) & _kinds(dropped, old.dated) & {"date", "number"}
+    ):
+        return (
+            True  # the same named thing with another day or number ("Begoña ahora viene …", "the Kew trip")
+        )
+    if len(shared) >= MIN_SHARED:
+        return True
+    if new.relations & old.relations and not _THEIR_RELATION.search(clause):
+        return True  # "my editor for now is Felicity Ngata", not "his business partner Carla"
+    # One shared word: two dates of one thing the clause is about ("Potatoes are going in this Saturday, 11 April,
+    # instead"), said among its first words.
+    return bool(shared) and new.dated and old.dated and bool(shared & _leading(clause, new))
+
+
+def _acronyms(text: str) -> frozenset[str]:
+    """Capitalised abbreviations of a text, folded ("CTO", "NIPE", "IVA")."""
+    return frozenset(fold(w) for w in re.findall(r"\b[A-Z]{2,5}\b", text))
+
+
+def _leading(clause: str, said: Masked) -> frozenset[str]:
+    """The first `_LEADING` skeleton words of the clause, in order."""
+    stems = [
+        light_stem(w) for w in (fold(x) for x in _WORDS.findall(clause)) if light_stem(w) in said.skeleton
+    ]
+    return frozenset(list(dict.fromkeys(stems))[:_LEADING])
+
+
+_UNIT = re.compile(r"(?:(?P<before>[^\W\d_]+)\W{0,3})?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?")
+
+
+def _units(text: str) -> frozenset[str]:
+    """The words a number is said with ("200 words", "300-km", "R$ 145"), stemmed."""
+    return frozenset(
+        light_stem(fold(word))
+        for match in _UNIT.finditer(text)
+        for word in (match.group("before"), match.group("after"))
+        if word and len(word) > 1 and fold(word) not in STOP_WORDS
+    )
+
+
+def _same_quantity(clause: str, old: str) -> bool:
+    """Another number of one unit: "keep it to 200 words max" after "never more than 300 words"."""
+    said, held = masked(clause), masked(old)
+    if said.dated or held.dated:
+        return False
+    added = {v for v in said.values if v[:1].isdigit()} - held.values
+    dropped = {v for v in held.values if v[:1].isdigit()} - said.values
+    return bool(added) and bool(dropped) and bool((_units(clause) & _units(old)) - _GENERIC)
+
+
+def _names_gone(clause: str, values: frozenset[str], old: Masked) -> str:
+    """The old fact's name the clause says is gone, or "" (module docstring): a departure cue next to it
+    ("we've dropped Gardners", "Ray Dunmore has retired", "Uwe ist nach Hamburg gezogen")."""
+    named = sorted(_names(values & old.values))
+    if not named:
+        return ""
+    words = [fold(w) for w in _WORDS.findall(clause)]
+    for cue in DEPARTURE_CUE.finditer(clause):
+        at = len(_WORDS.findall(clause[: cue.start()]))
+        # The object after any cue ("dropped Gardners"); the subject before one said of it ("Ray Dunmore has
+        # retired", "Uwe ist nach Hamburg gezogen"), not before "sold" ("Vallauris went well, I sold 62 bowls").
+        before = at - _NEAR if _LEAVES.fullmatch(cue.group(0)) else at
+        near = words[max(0, before) : at + len(cue.group(0).split()) + _NEAR]
+        for name in named:
+            if any(w.startswith(name.split()[0]) for w in near):
+                return name
+    # The clause's subject, with a departure cue after it and no other name between ("Effie got offered a film
+    # job and had to drop out"; not "Lewis is back on piano, Harriet has gone").
+    for name in named:
+        if _opens_with(clause, name):
+            first = fold(clause).find(name.split()[0])
+            after = _LEAVES.search(clause, first)
+            between = clause[first + len(name) : after.start()] if after else ""
+            if after and not re.search(r"(?<![.!?:]\s)(?-i:\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+)", between):
+                return name
+    return ""
+
+
+def _only_name(text: str, name: str, values: frozenset[str]) -> bool:
+    """Whether `name` (with the capitalised words next to it: "Strathearn Sawmill") is the only name the older fact
+    holds: "… trainee solicitor at Pembury Lowe in Birmingham" is about the job, not the city, and stays."""
+    for run in re.finditer(r"(?:[A-ZÀ-ÖØ-Þ][\w'’&-]*\s?)+", text):
+        words = {re.sub(r"['’]s$", "", fold(w)) for w in run.group(0).split()}
+        if name in words:
+            # An acronym ("IVA", "NIPE") names a matter, not another holder of the slot.
+            return not (_names(values) - words - _acronyms(text))
+    return False
+
+
+_WORDS = re.compile(r"[^\W_][\w'’-]*")
+
+
+#: Where a consequence or a second statement starts in a clause.
+_THEN = re.compile(
+    r",\s*(?:so|and|but|donc|alors|et|mais|así que|y|pero|also|und|aber|então|e|mas)\s+|\s+(?:so|donc|alors)\s+",
+    _I,
+)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|we|we've|we're|je|j'|j’|on|nous|yo|he|hemos|ich|wir|eu|nós)\b", _I
+)
+
+
+def _opens_with(clause: str, value: str) -> bool:
+    """Whether the clause is about `value` itself: its subject, among its first `_SUBJECT_WORDS` words with no
+    "I"/"we" before it, a change cue after it ("Autre nouvelle : Gaëtan a quitté l'affaire", "New teacher: Mrs.
+    Wolska moved back"), not "we've dropped Gardners" nor "start using Harvard instead of APA"."""
+    words = [fold(w) for w in _WORDS.findall(clause)]
+    first = value.split()[0]
+    at = next((i for i, w in enumerate(words[:_SUBJECT_WORDS]) if w.startswith(first)), -1)
+    if at < 0 or any(_FIRST_PERSON.fullmatch(w) for w in words[:at]):
+        return False
+    start = fold(clause).find(first)
+    return bool(DEPARTURE_CUE.search(clause, start) or MOVE_CUE.search(clause, start))
+
+
+def _user_sentences(turn: SourceTurn) -> list[str]:
+    """The turn's statements, self-repairs applied ("R$ 140… não, errei, R$ 145" reads as R$ 145)."""
+    said = repaired(prose(turn.user))
+    out = []
+    for sentence in sentences(said):
+        if len(sentence) > MAX_CHARS or HYPOTHETICAL.search(sentence) or QUESTION_START.match(sentence):
+            continue
+        if sentence.rstrip().endswith("?") or unfit_reason(sentence):
+            continue
+        out.append(sentence)
+    return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence cut at its consequence clauses and semicolons (grounding/clauses.py), and where a second
+    statement starts (", so the deadline is …"), each part of at least three words."""
+    out: list[str] = []
+    for part in statement_clauses(sentence) or [sentence]:
+        pieces = [p.strip() for p in _THEN.split(part)]
+        pieces = pieces if all(len(p.split()) >= _MIN_CLAUSE_WORDS for p in pieces) else [part]
+        out.extend(c for c in (without_openers(p).strip() for p in pieces) if c)
+    return out or [sentence]
+
+
+def _text(clauses: Sequence[str], lang: str) -> str:
+    said = " ".join(c.rstrip(" ,;:") for c in clauses).strip()
+    said = said.rstrip(".!…") + "."
+    return third_person(said) if lang == "en" else said[:1].upper() + said[1:]
+
+
+def _covering(fact_values: frozenset[str], turn: int, session: Sequence[GroundedFact]) -> GroundedFact | None:
+    """The session fact from the same turn that states every new value already, if any."""
+    for fact in session:
+        if turn in fact.turns and all(v in fold(fact.text) for v in fact_values):
+            return fact
+    return None
+
+
+def _replaces(clause: str, said: Masked, values: frozenset[str], old: Masked, old_text: str) -> bool:
+    """Whether the clause gives another value in the older fact's slot: with a change cue, by topic or by quantity;
+    without one, only in a slot that holds one value ("so the deadline is 31 March next year")."""
+    if REVISION_CUE.search(clause):
+        return _same_topic(clause, said, values, old) or (
+            MOVE_CUE.search(clause) is not None and _same_quantity(clause, old_text)
+        )
+    shared = (said.skeleton & old.skeleton) - _GENERIC
+    return single_valued(shared, dated=False) and _same_topic(clause, said, values, old)
+
+
+#: Cues that say on their own that a value is the new one ("now", "instead", "from now on", "not X any more",
+#: "moved … to"): a sentence with one states a change even when memory holds no older value to compare.
+STATED_CHANGE = re.compile(
+    r"\b(?:(?:i|we)(?:'ve| have)? (?:quit|left|dropped|ditched|gave up|given up|sold)|j'ai quitté|on a quitté|"
+    r"nous avons quitté|he dejado|hemos dejado|dejé|dejamos|ich habe (?:\w+ )?(?:verlassen|gekündigt|aufgegeben)|"
+    r"saí|deixei|deixamos|(?:un|una|el|la|mi) \w+ nuev[oa]|(?:un|une|le|la|mon|ma) \w+ nouvel(?:le)?|"
+    r"(?:um|uma|o|a|meu|minha) \w+ nov[oa]|"
+    r"(?<!for )(?<!right )(?<!just )(?<!until )(?<!by )now|instead|from now on|no longer|any ?more|switched to|"
+    r"moved to|moving to|moves to|move to|moved back|pushed back|pushed to|postponed to|brought forward to|"
+    r"put back to|repoussée? au|reportée? au|décalée? au|aplazad[oa] al|pospuest[oa] al|verschoben auf|"
+    r"verlegt auf|adiad[oa] para|moved (?:\w+ )?from|"
+    r"went (?:down|up|back) to|cut to|reduced to|raised to|(?:my|our|the) new|passés? à|pasad[oa]s? a|"
+    r"passei a|passamos a|umgestiegen|mon nouveau|ma nouvelle|notre nouveau|notre nouvelle|mi nuevo|mi nueva|"
+    r"nuestro nuevo|nuestra nueva|mein neuer|meine neue|unser neuer|unsere neue|meu novo|minha nova|o novo|a nova|"
+    r"maintenant|désormais|dorénavant|au lieu|à la place|ahora|en vez|en lugar|ya no|a partir de ahora|"
+    r"jetzt|nun|ab sofort|statt|anstatt|nicht mehr|agora|em vez|já não|a partir de agora)\b",
+    _I,
+)
+
+
+#: "Tuesdays, not Thursdays", "le mardi, pas le mercredi": the value said against the one it replaces.
+_CONTRAST = re.compile(
+    r",\s+(?:not|pas|no|nicht|não)\s+(?:the |le |la |l'|el |los |der |die |das |o |a |os |as )?(?:(?-i:[A-Z0-9])|"
+    + "|".join(sorted((re.escape(w) for w in _CALENDAR), key=len, reverse=True))
+    + r")",
+    _I,
+)
+#: "from Nailsworth to Stonehouse", "de Rennes à Brest", "von Kiel nach Bremen": one named place for another.
+_FROM_TO = re.compile(
+    r"\b(?:from|de|von|desde)\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+)*\s+"
+    r"(?:to|à|a|nach|para|zu)\s+(?-i:[A-ZÀ-ÖØ-Þ])",
+    _I,
+)
+
+
+def _near_departure(sentence: str) -> frozenset[str]:
+    """The folded words next to the sentence's departure cues ("dropped Gardners", "j'ai quitté Kerhervé")."""
+    words = [fold(w) for w in _WORDS.findall(sentence)]
+    near: set[str] = set()
+    for cue in DEPARTURE_CUE.finditer(sentence):
+        at = len(_WORDS.findall(sentence[: cue.start()]))
+        near.update(words[at : at + len(cue.group(0).split()) + _NEAR])
+    return frozenset(near)
+
+
+def _departure_only(sentence: str) -> bool:
+    """Whether every change cue of the sentence says something went ("I've left Kerhervé")."""
+    return all(DEPARTURE_CUE.search(m.group(0)) for m in STATED_CHANGE.finditer(sentence))
+
+
+def _stated_change(
+    sentence: str,
+    turn: int,
+    lang: str,
+    session: Sequence[GroundedFact],
+    known: Sequence[str],
+    *,
+    cued: bool = False,
+) -> list[Revision]:
+    """A change said plainly that no older fact anchors ("Now ordering from Extra UK", "We moved house, from
+    Nailsworth to Stonehouse"), or after a cue said on its own ("We finally moved! Out of Treforest and into
+    Llantrisant", `cued`): the sentence is the new fact when it names a value the session's facts from its turn do
+    not already state and no older fact holds all of its values (a repeat is no change)."""
+    if (
+        not STATED_CHANGE.search(sentence)
+        and not _CONTRAST.search(sentence)
+        and not cued
+        and not (MOVE_CUE.search(sentence) and _FROM_TO.search(sentence))
+    ):
+        return []
+    values = _masked(sentence).values
+    if not values:
+        return []
+    if any(all(v in fold(k) for v in values) for k in known):
+        return []
+    # "We've dropped Gardners; new stock now comes from Northbook": an older fact whose only name the change says
+    # is gone, beside a name of its own, held the older value.
+    retired = tuple(
+        i
+        for i, k in enumerate(known)
+        if _names(values - (held := _masked(k)).values)
+        and (gone := _names_gone(sentence, values, held))
+        and _only_name(k, gone, held.values)
+    )
+    if _departure_only(sentence) and not (values - _near_departure(sentence)):
+        return []  # "Y hemos dejado Booking": only the value that went
+    for fact in session:
+        if turn in fact.turns and sum(v in fold(fact.text) for v in values) * 2 >= len(values):
+            return [Revision(fact, retired, is_new=False)] if retired else []
+    return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), retired, True)]
+
+
+def _anchored(
+    clauses: Sequence[str], olds: Sequence[Masked], known: Sequence[str]
+) -> tuple[list[int], list[str], set[str]]:
+    """(older facts the clauses replace, the clauses stating the new state, the new values they add)."""
+    retired: list[int] = []
+    kept: list[str] = []
+    added: set[str] = set()
+    for clause in clauses:
+        said = _masked(clause)
+        about_old = ""
+        anchored = False
+        for index, old in enumerate(olds):
+            values = _values(clause, said, old)
+            gone = _names_gone(clause, values, old)
+            if gone and not _only_name(known[index], gone, old.values):
+                gone = ""
+            if not gone and not _replaces(clause, said, values, old, known[index]):
+                continue
+            new_values = values - old.values
+            if new_values and all(v in fold(known[index]) for v in new_values):
+                continue  # the older fact already says the new state
+            anchored = True
+            if index not in retired:
+                retired.append(index)
+            if gone and _opens_with(clause, gone):
+                about_old = gone
+            for name in _names(values & old.values):
+                if not about_old and _LEAVES.search(clause) and _opens_with(clause, name):
+                    about_old = name  # "Changement de coach : Mathéo arrête, il part …" is about Mathéo
+            added |= new_values
+        if not about_old:
+            if anchored:
+                kept.append(clause)
+        else:
+            # "Effie had to drop out, so the soundtrack is now by Bram": what follows is the new state.
+            kept.extend(p for p in _THEN.split(clause)[1:] if not _opens_with(p, about_old))
+    return retired, kept, added
+
+
+def revisions(
+    turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
+) -> list[Revision]:
+    """Corrections the user's turns make to `known` (the agent's active facts, older than the session)."""
+    olds = [_masked(k) for k in known]
+    out: list[Revision] = []
+    taken: set[int] = set()
+    for turn in turns:
+        lang = detect_language(turn.user)
+        cued = False
+        for sentence in _user_sentences(turn):
+            # "We did it, we finally moved!": a change said without its value cues the sentence after it.
+            was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
+            if not REVISION_CUE.search(sentence) and not _CONTRAST.search(sentence):
+                if was_cued:
+                    out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
+                continue
+            clauses = _clauses(sentence)
+            retired, kept, added = _anchored(clauses, olds, known)
+            if not retired and len(clauses) > 1:
+                # Read whole when no part anchors: "The Kew trip got moved, …, so we went on 4 June instead".
+                retired, kept, added = _anchored([sentence], olds, known)
+            fresh = [i for i in retired if i not in taken]
+            if not fresh:
+                if not retired:
+                    out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
+                continue
+            taken.update(fresh)
+            wanted = frozenset(v for v in added if any(v in fold(c) for c in kept))
+            covering = _covering(wanted, turn.index, session) if wanted else None
+            if covering is not None:
+                out.append(Revision(covering, tuple(fresh), is_new=False))
+                continue
+            if not kept or not wanted:
+                # Only what the old value did ("Ray Dunmore has retired"): the older facts go, nothing is added.
+                out.append(Revision(None, tuple(fresh), is_new=False))
+                continue
+            text = _text(kept, lang)
+            out.append(
+                Revision(_fact(text, (turn.index,), lang, " ".join(sorted(wanted))), tuple(fresh), True)
+            )
+    return out
+
+
+def _fact(text: str, turns: tuple[int, ...], lang: str, value: str = "") -> GroundedFact:
+    dated = masked(text).dated
+    return GroundedFact(
+        kind=FactKind.PLAN if dated else FactKind.PREFERENCE,
+        text=text,
+        slot="",
+        value=value,
+        turns=turns,
+        salience=0.7,
+        is_identity=False,
+        language=lang,
+    )
+
+
+__all__ = ["DEPARTURE_CUE", "MAX_CHARS", "MIN_SHARED", "REVISION_CUE", "Revision", "revisions"]
