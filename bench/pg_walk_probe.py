@@ -16,6 +16,7 @@ import os
 import random
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from bench.assemble_corpus import AGENT, make_corpus, make_queries, populate
@@ -38,10 +39,18 @@ SEED = 606
 ALL = (KIND_TRANSCRIPT, KIND_PINNED, KIND_EPISODE)
 ARMS: dict[str, dict[str, int]] = {
     "k100": {},
+    "k100_again": {},
     "transcript50": {KIND_TRANSCRIPT: 50},
     "all50": dict.fromkeys(ALL, 50),
-    "all40": dict.fromkeys(ALL, 40),
+    "transcript70": {KIND_TRANSCRIPT: 70},
 }
+#: OSAURUS_PROBE_ARMS (comma-separated names of ARMS, k100 always first) picks the arms; all by default.
+CHOSEN = [a for a in os.environ.get("OSAURUS_PROBE_ARMS", "").split(",") if a in ARMS]
+
+
+def _lines_differing(one: str, other: str) -> int:
+    """Block lines in one block and not the other, either way."""
+    return len(set(one.splitlines()) ^ set(other.splitlines()))
 
 
 def main() -> None:
@@ -71,6 +80,8 @@ def main() -> None:
         paths: dict[str, ReadPath] = {}
         searches: list[MemorySearch] = []
         for arm, caps in ARMS.items():
+            if CHOSEN and arm not in ["k100", *CHOSEN]:
+                continue
             store = PgVectorStore(twin.db.percent_queries(), twin.db.schema, walk_rows=caps)
             registry = PgVectorRegistry(store, twin.store.embeddings)
             embedder = Embedder(RealQueryVectors(client), app.config, query_timeout_s=DEFAULT_READ_BUDGET_S)
@@ -85,8 +96,9 @@ def main() -> None:
         for q in [q for _, q in make_queries(corpus, random.Random(SEED + 51), 2)]:  # warm-up, not measured
             for arm, path in paths.items():
                 path.assemble(AGENT, f"{q} [{arm}]")
-        queries = [q for _, q in make_queries(corpus, random.Random(SEED + 50), per_section)]
-        arms = list(ARMS)
+        query_seed = SEED + int(os.environ.get("OSAURUS_PROBE_QUERY_SEED", "50"))
+        queries = [q for _, q in make_queries(corpus, random.Random(query_seed), per_section)]
+        arms = list(paths)
         times: dict[str, list[float]] = {a: [] for a in arms}
         out: dict[str, list[tuple[str, str, str]]] = {a: [] for a in arms}
         loads = [os.getloadavg()[0]]
@@ -95,24 +107,27 @@ def main() -> None:
             for arm in order:
                 paths[arm].invalidate(AGENT)
                 t0 = time.perf_counter()
-                got = paths[arm].assemble(AGENT, q)
+                assembly = paths[arm].assemble(AGENT, q)
                 times[arm].append((time.perf_counter() - t0) * 1000)
-                out[arm].append((got.section, got.reason, got.block))
+                out[arm].append((str(assembly.section), assembly.reason, assembly.block))
             loads.append(os.getloadavg()[0])
         base = out["k100"]
         sections = [s for s, _, _ in base]
-        print(f"{len(queries)} queries, sections {dict((s, sections.count(s)) for s in set(sections))}")
+        print(f"{len(queries)} queries, sections {Counter(str(s) for s in sections)}")
         print(f"load {min(loads):.1f}-{max(loads):.1f}")
         for arm in arms:
             got = out[arm]
             sec = sum(a[0] != b[0] for a, b in zip(got, base, strict=True))
             why = sum(a[1] != b[1] for a, b in zip(got, base, strict=True))
             blocks = sum(a[2] != b[2] for a, b in zip(got, base, strict=True))
-            lines = sum(
-                len(set(a[2].splitlines()) ^ set(b[2].splitlines())) for a, b in zip(got, base, strict=True)
-            )
+            lines = sum(_lines_differing(a[2], b[2]) for a, b in zip(got, base, strict=True))
             total = sum(len(b[2].splitlines()) for b in base)
             t = times[arm]
+            for a, b in zip(got, base, strict=True):
+                if a[1] != b[1] or a[2] != b[2]:
+                    print(
+                        f"  {arm}: {b[0]}/{b[1]} -> {a[0]}/{a[1]}; lines differing {_lines_differing(a[2], b[2])}"
+                    )
             print(
                 f"{arm}: sections differ {sec}, reasons {why}, blocks {blocks}, block lines differing {lines} of"
                 f" {total}; p50 {percentile(t, 0.5):.1f} p95 {percentile(t, 0.95):.1f} ms;"

@@ -20,7 +20,8 @@ DIM = 8
 
 def _units(seed: int, n: int) -> npt.NDArray[np.float32]:
     vectors = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    out: npt.NDArray[np.float32] = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return out
 
 
 def test_a_capped_walk_returns_the_cap_and_an_exact_scan_returns_k(pg: PgSql, tmp_path: Path) -> None:  # noqa: F811
