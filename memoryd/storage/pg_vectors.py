@@ -51,7 +51,9 @@ SIZE_TTL_S = 30.0
 #: more recall@100 on bench_assemble's fake-model vectors (bench_pg_search, part assemble, measures both).
 EF_SEARCH = 100
 #: kind → the most rows an HNSW walk of that kind returns, whatever k the caller asks for (ef_search follows it);
-#: kinds not named return k. Exact scans are not capped (their cost does not depend on k).
+#: kinds not named return k. Exact scans are not capped (their cost does not depend on k). Empty: capping the
+#: transcript or every kind at 50 changed placed blocks that k = 100 places (docs/postgres_search.md, sixth pass);
+#: bench/pg_walk_probe.py compares caps.
 WALK_ROWS: dict[str, int] = {}
 #: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
 ITERATIVE_SCAN = "strict_order"
