@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +50,11 @@ SIZE_TTL_S = 30.0
 #: walk with ef_search = k. 200 (the earlier setting) cost ~1.3-1.6x the time per 100k-row search for ~12 points
 #: more recall@100 on bench_assemble's fake-model vectors (bench_pg_search, part assemble, measures both).
 EF_SEARCH = 100
+#: kind → the most rows an HNSW walk of that kind returns, whatever k the caller asks for (ef_search follows it);
+#: kinds not named return k. Exact scans are not capped (their cost does not depend on k). Empty: capping the
+#: transcript or every kind at 50 changed placed blocks that k = 100 places (docs/postgres_search.md, sixth pass);
+#: bench/pg_walk_probe.py compares caps.
+WALK_ROWS: dict[str, int] = {}
 #: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
 ITERATIVE_SCAN = "strict_order"
 #: Session settings of the connections that search (pg_session.py sends each once per connection). Parallel query is
@@ -107,10 +112,19 @@ def vector_text(vector: npt.NDArray[np.float32]) -> str:
 class PgVectorStore:
     """The SQL of the per-agent vector partitions."""
 
-    def __init__(self, db: PgQueries, schema: str, *, ef_search: int = EF_SEARCH) -> None:
+    def __init__(
+        self,
+        db: PgQueries,
+        schema: str,
+        *,
+        ef_search: int = EF_SEARCH,
+        walk_rows: Mapping[str, int] | None = None,
+    ) -> None:
         self._db = db
         self._s = quoted_schema(schema)
         self._ef_search = ef_search
+        #: kind → at most this many rows from an HNSW walk (WALK_ROWS); exact scans return all k asked for.
+        self._walk_rows = dict(WALK_ROWS if walk_rows is None else walk_rows)
         #: (partition, kind) → (scanned exactly, when counted): _is_exact's memo.
         self._sizes: dict[tuple[str, str], tuple[bool, float]] = {}
         self._sizes_lock = threading.Lock()
@@ -253,14 +267,16 @@ class PgVectorStore:
         self, agent: AgentVectors, kind: str, vector: npt.NDArray[np.float32], k: int, *, rows: int | None
     ) -> list[tuple[Any, ...]] | None:
         """The records of nearest() (rows None) or nearest_rows(); None when the partition no longer exists."""
-        params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k, "rows": rows}
         try:
+            exact = self._is_exact(agent, kind)
+            if not exact:
+                k = min(k, self._walk_rows.get(kind, k))
+            params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k, "rows": rows}
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
             # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
             self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
             for name, value in SEARCH_SETTINGS:
                 self._db.setting(name, value)
-            exact = self._is_exact(agent, kind)
             sql = (
                 self.nearest_rows_sql(agent, kind, exact=exact)
                 if rows is not None
