@@ -12,7 +12,7 @@ from memoryd.write.grounding.model import Entity, SourceTurn
 from memoryd.write.grounding.secrets import asks_for_credential, contains_secret, redact_secrets
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences
-from memoryd.write.grounding.unfit import unfit_reason
+from memoryd.write.grounding.unfit import digressions, unfit_reason
 
 #: A sentence reporting the assistant's words ("You suggested …", "tu m'as proposé …", "me dijiste …").
 _ASSISTANT_SAID = re.compile(
@@ -132,7 +132,11 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
     for turn in turns:
         if turn.index in asked:
             continue  # "— What's the wifi password? — Moustache2019": the reply is the credential, not a name
-        for said in sentences(turn.user):
+        said_all = sentences(turn.user)
+        aside = digressions(said_all)
+        for position, said in enumerate(said_all):
+            if position in aside:
+                continue  # "Viu o clássico ontem? O Galo perdeu de novo": the match, not the user's matter
             if HYPOTHETICAL.search(said):
                 continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
             if CHIT_CHAT.search(LEAD_FILLER.sub("", said).strip()):

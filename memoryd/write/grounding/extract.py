@@ -34,6 +34,7 @@ from memoryd.write.grounding.dates import (
     with_resolved_dates,
 )
 from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.fitness import unfit_fact
 from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.lexicon import (
     AFFIRMATIVE,
@@ -559,6 +560,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
     found = [_with_antecedent(item, turns) for item in found]
+    # Whose clause it is: another person's plan or wish, or a shift never named, is no fact about the user.
+    found = [item for item in found if not unfit_fact(item.fact, item.evidence)]
     facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)

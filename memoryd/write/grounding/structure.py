@@ -289,7 +289,7 @@ _INTRO = re.compile(
 #: "Marcus here, 41, living in Leeds", "Luc Marchand, 67 ans, à la retraite": a name opening the sentence with no
 #: verb, introduced as such by an age right after it.
 _BARE_INTRO = re.compile(
-    rf"^{_WHO}(?:\s+(?:here|ici|aquí|aqui|hier))?\s*,\s*(?P<rest>\d{{1,3}}(?:\s+(?:ans|años|anos|jahre))?\s*(?:,[^.!?;]*)?)$",
+    rf"^{_WHO}(?:\s+(?:here|ici|aquí|aqui|hier))?\s*,\s*(?P<rest>\d{{1,3}}(?![.,]?\d)(?:\s+(?:ans|años|anos|jahre))?\s*(?:,[^.!?;]*)?)$",
     _I,
 )
 _GREETING = re.compile(

@@ -24,7 +24,7 @@ from memoryd.write.grounding.text import (
     sentences,
     word_set,
 )
-from memoryd.write.grounding.unfit import unfit_reason
+from memoryd.write.grounding.unfit import digressions, unfit_reason
 
 MAX_SUMMARY_CHARS = 300
 MAX_SUMMARY_SENTENCES = 3
@@ -233,9 +233,15 @@ def extractive_summary(
     """1-3 central user sentences (centroid over content-word stems), decisions first; ≤ 300 chars, secrets redacted."""
     pool: list[tuple[int, int, str, frozenset[str]]] = []
     for turn in turns:
-        for sentence in sentences(turn.user):
+        said = sentences(turn.user)
+        aside = digressions(said)
+        for position, sentence in enumerate(said):
             cleaned = LEAD_FILLER.sub("", sentence).strip()
-            if HYPOTHETICAL.search(cleaned) or (SMALL_TALK.search(cleaned) and len(cleaned) < 40):
+            if (
+                position in aside
+                or HYPOTHETICAL.search(cleaned)
+                or (SMALL_TALK.search(cleaned) and len(cleaned) < 40)
+            ):
                 continue
             if CHIT_CHAT.search(cleaned) or (
                 ABOUT_ASSISTANT.search(cleaned) and not FIRST_PERSON.search(cleaned)
