@@ -561,7 +561,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found = _with_replaced_values(found, turns)
     found = [_with_antecedent(item, turns) for item in found]
     # Whose clause it is: another person's plan or wish, or a shift never named, is no fact about the user.
-    found = [item for item in found if not unfit_fact(item.fact, item.evidence)]
+    found = _co_held_roles([item for item in found if not unfit_fact(item.fact, item.evidence)])
     facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
     entities = find_entities(turns, names)
@@ -578,6 +578,36 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+#: A role said as a change ("I'm now a senior nurse", "je suis désormais chef d'équipe", "promoted to …").
+_ROLE_CHANGE = re.compile(
+    r"\b(?:now|new|newly|promoted|became|become|anymore|any more|no longer|since|maintenant|désormais|nouveau|"
+    r"nouvelle|devenue?|ahora|nuevo|nueva|ya no|jetzt|nun|neu|neue|seit|agora|novo|nova|já não|promovid[oa]|"
+    r"promue?|ascendid[oa]|befördert)\b",
+    re.IGNORECASE,
+)
+
+
+def _co_held_roles(found: list[_Found]) -> list[_Found]:
+    """Roles said side by side in one session ("a retired librarian and an independent town councillor", a joiner
+    who is also a volunteer firefighter) are all held: the first said keeps the role slot (a later job change
+    replaces it), the others leave it so none replaces another, unless a later role is said as a change ("I'm now
+    …")."""
+    roles = [i for i, item in enumerate(found) if item.fact.slot == "identity.role"]
+    if len(roles) < 2:
+        return found
+    changed = any(_ROLE_CHANGE.search(" ".join(found[i].evidence)) for i in roles[1:])
+    if changed:
+        return found
+    values = {fold(found[i].fact.value) for i in roles}
+    if len(values) < 2:
+        return found
+    first = min(roles, key=lambda i: min(found[i].fact.turns, default=-1))
+    return [
+        _Found(replace(item.fact, slot=""), item.evidence) if i in roles and i != first else item
+        for i, item in enumerate(found)
+    ]
 
 
 def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:

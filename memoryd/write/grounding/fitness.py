@@ -28,15 +28,14 @@ _FIRST_PERSON = {
     "de": re.compile(r"\b(?:ich|mein|meine|meinen|meinem|meiner|mir|mich|wir|unser|unsere|uns)\b", _I),
     "pt": re.compile(r"\b(?:eu|meu|minha|meus|minhas|me|nós|nosso|nossa|vou|tenho|estou|sou)\b", _I),
 }
-#: A third person opening a clause, after an optional "and" / "but" / "so".
+#: A third person in the singular opening a clause, after an optional "and" / "but" / "so" ("they", "ils", "sie"
+#: are often nobody in particular: "they rescheduled the exam" is the user's exam; "il y a", "il faut" are no one).
 _THIRD_OPENS = {
-    "en": re.compile(
-        r"^(?:(?:and|but|so|then|also)\s+)?(?:he|she|they|he's|she's|they're|he'll|she'll|they'll)\b", _I
-    ),
-    "fr": re.compile(r"^(?:(?:et|mais|donc|puis)\s+)?(?:il|elle|ils|elles)\b", _I),
-    "es": re.compile(r"^(?:(?:y|pero|así que|luego)\s+)?(?:él|ella|ellos|ellas)\b", _I),
-    "de": re.compile(r"^(?:(?:und|aber|also|dann)\s+)?(?:er|sie)\b(?!\s+(?:haben|sind)\b)", _I),
-    "pt": re.compile(r"^(?:(?:e|mas|então|depois)\s+)?(?:ele|ela|eles|elas)\b", _I),
+    "en": re.compile(r"^(?:(?:and|but|so|then|also)\s+)?(?:he|she|he's|she's|he'll|she'll)\b", _I),
+    "fr": re.compile(r"^(?:(?:et|mais|donc|puis)\s+)?(?:il|elle)\b(?!\s+(?:y a|faut|paraît|semble)\b)", _I),
+    "es": re.compile(r"^(?:(?:y|pero|así que|luego)\s+)?(?:él|ella)\b", _I),
+    "de": re.compile(r"^(?:(?:und|aber|also|dann)\s+)?er\b", _I),
+    "pt": re.compile(r"^(?:(?:e|mas|então|depois)\s+)?(?:ele|ela)\b", _I),
 }
 _SHIFT_SAID = re.compile(
     r"\bshifts?\b|\b(?:nights|days|earlies|lates|mornings|evenings|afternoons|weekends|graveyards|swings)\b"
