@@ -564,9 +564,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found = _co_held_roles([item for item in found if not unfit_fact(item.fact, item.evidence)])
     facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
-    entities = find_entities(turns, names)
+    read = [clause for item in found for clause in item.evidence]
+    entities = find_entities(turns, names, read)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]
-    summary, summary_turns = extractive_summary(turns, decisions)
+    summary, summary_turns = extractive_summary(turns, decisions, read)
     topics = extractive_topics(turns, entities)
     return Extraction(
         facts=facts,

@@ -54,6 +54,20 @@ def _names_no_shift(fact: GroundedFact, evidence: Sequence[str]) -> bool:
     return not any(_SHIFT_SAID.search(clause) for clause in evidence)
 
 
+#: The user as a speaker in any of the five languages (French "on" left out: English has it as a preposition).
+_SPEAKER = re.compile(
+    r"\b(?:I|I'm|I've|I'll|I'd|my|me|mine|we|we're|we've|we'll|our|us|je|moi|mon|ma|mes|nous|notre|nos|yo|mi|mis|"
+    r"nosotros|nosotras|nuestro|nuestra|nuestros|nuestras|ich|mein|meine|meinen|meinem|meiner|mir|mich|wir|unser|"
+    r"unsere|uns|eu|meu|minha|meus|minhas|nós|nosso|nossa)\b|\b[jm]['’]",
+    _I,
+)
+
+
+def speaks_of_user(sentence: str) -> bool:
+    """Whether a sentence has the user (or the user's "we") in it."""
+    return _SPEAKER.search(sentence) is not None
+
+
 def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
     """Why a candidate is not a fact about the user's life ("someone_else", "no_shift"), or ""
     when it is. `evidence` is the clause (or clauses) the fact was read from; a fact without one is kept."""
@@ -65,4 +79,4 @@ def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
     return ""
 
 
-__all__ = ["unfit_fact"]
+__all__ = ["speaks_of_user", "unfit_fact"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from memoryd.write.grounding.fitness import speaks_of_user
 from memoryd.write.grounding.lexicon import (
     ABOUT_ASSISTANT,
     CHIT_CHAT,
@@ -228,9 +229,14 @@ def _without_repeats(parts: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 def extractive_summary(
-    turns: Sequence[SourceTurn], decisions: Sequence[GroundedFact] = ()
+    turns: Sequence[SourceTurn], decisions: Sequence[GroundedFact] = (), evidence: Collection[str] = ()
 ) -> tuple[str, tuple[int, ...]]:
-    """1-3 central user sentences (centroid over content-word stems), decisions first; ≤ 300 chars, secrets redacted."""
+    """1-3 central user sentences (centroid over content-word stems), decisions first; ≤ 300 chars, secrets redacted.
+
+    The sentences that hold a clause a fact was read from (`evidence`) come first: what the session established,
+    through every filter a fact goes through. Without one, the sentences that speak of the user ("I", "we", in five
+    languages); without those, every fit sentence. The weather, a match or a festival said in passing is none of
+    the first two."""
     pool: list[tuple[int, int, str, frozenset[str]]] = []
     for turn in turns:
         said = sentences(turn.user)
@@ -252,6 +258,10 @@ def extractive_summary(
             if len(stems) < _MIN_CONTENT_WORDS or unfit_reason(cleaned):
                 continue  # a credential, small talk, someone else's opinion, the assistant's guess: not the user's
             pool.append((len(pool), turn.index, cleaned, stems))
+    read = [fold(clause).strip(" .!?") for clause in evidence if clause.strip()]
+    stated = [item for item in pool if any(clause and clause in fold(item[2]) for clause in read)]
+    about_user = [item for item in pool if speaks_of_user(item[2])]
+    pool = [(i, turn, text, stems) for i, (_, turn, text, stems) in enumerate(stated or about_user or pool)]
     session_lang = detect_language(" ".join(turn.user for turn in turns))
     frequency: Counter[str] = Counter(stem for *_, stems in pool for stem in stems)
 
