@@ -52,7 +52,10 @@ _EN_OBJECT = (
 
 
 _AFTER_USER = re.compile(
-    r"\bthe user (?:(really|also|just|still|usually|often|never|always|actually) )?([a-z]+)\b(?![-'’])"
+    r"\bthe user ((?:(?:really|also|just|still|usually|often|never|always|actually|only|even|already|sometimes|"
+    r"rarely|normally|generally|mostly|finally|definitely|probably|honestly|basically|literally|seriously|totally|"
+    r"absolutely|certainly|currently|recently|genuinely|simply|mainly|typically|occasionally|hardly|barely) )+)?"
+    r"([a-z]+)\b(?![-'’])"
 )
 _NOT_VERBS = frozenset(
     [
@@ -165,7 +168,7 @@ def _agree(match: re.Match[str]) -> str:
         verb = verb[:-1] + "ies"
     else:
         verb += "s"
-    return f"the user {adverb} {verb}" if adverb else f"the user {verb}"
+    return f"the user {adverb}{verb}" if adverb else f"the user {verb}"
 
 
 #: A question in the summary is quoted, not rewritten: "The user asked: "How do I …?"" stays the user's words.
