@@ -125,3 +125,40 @@ def test_a_spectators_question_and_the_sentence_continuing_it_are_small_talk() -
     )
     aside = digressions(turn)
     assert [turn[i] for i in sorted(aside)] == ["O Galo perdeu de novo."]
+
+
+def _instructions(*users: str) -> list[str]:
+    return [text for kind, _, text in _facts(*users) if kind == FactKind.INSTRUCTION.value]
+
+
+def test_after_a_condition_on_the_assistants_doing_a_verbless_rule_is_standing() -> None:
+    said = _instructions("When you summarise things for me, bullet points please.")
+    assert said and "when you summarise things for me, bullet points" in said[0]
+    assert _instructions(
+        "Y cuando me escribas textos para la web, que sean cercanos, sin palabras rimbombantes."
+    )
+    assert _instructions(
+        "Et à partir de maintenant, quand je te demande un mail, fais-le court, cinq lignes maximum."
+    )
+    # a moment is no kind of task, and a clause with a subject of its own is a statement
+    assert not _instructions("When you get a chance, ok.")
+    assert not _instructions("When you have a minute, check the invoice.")
+    assert not _instructions("When you write to the council, I usually sign it myself.")
+
+
+def test_a_label_before_a_rule_is_no_part_of_it() -> None:
+    assert _instructions("Ground rule: never write jokes for me.") == [
+        "Standing instruction from the user: never write jokes for me."
+    ]
+    assert not _instructions("Quick update: I never write on Sundays.")
+
+
+def test_a_reply_to_a_question_about_a_pronoun_or_a_formula_is_no_answer_fact() -> None:
+    def answered(question: str, reply: str) -> list[str]:
+        turns = [SourceTurn(0, 1, "Hi.", question), SourceTurn(1, 2, reply, "Okay.")]
+        facts = extract(turns, session_time_ms=SESSION_MS).facts
+        return [f.text for f in facts if "answer" in f.text]
+
+    assert not answered("Were you able to find another?", "Yes, thank God.")
+    assert not answered("How often do you see her?", "Every three months.")
+    assert answered("How often do you see your consultant?", "Every three months.")

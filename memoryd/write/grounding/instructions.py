@@ -109,6 +109,11 @@ _WISH_TO_YOU = re.compile(
 )
 
 
+#: A label of up to three words before a colon ("Ground rule:", "One thing:", "Regla de oro:"): what follows is the
+#: instruction, read on its own.
+_RULE_LABEL = re.compile(r"^[^\W\d][\w'’-]*(?: [\w'’-]+){0,2}\s?:\s+(?=\S)")
+
+
 #: An infinitive opening what a "can you …?" question asks for ("responderme", "répondre", "responder-me").
 _INFINITIVE_OPENER = re.compile(r"^\w+(?:ar|er|ir|re)(?:me|te|nos|-me|-moi)?$")
 
@@ -137,6 +142,9 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
     body = LEAD_FILLER.sub("", sentence.strip()).strip()
     body = _LEAD_MARKER.sub("", body)
     body = LEAD_FILLER.sub("", body).strip()
+    label = _RULE_LABEL.match(body)
+    if label is not None:
+        body = body[label.end() :]  # "Ground rule: never write jokes for me" → "never write jokes for me"
     wanted = _WANT_YOU_TO.match(body)
     if wanted:
         body = body[wanted.end() :]
