@@ -162,3 +162,20 @@ def test_a_reply_to_a_question_about_a_pronoun_or_a_formula_is_no_answer_fact() 
     assert not answered("Were you able to find another?", "Yes, thank God.")
     assert not answered("How often do you see her?", "Every three months.")
     assert answered("How often do you see your consultant?", "Every three months.")
+
+
+def test_what_the_user_runs_is_an_identity_fact_and_running_as_exercise_is_not() -> None:
+    said = _facts("I run Quayside Books, a second-hand and new bookshop in Whitby, with my partner Ottilie.")
+    runs = [text for _, slot, text in said if slot.startswith("identity.business")]
+    assert runs == ["The user runs Quayside Books, a second-hand and new bookshop in Whitby."]
+    assert any(
+        slot.startswith("identity.business") for _, slot, _ in _facts("Je tiens une fromagerie à Besançon.")
+    )
+    assert any(
+        slot.startswith("identity.business")
+        for _, slot, _ in _facts("Llevo una casa rural en Cangas de Onís.")
+    )
+    for said_ in ("I run 10k every morning.", "I have a dog.", "I run the numbers every Friday."):
+        assert not any(slot.startswith("identity.business") for _, slot, _ in _facts(said_)), said_
+    two = _facts("I run a bakery in Hove.", "We also run a food truck at weekends.")
+    assert len({slot for _, slot, _ in two if slot.startswith("identity.business")}) == 2

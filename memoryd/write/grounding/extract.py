@@ -16,6 +16,7 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
+from memoryd.write.grounding.business import business_facts
 from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
 from memoryd.write.grounding.clauses import (
     joined_greetings,
@@ -539,6 +540,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
                 clause_facts += structural_facts(clause, lang, turn.index, clause_facts)
+                clause_facts += business_facts(clause, lang, turn.index)
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
