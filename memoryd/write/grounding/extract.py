@@ -540,7 +540,11 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
                 clause_facts += structural_facts(clause, lang, turn.index, clause_facts)
-                clause_facts += business_facts(clause, lang, turn.index)
+                clause_facts += [
+                    b
+                    for b in business_facts(clause, lang, turn.index)
+                    if not any(_restates(f, b) for f in clause_facts)
+                ]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
@@ -611,6 +615,15 @@ def _co_held_roles(found: list[_Found]) -> list[_Found]:
         _Found(replace(item.fact, slot=""), item.evidence) if i in roles and i != first else item
         for i, item in enumerate(found)
     ]
+
+
+def _restates(held: GroundedFact, new: GroundedFact) -> bool:
+    """Whether a fact another reader took from the clause already says the new one (what the user runs, said as a
+    business or a count: "The user coaches an under-11s football team")."""
+    if held.slot.startswith("identity.business"):
+        return True
+    wanted = {t for t in tokens(new.value) if t not in STOP_WORDS}
+    return bool(wanted) and wanted <= set(tokens(held.text))
 
 
 def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
