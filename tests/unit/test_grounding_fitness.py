@@ -179,3 +179,21 @@ def test_what_the_user_runs_is_an_identity_fact_and_running_as_exercise_is_not()
         assert not any(slot.startswith("identity.business") for _, slot, _ in _facts(said_)), said_
     two = _facts("I run a bakery in Hove.", "We also run a food truck at weekends.")
     assert len({slot for _, slot, _ in two if slot.startswith("identity.business")}) == 2
+
+
+def test_rules_said_without_a_verb_or_with_a_reminder_verb_are_standing() -> None:
+    assert _instructions("So code questions in GDScript from now on, not C#.")
+    assert _instructions("But no grapefruit ever, it interferes with my tacrolimus.") == [
+        "Standing instruction from the user: no grapefruit ever, it interferes with my tacrolimus."
+    ]
+    assert _instructions("One rule for you: quantities in metric, grams and litres, never ounces or gallons.")
+    assert _instructions("About reminders: always remind me the day before something, not on the day.")
+    # a liking said beside a rule does not block the rule
+    said = _facts(
+        "Send me reminders the day before a recording, never on the same day, I hate last-minute pings."
+    )
+    assert any(kind == FactKind.INSTRUCTION.value for kind, _, _ in said)
+    # statements with "from now on" and a verb of their own, and a first-person subject, are no rules
+    assert not _instructions("From now on the meetings are on Tuesdays.")
+    assert not _instructions("I'm vegan from now on.")
+    assert not _instructions("Rules of the club: members only on Sundays.")

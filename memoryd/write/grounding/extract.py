@@ -734,7 +734,10 @@ def _clause_facts(
         # "When you give me vocab, always include the kana": the rule after the condition, said with it.
         ruled = standing_instruction(condition[1], lang, languages)
         instruction = (f"{condition[0]}, {ruled[0]}", ruled[1], ruled[2]) if ruled is not None else None
-    if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
+    if (
+        instruction is not None
+        and not any(f.kind is FactKind.PREFERENCE and fold(f.value) in fold(instruction[0]) for f in facts)
+    ):  # "I'd rather you …" read as a liking too: the wish is no taste; a liking said beside the rule stays apart
         value, slot, said_in = instruction
         slot = slot or instruction_aspect(value)
         text = render("instruction", said_in, value)
