@@ -197,3 +197,11 @@ def test_rules_said_without_a_verb_or_with_a_reminder_verb_are_standing() -> Non
     assert not _instructions("From now on the meetings are on Tuesdays.")
     assert not _instructions("I'm vegan from now on.")
     assert not _instructions("Rules of the club: members only on Sundays.")
+
+
+def test_a_decision_whose_that_is_left_out_is_read() -> None:
+    said = _facts("I've decided I'll open the batting myself.")
+    assert any(kind == FactKind.DECISION.value and "open the batting" in text for kind, _, text in said)
+    assert not any(
+        kind == FactKind.DECISION.value for kind, _, _ in _facts("I've decided, it's too late now?")
+    )

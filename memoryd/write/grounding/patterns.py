@@ -188,6 +188,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"(?:^|[.!]\s+|\band |\bso )(?:(?:the |our |my )?decision|(?:we |I )?decided|verdict)\s*:\s*(?P<v>[^.;!?]+)", ": "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided (?P<v>(?:to|on|that|against)\s[^.;!?]+)", ""),
+    # "I've decided I'll open the batting myself", "I've decided every kid gets equal minutes": "that" left out.
+    ("en", "decision", _K.DECISION, "choice",
+     r"\b(?:we|I)(?:'ve| have)?(?: finally| just| now)? decided,? (?P<v>(?:I|I'll|I'm|we|we'll|we're|every|each|all|the|our|my)\s[^.;!?]+)", "that "),
     ("en", "decision", _K.DECISION, "choice", r"\b(?:we|I)(?:'re| are|'m| am) going with (?P<v>[^.;!?]+)", "to go with "),
     ("en", "decision", _K.DECISION, "choice",
      r"\b(?:we|I|our team|the team|my team|our company|the company|my company)(?:'re| are|'m| am|'ve| have| has| is)?(?: now| just| finally)? (?P<v>(?:switching|switched|migrating|migrated|moving off|moved off|moving away from|moved away from|moving from|moved from) "
