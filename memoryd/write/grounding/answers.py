@@ -29,6 +29,7 @@ from memoryd.write.grounding.text import (
     fold,
     sentences,
     tokens,
+    word_set,
 )
 from memoryd.write.grounding.unfit import unfit_reason
 
@@ -165,6 +166,28 @@ _THIRD_SUBJECT = re.compile(
     r"^(?:he|she|they|he's|she's|they're|it's|il|elle|ils|elles|él|ella|ellos|ellas|er|sie|es|ele|ela|eles|elas)\b",
     re.IGNORECASE,
 )
+
+
+#: Verbs a question's slot may hold when its object is a pronoun ("How often do you see her?", "Were you able to
+#: find another?"): a slot of these alone names nothing the reply could be a value of.
+_BARE_VERBS = word_set(
+    "see find able get got make made do does did go went take took come came tell told say said know think "
+    "want need feel keep manage hear meet met visit call check try use start started finish finished "
+    "voir trouver faire aller venir dire savoir penser vouloir ver encontrar hacer ir venir decir saber "
+    "sehen finden machen gehen kommen sagen wissen denken ver encontrar fazer ir vir dizer saber achar"
+)
+#: A formula of relief or thanks ("thank God", "Dieu merci", "gracias a Dios", "Gott sei Dank", "graças a Deus"):
+#: it names no value, whatever its capital says.
+_FORMULA = re.compile(
+    r"^(?:thank (?:god|goodness|heavens)|thank the lord|god knows|dieu merci|grâce à dieu|mon dieu|gracias a dios|"
+    r"dios mío|ojalá|gott sei dank|mein gott|graças a deus|meu deus|oxalá)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_slot(question: Question) -> bool:
+    """Whether the question's slot has a word other than a bare verb (its object named, not a pronoun)."""
+    return any(fold(word) not in _BARE_VERBS for word in question.slot.split())
 
 
 def _new_value(question: str, value: str, *, lang: str = "en") -> bool:
@@ -310,6 +333,8 @@ def answered_facts(
             value = _LEAD.sub("", value).strip()
         if (
             not value
+            or _FORMULA.match(value)
+            or not _names_a_slot(question)
             or first.rstrip().endswith("?")
             or len(tokens(value)) > MAX_ANSWER_WORDS
             or (_DECLINES.search(value) and question.asks is not Asks.CONFIRM)

@@ -139,7 +139,30 @@ def _clauses(text: str) -> list[str]:
 
 def _statement_clauses(sentence: str) -> list[str]:
     """The parts of a sentence that state something: a question keeps only its leading statement clauses."""
-    return [part for clause in _whole_statement_clauses(sentence) for part in _clauses(clause)]
+    return [
+        piece
+        for clause in _whole_statement_clauses(sentence)
+        for part in _clauses(clause)
+        for piece in _coordinated(part)
+    ]
+
+
+#: Two predicate nouns of one copula ("I'm a retired librarian and an independent town councillor in Frome",
+#: "je suis infirmière et une maman solo"): each is a statement of its own.
+_COORDINATED = re.compile(
+    r"^(?P<head>.*?\b(?P<cop>I'm|I am|je suis|soy|ich bin|sou)\s+)"
+    r"(?P<a>(?:an?|une?|una?|um|uma|ein|eine)\s+[^,;]+?)\s+(?:and|et|y|und|e)\s+"
+    r"(?P<b>(?:an?|une?|una?|um|uma|ein|eine)\s+.+)$",
+    re.IGNORECASE,
+)
+
+
+def _coordinated(clause: str) -> list[str]:
+    """A clause with two predicate nouns as two clauses, each with the copula; any other clause as it is."""
+    found = _COORDINATED.match(clause)
+    if found is None:
+        return [clause]
+    return [found.group("head") + found.group("a"), f"{found.group('cop')} {found.group('b')}"]
 
 
 def _whole_statement_clauses(sentence: str) -> list[str]:

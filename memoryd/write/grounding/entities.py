@@ -7,12 +7,13 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.fitness import speaks_of_user
 from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER
 from memoryd.write.grounding.model import Entity, SourceTurn
 from memoryd.write.grounding.secrets import asks_for_credential, contains_secret, redact_secrets
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences
-from memoryd.write.grounding.unfit import unfit_reason
+from memoryd.write.grounding.unfit import digressions, unfit_reason
 
 #: A sentence reporting the assistant's words ("You suggested …", "tu m'as proposé …", "me dijiste …").
 _ASSISTANT_SAID = re.compile(
@@ -123,16 +124,33 @@ def _german_proper(name: str, sentence: str) -> bool:
     return position > 0 and bool(_GERMAN_PREPOSITION.search(sentence[:position]))
 
 
-def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) -> tuple[Entity, ...]:
-    """Entities of the user's turns in order of first mention; German nouns (all capitalised) need a stronger sign."""
+#: A single token mixing lower case, capitals and digits at password length ("Bookies4Nan", "Moustache2019x"), or
+#: a long run of hex digits: a credential's shape, never a name.
+_CREDENTIAL_SHAPE = re.compile(r"(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9!@#$%^&*_]{8,}|[0-9A-Fa-f]{16,}")
+
+
+def find_entities(
+    turns: Sequence[SourceTurn], known_names: Iterable[str] = (), evidence: Iterable[str] = ()
+) -> tuple[Entity, ...]:
+    """Entities of the user's turns in order of first mention; German nouns (all capitalised) need a stronger sign.
+
+    A name counts when a fact names it (`known_names`), when it is said in two turns, or when a sentence naming it
+    speaks of the user or holds a clause a fact was read from (`evidence`): a club, a match or a festival named once
+    in passing is no entity of the session."""
     known = {fold(name) for name in known_names}
+    read = [fold(clause).strip(" .!?") for clause in evidence if clause.strip()]
+    grounded: set[str] = set()
     seen_mid: set[str] = set()
     proposals: list[tuple[str, bool, bool]] = []
     asked = {t.index for before, t in itertools.pairwise(turns) if asks_for_credential(before.assistant)}
     for turn in turns:
         if turn.index in asked:
             continue  # "— What's the wifi password? — Moustache2019": the reply is the credential, not a name
-        for said in sentences(turn.user):
+        said_all = sentences(turn.user)
+        aside = digressions(said_all)
+        for position, said in enumerate(said_all):
+            if position in aside:
+                continue  # "Viu o clássico ontem? O Galo perdeu de novo": the match, not the user's matter
             if HYPOTHETICAL.search(said):
                 continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
             if CHIT_CHAT.search(LEAD_FILLER.sub("", said).strip()):
@@ -144,7 +162,12 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
             # A password or account number is never a name, even when it is capitalised ("Moustache2019", "PT50").
             sentence = redact_secrets(said) if contains_secret(said) else said
             is_german = detect_language(sentence) == "de"
+            about_user = speaks_of_user(said) or any(c and c in fold(said) for c in read)
             for name, at_start in _candidates(sentence):
+                if _CREDENTIAL_SHAPE.fullmatch(name):
+                    continue
+                if about_user:
+                    grounded.add(name)
                 if not at_start and not is_german:
                     seen_mid.add(name)
                 if is_german and _german_proper(name, sentence):
@@ -164,7 +187,7 @@ def find_entities(turns: Sequence[SourceTurn], known_names: Iterable[str] = ()) 
     for name in chosen:
         pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
         where = tuple(t.index for t in turns if pattern.search(t.user))
-        if where:
+        if where and (name in grounded or fold(name) in known or len(where) > 1):
             result.append(Entity(name, where))
     return tuple(result[:MAX_ENTITIES])
 

@@ -16,6 +16,7 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
+from memoryd.write.grounding.business import business_facts
 from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
 from memoryd.write.grounding.clauses import (
     joined_greetings,
@@ -34,6 +35,7 @@ from memoryd.write.grounding.dates import (
     with_resolved_dates,
 )
 from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.fitness import unfit_fact
 from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.lexicon import (
     AFFIRMATIVE,
@@ -538,6 +540,11 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
                 clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
                 clause_facts += structural_facts(clause, lang, turn.index, clause_facts)
+                clause_facts += [
+                    b
+                    for b in business_facts(clause, lang, turn.index)
+                    if not any(_restates(f, b) for f in clause_facts)
+                ]
                 found.extend(_Found(fact, (clause,)) for fact in clause_facts)
     found.extend(_confirmed_guesses(turns, session_lang))
     found.extend(_changed_relations(turns, session_lang))
@@ -559,11 +566,14 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
     found = [_with_antecedent(item, turns) for item in found]
+    # Whose clause it is: another person's plan or wish, or a shift never named, is no fact about the user.
+    found = _co_held_roles([item for item in found if not unfit_fact(item.fact, item.evidence)])
     facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
     names = [f.value for f in facts if f.slot in _NAME_SLOTS or f.kind is FactKind.RELATION]
-    entities = find_entities(turns, names)
+    read = [clause for item in found for clause in item.evidence]
+    entities = find_entities(turns, names, read)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]
-    summary, summary_turns = extractive_summary(turns, decisions)
+    summary, summary_turns = extractive_summary(turns, decisions, read)
     topics = extractive_topics(turns, entities)
     return Extraction(
         facts=facts,
@@ -575,6 +585,45 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+#: A role said as a change ("I'm now a senior nurse", "je suis désormais chef d'équipe", "promoted to …").
+_ROLE_CHANGE = re.compile(
+    r"\b(?:now|new|newly|promoted|became|become|anymore|any more|no longer|since|maintenant|désormais|nouveau|"
+    r"nouvelle|devenue?|ahora|nuevo|nueva|ya no|jetzt|nun|neu|neue|seit|agora|novo|nova|já não|promovid[oa]|"
+    r"promue?|ascendid[oa]|befördert)\b",
+    re.IGNORECASE,
+)
+
+
+def _co_held_roles(found: list[_Found]) -> list[_Found]:
+    """Roles said side by side in one session ("a retired librarian and an independent town councillor", a joiner
+    who is also a volunteer firefighter) are all held: the first said keeps the role slot (a later job change
+    replaces it), the others leave it so none replaces another, unless a later role is said as a change ("I'm now
+    …")."""
+    roles = [i for i, item in enumerate(found) if item.fact.slot == "identity.role"]
+    if len(roles) < 2:
+        return found
+    changed = any(_ROLE_CHANGE.search(" ".join(found[i].evidence)) for i in roles[1:])
+    if changed:
+        return found
+    values = {fold(found[i].fact.value) for i in roles}
+    if len(values) < 2:
+        return found
+    first = min(roles, key=lambda i: min(found[i].fact.turns, default=-1))
+    return [
+        _Found(replace(item.fact, slot=""), item.evidence) if i in roles and i != first else item
+        for i, item in enumerate(found)
+    ]
+
+
+def _restates(held: GroundedFact, new: GroundedFact) -> bool:
+    """Whether a fact another reader took from the clause already says the new one (what the user runs, said as a
+    business or a count: "The user coaches an under-11s football team")."""
+    if held.slot.startswith("identity.business"):
+        return True
+    wanted = {t for t in tokens(new.value) if t not in STOP_WORDS}
+    return bool(wanted) and wanted <= set(tokens(held.text))
 
 
 def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
@@ -685,7 +734,10 @@ def _clause_facts(
         # "When you give me vocab, always include the kana": the rule after the condition, said with it.
         ruled = standing_instruction(condition[1], lang, languages)
         instruction = (f"{condition[0]}, {ruled[0]}", ruled[1], ruled[2]) if ruled is not None else None
-    if instruction is not None and not any(f.kind is FactKind.PREFERENCE for f in facts):
+    if (
+        instruction is not None
+        and not any(f.kind is FactKind.PREFERENCE and fold(f.value) in fold(instruction[0]) for f in facts)
+    ):  # "I'd rather you …" read as a liking too: the wish is no taste; a liking said beside the rule stays apart
         value, slot, said_in = instruction
         slot = slot or instruction_aspect(value)
         text = render("instruction", said_in, value)

@@ -109,6 +109,38 @@ _WISH_TO_YOU = re.compile(
 )
 
 
+#: A label of up to three words before a colon ("Ground rule:", "One thing:", "Regla de oro:"): what follows is the
+#: instruction, read on its own.
+_RULE_LABEL = re.compile(r"^[^\W\d][\w'’-]*(?: [\w'’-]+){0,3}\s?:\s+(?=\S)")
+
+
+#: A label that names a rule ("One rule for you:", "Ground rule:", "Règle :", "Regla de oro:").
+_RULE_WORD = re.compile(r"\b(?:rules?|règles?|reglas?|regeln?|regras?)\b", re.IGNORECASE)
+#: "From now on" and its kin anywhere in the clause (not "always" / "never", which statements say too).
+_FROM_NOW_ON = re.compile(
+    r"\b(?:from now on|going forward|désormais|dorénavant|à partir de maintenant|a partir de ahora|"
+    r"de ahora en adelante|ab jetzt|von nun an|ab sofort|künftig|a partir de agora|de agora em diante)\b",
+    re.IGNORECASE,
+)
+#: A clause with its own first-person subject ("I'm vegan from now on"): a statement, not a rule for the assistant.
+_SUBJECT_FIRST = re.compile(
+    r"^(?:I|I'm|I've|I'll|we|we're|we'll|my|our|je|j'|on|nous|mon|ma|yo|mi|ich|wir|mein|meine|eu|nós|meu|minha)\b",
+    re.IGNORECASE,
+)
+#: A finite verb of being or having: the clause states something ("the meetings are on Tuesdays").
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|will|has|have|had|est|sont|sera|seront|a|ont|es|son|será|serán|está|están|ha|han|"
+    r"ist|sind|wird|werden|hat|haben|é|são|será|serão|está|estão|tem|têm)\b",
+    re.IGNORECASE,
+)
+#: "No grapefruit ever", "nothing with nuts, ever", "jamais de sucre": a standing prohibition without a verb.
+_NO_X_EVER = re.compile(
+    r"^(?:(?:but|and|so|mais|et|pero|y|aber|und|mas|e)\s+)?(?:no|nothing with|pas de|jamais de|nada de|nunca|"
+    r"kein(?:e|en)?|nie|nenhum|nenhuma)\s+[^,.;!?]{2,40}?,?\s+(?:ever|jamais|nunca|jamás|nie|niemals)\b",
+    re.IGNORECASE,
+)
+
+
 #: An infinitive opening what a "can you …?" question asks for ("responderme", "répondre", "responder-me").
 _INFINITIVE_OPENER = re.compile(r"^\w+(?:ar|er|ir|re)(?:me|te|nos|-me|-moi)?$")
 
@@ -131,16 +163,33 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
         and not styled
         and not INSTRUCTION_MARKER.search(sentence)
         and not _DONT_OPENER.match(sentence)
+        and not _NO_X_EVER.match(LEAD_FILLER.sub("", sentence.strip()))
         and not re.search(r"\b(?:don't|do not) ever\b", sentence, re.I)
     ):
         return None
     body = LEAD_FILLER.sub("", sentence.strip()).strip()
     body = _LEAD_MARKER.sub("", body)
     body = LEAD_FILLER.sub("", body).strip()
+    label = _RULE_LABEL.match(body)
+    if label is not None:
+        body = body[label.end() :]  # "Ground rule: never write jokes for me" → "never write jokes for me"
     wanted = _WANT_YOU_TO.match(body)
+    # Said as a rule without a verb: "One rule for you: quantities in metric", "code questions in GDScript from
+    # now on", "no grapefruit ever": what the rule names is how every answer goes.
+    verbless = (
+        (label is not None and _RULE_WORD.search(label.group(0)) is not None)
+        or (
+            _FROM_NOW_ON.search(sentence) is not None
+            and not _SUBJECT_FIRST.match(body)
+            and not _FINITE.search(body)
+        )
+        or _NO_X_EVER.match(body) is not None
+    )
+    if verbless:
+        body = re.sub(r"^(?:but|and|so|mais|et|pero|y|aber|und|mas|e)\s+", "", body, flags=re.IGNORECASE)
     if wanted:
         body = body[wanted.end() :]
-    else:
+    elif not verbless:
         verbs = {fold(v) for v in IMPERATIVES.get(lang, frozenset())} | {fold(v) for v in IMPERATIVES["en"]}
         # "Réponds-moi", "Dime", "Gib mir": the verb is the part before a hyphenated pronoun.
         words = [fold(w).strip(",").split("-")[0] for w in body.split()]

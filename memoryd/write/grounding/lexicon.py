@@ -322,18 +322,20 @@ INSTRUCTION_MARKER = re.compile(
 _IMPERATIVES = {
     "en": "answer reply respond write use speak talk call address format keep include avoid give show explain "
     "summarize summarise add put start end list be stop tell send mention refer cite ask quote convert express "
-    "measure suggest recommend propose assume don't do not never always",
+    "measure suggest recommend propose assume remind check skip round price flag mark don't do not never always",
     "fr": "réponds répondez écris écrivez utilise utilisez parle parlez appelle appelez tutoie tutoyez vouvoie "
     "vouvoyez évite évitez donne donnez mets mettez garde gardez fais faites explique expliquez ajoute ajoutez "
-    "sois soyez ne n' commence commencez termine terminez toujours jamais",
+    "sois soyez ne n' commence commencez termine terminez rappelle rappelez préviens prévenez toujours jamais",
     "es": "responde responda respóndeme contesta conteste contéstame escribe escriba usa use utiliza utilice habla "
     "hable háblame llámame trátame evita evite dame deme pon ponga incluye incluya explica explique mantén sé sea "
-    "no siempre nunca uses utilices escribas respondas contestes hables pongas incluyas expliques des digas",
+    "no siempre nunca uses utilices escribas respondas contestes hables pongas incluyas expliques des digas "
+    "recuérdame avísame recuerda avisa",
     "de": "antworte antworten schreib schreibe schreiben benutze benutzen verwende verwenden nutze nutzen sprich "
     "sprechen nenn nenne nennen vermeide vermeiden gib geben halte halten erkläre erklären duze duzen sieze "
-    "siezen sei seien fang beginne immer nie niemals",
+    "siezen sei seien fang beginne erinnere erinnern immer nie niemals",
     "pt": "responda responde escreva escreve use usa utilize utiliza fale fala me chame chame-me evite evita dê dá "
-    "mantenha explique explica seja sê não nunca sempre coloque inclua uses escrevas respondas fales ponhas digas",
+    "mantenha explique explica seja sê não nunca sempre coloque inclua uses escrevas respondas fales ponhas digas "
+    "lembra lembre lembra-me avisa avise",
 }
 IMPERATIVES = {lang: frozenset(words.split()) for lang, words in _IMPERATIVES.items()}
 #: How the assistant talks to the user: a style noun ("tone", "answers") said with "me" or "your" ("keep the tone

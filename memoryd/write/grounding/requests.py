@@ -37,7 +37,10 @@ _OPENER = re.compile(
 )
 #: "When you list targets, give me …": a condition on the assistant's doing is a standing scope of its own.
 _WHEN_YOU = re.compile(
-    r"^(?:when(?:ever)? you|quand tu|quand vous|cuando (?:me )?\w+s|wenn du|quando (?:você|tu))\b[^,]{2,60},\s*",
+    r"^(?:when(?:ever)? you|quand tu|quand vous|cuando (?:me )?\w+s|wenn du|quando (?:você|tu)|"
+    # the user's asking is a condition on the assistant's doing too: "when I ask you for an email, …"
+    r"when(?:ever)? I ask(?: you)?|quand je (?:te|vous) demande|cuando te pida|wenn ich dich (?:frage|bitte)|"
+    r"quando (?:eu )?te pedir)\b[^,]{2,60},\s*",
     _I,
 )
 #: A second request joined with "and" ("…, und du kannst mich duzen") is read on its own.
@@ -118,6 +121,24 @@ _REASON = re.compile(
     _I,
 )
 _MIN_CONTENT = 2
+#: A condition that is a moment, not a kind of task ("when you get a chance", "quand tu as un moment"): one-off.
+_SOME_TIME = re.compile(
+    r"\b(?:chance|minute|moment|sec|second|time|can|free|un moment|le temps|tengas tiempo|puedas|un momento|zeit|"
+    r"kannst|um momento|puderes|tiver tempo)\b",
+    _I,
+)
+#: "From now on" opening the request ("à partir de maintenant, quand je te demande un mail, …").
+_FROM_NOW = re.compile(
+    r"^(?:from now on|going forward|à partir de maintenant|désormais|dorénavant|de ahora en adelante|"
+    r"a partir de ahora|ab jetzt|von nun an|ab sofort|a partir de agora|de agora em diante)[\s,]*",
+    _I,
+)
+#: A clause with its own subject ("I usually sign them myself", "it's for the council"): a statement, no request.
+_OWN_SUBJECT = re.compile(
+    r"^(?:I|I'm|I've|I'll|we|we're|it|it's|that|this|there|they|he|she|je|j'|c'est|il|elle|on|nous|yo|es|eso|"
+    r"ich|wir|es|das|eu|nós|isso|é)\b",
+    _I,
+)
 
 
 def when_you(clause: str) -> tuple[str, str] | None:
@@ -133,11 +154,14 @@ def standing_request(clause: str, lang: str = "en") -> str:
     """The standing request a clause states, in the user's words (lower-cased first letter), or ""."""
     body = LEAD_FILLER.sub("", clause.strip())
     body = _OPENER.sub("", body).strip()
+    body = _FROM_NOW.sub("", body)
     when = _WHEN_YOU.match(body)
     if when is not None:
         body = body[when.end() :]
     if not body or body.endswith("?") or _ONE_OFF.search(body):
         return ""
+    if when is not None and _SOME_TIME.search(when.group(0)):
+        return ""  # "When you have a minute, check the invoice": a moment, a one-off task
     prohibition = _PROHIBITION.match(body)
     if prohibition is not None and lang != "en" and prohibition.group(0).split()[0].lower() == "no":
         prohibition = None  # "No vivo en Madrid": Spanish negation, not a prohibition
@@ -149,13 +173,19 @@ def standing_request(clause: str, lang: str = "en") -> str:
         )
         or _OUTPUT_RULE.match(body)
         or _PERMISSION.match(body)
+        # "When you summarise things for me, bullet points please": after a condition on the assistant's doing,
+        # what follows says how to do it, with or without a verb, unless it has a subject of its own.
+        or (when is not None and not _OWN_SUBJECT.match(body))
     )
     if not standing:
         return ""
     value = _SECOND_REQUEST.sub("", _REASON.split(body, maxsplit=1)[0])
     value = _TRAILING.sub("", value).strip()
-    if len(content_tokens(value)) < _MIN_CONTENT:
+    if len(content_tokens(value)) < (1 if when is not None else _MIN_CONTENT):
         return ""
+    if when is not None and not _SHAPING_VERBS.match(body):
+        # a rule without a verb keeps its condition: "when you summarise things for me, bullet points"
+        value = f"{when.group(0).strip().rstrip(',')}, {value}"
     return value[:1].lower() + value[1:]
 
 

@@ -100,7 +100,8 @@ def _high_entropy(token: str) -> bool:
 #: A credential named, then given after a colon a few words on ("my API key so you can check galleries: pxs_…"),
 #: or an account number with no "number" ("account 71839254").
 _NAMED_VALUE = re.compile(
-    r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|senha|api[ -]?key|token|secret|login)\b[^:\n]{0,60}"
+    r"\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|senha|api[ -]?key|keys?|cl[ée]s?|clave|schlüssel|"
+    r"chave|token|secret|login|credentials?)\b[^:\n]{0,90}"
     r":\s*(?P<value>(?=\S*\d)(?=\S*[A-Za-z])[^\s\"'”»]{8,})|\b(?:account|compte|cuenta|conta|konto)\s+(?P<number>\d{6,12})\b",
     re.IGNORECASE,
 )
@@ -120,6 +121,14 @@ _NEAR_VALUE = re.compile(
     r"|\bcode (?:is|was|:)\s*(?P<code>\d{3,8}#?)(?=\s+(?:for|to|on|of)\b)",
     re.IGNORECASE,
 )
+#: A login pasted as "user / password" (or "user:password", "user, password") after a login word and a colon: the
+#: pair is the credential ("the box office login so you can check: maeveg / Bookies4Nan!").
+_LOGIN_PAIR = re.compile(
+    r"\b(?:login|log-in|logins|credentials|sign-in|account details|identifiants?|accès|credenciales|acceso|"
+    r"zugangsdaten|anmeldedaten|login-daten|credenciais|acesso|dados de acesso)\b[^:\n]{0,60}:\s*"
+    r"(?P<pair>[^\s/:,]{2,}\s*(?:/|:|,)\s*[^\s\"'”»]{4,})",
+    re.IGNORECASE,
+)
 _IBAN_NAMED = re.compile(
     r"\b(?:IBAN|NIB|RIB|BIC|bank details|dados bancários|coordonnées bancaires|Bankverbindung)\b", re.I
 )
@@ -133,6 +142,8 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield match.span("value")
     for match in _NAMED_VALUE.finditer(text):
         yield match.span("value") if match.group("value") else match.span("number")
+    for match in _LOGIN_PAIR.finditer(text):
+        yield match.span("pair")
     for match in _NEAR_VALUE.finditer(text):
         yield match.span(next(g for g in ("value", "first", "code") if match.group(g)))
     for match in _IBAN.finditer(text):

@@ -289,7 +289,7 @@ _INTRO = re.compile(
 #: "Marcus here, 41, living in Leeds", "Luc Marchand, 67 ans, à la retraite": a name opening the sentence with no
 #: verb, introduced as such by an age right after it.
 _BARE_INTRO = re.compile(
-    rf"^{_WHO}(?:\s+(?:here|ici|aquí|aqui|hier))?\s*,\s*(?P<rest>\d{{1,3}}(?:\s+(?:ans|años|anos|jahre))?\s*(?:,[^.!?;]*)?)$",
+    rf"^{_WHO}(?:\s+(?:here|ici|aquí|aqui|hier))?\s*,\s*(?P<rest>\d{{1,3}}(?![.,]?\d)(?:\s+(?:ans|años|anos|jahre))?\s*(?:,[^.!?;]*)?)$",
     _I,
 )
 _GREETING = re.compile(
@@ -327,15 +327,40 @@ _ROLE_SEGMENT = re.compile(
 )
 
 
+#: A short all-capitals word ("PE", "IT", "HR", "UX"): an acronym, not a name, when it opens a role.
+_ACRONYM = re.compile(r"[A-Z]{2,4}")
+#: An apposition that repeats the copula ("I'm Dolores Finch, I'm 71 and a retired nurse"): the copula says
+#: nothing more than the introduction did.
+_REPEATED_COPULA = re.compile(
+    r"^(?:I'm|I am|je suis|soy|ich bin|sou)\s+(?=\d|(?:an?|une?|una?|um|uma|ein|eine)\b)", _I
+)
+#: Appositions joined by "and" ("71 and a retired district nurse"): two segments.
+_AND_SEGMENT = re.compile(r"\s+(?:and|et|y|und|e)\s+(?=(?:an?|une?|una?|um|uma|ein|eine)\s|\d)", _I)
+
+
+#: A label before a colon opening the introduction ("Quick intro: Sam, 34, …", "Je me présente : Bastien, 29 ans").
+_INTRO_LABEL = re.compile(r"^[^\W\d][\w' -]{0,30}?\s?:\s+", _I)
+
+
+def _segments(rest: str) -> list[str]:
+    """The appositions after an introduced name: comma-separated, a repeated copula dropped, "and" splitting two."""
+    out: list[str] = []
+    for part in rest.split(","):
+        part = _REPEATED_COPULA.sub("", part.strip())
+        out.extend(piece.strip() for piece in _AND_SEGMENT.split(part) if piece.strip())
+    return out
+
+
 def _introduction(clause: str, lang: str) -> list[GroundedFact]:
-    found = _INTRO.search(clause) or _BARE_INTRO.match(_GREETING.sub("", clause.strip()).rstrip(".!"))
+    bare = _INTRO_LABEL.sub("", _GREETING.sub("", clause.strip())).rstrip(".!")
+    found = _INTRO.search(clause) or _BARE_INTRO.match(bare)
     if found is None or not is_name(found.group("name")):
         return []
     name = found.group("name").strip()
     if DIET_WORDS.match(name) or fold(name) in NOT_ROLES:
         return []  # "ich bin Veganer, …": a capitalised German noun, no name
     out = [_fact(FactKind.IDENTITY, render("name", lang, name), "identity.name", name, lang, identity=True)]
-    for segment in (s.strip() for s in found.group("rest").split(",")):
+    for segment in _segments(found.group("rest")):
         if not segment:
             continue
         age = _AGE_SEGMENT.match(segment)
@@ -386,8 +411,8 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
             break
         words = role.group("role").split()
         first = words[0]
-        if lang != "de" and not first[:1].islower():
-            break
+        if lang != "de" and not first[:1].islower() and not _ACRONYM.fullmatch(first):
+            break  # "PE teacher", "IT consultant": an acronym opens a role
         if lang == "de" and not first[:1].isupper():
             break
         if any(fold(w) in _NOT_ROLES for w in words) or fold(words[-1]) in STOP_WORDS:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from memoryd.write.grounding.fitness import speaks_of_user
 from memoryd.write.grounding.lexicon import (
     ABOUT_ASSISTANT,
     CHIT_CHAT,
@@ -24,7 +25,7 @@ from memoryd.write.grounding.text import (
     sentences,
     word_set,
 )
-from memoryd.write.grounding.unfit import unfit_reason
+from memoryd.write.grounding.unfit import digressions, unfit_reason
 
 MAX_SUMMARY_CHARS = 300
 MAX_SUMMARY_SENTENCES = 3
@@ -51,7 +52,10 @@ _EN_OBJECT = (
 
 
 _AFTER_USER = re.compile(
-    r"\bthe user (?:(really|also|just|still|usually|often|never|always|actually) )?([a-z]+)\b(?![-'’])"
+    r"\bthe user ((?:(?:really|also|just|still|usually|often|never|always|actually|only|even|already|sometimes|"
+    r"rarely|normally|generally|mostly|finally|definitely|probably|honestly|basically|literally|seriously|totally|"
+    r"absolutely|certainly|currently|recently|genuinely|simply|mainly|typically|occasionally|hardly|barely) )+)?"
+    r"([a-z]+)\b(?![-'’])"
 )
 _NOT_VERBS = frozenset(
     [
@@ -164,7 +168,7 @@ def _agree(match: re.Match[str]) -> str:
         verb = verb[:-1] + "ies"
     else:
         verb += "s"
-    return f"the user {adverb} {verb}" if adverb else f"the user {verb}"
+    return f"the user {adverb}{verb}" if adverb else f"the user {verb}"
 
 
 #: A question in the summary is quoted, not rewritten: "The user asked: "How do I …?"" stays the user's words.
@@ -228,14 +232,25 @@ def _without_repeats(parts: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 def extractive_summary(
-    turns: Sequence[SourceTurn], decisions: Sequence[GroundedFact] = ()
+    turns: Sequence[SourceTurn], decisions: Sequence[GroundedFact] = (), evidence: Collection[str] = ()
 ) -> tuple[str, tuple[int, ...]]:
-    """1-3 central user sentences (centroid over content-word stems), decisions first; ≤ 300 chars, secrets redacted."""
+    """1-3 central user sentences (centroid over content-word stems), decisions first; ≤ 300 chars, secrets redacted.
+
+    The sentences that hold a clause a fact was read from (`evidence`) come first: what the session established,
+    through every filter a fact goes through. Without one, the sentences that speak of the user ("I", "we", in five
+    languages); without those, every fit sentence. The weather, a match or a festival said in passing is none of
+    the first two."""
     pool: list[tuple[int, int, str, frozenset[str]]] = []
     for turn in turns:
-        for sentence in sentences(turn.user):
+        said = sentences(turn.user)
+        aside = digressions(said)
+        for position, sentence in enumerate(said):
             cleaned = LEAD_FILLER.sub("", sentence).strip()
-            if HYPOTHETICAL.search(cleaned) or (SMALL_TALK.search(cleaned) and len(cleaned) < 40):
+            if (
+                position in aside
+                or HYPOTHETICAL.search(cleaned)
+                or (SMALL_TALK.search(cleaned) and len(cleaned) < 40)
+            ):
                 continue
             if CHIT_CHAT.search(cleaned) or (
                 ABOUT_ASSISTANT.search(cleaned) and not FIRST_PERSON.search(cleaned)
@@ -246,6 +261,10 @@ def extractive_summary(
             if len(stems) < _MIN_CONTENT_WORDS or unfit_reason(cleaned):
                 continue  # a credential, small talk, someone else's opinion, the assistant's guess: not the user's
             pool.append((len(pool), turn.index, cleaned, stems))
+    read = [fold(clause).strip(" .!?") for clause in evidence if clause.strip()]
+    stated = [item for item in pool if any(clause and clause in fold(item[2]) for clause in read)]
+    about_user = [item for item in pool if speaks_of_user(item[2])]
+    pool = [(i, turn, text, stems) for i, (_, turn, text, stems) in enumerate(stated or about_user or pool)]
     session_lang = detect_language(" ".join(turn.user for turn in turns))
     frequency: Counter[str] = Counter(stem for *_, stems in pool for stem in stems)
 

@@ -24,6 +24,8 @@ _T: dict[str, dict[str, str]] = {
     "works_as": {"en": "The user works as {v}.", "fr": "L'utilisateur travaille comme {v}.",
                  "es": "El usuario trabaja como {v}.", "de": "Der Nutzer arbeitet als {v}.",
                  "pt": "O usuário trabalha como {v}."},
+    "runs": {"en": "The user runs {v}.", "fr": "L'utilisateur tient {v}.", "es": "El usuario lleva {v}.",
+             "de": "Der Nutzer führt {v}.", "pt": "O usuário administra {v}."},
     "leads": {"en": "The user leads {v}.", "fr": "L'utilisateur dirige {v}.", "es": "El usuario dirige {v}.",
               "de": "Der Nutzer leitet {v}.", "pt": "O usuário lidera {v}."},
     "works_in": {"en": "The user works {v}.", "fr": "L'utilisateur travaille {v}.", "es": "El usuario trabaja {v}.",
@@ -85,7 +87,7 @@ TEMPLATE_WORDS = frozenset(
         "asked needs chose chosen choose picked selected opted settled plans planned planning wanted requested "
         "shared explained described considered compared agreed confirmed choisi décidé demandé elegido eligió "
         "decidió pidió gewählt entschieden gefragt escolheu decidiu pediu uses utilise usa verwendet name nom nombre appelle llama heisst chama works travaille trabaja arbeitet trabalha has have "
-        "shift"
+        "shift runs tient lleva führt administra"
     )
 )
 

@@ -8,6 +8,7 @@ stated about themselves, so it is left out: `unfit_reason` names why (or returns
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
@@ -19,7 +20,7 @@ _I = re.IGNORECASE
 #: Weather and the day's mood, in five languages: small talk when the sentence says little else.
 _WEATHER = re.compile(
     r"\b(?:weather|sunny|rain(?:y|ing)?|miserable|freezing|scorching|heatwave|lovely day|beautiful day|"
-    r"météo|il fait (?:beau|chaud|froid|gris)|pluie|soleil|canicule|"
+    r"météo|il fait (?:beau|chaud|froid|gris)|pluie|soleil|canicule|chaleur|il fait (?:\w+ ){1,3}(?:chaleur|froid|chaud)|"
     r"hace (?:un )?(?:calor|frío|sol|buen tiempo|mal tiempo)|calor|lluvia|llueve|"
     r"wetter|regnet|sonnig|hitze|kalt heute|"
     r"que dia (?:lindo|bonito)|dia (?:lindo|bonito)|está (?:calor|frio)|chuva|chove|"
@@ -70,7 +71,9 @@ _WISHES = re.compile(
 #: Watching someone else play or perform ("Did you see the match last night?", "Arsenal won again",
 #: "I'm binge-watching Severance"): a spectator's remark, not the user's doing.
 _SPECTATOR = re.compile(
-    r"\b(?:did you (?:see|watch|catch)|(?:watched|saw|caught|watching) the (?:match|game|final|race|derby|grand prix)(?! (?:film|footage|tape|plan))|"
+    r"\b(?:did you (?:see|watch|catch)|(?:t'as|tu as|as-tu|vous avez|avez-vous) (?:vu|regardé|suivi)|"
+    r"(?:¿\s*)?(?:has visto|viste|has seguido)|hast du (?:(?:\w+ ){0,5})?(?:gesehen|mitbekommen|geguckt)|"
+    r"(?:você |tu )?(?:viu|viste|assistiu)(?= [^.!?]*\?)|(?:watched|saw|caught|watching) the (?:match|game|final|race|derby|grand prix)(?! (?:film|footage|tape|plan))|"
     r"the (?:match|game|derby|final|race) (?:last night|yesterday|at the weekend)|binge-?watch\w*|"
     r"(?:le|du) match (?:d'hier|hier|de ce soir)|el partido (?:de ayer|de anoche|de hoy)|das spiel (?:gestern|heute)|"
     r"o jogo (?:de ontem|ontem|de hoje)|six nations|world cup|champions league|premier league|eurovision|super bowl|"
@@ -82,6 +85,21 @@ _OWN_DOING = re.compile(
     r"\b(?:I'm (?:running|playing|racing|competing|riding|entering|going)|I (?:will|'ll) (?:run|play|race|ride|compete)|"
     r"I've (?:entered|signed up|booked)|I (?:entered|signed up|booked|coach|play for|run for)|je (?:cours|joue|participe)|"
     r"juego|corro|participo|ich (?:spiele|laufe|fahre|trainiere)|eu (?:jogo|corro))\b",
+    _I,
+)
+#: An exclamation about something ("Quelle fin de match !", "What a finish!", "¡Qué partido!", "Was für ein Spiel!")
+#: or an exclamatory word opening a remark ("Wahnsinn, dieser Fasching übrigens", "Crazy, the traffic today"): a
+#: reaction, small talk when it says nothing of the user (no first person, no number).
+_EXCLAIMS = re.compile(
+    r"^¡?\s*(?:what an?|quel(?:le)?s?|qu(?:é|e)|was für(?: ein| eine)?)\s+[^.?!,;:]{1,40}!\s*$"
+    r"|^(?:wahnsinn|irre|unglaublich|crazy|madness|insane|unbelievable|incroyable|dingue|fou|increíble|"
+    r"qué locura|locura|loucura|inacreditável|nossa|wow)\b\s*[,!]",
+    _I,
+)
+#: What turns a digression back to the session's matter ("Anyway, …", "Bref, …", "En fin, …").
+_BACK_ON_TOPIC = re.compile(
+    r"^(?:anyway|anyhow|so|but|right|ok|okay|bref|bon|enfin|en fin|bueno|en fin|jedenfalls|egal|also|gut|enfim|"
+    r"bem|mas|pero|mais|aber)\b",
     _I,
 )
 _SMALL_TALK_MAX_WORDS = 6
@@ -150,6 +168,8 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
         _SPECTATOR.search(bare) and not _OWN_DOING.search(bare) and not re.search(r"\d", bare)
     ):
         return "small_talk"
+    if _EXCLAIMS.search(bare) and not _SAYS_MORE.search(bare):
+        return "small_talk"
     if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
         return "small_talk"
     if _DENIAL.search(bare):
@@ -163,4 +183,19 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
     return ""
 
 
-__all__ = ["unfit_reason"]
+def digressions(said: Sequence[str]) -> frozenset[int]:
+    """Positions of a turn's sentences that continue a spectator's question ("Viu o clássico ontem? O Galo perdeu de
+    novo, tô de luto."): the reply to "did you see the match?" is about the match, until a number, a turn back to
+    the matter ("Anyway, …") or the turn's end. The question itself is unfit_reason's "small_talk"."""
+    out: set[int] = set()
+    following = False
+    for position, sentence in enumerate(said):
+        bare = LEAD_FILLER.sub("", sentence).strip()
+        if following and not _BACK_ON_TOPIC.match(bare) and not re.search(r"\d", bare):
+            out.add(position)
+            continue
+        following = bool(_SPECTATOR.search(bare)) and bare.rstrip().endswith("?")
+    return frozenset(out)
+
+
+__all__ = ["digressions", "unfit_reason"]

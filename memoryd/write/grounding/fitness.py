@@ -1,0 +1,82 @@
+"""Whether a candidate fact is a statement about the user's own life, read from the clause it came from.
+
+Two structural checks, each one rule in five languages, applied after every reader has run:
+
+- whose clause: a plan or task whose clause has a third person as its subject and no first person ("She started on
+  the 1st and she's very sharp", "il part lundi") is someone else's, not the user's;
+- a shift named: an English work shift is said with "shift" or in the plural ("on nights", "work weekends"); "on
+  the day", "to the back room" and "on the Morning Tern" name none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memoryd.write.grounding.model import FactKind, GroundedFact
+
+_I = re.IGNORECASE
+
+#: The user in a clause, per language: "I", "we" and their forms (Spanish and Portuguese verbs carry their person:
+#: "voy", "tengo", "vou", "tenho").
+_FIRST_PERSON = {
+    "en": re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|me|mine|myself|we|we're|we've|we'll|our|us|ours)\b", _I),
+    "fr": re.compile(r"\b(?:je|moi|mon|ma|mes|me|nous|notre|nos|on)\b|\b[jm]['’]", _I),
+    "es": re.compile(
+        r"\b(?:yo|mi|mis|me|nosotros|nosotras|nuestro|nuestra|nuestros|nuestras|voy|tengo|estoy|soy)\b", _I
+    ),
+    "de": re.compile(r"\b(?:ich|mein|meine|meinen|meinem|meiner|mir|mich|wir|unser|unsere|uns)\b", _I),
+    "pt": re.compile(r"\b(?:eu|meu|minha|meus|minhas|me|nós|nosso|nossa|vou|tenho|estou|sou)\b", _I),
+}
+#: A third person in the singular opening a clause, after an optional "and" / "but" / "so" ("they", "ils", "sie"
+#: are often nobody in particular: "they rescheduled the exam" is the user's exam; "il y a", "il faut" are no one).
+_THIRD_OPENS = {
+    "en": re.compile(r"^(?:(?:and|but|so|then|also)\s+)?(?:he|she|he's|she's|he'll|she'll)\b", _I),
+    "fr": re.compile(r"^(?:(?:et|mais|donc|puis)\s+)?(?:il|elle)\b(?!\s+(?:y a|faut|paraît|semble)\b)", _I),
+    "es": re.compile(r"^(?:(?:y|pero|así que|luego)\s+)?(?:él|ella)\b", _I),
+    "de": re.compile(r"^(?:(?:und|aber|also|dann)\s+)?er\b", _I),
+    "pt": re.compile(r"^(?:(?:e|mas|então|depois)\s+)?(?:ele|ela)\b", _I),
+}
+_SHIFT_SAID = re.compile(
+    r"\bshifts?\b|\b(?:nights|days|earlies|lates|mornings|evenings|afternoons|weekends|graveyards|swings)\b"
+)
+_DATED_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM})
+
+
+def _someone_elses_clause(fact: GroundedFact, clause: str) -> bool:
+    lang = fact.language if fact.language in _THIRD_OPENS else "en"
+    return bool(_THIRD_OPENS[lang].match(clause.strip())) and not _FIRST_PERSON[lang].search(clause)
+
+
+def _names_no_shift(fact: GroundedFact, evidence: Sequence[str]) -> bool:
+    if fact.slot != "identity.shift" or fact.language != "en":
+        return False
+    return not any(_SHIFT_SAID.search(clause) for clause in evidence)
+
+
+#: The user as a speaker in any of the five languages (French "on" left out: English has it as a preposition).
+_SPEAKER = re.compile(
+    r"\b(?:I|I'm|I've|I'll|I'd|my|me|mine|we|we're|we've|we'll|our|us|je|moi|mon|ma|mes|nous|notre|nos|yo|mi|mis|"
+    r"nosotros|nosotras|nuestro|nuestra|nuestros|nuestras|ich|mein|meine|meinen|meinem|meiner|mir|mich|wir|unser|"
+    r"unsere|uns|eu|meu|minha|meus|minhas|nós|nosso|nossa)\b|\b[jm]['’]",
+    _I,
+)
+
+
+def speaks_of_user(sentence: str) -> bool:
+    """Whether a sentence has the user (or the user's "we") in it."""
+    return _SPEAKER.search(sentence) is not None
+
+
+def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
+    """Why a candidate is not a fact about the user's life ("someone_else", "no_shift"), or ""
+    when it is. `evidence` is the clause (or clauses) the fact was read from; a fact without one is kept."""
+    first = evidence[0] if evidence else ""
+    if fact.kind in _DATED_KINDS and first and _someone_elses_clause(fact, first):
+        return "someone_else"
+    if _names_no_shift(fact, evidence):
+        return "no_shift"
+    return ""
+
+
+__all__ = ["speaks_of_user", "unfit_fact"]
