@@ -4,8 +4,14 @@
 Why: they cost tokens and say nothing the user's own turn does not (note 10, checked by hand). The rule is general,
 not a list of sentences: an assistant turn is filler when no word is left once acknowledgement and courtesy words
 (with the function words such replies are made of, in English, French, Spanish, German and Portuguese) and the
-words it echoes from the user's turns among the same hits are taken out. A number, a name or any other word the
-user did not say keeps the line. The user's own turns are never filler.
+words it echoes from the user turn it answers are taken out. A number, a name or any other word that user turn did
+not say keeps the line. The user's own turns are never filler.
+
+The user turn a reply answers is the row just before it (a turn's user and assistant rows are inserted in that
+order by one statement, so their ids are adjacent; storage/transcript.py), and only when that row is among the
+same hits: an echo of a turn the block does not show is the only place its words appear. Echoes are never measured
+against a pool of the user's turns: on LoCoMo, a whole conversation's user words covered the words of 169 evidence
+turns.
 """
 
 from __future__ import annotations
@@ -57,17 +63,25 @@ def is_filler(text: str, echoed: frozenset[str] = frozenset()) -> bool:
 
 
 def without_filler(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
-    """Transcript hits minus the assistant turns that are filler; echoes are measured against the user turns of
-    the same conversation among `hits`."""
-    said: dict[str, set[str]] = {}
+    """Transcript hits minus the assistant turns that are filler. An echo counts only against the user turn the
+    reply answers (the row just before it, of the same conversation) when that turn is among `hits`."""
+    users = {hit.ref.id: hit for hit in hits if hit.role == "user"}
+    kept: list[MemoryHit] = []
     for hit in hits:
-        if hit.role == "user":
-            said.setdefault(hit.conversation_id, set()).update(term_counts(hit.text))
-    return [
-        hit
-        for hit in hits
-        if hit.role != "assistant" or not is_filler(hit.text, frozenset(said.get(hit.conversation_id, ())))
-    ]
+        if hit.role == "assistant" and is_filler(hit.text, _answered_words(hit, users)):
+            continue
+        kept.append(hit)
+    return kept
+
+
+def _answered_words(reply: MemoryHit, users: dict[str, MemoryHit]) -> frozenset[str]:
+    """The stems of the user turn `reply` answers, when it is among the hits; empty otherwise."""
+    if not reply.ref.id.isdigit():
+        return frozenset()
+    turn = users.get(str(int(reply.ref.id) - 1))
+    if turn is None or turn.conversation_id != reply.conversation_id:
+        return frozenset()
+    return frozenset(term_counts(turn.text))
 
 
 __all__ = ["FILLER_WORDS", "is_filler", "without_filler"]

@@ -76,8 +76,20 @@ def test_without_filler_keeps_user_turns_and_content_and_reads_echoes_per_conver
         _hit(5, "assistant", "Thanks, noted.", conversation="c2"),
     ]
     kept = [hit.ref.id for hit in without_filler(hits)]
-    # The user's "Thanks!" stays; c2's echo has no user turn of c2 among the hits, so it says something new there.
+    # The user's "Thanks!" stays; c2's echo answers no user turn among the hits, so it says something new there.
     assert kept == ["0", "2", "3", "4"]
+
+
+def test_an_echo_counts_only_against_the_user_turn_it_answers() -> None:
+    echo = "Understood, the Falcon launch is October 6."
+    answered = [_hit(7, "user", USER), _hit(8, "assistant", echo)]
+    assert [h.ref.id for h in without_filler(answered)] == ["7"]
+    # The same words said by the user two exchanges earlier: the reply answers row 9, which is not among the hits.
+    earlier = [_hit(7, "user", USER), _hit(10, "assistant", echo)]
+    assert [h.ref.id for h in without_filler(earlier)] == ["7", "10"]
+    # The row before it belongs to another conversation (rows of two sessions interleaved).
+    other = [_hit(7, "user", USER, conversation="c2"), _hit(8, "assistant", echo)]
+    assert [h.ref.id for h in without_filler(other)] == ["7", "8"]
 
 
 def test_the_planner_leaves_filler_out_of_the_transcript_section_only() -> None:
