@@ -25,7 +25,6 @@ from __future__ import annotations
 import gc
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -51,6 +50,7 @@ from bench.assemble_corpus import (
 )
 from bench.assemble_services import ServiceRun, percentile, run_services, service_results
 from bench.backends import SQLITE, selected_backends
+from bench.child_process import stop
 from bench.report import BenchResult
 from inferd.client import Embeddings, InferenceClient
 from memoryd.read.assemble import ReadPath, ReadPathSettings
@@ -234,11 +234,7 @@ def inferd_process(home: Path) -> Iterator[str]:
             health.Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
         yield target
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
 
 
 @dataclass

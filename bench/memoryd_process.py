@@ -11,7 +11,6 @@ so no timed call meets it.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+
+from bench.child_process import stop
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -56,12 +57,7 @@ def memoryd_process(home: Path, inferd_target: str, database_url: str = "") -> I
             grpc.channel_ready_future(channel).result(timeout=60)
         yield Memoryd(process.pid, target)
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        stop(process)
 
 
 def _children(pid: int) -> list[int]:

@@ -29,6 +29,7 @@ from gateway.errors import GatewayError, error_response, from_aio_error
 from gateway.fastpath import FastPaths
 from gateway.guard import HEALTH_PATH, Guard
 from gateway.http_protocol import CoalescingHttpToolsProtocol
+from gateway.json_body import JsonBodies
 from servicekit.errors import FieldViolation, ServiceError
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
@@ -109,8 +110,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     _install_error_handlers(app)
     _document_errors_as_served(app)
-    # Middleware added last runs first: Guard (token, Host, size), then the hot routes, then FastAPI's router.
+    # Middleware added last runs first: Guard (token, Host, size), then JSON bodies whatever their declared type
+    # (not from web pages), then the hot routes, then FastAPI's router.
     app.add_middleware(FastPaths)
+    app.add_middleware(JsonBodies)
     app.add_middleware(Guard, token=settings.transport.token, max_body_bytes=settings.max_body_bytes)
     return app
 

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from memoryd.retrieval import blocks
 from memoryd.retrieval.evidence import SectionEvidence
+from memoryd.retrieval.filler import without_filler
 from memoryd.retrieval.gate import fold
 from memoryd.retrieval.items import IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
 from memoryd.retrieval.terms import query_terms, term_counts
@@ -120,6 +121,7 @@ def hit_candidates(
     which a block quotes only when the user asks for the literal turn. is_stale (when given) names rows that still
     state a value the user has since corrected; they are left out."""
     folded_query = fold(query)
+    hits = without_filler(hits) if section is Section.TRANSCRIPT else hits  # assistant acknowledgements
     out: list[Candidate] = []
     for hit, rel in zip(hits, _relevance(hits), strict=True):
         if not hit.text.strip():

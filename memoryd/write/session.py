@@ -149,6 +149,19 @@ def _is_safe_name(name: str, redacted_text: str) -> bool:
     return not contains_secret(name) and name in redacted_text
 
 
+def _with_fact_summary(grounded: GroundedDigest) -> GroundedDigest:
+    """No sentence made a summary, yet facts were verified: they summarise the session, true by construction."""
+    if grounded.summary or not grounded.facts:
+        return grounded
+    shown = grounded.facts[:FACT_SUMMARY_ITEMS]
+    return dataclasses.replace(
+        grounded,
+        summary=" ".join(f.text for f in shown),
+        summary_turns=tuple(sorted({t for f in shown for t in f.turns})),
+        summary_source="extractive",
+    )
+
+
 def dropped_details(dropped: Mapping[str, int]) -> str:
     """The processing_log note of what verification rejected, e.g. "dropped=loop:1,ungrounded_name:2"."""
     parts = [f"{reason}:{count}" for reason, count in sorted(dropped.items()) if count > 0]
@@ -211,8 +224,16 @@ class SessionDistiller:
         ids = tuple(s.id for s in signals)
         # Memory blocks are stripped once: the novelty gate, the prompt and verification all read these turns.
         sources = source_turns(signals)
+        when_ms = session_time_ms if session_time_ms is not None else max(s.created_at_ms for s in signals)
         chars = sum(len(t.user) + len(t.assistant) for t in sources)
         if chars < NOVELTY_MIN_CHARS:
+            # A short session is skipped unless its user turns state a fact the extractor finds ("I moved to
+            # Lisbon last month."): that is distilled on the extractive path alone, without the model.
+            short = ground(sources, None, session_time_ms=when_ms, scaffolding=SCAFFOLDING)
+            if short.facts:
+                return self._commit_extractive(
+                    agent_id, conversation_id, ids, signals, sources, short, when_ms
+                )
             token = oc.low_novelty(chars)
             self._store.mark_processed(ids, _skip(agent_id, token.removeprefix("skipped:"), ""))
             return done(token)
@@ -231,7 +252,6 @@ class SessionDistiller:
             self._breaker.release_probe()
             self._store.log(_skip(agent_id, reason, settings.core_model))
             return done(f"skipped:{reason}")
-        when_ms = session_time_ms if session_time_ms is not None else max(s.created_at_ms for s in signals)
         since_ms = when_ms - CONTEXT_EPISODE_MAX_AGE_DAYS * _DAY_MS
         prompt = build_phrase_prompt([(t.user, t.assistant) for t in sources], session_time_ms=when_ms)
 
@@ -306,15 +326,7 @@ class SessionDistiller:
         if digest is not None and not digest.has_episode and not grounded.facts:
             self._store.mark_processed(ids, log(LOG_EMPTY, f"no_episode;{dropped_details(grounded.dropped)}"))
             return done(oc.EMPTY_NO_EPISODE)
-        if not grounded.summary and grounded.facts:
-            # No sentence made a summary, yet facts were verified: they summarise the session, true by construction.
-            shown = grounded.facts[:FACT_SUMMARY_ITEMS]
-            grounded = dataclasses.replace(
-                grounded,
-                summary=" ".join(f.text for f in shown),
-                summary_turns=tuple(sorted({t for f in shown for t in f.turns})),
-                summary_source="extractive",
-            )
+        grounded = _with_fact_summary(grounded)
         if not grounded.summary:
             self._store.mark_processed(
                 ids, log(LOG_EMPTY, f"empty_summary;{dropped_details(grounded.dropped)}")
@@ -322,6 +334,27 @@ class SessionDistiller:
             return done(oc.EMPTY_SUMMARY)
         return self._commit(
             agent_id, conversation_id, ids, signals, sources, grounded, when_ms, model, settings, log
+        )
+
+    def _commit_extractive(
+        self,
+        agent_id: str,
+        conversation_id: str,
+        ids: tuple[int, ...],
+        signals: Sequence[Signal],
+        sources: Sequence[SourceTurn],
+        grounded: GroundedDigest,
+        when_ms: int,
+    ) -> oc.Outcome:
+        """Commit a short session's extractor facts; no model ran (the log and the episode name no model)."""
+        settings = self._settings()
+
+        def log(status: str, details: str) -> LogEntry:
+            return LogEntry(agent_id, status, f"short_session;{details}", "", 0, 0, 0)
+
+        grounded = _with_fact_summary(grounded)
+        return self._commit(
+            agent_id, conversation_id, ids, signals, sources, grounded, when_ms, "", settings, log
         )
 
     def _commit(

@@ -113,11 +113,13 @@ def test_ingest_bad_inputs_are_400_with_reason(http: httpx.Client) -> None:
     )
     malformed = http.post("/memory/ingest", content=b"{nope", headers={"Content-Type": "application/json"})
     assert_error(malformed, 400, "MALFORMED_JSON")
-    # A cross-site form post (text/plain) is not parsed as JSON.
+    # A cross-site form post (text/plain, from a page: Origin) is not parsed as JSON.
     form = http.post(
-        "/memory/ingest", content=json.dumps({"agent_id": "a"}), headers={"Content-Type": "text/plain"}
+        "/memory/ingest",
+        content=json.dumps({"agent_id": "a"}),
+        headers={"Content-Type": "text/plain", "Origin": "https://elsewhere.example"},
     )
-    assert form.status_code == 400
+    assert_error(form, 415, "UNSUPPORTED_MEDIA_TYPE")
 
 
 def test_agents_list_and_get_with_memory_entry_count(http: httpx.Client) -> None:

@@ -4,7 +4,6 @@ whose replica died (its lock connection gone, the pass never finished) is run ag
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,10 @@ from memoryd.config import ConfigStore
 from memoryd.consolidate.jobs import JobContext
 from memoryd.consolidate.report import StepResult
 from memoryd.consolidate.runner import CONSOLIDATION_RUNNING, Consolidator, ConsolidatorOptions
-from memoryd.domain import now_ms
-from memoryd.storage.store import Store, open_store
-from memoryd.wiring.replication import Replication, build_replication
+from memoryd.storage.store import Store
+from memoryd.wiring.replication import Replication
 from servicekit.errors import AbortedError
-from tests.integration.test_replication_store import database_url
-from tests.support.postgres import PostgresInstance, postgres_or_skip
-
-
-@pytest.fixture(scope="module")
-def pg() -> Iterator[PostgresInstance]:
-    with postgres_or_skip() as instance:
-        yield instance
+from tests.support.replicas import pg, replicas  # noqa: F401  (fixtures)
 
 
 class BlockingStep:
@@ -42,21 +33,6 @@ class BlockingStep:
         return StepResult()
 
 
-@pytest.fixture
-def replicas(pg: PostgresInstance, tmp_path: Path) -> Iterator[list[tuple[Store, Replication]]]:
-    url = database_url(pg.create_database(f"passes_{now_ms() % 10_000_000}"))
-    out: list[tuple[Store, Replication]] = []
-    for _ in range(2):
-        store = open_store(url, schema="memory")
-        replication = build_replication(store, [], lease_s=30)
-        assert replication is not None
-        out.append((store, replication))
-    yield out
-    for store, replication in out:
-        replication.close()
-        store.db.close_all()  # type: ignore[union-attr]
-
-
 def _consolidator(store: Store, replication: Replication, step: BlockingStep, home: Path) -> Consolidator:
     return Consolidator(
         store.consolidation,
@@ -66,7 +42,8 @@ def _consolidator(store: Store, replication: Replication, step: BlockingStep, ho
 
 
 def test_one_pass_at_a_time_across_replicas(
-    replicas: list[tuple[Store, Replication]], tmp_path: Path
+    replicas: list[tuple[Store, Replication]],  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     steps = [BlockingStep(), BlockingStep()]
     a, b = (_consolidator(s, r, step, tmp_path) for (s, r), step in zip(replicas, steps, strict=True))
@@ -85,7 +62,8 @@ def test_one_pass_at_a_time_across_replicas(
 
 
 def test_a_pass_cut_short_by_its_replicas_death_is_resumed(
-    replicas: list[tuple[Store, Replication]], tmp_path: Path
+    replicas: list[tuple[Store, Replication]],  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     (store_a, rep_a), (store_b, rep_b) = replicas
     steps = [BlockingStep(), BlockingStep()]

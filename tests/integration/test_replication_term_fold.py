@@ -5,43 +5,17 @@ folded counts equal counting the rows."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from memoryd.domain import KIND_TRANSCRIPT, TurnInput, now_ms
 from memoryd.storage import pg_term_stats
 from memoryd.storage.pg_fts import PgFtsIndex
-from memoryd.storage.store import Store, open_store
-from memoryd.wiring.replication import Replication, build_replication
-from tests.integration.test_replication_store import database_url
-from tests.support.postgres import PostgresInstance, postgres_or_skip
-
-
-@pytest.fixture(scope="module")
-def pg() -> Iterator[PostgresInstance]:
-    with postgres_or_skip() as instance:
-        yield instance
-
-
-@pytest.fixture
-def replicas(pg: PostgresInstance, tmp_path: Path) -> Iterator[list[tuple[Store, Replication]]]:
-    url = database_url(pg.create_database(f"fold_{now_ms() % 10_000_000}"))
-    out: list[tuple[Store, Replication]] = []
-    for _ in range(2):
-        store = open_store(url, schema="memory")
-        replication = build_replication(store, [], lease_s=30)
-        assert replication is not None and replication.folder is not None
-        out.append((store, replication))
-    yield out
-    for store, replication in out:
-        replication.close()
-        store.close()
+from memoryd.storage.store import Store
+from memoryd.wiring.replication import Replication
+from tests.support.replicas import pg, replicas  # noqa: F401  (fixtures)
 
 
 def test_turns_written_through_two_replicas_are_folded_in_the_background(
-    replicas: list[tuple[Store, Replication]],
+    replicas: list[tuple[Store, Replication]],  # noqa: F811
 ) -> None:
     for i in range(40):
         store, _ = replicas[i % 2]
