@@ -214,12 +214,25 @@ class MemorySearch:
             tuple[str, str, str, str], tuple[float, list[tuple[int, float]], dict[int, MemoryRow]]
         ] = OrderedDict()
         self._recent_keywords: OrderedDict[
-            tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
+            tuple[str, str, str, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
         ] = OrderedDict()
         self._prefetched: OrderedDict[
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
         ] = OrderedDict()
         self._recent_lock = threading.Lock()
+        self._invalidations = 0
+
+    def invalidate(self, agent_id: str | None = None) -> None:
+        """Drop the reused evidence work (nearest ids, keyword sides and the rows they loaded) of one agent (None:
+        every agent). A local write ends the reuse through the store's generation; another replica's write does not
+        move this replica's generation, so the change feed calls this (a row forgotten through replica A must not be
+        served from replica B's reused rows)."""
+        with self._recent_lock:
+            # Work started before this call and remembered after it is keyed by the old stamp: never reused.
+            self._invalidations += 1
+            for recent in (self._recent_vectors, self._recent_keywords):
+                for key in [key for key in recent if agent_id is None or key[0] == agent_id]:
+                    del recent[key]
 
     def close(self) -> None:
         """Stop the helper threads (the evidence passes first: they wait on the others)."""
@@ -348,7 +361,7 @@ class MemorySearch:
         """One kind's full keyword side for the evidence pass, kept for the section search that may follow."""
         if not terms:
             return _KeywordSide([], rows=self.keyword_stats.corpus(kind, agent_id).rows)
-        generation = self._store.reads.generation
+        generation = self._reuse_stamp()
         side = self._keyword_side(agent_id, kind, terms, rows)
         self._remember_keywords((agent_id, kind, generation, query), side, rows)
         return side
@@ -397,11 +410,7 @@ class MemorySearch:
         # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
         rows: dict[int, MemoryRow] = {}
         side = _KeywordSide([])
-        reused = (
-            self._recent_keywords_for((agent_id, kind, self._store.reads.generation, query))
-            if terms
-            else None
-        )
+        reused = self._recent_keywords_for((agent_id, kind, self._reuse_stamp(), query)) if terms else None
         if reused is not None:
             # The evidence pass of this request ran both sides: its nearest rows are reused too (the query vector is
             # in the embedder's cache), so they are read here rather than through a thread hand-off.
@@ -613,7 +622,7 @@ class MemorySearch:
                 return None
             vector, model = embedded
             # Any write (new rows, new vectors, deletes) changes the generation and so misses the reuse.
-            key = (agent_id, kind, f"{model}@{self._store.reads.generation}", query)
+            key = (agent_id, kind, f"{model}@{self._reuse_stamp()}", query)
             recent = self._recent(key)
             if recent is not None:
                 if rows_out is not None:
@@ -658,6 +667,11 @@ class MemorySearch:
         found = {kind: future.result() for kind, future in futures.items()}
         return {kind: found[kind] if kind in found else here[kind] for kind in kinds}
 
+    def _reuse_stamp(self) -> str:
+        """What a reused result must have been computed under: the store's generation (local writes) and the count
+        of invalidations heard (other replicas' writes)."""
+        return f"{self._store.reads.generation}.{self._invalidations}"
+
     def _recent(
         self, key: tuple[str, str, str, str]
     ) -> tuple[list[tuple[int, float]], dict[int, MemoryRow]] | None:
@@ -668,7 +682,7 @@ class MemorySearch:
             return held[1], held[2]
 
     def _recent_keywords_for(
-        self, key: tuple[str, str, int, str]
+        self, key: tuple[str, str, str, str]
     ) -> tuple[_KeywordSide, dict[int, MemoryRow]] | None:
         with self._recent_lock:
             held = self._recent_keywords.get(key)
@@ -677,7 +691,7 @@ class MemorySearch:
             return held[1], held[2]
 
     def _remember_keywords(
-        self, key: tuple[str, str, int, str], side: _KeywordSide, rows: dict[int, MemoryRow]
+        self, key: tuple[str, str, str, str], side: _KeywordSide, rows: dict[int, MemoryRow]
     ) -> None:
         with self._recent_lock:
             self._recent_keywords[key] = (time.monotonic(), side, dict(rows))
