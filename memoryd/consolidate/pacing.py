@@ -29,7 +29,7 @@ class Pacer:
     rows: int = 256
     #: Longest the pass works on Python-only code before letting request threads take the GIL.
     slice_ms: float = 2.0
-    #: Commits by anyone so far (memoryd.storage.consolidation.ConsolidationStore.generation); None = always busy.
+    #: Commits by anyone so far (memoryd.storage.consolidation.ConsolidationStore.commits); None = always busy.
     commits: Callable[[], int] | None = None
     _seen: int = field(default=-1, init=False)
     _busy_until: float = field(default=0.0, init=False)

@@ -151,7 +151,7 @@ class Consolidator:
         if self._options.pacer_factory is not None:
             return self._options.pacer_factory()
         storage = self._storage
-        return Pacer(commits=lambda: storage.generation)
+        return Pacer(commits=lambda: storage.commits)
 
     def _run(self, trigger: str) -> PassReport:
         start_ms = self._clock()

@@ -185,8 +185,7 @@ class MemorySearch:
         self._embedder = embedder
         self._vectors = vectors
         self.settings = settings or default_settings(store)
-        # The vector side (embed the query, then faiss) runs beside the keyword side, not after it; the pool also
-        # refreshes large agents' keyword statistics in the background.
+        # The vector side (embed the query, then faiss) runs beside the keyword side, not after it.
         self._pool = ThreadPoolExecutor(
             max_workers=4, thread_name_prefix="memoryd-search", initializer=use_one_thread
         )
@@ -199,8 +198,12 @@ class MemorySearch:
         self._scan_pool = ThreadPoolExecutor(
             max_workers=3, thread_name_prefix="memoryd-scan", initializer=use_one_thread
         )
+        # Large agents' keyword statistics are refreshed in the background on a thread of their own: after a write
+        # up to one refresh per kind and table is queued, and on the request pools they could hold every worker
+        # while a request's vector side waits (issue #21, pgread4).
+        self._stats_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-stats")
         self.keyword_stats = KeywordStats(
-            store.fts, lambda: store.reads.generation, background=self._pool.submit
+            store.fts, lambda: store.reads.generation, background=self._stats_pool.submit
         )
         # The evidence pass's work, reused by the section search of the same request instead of querying FTS5 and
         # scanning faiss twice: (agent, kind, model@generation, query) → (monotonic time, nearest (id, cosine)),
@@ -222,6 +225,7 @@ class MemorySearch:
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._scan_pool.shutdown(wait=True, cancel_futures=True)
         self._keyword_pool.shutdown(wait=True, cancel_futures=True)
+        self._stats_pool.shutdown(wait=True, cancel_futures=True)
 
     def search(
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None

@@ -151,9 +151,10 @@ class ConsolidationStore:
             yield
 
     @property
-    def generation(self) -> int:
-        """Commits by anyone so far."""
-        return self._db.generation
+    def commits(self) -> int:
+        """Commits by anyone in this process so far (bookkeeping ones, such as the read path's usage bumps,
+        included: they are activity the pass should make room for)."""
+        return self._db.commits
 
 
 __all__ = [

@@ -58,6 +58,7 @@ class Database:
         )
         self._write_lock = threading.RLock()
         self._generation = 0
+        self._commits = 0
         #: The current storage fault (disk full, read-only): set by a failed write, cleared by a committed one.
         self.health = StorageHealth()
 
@@ -68,25 +69,35 @@ class Database:
 
     @property
     def generation(self) -> int:
-        """Incremented by every committed write; caches of derived statistics compare against it."""
+        """Incremented by every committed write that can change what a search finds (all but write_one's with
+        content=False); caches of derived statistics compare against it."""
         return self._generation
 
+    @property
+    def commits(self) -> int:
+        """Incremented by every committed write, bookkeeping ones included (activity, for the consolidation pacer)."""
+        return self._commits
+
     @contextmanager
-    def write(self) -> Iterator[None]:
-        """One write transaction (nested calls become savepoints); a full or read-only store is noted in health."""
+    def write(self, *, content: bool = True) -> Iterator[None]:
+        """One write transaction (nested calls become savepoints); a full or read-only store is noted in health.
+        content=False: the block only changes bookkeeping no search reads (usage counts), so `generation` stays."""
         try:
             with self._write_lock, self.pw.atomic():
                 yield
-                self._generation += 1
+                self._commits += 1
+                if content:
+                    self._generation += 1
         except Exception as error:
             self.health.observe(error, "write")
             raise
         if not self.pw.in_transaction():  # the outermost block committed
             self.health.clear()
 
-    def write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """One write statement in a write transaction of its own (SQLite takes the file's write lock for it)."""
-        with self.write():
+    def write_one(self, sql: str, params: Sequence[Any] = (), *, content: bool = True) -> int:
+        """One write statement in a write transaction of its own (SQLite takes the file's write lock for it);
+        content=False as for write()."""
+        with self.write(content=content):
             return int(self.execute(sql, params).rowcount)
 
     @contextmanager
@@ -113,6 +124,7 @@ class Database:
         """Point every thread at `path` with `key` (call between pw.go_offline() and here, writes held)."""
         self.path = path
         self._generation += 1
+        self._commits += 1
         self.pw.go_online(str(path), key)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:

@@ -65,19 +65,26 @@ class Database(Protocol):
 
     @property
     def generation(self) -> int:
-        """Incremented by every committed write."""
+        """Incremented by every committed write that can change what a search finds: read-side caches key on it.
+        Bookkeeping writes (write_one/write with content=False: the pinned-usage bump) leave it alone."""
         ...
 
-    def write(self) -> AbstractContextManager[None]:
-        """One write transaction (nested: a savepoint)."""
+    @property
+    def commits(self) -> int:
+        """Incremented by every committed write, bookkeeping ones included (how busy the store is)."""
+        ...
+
+    def write(self, *, content: bool = True) -> AbstractContextManager[None]:
+        """One write transaction (nested: a savepoint); content=False leaves `generation` alone."""
         ...
 
     def read(self) -> AbstractContextManager[None]:
         """One consistent read snapshot."""
         ...
 
-    def write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """One write statement committed on its own (inside an open write: part of it); rows changed."""
+    def write_one(self, sql: str, params: Sequence[Any] = (), *, content: bool = True) -> int:
+        """One write statement committed on its own (inside an open write: part of it); rows changed.
+        content=False: bookkeeping no search reads, `generation` stays (`commits` moves)."""
         ...
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:

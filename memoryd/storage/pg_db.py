@@ -208,6 +208,7 @@ class PgDatabase:
         #: Session settings already made on each connection (pg_session.py).
         self.session = SessionSettings()
         self._generation = 0
+        self._commits = 0
         #: The current storage fault (disk full, read-only, unreachable): set by a failed write, cleared by a commit.
         self.health = StorageHealth()
 
@@ -218,8 +219,14 @@ class PgDatabase:
 
     @property
     def generation(self) -> int:
-        """Incremented by every committed write in this process."""
+        """Incremented by every committed write in this process that can change what a search finds (all but
+        write_one's with content=False)."""
         return self._generation
+
+    @property
+    def commits(self) -> int:
+        """Incremented by every committed write in this process, bookkeeping ones included."""
+        return self._commits
 
     @property
     def is_encrypted(self) -> bool:
@@ -227,25 +234,29 @@ class PgDatabase:
         return False
 
     @contextmanager
-    def write(self) -> Iterator[None]:
-        """One write transaction (nested calls become savepoints); a fault is noted in health."""
+    def write(self, *, content: bool = True) -> Iterator[None]:
+        """One write transaction (nested calls become savepoints); a fault is noted in health. content=False: the
+        block only changes bookkeeping no search reads (usage counts), so `generation` stays."""
         try:
             with self._write_lock:
                 self._usable()
                 with self.pw.atomic():
                     yield
-                    self._generation += 1
+                    self._commits += 1
+                    if content:
+                        self._generation += 1
         except Exception as error:
             self.health.observe(error, "write")
             raise
         if not self.pw.in_transaction():
             self.health.clear()
 
-    def write_one(self, sql: str, params: Sequence[Any] = ()) -> int:
+    def write_one(self, sql: str, params: Sequence[Any] = (), *, content: bool = True) -> int:
         """One write statement committed on its own: the connection's autocommit, no BEGIN / COMMIT round trips
         and not the store's write lock (the server's row locks order it against other writers; an UPDATE's
         `n = n + 1` re-reads a row another transaction changed, so no increment is lost). Inside an open write it
-        is part of that transaction. A fault is noted in health as write()'s are."""
+        is part of that transaction. A fault is noted in health as write()'s are. content=False: a bookkeeping
+        statement no search reads (usage counts): `commits` moves, `generation` does not."""
         outer = self.pw.in_transaction()
         try:
             changed = int(self.execute(sql, params).rowcount)
@@ -253,7 +264,9 @@ class PgDatabase:
             self.health.observe(error, "write")
             raise
         if not outer:
-            self._generation += 1
+            self._commits += 1
+            if content:
+                self._generation += 1
             self.health.clear()
         return changed
 

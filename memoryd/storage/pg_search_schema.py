@@ -154,6 +154,8 @@ def upgrade(db: PgQueries, schema: str) -> list[str]:
     """Bring a store created by an earlier memoryd up to search_ddl inside the caller's transaction (which holds the
     schema's advisory lock): the term statistics, filled from the rows. The names of the steps applied."""
     applied: list[str] = []
+    # Trigger functions from before the per-agent row counts (None: no functions yet, filled below with the rest).
+    rows_missing = bool(db.scalar(pg_term_stats.rows_missing_sql(), (schema,)))
     if db.scalar(pg_term_stats.missing_sql(), (schema,)):
         for statement in pg_term_stats.ddl(schema) + pg_term_stats.fill_statements(schema):
             db.execute(statement)
@@ -168,6 +170,11 @@ def upgrade(db: PgQueries, schema: str) -> list[str]:
         for statement in pg_term_stats.relayout_statements(schema) + pg_term_stats.ddl(schema):
             db.execute(statement)
         applied.append("search_term_deltas arrays")
+    if rows_missing:
+        # The functions that keep the counts; the tables locked until this transaction commits, then counted.
+        for statement in pg_term_stats.ddl(schema) + pg_term_stats.row_statements(schema):
+            db.execute(statement)
+        applied.append("agent rows")
     if any(
         db.scalar(
             "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NULL", (schema, f"{t}_repeats_gin")

@@ -25,6 +25,14 @@ for a term in 9,600 of 100k turns (docs/postgres_search.md). The sum equals that
 different stems of the same term (a French and an English stem of one query word in the same row), where it counts
 the row twice: a rare over-count, never an under-count.
 
+The same deltas keep each agent's number of active rows per source (what BM25 takes as N, and what
+`PgFtsIndex.agent_text_stats` used to count: ~100k rows read after every write): the pseudo-lexeme `ROWS` (the empty
+string; no tsvector holds an empty lexeme, and no query term stems to one) gets +1 per row that becomes active for an
+agent (inserted active, un-forgotten, moved to it) and -1 per row that stops being one, each statement's marks summed
+per agent with its lexemes (an UPDATE that leaves activity and agent alone sums to zero and appends nothing). A
+row is active by the kind's filter (`fts.MIRRORS`: pinned facts and episodes `status = 'active'`, every transcript
+row).
+
 Existing stores get the tables, view and triggers in place, once, under the schema's advisory lock
 (pg_search_schema.upgrade): a store without counts is filled from its rows with the source tables locked against
 writers until that transaction commits (`fill_statements`); a store with the upsert triggers keeps its counts and
@@ -33,6 +41,7 @@ gets the delta table and the new trigger functions.
 
 from __future__ import annotations
 
+from memoryd.storage.fts import MIRRORS
 from memoryd.storage.pg_names import quoted_schema
 
 #: The source tables counted (pg_search_schema.SEARCH_COLUMNS's keys).
@@ -41,6 +50,12 @@ SOURCES = ("pinned_facts", "episodes", "transcript")
 TABLE = "search_terms"
 DELTAS = "search_term_deltas"
 COUNTS = "search_term_counts"
+#: The pseudo-lexeme whose count is an agent's active rows of the source (tsvector lexemes are never empty).
+ROWS = ""
+#: Marks the trigger functions that keep ROWS (rows_missing_sql looks for it in the function's source).
+ROWS_TAG = "keeps agent rows"
+#: Each source's active-row condition on a row `r` (fts.MIRRORS' filters, written for alias `s` there).
+ACTIVE = {m.source: m.active_filter.replace("s.", "r.") for m in MIRRORS.values()}
 #: Delta rows (one per statement and agent) moved into search_terms per fold statement (one transaction each:
 #: bounded however large a bulk load; a row of a 250-row INSERT holds a few thousand lexemes).
 FOLD_BATCH = 5_000
@@ -69,6 +84,19 @@ def _lexemes(table: str, sign: int, where: str = "") -> str:
     )
 
 
+def _marks(table: str, sign: int, source: str) -> str:
+    """The ROWS pseudo-lexeme's change for every active row of the transition table (summed with the lexemes: an
+    UPDATE's +1 and -1 of a row that stays active, with the same agent, cancel out)."""
+    return f"SELECT r.agent_id, '{ROWS}' AS lexeme, {sign} AS n FROM {table} AS r WHERE {ACTIVE[source]}"
+
+
+def _per_source(body: dict[str, str]) -> str:
+    """A trigger function's statements, one branch per source table: plpgsql plans a branch the first time it
+    runs, so a source's active-row condition is never planned for a table without its columns."""
+    branches = " ELSIF ".join(f"TG_TABLE_NAME = '{source}' THEN {sql};" for source, sql in body.items())
+    return f"IF {branches} END IF;"
+
+
 def ddl(schema: str) -> list[str]:
     """The tables, the view, the trigger functions and the triggers (safe to run again; fills nothing)."""
     s = quoted_schema(schema)
@@ -77,12 +105,28 @@ def ddl(schema: str) -> list[str]:
         " WHERE NOT EXISTS (SELECT 1 FROM {other} AS o WHERE o.id = r.id AND o.agent_id = r.agent_id "
         "AND o.search_vector IS NOT DISTINCT FROM r.search_vector)"
     )
-    inserted = append.format(changes=_lexemes("added", 1))
-    deleted = append.format(changes=_lexemes("gone", -1))
-    updated = append.format(
-        changes=_lexemes("added", 1, changed.format(other="gone"))
-        + " UNION ALL "
-        + _lexemes("gone", -1, changed.format(other="added"))
+    inserted = _per_source(
+        {
+            src: append.format(changes=f"{_lexemes('added', 1)} UNION ALL {_marks('added', 1, src)}")
+            for src in SOURCES
+        }
+    )
+    deleted = _per_source(
+        {
+            src: append.format(changes=f"{_lexemes('gone', -1)} UNION ALL {_marks('gone', -1, src)}")
+            for src in SOURCES
+        }
+    )
+    updated = _per_source(
+        {
+            src: append.format(
+                changes=_lexemes("added", 1, changed.format(other="gone"))
+                + " UNION ALL "
+                + _lexemes("gone", -1, changed.format(other="added"))
+                + f" UNION ALL {_marks('added', 1, src)} UNION ALL {_marks('gone', -1, src)}"
+            )
+            for src in SOURCES
+        }
     )
     statements = [
         f"CREATE TABLE IF NOT EXISTS {s}.{TABLE} (agent_id text NOT NULL, source text NOT NULL, lexeme text NOT "
@@ -94,11 +138,11 @@ def ddl(schema: str) -> list[str]:
         f"UNION ALL SELECT d.agent_id, d.source, u.lexeme, u.n FROM {s}.{DELTAS} AS d "
         f"CROSS JOIN LATERAL unnest(d.lexemes, d.ns) AS u(lexeme, n)",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_added() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
-        f"BEGIN {inserted}; RETURN NULL; END $fn$",
+        f"BEGIN /* {ROWS_TAG} */ {inserted} RETURN NULL; END $fn$",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_gone() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
-        f"BEGIN {deleted}; RETURN NULL; END $fn$",
+        f"BEGIN {deleted} RETURN NULL; END $fn$",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
-        f"BEGIN {updated}; RETURN NULL; END $fn$",
+        f"BEGIN {updated} RETURN NULL; END $fn$",
         f"CREATE OR REPLACE FUNCTION {s}.search_terms_truncated() RETURNS trigger LANGUAGE plpgsql AS $fn$ "
         f"BEGIN DELETE FROM {s}.{TABLE} WHERE source = TG_TABLE_NAME; "
         f"DELETE FROM {s}.{DELTAS} WHERE source = TG_TABLE_NAME; RETURN NULL; END $fn$",
@@ -182,7 +226,48 @@ def fill_statements(schema: str) -> list[str]:
             f"count(*) FROM {s}.{source} AS r CROSS JOIN LATERAL unnest(tsvector_to_array(r.search_vector)) "
             f"AS l(lexeme) GROUP BY r.agent_id, l.lexeme"
         )
-    return statements
+    return statements + _row_fill(s)
+
+
+def _row_fill(s: str) -> list[str]:
+    """Every agent's active rows per source as the folded ROWS count (the source tables locked by the caller)."""
+    return [
+        f"INSERT INTO {s}.{TABLE} (agent_id, source, lexeme, rows) SELECT r.agent_id, '{source}', '{ROWS}', "
+        f"count(*) FROM {s}.{source} AS r WHERE {ACTIVE[source]} GROUP BY r.agent_id"
+        for source in SOURCES
+    ]
+
+
+def rows_missing_sql() -> str:
+    """A statement (one `%s`: the schema name) that is true when the store's trigger functions keep no ROWS counts
+    yet (a store made before them): `row_statements` then counts them once."""
+    return (
+        f"SELECT position('{ROWS_TAG}' IN prosrc) = 0 FROM pg_proc WHERE proname = 'search_terms_added' "
+        "AND pronamespace = to_regnamespace(%s)"
+    )
+
+
+def row_statements(schema: str) -> list[str]:
+    """The ROWS counts of a store made before them: the source tables locked against writers until the caller's
+    transaction ends (which installs the trigger functions that keep them, ddl()), any ROWS count and delta dropped,
+    and every agent's active rows counted."""
+    s = quoted_schema(schema)
+    return [
+        f"LOCK TABLE {', '.join(f'{s}.{source}' for source in (*SOURCES, TABLE, DELTAS))} "
+        f"IN SHARE ROW EXCLUSIVE MODE",
+        f"DELETE FROM {s}.{TABLE} WHERE lexeme = '{ROWS}'",
+        *_row_fill(s),
+    ]
+
+
+def agent_rows_sql(schema: str, source: str) -> str:
+    """An agent's active rows of `source` (params: agent id) from the ROWS counts, folded and pending."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}")
+    return (
+        f"SELECT coalesce(sum(c.rows), 0) FROM {quoted_schema(schema)}.{COUNTS} AS c WHERE c.agent_id = %s "
+        f"AND c.source = '{source}' AND c.lexeme = '{ROWS}'"
+    )
 
 
 def missing_sql(table: str = TABLE) -> str:

@@ -44,7 +44,9 @@ def episode_decisions(db: Database, agent_id: str, episode_ids: Sequence[int]) -
 
 
 def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used_at_ms: int) -> None:
-    """use_count + 1 and last_used = used_at_ms for exactly these facts of this agent."""
+    """use_count + 1 and last_used = used_at_ms for exactly these facts of this agent. Bookkeeping: no search
+    reads either column, so the store's generation stays (read-side caches and the keyword statistics keep; every
+    assembly that placed pinned facts used to make the next one recount them, issue #21 pgread4)."""
     if not fact_ids:
         return
     if db.dialect.is_postgres:
@@ -56,6 +58,7 @@ def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used
             "FROM (SELECT id FROM pinned_facts WHERE agent_id = ? AND id = ANY(?::bigint[]) "
             "ORDER BY id FOR UPDATE) AS locked WHERE p.id = locked.id",
             (used_at_ms, agent_id, [int(i) for i in fact_ids]),
+            content=False,
         )
         return
     marks = ",".join("?" * len(fact_ids))
@@ -63,6 +66,7 @@ def bump_pinned_usage(db: Database, agent_id: str, fact_ids: Sequence[int], used
         f"UPDATE pinned_facts SET use_count = use_count + 1, last_used_at_ms = ? "
         f"WHERE agent_id = ? AND id IN ({marks})",
         (used_at_ms, agent_id, *fact_ids),
+        content=False,
     )
 
 
@@ -126,7 +130,8 @@ class ReadQueries:
 
     @property
     def generation(self) -> int:
-        """A counter that moves on every committed write: keys read-side caches to the store's state."""
+        """A counter that moves on every committed write that can change what a search finds (not on the usage
+        bump): keys read-side caches to the store's state."""
         return self._db.generation
 
     def known_entities(self, agent_id: str, now_ms: int) -> list[str]:

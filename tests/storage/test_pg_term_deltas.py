@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from typing import Any
 
 import psycopg
 
 from memoryd.replication.term_fold import TermFolder
 from memoryd.storage import pg_term_stats
+from memoryd.storage.fts import MIRRORS
 from memoryd.storage.pg_advisory import lock_key
 from memoryd.storage.pg_coordination import Connect
 from memoryd.storage.pg_sql import PgSql
@@ -53,16 +55,24 @@ def _autocommit(dsn: str) -> Connect:
     return connect
 
 
-def _mismatches(conn: psycopg.Connection[Any], schema: str) -> int:
+def _mismatches(conn: psycopg.Connection[Any], schema: str, *, rows: bool = True) -> int:
     """(agent, source, lexeme) keys whose kept count differs from counting the rows, in ONE statement (one
-    snapshot, so a fold committing meanwhile cannot make the two sides disagree)."""
+    snapshot, so a fold committing meanwhile cannot make the two sides disagree). rows: the per-agent active-row
+    counts (pg_term_stats.ROWS) too, against counting the active rows; else they are left out of both sides."""
     counted = " UNION ALL ".join(
         f"SELECT r.agent_id, '{source}' AS source, l.lexeme, count(*) AS rows FROM \"{schema}\".{source} AS r "
         f"CROSS JOIN LATERAL unnest(tsvector_to_array(r.search_vector)) AS l(lexeme) GROUP BY r.agent_id, l.lexeme"
+        + (
+            f" UNION ALL SELECT r.agent_id, '{source}', '{pg_term_stats.ROWS}', count(*) FROM \"{schema}\".{source} "
+            f"AS r WHERE {pg_term_stats.ACTIVE[source]} GROUP BY r.agent_id"
+            if rows
+            else ""
+        )
         for source in pg_term_stats.SOURCES
     )
     kept = (
         f'SELECT agent_id, source, lexeme, sum(rows) AS rows FROM "{schema}".{pg_term_stats.COUNTS} '
+        f"{'' if rows else f'WHERE lexeme <> {pg_term_stats.ROWS!r} '}"
         f"GROUP BY agent_id, source, lexeme HAVING sum(rows) <> 0"
     )
     row = conn.execute(
@@ -184,13 +194,15 @@ def test_a_fold_leaves_an_open_transactions_deltas_and_waits_for_no_one(pg: PgSq
             f'INSERT INTO "{schema}".transcript (agent_id, conversation_id, chunk_index, role, content, '
             "created_at_ms) VALUES ('a', 'c', 1, 'user', 'a heron again', 1)".encode()
         )
-        assert folder.fold_once() == 3  # the committed row's three lexemes; the open one's stay
+        assert (
+            folder.fold_once() == 4
+        )  # the committed row's three lexemes and its row count; the open one's stay
         writer.commit()
         with connect() as other:  # another replica folding: this one skips the round
             with other.transaction():
                 other.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"{TERM_FOLD}:{schema}"),))
                 assert folder.fold_once() is None
-            assert folder.fold_once() == 3
+            assert folder.fold_once() == 4
             assert _mismatches(other, schema) == 0
             folded = other.execute(
                 f"SELECT rows FROM \"{schema}\".search_terms WHERE agent_id = 'a' AND lexeme = 'heron'".encode()
@@ -222,7 +234,7 @@ def test_a_store_kept_by_the_upserting_triggers_gets_the_deltas_and_keeps_its_co
         f'INSERT INTO "{schema}".transcript (agent_id, conversation_id, chunk_index, role, content, created_at_ms) '
         "VALUES ('a', 'c', 9, 'user', 'one more heron', 1)"
     )
-    assert pg.scalar(pg_term_stats.pending_sql(schema)) == 3
+    assert pg.scalar(pg_term_stats.pending_sql(schema)) == 4  # three lexemes and the row count
     with psycopg.connect(pg.dsn, autocommit=True) as check:
         assert _mismatches(check, schema) == 0
 
@@ -258,7 +270,7 @@ def test_a_store_with_a_delta_row_per_lexeme_gets_a_row_per_statement_and_keeps_
         pg.execute(insert, (agent, i + 1, text))
     assert pg.scalar(f"SELECT count(*) FROM {s}.{pg_term_stats.DELTAS}") == 6
     with psycopg.connect(pg.dsn, autocommit=True) as check:
-        assert _mismatches(check, schema) == 0
+        assert _mismatches(check, schema, rows=False) == 0  # that function kept no row counts
     open_store(pg.dsn, schema=schema).close()  # the upgrade folds them and makes the table again
     assert not pg.scalar(pg_term_stats.per_lexeme_sql(), (schema,))
     assert pg.scalar(pg_term_stats.pending_sql(schema)) == 0
@@ -266,7 +278,7 @@ def test_a_store_with_a_delta_row_per_lexeme_gets_a_row_per_statement_and_keeps_
         assert _mismatches(check, schema) == 0
     pg.execute(insert, ("a", 9, "one more heron"))
     assert pg.scalar(f"SELECT count(*) FROM {s}.{pg_term_stats.DELTAS}") == 1  # one row for the statement
-    assert pg.scalar(pg_term_stats.pending_sql(schema)) == 3
+    assert pg.scalar(pg_term_stats.pending_sql(schema)) == 4  # three lexemes and the row count
     with psycopg.connect(pg.dsn, autocommit=True) as check:
         assert _mismatches(check, schema) == 0
 
@@ -306,3 +318,66 @@ def test_a_store_with_the_old_language_rule_gets_the_cheaper_one_with_the_same_a
     )
     assert upgraded == body
     assert [pg.scalar(f'SELECT "{schema}".search_language(%s)', (t,)) for t in texts] == new
+
+
+def _without_row_counts(body: str) -> str:
+    """A trigger function's source as stores had it before the per-agent row counts."""
+    without = re.sub(
+        r" UNION ALL SELECT r\.agent_id, '' AS lexeme, -?1 AS n FROM (added|gone) AS r WHERE [^)]*?(?=\) AS c| UNION)",
+        "",
+        body,
+    ).replace(f"/* {pg_term_stats.ROWS_TAG} */ ", "")
+    assert without != body and "'' AS lexeme" not in without
+    return without
+
+
+def test_a_store_from_before_the_row_counts_gets_them_and_they_stay_exact(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    s = f'"{schema}"'
+    rng = random.Random(77)
+    with psycopg.connect(pg.dsn, autocommit=True) as conn:
+        for _ in range(60):
+            _step(conn, schema, rng)
+        folder = TermFolder(_autocommit(pg.dsn), schema)
+        folder.fold_once()
+        # What such a store looks like: trigger functions that append lexemes only, and no row counts.
+        for name in ("search_terms_added", "search_terms_gone", "search_terms_changed"):
+            body = str(
+                conn.execute(
+                    "SELECT prosrc FROM pg_proc WHERE proname = %s AND pronamespace = to_regnamespace(%s)",
+                    (name, schema),
+                ).fetchone()[0]  # type: ignore[index]
+            )
+            conn.execute(
+                f"CREATE OR REPLACE FUNCTION {s}.{name}() RETURNS trigger LANGUAGE plpgsql AS "
+                f"$fn${_without_row_counts(body)}$fn$".encode()
+            )
+        conn.execute(f"DELETE FROM {s}.{pg_term_stats.TABLE} WHERE lexeme = ''".encode())
+        for _ in range(30):  # writes under the old functions: pending lexeme deltas, no row marks
+            _step(conn, schema, rng)
+        assert conn.execute(pg_term_stats.rows_missing_sql().encode(), (schema,)).fetchone() == (True,)
+        assert _mismatches(conn, schema, rows=False) == 0
+        assert _mismatches(conn, schema) > 0
+        store = open_store(pg.dsn, schema=schema)  # the upgrade counts them and installs the functions
+        assert conn.execute(pg_term_stats.rows_missing_sql().encode(), (schema,)).fetchone() == (False,)
+        assert _mismatches(conn, schema) == 0
+        for _ in range(100):  # and they stay exact through inserts, forgets, moves and deletes, folded or not
+            _step(conn, schema, rng)
+            if rng.random() < 0.1:
+                folder.fold_once()
+        assert _mismatches(conn, schema) == 0
+        folder.fold_once()
+        assert _mismatches(conn, schema) == 0
+        # The read side's corpus size is the kept count: counting the active rows, per agent and kind.
+        fts = store.fts
+        for kind, mirror in MIRRORS.items():
+            for agent in _AGENTS:
+                counted = conn.execute(
+                    f"SELECT count(*) FROM {s}.{mirror.source} AS s WHERE s.agent_id = %s AND "
+                    f"{mirror.active_filter}".encode(),
+                    (agent,),
+                ).fetchone()
+                assert counted is not None and counted[0] > 0
+                assert fts.agent_text_stats(kind, agent)[0] == counted[0]
+        folder.close()
+        store.db.close_all()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from memoryd.domain import KIND_TRANSCRIPT, TurnInput
 from memoryd.read.keyword_stats import INLINE_REFRESH_ROWS, REFRESH_S, KeywordStats
+from memoryd.read.search import MemorySearch
 from memoryd.storage.fts import FtsIndex
 from memoryd.storage.store import Store, open_store
 
@@ -139,3 +142,58 @@ def test_a_small_table_is_recounted_inline_after_a_write(tmp_path: Path) -> None
     assert stats.table_rows(KIND_TRANSCRIPT) == 5
     assert deferred.jobs == []
     store.close()
+
+
+def test_a_pinned_usage_bump_does_not_trigger_a_recount(tmp_path: Path) -> None:
+    """The read path bumps the usage of the pinned facts it placed: bookkeeping no statistic reads, so the next
+    search keeps the cached figures (it used to queue a background recount after every such assembly)."""
+    store = open_store(tmp_path / "memory.sqlite")
+    clock, deferred = Clock(), Deferred()
+    stats = _stats(store, clock, deferred)
+    _add_rows(store, "a", INLINE_REFRESH_ROWS + 10)
+    with store.db.write():
+        fact = store.db.insert(
+            "INSERT INTO pinned_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES ('a', 'x', 1, 1)"
+        )
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 10
+    store.reads.bump_pinned_usage("a", [fact], 5)
+    clock.now += REFRESH_S
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 10
+    assert deferred.jobs == []  # nothing queued
+    _add_rows(store, "a", 1)  # a real write: the next search queues the recount
+    stats.corpus(KIND_TRANSCRIPT, "a")
+    assert len(deferred.jobs) == 1
+    deferred.run_all()
+    assert stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 11
+
+
+def test_memory_search_refreshes_large_agents_on_a_thread_of_its_own(tmp_path: Path) -> None:
+    """The background recount after a write runs on the statistics thread, never on the pools a request's vector
+    and keyword sides wait for (after a write one refresh per kind and table is queued at once)."""
+    store = open_store(tmp_path / "memory.sqlite")
+    _add_rows(store, "a", INLINE_REFRESH_ROWS + 10)
+    search = MemorySearch(store)
+    counted_on: list[str] = []
+    fts = search.keyword_stats._fts
+    count = fts.agent_text_stats
+
+    def recording(kind: str, agent_id: str, sample: int = 2000) -> tuple[int, float]:
+        counted_on.append(threading.current_thread().name)
+        return count(kind, agent_id, sample)
+
+    fts.agent_text_stats = recording  # type: ignore[method-assign]
+    try:
+        assert search.keyword_stats.corpus(KIND_TRANSCRIPT, "a").rows == INLINE_REFRESH_ROWS + 10
+        _add_rows(store, "a", 1)
+        time.sleep(REFRESH_S + 0.1)
+        search.keyword_stats.corpus(KIND_TRANSCRIPT, "a")  # stale: served, and recounted in the background
+        deadline = time.monotonic() + 10
+        while len(counted_on) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert counted_on[0] == threading.current_thread().name
+        assert counted_on[1].startswith("memoryd-stats")
+        while search.keyword_stats.corpus(KIND_TRANSCRIPT, "a").rows != INLINE_REFRESH_ROWS + 11:
+            assert time.monotonic() < deadline  # the refreshed figure is stored once the count returns
+            time.sleep(0.01)
+    finally:
+        search.close()
