@@ -4,7 +4,10 @@ called on the same cache-miss queries, interleaved in one process (which arm goe
 Each arm has its own Embedder and MemorySearch (their caches never serve the other arm) and its own reader, wrapped
 in bench_assemble's TimedReader / TimedCounter, so a call's stages (evidence, search of the placed section, bump,
 CountTokens) and the rest (the gate and planner's Python) are reported per placed section. The arms:
-- `sync` / `deferred`: the pinned-usage bump written on the request path, or counted and written by the flusher.
+- `sync`: main before fastctx4: the pinned-usage bump written on the request path, and the placed section's search
+  measures its evidence again and reads the nearest rows again;
+- `deferred`: the bump counted and written by the flusher (pinned_usage.py), the search as in `sync`;
+- `new`: deferred, and the search reuses the evidence pass's evidence and nearest rows.
 
 Run: `python -m bench.probe_place_cost [--home DIR] [--queries N] [--arms sync,deferred]` (a store already seeded in
 DIR is reused). A probe: prints its tables, writes no figures under bench/results; nothing here is tuned on.
@@ -43,7 +46,7 @@ class Arm:
     real: RealQueryVectors
     search: MemorySearch
     calls: list[tuple[str, float, dict[str, float]]] = field(default_factory=list)
-    decisions: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    decisions: list[tuple[str, tuple[str, ...], bool]] = field(default_factory=list)
 
 
 def make_arm(
@@ -53,7 +56,8 @@ def make_arm(
     store = app.store  # type: ignore[attr-defined]
     real = RealQueryVectors(client)
     embedder = Embedder(real, app.config, query_timeout_s=DEFAULT_READ_BUDGET_S)  # type: ignore[attr-defined]
-    search = MemorySearch(store, embedder=embedder, vectors=app.vectors)  # type: ignore[attr-defined]
+    kind = MemorySearch if name == "new" else _MeasuringAgain
+    search = kind(store, embedder=embedder, vectors=app.vectors)  # type: ignore[attr-defined]
     inner = StoreMemoryReader(store, search, lambda: now_ms, embedder, deferred_usage=name != "sync")
     reader = TimedReader(inner)
     path = ReadPath(
@@ -63,6 +67,13 @@ def make_arm(
         read_budget_s=DEFAULT_READ_BUDGET_S,
     )
     return Arm(name, path, reader, real, search)
+
+
+class _MeasuringAgain(MemorySearch):
+    """The search before fastctx4: the placed section's search never finds the evidence pass's measurement."""
+
+    def _remember_evidence(self, *args: object) -> None:
+        return None
 
 
 def call(arm: Arm, query: str) -> None:
@@ -76,9 +87,8 @@ def call(arm: Arm, query: str) -> None:
     arm.calls.append(
         (assembly.section.value if assembly.placed or assembly.block else "none", ms, dict(arm.reader.ms))
     )
-    arm.decisions.append(
-        (assembly.section.value, tuple(sorted(f"{p.kind.value}:{p.id}" for p in assembly.placed)))
-    )
+    placed = tuple(sorted(f"{p.kind.value}:{p.id}" for p in assembly.placed))
+    arm.decisions.append((assembly.section.value, placed, "fts_only" in assembly.reason))
 
 
 def table(arms: list[Arm]) -> list[str]:
@@ -110,12 +120,35 @@ def table(arms: list[Arm]) -> list[str]:
     return lines
 
 
+def profile(arm: Arm, queries: list[str]) -> None:
+    """cProfile of the calling thread over these assemblies (helper threads' work shows as the wait for it)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    for query in queries:
+        arm.path.invalidate(AGENT)
+        profiler.enable()
+        arm.path.assemble(AGENT, query)
+        profiler.disable()
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("cumulative").print_stats(
+        r"planner|search\.py|mmr|hybrid|blocks|tokens|rows\.py|memory_reader|turn_neighbours|context_prior|fts"
+    )
+    stats.sort_stats("tottime").print_stats(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, default=Path("/tmp/probe-place-cost"))
     parser.add_argument("--queries", type=int, default=30, help="per intended section")
-    parser.add_argument("--arms", default="sync,deferred")
+    parser.add_argument("--arms", default="sync,deferred,new")
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="after the run: cProfile the last arm on N more queries of this intended section",
+    )
     args = parser.parse_args()
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
@@ -125,6 +158,7 @@ def main() -> None:
     is_seeded = (store_home / "seeded").exists()
     store_home.mkdir(parents=True, exist_ok=True)
     now_path = store_home / "now_ms"
+    (home / "inferd" / "inferd.port").unlink(missing_ok=True)  # a previous run's port
     with inferd_process(home / "inferd") as target:
         if not is_seeded:
             write_config(store_home)
@@ -160,14 +194,26 @@ def main() -> None:
             settle_heap()
             load = os.getloadavg()[0]
             for i, query in enumerate(queries):
-                order: list[Arm] = arms if i % 2 == 0 else arms[::-1]
+                rotated = arms[i % len(arms) :] + arms[: i % len(arms)]
+                order: list[Arm] = rotated if i % 2 == 0 else rotated[::-1]
                 for arm in order:
                     call(arm, query)
             print(f"{len(queries)} queries per arm, load {load:.1f} -> {os.getloadavg()[0]:.1f}")
             for line in table(arms):
                 print(line)
-            same = sum(a == b for a, b in zip(arms[0].decisions, arms[-1].decisions, strict=True))
-            print(f"decisions identical between {arms[0].name} and {arms[-1].name}: {same}/{len(queries)}")
+            for arm in arms[1:]:
+                pairs = list(zip(arms[0].decisions, arm.decisions, strict=True))
+                same = sum(a[:2] == b[:2] for a, b in pairs)
+                timed_out = sum(a[:2] != b[:2] and (a[2] or b[2]) for a, b in pairs)
+                print(
+                    f"decisions identical between {arms[0].name} and {arm.name}: {same}/{len(pairs)}"
+                    f" (of the others, {timed_out} ran fts_only in one arm: the 150 ms embedding deadline)"
+                )
+            if args.profile:
+                profile(
+                    arms[-1],
+                    [q for s, q in make_queries(corpus, rng, args.queries) if args.profile in ("all", s)],
+                )
         finally:
             for arm in arms:
                 arm.reader.inner.close()

@@ -70,6 +70,8 @@ VECTOR_ROWS = COSINE_BACKGROUND + COSINE_TOP
 
 #: One kind's vector side: its nearest (id, cosine), None when vectors are off, and the rows read with them.
 _Nearest = tuple[list[tuple[int, float]] | None, dict[int, MemoryRow]]
+#: What the evidence pass measured of one kind: the nearest vectors it used and the evidence.
+_Measured = tuple[list[tuple[int, float]] | None, SectionEvidence]
 
 
 def _merge(rows: dict[int, MemoryRow], more: dict[int, MemoryRow]) -> None:
@@ -207,12 +209,13 @@ class MemorySearch:
         )
         # The evidence pass's work, reused by the section search of the same request instead of querying FTS5 and
         # scanning faiss twice: (agent, kind, model@generation, query) → (monotonic time, nearest (id, cosine)),
-        # and (agent, kind, generation, query) → (time, keyword side, the rows it loaded).
+        # and (agent, kind, generation, query) → (time, keyword side, the rows it loaded, and once the pass measured
+        # the kind: (the nearest vectors it used, its evidence); the rows then include the nearest ones it read).
         self._recent_vectors: OrderedDict[
             tuple[str, str, str, str], tuple[float, list[tuple[int, float]], dict[int, MemoryRow]]
         ] = OrderedDict()
         self._recent_keywords: OrderedDict[
-            tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow]]
+            tuple[str, str, int, str], tuple[float, _KeywordSide, dict[int, MemoryRow], _Measured | None]
         ] = OrderedDict()
         self._prefetched: OrderedDict[
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
@@ -294,6 +297,7 @@ class MemorySearch:
         here, one after the other, and is kept (reuse_s) for the section search that follows, which then queries
         neither FTS5 nor faiss again."""
         terms = query_terms(query)
+        generation = self._store.reads.generation
         if vector_side is None:
             vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
@@ -328,6 +332,7 @@ class MemorySearch:
                 if kind in loaded
                 else self._evidence(agent_id, kind, terms, sides[kind], scored, rows[kind])
             )
+            self._remember_evidence((agent_id, kind, generation, query), rows[kind], scored, evidence)
             out[kind] = evidence if scored is not None else replace(evidence, note="fts_only")
         return out
 
@@ -390,6 +395,7 @@ class MemorySearch:
         # Rows loaded so far in this search: each row is read from SQLite once, whichever step needs it first.
         rows: dict[int, MemoryRow] = {}
         side = _KeywordSide([])
+        measured: _Measured | None = None
         reused = (
             self._recent_keywords_for((agent_id, kind, self._store.reads.generation, query))
             if terms
@@ -398,7 +404,7 @@ class MemorySearch:
         if reused is not None:
             # The evidence pass of this request ran both sides: its nearest rows are reused too (the query vector is
             # in the embedder's cache), so they are read here rather than through a thread hand-off.
-            side, loaded = reused
+            side, loaded, measured = reused
             rows.update(loaded)
             use_one_thread()  # should a write have ended the vectors' reuse, faiss scans here as on the pools
             vector_scored, vector_rows = self._nearest(agent_id, kind, query, vector_timeout_s)
@@ -438,7 +444,10 @@ class MemorySearch:
         hits = tuple(ScoredRow(rows[i], score) for i, score in chosen)
         if kind == KIND_TRANSCRIPT:
             hits = self._with_context_window(agent_id, kind, hits, limit, rows)
-        evidence = self._evidence(agent_id, kind, terms, side, vector_scored, rows)
+        if measured is not None and measured[0] == vector_scored:
+            evidence = measured[1]  # what the evidence pass measured from the same sides (issue 17, item 4)
+        else:
+            evidence = self._evidence(agent_id, kind, terms, side, vector_scored, rows)
         return EvidencedOutcome(SearchOutcome(hits=hits, method=method), evidence)
 
     def _load(self, kind: str, agent_id: str, ids: Sequence[int], rows: dict[int, MemoryRow]) -> None:
@@ -662,21 +671,36 @@ class MemorySearch:
 
     def _recent_keywords_for(
         self, key: tuple[str, str, int, str]
-    ) -> tuple[_KeywordSide, dict[int, MemoryRow]] | None:
+    ) -> tuple[_KeywordSide, dict[int, MemoryRow], _Measured | None] | None:
         with self._recent_lock:
             held = self._recent_keywords.get(key)
             if held is None or time.monotonic() - held[0] > self.settings.reuse_s:
                 return None
-            return held[1], held[2]
+            return held[1], held[2], held[3]
 
     def _remember_keywords(
         self, key: tuple[str, str, int, str], side: _KeywordSide, rows: dict[int, MemoryRow]
     ) -> None:
         with self._recent_lock:
-            self._recent_keywords[key] = (time.monotonic(), side, dict(rows))
+            self._recent_keywords[key] = (time.monotonic(), side, dict(rows), None)
             self._recent_keywords.move_to_end(key)
             while len(self._recent_keywords) > 64:
                 self._recent_keywords.popitem(last=False)
+
+    def _remember_evidence(
+        self,
+        key: tuple[str, str, int, str],
+        rows: dict[int, MemoryRow],
+        vector_scored: list[tuple[int, float]] | None,
+        evidence: SectionEvidence,
+    ) -> None:
+        """Add the evidence pass's measurement of a kind to its kept keyword side: the section search that follows
+        reuses the evidence (when its nearest vectors are the same) and the nearest rows it read, instead of reading
+        them again (3-4 ms of a placed section on bench_assemble's store, issue 17 item 4)."""
+        with self._recent_lock:
+            held = self._recent_keywords.get(key)
+            if held is not None:
+                self._recent_keywords[key] = (held[0], held[1], dict(rows), (vector_scored, evidence))
 
     def _remember(
         self, key: tuple[str, str, str, str], hits: list[tuple[int, float]], rows: dict[int, MemoryRow]
