@@ -95,11 +95,13 @@ def table(arms: list[Arm]) -> list[str]:
     """p50 / p95 per placed section and arm, the ratio against the first arm, and mean stages."""
     lines = []
     sections = sorted({s for arm in arms for s, _, _ in arm.calls})
-    for section in [*sections, "all"]:
+    for section in [*sections, "placed", "all"]:
         row = [f"{section:10s}"]
         base: tuple[float, float] | None = None
         for arm in arms:
-            ms = [m for s, m, _ in arm.calls if section in ("all", s)]
+            ms = [
+                m for s, m, _ in arm.calls if section in ("all", s) or (section == "placed" and s != "none")
+            ]
             if not ms:
                 continue
             p50, p95 = statistics.median(ms), percentile(ms, 0.95)
@@ -138,6 +140,41 @@ def profile(arm: Arm, queries: list[str]) -> None:
     stats.sort_stats("tottime").print_stats(30)
 
 
+def search_only(arms: list[Arm], queries: list[str], budget: int = 800) -> list[str]:
+    """The placed section's search alone, after the evidence pass (as the read path calls it), per kind and arm:
+    interleaved on the same queries, the query vector already in each arm's cache (no embedding wait)."""
+    from memoryd.read.memory_reader import _KIND
+    from memoryd.retrieval.gate_features import SEARCHED
+    from memoryd.retrieval.planner import fetch_limit
+
+    spent: dict[tuple[str, str], list[float]] = {}
+    for i, query in enumerate(queries):
+        for section in SEARCHED:
+            rotated = arms[i % len(arms) :] + arms[: i % len(arms)]
+            for arm in rotated:
+                kinds = [_KIND[s] for s in SEARCHED]
+                arm.search.evidence_many(AGENT, kinds, query, vector_timeout_s=5.0)
+                started = time.perf_counter()
+                arm.search.search_with_evidence(
+                    AGENT, _KIND[section], query, fetch_limit(section, budget), vector_timeout_s=5.0
+                )
+                ms = (time.perf_counter() - started) * 1000
+                spent.setdefault((section.value, arm.name), []).append(ms)
+    lines = []
+    for section in SEARCHED:
+        base = spent[(section.value, arms[0].name)]
+        row = [f"search {section.value:10s}"]
+        for arm in arms:
+            times = spent[(section.value, arm.name)]
+            p50, p95 = statistics.median(times), percentile(times, 0.95)
+            row.append(
+                f"{arm.name} {p50:.2f}/{p95:.2f}"
+                f" x{p50 / statistics.median(base):.2f}/x{p95 / percentile(base, 0.95):.2f}"
+            )
+        lines.append(" | ".join(row))
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, default=Path("/tmp/probe-place-cost"))
@@ -149,6 +186,7 @@ def main() -> None:
         default="",
         help="after the run: cProfile the last arm on N more queries of this intended section",
     )
+    parser.add_argument("--search-only", action="store_true", help="time the placed section's search alone")
     args = parser.parse_args()
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
@@ -191,6 +229,10 @@ def main() -> None:
                 arm.calls.clear()
                 arm.decisions.clear()
             queries = [q for _, q in make_queries(corpus, rng, args.queries)]
+            if args.search_only:
+                for line in search_only(arms, queries):
+                    print(line)
+                return
             settle_heap()
             load = os.getloadavg()[0]
             for i, query in enumerate(queries):
