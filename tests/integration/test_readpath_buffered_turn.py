@@ -23,9 +23,10 @@ def memoryd(tmp_path: Path) -> Iterator[MemorydHandle]:
 
 
 def _assemble(handle: MemorydHandle) -> mpb.AssembleContextResponse:
-    return handle.memory.AssembleContext(
+    reply: mpb.AssembleContextResponse = handle.memory.AssembleContext(
         mpb.AssembleContextRequest(agent_id=AGENT, query=QUESTION), timeout=10
     )
+    return reply
 
 
 def test_a_buffered_turn_is_seen_without_reading_the_entities_again(
