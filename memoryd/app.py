@@ -176,7 +176,9 @@ def build_app(
     # On PostgreSQL other replicas share the rows: they hear of every local invalidation (NOTIFY) and this replica
     # drops its cached blocks and statistics for theirs (LISTEN).
     replication = build_replication(
-        store, [read_path.invalidate, search.keyword_stats.invalidate], lease_s=settings.claim_lease_s
+        store,
+        [read_path.invalidate, search.keyword_stats.invalidate, search.forget_recent],
+        lease_s=settings.claim_lease_s,
     )
     invalidate_read = (
         read_path.invalidate if replication is None else replication.broadcasting(read_path.invalidate)

@@ -230,6 +230,16 @@ class MemorySearch:
         self._keyword_pool.shutdown(wait=True, cancel_futures=True)
         self._stats_pool.shutdown(wait=True, cancel_futures=True)
 
+    def forget_recent(self, agent_id: str | None = None) -> None:
+        """Drop the kept evidence-pass work of one agent (None: every agent's). Keys hold this process's write
+        generation, which another replica's write does not move: replication calls this for every change it hears
+        of, so a row forgotten through another replica is not served from here for up to reuse_s."""
+        with self._recent_lock:
+            for vector_key in [k for k in self._recent_vectors if agent_id is None or k[0] == agent_id]:
+                del self._recent_vectors[vector_key]
+            for keyword_key in [k for k in self._recent_keywords if agent_id is None or k[0] == agent_id]:
+                del self._recent_keywords[keyword_key]
+
     def search(
         self, agent_id: str, kind: str, query: str, limit: int, *, vector_timeout_s: float | None = None
     ) -> SearchOutcome:

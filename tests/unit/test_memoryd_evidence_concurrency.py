@@ -301,3 +301,19 @@ def test_the_placed_sections_search_reuses_the_passs_evidence_and_nearest_rows(
             ], (query, kind)
             assert reused.outcome.method == fresh.outcome.method == "hybrid"
             assert reused.evidence == fresh.evidence
+
+
+def test_forget_recent_ends_the_reuse_for_that_agent_only(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What replication calls when another replica changed an agent's rows (this process's generation did not
+    move): the next search of that agent queries FTS5 again; another agent's kept work stays."""
+    search = rig.search()
+    query = QUERIES[0]
+    search.evidence_many(AGENT, KINDS, query)
+    search.evidence_many("someone-else", KINDS, query)
+    queried = _count_fts(rig.store, monkeypatch)
+    search.forget_recent("someone-else")
+    search.search(AGENT, KIND_TRANSCRIPT, query, 8)
+    assert queried == []  # still reused
+    search.forget_recent(AGENT)
+    search.search(AGENT, KIND_TRANSCRIPT, query, 8)
+    assert (KIND_TRANSCRIPT, True) in queried
