@@ -7,7 +7,9 @@ CountTokens) and the rest (the gate and planner's Python) are reported per place
 - `sync`: main before fastctx4: the pinned-usage bump written on the request path, and the placed section's search
   measures its evidence again and reads the nearest rows again;
 - `deferred`: the bump counted and written by the flusher (pinned_usage.py), the search as in `sync`;
-- `new`: deferred, and the search reuses the evidence pass's evidence and nearest rows.
+- `new`: deferred, and the search reuses the evidence pass's evidence and nearest rows;
+- `turn`: as `new`, the cache miss made as a buffered turn makes it (ReadPath.transcript_changed: the agent's
+  entities and identity stay cached) instead of ReadPath.invalidate (every arm above: read again on every call).
 
 Run: `python -m bench.probe_place_cost [--home DIR] [--queries N] [--arms sync,deferred]` (a store already seeded in
 DIR is reused). A probe: prints its tables, writes no figures under bench/results; nothing here is tuned on.
@@ -56,7 +58,7 @@ def make_arm(
     store = app.store  # type: ignore[attr-defined]
     real = RealQueryVectors(client)
     embedder = Embedder(real, app.config, query_timeout_s=DEFAULT_READ_BUDGET_S)  # type: ignore[attr-defined]
-    kind = MemorySearch if name == "new" else _MeasuringAgain
+    kind = MemorySearch if name in ("new", "turn") else _MeasuringAgain
     search = kind(store, embedder=embedder, vectors=app.vectors)  # type: ignore[attr-defined]
     inner = StoreMemoryReader(store, search, lambda: now_ms, embedder, deferred_usage=name != "sync")
     reader = TimedReader(inner)
@@ -78,7 +80,10 @@ class _MeasuringAgain(MemorySearch):
 
 def call(arm: Arm, query: str) -> None:
     """One cache-miss assembly, its stages recorded."""
-    arm.path.invalidate(AGENT)
+    if arm.name == "turn":
+        arm.path.transcript_changed(AGENT)
+    else:
+        arm.path.invalidate(AGENT)
     arm.reader.ms.clear()
     arm.real.ms = 0.0
     started = time.perf_counter()
