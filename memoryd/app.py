@@ -177,7 +177,7 @@ def build_app(
     # drops its cached blocks and statistics for theirs (LISTEN).
     replication = build_replication(
         store,
-        [read_path.invalidate, search.keyword_stats.invalidate, search.invalidate],
+        [read_path.invalidate, search.keyword_stats.invalidate, search.forget_recent],
         lease_s=settings.claim_lease_s,
     )
     invalidate_read = (
@@ -199,7 +199,14 @@ def build_app(
         store,
         config,
         on_turn_buffered=turn_hook or writer.on_turn_buffered,
-        on_rows_written=_fan_out(indexer.notify, invalidate_read),
+        # A buffered turn changes the transcript only: the cached blocks go, the agent's entities, identity and
+        # corrections stay (other replicas drop everything, as for any change they hear of).
+        on_rows_written=_fan_out(
+            indexer.notify,
+            read_path.transcript_changed
+            if replication is None
+            else replication.broadcasting(read_path.transcript_changed),
+        ),
     )
     deps = ServiceDeps(
         store=store,

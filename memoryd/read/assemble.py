@@ -282,6 +282,14 @@ class ReadPath:
         self._corrections.invalidate(agent_id)
         self._identities.invalidate(agent_id)
 
+    def transcript_changed(self, agent_id: str | None = None) -> None:
+        """Forget the agent's cached blocks (None: every agent's) after turns were written to its transcript
+        (BufferTurn); keep its entities, identity and corrections: they come from episodes, pinned facts and the
+        identity tables, which a new turn does not change (their writers call invalidate). Re-reading them took
+        5-10 ms of SQLite and Python on the assembly that follows every buffered turn (bench_assemble's store,
+        issue 17 item 4)."""
+        self._cache.invalidate(agent_id)
+
     def assemble(
         self,
         agent_id: str,

@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from memoryd.domain import EXTRACTIVE_NARRATIVE, KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.read.identity_similarity import IdentityVectors, TextEmbedder
+from memoryd.read.pinned_usage import PinnedUsageFlusher
 from memoryd.read.search import MemorySearch
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.items import IdentityFact, IdentitySnapshot, ItemKind, ItemRef, MemoryHit, Section
@@ -50,13 +51,21 @@ class StoreMemoryReader:
         search: MemorySearch,
         now_ms: Callable[[], int],
         embedder: QueryIssues | None = None,
+        *,
+        deferred_usage: bool | None = None,
     ) -> None:
+        """deferred_usage: pinned-usage bumps counted here and written by a background flusher (pinned_usage.py)
+        instead of a write transaction on the request path; None = on SQLite (PostgreSQL's bump is one autocommitted
+        UPDATE on the request path, taking no store-wide lock)."""
         self._store = store
         self._search = search
         self._now_ms = now_ms
         self._embedder = embedder
         # The real Embedder can also embed the identity facts (the gate's identity cosine).
         self._identity_vectors = IdentityVectors(embedder) if isinstance(embedder, _CanEmbed) else None
+        if deferred_usage is None:
+            deferred_usage = not store.db.dialect.is_postgres
+        self._usage = PinnedUsageFlusher(store.reads.add_pinned_usage) if deferred_usage else None
 
     def is_memory_enabled(self, agent_id: str) -> bool:
         return bool(self._store.agents.is_memory_enabled(agent_id))
@@ -108,9 +117,16 @@ class StoreMemoryReader:
         return self._identity_vectors is not None and self._identity_vectors.warm(agent_id, texts)
 
     def close(self) -> None:
-        """Stop the identity-vector thread."""
+        """Write the pending pinned-usage bumps, stop the flusher and the identity-vector thread."""
+        if self._usage is not None:
+            self._usage.close()
         if self._identity_vectors is not None:
             self._identity_vectors.close()
+
+    def flush_usage(self) -> None:
+        """Write the pending pinned-usage bumps now (tests, and before reading use counts that must be current)."""
+        if self._usage is not None:
+            self._usage.flush()
 
     def known_entities(self, agent_id: str) -> Sequence[str]:
         return self._store.reads.known_entities(agent_id, self._now_ms())
@@ -155,4 +171,9 @@ class StoreMemoryReader:
         return f"fts_only:{self._embedder.query_issue(query) or 'vectors_unavailable'}"
 
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[str], used_at_ms: int) -> None:
-        self._store.reads.bump_pinned_usage(agent_id, [int(i) for i in fact_ids], used_at_ms)
+        """Deferred (SQLite): counted now, written within FLUSH_INTERVAL_S; otherwise written before returning."""
+        ids = [int(i) for i in fact_ids]
+        if self._usage is not None:
+            self._usage.bump(agent_id, ids, used_at_ms)
+        else:
+            self._store.reads.bump_pinned_usage(agent_id, ids, used_at_ms)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memoryd.storage.dated import rows_in_window
 from memoryd.storage.handle import Database
@@ -122,6 +122,20 @@ def stale_turns(db: Database, agent_id: str) -> list[str]:
     return [str(content) for (content,) in rows]
 
 
+def add_pinned_usage(db: Database, agent_id: str, uses: Mapping[int, tuple[int, int]]) -> None:
+    """use_count + n and last_used_at_ms = max(itself, stamp) for each fact id → (n, stamp) of this agent, in one
+    bookkeeping transaction (the SQLite flusher's batch, memoryd/read/pinned_usage.py). A missing id changes nothing."""
+    if not uses:
+        return
+    rows = [(n, stamp, agent_id, fact_id) for fact_id, (n, stamp) in sorted(uses.items())]
+    with db.write(content=False):
+        db.executemany(
+            "UPDATE pinned_facts SET use_count = use_count + ?, last_used_at_ms = MAX(last_used_at_ms, ?) "
+            "WHERE agent_id = ? AND id = ?",
+            rows,
+        )
+
+
 class ReadQueries:
     """The read path's statements on one store, so the read path holds a typed store and never the database."""
 
@@ -145,6 +159,10 @@ class ReadQueries:
     def bump_pinned_usage(self, agent_id: str, fact_ids: Sequence[int], used_at_ms: int) -> None:
         """See bump_pinned_usage."""
         bump_pinned_usage(self._db, agent_id, fact_ids, used_at_ms)
+
+    def add_pinned_usage(self, agent_id: str, uses: Mapping[int, tuple[int, int]]) -> None:
+        """See add_pinned_usage (SQLite)."""
+        add_pinned_usage(self._db, agent_id, uses)
 
     def corrections(self, agent_id: str) -> list[tuple[str, str]]:
         """See corrections."""

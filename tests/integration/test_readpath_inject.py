@@ -303,3 +303,24 @@ def test_preview_neither_bumps_usage_nor_touches_the_cache(path: ReadPath, reade
     assert len(reader.bumps) == 1
     assert path.assemble(AGENT, "How is Mochi doing?", is_preview=True).cached is False
     assert len(reader.bumps) == 1
+
+
+def test_a_buffered_turn_drops_cached_blocks_but_not_entities_or_identity(
+    path: ReadPath, reader: InMemoryReader
+) -> None:
+    """transcript_changed (what BufferTurn calls): the next assembly is fresh and sees the new turn, without reading
+    the agent's entities and identity again (a turn changes neither)."""
+    question = "What were my exact words about the refund?"
+    first = path.assemble(AGENT, question)
+    assert first.section is Section.TRANSCRIPT
+    assert (reader.entity_calls, reader.identity_calls) == (1, 1)
+    reader.add(AGENT, Section.TRANSCRIPT, "Actually send the refund to my new card", role="user")
+    assert path.assemble(AGENT, question).cached is True
+    path.transcript_changed(AGENT)
+    fresh = path.assemble(AGENT, question)
+    assert fresh.cached is False
+    assert "Actually send the refund to my new card" in fresh.block
+    assert (reader.entity_calls, reader.identity_calls) == (1, 1)
+    path.invalidate(AGENT)  # a change to distilled memory reads them again
+    path.assemble(AGENT, question)
+    assert (reader.entity_calls, reader.identity_calls) == (2, 2)

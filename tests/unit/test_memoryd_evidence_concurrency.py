@@ -264,3 +264,56 @@ def test_when_every_kind_is_large_one_side_still_runs_on_the_calling_thread(
     evidence = search.evidence_many(AGENT, KINDS, QUERIES[0])
     assert all(evidence[kind].candidates > 0 for kind in KINDS)
     assert sorted(on_caller for _, on_caller in queried) == [False, False, True]
+
+
+def test_the_placed_sections_search_reuses_the_passs_evidence_and_nearest_rows(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With vectors: the section search after the pass measures no evidence again (no second read of the nearest
+    rows, issue 17 item 4) and answers exactly what a search without the pass answers."""
+    from memoryd.vectors.indexer import Indexer
+
+    indexer = Indexer(rig.store, rig.embedder, rig.vectors)
+    try:
+        assert indexer.run_once() > 0
+    finally:
+        indexer.close()
+    fast = rig.search()
+    plain = rig.search()
+    measured: list[str] = []
+    measure = fast._evidence
+
+    def counted(agent_id: str, kind: str, *args: Any) -> Any:
+        measured.append(kind)
+        return measure(agent_id, kind, *args)
+
+    monkeypatch.setattr(fast, "_evidence", counted)
+    for query in QUERIES[:-1]:
+        passed = fast.evidence_many(AGENT, KINDS, query)
+        assert passed[KIND_TRANSCRIPT].cosine_top is not None  # the vector side ran
+        for kind in KINDS:
+            before = len(measured)
+            reused = fast.search_with_evidence(AGENT, kind, query, 8)
+            assert len(measured) == before, (query, kind)  # the pass's measurement, not a second one
+            fresh = plain.search_with_evidence(AGENT, kind, query, 8)
+            assert [(h.row.id, h.score) for h in reused.outcome.hits] == [
+                (h.row.id, h.score) for h in fresh.outcome.hits
+            ], (query, kind)
+            assert reused.outcome.method == fresh.outcome.method == "hybrid"
+            assert reused.evidence == fresh.evidence
+
+
+def test_forget_recent_ends_the_reuse_for_that_agent_only(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What replication calls when another replica changed an agent's rows (this process's generation did not
+    move): the next search of that agent queries FTS5 again; another agent's kept work stays."""
+    search = rig.search()
+    query = QUERIES[0]
+    search.evidence_many(AGENT, KINDS, query)
+    search.evidence_many("someone-else", KINDS, query)
+    queried = _count_fts(rig.store, monkeypatch)
+    search.forget_recent("someone-else")
+    search.search(AGENT, KIND_TRANSCRIPT, query, 8)
+    assert queried == []  # still reused
+    search.forget_recent(AGENT)
+    search.search(AGENT, KIND_TRANSCRIPT, query, 8)
+    assert (KIND_TRANSCRIPT, True) in queried
