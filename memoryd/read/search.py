@@ -221,7 +221,9 @@ class MemorySearch:
             tuple[str, tuple[str, ...], str], Future[dict[str, SectionEvidence]]
         ] = OrderedDict()
         self._recent_lock = threading.Lock()
+        # forget_recent calls: for every agent (None) and per agent.
         self._invalidations = 0
+        self._agent_invalidations: dict[str, int] = {}
 
     def close(self) -> None:
         """Stop the helper threads (the evidence passes first: they wait on the others)."""
@@ -237,7 +239,10 @@ class MemorySearch:
         of, so a row forgotten through another replica is not served from here for up to reuse_s."""
         with self._recent_lock:
             # Work started before this call and kept after it carries the old stamp: never reused.
-            self._invalidations += 1
+            if agent_id is None:
+                self._invalidations += 1
+            else:
+                self._agent_invalidations[agent_id] = self._agent_invalidations.get(agent_id, 0) + 1
             for vector_key in [k for k in self._recent_vectors if agent_id is None or k[0] == agent_id]:
                 del self._recent_vectors[vector_key]
             for keyword_key in [k for k in self._recent_keywords if agent_id is None or k[0] == agent_id]:
@@ -310,7 +315,7 @@ class MemorySearch:
         here, one after the other, and is kept (reuse_s) for the section search that follows, which then queries
         neither FTS5 nor faiss again."""
         terms = query_terms(query)
-        generation = self._reuse_stamp()
+        generation = self._reuse_stamp(agent_id)
         if vector_side is None:
             vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
         rows: dict[str, dict[int, MemoryRow]] = {kind: {} for kind in kinds}
@@ -364,7 +369,7 @@ class MemorySearch:
         """One kind's full keyword side for the evidence pass, kept for the section search that may follow."""
         if not terms:
             return _KeywordSide([], rows=self.keyword_stats.corpus(kind, agent_id).rows)
-        generation = self._reuse_stamp()
+        generation = self._reuse_stamp(agent_id)
         side = self._keyword_side(agent_id, kind, terms, rows)
         self._remember_keywords((agent_id, kind, generation, query), side, rows)
         return side
@@ -409,7 +414,9 @@ class MemorySearch:
         rows: dict[int, MemoryRow] = {}
         side = _KeywordSide([])
         measured: _Measured | None = None
-        reused = self._recent_keywords_for((agent_id, kind, self._reuse_stamp(), query)) if terms else None
+        reused = (
+            self._recent_keywords_for((agent_id, kind, self._reuse_stamp(agent_id), query)) if terms else None
+        )
         if reused is not None:
             # The evidence pass of this request ran both sides: its nearest rows are reused too (the query vector is
             # in the embedder's cache), so they are read here rather than through a thread hand-off.
@@ -624,7 +631,7 @@ class MemorySearch:
                 return None
             vector, model = embedded
             # Any write (new rows, new vectors, deletes) changes the generation and so misses the reuse.
-            key = (agent_id, kind, f"{model}@{self._reuse_stamp()}", query)
+            key = (agent_id, kind, f"{model}@{self._reuse_stamp(agent_id)}", query)
             recent = self._recent(key)
             if recent is not None:
                 if rows_out is not None:
@@ -669,10 +676,13 @@ class MemorySearch:
         found = {kind: future.result() for kind, future in futures.items()}
         return {kind: found[kind] if kind in found else here[kind] for kind in kinds}
 
-    def _reuse_stamp(self) -> str:
-        """What kept work must have been computed under to be reused: this process's write generation (local
-        writes) and the count of forget_recent calls (other replicas' writes)."""
-        return f"{self._store.reads.generation}.{self._invalidations}"
+    def _reuse_stamp(self, agent_id: str) -> str:
+        """What an agent's kept work must have been computed under to be reused: this process's write generation
+        (local writes) and the count of forget_recent calls for every agent and for this one (other replicas'
+        writes)."""
+        with self._recent_lock:
+            heard = f"{self._invalidations}.{self._agent_invalidations.get(agent_id, 0)}"
+        return f"{self._store.reads.generation}.{heard}"
 
     def _recent(
         self, key: tuple[str, str, str, str]
