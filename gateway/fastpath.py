@@ -16,9 +16,10 @@ from typing import Any
 
 import grpc.aio
 
+from gateway.asgi_body import read_body, replay
 from gateway.clients import Clients
 from gateway.errors import GatewayError, error_response, from_aio_error
-from gateway.guard import HEALTH_PATH, ASGIApp, Message, Receive, Scope, Send
+from gateway.guard import HEALTH_PATH, ASGIApp, Receive, Scope, Send
 from gateway.ingest_body import parse_ingest
 from gateway.routes_memory import FIRST_AGENTS_PAGE, agents_answer, ingest_answer, list_all_agents
 from osaurus.memory.v1 import memory_pb2 as mpb
@@ -46,30 +47,6 @@ def _is_json(scope: Scope) -> bool:
             kind: bytes = value.split(b";", 1)[0].strip().lower()
             return kind == b"application/json"
     return False
-
-
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The whole request body, and False when the client went away before sending it."""
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return b"", False
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks), True
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A receive() that hands the already-read body over once, then defers to the real one."""
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def again() -> Message:
-        if pending:
-            return pending.pop()
-        return await receive()
-
-    return again
 
 
 class _BodyCache:
@@ -110,7 +87,7 @@ class FastPaths:
         elif method == "GET" and path == "/agents":
             await self._answer(scope, receive, send, self._list_agents(scope["app"].state.clients))
         elif method == "POST" and path == "/memory/ingest" and _is_json(scope):
-            body, complete = await _read_body(receive)
+            body, complete = await read_body(receive)
             if not complete:
                 return
             try:
@@ -120,7 +97,7 @@ class FastPaths:
                 return
             if message is None:
                 # FastAPI's route decides: the 400 with its field violations, or a lax form pydantic accepts.
-                await self._app(scope, _replay(body, receive), send)
+                await self._app(scope, replay(body, receive), send)
                 return
             await self._answer(scope, receive, send, _ingest(scope["app"].state.clients, message))
         else:

@@ -20,8 +20,9 @@ import json
 
 import grpc
 
+from gateway.asgi_body import read_body, replay
 from gateway.errors import GatewayError, error_body
-from gateway.guard import ASGIApp, Message, Receive, Scope, Send
+from gateway.guard import ASGIApp, Receive, Scope, Send
 
 #: Methods whose body a route reads.
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -48,29 +49,6 @@ def _parses(body: bytes) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
-
-
-async def _read(receive: Receive) -> tuple[bytes, bool]:
-    """The whole body, and False when the client went away before sending it."""
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return b"", False
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks), True
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def again() -> Message:
-        if pending:
-            return pending.pop()
-        return await receive()
-
-    return again
 
 
 def _refusal(declared: bytes | None) -> GatewayError:
@@ -106,16 +84,16 @@ class JsonBodies:
         if declared is not None and is_json_type(declared):
             await self._app(scope, receive, send)
             return
-        body, complete = await _read(receive)
+        body, complete = await read_body(receive)
         if not complete:
             return
         if not body.strip():
             # No body: the route decides (a missing body is its 400).
-            await self._app(scope, _replay(body, receive), send)
+            await self._app(scope, replay(body, receive), send)
             return
         if _is_from_web_page(headers) or (declared is not None and not _parses(body)):
             await _send_415(send, _refusal(declared))
             return
         # It parses, or it came without a type (the route then answers a malformed body 400 MALFORMED_JSON).
         retyped = [(key, value) for key, value in headers if key != b"content-type"]
-        await self._app({**scope, "headers": [*retyped, _JSON_TYPE]}, _replay(body, receive), send)
+        await self._app({**scope, "headers": [*retyped, _JSON_TYPE]}, replay(body, receive), send)
