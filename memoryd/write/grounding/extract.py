@@ -573,7 +573,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     read = [clause for item in found for clause in item.evidence]
     entities = find_entities(turns, names, read)
     decisions = [f for f in facts if f.kind is FactKind.DECISION]
-    summary, summary_turns = extractive_summary(turns, decisions, read)
+    summary, summary_turns = extractive_summary(turns, decisions, _current_evidence(found))
     topics = extractive_topics(turns, entities)
     return Extraction(
         facts=facts,
@@ -585,6 +585,24 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+def _current_evidence(found: Sequence[_Found]) -> list[str]:
+    """The clauses the summary may draw on: not those of a fact that a later fact of the same slot in this session
+    replaced ("the beta ships on December 15" … "the beta moved to December 18": the summary must not state the
+    old date the session itself corrected)."""
+    last_turn: dict[str, int] = {}
+    for item in found:
+        if item.fact.slot:
+            last_turn[item.fact.slot] = max(
+                last_turn.get(item.fact.slot, -1), max(item.fact.turns, default=-1)
+            )
+    return [
+        clause
+        for item in found
+        if not item.fact.slot or max(item.fact.turns, default=-1) >= last_turn[item.fact.slot]
+        for clause in item.evidence
+    ]
 
 
 #: A role said as a change ("I'm now a senior nurse", "je suis désormais chef d'équipe", "promoted to …").
