@@ -22,8 +22,10 @@ from memoryd.retrieval.dates import Window, date_windows
 from memoryd.retrieval.evidence import (
     COSINE_BACKGROUND,
     COSINE_TOP,
+    TOP_ROWS,
     SectionEvidence,
     keyword_evidence,
+    top_rows,
     vector_evidence,
 )
 from memoryd.retrieval.length_prior import informative_prior
@@ -387,6 +389,9 @@ class MemorySearch:
         nearest = list(vector_scored or [])[:VECTOR_ROWS]
         self._load(kind, agent_id, [row_id for row_id, _ in nearest], rows)
         cosine_top, cosine_mean3, cosine_gap = vector_evidence([(i, c) for i, c in nearest if i in rows])
+        near = [i for i, _ in nearest if i in rows][:TOP_ROWS]
+        texts = {i: rows[i].indexed_text for i in (*side.ranking[:TOP_ROWS], *near) if i in rows}
+        top_terms, top_kinds = top_rows(terms, side.ranking, near, texts)
         return SectionEvidence(
             rows=side.rows,
             terms=tuple(terms),
@@ -399,6 +404,8 @@ class MemorySearch:
             cosine_mean3=cosine_mean3,
             cosine_gap=cosine_gap,
             candidates=side.candidates,
+            top_terms=top_terms,
+            top_kinds=top_kinds,
         )
 
     def search_with_evidence(
