@@ -99,7 +99,7 @@ SPARSE_WEIGHTS = (0.005, 0.01)
 #: The single-section check (tests/integration/test_gate_sparse_agent.py): the read path's features for agents
 #: holding pinned facts only, asked a question one fact holds word for word. A candidate that declines any of them
 #: is not chosen, whatever its DEV objective (gate-v4 declined the four-fact agent's).
-PROBE = BENCH / "gate_sparse_probe.json"
+PROBE = BENCH / "gate_sparse_probe_v6.json"
 #: Section by answer (tests/integration/test_gate_answer_section.py, gate-v6): beside a vague episode summary ("The
 #: user talked about the beta launch."), "when is the beta launching?" is answered by the pinned fact holding the
 #: date; "what is a beta launch?" gets no memory. The issue's own example of gate-v5's pinned-recall loss.
