@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from osaurus.memory.v1 import memory_pb2 as mpb
-from tests.fakes.fake_inferd import running_fake_inferd
-from tests.support.memoryd_server import MemorydHandle, running_memoryd
+from tests.support.memoryd_server import MemorydHandle
+from tests.support.transcript_memoryd import memoryd_with_transcript
 
 AGENT = "corrections-agent"
 TURNS = [
@@ -23,19 +23,7 @@ TURNS = [
 
 @pytest.fixture
 def memoryd(tmp_path: Path) -> Iterator[MemorydHandle]:
-    with (
-        running_fake_inferd() as (server, _state),
-        running_memoryd(tmp_path, inferd_addr=server.target) as handle,  # type: ignore[attr-defined]
-    ):
-        handle.memory.Ingest(
-            mpb.IngestRequest(
-                agent_id=AGENT,
-                conversation_id="c1",
-                turns=[mpb.Turn(user=u, assistant=a) for u, a in TURNS],
-                skip_extraction=True,
-            ),
-            timeout=30,
-        )
+    with memoryd_with_transcript(tmp_path, AGENT, TURNS, index=False) as handle:
         yield handle
 
 
