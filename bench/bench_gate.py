@@ -1,24 +1,25 @@
-"""Relevance-gate quality (issues 6 and 17): the evidence gate on the frozen, held-out gate_v8 set, end to end.
+"""Relevance-gate quality (issues 6 and 17): the evidence gate on the frozen, held-out gate_v9 set, end to end.
 
-Headline (issue 17): every gate_v8 profile is seeded into a real memoryd (real MiniLM embeddings through a real
+Headline (issue 17): every gate_v9 profile is seeded into a real memoryd (real MiniLM embeddings through a real
 inferd, bench/gate_harness.py) and every query goes through AssembleContext over gRPC, with the shipped gate model:
 lenient and strict section accuracy, false injection (all no-memory queries, hard negatives, entity traps,
 non-English), missed injection, per-section recall and precision, the confusion matrix, and whether the block holds an
-answer item. gate_v8 is read only here.
+answer item. gate_v9 is read only here.
 
 Regression check (issue 6, not the headline): the old bench/gate_set.jsonl through the trigger phrases alone (the
 gate's fallback when no model is loaded, and one feature of the evidence gate) and the reference app's rules; the
 llm gate with the real core model when OSAURUS_BENCH_GATE_LLM_QUERIES is set (default 0: skipped; "all" runs every
 query; a 135M model on CPU takes seconds per call).
 
-gate_v8 is written blind in session 11 before any gate ran on it; it is never fitted, tuned or chosen on. gate_v7
-(written blind in session 10, frozen at 5646f42, run once with gate-v5) is fitting data since gate-v6. gate_v6 (frozen at 738f757, session 9's held-out set, run twice) is fitting data since gate-v5. gate_v5 (frozen at ecd9a3b) and gate_v4 (frozen at d6dae9f) were the held-out sets of
-sessions 8 and 7, each reported before anything was fitted on them; since session 9 they are fitting data like gate_v3
-and gate_v2, so `--set v5|v4|v3|v2` are fit checks, not held-out figures; `--set all` runs the five and the
-regression check.
+gate_v9 is written blind in session 12 before any gate ran on it; it is never fitted, tuned or chosen on. gate_v8
+(written blind in session 11, frozen at 33e6452, run once with gate-v5) is fitting data since gate-v7. gate_v7
+(written blind in session 10, frozen at 5646f42, run once with gate-v5) is fitting data since gate-v6. gate_v6
+(frozen at 738f757, session 9's held-out set, run twice) is fitting data since gate-v5. gate_v5 (frozen at ecd9a3b)
+and gate_v4 (frozen at d6dae9f) were the held-out sets of sessions 8 and 7, each reported before anything was fitted
+on them; since session 9 they are fitting data like gate_v3 and gate_v2, so `--set v8|…|v2` are fit checks, not
+held-out figures; `--set all` runs every set and the regression check.
 
-Run alone: `python -m bench.bench_gate [--set v2|v3|v4|v5|v6|v7|v8|all]` (default v8 with the regression check, as
-`make bench`).
+Run alone: `python -m bench.bench_gate [--set v2|…|v9|all]` (default v9 with the regression check, as `make bench`).
 """
 
 from __future__ import annotations
@@ -40,12 +41,13 @@ from memoryd.retrieval.items import Section
 
 ISSUE = 6
 GATE_SET = Path(__file__).resolve().parent / "gate_set.jsonl"
-GATE_V3_DIR = Path(__file__).resolve().parent / "gate_v3"
-GATE_V4_DIR = Path(__file__).resolve().parent / "gate_v4"
-GATE_V5_DIR = Path(__file__).resolve().parent / "gate_v5"
-GATE_V6_DIR = Path(__file__).resolve().parent / "gate_v6"
-GATE_V7_DIR = Path(__file__).resolve().parent / "gate_v7"
-GATE_V8_DIR = Path(__file__).resolve().parent / "gate_v8"
+#: The held-out set of this session: the headline, and the default of `--set`.
+HELD_OUT = "v9"
+#: Every labelled set with gate_v2's schema, newest first: its name and directory (None: gate_v2's own).
+GATE_SETS: dict[str, Path | None] = {
+    **{f"v{n}": Path(__file__).resolve().parent / f"gate_v{n}" for n in range(9, 2, -1)},
+    "v2": None,
+}
 #: What the benchmark's user has talked about before (entities of their episodes and pinned tags).
 #: "Nova" and "Ben" are substring traps (supernova, benchmark); "over" is the reference app's own example.
 KNOWN_ENTITIES = (
@@ -314,27 +316,20 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 # --------------------------------------------------------------------------------------------------------- run
-def run(gate_set: str = "v8") -> list[BenchResult]:
-    """The evidence gate on the held-out gate_v8 (headline), then the old set as a regression check.
+def run(gate_set: str = HELD_OUT) -> list[BenchResult]:
+    """The evidence gate on one labelled set (default the held-out gate_v9, the headline), then the regression check.
 
-    gate_set "v3" / "v2": gate_v3 (fitted on since gate-v3) or gate_v2's old TEST split (fitted on since gate-v2),
-    a fit check, with the regression check; "v4" / "v5": session 7's and session 8's held-out sets (reported once
-    each, fitting data since session 9); "v6": session 9's (run twice, fitting data since gate-v5); "v7": session
-    10's (run once with gate-v5, fitting data since gate-v6); "all": v8, v7, v6, v5, v4, v3 and v2, then the
-    regression check.
+    Every other set is fitting data (a fit check, see the module docstring); "all" runs every set, newest first.
     """
     from bench.gate_v2_report import run_v2
 
-    if gate_set not in ("v2", "v3", "v4", "v5", "v6", "v7", "v8", "all"):
-        raise ValueError(f"gate_set must be v2, v3, v4, v5, v6, v7, v8 or all, not {gate_set!r}")
-    v8 = run_v2(data_dir=GATE_V8_DIR, set_name="gate_v8") if gate_set in ("v8", "all") else []
-    v7 = run_v2(data_dir=GATE_V7_DIR, set_name="gate_v7") if gate_set in ("v7", "all") else []
-    v6 = run_v2(data_dir=GATE_V6_DIR, set_name="gate_v6") if gate_set in ("v6", "all") else []
-    v5 = run_v2(data_dir=GATE_V5_DIR, set_name="gate_v5") if gate_set in ("v5", "all") else []
-    v4 = run_v2(data_dir=GATE_V4_DIR, set_name="gate_v4") if gate_set in ("v4", "all") else []
-    v3 = run_v2(data_dir=GATE_V3_DIR, set_name="gate_v3") if gate_set in ("v3", "all") else []
-    v2 = run_v2() if gate_set in ("v2", "all") else []
-    return [*v8, *v7, *v6, *v5, *v4, *v3, *v2, *run_regression()]
+    if gate_set not in (*GATE_SETS, "all"):
+        raise ValueError(f"gate_set must be one of {', '.join(GATE_SETS)} or all, not {gate_set!r}")
+    results: list[BenchResult] = []
+    for name, data_dir in GATE_SETS.items():
+        if gate_set in (name, "all"):
+            results += run_v2() if data_dir is None else run_v2(data_dir=data_dir, set_name=f"gate_{name}")
+    return [*results, *run_regression()]
 
 
 def run_regression() -> list[BenchResult]:
@@ -488,9 +483,7 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description="Relevance-gate quality (issues 6 and 17).")
-    parser.add_argument(
-        "--set", dest="gate_set", choices=("v2", "v3", "v4", "v5", "v6", "v7", "v8", "all"), default="v8"
-    )
+    parser.add_argument("--set", dest="gate_set", choices=(*GATE_SETS, "all"), default=HELD_OUT)
     for result in run(parser.parse_args().gate_set):
         print(f"{result.metric}: {result.value} (target {result.target})")
         if result.detail:
