@@ -55,8 +55,14 @@ EF_SEARCH = 100
 #: transcript or every kind at 50 changed placed blocks that k = 100 places (docs/postgres_search.md, sixth pass);
 #: bench/pg_walk_probe.py compares caps.
 WALK_ROWS: dict[str, int] = {}
-#: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
-ITERATIVE_SCAN = "strict_order"
+#: pgvector 0.8's iterative scans, per walk. A walk runs without them (`off`): it returns the ef_search nearest
+#: candidates it found, in order, which are all of its rows whenever it finds k of them. Only a walk that returns
+#: fewer than k rows (dead or invisible tuples among its candidates) is run again with `strict_order`, which resumes
+#: the walk, in order, until it has k: the same rows as a `strict_order` walk every time, without its cost on every
+#: walk (it keeps every candidate the walk discards in a heap, in case it must resume: at k = ef = 100 the 100k-row
+#: transcript walk cost ~1.25x as much; docs/postgres_search.md, seventh pass).
+ITERATIVE_SCAN = "off"
+RESUMED_SCAN = "strict_order"
 #: Session settings of the connections that search (pg_session.py sends each once per connection). Parallel query is
 #: off: the exact branch of nearest_sql (a Sort over a Seq Scan of a large kind) was planned as a Gather Merge, and
 #: its two workers were launched on every HNSW search although the branch's one-time filter is false (~16 ms per
@@ -282,7 +288,15 @@ class PgVectorStore:
                 if rows is not None
                 else self.nearest_sql(agent, kind, exact=exact)
             )
-            return self._db.query(sql, params)
+            records = self._db.query(sql, params)
+            if not exact and len(records) < k:
+                # The walk ended short of k rows: walk again, resuming until k (ITERATIVE_SCAN's comment).
+                self._db.setting("hnsw.iterative_scan", RESUMED_SCAN)
+                try:
+                    records = self._db.query(sql, params)
+                finally:
+                    self._db.setting("hnsw.iterative_scan", ITERATIVE_SCAN)
+            return records
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             with self._sizes_lock:
                 self._sizes.pop((agent.partition, kind), None)
