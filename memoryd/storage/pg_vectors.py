@@ -18,6 +18,7 @@ dimension (pg_registry.py refills it from the embeddings table). All of it lives
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -108,6 +109,14 @@ def _check_kind(kind: str) -> str:
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}")
     return kind
+
+
+def _check_limit(k: int) -> int:
+    """k as a literal LIMIT: a positive integer (numpy's included), never anything else in the statement's text."""
+    limit = operator.index(k)
+    if limit < 1:
+        raise ValueError("k must be a positive integer")
+    return limit
 
 
 def vector_text(vector: npt.NDArray[np.float32]) -> str:
@@ -222,23 +231,31 @@ class PgVectorStore:
             (agent.agent_id, kind, [int(i) for i in row_ids]),
         )
 
-    def nearest_sql(self, agent: AgentVectors, kind: str, *, exact: bool = False) -> str:
-        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k): an exact scan
-        (every distance computed, as faiss does) or the walk of the kind's HNSW index."""
+    def nearest_sql(
+        self, agent: AgentVectors, kind: str, *, exact: bool = False, k: int | None = None
+    ) -> str:
+        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, and k unless `k`
+        is given): an exact scan (every distance computed, as faiss does) or the walk of the kind's HNSW index.
+
+        With `k` given the limit is part of the text, so PostgreSQL can keep one generic plan of the prepared
+        statement (psycopg prepares it after a few runs): with the limit a parameter, the generic plan's estimate
+        (10% of the rows) never beat the custom plan's, and every run planned again (~0.3 ms of the server's CPU
+        per search with the joined rows, docs/postgres_search.md, seventh pass)."""
+        limit = "%(k)s" if k is None else str(_check_limit(k))
         d = agent.dimension
         where = f"agent_id = %(agent)s AND kind = '{_check_kind(kind)}'"
         distance = f"embedding::halfvec({d}) <=> %(v)s::halfvec({d})"
         order = f"({distance}) + 0" if exact else distance  # + 0: not an index order, so no HNSW walk
         return (
             f"SELECT row_id, {distance} AS distance FROM {self._s}.{agent.partition} WHERE {where} "
-            f"ORDER BY {order} LIMIT %(k)s"
+            f"ORDER BY {order} LIMIT {limit}"
         )
 
     def _is_exact(self, agent: AgentVectors, kind: str) -> bool:
         """Whether the kind is small enough (at most EXACT_ROWS vectors) to be scanned exactly: as fast as the graph
         at that size, and exact, where a small HNSW graph can return fewer than k rows. Counted (at most
         EXACT_ROWS + 1 index entries) once per SIZE_TTL_S per agent and kind: a stale answer only costs time (an
-        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which iterative scans complete)."""
+        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which walks again with its iterative scan resumed)."""
         key = (agent.partition, kind)
         with self._sizes_lock:
             held = self._sizes.get(key)
@@ -256,14 +273,19 @@ class PgVectorStore:
             self._sizes[key] = (count <= EXACT_ROWS, time.monotonic())
         return count <= EXACT_ROWS
 
-    def nearest_rows_sql(self, agent: AgentVectors, kind: str, *, exact: bool = False) -> str:
-        """nearest_sql joined to the kind's table in the same statement: each nearest row's id and distance, then,
-        for the first %(rows)s of them, its active row's columns (storage/rows.py:row_from_record's; NULLs for a
-        row no longer active or further down), in the order of the nearest-rows statement."""
-        near = self.nearest_sql(agent, kind, exact=exact)
+    def nearest_rows_sql(
+        self, agent: AgentVectors, kind: str, k: int, rows: int, *, exact: bool = False
+    ) -> str:
+        """nearest_sql (its `k` nearest) joined to the kind's table in the same statement: each nearest row's id and
+        distance, then, for the first `rows` of them, its active row's columns (storage/rows.py:row_from_record's;
+        NULLs for a row no longer active or further down), in the order of the nearest-rows statement. k and rows
+        are part of the text (nearest_sql: one generic plan)."""
+        near = self.nearest_sql(agent, kind, exact=exact, k=k)
         # The id is NULL past the first `rows`: an index condition no key matches, so those cost no probe (a filter
         # on `place` was applied after probing all k, as a join filter).
-        row = row_by_id_sql(kind, "(CASE WHEN n.place <= %(rows)s THEN n.row_id END)", "%(agent)s")
+        row = row_by_id_sql(
+            kind, f"(CASE WHEN n.place <= {max(int(rows), 0)} THEN n.row_id END)", "%(agent)s"
+        )
         return (
             f"SELECT n.row_id, n.distance, r.* FROM (SELECT row_id, distance, row_number() OVER () AS place "
             f"FROM ({near}) AS q) AS n LEFT JOIN LATERAL ({row}) AS r ON true ORDER BY n.place"
@@ -277,16 +299,16 @@ class PgVectorStore:
             exact = self._is_exact(agent, kind)
             if not exact:
                 k = min(k, self._walk_rows.get(kind, k))
-            params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k, "rows": rows}
+            params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id}
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
             # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
             self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
             for name, value in SEARCH_SETTINGS:
                 self._db.setting(name, value)
             sql = (
-                self.nearest_rows_sql(agent, kind, exact=exact)
+                self.nearest_rows_sql(agent, kind, k, rows, exact=exact)
                 if rows is not None
-                else self.nearest_sql(agent, kind, exact=exact)
+                else self.nearest_sql(agent, kind, exact=exact, k=k)
             )
             records = self._db.query(sql, params)
             if not exact and len(records) < k:

@@ -1,6 +1,7 @@
-"""storage/pg_vectors.py walks HNSW without pgvector's iterative scan and walks again with `strict_order` only when
-a walk returns fewer than k rows: the rows are those of a `strict_order` walk, whether or not the first walk fell
-short (dead tuples of deleted vectors among its candidates)."""
+"""How storage/pg_vectors.py runs an HNSW walk. Without pgvector's iterative scan, walking again with `strict_order`
+only when a walk returns fewer than k rows: the rows are those of a `strict_order` walk, whether or not the first
+walk fell short (dead tuples of deleted vectors among its candidates). And with k in the statement's text, so the
+prepared statement keeps one generic plan instead of planning every run."""
 
 from __future__ import annotations
 
@@ -66,3 +67,17 @@ def test_a_walk_short_of_k_rows_is_resumed(pg: PgSql) -> None:  # noqa: F811
     assert found is not None and len(found) == K
     assert [row for row, _ in found] == _walk(pg, store, agent, query, "strict_order")
     assert not set(nearest[:60]) & {row for row, _ in found}
+
+
+def test_a_prepared_walk_is_planned_once(pg: PgSql) -> None:  # noqa: F811
+    store, agent = _store(pg)
+    for query in _units(4, 12):  # psycopg prepares after 5 runs; PostgreSQL tries 5 custom plans first
+        found = store.nearest(agent, KIND_TRANSCRIPT, query, K)
+        assert found is not None and len(found) == K
+    plans = pg.query(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE %s",
+        (f"%{agent.partition}%LIMIT {K}%",),
+    )
+    assert len(plans) == 1
+    generic, custom = plans[0]
+    assert custom <= 5 and generic >= 2
