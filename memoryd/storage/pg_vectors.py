@@ -64,14 +64,14 @@ WALK_ROWS: dict[str, int] = {}
 #: transcript walk cost ~1.25x as much; docs/postgres_search.md, seventh pass).
 ITERATIVE_SCAN = "off"
 RESUMED_SCAN = "strict_order"
+#: After a walk of a kind fell short, that kind walks with RESUMED_SCAN at once for this long: deleted vectors stay
+#: in the graph as dead tuples until a vacuum, and then many walks would fall short and run twice.
+SHORT_TTL_S = 30.0
 #: Session settings of the connections that search (pg_session.py sends each once per connection). Parallel query is
 #: off: the exact branch of nearest_sql (a Sort over a Seq Scan of a large kind) was planned as a Gather Merge, and
 #: its two workers were launched on every HNSW search although the branch's one-time filter is false (~16 ms per
 #: 100k-row search in EXPLAIN ANALYZE, and two more processes on the cores the other searches need).
-SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (
-    ("hnsw.iterative_scan", ITERATIVE_SCAN),
-    ("max_parallel_workers_per_gather", "0"),
-)
+SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (("max_parallel_workers_per_gather", "0"),)
 
 
 def vector_ddl(schema: str) -> list[str]:
@@ -143,6 +143,8 @@ class PgVectorStore:
         #: (partition, kind) → (scanned exactly, when counted): _is_exact's memo.
         self._sizes: dict[tuple[str, str], tuple[bool, float]] = {}
         self._sizes_lock = threading.Lock()
+        #: (partition, kind) → when a walk of it last returned fewer than k rows (SHORT_TTL_S).
+        self._short: dict[tuple[str, str], float] = {}
 
     def _lock(self, agent_id: str) -> None:
         """Serialise partition DDL of one agent across replicas (inside a transaction)."""
@@ -310,14 +312,19 @@ class PgVectorStore:
                 if rows is not None
                 else self.nearest_sql(agent, kind, exact=exact, k=k)
             )
+            if exact:
+                return self._db.query(sql, params)
+            key = (agent.partition, kind)
+            with self._sizes_lock:
+                resumed = time.monotonic() - self._short.get(key, -SHORT_TTL_S) < SHORT_TTL_S
+            self._db.setting("hnsw.iterative_scan", RESUMED_SCAN if resumed else ITERATIVE_SCAN)
             records = self._db.query(sql, params)
-            if not exact and len(records) < k:
+            if not resumed and len(records) < k:
                 # The walk ended short of k rows: walk again, resuming until k (ITERATIVE_SCAN's comment).
+                with self._sizes_lock:
+                    self._short[key] = time.monotonic()
                 self._db.setting("hnsw.iterative_scan", RESUMED_SCAN)
-                try:
-                    records = self._db.query(sql, params)
-                finally:
-                    self._db.setting("hnsw.iterative_scan", ITERATIVE_SCAN)
+                records = self._db.query(sql, params)
             return records
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             with self._sizes_lock:

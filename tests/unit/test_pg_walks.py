@@ -62,11 +62,22 @@ def test_a_walk_short_of_k_rows_is_resumed(pg: PgSql) -> None:  # noqa: F811
     assert len(short) < K  # without resuming, the walk falls short
     pg.setting("hnsw.iterative_scan", "off")
     found = store.nearest(agent, KIND_TRANSCRIPT, query, K)
-    # the connection is left walking without iterative scans again
-    assert pg.scalar("SELECT current_setting('hnsw.iterative_scan')") == "off"
     assert found is not None and len(found) == K
     assert [row for row, _ in found] == _walk(pg, store, agent, query, "strict_order")
     assert not set(nearest[:60]) & {row for row, _ in found}
+    # the kind fell short: its next walks resume from the start, without a first walk that falls short again
+    pg.setting("hnsw.iterative_scan", "off")
+    again = store.nearest(agent, KIND_TRANSCRIPT, _units(4, 1)[0], K)
+    assert again is not None and len(again) == K
+    assert pg.scalar("SELECT current_setting('hnsw.iterative_scan')") == "strict_order"
+
+
+def test_a_kind_whose_walks_are_full_walks_without_iterative_scans(pg: PgSql) -> None:  # noqa: F811
+    store, agent = _store(pg)
+    pg.setting("hnsw.iterative_scan", "strict_order")
+    found = store.nearest(agent, KIND_TRANSCRIPT, _units(5, 1)[0], K)
+    assert found is not None and len(found) == K
+    assert pg.scalar("SELECT current_setting('hnsw.iterative_scan')") == "off"
 
 
 def test_a_prepared_walk_is_planned_once(pg: PgSql) -> None:  # noqa: F811
