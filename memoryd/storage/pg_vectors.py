@@ -204,6 +204,17 @@ class PgVectorStore:
                 f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE kind = '{kind}'"
             )
 
+    def analyze(self, agent_id: str) -> None:
+        """Planner statistics of the agent's partition, at once. A partition filled in bulk has none until
+        autovacuum gets to it (up to a minute, longer while it works through other tables after the same load), and
+        without them the planner takes `agent_id = …` for a 0.5% match and orders the kind by distance through a
+        btree and a Sort: an exact scan of every vector of the kind on every search (~100 ms at 100k vectors, and
+        exact rows where the walk's are expected), custom and generic plans alike (docs/postgres_search.md,
+        seventh pass)."""
+        current = self.agent(agent_id)
+        if current is not None:
+            self._db.execute(f"ANALYZE {self._s}.{current.partition}")
+
     def put(
         self, agent: AgentVectors, kind: str, row_ids: Sequence[int], vectors: npt.NDArray[np.float32]
     ) -> int:
