@@ -18,6 +18,7 @@ dimension (pg_registry.py refills it from the embeddings table). All of it lives
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -55,16 +56,22 @@ EF_SEARCH = 100
 #: transcript or every kind at 50 changed placed blocks that k = 100 places (docs/postgres_search.md, sixth pass);
 #: bench/pg_walk_probe.py compares caps.
 WALK_ROWS: dict[str, int] = {}
-#: If the graph walk ends with fewer than k rows of the kind, pgvector resumes it (0.8's iterative scans) in order.
-ITERATIVE_SCAN = "strict_order"
+#: pgvector 0.8's iterative scans, per walk. A walk runs without them (`off`): it returns the ef_search nearest
+#: candidates it found, in order, which are all of its rows whenever it finds k of them. Only a walk that returns
+#: fewer than k rows (dead or invisible tuples among its candidates) is run again with `strict_order`, which resumes
+#: the walk, in order, until it has k: the same rows as a `strict_order` walk every time, without its cost on every
+#: walk (it keeps every candidate the walk discards in a heap, in case it must resume: at k = ef = 100 the 100k-row
+#: transcript walk cost ~1.25x as much; docs/postgres_search.md, seventh pass).
+ITERATIVE_SCAN = "off"
+RESUMED_SCAN = "strict_order"
+#: After a walk of a kind fell short, that kind walks with RESUMED_SCAN at once for this long: deleted vectors stay
+#: in the graph as dead tuples until a vacuum, and then many walks would fall short and run twice.
+SHORT_TTL_S = 30.0
 #: Session settings of the connections that search (pg_session.py sends each once per connection). Parallel query is
 #: off: the exact branch of nearest_sql (a Sort over a Seq Scan of a large kind) was planned as a Gather Merge, and
 #: its two workers were launched on every HNSW search although the branch's one-time filter is false (~16 ms per
 #: 100k-row search in EXPLAIN ANALYZE, and two more processes on the cores the other searches need).
-SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (
-    ("hnsw.iterative_scan", ITERATIVE_SCAN),
-    ("max_parallel_workers_per_gather", "0"),
-)
+SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (("max_parallel_workers_per_gather", "0"),)
 
 
 def vector_ddl(schema: str) -> list[str]:
@@ -104,6 +111,14 @@ def _check_kind(kind: str) -> str:
     return kind
 
 
+def _check_limit(k: int) -> int:
+    """k as a literal LIMIT: a positive integer (numpy's included), never anything else in the statement's text."""
+    limit = operator.index(k)
+    if limit < 1:
+        raise ValueError("k must be a positive integer")
+    return limit
+
+
 def vector_text(vector: npt.NDArray[np.float32]) -> str:
     """pgvector's text form, rounded to 6 decimals (halfvec keeps ~3 significant digits)."""
     return "[" + ",".join(str(x) for x in np.round(vector.astype(np.float64), 6).tolist()) + "]"
@@ -128,6 +143,8 @@ class PgVectorStore:
         #: (partition, kind) → (scanned exactly, when counted): _is_exact's memo.
         self._sizes: dict[tuple[str, str], tuple[bool, float]] = {}
         self._sizes_lock = threading.Lock()
+        #: (partition, kind) → when a walk of it last returned fewer than k rows (SHORT_TTL_S).
+        self._short: dict[tuple[str, str], float] = {}
 
     def _lock(self, agent_id: str) -> None:
         """Serialise partition DDL of one agent across replicas (inside a transaction)."""
@@ -187,6 +204,17 @@ class PgVectorStore:
                 f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE kind = '{kind}'"
             )
 
+    def analyze(self, agent_id: str) -> None:
+        """Planner statistics of the agent's partition, at once. A partition filled in bulk has none until
+        autovacuum gets to it (up to a minute, longer while it works through other tables after the same load), and
+        without them the planner takes `agent_id = …` for a 0.5% match and orders the kind by distance through a
+        btree and a Sort: an exact scan of every vector of the kind on every search (~100 ms at 100k vectors, and
+        exact rows where the walk's are expected), custom and generic plans alike (docs/postgres_search.md,
+        seventh pass)."""
+        current = self.agent(agent_id)
+        if current is not None:
+            self._db.execute(f"ANALYZE {self._s}.{current.partition}")
+
     def put(
         self, agent: AgentVectors, kind: str, row_ids: Sequence[int], vectors: npt.NDArray[np.float32]
     ) -> int:
@@ -216,23 +244,31 @@ class PgVectorStore:
             (agent.agent_id, kind, [int(i) for i in row_ids]),
         )
 
-    def nearest_sql(self, agent: AgentVectors, kind: str, *, exact: bool = False) -> str:
-        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, k): an exact scan
-        (every distance computed, as faiss does) or the walk of the kind's HNSW index."""
+    def nearest_sql(
+        self, agent: AgentVectors, kind: str, *, exact: bool = False, k: int | None = None
+    ) -> str:
+        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, and k unless `k`
+        is given): an exact scan (every distance computed, as faiss does) or the walk of the kind's HNSW index.
+
+        With `k` given the limit is part of the text, so PostgreSQL can keep one generic plan of the prepared
+        statement (psycopg prepares it after a few runs): with the limit a parameter, the generic plan's estimate
+        (10% of the rows) never beat the custom plan's, and every run planned again (~0.3 ms of the server's CPU
+        per search with the joined rows, docs/postgres_search.md, seventh pass)."""
+        limit = "%(k)s" if k is None else str(_check_limit(k))
         d = agent.dimension
         where = f"agent_id = %(agent)s AND kind = '{_check_kind(kind)}'"
         distance = f"embedding::halfvec({d}) <=> %(v)s::halfvec({d})"
         order = f"({distance}) + 0" if exact else distance  # + 0: not an index order, so no HNSW walk
         return (
             f"SELECT row_id, {distance} AS distance FROM {self._s}.{agent.partition} WHERE {where} "
-            f"ORDER BY {order} LIMIT %(k)s"
+            f"ORDER BY {order} LIMIT {limit}"
         )
 
     def _is_exact(self, agent: AgentVectors, kind: str) -> bool:
         """Whether the kind is small enough (at most EXACT_ROWS vectors) to be scanned exactly: as fast as the graph
         at that size, and exact, where a small HNSW graph can return fewer than k rows. Counted (at most
         EXACT_ROWS + 1 index entries) once per SIZE_TTL_S per agent and kind: a stale answer only costs time (an
-        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which iterative scans complete)."""
+        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which walks again with its iterative scan resumed)."""
         key = (agent.partition, kind)
         with self._sizes_lock:
             held = self._sizes.get(key)
@@ -250,14 +286,19 @@ class PgVectorStore:
             self._sizes[key] = (count <= EXACT_ROWS, time.monotonic())
         return count <= EXACT_ROWS
 
-    def nearest_rows_sql(self, agent: AgentVectors, kind: str, *, exact: bool = False) -> str:
-        """nearest_sql joined to the kind's table in the same statement: each nearest row's id and distance, then,
-        for the first %(rows)s of them, its active row's columns (storage/rows.py:row_from_record's; NULLs for a
-        row no longer active or further down), in the order of the nearest-rows statement."""
-        near = self.nearest_sql(agent, kind, exact=exact)
+    def nearest_rows_sql(
+        self, agent: AgentVectors, kind: str, k: int, rows: int, *, exact: bool = False
+    ) -> str:
+        """nearest_sql (its `k` nearest) joined to the kind's table in the same statement: each nearest row's id and
+        distance, then, for the first `rows` of them, its active row's columns (storage/rows.py:row_from_record's;
+        NULLs for a row no longer active or further down), in the order of the nearest-rows statement. k and rows
+        are part of the text (nearest_sql: one generic plan)."""
+        near = self.nearest_sql(agent, kind, exact=exact, k=k)
         # The id is NULL past the first `rows`: an index condition no key matches, so those cost no probe (a filter
         # on `place` was applied after probing all k, as a join filter).
-        row = row_by_id_sql(kind, "(CASE WHEN n.place <= %(rows)s THEN n.row_id END)", "%(agent)s")
+        row = row_by_id_sql(
+            kind, f"(CASE WHEN n.place <= {max(int(rows), 0)} THEN n.row_id END)", "%(agent)s"
+        )
         return (
             f"SELECT n.row_id, n.distance, r.* FROM (SELECT row_id, distance, row_number() OVER () AS place "
             f"FROM ({near}) AS q) AS n LEFT JOIN LATERAL ({row}) AS r ON true ORDER BY n.place"
@@ -271,18 +312,31 @@ class PgVectorStore:
             exact = self._is_exact(agent, kind)
             if not exact:
                 k = min(k, self._walk_rows.get(kind, k))
-            params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id, "k": k, "rows": rows}
+            params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id}
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
             # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
             self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
             for name, value in SEARCH_SETTINGS:
                 self._db.setting(name, value)
             sql = (
-                self.nearest_rows_sql(agent, kind, exact=exact)
+                self.nearest_rows_sql(agent, kind, k, rows, exact=exact)
                 if rows is not None
-                else self.nearest_sql(agent, kind, exact=exact)
+                else self.nearest_sql(agent, kind, exact=exact, k=k)
             )
-            return self._db.query(sql, params)
+            if exact:
+                return self._db.query(sql, params)
+            key = (agent.partition, kind)
+            with self._sizes_lock:
+                resumed = time.monotonic() - self._short.get(key, -SHORT_TTL_S) < SHORT_TTL_S
+            self._db.setting("hnsw.iterative_scan", RESUMED_SCAN if resumed else ITERATIVE_SCAN)
+            records = self._db.query(sql, params)
+            if not resumed and len(records) < k:
+                # The walk ended short of k rows: walk again, resuming until k (ITERATIVE_SCAN's comment).
+                with self._sizes_lock:
+                    self._short[key] = time.monotonic()
+                self._db.setting("hnsw.iterative_scan", RESUMED_SCAN)
+                records = self._db.query(sql, params)
+            return records
         except (psycopg.errors.UndefinedTable, psycopg.errors.DataException):
             with self._sizes_lock:
                 self._sizes.pop((agent.partition, kind), None)

@@ -103,8 +103,10 @@ class PgVectorRegistry(VectorRegistry):
             if dimension is None:
                 return None
             agent = self._vectors.switch_model(agent_id, model, dimension, with_indexes=False)
-        # HNSW built once over the filled partition: far cheaper than growing the graph row by row.
+        # HNSW built once over the filled partition: far cheaper than growing the graph row by row; then statistics,
+        # so the first searches walk the graph instead of scanning the partition exactly (PgVectorStore.analyze).
         self._vectors.create_indexes(agent_id)
+        self._vectors.analyze(agent_id)
         self.rebuilds += 1
         _log.info("refilled an agent's vectors from the embeddings table (model %s)", model)
         return agent

@@ -63,7 +63,7 @@ def test_store_connections_search_with_ef_search_sized_to_k(postgres: PostgresIn
         found = store.nearest(agent, "transcript", np.array([1, 0, 0, 0], dtype=np.float32), 150)
         assert found is not None and found[0][0] == 1
         assert queries.scalar("SELECT current_setting('hnsw.ef_search')") == "150"
-        assert queries.scalar("SELECT current_setting('hnsw.iterative_scan')") == "strict_order"
+        assert queries.scalar("SELECT current_setting('hnsw.iterative_scan')") == "off"
         store.nearest(agent, "transcript", np.array([0, 1, 0, 0], dtype=np.float32), 5)
         assert queries.scalar("SELECT current_setting('hnsw.ef_search')") == "100"
     finally:

@@ -195,3 +195,29 @@ def test_a_small_kind_is_scanned_exactly_even_for_a_deep_k(pg: PgSql, tmp_path: 
     assert {row for row, _ in hits[:90]} <= set(exact.tolist())
     assert [row for row, _ in hits[:10]] == exact[:10].tolist()
     store.close()
+
+
+def test_a_refilled_partition_is_walked_from_the_first_search(pg: PgSql, tmp_path: Path) -> None:  # noqa: F811
+    """A partition filled in bulk from the embeddings table gets planner statistics at once: without them every plan,
+    generic or custom, scanned the kind exactly through the primary key and a Sort until autovacuum analyzed it."""
+    store = open_store(tmp_path / "memory.sqlite")
+    vectors = PgVectorStore(pg, new_search_schema(pg))
+    registry = PgVectorRegistry(vectors, store.embeddings)
+    big = _units(10, 3000)
+    with store.db.write():
+        for i in range(len(big)):
+            store.db.execute(
+                "INSERT INTO transcript (id, agent_id, conversation_id, chunk_index, role, content, created_at_ms) "
+                "VALUES (?, 'a', 'c', ?, 'user', 'x', 1)",
+                (i + 1, i),
+            )
+    store.embeddings.put(KIND_TRANSCRIPT, "a", "m", DIM, [(i + 1, to_blob(v)) for i, v in enumerate(big)])
+    assert registry.search("a", KIND_TRANSCRIPT, "m", big[7], 10)[0][0] == 8  # refilled by this search
+    a = vectors.agent("a")
+    assert a is not None
+    sql = vectors.nearest_sql(a, KIND_TRANSCRIPT, k=100).replace("%(agent)s", "$1").replace("%(v)s", "$2")
+    plan = "\n".join(str(row[0]) for row in pg.query("EXPLAIN (GENERIC_PLAN, COSTS OFF) " + sql))
+    assert (
+        f"{a.partition}_{KIND_TRANSCRIPT}" in plan and "Sort" not in plan
+    )  # the kind's HNSW index, no exact scan
+    store.close()
