@@ -88,6 +88,20 @@ class InferdTokenCounter:
         """ "model:<name>" when the last count came from inferd, else "estimate"."""
         return self._last_source
 
+    @property
+    def model(self) -> str:
+        """The model counts are asked for now ("" = inferd's default)."""
+        return self._model()
+
+    def count_exact(self, texts: Sequence[str], model: str | None = None) -> list[int] | None:
+        """inferd's counts of `texts` for `model` (None: the current one), not cached and never estimated: None
+        while inferd is failing (and backing off). For work off the request path (line_tokens.py)."""
+        with self._lock:
+            if self._clock() < self._down_until:
+                return None
+        fetched = self._fetch(self._model() if model is None else model, list(texts), cache=False)
+        return None if fetched is None else [fetched[text] for text in texts]
+
     def count(self, texts: Sequence[str]) -> list[int]:
         """Token counts in input order; cached texts cost nothing, the rest cost one CountTokens call."""
         model = self._model()
@@ -116,7 +130,7 @@ class InferdTokenCounter:
         self._last_source = f"model:{model or 'default'}"
         return [c or 0 for c in counts]
 
-    def _fetch(self, model: str, texts: list[str]) -> dict[str, int] | None:
+    def _fetch(self, model: str, texts: list[str], *, cache: bool = True) -> dict[str, int] | None:
         try:
             reply = self._client.count_tokens(texts, model=model, timeout_s=self._timeout_s)
         except Exception as error:  # any inferd failure: estimate, and back off
@@ -130,6 +144,8 @@ class InferdTokenCounter:
             _log.warning("CountTokens returned %d counts for %d texts; estimating", len(reply), len(texts))
             return None
         result = dict(zip(texts, reply, strict=True))
+        if not cache:
+            return result
         with self._lock:
             for text, n in result.items():
                 self._cache[(model, text)] = n

@@ -1,0 +1,276 @@
+"""Token counts of a block from its lines' counts: the block's CountTokens round trip off the request path.
+
+A block is lines joined by newlines (`retrieval/blocks.py`: the frame, the date, the overrides, a header and one
+line per row, none starting or ending with whitespace). With a byte-level BPE tokenizer that splits text at such a
+newline before applying its merges (GPT-2's pre-tokenizer and the ones built on it, SmolLM2's among them), the count
+of the whole is the sum of its lines' counts plus one newline's count per newline. So once each line's count is
+known, a block is counted without asking inferd.
+
+Line counts are learnt from every CountTokens answer and filled ahead of time for stored rows
+(`read/line_token_filler.py`), keyed by the tokenizer model the read path counts with and the line's text (its
+64-bit hash: a collision between two different lines is ~1e-10 likely at 100k lines, and would misstate one
+line's count). Nothing is assumed about a tokenizer:
+
+- per model, one calibration call counts varied lines (five languages, code, emoji, dates, punctuation at the end)
+  and their joins; the shortcut is used only if no join counts more than the sum of its parts (`calibrate`);
+- a sample of the blocks answered by the sum are counted by inferd afterwards, on a helper thread, off the request
+  path; a block that counts more than its sum turns the shortcut off for that model (logged, never again used);
+- a text with any line not known yet, or any text while inferd is down, goes to the wrapped InferdTokenCounter (one
+  round trip, or its estimate), whose answer for single lines is learnt.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from memoryd.retrieval.tokens import InferdTokenCounter
+
+_log = logging.getLogger("memoryd.retrieval.line_tokens")
+
+NEWLINE = "\n"
+#: Lines learnt per model at most (about 70 bytes each); beyond it, new lines are counted by inferd as before.
+MAX_LINES = 1_000_000
+#: The first this many blocks answered by the sum are checked against inferd's count, then one in VERIFY_EVERY.
+VERIFY_FIRST = 32
+VERIFY_EVERY = 16
+#: Lines per CountTokens call when prefilling (inferd takes at most 1,024 texts a call).
+PREFILL_TEXTS = 512
+
+#: Lines in the shapes blocks.py renders, and the kinds of text rows hold. calibrate() counts each, and each join
+#: of CALIBRATION_JOINS.
+CALIBRATION_LINES: tuple[str, ...] = (
+    "[Memory]",
+    "[/Memory]",
+    "Current date: 7 December 2026",
+    "## What I should always remember",
+    "## Things I remember",
+    "## What we discussed before",
+    "## Earlier in our chats",
+    "## About you",
+    "- [2026-05-01, user] I'm allergic to peanuts, so no satay please…",
+    "- [2026-05-02, assistant] Noted: the beta ships on 15 December (decision: ship on Monday)",
+    "- Ich heiße Zoë und wohne seit 2019 in München.",
+    "- Je m'appelle Zoé ; j'habite à Montréal depuis l'été dernier.",
+    "- Me mudé a Lisboa en marzo; ¿qué tal el clima?",
+    "- 我住在北京，喜欢吃饺子。下周三交报告。",
+    "- def area(r: float) -> float: return 3.14159 * r ** 2  # TODO(bob): use math.pi",
+    '- {"key": [1, 2, 3], "ok": true} <tag attr="x">&amp;</tag> C:\\path\\file.txt',
+    "- emoji 🎉🙂 and an en dash – and an em dash —",
+    "- 1234567890 +1 (555) 010-9999 v2.3.4 12:30pm 3.5%",
+    "- ends with punctuation!?.",
+    "- 'quoted' \"double\" `code` ...",
+    "- x",
+)
+#: Index tuples into CALIBRATION_LINES; -1 stands for an empty line (a blank line between block parts).
+CALIBRATION_JOINS: tuple[tuple[int, ...], ...] = (
+    (0, 2, -1, 3, 8, -1, 4, 9, 10, 11, -1, 1),
+    (0, 2, -1, 5, 12, 13, 14, 15, -1, 1),
+    (0, 2, -1, 6, 16, 17, 18, 19, 20, -1, 1),
+    (0, 2, -1, 7, 8, 9, -1, 1),
+    (8, 9),
+    (13, 14),
+    (14, 15),
+    (16, 17),
+    (18, 19),
+    (19, 20),
+    (15, 16),
+    (10, -1, 11),
+    (20, -1, -1, 20),
+    (8, -1),
+    (-1, 8),
+)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What calibrate() found for one model: whether sums may be used, and one newline's count."""
+
+    is_additive: bool
+    newline_tokens: int = 0
+    #: Every join counted exactly its sum (else some counted less: the sum over-counts them, never under-counts).
+    is_exact: bool = False
+
+
+def calibrate(counts: Callable[[list[str]], list[int] | None]) -> Calibration | None:
+    """Count CALIBRATION_LINES, a newline and their joins in one call; None when the call failed."""
+    joins = [
+        NEWLINE.join("" if i < 0 else CALIBRATION_LINES[i] for i in indices) for indices in CALIBRATION_JOINS
+    ]
+    texts = [*CALIBRATION_LINES, NEWLINE, *joins]
+    answer = counts(texts)
+    if answer is None or len(answer) != len(texts):
+        return None
+    by_line = dict(zip(CALIBRATION_LINES, answer, strict=False))
+    newline = answer[len(CALIBRATION_LINES)]
+    is_exact = True
+    for indices, join, real in zip(
+        CALIBRATION_JOINS, joins, answer[len(CALIBRATION_LINES) + 1 :], strict=True
+    ):
+        total = sum(by_line[CALIBRATION_LINES[i]] for i in indices if i >= 0) + newline * (len(indices) - 1)
+        if real > total:
+            _log.info("token counts of joined lines exceed the sum of their parts: block counts go to inferd")
+            return Calibration(is_additive=False)
+        is_exact = is_exact and real == total and bool(join)
+    return Calibration(is_additive=True, newline_tokens=newline, is_exact=is_exact)
+
+
+class LineTokenCounter:
+    """A TokenCounter answering multi-line texts from their lines' known counts (see the module docstring)."""
+
+    def __init__(
+        self,
+        inner: InferdTokenCounter,
+        *,
+        max_lines: int = MAX_LINES,
+        verify_first: int = VERIFY_FIRST,
+        verify_every: int = VERIFY_EVERY,
+    ) -> None:
+        self._inner = inner
+        self._max_lines = max_lines
+        self._verify_first = verify_first
+        self._verify_every = verify_every
+        self._lock = threading.Lock()
+        self._lines: dict[str, dict[int, int]] = {}
+        self._calibrations: dict[str, Calibration] = {}
+        self._summed: dict[str, int] = {}
+        self._verifying = False
+        self._verifier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-token-verify")
+        self._last_source = "estimate"
+        #: Blocks answered by a sum, and sums found short (both since start; tests and benchmarks read them).
+        self.summed_texts = 0
+        self.short_sums = 0
+
+    @property
+    def source(self) -> str:
+        """ "model:<name>" when the last count came from the model's tokenizer (directly or summed), else "estimate"."""
+        return self._last_source
+
+    @property
+    def model(self) -> str:
+        """The model the wrapped counter counts with now."""
+        return self._inner.model
+
+    def close(self) -> None:
+        """Stop the verifying thread (a pending check is dropped)."""
+        self._verifier.shutdown(wait=True, cancel_futures=True)
+
+    def calibration(self, model: str) -> Calibration | None:
+        """The model's calibration, made now (one CountTokens call) when there is none yet; None while inferd fails."""
+        with self._lock:
+            found = self._calibrations.get(model)
+        if found is not None:
+            return found
+        made = calibrate(lambda texts: self._inner.count_exact(texts, model))
+        if made is not None:
+            with self._lock:
+                self._calibrations.setdefault(model, made)
+        return made
+
+    def known_lines(self, model: str) -> int:
+        """How many line counts are held for `model`."""
+        with self._lock:
+            return len(self._lines.get(model, {}))
+
+    def learn(self, model: str, lines: Sequence[str], counts: Sequence[int]) -> None:
+        """Hold these lines' counts (texts without a newline; others are ignored)."""
+        with self._lock:
+            held = self._lines.setdefault(model, {})
+            for line, n in zip(lines, counts, strict=True):
+                if NEWLINE not in line and len(held) < self._max_lines:
+                    held[hash(line)] = n
+
+    def unknown(self, model: str, lines: Sequence[str]) -> list[str]:
+        """The lines (distinct, in order) whose count is not held for `model`."""
+        with self._lock:
+            held = self._lines.get(model, {})
+            return [line for line in dict.fromkeys(lines) if line and hash(line) not in held]
+
+    def prefill(self, lines: Sequence[str]) -> int | None:
+        """Count the lines not held yet, PREFILL_TEXTS per CountTokens call (the filler, off the request path); how
+        many were learnt, or None when inferd failed or the model's counts cannot be summed."""
+        model = self._inner.model
+        calibration = self.calibration(model)
+        if calibration is None or not calibration.is_additive:
+            return None
+        missing = self.unknown(model, [line for line in lines if NEWLINE not in line])
+        for start in range(0, len(missing), PREFILL_TEXTS):
+            chunk = missing[start : start + PREFILL_TEXTS]
+            counted = self._inner.count_exact(chunk, model)
+            if counted is None:
+                return None
+            self.learn(model, chunk, counted)
+        return len(missing)
+
+    def count(self, texts: Sequence[str]) -> list[int]:
+        """Token counts in input order: sums of known line counts where possible, else the wrapped counter's."""
+        model = self._inner.model
+        calibration = self.calibration(model)
+        if calibration is None or not calibration.is_additive:
+            counts = self._inner.count(texts)
+            self._last_source = self._inner.source
+            return counts
+        pieces = [text.split(NEWLINE) if text else [] for text in texts]
+        missing = self.unknown(model, [piece for split in pieces for piece in split])
+        fetched: dict[int, int] = {}
+        if missing:
+            counted = self._inner.count(missing)
+            if not self._inner.source.startswith(
+                "model:"
+            ):  # inferd failed: its estimate, for the whole texts
+                counts = self._inner.count(texts)
+                self._last_source = self._inner.source
+                return counts
+            self.learn(model, missing, counted)
+            fetched = {hash(line): n for line, n in zip(missing, counted, strict=True)}
+        with self._lock:
+            held = self._lines.get(model, {})
+            sums = [
+                sum(held[key] if key in held else fetched[key] for key in (hash(p) for p in split if p))
+                + calibration.newline_tokens * max(len(split) - 1, 0)
+                for split in pieces
+            ]
+        self._last_source = f"model:{model or 'default'}"
+        self._maybe_verify(model, [(t, n) for t, n, p in zip(texts, sums, pieces, strict=True) if len(p) > 1])
+        return sums
+
+    def _maybe_verify(self, model: str, summed: list[tuple[str, int]]) -> None:
+        """Have inferd count a sample of the summed texts after this request (one check at a time)."""
+        if not summed:
+            return
+        with self._lock:
+            self.summed_texts += len(summed)
+            seen = self._summed.get(model, 0)
+            self._summed[model] = seen + 1
+            if self._verifying or (seen >= self._verify_first and seen % self._verify_every):
+                return
+            self._verifying = True
+        try:
+            self._verifier.submit(self._verify, model, summed)
+        except RuntimeError:  # closing
+            with self._lock:
+                self._verifying = False
+
+    def _verify(self, model: str, summed: list[tuple[str, int]]) -> None:
+        try:
+            real = self._inner.count_exact([text for text, _ in summed], model)
+            if real is None:
+                return
+            short = sum(n > total for n, (_, total) in zip(real, summed, strict=True))
+            if short:
+                with self._lock:
+                    self.short_sums += short
+                    self._calibrations[model] = Calibration(is_additive=False)
+                _log.warning(
+                    "%d block(s) counted more tokens than the sum of their lines: block counts go to inferd",
+                    short,
+                )
+        finally:
+            with self._lock:
+                self._verifying = False
+
+
+__all__ = ["CALIBRATION_LINES", "Calibration", "LineTokenCounter", "calibrate"]
