@@ -2,8 +2,7 @@
 
 A block's count is the sum of its lines' counts (retrieval/line_tokens.py) once every line is known. The rows a block
 can show are stored long before they are shown, so their lines are rendered here as the planner renders them
-(`blocks.pinned_line`, `episode_line` with the episode's decisions, `transcript_line` with and without credentials
-redacted) and counted through inferd in batches, off the request path. Rows are walked by id per kind, from the
+(`blocks.pinned_line`, `episode_line` with the episode's decisions, `transcript_line`) and counted through inferd in batches, off the request path. Rows are walked by id per kind, from the
 last id covered (per counting model: another model starts over); the thread wakes after writes (notify) and every
 `interval_s`. A row changed after it was covered, or one whose id was handed out before a row already covered
 (PostgreSQL sequences across replicas), renders a line not held yet: the read path counts it through inferd then,
@@ -14,31 +13,30 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, MemoryRow
 from memoryd.retrieval import blocks
 from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.storage.store import Store
-from memoryd.write.grounding.secrets import redact_secrets
 
 _log = logging.getLogger("memoryd.line_token_filler")
 
-#: Rows read per statement (a transcript row renders one or two lines; inferd takes 1,024 texts a call).
-BATCH_ROWS = 400
+#: Rows read per statement (one line each; inferd takes 1,024 texts a call).
+BATCH_ROWS = 500
 INTERVAL_S = 30.0
 #: After a nudge the thread waits this long before a pass, so a burst of turns costs one pass.
 SETTLE_S = 0.5
 KINDS = (KIND_PINNED, KIND_EPISODE, KIND_TRANSCRIPT)
 
 
-def row_lines(
-    kind: str,
-    rows: Sequence[MemoryRow],
-    decisions: dict[int, tuple[str, ...]],
-    redact: Callable[[str], str] = redact_secrets,
-) -> list[str]:
-    """The lines the planner renders for these rows (retrieval/planner.py hit_candidates), without the newline."""
+def row_lines(kind: str, rows: Sequence[MemoryRow], decisions: dict[int, tuple[str, ...]]) -> list[str]:
+    """The lines the planner renders for these rows (retrieval/planner.py hit_candidates), without the newline.
+
+    A transcript row's line is rendered as stored: with a credential redacted (as a block shows it unless the
+    literal turn is asked for) its line differs and is counted on the request path, then learnt. Redacting every row
+    here cost ~250 us a row (25 s of CPU for bench_assemble's 100k turns) for the few rows that hold a credential.
+    """
     lines: list[str] = []
     for row in rows:
         if not row.text.strip():
@@ -49,9 +47,6 @@ def row_lines(
             lines.append(blocks.episode_line(row.occurred_at_ms, row.text, decisions.get(row.id, ())))
         elif kind == KIND_TRANSCRIPT:
             lines.append(blocks.transcript_line(row.occurred_at_ms, row.role, row.text))
-            redacted = redact(row.text)
-            if redacted != row.text:
-                lines.append(blocks.transcript_line(row.occurred_at_ms, row.role, redacted))
     return lines
 
 
