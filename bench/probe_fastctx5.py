@@ -1,18 +1,22 @@
-"""The block's token count without a CountTokens round trip (issue 17 item 4, fastctx5): two read paths over
-bench_assemble's store, called on the same cache-miss queries, interleaved in one process (probe_place_cost's
-harness: the first arm alternates).
+"""fastctx5's read-path changes (issue 17 item 4), each against the code before it: read paths over bench_assemble's
+store, called on the same cache-miss queries, interleaved in one process (probe_place_cost's harness: the first arm
+alternates).
 
-- `trip`: main: the planner's line costs and the block's count through inferd's CountTokens (InferdTokenCounter,
-  cached per text), one round trip per placed section;
+- `trip`: main before fastctx5: the planner's line costs and the block's count through inferd's CountTokens
+  (InferdTokenCounter, cached per text), one round trip per placed section;
 - `lines`: the block counted from its lines' counts (retrieval/line_tokens.py), which read/line_token_filler.py
-  filled for every stored row before the timed calls (as memoryd's background thread does after start).
+  filled for every stored row before the timed calls (as memoryd's thread does after start).
+
+Tried and not kept (one run, 200 queries per arm, load 5.3-6.7): each kind's nearest rows read on the thread that
+scanned its vectors instead of by the evidence after all scans: placed p50/p95 x1.13/x0.89 against `lines`, no
+gain in this noise.
 
 Both count with inferd's fake LLM tokenizer (bench_assemble's memory.json); the entity cache stays (a buffered turn's
 cache miss, as a live memoryd sees it). Printed: p50/p95 per placed section and arm with ratios, mean stages,
 decisions (section, placed rows) and block token counts compared call by call, and how many of the `lines` arm's
 blocks were counted without a trip.
 
-Run: `python -m bench.probe_block_tokens [--home DIR] [--queries N]` (DIR as probe_place_cost's: a store seeded
+Run: `python -m bench.probe_fastctx5 [--home DIR] [--queries N]` (DIR as probe_place_cost's: a store seeded
 there is reused). A probe: prints its tables, writes no figures under bench/results; nothing here is tuned on.
 """
 
@@ -136,7 +140,7 @@ def main() -> None:
             for counter in counters:
                 time.sleep(1.0)  # the last verification
                 print(
-                    f"lines arm: {counter.summed_texts - summed_before} texts summed without a trip; sums found short"
+                    f"line counter: {counter.summed_texts - summed_before} texts summed without a trip; sums found short"
                     f" by inferd's check: {counter.short_sums}; calibration {counter.calibration('fake-llm')}"
                 )
         finally:
