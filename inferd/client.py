@@ -179,11 +179,17 @@ class InferenceClient:
         self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
     ) -> list[int]:
         """Token counts by the model's own tokenizer."""
+        return self.count_tokens_of(texts, model=model, timeout_s=timeout_s)[0]
+
+    def count_tokens_of(
+        self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
+    ) -> tuple[list[int], str]:
+        """Token counts by the model's own tokenizer, and the model that counted (`model` resolved by inferd)."""
         with typed_errors():
             reply = self._stub.CountTokens(
                 pb.CountTokensRequest(model=model, texts=list(texts)), timeout=timeout_s
             )
-        return list(reply.counts)
+        return list(reply.counts), reply.model
 
     def models(self, *, timeout_s: float | None = None) -> list[ModelInfo]:
         """Every configured model and its state."""

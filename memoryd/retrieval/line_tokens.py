@@ -7,9 +7,9 @@ of the whole is the sum of its lines' counts plus one newline's count per newlin
 known, a block is counted without asking inferd.
 
 Line counts are learnt from every CountTokens answer and filled ahead of time for stored rows
-(`read/line_token_filler.py`), keyed by the tokenizer model the read path counts with and the line's text (its
-64-bit hash: a collision between two different lines is ~1e-10 likely at 100k lines, and would misstate one
-line's count). Nothing is assumed about a tokenizer:
+(`read/line_token_filler.py`), keyed by the model inferd says counted them (CountTokensResponse.model, which the
+configured core model resolves to) and the line's text (its 64-bit hash: a collision between two different lines
+is ~3e-10 likely at 100k lines, and would misstate one line's count). Nothing is assumed about a tokenizer:
 
 - per model, one calibration call counts varied lines (five languages, code, emoji, dates, punctuation at the end)
   and their joins; the shortcut is used only if no join counts more than the sum of its parts (`calibrate`);
@@ -119,7 +119,12 @@ def calibrate(counts: Callable[[list[str]], list[int] | None]) -> Calibration | 
 
 
 class LineTokenCounter:
-    """A TokenCounter answering multi-line texts from their lines' known counts (see the module docstring)."""
+    """A TokenCounter answering multi-line texts from their lines' known counts (see the module docstring).
+
+    Counts are kept per counting model as inferd names it (`count_exact`): the configured core model ("" = inferd's
+    default) maps to the model that answered its calibration; a later answer naming another model (inferd restarted
+    with another default) drops the mapping, so the next count calibrates and learns under the new name.
+    """
 
     def __init__(
         self,
@@ -134,6 +139,9 @@ class LineTokenCounter:
         self._verify_first = verify_first
         self._verify_every = verify_every
         self._lock = threading.Lock()
+        #: Configured model → the model inferd said counted for it.
+        self._counted_by: dict[str, str] = {}
+        #: Per counting model: line hash → tokens, its calibration, and how many texts were summed.
         self._lines: dict[str, dict[int, int]] = {}
         self._calibrations: dict[str, Calibration] = {}
         self._summed: dict[str, int] = {}
@@ -151,7 +159,7 @@ class LineTokenCounter:
 
     @property
     def model(self) -> str:
-        """The model the wrapped counter counts with now."""
+        """The model the wrapped counter asks for now (configured; "" = inferd's default)."""
         return self._inner.model
 
     def close(self) -> None:
@@ -159,60 +167,92 @@ class LineTokenCounter:
         self._verifier.shutdown(wait=True, cancel_futures=True)
 
     def calibration(self, model: str) -> Calibration | None:
-        """The model's calibration, made now (one CountTokens call) when there is none yet; None while inferd fails."""
+        """The calibration of the model counting for `model` (configured), made now (one CountTokens call) when
+        there is none yet; None while inferd fails."""
+        found = self._calibrated(model)
+        return None if found is None else found[1]
+
+    def _calibrated(self, model: str) -> tuple[str, Calibration] | None:
+        """(counting model, its calibration) for the configured `model`, calibrating it first if needed."""
         with self._lock:
-            found = self._calibrations.get(model)
-        if found is not None:
-            return found
-        made = calibrate(lambda texts: self._inner.count_exact(texts, model))
-        if made is not None:
-            with self._lock:
-                self._calibrations.setdefault(model, made)
-        return made
+            counted_by = self._counted_by.get(model)
+            found = self._calibrations.get(counted_by) if counted_by is not None else None
+        if counted_by is not None and found is not None:
+            return counted_by, found
+        reported: list[str] = []
+
+        def counts(texts: list[str]) -> list[int] | None:
+            answer = self._inner.count_exact(texts, model)
+            if answer is None:
+                return None
+            reported.append(answer[1])
+            return answer[0]
+
+        made = calibrate(counts)
+        if made is None:
+            return None
+        with self._lock:
+            self._counted_by[model] = reported[0]
+            made = self._calibrations.setdefault(reported[0], made)
+        return reported[0], made
+
+    def _answered_by(self, model: str, counted_by: str, reported: str) -> bool:
+        """True when inferd's answer came from the model the counts are kept under; else forget the mapping."""
+        if reported == counted_by:
+            return True
+        with self._lock:
+            if self._counted_by.get(model) == counted_by:
+                del self._counted_by[model]
+        _log.info("the token-counting model changed: line counts are learnt again")
+        return False
 
     def known_lines(self, model: str) -> int:
-        """How many line counts are held for `model`."""
+        """How many line counts are held for the configured `model` (0 before its calibration)."""
         with self._lock:
-            return len(self._lines.get(model, {}))
+            return (
+                len(self._lines.get(self._counted_by.get(model, ""), {})) if model in self._counted_by else 0
+            )
 
-    def learn(self, model: str, lines: Sequence[str], counts: Sequence[int]) -> None:
-        """Hold these lines' counts (texts without a newline; others are ignored)."""
+    def unknown(self, model: str, lines: Sequence[str]) -> list[str]:
+        """The lines (distinct, in order) whose count is not held for the configured `model`."""
         with self._lock:
-            held = self._lines.setdefault(model, {})
+            held = self._lines.get(self._counted_by.get(model, ""), {}) if model in self._counted_by else {}
+            return [line for line in dict.fromkeys(lines) if line and hash(line) not in held]
+
+    def _learn(self, counted_by: str, lines: Sequence[str], counts: Sequence[int]) -> None:
+        """Hold these lines' counts (texts without a newline; others are ignored) under the counting model."""
+        with self._lock:
+            held = self._lines.setdefault(counted_by, {})
             for line, n in zip(lines, counts, strict=True):
                 if NEWLINE not in line and len(held) < self._max_lines:
                     held[hash(line)] = n
 
-    def unknown(self, model: str, lines: Sequence[str]) -> list[str]:
-        """The lines (distinct, in order) whose count is not held for `model`."""
-        with self._lock:
-            held = self._lines.get(model, {})
-            return [line for line in dict.fromkeys(lines) if line and hash(line) not in held]
-
     def prefill(self, lines: Sequence[str]) -> int | None:
         """Count the lines not held yet, PREFILL_TEXTS per CountTokens call (the filler, off the request path); how
-        many were learnt, or None when inferd failed or the model's counts cannot be summed."""
+        many were learnt, or None when inferd failed, the counting model changed or its counts cannot be summed."""
         model = self._inner.model
-        calibration = self.calibration(model)
-        if calibration is None or not calibration.is_additive:
+        calibrated = self._calibrated(model)
+        if calibrated is None or not calibrated[1].is_additive:
             return None
+        counted_by = calibrated[0]
         missing = self.unknown(model, [line for line in lines if NEWLINE not in line])
         for start in range(0, len(missing), PREFILL_TEXTS):
             chunk = missing[start : start + PREFILL_TEXTS]
-            counted = self._inner.count_exact(chunk, model)
-            if counted is None:
+            answer = self._inner.count_exact(chunk, model)
+            if answer is None or not self._answered_by(model, counted_by, answer[1]):
                 return None
-            self.learn(model, chunk, counted)
+            self._learn(counted_by, chunk, answer[0])
         return len(missing)
 
     def count(self, texts: Sequence[str]) -> list[int]:
         """Token counts in input order: sums of known line counts where possible, else the wrapped counter's."""
         model = self._inner.model
-        calibration = self.calibration(model)
-        if calibration is None or not calibration.is_additive:
+        calibrated = self._calibrated(model)
+        if calibrated is None or not calibrated[1].is_additive:
             counts = self._inner.count(texts)
             self._last_source = self._inner.source
             return counts
+        counted_by, calibration = calibrated
         pieces = [text.split(NEWLINE) if text else [] for text in texts]
         missing = self.unknown(model, [piece for split in pieces for piece in split])
         fetched: dict[int, int] = {}
@@ -224,46 +264,47 @@ class LineTokenCounter:
                 counts = self._inner.count(texts)
                 self._last_source = self._inner.source
                 return counts
-            self.learn(model, missing, counted)
+            self._learn(counted_by, missing, counted)
             fetched = {hash(line): n for line, n in zip(missing, counted, strict=True)}
         with self._lock:
-            held = self._lines.get(model, {})
+            held = self._lines.get(counted_by, {})
             sums = [
                 sum(held[key] if key in held else fetched[key] for key in (hash(p) for p in split if p))
                 + calibration.newline_tokens * max(len(split) - 1, 0)
                 for split in pieces
             ]
         self._last_source = f"model:{model or 'default'}"
-        self._maybe_verify(model, [(t, n) for t, n, p in zip(texts, sums, pieces, strict=True) if len(p) > 1])
+        summed = [(t, n) for t, n, p in zip(texts, sums, pieces, strict=True) if len(p) > 1]
+        self._maybe_verify(model, counted_by, summed)
         return sums
 
-    def _maybe_verify(self, model: str, summed: list[tuple[str, int]]) -> None:
+    def _maybe_verify(self, model: str, counted_by: str, summed: list[tuple[str, int]]) -> None:
         """Have inferd count a sample of the summed texts after this request (one check at a time)."""
         if not summed:
             return
         with self._lock:
             self.summed_texts += len(summed)
-            seen = self._summed.get(model, 0)
-            self._summed[model] = seen + 1
+            seen = self._summed.get(counted_by, 0)
+            self._summed[counted_by] = seen + 1
             if self._verifying or (seen >= self._verify_first and seen % self._verify_every):
                 return
             self._verifying = True
         try:
-            self._verifier.submit(self._verify, model, summed)
+            self._verifier.submit(self._verify, model, counted_by, summed)
         except RuntimeError:  # closing
             with self._lock:
                 self._verifying = False
 
-    def _verify(self, model: str, summed: list[tuple[str, int]]) -> None:
+    def _verify(self, model: str, counted_by: str, summed: list[tuple[str, int]]) -> None:
         try:
-            real = self._inner.count_exact([text for text, _ in summed], model)
-            if real is None:
+            answer = self._inner.count_exact([text for text, _ in summed], model)
+            if answer is None or not self._answered_by(model, counted_by, answer[1]):
                 return
-            short = sum(n > total for n, (_, total) in zip(real, summed, strict=True))
+            short = sum(n > total for n, (_, total) in zip(answer[0], summed, strict=True))
             if short:
                 with self._lock:
                     self.short_sums += short
-                    self._calibrations[model] = Calibration(is_additive=False)
+                    self._calibrations[counted_by] = Calibration(is_additive=False)
                 _log.warning(
                     "%d block(s) counted more tokens than the sum of their lines: block counts go to inferd",
                     short,

@@ -8,7 +8,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 _log = logging.getLogger("memoryd.retrieval.tokens")
 
@@ -55,6 +55,15 @@ class CountTokensClient(Protocol):
     ) -> list[int]: ...
 
 
+@runtime_checkable
+class ReportingClient(Protocol):
+    """A CountTokensClient that also says which model counted (inferd.client.InferenceClient does)."""
+
+    def count_tokens_of(
+        self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
+    ) -> tuple[list[int], str]: ...
+
+
 class InferdTokenCounter:
     """Counts with the core model's tokenizer through inferd's CountTokens, caching every count.
 
@@ -93,14 +102,38 @@ class InferdTokenCounter:
         """The model counts are asked for now ("" = inferd's default)."""
         return self._model()
 
-    def count_exact(self, texts: Sequence[str], model: str | None = None) -> list[int] | None:
-        """inferd's counts of `texts` for `model` (None: the current one), not cached and never estimated: None
-        while inferd is failing (and backing off). For work off the request path (line_tokens.py)."""
+    def count_exact(self, texts: Sequence[str], model: str | None = None) -> tuple[list[int], str] | None:
+        """inferd's counts of `texts` for `model` (None: the current one) and the model that counted them, as inferd
+        names it (the model asked for when the client cannot say); not cached, never estimated: None while inferd
+        fails (and backs off). For line_tokens.py, whose counts are kept per counting model."""
+        asked = self._model() if model is None else model
         with self._lock:
             if self._clock() < self._down_until:
                 return None
-        fetched = self._fetch(self._model() if model is None else model, list(texts), cache=False)
-        return None if fetched is None else [fetched[text] for text in texts]
+        try:
+            if isinstance(self._client, ReportingClient):
+                counts, counted_by = self._client.count_tokens_of(
+                    texts, model=asked, timeout_s=self._timeout_s
+                )
+            else:
+                counts, counted_by = (
+                    self._client.count_tokens(texts, model=asked, timeout_s=self._timeout_s),
+                    "",
+                )
+        except Exception as error:  # any inferd failure: back off, as the request path does
+            self._failed(error)
+            return None
+        if len(counts) != len(texts):
+            _log.warning("CountTokens returned %d counts for %d texts", len(counts), len(texts))
+            return None
+        return list(counts), counted_by or asked
+
+    def _failed(self, error: Exception) -> None:
+        _log.warning(
+            "CountTokens failed (%s); estimating for %.0fs", type(error).__name__, self._retry_after_s
+        )
+        with self._lock:
+            self._down_until = self._clock() + self._retry_after_s
 
     def count(self, texts: Sequence[str]) -> list[int]:
         """Token counts in input order; cached texts cost nothing, the rest cost one CountTokens call."""
@@ -130,22 +163,16 @@ class InferdTokenCounter:
         self._last_source = f"model:{model or 'default'}"
         return [c or 0 for c in counts]
 
-    def _fetch(self, model: str, texts: list[str], *, cache: bool = True) -> dict[str, int] | None:
+    def _fetch(self, model: str, texts: list[str]) -> dict[str, int] | None:
         try:
             reply = self._client.count_tokens(texts, model=model, timeout_s=self._timeout_s)
         except Exception as error:  # any inferd failure: estimate, and back off
-            _log.warning(
-                "CountTokens failed (%s); estimating for %.0fs", type(error).__name__, self._retry_after_s
-            )
-            with self._lock:
-                self._down_until = self._clock() + self._retry_after_s
+            self._failed(error)
             return None
         if len(reply) != len(texts):
             _log.warning("CountTokens returned %d counts for %d texts; estimating", len(reply), len(texts))
             return None
         result = dict(zip(texts, reply, strict=True))
-        if not cache:
-            return result
         with self._lock:
             for text, n in result.items():
                 self._cache[(model, text)] = n

@@ -146,6 +146,28 @@ def test_while_inferd_fails_blocks_are_estimated_and_nothing_is_learnt(
         counter.close()
 
 
+def test_counts_are_kept_per_counting_model_and_learnt_again_when_it_changes(
+    fake: tuple[FakeGateInferd, InferenceClient],
+) -> None:
+    servicer, client = fake
+    servicer.script = GateScript(count=regex_tokens, count_model="tokenizer-a")
+    counter = LineTokenCounter(InferdTokenCounter(client, ""))  # inferd's default model
+    try:
+        block = _block(LINES)
+        assert counter.prefill(block.split("\n")) is not None
+        before = _calls(servicer)
+        assert counter.count([block]) == [regex_tokens(block)]
+        assert _calls(servicer) == before
+        # inferd restarted with another default: its answers name another model, with other counts.
+        servicer.script = GateScript(count=lambda t: 2 * regex_tokens(t), count_model="tokenizer-b")
+        assert counter.prefill(["- a line written since"]) is None  # the answer names tokenizer-b: not learnt
+        assert counter.known_lines("") == 0
+        assert counter.count([block]) == [2 * regex_tokens(block)]  # calibrated and learnt again under b
+        assert counter.known_lines("") == len({p for p in block.split("\n") if p})
+    finally:
+        counter.close()
+
+
 def _seed(store: Store) -> None:
     store.turns.buffer(
         TurnInput("a", "c1", "My sister Ana lives in Porto.", "Porto is lovely.", 1_700_000_000_000)
