@@ -194,6 +194,8 @@ class LineTokenCounter:
         with self._lock:
             self._counted_by[model] = reported[0]
             made = self._calibrations.setdefault(reported[0], made)
+            # Counts of a model nothing counts with any more are dropped (~70 bytes a line).
+            self._lines = {key: held for key, held in self._lines.items() if key in self._counted_by.values()}
         return reported[0], made
 
     def _answered_by(self, model: str, counted_by: str, reported: str) -> bool:
