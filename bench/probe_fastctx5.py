@@ -1,15 +1,19 @@
 """fastctx5's read-path changes (issue 17 item 4), each against the code before it: read paths over bench_assemble's
-store, called on the same cache-miss queries, interleaved in one process (probe_place_cost's harness: the first arm
-alternates).
+store, called on the same cache-miss queries, interleaved in one process, each arm first as often as the others
+(probe_place_cost's rotation kept the first arm first on every query when there are two).
 
 - `trip`: main before fastctx5: the planner's line costs and the block's count through inferd's CountTokens
   (InferdTokenCounter, cached per text), one round trip per placed section;
 - `lines`: the block counted from its lines' counts (retrieval/line_tokens.py), which read/line_token_filler.py
   filled for every stored row before the timed calls (as memoryd's thread does after start).
 
-Tried and not kept (one run, 200 queries per arm, load 5.3-6.7): each kind's nearest rows read on the thread that
-scanned its vectors instead of by the evidence after all scans: placed p50/p95 x1.13/x0.89 against `lines`, no
-gain in this noise.
+- `serial` (not kept): as `lines`, every kind's evidence-pass keyword side on the evidence thread, one after the
+  other (SearchSettings.keyword_thread_rows 0), so memoryd leaves a core to inferd's query forward.
+
+Tried and not kept: `serial` (three arms, 200 queries each, load 7.8-9.0: all x1.00/x1.13, placed x1.01/x1.16
+against `trip`; `lines` x1.00/x0.91, placed x0.96/x0.87); each kind's nearest rows read on the thread that scanned
+its vectors instead of by the evidence after all scans (a search.py change; placed p50/p95 x1.13/x0.89 against
+`lines` in a three-arm run at load 5.3-6.7).
 
 Both count with inferd's fake LLM tokenizer (bench_assemble's memory.json); the entity cache stays (a buffered turn's
 cache miss, as a live memoryd sees it). Printed: p50/p95 per placed section and arm with ratios, mean stages,
@@ -35,7 +39,7 @@ from inferd.client import InferenceClient
 from memoryd.read.assemble import DEFAULT_READ_BUDGET_S, ReadPath, ReadPathSettings
 from memoryd.read.line_token_filler import LineTokenFiller
 from memoryd.read.memory_reader import StoreMemoryReader
-from memoryd.read.search import MemorySearch
+from memoryd.read.search import MemorySearch, SearchSettings
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.retrieval.tokens import InferdTokenCounter, TokenCounter
@@ -50,11 +54,13 @@ def make_arm(
     store = app.store  # type: ignore[attr-defined]
     real = RealQueryVectors(client)
     embedder = Embedder(real, app.config, query_timeout_s=DEFAULT_READ_BUDGET_S)  # type: ignore[attr-defined]
-    search = MemorySearch(store, embedder=embedder, vectors=app.vectors)  # type: ignore[attr-defined]
+    # `serial`: every kind's evidence-pass keyword side on the evidence thread, one after the other.
+    settings = SearchSettings(keyword_thread_rows=0) if name == "serial" else None
+    search = MemorySearch(store, embedder=embedder, vectors=app.vectors, settings=settings)  # type: ignore[attr-defined]
     reader = TimedReader(StoreMemoryReader(store, search, lambda: now_ms, embedder))
     lines: LineTokenCounter | None = None
     inner: TokenCounter = InferdTokenCounter(counter_client, "fake-llm")
-    if name == "lines":
+    if name in ("lines", "serial"):
         lines = LineTokenCounter(InferdTokenCounter(counter_client, "fake-llm"))
         started = time.perf_counter()
         counted = LineTokenFiller(store, lines).run_once()
@@ -112,8 +118,8 @@ def main() -> None:
             settle_heap()
             load = os.getloadavg()[0]
             for i, query in enumerate(queries):
-                rotated = arms[i % len(arms) :] + arms[: i % len(arms)]
-                for arm in rotated if i % 2 == 0 else rotated[::-1]:
+                # Each arm goes first (and so meets SQLite's pages cold) as often as the others.
+                for arm in arms[i % len(arms) :] + arms[: i % len(arms)]:
                     arm.path.transcript_changed(AGENT)  # a buffered turn's cache miss
                     arm.reader.ms.clear()
                     started = time.perf_counter()
