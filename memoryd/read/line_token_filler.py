@@ -6,7 +6,8 @@ can show are stored long before they are shown, so their lines are rendered here
 last id covered (per counting model: another model starts over); the thread wakes after writes (notify) and every
 `interval_s`. A row changed after it was covered, or one whose id was handed out before a row already covered
 (PostgreSQL sequences across replicas), renders a line not held yet: the read path counts it through inferd then,
-as before, and learns it.
+as before, and learns it. The filler never makes inferd load the model (only_if_resident): until the read path's
+first count has loaded it, a pass stops at once, and that count's calibration wakes the filler.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class LineTokenFiller:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Counting never loads the model: a pass that found it unloaded waits for the read path's first count.
+        counter.on_calibrated(self.notify)
 
     def notify(self, agent_id: str | None = None) -> None:
         """Rows were written: cover them soon."""

@@ -34,7 +34,8 @@ _log = logging.getLogger("memoryd.retrieval.line_tokens")
 NEWLINE = "\n"
 #: Lines learnt per model at most (about 70 bytes each); beyond it, new lines are counted by inferd as before.
 MAX_LINES = 1_000_000
-#: The first this many blocks answered by the sum are checked against inferd's count, then one in VERIFY_EVERY.
+#: The first this many blocks answered by the sum are checked against inferd's count, then one in VERIFY_EVERY (0:
+#: none after the first).
 VERIFY_FIRST = 32
 VERIFY_EVERY = 16
 #: Lines per CountTokens call when prefilling (inferd takes at most 1,024 texts a call).
@@ -146,6 +147,7 @@ class LineTokenCounter:
         self._calibrations: dict[str, Calibration] = {}
         self._summed: dict[str, int] = {}
         self._verifying = False
+        self._calibrated_callbacks: list[Callable[[], None]] = []
         self._verifier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryd-token-verify")
         self._last_source = "estimate"
         #: Blocks answered by a sum, and sums found short (both since start; tests and benchmarks read them).
@@ -172,8 +174,13 @@ class LineTokenCounter:
         found = self._calibrated(model)
         return None if found is None else found[1]
 
-    def _calibrated(self, model: str) -> tuple[str, Calibration] | None:
-        """(counting model, its calibration) for the configured `model`, calibrating it first if needed."""
+    def on_calibrated(self, callback: Callable[[], None]) -> None:
+        """Call `callback` after each new calibration (the filler starts then: the model is loaded)."""
+        self._calibrated_callbacks.append(callback)
+
+    def _calibrated(self, model: str, *, only_if_resident: bool = False) -> tuple[str, Calibration] | None:
+        """(counting model, its calibration) for the configured `model`, calibrating it first if needed
+        (only_if_resident: not when that would load the model)."""
         with self._lock:
             counted_by = self._counted_by.get(model)
             found = self._calibrations.get(counted_by) if counted_by is not None else None
@@ -182,7 +189,7 @@ class LineTokenCounter:
         reported: list[str] = []
 
         def counts(texts: list[str]) -> list[int] | None:
-            answer = self._inner.count_exact(texts, model)
+            answer = self._inner.count_exact(texts, model, only_if_resident=only_if_resident)
             if answer is None:
                 return None
             reported.append(answer[1])
@@ -196,6 +203,8 @@ class LineTokenCounter:
             made = self._calibrations.setdefault(reported[0], made)
             # Counts of a model nothing counts with any more are dropped (~70 bytes a line).
             self._lines = {key: held for key, held in self._lines.items() if key in self._counted_by.values()}
+        for callback in self._calibrated_callbacks:
+            callback()
         return reported[0], made
 
     def _answered_by(self, model: str, counted_by: str, reported: str) -> bool:
@@ -231,16 +240,17 @@ class LineTokenCounter:
 
     def prefill(self, lines: Sequence[str]) -> int | None:
         """Count the lines not held yet, PREFILL_TEXTS per CountTokens call (the filler, off the request path); how
-        many were learnt, or None when inferd failed, the counting model changed or its counts cannot be summed."""
+        many were learnt, or None when inferd failed, the model is not loaded (it is never loaded for this), the
+        counting model changed or its counts cannot be summed."""
         model = self._inner.model
-        calibrated = self._calibrated(model)
+        calibrated = self._calibrated(model, only_if_resident=True)
         if calibrated is None or not calibrated[1].is_additive:
             return None
         counted_by = calibrated[0]
         missing = self.unknown(model, [line for line in lines if NEWLINE not in line])
         for start in range(0, len(missing), PREFILL_TEXTS):
             chunk = missing[start : start + PREFILL_TEXTS]
-            answer = self._inner.count_exact(chunk, model)
+            answer = self._inner.count_exact(chunk, model, only_if_resident=True)
             if answer is None or not self._answered_by(model, counted_by, answer[1]):
                 return None
             self._learn(counted_by, chunk, answer[0])
@@ -288,7 +298,8 @@ class LineTokenCounter:
             self.summed_texts += len(summed)
             seen = self._summed.get(counted_by, 0)
             self._summed[counted_by] = seen + 1
-            if self._verifying or (seen >= self._verify_first and seen % self._verify_every):
+            sampled = seen < self._verify_first or (self._verify_every > 0 and seen % self._verify_every == 0)
+            if self._verifying or not sampled:
                 return
             self._verifying = True
         try:
@@ -299,7 +310,7 @@ class LineTokenCounter:
 
     def _verify(self, model: str, counted_by: str, summed: list[tuple[str, int]]) -> None:
         try:
-            answer = self._inner.count_exact([text for text, _ in summed], model)
+            answer = self._inner.count_exact([text for text, _ in summed], model, only_if_resident=True)
             if answer is None or not self._answered_by(model, counted_by, answer[1]):
                 return
             short = sum(n > total for n, (_, total) in zip(answer[0], summed, strict=True))

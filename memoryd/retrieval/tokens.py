@@ -16,6 +16,8 @@ _log = logging.getLogger("memoryd.retrieval.tokens")
 #: English; 3.2 leaves a 25% margin, and counting bytes (not characters) keeps accented and CJK text on
 #: the safe side.
 ESTIMATE_BYTES_PER_TOKEN = 3.2
+#: inferd's error reason when a call made only_if_resident finds its model not loaded.
+MODEL_NOT_RESIDENT = "MODEL_NOT_RESIDENT"
 
 
 def estimate_tokens(text: str) -> int:
@@ -60,7 +62,12 @@ class ReportingClient(Protocol):
     """A CountTokensClient that also says which model counted (inferd.client.InferenceClient does)."""
 
     def count_tokens_of(
-        self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        model: str = "",
+        timeout_s: float | None = None,
+        only_if_resident: bool = False,
     ) -> tuple[list[int], str]: ...
 
 
@@ -102,10 +109,16 @@ class InferdTokenCounter:
         """The model counts are asked for now ("" = inferd's default)."""
         return self._model()
 
-    def count_exact(self, texts: Sequence[str], model: str | None = None) -> tuple[list[int], str] | None:
+    def count_exact(
+        self, texts: Sequence[str], model: str | None = None, *, only_if_resident: bool = False
+    ) -> tuple[list[int], str] | None:
         """inferd's counts of `texts` for `model` (None: the current one) and the model that counted them, as inferd
         names it (the model asked for when the client cannot say); not cached, never estimated: None while inferd
-        fails (and backs off). For line_tokens.py, whose counts are kept per counting model."""
+        fails (and backs off). For line_tokens.py, whose counts are kept per counting model.
+
+        only_if_resident: the model is not loaded for this (work in the background); None when it is not resident,
+        without a back-off (the request path still counts, and loads it).
+        """
         asked = self._model() if model is None else model
         with self._lock:
             if self._clock() < self._down_until:
@@ -113,7 +126,7 @@ class InferdTokenCounter:
         try:
             if isinstance(self._client, ReportingClient):
                 counts, counted_by = self._client.count_tokens_of(
-                    texts, model=asked, timeout_s=self._timeout_s
+                    texts, model=asked, timeout_s=self._timeout_s, only_if_resident=only_if_resident
                 )
             else:
                 counts, counted_by = (
@@ -121,6 +134,8 @@ class InferdTokenCounter:
                     "",
                 )
         except Exception as error:  # any inferd failure: back off, as the request path does
+            if only_if_resident and getattr(error, "reason", "") == MODEL_NOT_RESIDENT:
+                return None  # not loaded, and not loaded for this: no failure of inferd
             self._failed(error)
             return None
         if len(counts) != len(texts):

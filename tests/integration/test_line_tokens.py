@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from inferd.app import close_all, start
 from inferd.client import InferenceClient
+from inferd.config import for_tests
 from memoryd.distill_records import DistillationWrite, LogEntry, NewEpisode, NewFact
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT, TurnInput
 from memoryd.read.line_token_filler import LineTokenFiller
@@ -24,6 +26,8 @@ from servicekit.errors import UnavailableError
 from tests.fakes.fake_gate_inferd import FakeGateInferd, GateScript, running_fake
 
 _WORD = re.compile(r"\w+|[^\w\s]")
+#: No check of summed blocks after the request (its CountTokens call would race the calls a test counts).
+QUIET = {"verify_first": 0, "verify_every": 0}
 
 
 def regex_tokens(text: str) -> int:
@@ -69,7 +73,7 @@ def test_a_block_of_known_lines_is_counted_without_a_round_trip(
     fake: tuple[FakeGateInferd, InferenceClient],
 ) -> None:
     servicer, client = fake
-    counter = LineTokenCounter(InferdTokenCounter(client, "core"))
+    counter = LineTokenCounter(InferdTokenCounter(client, "core"), **QUIET)
     try:
         calibration = counter.calibration("core")
         assert calibration is not None and calibration.is_additive and calibration.is_exact
@@ -94,7 +98,7 @@ def test_a_tokenizer_whose_joins_cost_more_is_never_summed(
 ) -> None:
     servicer, client = fake
     servicer.script = GateScript(count=newline_greedy)
-    counter = LineTokenCounter(InferdTokenCounter(client, "core"))
+    counter = LineTokenCounter(InferdTokenCounter(client, "core"), **QUIET)
     try:
         calibration = counter.calibration("core")
         assert calibration is not None and not calibration.is_additive
@@ -133,7 +137,7 @@ def test_while_inferd_fails_blocks_are_estimated_and_nothing_is_learnt(
     fake: tuple[FakeGateInferd, InferenceClient],
 ) -> None:
     servicer, client = fake
-    counter = LineTokenCounter(InferdTokenCounter(client, "core"))
+    counter = LineTokenCounter(InferdTokenCounter(client, "core"), **QUIET)
     try:
         assert counter.calibration("core") is not None
         servicer.script = GateScript(count=regex_tokens, count_error=UnavailableError("DOWN", "resting"))
@@ -151,7 +155,7 @@ def test_counts_are_kept_per_counting_model_and_learnt_again_when_it_changes(
 ) -> None:
     servicer, client = fake
     servicer.script = GateScript(count=regex_tokens, count_model="tokenizer-a")
-    counter = LineTokenCounter(InferdTokenCounter(client, ""))  # inferd's default model
+    counter = LineTokenCounter(InferdTokenCounter(client, ""), **QUIET)  # inferd's default model
     try:
         block = _block(LINES)
         assert counter.prefill(block.split("\n")) is not None
@@ -197,7 +201,7 @@ def test_the_filler_counts_every_stored_row_as_the_planner_renders_it(
 ) -> None:
     _, client = fake
     store = open_store(tmp_path / "memory.sqlite")
-    counter = LineTokenCounter(InferdTokenCounter(client, "core"))
+    counter = LineTokenCounter(InferdTokenCounter(client, "core"), **QUIET)
     try:
         _seed(store)
         filler = LineTokenFiller(store, counter, batch_rows=2)
@@ -215,3 +219,35 @@ def test_the_filler_counts_every_stored_row_as_the_planner_renders_it(
     finally:
         counter.close()
         store.close()
+
+
+def test_the_filler_never_loads_the_model_and_starts_once_the_read_path_counted(tmp_path: Path) -> None:
+    running, app = start(for_tests(tmp_path / "inferd"))  # inferd with its fake models (nothing loaded yet)
+    client = InferenceClient(running.target, deadline_s=10.0)
+    store = open_store(tmp_path / "memory.sqlite")
+    counter = LineTokenCounter(InferdTokenCounter(client, ""))
+    filler = LineTokenFiller(store, counter, settle_s=0.0, interval_s=3600.0)
+    try:
+        _seed(store)
+
+        def llm_state() -> str:
+            return next(m.state for m in client.models() if m.kind == "llm" and m.is_default)
+
+        assert filler.run_once() is None  # the default LLM is not loaded: nothing counted, nothing loaded
+        filler.start()  # its first pass finds the same, and it sleeps for the hour
+        time.sleep(0.5)
+        assert llm_state() != "loaded"
+        block = _block(LINES)
+        assert counter.count([block]) == client.count_tokens([block])  # the read path loads it, as before
+        turns = store.rows.after(KIND_TRANSCRIPT, 0, 10)
+        lines = [blocks.transcript_line(t.occurred_at_ms, t.role, t.text) for t in turns]
+        deadline = time.monotonic() + 10
+        while counter.unknown("", lines) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert counter.unknown("", lines) == []  # the count's calibration woke the filler
+    finally:
+        filler.close()
+        counter.close()
+        store.close()
+        client.close()
+        close_all(running, app, grace_s=0)
