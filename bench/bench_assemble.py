@@ -330,6 +330,9 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
         # stored rows (run here once, as that thread does after start).
         lines = LineTokenCounter(InferdTokenCounter(counter_client, "fake-llm"))
         closers.append(lines)
+        lines.calibration(
+            lines.model
+        )  # the first count loads the model (the filler never does), then it fills
         LineTokenFiller(app.store, lines).run_once()
         path = ReadPath(
             reader,
