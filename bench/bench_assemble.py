@@ -54,11 +54,13 @@ from bench.child_process import stop
 from bench.report import BenchResult
 from inferd.client import Embeddings, InferenceClient
 from memoryd.read.assemble import ReadPath, ReadPathSettings
+from memoryd.read.line_token_filler import LineTokenFiller
 from memoryd.read.memory_reader import StoreMemoryReader
 from memoryd.read.search import MemorySearch
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import GateMode
 from memoryd.retrieval.items import IdentitySnapshot, MemoryHit, Section
+from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.retrieval.tokens import InferdTokenCounter, TokenCounter
 from memoryd.vectors.embedding import Embedder
 from memoryd.vectors.registry import VectorRegistry
@@ -306,6 +308,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
     counter_client = InferenceClient(inferd_target, deadline_s=5.0)
     search: MemorySearch | None = None
     exhaustive_search: MemorySearch | None = None
+    closers: list[LineTokenCounter] = []
     thresholds = gc.get_threshold()
     try:
         now_ms = now_ms or int(time.time() * 1000)
@@ -323,10 +326,18 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
         embedder = Embedder(real, app.config, query_timeout_s=DEFAULT_READ_BUDGET_S)
         search = MemorySearch(app.store, embedder=embedder, vectors=app.vectors)
         reader = TimedReader(StoreMemoryReader(app.store, search, lambda: now_ms, embedder))
+        # Token counts as memoryd makes them: blocks summed from line counts its filler thread has counted for the
+        # stored rows (run here once, as that thread does after start).
+        lines = LineTokenCounter(InferdTokenCounter(counter_client, "fake-llm"))
+        closers.append(lines)
+        lines.calibration(
+            lines.model
+        )  # the first count loads the model (the filler never does), then it fills
+        LineTokenFiller(app.store, lines).run_once()
         path = ReadPath(
             reader,
             lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
-            counter=TimedCounter(InferdTokenCounter(counter_client, "fake-llm"), reader.ms),
+            counter=TimedCounter(lines, reader.ms),
             read_budget_s=DEFAULT_READ_BUDGET_S,
         )
         queries = make_queries(corpus, rng, per_section)
@@ -336,7 +347,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
         one_search = ReadPath(
             reader,
             lambda: ReadPathSettings(gate_mode=GateMode.OFF, budget_tokens=800),
-            counter=InferdTokenCounter(counter_client, "fake-llm"),
+            counter=lines,
             read_budget_s=DEFAULT_READ_BUDGET_S,
         )
         exhaustive_vectors = VectorRegistry(
@@ -349,7 +360,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
         exhaustive = ReadPath(
             exhaustive_reader,
             lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
-            counter=InferdTokenCounter(counter_client, "fake-llm"),
+            counter=lines,
             read_budget_s=DEFAULT_READ_BUDGET_S,
         )
         for _, q in make_queries(corpus, rng, 4):  # warm its code paths too (not measured)
@@ -399,6 +410,8 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
             search.close()
         if exhaustive_search is not None:
             exhaustive_search.close()
+        for closer in closers:
+            closer.close()
         query_client.close()
         counter_client.close()
         app.close()
@@ -426,7 +439,8 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         " the pass's nearest vectors and keyword side; the transcript's 100k vectors are searched through the"
         " approximate index (IVF, fp16 codes), the other sections exhaustively; the heap is settled after warm-up as"
         " memoryd settles its own (servicekit/gc_tuning.py); budget 800 tokens, token counts through"
-        " inferd CountTokens (cached). Every call is a cache miss: the assembly and known-entity caches are"
+        " inferd CountTokens (cached), a block's summed from its lines' counts (filled for the stored rows before the"
+        " timed calls, as memoryd's filler thread does after start). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
         " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched among"
         " those vectors (same dimension). In-process and gRPC calls alternate, with different queries,"

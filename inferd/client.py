@@ -179,11 +179,26 @@ class InferenceClient:
         self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None
     ) -> list[int]:
         """Token counts by the model's own tokenizer."""
+        return self.count_tokens_of(texts, model=model, timeout_s=timeout_s)[0]
+
+    def count_tokens_of(
+        self,
+        texts: Sequence[str],
+        *,
+        model: str = "",
+        timeout_s: float | None = None,
+        only_if_resident: bool = False,
+    ) -> tuple[list[int], str]:
+        """Token counts by the model's own tokenizer, and the model that counted (`model` resolved by inferd).
+
+        only_if_resident: fail with FailedPreconditionError (reason MODEL_NOT_RESIDENT) instead of cold-loading.
+        """
+        metadata = [(ONLY_IF_RESIDENT_KEY, "1")] if only_if_resident else []
         with typed_errors():
             reply = self._stub.CountTokens(
-                pb.CountTokensRequest(model=model, texts=list(texts)), timeout=timeout_s
+                pb.CountTokensRequest(model=model, texts=list(texts)), timeout=timeout_s, metadata=metadata
             )
-        return list(reply.counts)
+        return list(reply.counts), reply.model
 
     def models(self, *, timeout_s: float | None = None) -> list[ModelInfo]:
         """Every configured model and its state."""
@@ -217,6 +232,10 @@ def _model_info(m: pb.ModelStatus) -> ModelInfo:
         queue_depth=m.queue_depth,
         queue_capacity=m.queue_capacity,
     )
+
+
+#: Request metadata asking inferd not to cold-load the model (CountTokens has no request field for it).
+ONLY_IF_RESIDENT_KEY = "x-osaurus-only-if-resident"
 
 
 def _metadata(agent_id: str) -> list[tuple[str, str]]:

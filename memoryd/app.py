@@ -21,8 +21,10 @@ from memoryd.consolidate.scheduler import ConsolidationScheduler
 from memoryd.domain import now_ms
 from memoryd.read.assemble import ReadPath, settings_from_config
 from memoryd.read.gate_llm import LlmGateClassifier
+from memoryd.read.line_token_filler import LineTokenFiller
 from memoryd.read.memory_reader import StoreMemoryReader
 from memoryd.read.search import MemorySearch
+from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.runtime.malloc_tuning import tune_malloc
 from memoryd.runtime.memtrace import MemoryTrace
@@ -166,10 +168,13 @@ def build_app(
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
     reader = StoreMemoryReader(store, search, now_ms, embedder)
+    # Blocks are counted from their lines' counts, filled ahead of time for stored rows (issue 17, item 4).
+    counter = LineTokenCounter(InferdTokenCounter(inference, core_model))
+    line_tokens = LineTokenFiller(store, counter)
     read_path = ReadPath(
         reader,
         lambda: settings_from_config(config.get()),
-        counter=InferdTokenCounter(inference, core_model),
+        counter=counter,
         classifier=LlmGateClassifier(inference, core_model),
         read_budget_s=settings.query_embed_timeout_s,
     )
@@ -184,7 +189,7 @@ def build_app(
         read_path.invalidate if replication is None else replication.broadcasting(read_path.invalidate)
     )
     # Whatever changes an agent's rows: nudge the indexer, drop per-agent keyword statistics and cached blocks.
-    agent_changed = [indexer.notify, search.keyword_stats.invalidate, invalidate_read]
+    agent_changed = [indexer.notify, line_tokens.notify, search.keyword_stats.invalidate, invalidate_read]
     writer = build_writer(
         store,
         config,
@@ -203,6 +208,7 @@ def build_app(
         # corrections stay (other replicas drop everything, as for any change they hear of).
         on_rows_written=_fan_out(
             indexer.notify,
+            line_tokens.notify,
             read_path.transcript_changed
             if replication is None
             else replication.broadcasting(read_path.transcript_changed),
@@ -260,6 +266,8 @@ def build_app(
             inference,
             search,
             reader,
+            counter,
+            line_tokens,
             indexer,
             console,
             replication,
@@ -270,6 +278,7 @@ def build_app(
     )
     if settings.background_indexing:
         indexer.start()
+        line_tokens.start()
     if replication is not None:
         replication.start()
     return app

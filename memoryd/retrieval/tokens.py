@@ -8,7 +8,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 _log = logging.getLogger("memoryd.retrieval.tokens")
 
@@ -16,6 +16,8 @@ _log = logging.getLogger("memoryd.retrieval.tokens")
 #: English; 3.2 leaves a 25% margin, and counting bytes (not characters) keeps accented and CJK text on
 #: the safe side.
 ESTIMATE_BYTES_PER_TOKEN = 3.2
+#: inferd's error reason when a call made only_if_resident finds its model not loaded.
+MODEL_NOT_RESIDENT = "MODEL_NOT_RESIDENT"
 
 
 def estimate_tokens(text: str) -> int:
@@ -55,6 +57,20 @@ class CountTokensClient(Protocol):
     ) -> list[int]: ...
 
 
+@runtime_checkable
+class ReportingClient(Protocol):
+    """A CountTokensClient that also says which model counted (inferd.client.InferenceClient does)."""
+
+    def count_tokens_of(
+        self,
+        texts: Sequence[str],
+        *,
+        model: str = "",
+        timeout_s: float | None = None,
+        only_if_resident: bool = False,
+    ) -> tuple[list[int], str]: ...
+
+
 class InferdTokenCounter:
     """Counts with the core model's tokenizer through inferd's CountTokens, caching every count.
 
@@ -88,6 +104,52 @@ class InferdTokenCounter:
         """ "model:<name>" when the last count came from inferd, else "estimate"."""
         return self._last_source
 
+    @property
+    def model(self) -> str:
+        """The model counts are asked for now ("" = inferd's default)."""
+        return self._model()
+
+    def count_exact(
+        self, texts: Sequence[str], model: str | None = None, *, only_if_resident: bool = False
+    ) -> tuple[list[int], str] | None:
+        """inferd's counts of `texts` for `model` (None: the current one) and the model that counted them, as inferd
+        names it (the model asked for when the client cannot say); not cached, never estimated: None while inferd
+        fails (and backs off). For line_tokens.py, whose counts are kept per counting model.
+
+        only_if_resident: the model is not loaded for this (work in the background); None when it is not resident,
+        without a back-off (the request path still counts, and loads it).
+        """
+        asked = self._model() if model is None else model
+        with self._lock:
+            if self._clock() < self._down_until:
+                return None
+        try:
+            if isinstance(self._client, ReportingClient):
+                counts, counted_by = self._client.count_tokens_of(
+                    texts, model=asked, timeout_s=self._timeout_s, only_if_resident=only_if_resident
+                )
+            else:
+                counts, counted_by = (
+                    self._client.count_tokens(texts, model=asked, timeout_s=self._timeout_s),
+                    "",
+                )
+        except Exception as error:  # any inferd failure: back off, as the request path does
+            if only_if_resident and getattr(error, "reason", "") == MODEL_NOT_RESIDENT:
+                return None  # not loaded, and not loaded for this: no failure of inferd
+            self._failed(error)
+            return None
+        if len(counts) != len(texts):
+            _log.warning("CountTokens returned %d counts for %d texts", len(counts), len(texts))
+            return None
+        return list(counts), counted_by or asked
+
+    def _failed(self, error: Exception) -> None:
+        _log.warning(
+            "CountTokens failed (%s); estimating for %.0fs", type(error).__name__, self._retry_after_s
+        )
+        with self._lock:
+            self._down_until = self._clock() + self._retry_after_s
+
     def count(self, texts: Sequence[str]) -> list[int]:
         """Token counts in input order; cached texts cost nothing, the rest cost one CountTokens call."""
         model = self._model()
@@ -120,11 +182,7 @@ class InferdTokenCounter:
         try:
             reply = self._client.count_tokens(texts, model=model, timeout_s=self._timeout_s)
         except Exception as error:  # any inferd failure: estimate, and back off
-            _log.warning(
-                "CountTokens failed (%s); estimating for %.0fs", type(error).__name__, self._retry_after_s
-            )
-            with self._lock:
-                self._down_until = self._clock() + self._retry_after_s
+            self._failed(error)
             return None
         if len(reply) != len(texts):
             _log.warning("CountTokens returned %d counts for %d texts; estimating", len(reply), len(texts))

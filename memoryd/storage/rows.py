@@ -116,6 +116,13 @@ class RowStore:
             out.append((sql, (*chunk, agent_id)))
         return out
 
+    def after(self, kind: str, after_id: int, limit: int) -> list[MemoryRow]:
+        """Active rows of `kind` of every agent with an id above `after_id`, by id, at most `limit` (the line-count
+        filler walks them, read/line_token_filler.py)."""
+        columns, table, active = _SOURCE[kind]
+        sql = f"SELECT {columns} FROM {table} WHERE id > ?{active} ORDER BY id LIMIT ?"
+        return [row_from_record(kind, r) for r in self._db.query(sql, (int(after_id), int(limit)))]
+
     def neighbours(self, agent_id: str, conversation_id: str, chunk_index: int, radius: int) -> list[int]:
         """Ids of the transcript turns within `radius` places of `chunk_index` in one conversation of one agent
         (the turn itself left out), nearest first and, at equal distance, the earlier one first."""

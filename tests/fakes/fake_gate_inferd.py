@@ -32,6 +32,8 @@ class GateScript:
     error: ServiceError | None = None
     count: Callable[[str], int] = words_as_tokens
     count_error: ServiceError | None = None
+    #: The model CountTokens says counted (None: the one asked for, else MODEL).
+    count_model: str | None = None
 
 
 @dataclass
@@ -75,7 +77,8 @@ class FakeGateInferd(pb_grpc.InferenceServiceServicer):
         if script.count_error is not None:
             raise script.count_error
         return pb.CountTokensResponse(
-            counts=[script.count(t) for t in request.texts], model=request.model or MODEL
+            counts=[script.count(t) for t in request.texts],
+            model=script.count_model or request.model or MODEL,
         )
 
 

@@ -291,6 +291,24 @@ def test_read_queries_entities_decisions_usage_and_windows(store: Store) -> None
     assert store.rows.fetch(KIND_PINNED, "someone else", [fact_id]) == {}
 
 
+def test_rows_after_an_id_walk_every_agents_active_rows_in_id_order(store: Store) -> None:
+    first = store.turns.buffer(TurnInput(AGENT, "c", "one", "two", 1_000))
+    store.turns.buffer(TurnInput("b", "d", "three", "", 2_000))
+    turns = store.rows.after(KIND_TRANSCRIPT, 0, 10)
+    assert [(t.agent_id, t.text, t.role) for t in turns] == [
+        (AGENT, "one", "user"),
+        (AGENT, "two", "assistant"),
+        ("b", "three", "user"),
+    ]
+    assert [t.id for t in store.rows.after(KIND_TRANSCRIPT, turns[0].id, 1)] == [turns[1].id]
+    assert store.rows.after(KIND_TRANSCRIPT, turns[-1].id, 10) == []
+    _, fact_id = _commit(store, "c", (first.signal_id,), facts=(NewFact("Likes trains.", 0.5),))
+    assert [f.text for f in store.rows.after(KIND_PINNED, 0, 10)] == ["Likes trains."]
+    store.db.execute("UPDATE pinned_facts SET status = 'disabled' WHERE id = ?", (fact_id,))
+    assert store.rows.after(KIND_PINNED, 0, 10) == []  # as the read path sees them: active rows only
+    assert [e.text for e in store.rows.after(KIND_EPISODE, 0, 10)] == ["planned the trip"]
+
+
 def test_health_counts_and_size(store: Store) -> None:
     store.turns.buffer(TurnInput(AGENT, "c", "one", "two", 1))
     counts = {(c.table, c.agent_id): c.rows for c in store.health.table_counts()}
