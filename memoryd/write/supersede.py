@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
-from memoryd.write.grounding import GroundedFact, SourceTurn
+from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
@@ -18,7 +18,16 @@ from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.skeleton import masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
-from memoryd.write.grounding.stale import EVENT, JOB, PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.stale import (
+    EVENT,
+    JOB,
+    PERSON,
+    TASTE,
+    THING,
+    names_value,
+    same_kind,
+    stale_mentions,
+)
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
@@ -452,6 +461,19 @@ def replaced_in_session(facts: Sequence[GroundedFact]) -> dict[int, list[Grounde
     return out
 
 
+def holder_who_left(fact: GroundedFact, turns: Sequence[SourceTurn]) -> bool:
+    """Whether a relation or identity fact names, as its value, a person its own turn says left the role: "he
+    cambiado de gestor: Ramón se jubiló y ahora nos lleva las cuentas la gestoría Nalón" read as "Gestor del
+    usuario: Ramón" states the old holder, not a current one (the fact of the new holder, or the correction, carries
+    the change). Someone else leaving ("Bob left, Ana is my manager now") leaves a fact about Ana alone."""
+    if fact.kind not in (FactKind.RELATION, FactKind.IDENTITY) or not fact.value:
+        return False
+    said = [t.user for t in turns if t.index in fact.turns]
+    return any(
+        m.scope == PERSON and names_value(fact.value, m.value) for text in said for m in stale_mentions(text)
+    )
+
+
 def _role_of_successor(
     fact: GroundedFact, pinned: Sequence[ExistingFact], identity: Sequence[ExistingFact]
 ) -> GroundedFact:
@@ -495,7 +517,7 @@ def plan_grounded(
     plain_supersedes: dict[str, tuple[str, ...]] = {}
     plain_other: dict[str, tuple[str, ...]] = {}
     slotted_inserts: list[NewFact] = []
-    facts = [_role_of_successor(f, pinned, identity) for f in facts]
+    facts = [_role_of_successor(f, pinned, identity) for f in facts if not holder_who_left(f, turns)]
     replaced = replaced_in_session(facts)
     kept_history: list[tuple[ReplacedFact, str, bool]] = []
     for fact in latest_per_slot(facts):
@@ -686,6 +708,7 @@ __all__ = [
     "GroundedPlan",
     "TurnIds",
     "competes",
+    "holder_who_left",
     "latest_per_slot",
     "plan_grounded",
     "replaced_in_session",

@@ -144,9 +144,10 @@ def masked(text: str) -> Masked:
             )
         elif folded in _TITLES:
             pass  # "Mr." and "Ms." name no slot
-        elif folded in _RELATION_NOUNS:
-            relations.add(_RELATION_NOUNS[folded])
-            skeleton.add(_RELATION_NOUNS[folded])
+        elif (noun := re.sub(r"['’]s$", "", folded)) in _RELATION_NOUNS:
+            # "my sister's savings target" names the sister as much as "my sister" does
+            relations.add(_RELATION_NOUNS[noun])
+            skeleton.add(_RELATION_NOUNS[noun])
         elif (
             folded not in STOP_WORDS
             and folded not in _FRAME

@@ -1,0 +1,173 @@
+"""Supersession shapes the earlier rules missed, each tested both ways: synonyms name one slot (grounding/synonyms.py),
+a short clause about one single-valued slot, a holder replaced by name without a slot word (revisions.py), and a
+fact naming a holder its own turn says left (write/supersede.py `holder_who_left`)."""
+
+from __future__ import annotations
+
+from memoryd.write.grounding.event import same_event
+from memoryd.write.grounding.extract import extract
+from memoryd.write.grounding.model import SourceTurn
+from memoryd.write.grounding.revisions import revisions
+from memoryd.write.grounding.skeleton import same_slot
+from memoryd.write.grounding.substitution import swaps
+from memoryd.write.supersede import holder_who_left
+
+WHEN_MS = 1_776_000_000_000  # 2026-04-12
+
+
+def _turns(*said: str) -> list[SourceTurn]:
+    return [SourceTurn(i, i + 1, text, "Noted.") for i, text in enumerate(said)]
+
+
+def _retired(said: str, *known: str) -> set[int]:
+    return {i for r in revisions(_turns(said), [], list(known)) for i in r.retired}
+
+
+# --- synonyms ------------------------------------------------------------------------------------------------------
+
+
+def test_a_release_is_the_launch_it_moves() -> None:
+    old = "Aiming to launch on Steam on 6 November. (2026-11-06)"
+    assert same_event(old, "They want more polish, so release moves to 19 February (2027-02-19) next year.")
+    assert same_event(
+        "Le lancement est prévu le 3 mai. (2027-05-03)", "La sortie est repoussée au 10 mai. (2027-05-10)"
+    )
+
+
+def test_a_synonym_names_no_other_event() -> None:
+    old = "Aiming to launch on Steam on 6 November. (2026-11-06)"
+    assert not same_event(old, "We're doing a demo for Steam Next Fest in October. (2026-10)")
+    assert not same_event("The exam is on 5 July. (2026-07-05)", "The launch moved to 9 July. (2026-07-09)")
+
+
+def test_a_target_is_the_goal_it_replaces_by_skeleton() -> None:
+    assert same_slot("My savings goal is 3000 euros by June.", "My savings target is now 3500 euros by June.")
+    assert not same_slot(
+        "My savings goal is 3000 euros by June.", "My sister's savings target is 3500 euros."
+    )
+
+
+# --- one single-valued slot, nothing else ----------------------------------------------------------------------------
+
+
+def test_a_short_clause_about_the_slot_replaces_its_value() -> None:
+    known = "The user's goal: under four hours, which their club mates say is ambitious."
+    assert _retired("Just finish, ideally. So 4:30 is the target now.", known) == {0}
+    assert _retired("My target is 70 kg now.", "The user's goal: get down to 75 kg.") == {0}
+
+
+def test_a_clause_about_more_than_the_slot_or_another_measure_replaces_nothing() -> None:
+    known = "The user's goal: run the marathon in 4 hours."
+    assert _retired("The exam went well, my target grade is 7 now.", known) == set()
+    assert _retired("My target is 70 kg now.", known) == set()
+
+
+# --- a holder replaced by name ---------------------------------------------------------------------------------------
+
+
+def test_a_holder_replaced_by_name_is_retired() -> None:
+    known = "The user's supplier is Strathearn Sawmill."
+    said = "Strathearn can't dry oak fast enough, I'm buying from Glen Affric Hardwoods now."
+    assert _retired(said, known) == {0}
+    (revision,) = revisions(_turns(said), [], [known])
+    assert revision.fact is not None and "Glen Affric Hardwoods" in revision.fact.text
+    assert "Strathearn" not in revision.fact.text
+
+
+def test_a_holder_added_kept_for_a_while_or_family_is_not_replaced() -> None:
+    supplier = "The user's supplier is Strathearn Sawmill."
+    assert _retired("Strathearn is slow, I'm also buying from Glen Affric Hardwoods now.", supplier) == set()
+    assert (
+        _retired("Strathearn is shut this week, I'm buying from Glen Affric Hardwoods now.", supplier)
+        == set()
+    )
+    assert _retired("Strathearn now delivers to Perth.", supplier) == set()
+    assert (
+        _retired("Kirsty is away this week, I'm cooking with Jamie now.", "The user's wife is Kirsty.")
+        == set()
+    )
+    assert (
+        _retired(
+            "Dalia is visiting, and I'm now learning Spanish with Carlos.", "The user's friend is Dalia."
+        )
+        == set()
+    )
+
+
+# --- a fact naming the holder who left ------------------------------------------------------------------------------
+
+
+def test_a_fact_naming_the_holder_its_turn_says_left_is_not_kept() -> None:
+    turns = _turns(
+        "Pero he cambiado de gestor: Ramón se jubiló y ahora nos lleva las cuentas la gestoría Nalón, en Arriondas."
+    )
+    left = [f for f in extract(turns, session_time_ms=WHEN_MS).facts if holder_who_left(f, turns)]
+    assert [f.value for f in left] == ["Ramón"]
+
+
+def test_the_new_holder_and_a_holder_who_stays_are_kept() -> None:
+    turns = _turns("Bob left last month, so my manager is Ana now.", "My dentist is Dr. Ruiz, she is great.")
+    facts = extract(turns, session_time_ms=WHEN_MS).facts
+    assert {f.value for f in facts if f.slot.startswith("relation.")} >= {"Ana"}
+    assert not any(holder_who_left(f, turns) for f in facts)
+
+
+# --- a quantity raised or lowered ------------------------------------------------------------------------------------
+
+
+def test_a_quantity_lowered_or_raised_replaces_the_older_number_of_its_unit() -> None:
+    assert _retired(
+        "I went down to two days a week at the shop.", "The user works four days a week at the shop."
+    ) == {0}
+    assert _retired(
+        "Also drop the deposit to forty percent.", "The user takes a 50 percent deposit on orders."
+    ) == {0}
+    assert _retired("On a baissé le prix à 12 euros.", "Le prix est de 15 euros.") == {0}
+    (revision,) = revisions(_turns("Also drop the deposit to forty percent."), [], ["A 50 percent deposit."])
+    assert revision.fact is not None and "forty percent" in revision.fact.text
+
+
+def test_another_unit_or_a_time_span_is_no_quantity_change() -> None:
+    assert (
+        _retired("I went down to two days a week at the shop.", "The user swims three times a week.") == set()
+    )
+    assert _retired("I'm back now, flying out again in 3 days.", "The user is away for 10 days.") == set()
+    assert _retired("We cut the budget to 200 euros.", "The user walks 5 km a day.") == set()
+
+
+# --- one value swapped in an older fact that says more --------------------------------------------------------------
+
+
+def test_a_value_said_against_the_old_one_is_swapped_in_a_mixed_fact() -> None:
+    known = "The user sings in a choir on Thursdays (2026-04-16) and Sundays."
+    (revision,) = revisions(_turns("Choir is on Tuesdays, not Thursdays."), [], [known])
+    assert revision.retired == (0,)
+    assert (
+        revision.fact is not None
+        and revision.fact.text == "The user sings in a choir on Tuesdays and Sundays."
+    )
+    # The swap itself, in the old fact's words and forms (revisions.py reads it when no slot anchors the sentence).
+    (swap,) = swaps(
+        "On se voit le mardi au lieu du mercredi.", ["Prévu : on se voit le mercredi et le samedi au club."]
+    )
+    assert swap.text == "Prévu : on se voit le mardi et le samedi au club."
+    (swap,) = swaps(
+        "Meine Besuche sind jetzt dienstags statt mittwochs.",
+        ["Ich besuche ihn jeden Mittwoch und samstags."],
+    )
+    assert swap.text == "Ich besuche ihn jeden Dienstag und samstags."
+    # A time is one value: "3:55, not 3:45" swaps the time, not its hour.
+    (swap,) = swaps(
+        "New target is 3:55, not 3:45.", ["The user signed up for a marathon and wants to break 3:45."]
+    )
+    assert swap.text == "The user signed up for a marathon and wants to break 3:55."
+
+
+def test_no_swap_when_two_facts_hold_the_old_value_or_the_types_differ() -> None:
+    known = ("The user sings in a choir on Thursdays and Sundays.", "The user swims on Thursdays.")
+    found = revisions(_turns("Choir is on Tuesdays, not Thursdays."), [], list(known))
+    assert not any("Sundays" in (r.fact.text if r.fact else "") for r in found)
+    assert all(r.retired == () for r in found)
+    assert _retired("Actually, not Thursday.", "The user sings in a choir on Thursdays and Sundays.") == set()
+    assert _retired("I drink coffee, not tea.", "The user likes tea and biscuits.") == set()
+    assert swaps("Takayama and Kanazawa. And not Kyoto.", ["A trip to Kyoto and Nara in October."]) == []
