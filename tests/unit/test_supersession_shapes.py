@@ -9,6 +9,7 @@ from memoryd.write.grounding.extract import extract
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.skeleton import same_slot
+from memoryd.write.grounding.stale import stale_mentions
 from memoryd.write.grounding.substitution import swaps
 from memoryd.write.supersede import holder_who_left
 
@@ -171,3 +172,53 @@ def test_no_swap_when_two_facts_hold_the_old_value_or_the_types_differ() -> None
     assert _retired("Actually, not Thursday.", "The user sings in a choir on Thursdays and Sundays.") == set()
     assert _retired("I drink coffee, not tea.", "The user likes tea and biscuits.") == set()
     assert swaps("Takayama and Kanazawa. And not Kyoto.", ["A trip to Kyoto and Nara in October."]) == []
+
+
+# --- a thing moved to another place, an amount with its currency, a decision to drop a tool -------------------------
+
+
+def test_a_thing_moved_to_another_named_place_replaces_the_older_place() -> None:
+    known = "Planning our spring concert, it's on Saturday 28 March (2026-03-28) at St Cuthbert's church."
+    said = "St Cuthbert's has a roof leak, so the concert is moving to Hexham Abbey. Same date, 28 March."
+    assert _retired(said, known) == {0}
+    # The older fact's date still holds (the correction moves where, not when): the new fact keeps it.
+    (revision,) = revisions(_turns(said), [], [known])
+    assert revision.fact is not None
+    assert revision.fact.text == "The concert is moving to Hexham Abbey — 28 March (2026-03-28)."
+    assert _retired("My sister is moving to Lyon.", "The user lives in Paris.") == set()
+    assert _retired("The concert is moving to Thursday.", "The rehearsals are at Hexham Abbey.") == set()
+
+
+def test_an_amount_in_one_currency_changes_on_the_same_day() -> None:
+    known = "The user asked to be reminded to move the £500 on the 29th each month."
+    assert _retired(
+        "I'll bump the monthly transfer to £600 starting this month, same day, the 29th.", known
+    ) == {0}
+    assert _retired("I'll bump the monthly transfer to £600 on the 30th.", known) == set()
+    assert _retired("I'll bump the monthly transfer to £600.", "The user walks 500 m a day.") == set()
+
+
+def test_a_decision_to_drop_a_tool_is_a_stale_mention_and_dropping_someone_off_is_not() -> None:
+    assert [m.value for m in stale_mentions("I decided to drop YNAB, the subscription went up.")] == ["YNAB"]
+    assert [m.value for m in stale_mentions("J'ai décidé d'arrêter Etsy, les frais sont trop chers.")] == [
+        "Etsy"
+    ]
+    assert stale_mentions("I'm going to drop Tom off at school.") == ()
+
+
+def test_it_due_on_a_date_restates_no_earlier_plan() -> None:
+    turns = _turns(
+        "Felicity moved my deadline: final artwork is due 15 June now instead of March.",
+        "Remind me to pay the mooring fee, it's due on the 20th.",
+    )
+    deadline = [f for f in extract(turns, session_time_ms=WHEN_MS).facts if "deadline" in f.text]
+    assert deadline and all("20th" not in f.text for f in deadline)
+    assert any("15 June" in f.text for f in deadline)
+
+
+def test_a_dated_correction_keeps_no_older_date() -> None:
+    said = "The offsite moved to 19 March, the venue double-booked."
+    (revision,) = revisions(
+        _turns(said), [], ["The team offsite is booked for 12 March in Leeds. (2026-03-12)"]
+    )
+    assert revision.fact is not None and "12 March" not in revision.fact.text

@@ -1035,9 +1035,11 @@ def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> l
 
 
 #: "we pushed it to May 10", "they moved it to the 9th", "it's now May 17": a pronoun for the event said before.
+#: "It's" with anything after it dates nothing: "pay the mooring fee, it's due on the 20th" is about the fee.
 _MOVED_IT = re.compile(
     r"\b(?:(?:moved|pushed|rescheduled|postponed|shifted|changed|bumped|delayed|brought)(?: back| forward)? (?:it|that)\b|"
-    r"(?:it|that)(?:'s| is| has been| was| got) (?:now |been )?(?:moved |pushed |postponed |rescheduled )?(?:to |on |until )?)",
+    r"(?:it|that)(?:'s| is| has been| was| got) (?:(?:now |been )?(?:moved |pushed |postponed |rescheduled )(?:to |on |until )?|"
+    r"now (?:to |on |until )?|(?:on|until) ))",
     re.IGNORECASE,
 )
 _DATE_LABEL = re.compile(r"\s*\((?:week of )?\d{4}-\d{2}(?:-\d{2})?\)")

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
-from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
@@ -265,8 +265,17 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked, o
     if new.relations & old.relations and not _THEIR_RELATION.search(clause):
         return True  # "my editor for now is Felicity Ngata", not "his business partner Carla"
     # One shared word: two dates of one thing the clause is about ("Potatoes are going in this Saturday, 11 April,
-    # instead"), said among its first words.
-    return bool(shared) and new.dated and old.dated and bool(shared & _leading(clause, new))
+    # instead"), said among its first words; or that thing said to move to another named place ("the concert is
+    # moving to Hexham Abbey" after "our spring concert … at St Cuthbert's church").
+    if not (shared and shared & _leading(clause, new)):
+        return False
+    if new.dated and old.dated:
+        return True
+    return (
+        bool(_MOVES_TO.search(clause))
+        and bool(_names(values - old.values))
+        and bool(_names(old.values - values))
+    )
 
 
 #: The most skeleton words a clause may have besides its one shared slot word and still be about that slot alone.
@@ -291,6 +300,16 @@ def _only_the_slot(shared: frozenset[str], new: Masked) -> bool:
     )
 
 
+#: A thing said to move to another place or holder: "is moving to", "moved over to", "déménage à", "se traslada a",
+#: "zieht nach", "muda-se para".
+_MOVES_TO = re.compile(
+    r"\b(?:moving|moved|moves|relocating|relocated|relocates|switching|switched)(?: over)? to|déménage à|"
+    r"déménagé à|déménagée à|passe à|se muda a|se mudó a|se traslada a|se trasladó a|zieht nach|zieht um nach|"
+    r"umgezogen nach|verlegt nach|muda-se para|mudou-se para|passa para\b",
+    _I,
+)
+
+
 def _acronyms(text: str) -> frozenset[str]:
     """Capitalised abbreviations of a text, folded ("CTO", "NIPE", "IVA")."""
     return frozenset(fold(w) for w in re.findall(r"\b[A-Z]{2,5}\b", text))
@@ -304,17 +323,19 @@ def _leading(clause: str, said: Masked) -> frozenset[str]:
     return frozenset(list(dict.fromkeys(stems))[:_LEADING])
 
 
-_UNIT = re.compile(r"(?:(?P<before>[^\W\d_]+)\W{0,3})?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?")
+_UNIT = re.compile(
+    r"(?:(?P<before>[^\W\d_]+)\W{0,3})?(?P<currency>R\$|[£$€¥])?\s?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?"
+)
 
 
 def _units(text: str) -> frozenset[str]:
-    """The words a number is said with ("200 words", "300-km", "R$ 145"), stemmed."""
+    """The words a number is said with ("200 words", "300-km", "R$ 145"), stemmed, and its currency sign ("£600")."""
     return frozenset(
         light_stem(fold(word))
         for match in _UNIT.finditer(text)
         for word in (match.group("before"), match.group("after"))
         if word and len(word) > 1 and fold(word) not in STOP_WORDS
-    )
+    ) | frozenset(m.group("currency") for m in _UNIT.finditer(text) if m.group("currency"))
 
 
 _NUMBER_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -352,13 +373,21 @@ def _same_quantity(clause: str, old: str) -> bool:
     days a week" after "four days a week" (counting words read as digits)."""
     clause, old = _numbered(clause), _numbered(old)
     said, held = masked(clause), masked(old)
-    if said.dated or held.dated:
+    # A date's number is no quantity; the same date on both sides ("the 29th") changes nothing.
+    if (said.dated or held.dated) and _date_values(said) != _date_values(held):
         return False
     added = {v for v in said.values if v[:1].isdigit()} - held.values
     dropped = {v for v in held.values if v[:1].isdigit()} - said.values
     units = (_units(clause) & _units(old)) - _COUNTS  # "every 2 weeks": "every" is no unit
     # A time unit is a unit of a rate on both sides only ("3 days a week", "twice a month"), not "in 3 days".
     return bool(added) and bool(dropped) and bool(units - _GENERIC or (units and _rate(clause) & _rate(old)))
+
+
+def _date_values(said: Masked) -> frozenset[str]:
+    """The values of a text that say a date: days and months, and the numbers said as ordinals ("29th")."""
+    return frozenset(
+        v for v in said.values if _kind(v) == "date" or re.fullmatch(r"\d{1,2}(?:st|nd|rd|th|er|º|ª)", v)
+    )
 
 
 #: A rate's period: "a week", "per month", "par semaine", "por mes", "pro Woche", "por dia".
@@ -740,11 +769,36 @@ def revisions(
                 # Only what the old value did ("Ray Dunmore has retired"): the older facts go, nothing is added.
                 out.append(Revision(None, tuple(fresh), is_new=False))
                 continue
-            text = _text(kept, lang)
+            text = _with_kept_date(_text(kept, lang), [known[i] for i in fresh])
             out.append(
                 Revision(_fact(text, (turn.index,), lang, " ".join(sorted(wanted))), tuple(fresh), True)
             )
     return out
+
+
+#: The resolved day the writer appends to a date ("28 March (2026-03-28)").
+_RESOLVED_DAY = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
+#: Any fixed day serves to find a date's span; only the words of the older fact are kept, never a new resolution.
+_SPAN_DAY_MS = 0
+
+
+def _with_kept_date(text: str, retired: Sequence[str]) -> str:
+    """The new fact with the date of the one older fact it retires, when it says no date itself: "the concert is
+    moving to Hexham Abbey" replaces where, not when, so "…, it's on Saturday 28 March at St Cuthbert's" keeps its
+    still-true date ("The concert is moving to Hexham Abbey — 28 March (2026-03-28)."). With two dated
+    older facts which date stays is unknown: none is added."""
+    if masked(text).dated:
+        return text
+    dated = [old for old in retired if masked(old).dated]
+    if len(dated) != 1:
+        return text
+    mentions = find_dates(dated[0], _SPAN_DAY_MS)
+    if not mentions:
+        return text
+    first = mentions[0]
+    resolved = _RESOLVED_DAY.match(dated[0], first.end)
+    phrase = dated[0][first.start : resolved.end() if resolved else first.end].strip()
+    return f"{text.rstrip('.!')} — {phrase}."
 
 
 def _fact(text: str, turns: tuple[int, ...], lang: str, value: str = "") -> GroundedFact:
