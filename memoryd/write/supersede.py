@@ -29,7 +29,7 @@ from memoryd.write.grounding.stale import (
     stale_mentions,
 )
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
-from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem, tokens
+from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
 from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact, ReplacedFact
 
@@ -172,7 +172,7 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
 _TIME_WORDS = frozenset(
     light_stem(w)
     for w in "end start begin day week month year time next last first weekend morning evening night".split()  # noqa: SIM905
-)
+) | frozenset(light_stem(w) for w in NUMBER_WORDS)  # a count names no event: "chapter six" is not "six-month"
 #: A date of the year, not a weekly day: a month name or an ordinal ("March 28th", "le 8 septembre", "am 9. April").
 _DAY_OF_YEAR = re.compile(
     r"\b(?:"

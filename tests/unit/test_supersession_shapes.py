@@ -11,7 +11,8 @@ from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.skeleton import same_slot
 from memoryd.write.grounding.stale import stale_mentions
 from memoryd.write.grounding.substitution import swaps
-from memoryd.write.supersede import holder_who_left
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import holder_who_left, plan_grounded
 
 WHEN_MS = 1_776_000_000_000  # 2026-04-12
 
@@ -222,3 +223,24 @@ def test_a_dated_correction_keeps_no_older_date() -> None:
         _turns(said), [], ["The team offsite is booked for 12 March in Leeds. (2026-03-12)"]
     )
     assert revision.fact is not None and "12 March" not in revision.fact.text
+
+
+def test_a_count_shared_by_chance_names_no_event() -> None:
+    known = ExistingFact(
+        "9",
+        "The user got a six-month extension, so the deadline is 31 March (2027-03-31) next year.",
+        0.6,
+        1,
+        "plan.deadlin",
+    )
+    turns = _turns(
+        "I'm on chapter six now. Helena wants the full draft by 15 January so she has time to read."
+    )
+    facts = extract(turns, session_time_ms=WHEN_MS).facts
+    plan = plan_grounded(facts, [known], [], lambda ix: tuple(ix), None, turns=turns)
+    assert all("9" not in new.supersedes for new in plan.facts.inserts)
+    # The same turn naming the deadline's event with another date still moves it.
+    moved = _turns("Update: the deadline moved, it's now 30 April.")
+    facts = extract(moved, session_time_ms=WHEN_MS).facts
+    plan = plan_grounded(facts, [known], [], lambda ix: tuple(ix), None, turns=moved)
+    assert any("9" in new.supersedes for new in plan.facts.inserts)
