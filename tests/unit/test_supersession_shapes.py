@@ -244,3 +244,28 @@ def test_a_count_shared_by_chance_names_no_event() -> None:
     facts = extract(moved, session_time_ms=WHEN_MS).facts
     plan = plan_grounded(facts, [known], [], lambda ix: tuple(ix), None, turns=moved)
     assert any("9" in new.supersedes for new in plan.facts.inserts)
+
+
+# --- a holder hired after one left ------------------------------------------------------------------------------------
+
+
+def test_someone_hired_after_a_holder_left_takes_the_role() -> None:
+    accountant = ExistingFact("1", "The user's accountant is Gillian Shaw.", 0.8, 1, "relation.accountant")
+    turns = _turns("Gillian retired last month, so we hired Priya Shah to do our books.")
+    plan = plan_grounded(
+        extract(turns, session_time_ms=WHEN_MS).facts, [accountant], [], tuple, None, turns=turns
+    )
+    assert [(n.content, n.supersedes) for n in plan.facts.inserts if n.supersedes] == [
+        ("The user's accountant is Priya Shah.", ("1",))
+    ]
+    said = "Mas a Matilde foi-se embora para a Austrália, por isso contratei o Kalani."
+    assert any(f.value == "Kalani" for f in extract(_turns(said), session_time_ms=WHEN_MS).facts)
+
+
+def test_someone_hired_with_no_one_leaving_replaces_no_one() -> None:
+    accountant = ExistingFact("1", "The user's accountant is Gillian Shaw.", 0.8, 1, "relation.accountant")
+    turns = _turns("We hired a new intern, Tom, last week.")
+    plan = plan_grounded(
+        extract(turns, session_time_ms=WHEN_MS).facts, [accountant], [], tuple, None, turns=turns
+    )
+    assert all(n.supersedes == () for n in plan.facts.inserts)

@@ -61,7 +61,7 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (PERSON, rf"\bya no es {_ART}{_X}"),
         (PERSON, rf"{_X} (?:ist|sind) (?:jetzt )?(?:in Rente(?: gegangen)?|weg|gegangen|nicht mehr da|in Pension)\b"),
         (PERSON, rf"{_X} (?:geht|ging|gehen) in (?:Rente|Pension)\b"),
-        (PERSON, rf"{_X} (?:reformou-se|se reformou|saiu|foi embora|ficou (?:no|na|em))\b"),
+        (PERSON, rf"{_X} (?:reformou-se|se reformou|saiu|foi embora|foi-se embora|ficou (?:no|na|em))\b"),
         (PERSON, rf"\bjá não é {_ART}{_X}"),
         # --- a tool, service or habit dropped
         (THING, rf"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?) (?:[\w-]+ ){{0,3}}?"
