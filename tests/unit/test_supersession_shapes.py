@@ -269,3 +269,24 @@ def test_someone_hired_with_no_one_leaving_replaces_no_one() -> None:
         extract(turns, session_time_ms=WHEN_MS).facts, [accountant], [], tuple, None, turns=turns
     )
     assert all(n.supersedes == () for n in plan.facts.inserts)
+
+
+# --- a new date said as "instead" after a sentence saying the event moved ------------------------------------------
+
+
+def test_a_date_said_instead_after_the_event_moved_is_that_events_date() -> None:
+    said = (
+        "And the coaching course got pushed. I never actually started in April because of the captaincy, so I'm "
+        "booked on the winter one starting 9 January instead."
+    )
+    plans = [f for f in extract(_turns(said), session_time_ms=WHEN_MS).facts if "coaching course" in f.text]
+    assert plans and any("9 January" in f.text for f in plans)
+
+
+def test_instead_after_an_event_with_its_own_date_or_no_move_names_no_event() -> None:
+    for said in (
+        "The coaching course got pushed to 2 May. I'm meeting Ann on 9 January instead.",
+        "The coaching course was great. I'm booked on the next one starting 9 January instead.",
+    ):
+        facts = extract(_turns(said), session_time_ms=WHEN_MS).facts
+        assert not [f for f in facts if "coaching course" in f.text and "9 January" in f.text]
