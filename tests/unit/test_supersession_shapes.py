@@ -290,3 +290,21 @@ def test_instead_after_an_event_with_its_own_date_or_no_move_names_no_event() ->
     ):
         facts = extract(_turns(said), session_time_ms=WHEN_MS).facts
         assert not [f for f in facts if "coaching course" in f.text and "9 January" in f.text]
+
+
+def test_a_date_after_another_event_moved_is_a_plan_of_its_own() -> None:
+    course = ExistingFact(
+        "1", "The user starts the coaching course on 11 April. (2026-04-11)", 0.6, 1, "plan.course"
+    )
+    turns = _turns("The coaching course got pushed. I'm seeing Sam on 9 January.")
+    plan = plan_grounded(
+        extract(turns, session_time_ms=WHEN_MS).facts, [course], [], tuple, None, turns=turns
+    )
+    assert all("1" not in n.supersedes for n in plan.facts.inserts if "Sam" in n.content)
+    # Said with a cue of its own, the date is the moved event's ("Kittiwake now comes out on May 2nd").
+    haulout = ExistingFact("2", "The haul-out is booked for March 28th. (2027-03-28)", 0.6, 1, "plan.haul")
+    turns = _turns("The haul-out kept slipping. Kittiwake now comes out on May 2nd.")
+    plan = plan_grounded(
+        extract(turns, session_time_ms=WHEN_MS).facts, [haulout], [], tuple, None, turns=turns
+    )
+    assert any("2" in n.supersedes for n in plan.facts.inserts)
