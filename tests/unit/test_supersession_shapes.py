@@ -308,3 +308,17 @@ def test_a_date_after_another_event_moved_is_a_plan_of_its_own() -> None:
         extract(turns, session_time_ms=WHEN_MS).facts, [haulout], [], tuple, None, turns=turns
     )
     assert any("2" in n.supersedes for n in plan.facts.inserts)
+
+
+def test_it_named_in_its_own_sentence_restates_no_earlier_plan() -> None:
+    turns = _turns(
+        "I've moved to the twilight shift: it's now Tuesday, Thursday and Saturday, 5pm till 9.",
+        "I need to remember my fistula check, it's on 12 May at 10am.",
+    )
+    shift = [f for f in extract(turns, session_time_ms=WHEN_MS).facts if "twilight" in f.text]
+    assert shift and all("12 May" not in f.text for f in shift)
+    # "it" opening its sentence still stands for the event said before.
+    turns = _turns(
+        "The product demo is on May 3.", "Update: we pushed it to May 10.", "Actually it is now May 17."
+    )
+    assert any("demo is on May 17" in f.text for f in extract(turns, session_time_ms=WHEN_MS).facts)

@@ -44,7 +44,8 @@ _MOVED = re.compile(
 #: The new date said as what replaces the old one, in a sentence after one saying the event moved with no date of
 #: its own: "The coaching course got pushed. … so I'm booked on the winter one starting 9 January instead."
 _INSTEAD = re.compile(
-    r"\b(?:instead|à la place|au lieu de ça|en su lugar|en cambio|stattdessen|em vez disso|ao invés disso)\b", _I
+    r"\b(?:instead|à la place|au lieu de ça|en su lugar|en cambio|stattdessen|em vez disso|ao invés disso)\b",
+    _I,
 )
 
 _PARTS = re.compile(r"[,;:]\s*")
