@@ -72,6 +72,21 @@ class NewEpisode:
 
 
 @dataclass(frozen=True)
+class ReplacedFact:
+    """A fact the session itself stated and then replaced ("the beta ships on December 15" … "actually the beta
+    moved to December 18"): stored as a superseded row of the fact that replaced it, with its source turns, so the
+    read path knows its turns and its value are stale (kept for history and the console, never injected)."""
+
+    content: str
+    salience: float
+    source_turn_ids: tuple[int, ...] = ()
+    slot: str = ""
+    kind: str = ""
+    #: Whether it was an identity-grade fact (stored in identity_facts) rather than a pinned fact.
+    is_identity: bool = False
+
+
+@dataclass(frozen=True)
 class NewFact:
     """A pinned fact to insert (its source episode is the one inserted in the same transaction)."""
 
@@ -87,6 +102,8 @@ class NewFact:
     supersedes: tuple[str, ...] = ()
     #: Ids of active identity facts of the agent in the same slot that this one replaces.
     supersedes_identity: tuple[str, ...] = ()
+    #: Facts of the same session this one replaced, stored superseded by it.
+    replaced: tuple[ReplacedFact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +116,8 @@ class NewIdentityFact:
     supersedes: tuple[str, ...] = ()
     #: Ids of active pinned facts of the agent in the same slot that this one replaces.
     supersedes_pinned: tuple[str, ...] = ()
+    #: Facts of the same session this one replaced, stored superseded by it.
+    replaced: tuple[ReplacedFact, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,6 +153,10 @@ class DistillationWrite:
     new_identity_facts: tuple[NewIdentityFact, ...]
     identity_bumps: tuple[str, ...]
     log: LogEntry
+    #: Facts of the session replaced later in it by a value memory already held (the repeat is bumped, not
+    #: inserted): (the replaced fact, the id of the existing row holding the value now, whether that row is an
+    #: identity fact).
+    kept_history: tuple[tuple[ReplacedFact, str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -203,6 +226,7 @@ __all__ = [
     "NewFact",
     "NewIdentityFact",
     "ReplaceResult",
+    "ReplacedFact",
     "Signal",
     "StaleSnapshotError",
 ]

@@ -15,6 +15,8 @@ from memoryd.distill_records import (
     FailureResult,
     IngestTurn,
     LogEntry,
+    NewEpisode,
+    ReplacedFact,
     ReplaceResult,
     Signal,
     StaleSnapshotError,
@@ -291,6 +293,8 @@ class SqliteWriterStore:
                 )
                 self._supersede(_PINNED, ep.agent_id, fact.supersedes, fact_id, stamp)
                 self._supersede(_IDENTITY, ep.agent_id, fact.supersedes_identity, fact_id, stamp, _PINNED)
+                for old in fact.replaced:
+                    self._history(ep, episode_id, old, fact_id, _PINNED, stamp)
                 fact_ids.append(str(fact_id))
             greatest = self._db.dialect.greatest("salience", "?")
             for bump in write.fact_bumps:
@@ -316,6 +320,8 @@ class SqliteWriterStore:
                 self._supersede(
                     _PINNED, ep.agent_id, identity.supersedes_pinned, identity_id, stamp, _IDENTITY
                 )
+                for old in identity.replaced:
+                    self._history(ep, episode_id, old, identity_id, _IDENTITY, stamp)
                 identity_ids.append(str(identity_id))
             for bumped_id in write.identity_bumps:
                 self._db.execute(
@@ -323,8 +329,52 @@ class SqliteWriterStore:
                     "WHERE id = ? AND agent_id = ?",
                     (stamp, int(bumped_id), ep.agent_id),
                 )
+            for old, holder_id, holder_is_identity in write.kept_history:
+                holder_table = _IDENTITY if holder_is_identity else _PINNED
+                self._history(ep, episode_id, old, int(holder_id), holder_table, stamp)
             self._insert_log(write.log, stamp)
         return CommitResult(episode_id, tuple(fact_ids), tuple(identity_ids))
+
+    def _history(
+        self, ep: NewEpisode, episode_id: int, old: ReplacedFact, new_id: int, new_table: str, stamp: int
+    ) -> None:
+        """Store a fact the session itself replaced as a row superseded by `new_id` (a row of `new_table`), with
+        its source turns: inserted, then retired by the same statement as any other superseded fact, so the read
+        path's stale-turn and old-value filters know it."""
+        if old.is_identity:
+            old_id = int(
+                self._t.IdentityFact.insert(
+                    agent_id=ep.agent_id,
+                    content=old.content,
+                    source_episode_id=episode_id,
+                    created_at_ms=stamp,
+                    updated_at_ms=stamp,
+                    source_turn_ids=_ids_text(old.source_turn_ids),
+                    slot=old.slot,
+                ).execute()
+            )
+            table = _IDENTITY
+        else:
+            old_id = int(
+                self._t.PinnedFact.insert(
+                    agent_id=ep.agent_id,
+                    content=old.content,
+                    salience=old.salience,
+                    source_episode_id=episode_id,
+                    source_conversation_id=ep.conversation_id,
+                    created_at_ms=stamp,
+                    updated_at_ms=stamp,
+                    last_used_at_ms=stamp,
+                    last_decayed_at_ms=stamp,
+                    source_turn_ids=_ids_text(old.source_turn_ids),
+                    slot=old.slot,
+                    kind=old.kind,
+                ).execute()
+            )
+            table = _PINNED
+        self._supersede(
+            table, ep.agent_id, (str(old_id),), new_id, stamp, "" if new_table == table else new_table
+        )
 
     def _supersede(
         self, table: str, agent_id: str, old_ids: Sequence[str], new_id: int, stamp: int, new_table: str = ""

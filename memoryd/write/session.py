@@ -419,6 +419,7 @@ class SessionDistiller:
             plan.identity_inserts,
             plan.identity_bumps,
             log(LOG_SUCCESS, details),
+            plan.kept_history,
         )
         try:
             result = self._store.commit_distillation(write)

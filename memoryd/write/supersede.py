@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
-from memoryd.write.grounding import GroundedFact, SourceTurn
+from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
@@ -18,11 +18,20 @@ from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
 from memoryd.write.grounding.skeleton import masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
-from memoryd.write.grounding.stale import EVENT, JOB, PERSON, TASTE, THING, names_value, same_kind
+from memoryd.write.grounding.stale import (
+    EVENT,
+    JOB,
+    PERSON,
+    TASTE,
+    THING,
+    names_value,
+    same_kind,
+    stale_mentions,
+)
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
-from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem, tokens
+from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
-from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact
+from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact, ReplacedFact
 
 #: Maps a session's turn indices to the transcript ids they were stored as.
 TurnIds = Callable[[Sequence[int]], tuple[int, ...]]
@@ -37,6 +46,9 @@ class GroundedPlan:
     identity_bumps: tuple[str, ...]
     #: Existing facts (pinned and identity, either table) a new value replaced.
     superseded: int
+    #: Facts of the session replaced later in it by a value an existing row holds (that row is bumped):
+    #: (the replaced fact, the existing row's id, whether that row is an identity fact).
+    kept_history: tuple[tuple[ReplacedFact, str, bool], ...] = ()
 
 
 def same_value(existing: str, value: str) -> bool:
@@ -160,7 +172,7 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
 _TIME_WORDS = frozenset(
     light_stem(w)
     for w in "end start begin day week month year time next last first weekend morning evening night".split()  # noqa: SIM905
-)
+) | frozenset(light_stem(w) for w in NUMBER_WORDS)  # a count names no event: "chapter six" is not "six-month"
 #: A date of the year, not a weekly day: a month name or an ordinal ("March 28th", "le 8 septembre", "am 9. April").
 _DAY_OF_YEAR = re.compile(
     r"\b(?:"
@@ -387,11 +399,13 @@ def competes(old_slot: str, new_slot: str) -> bool:
     return old_parts[-1] in _MEASURES and (len(old_parts) == 2 or len(new_parts) == 2)
 
 
-def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
-    """One fact per slot within a session: the one said last ("I live in Paris… actually, we moved to Lyon").
+def session_replacements(facts: Sequence[GroundedFact]) -> list[tuple[GroundedFact, GroundedFact]]:
+    """(earlier fact, the later fact of the same session that takes its place) for each fact a later one of its slot
+    follows ("I live in Paris… actually, we moved to Lyon").
 
     Plans go by their event, not their slot's head word: "a dentist appointment on May 3" and "a physio appointment
-    on May 10" both stay; "the launch is on Oct 1" goes when "the launch moves to Oct 6" is said after it."""
+    on May 10" both stay; "the launch is on Oct 1" gives way to "the launch moves to Oct 6" said after it (the last
+    such plan takes its place)."""
     last: dict[str, GroundedFact] = {}
     for fact in facts:
         if fact.slot and not fact.slot.startswith(_PLAN):
@@ -399,23 +413,65 @@ def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
             held = last.get(key)
             if held is None or max(fact.turns, default=-1) >= max(held.turns, default=-1):
                 last[key] = fact
-
-    def said_again_later(plan: GroundedFact) -> bool:
-        return any(
-            other is not plan
-            and other.slot.startswith(_PLAN)
-            and max(other.turns, default=-1) > max(plan.turns, default=-1)
-            and same_event(plan.text, other.text)
+    out: list[tuple[GroundedFact, GroundedFact]] = []
+    for fact in facts:
+        if not fact.slot:
+            continue
+        if not fact.slot.startswith(_PLAN):
+            if last[slot_key(fact.slot)] is not fact:
+                out.append((fact, last[slot_key(fact.slot)]))
+            continue
+        later = [
+            other
             for other in facts
-        )
+            if other is not fact
+            and other.slot.startswith(_PLAN)
+            and max(other.turns, default=-1) > max(fact.turns, default=-1)
+            and same_event(fact.text, other.text)
+        ]
+        if later:
+            out.append((fact, max(later, key=lambda f: max(f.turns, default=-1))))
+    return out
 
-    return [
-        f
-        for f in facts
-        if not f.slot
-        or (f.slot.startswith(_PLAN) and not said_again_later(f))
-        or (not f.slot.startswith(_PLAN) and last[slot_key(f.slot)] is f)
-    ]
+
+def latest_per_slot(facts: Sequence[GroundedFact]) -> list[GroundedFact]:
+    """One fact per slot within a session: the one said last (`session_replacements` names the others)."""
+    dropped = {id(old) for old, _new in session_replacements(facts)}
+    return [f for f in facts if id(f) not in dropped]
+
+
+def replaced_in_session(facts: Sequence[GroundedFact]) -> dict[int, list[GroundedFact]]:
+    """The earlier facts of the session each kept fact corrected, by `id()` of the kept fact: those it replaces
+    with another value, said in other turns. A later fact that restates the earlier value ("I live in Paris" …
+    "yes, Paris, the 11th") or a plan said again with no new date corrects nothing, and an earlier fact from one of
+    the later fact's own turns ("my manager is Ana, Bob was before") is no line the user took back."""
+    out: dict[int, list[GroundedFact]] = {}
+    for old, new in session_replacements(facts):
+        if set(old.turns) & set(new.turns) or not old.turns:
+            continue
+        if new.slot.startswith(_PLAN):
+            changed = moves_date(old.text, new.text)
+        else:
+            value = old.value or old.text
+            changed = not same_value(new.text, value) and normalize_tokens(new.text) != normalize_tokens(
+                old.text
+            )
+        if changed:
+            out.setdefault(id(new), []).append(old)
+    return out
+
+
+def holder_who_left(fact: GroundedFact, turns: Sequence[SourceTurn]) -> bool:
+    """Whether a relation or identity fact names, as its value, a person its own turn says left the role: "he
+    cambiado de gestor: Ramón se jubiló y ahora nos lleva las cuentas la gestoría Nalón" read as "Gestor del
+    usuario: Ramón" states the old holder, not a current one (the fact of the new holder, or the correction, carries
+    the change). Someone else leaving ("Bob left, Ana is my manager now") leaves a fact about Ana alone."""
+    if fact.kind not in (FactKind.RELATION, FactKind.IDENTITY) or not fact.value:
+        return False
+    said = [t.user for t in turns if t.index in fact.turns]
+    return any(
+        m.scope == PERSON and names_value(fact.value, m.value) for text in said for m in stale_mentions(text)
+    )
 
 
 def _role_of_successor(
@@ -461,8 +517,16 @@ def plan_grounded(
     plain_supersedes: dict[str, tuple[str, ...]] = {}
     plain_other: dict[str, tuple[str, ...]] = {}
     slotted_inserts: list[NewFact] = []
-    facts = [_role_of_successor(f, pinned, identity) for f in facts]
+    facts = [_role_of_successor(f, pinned, identity) for f in facts if not holder_who_left(f, turns)]
+    replaced = replaced_in_session(facts)
+    kept_history: list[tuple[ReplacedFact, str, bool]] = []
     for fact in latest_per_slot(facts):
+        history = tuple(
+            ReplacedFact(
+                old.text, old.salience, turn_ids(old.turns), old.slot, old.kind.value, old.is_identity
+            )
+            for old in replaced.get(id(fact), ())
+        )
         pool, other_pool = (identity, pinned) if fact.is_identity else (pinned, identity)
         repeat, same_slot = _slot_decision(fact, pool)
         # The same slot in the other table: "The user lives in Porto" (identity) and a newer pinned fact of the
@@ -474,6 +538,7 @@ def plan_grounded(
         other_slot = tuple(dict.fromkeys((*other_slot, *more_other)))
         if repeat is None and other_repeat is not None:
             # Said again in the slot the other table holds: that fact gains a source, nothing is duplicated.
+            kept_history.extend((old, other_repeat.id, not fact.is_identity) for old in history)
             if fact.is_identity:
                 slot_bumps[other_repeat.id] = max(
                     slot_bumps.get(other_repeat.id, 0.0),
@@ -486,13 +551,14 @@ def plan_grounded(
             if repeat is not None:
                 if repeat.id not in identity_bumps:
                     identity_bumps.append(repeat.id)
+                kept_history.extend((old, repeat.id, True) for old in history)
                 continue
             if not fact.slot and any(
                 normalize_tokens(fact.text) == normalize_tokens(e.content) for e in identity
             ):
                 continue
             identity_inserts.append(
-                NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes, other_slot)
+                NewIdentityFact(fact.text, turn_ids(fact.turns), fact.slot, supersedes, other_slot, history)
             )
             superseded += len(supersedes) + len(other_slot)
             continue
@@ -500,6 +566,7 @@ def plan_grounded(
             slot_bumps[repeat.id] = max(
                 slot_bumps.get(repeat.id, 0.0), bumped_salience(repeat.salience, fact.salience)
             )
+            kept_history.extend((old, repeat.id, False) for old in history)
             continue
         if fact.slot:
             slotted_inserts.append(
@@ -512,6 +579,7 @@ def plan_grounded(
                     fact.kind.value,
                     supersedes,
                     other_slot,
+                    history,
                 )
             )
             superseded += len(supersedes) + len(other_slot)
@@ -561,7 +629,7 @@ def plan_grounded(
         merged_in_reply=dedup.merged_in_reply,
         insert_vectors=vectors,
     )
-    return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded)
+    return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded, tuple(kept_history))
 
 
 class _Retiring:
@@ -640,8 +708,11 @@ __all__ = [
     "GroundedPlan",
     "TurnIds",
     "competes",
+    "holder_who_left",
     "latest_per_slot",
     "plan_grounded",
+    "replaced_in_session",
     "same_value",
+    "session_replacements",
     "slot_key",
 ]

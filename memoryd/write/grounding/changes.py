@@ -327,14 +327,14 @@ _DATE_MOVED = re.compile(
 )
 
 
-def _around(fact: GroundedFact, said: Sequence[str]) -> str:
-    """The sentence a fact states its value in, and the one before it ("the haul-out kept slipping. Kittiwake now
-    comes out on May 2nd"); "" when no sentence states it."""
+def _around(fact: GroundedFact, said: Sequence[str]) -> tuple[str, str]:
+    """(the sentence a fact states its value in, with the one before it; that sentence alone): "the haul-out kept
+    slipping. Kittiwake now comes out on May 2nd"; ("", "") when no sentence states it."""
     value = fact.value.strip()
     for i, sentence in enumerate(said):
         if value and names_value(sentence, value):
-            return " ".join(said[max(0, i - 1) : i + 1])
-    return ""
+            return " ".join(said[max(0, i - 1) : i + 1]), sentence
+    return "", ""
 
 
 def with_event_context(
@@ -346,12 +346,15 @@ def with_event_context(
     by_turn = {turn.index: sentences(turn.user) for turn in turns}
     out = []
     for fact in facts:
-        said = _around(fact, [s for i in fact.turns for s in by_turn.get(i, [])])
+        said, own = _around(fact, [s for i in fact.turns for s in by_turn.get(i, [])])
+        # The change is said in the fact's own sentence ("Kittiwake now comes out on May 2nd"): a date said after a
+        # sentence about another event moving, with no cue of its own ("The course got pushed. I'm seeing Sam on 9
+        # January"), is a plan of its own.
         if (
             fact.is_identity
             or not masked(fact.text).dated
             or HYPOTHETICAL.search(said)
-            or not (CHANGE_CUE.search(said) or _DATE_MOVED.search(said))
+            or not (CHANGE_CUE.search(own) or _DATE_MOVED.search(own))
         ):
             out.append(fact)
             continue

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.synonyms import canonical
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import content_tokens, fold, light_stem, word_set
 
@@ -91,7 +92,8 @@ _WITH = re.compile(
 )
 
 
-#: One event said with its noun or its verb, in five languages: "the wedding" is "getting married".
+#: One event said with its noun or its verb, in five languages: "the wedding" is "getting married"; the synonym
+#: classes of grounding/synonyms.py too ("the launch" is "the release").
 _SAME_EVENT = {
     light_stem(fold(w)): key
     for key, words in (
@@ -109,7 +111,7 @@ _SAME_EVENT = {
 
 def _event_words(clause: str) -> frozenset[str]:
     words = {
-        _SAME_EVENT.get(stem, stem)
+        _SAME_EVENT.get(stem) or canonical(stem)
         for stem in (light_stem(t) for t in content_tokens(clause) if not any(ch.isdigit() for ch in t))
         if stem not in _NOT_EVENT and len(stem) > 1
     }

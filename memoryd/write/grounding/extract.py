@@ -1035,12 +1035,28 @@ def _with_replaced_values(found: list[_Found], turns: Sequence[SourceTurn]) -> l
 
 
 #: "we pushed it to May 10", "they moved it to the 9th", "it's now May 17": a pronoun for the event said before.
+#: "It's" with anything after it dates nothing: "pay the mooring fee, it's due on the 20th" is about the fee.
 _MOVED_IT = re.compile(
     r"\b(?:(?:moved|pushed|rescheduled|postponed|shifted|changed|bumped|delayed|brought)(?: back| forward)? (?:it|that)\b|"
-    r"(?:it|that)(?:'s| is| has been| was| got) (?:now |been )?(?:moved |pushed |postponed |rescheduled )?(?:to |on |until )?)",
+    r"(?:it|that)(?:'s| is| has been| was| got) (?:(?:now |been )?(?:moved |pushed |postponed |rescheduled )(?:to |on |until )?|"
+    r"now (?:to |on |until )?|(?:on|until) ))",
     re.IGNORECASE,
 )
 _DATE_LABEL = re.compile(r"\s*\((?:week of )?\d{4}-\d{2}(?:-\d{2})?\)")
+
+
+#: Words that may open a sentence before its "it" ("Actually it is now May 17", "Update: it's on the 9th").
+_IT_OPENERS = 2
+
+
+def _it_named_here(sentence: str) -> bool:
+    """Whether the sentence's "it's …" stands for something it names itself, before a comma or a few words in
+    ("remember the fistula check, it's on 12 May"): then it is no earlier plan said again."""
+    match = _MOVED_IT.search(sentence)
+    if match is None or not re.match(r"(?:it|that)\b", match.group(0), re.IGNORECASE):
+        return False
+    before = sentence[: match.start()]
+    return "," in before or len(before.replace(":", " ").split()) > _IT_OPENERS
 
 
 def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time_ms: int) -> list[_Found]:
@@ -1054,6 +1070,7 @@ def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time
                 HYPOTHETICAL.search(sentence)
                 or sentence.rstrip().endswith("?")
                 or not _MOVED_IT.search(sentence)
+                or _it_named_here(sentence)
             ):
                 continue
             new = [m for m in find_dates(sentence, session_time_ms) if not m.is_relative or m.iso >= tomorrow]

@@ -1,5 +1,8 @@
 """A new date said of an event named just before it: "Lily moved the wedding. It's now September 12."
 
+Or said as what replaces the old one, when the sentence that says the event moved has no date of its own: "The
+coaching course got pushed. I never started in April, so I'm booked on the winter one starting 9 January instead."
+
 The sentence with the date names no event ("It's now September 12", "C'est maintenant le 23 mai", "Ahora es el 8
 de julio"); the sentence before it, in the same turn, says which event moved ("Lily moved the wedding", "The cruise
 has moved though"). The plan is stored in the user's words of both sentences, so its event (grounding/event.py: the
@@ -38,6 +41,13 @@ _MOVED = re.compile(
 )
 
 
+#: The new date said as what replaces the old one, in a sentence after one saying the event moved with no date of
+#: its own: "The coaching course got pushed. … so I'm booked on the winter one starting 9 January instead."
+_INSTEAD = re.compile(
+    r"\b(?:instead|à la place|au lieu de ça|en su lugar|en cambio|stattdessen|em vez disso|ao invés disso)\b",
+    _I,
+)
+
 _PARTS = re.compile(r"[,;:]\s*")
 
 
@@ -49,7 +59,11 @@ def moved_events(
     for turn in turns:
         said = sentences(turn.user.replace("’", "'"))
         for before, sentence in pairwise(said):
-            if not _IT_NOW.search(sentence.strip()) or not _MOVED.search(before):
+            if not _MOVED.search(before):
+                continue
+            if not _IT_NOW.search(sentence.strip()) and not (
+                _INSTEAD.search(sentence) and not find_dates(before, session_time_ms)
+            ):
                 continue
             if any(p.search(s) for p in (HYPOTHETICAL, HEDGE) for s in (before, sentence)):
                 continue

@@ -53,12 +53,14 @@ from dataclasses import dataclass
 
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
-from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
-from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
+from memoryd.write.grounding.substitution import swaps
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.text import (
+    NUMBER_WORDS,
     STOP_WORDS,
     detect_language,
     fold,
@@ -186,6 +188,18 @@ def _kinds(values: frozenset[str], dated: bool) -> set[str]:
     return kinds
 
 
+#: Tens said as words (NUMBER_WORDS stops at twenty): "forty percent", "cinquante euros".
+_TENS = {
+    word: str(10 * (3 + i))
+    for words in (
+        "thirty forty fifty sixty seventy eighty ninety",
+        "trente quarante cinquante soixante soixante-dix quatre-vingts quatre-vingt-dix",
+        "treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+        "dreissig vierzig funfzig sechzig siebzig achtzig neunzig",
+        "trinta quarenta cinquenta sessenta setenta oitenta noventa",
+    )
+    for i, word in enumerate(words.split())
+}
 #: Counting and ordinal words (stemmed), values like digits: "the second Saturday", "three days a week".
 _COUNTS = frozenset(
     light_stem(w)
@@ -197,7 +211,7 @@ _COUNTS = frozenset(
         "dritte letzte um uma dois duas três quatro cinco seis sete oito nove dez primeiro primeira segundo "
         "segunda terceiro terceira último última every daily todos toutes täglich todos"
     )
-)
+) | frozenset(light_stem(w) for w in _TENS)
 
 
 def _masked(text: str) -> Masked:
@@ -219,7 +233,7 @@ def _values(said: str, said_masked: Masked, old: Masked) -> frozenset[str]:
     return said_masked.values | extra
 
 
-def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -> bool:
+def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked, old_text: str = "") -> bool:
     """Same slot by structure, another value (module docstring)."""
     if old.relations and new.relations and not (old.relations & new.relations):
         return False
@@ -246,11 +260,54 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked) -
         )
     if len(shared) >= MIN_SHARED:
         return True
+    if _only_the_slot(shared, new) and not _other_units(clause, old_text):
+        return True  # "So 4:30 is the target now" after "The user's goal: under four hours"
     if new.relations & old.relations and not _THEIR_RELATION.search(clause):
         return True  # "my editor for now is Felicity Ngata", not "his business partner Carla"
     # One shared word: two dates of one thing the clause is about ("Potatoes are going in this Saturday, 11 April,
-    # instead"), said among its first words.
-    return bool(shared) and new.dated and old.dated and bool(shared & _leading(clause, new))
+    # instead"), said among its first words; or that thing said to move to another named place ("the concert is
+    # moving to Hexham Abbey" after "our spring concert … at St Cuthbert's church").
+    if not (shared and shared & _leading(clause, new)):
+        return False
+    if new.dated and old.dated:
+        return True
+    return (
+        bool(_MOVES_TO.search(clause))
+        and bool(_names(values - old.values))
+        and bool(_names(old.values - values))
+    )
+
+
+#: The most skeleton words a clause may have besides its one shared slot word and still be about that slot alone.
+_SLOT_ONLY_EXTRA = 1
+
+
+def _other_units(clause: str, old_text: str) -> bool:
+    """Whether both say their numbers with unit words and share none ("70 kg" against "4 hours")."""
+    said, held = _units(clause) - _GENERIC, _units(old_text) - _GENERIC
+    return bool(said) and bool(held) and not (said & held)
+
+
+def _only_the_slot(shared: frozenset[str], new: Masked) -> bool:
+    """Whether the newer clause is about one single-valued slot and nothing else: it shares one slot word with the
+    older fact (a goal, a deadline, a date, where one lives; skeleton.py's single-valued words, synonyms folded) and
+    says almost nothing besides its value ("So 4:30 is the target now", "Deadline's 31 March now"). A longer clause
+    that happens to share the word ("the exam went well, my target grade is 7") is about something else too."""
+    return (
+        len(shared) == 1
+        and single_valued(shared, dated=False)
+        and len(new.skeleton - _GENERIC - shared) <= _SLOT_ONLY_EXTRA
+    )
+
+
+#: A thing said to move to another place or holder: "is moving to", "moved over to", "déménage à", "se traslada a",
+#: "zieht nach", "muda-se para".
+_MOVES_TO = re.compile(
+    r"\b(?:moving|moved|moves|relocating|relocated|relocates|switching|switched)(?: over)? to|déménage à|"
+    r"déménagé à|déménagée à|passe à|se muda a|se mudó a|se traslada a|se trasladó a|zieht nach|zieht um nach|"
+    r"umgezogen nach|verlegt nach|muda-se para|mudou-se para|passa para\b",
+    _I,
+)
 
 
 def _acronyms(text: str) -> frozenset[str]:
@@ -266,27 +323,83 @@ def _leading(clause: str, said: Masked) -> frozenset[str]:
     return frozenset(list(dict.fromkeys(stems))[:_LEADING])
 
 
-_UNIT = re.compile(r"(?:(?P<before>[^\W\d_]+)\W{0,3})?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?")
+_UNIT = re.compile(
+    r"(?:(?P<before>[^\W\d_]+)\W{0,3})?(?P<currency>R\$|[£$€¥])?\s?\d[\d.,]*\s?-?(?P<after>[^\W\d_]+)?"
+)
 
 
 def _units(text: str) -> frozenset[str]:
-    """The words a number is said with ("200 words", "300-km", "R$ 145"), stemmed."""
+    """The words a number is said with ("200 words", "300-km", "R$ 145"), stemmed, and its currency sign ("£600")."""
     return frozenset(
         light_stem(fold(word))
         for match in _UNIT.finditer(text)
         for word in (match.group("before"), match.group("after"))
         if word and len(word) > 1 and fold(word) not in STOP_WORDS
-    )
+    ) | frozenset(m.group("currency") for m in _UNIT.finditer(text) if m.group("currency"))
+
+
+_NUMBER_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def _numbered(text: str) -> str:
+    """The text with counting words as digits ("three days a week" → "3 days a week", "quarenta" → "40"), so a
+    quantity said in words compares with one said in digits."""
+
+    def digit(match: re.Match[str]) -> str:
+        word = fold(match.group(0))
+        return NUMBER_WORDS.get(word) or _TENS.get(word) or match.group(0)
+
+    return _NUMBER_WORD.sub(digit, text)
+
+
+#: A quantity said as raised or lowered ("went down to three days a week", "drop the deposit to forty percent",
+#: "cut my hours to 20", "on a baissé le prix à 12 euros"): a cue of change for another number of one unit.
+QUANTITY_CHANGE = re.compile(
+    r"\b(?:(?:went|go|goes|going|gone|come|came|is|are|was) (?:down|up) to|down to|"
+    r"(?:cut|cutting|drop|dropped|dropping|lower|lowered|lowering|raise|raised|raising|increase|increased|"
+    r"increasing|reduce|reduced|reducing|bump|bumped|put|halve|halved|double|doubled|trim|trimmed)"
+    r"(?: \w+){0,4}? (?:up |down )?to|"
+    r"(?:baissé|baisse|réduit|réduite|augmenté|augmentée|monté|montée|descendu|descendue|passée?s?)(?: \S+){0,4}? à|"
+    r"(?:bajado|bajamos|bajé|reducido|reduje|subido|subimos|subí|aumentado|aumenté)(?: \S+){0,4}? a|"
+    r"(?:gesenkt|reduziert|erhöht|gekürzt|runter|hoch) auf|auf (?:\S+ ){0,3}(?:gesenkt|reduziert|erhöht|gekürzt)|"
+    r"(?:baixei|baixou|baixámos|baixamos|reduzi|reduziu|reduzimos|aumentei|aumentou|aumentamos|subi|subiu)"
+    r"(?: \S+){0,4}? para)\b",
+    _I,
+)
 
 
 def _same_quantity(clause: str, old: str) -> bool:
-    """Another number of one unit: "keep it to 200 words max" after "never more than 300 words"."""
+    """Another number of one unit: "keep it to 200 words max" after "never more than 300 words", "down to three
+    days a week" after "four days a week" (counting words read as digits)."""
+    clause, old = _numbered(clause), _numbered(old)
     said, held = masked(clause), masked(old)
-    if said.dated or held.dated:
+    # A date's number is no quantity; the same date on both sides ("the 29th") changes nothing.
+    if (said.dated or held.dated) and _date_values(said) != _date_values(held):
         return False
     added = {v for v in said.values if v[:1].isdigit()} - held.values
     dropped = {v for v in held.values if v[:1].isdigit()} - said.values
-    return bool(added) and bool(dropped) and bool((_units(clause) & _units(old)) - _GENERIC)
+    units = (_units(clause) & _units(old)) - _COUNTS  # "every 2 weeks": "every" is no unit
+    # A time unit is a unit of a rate on both sides only ("3 days a week", "twice a month"), not "in 3 days".
+    return bool(added) and bool(dropped) and bool(units - _GENERIC or (units and _rate(clause) & _rate(old)))
+
+
+def _date_values(said: Masked) -> frozenset[str]:
+    """The values of a text that say a date: days and months, and the numbers said as ordinals ("29th")."""
+    return frozenset(
+        v for v in said.values if _kind(v) == "date" or re.fullmatch(r"\d{1,2}(?:st|nd|rd|th|er|º|ª)", v)
+    )
+
+
+#: A rate's period: "a week", "per month", "par semaine", "por mes", "pro Woche", "por dia".
+_RATE = re.compile(
+    r"\b(?:a|per|each|every|par|por|al|a la|pro|je|ao|à)\s+(?P<p>day|week|month|year|jour|semaine|mois|an|año|"
+    r"dia|día|semana|mes|mês|tag|woche|monat|jahr|ano)\b",
+    _I,
+)
+
+
+def _rate(text: str) -> frozenset[str]:
+    return frozenset(light_stem(fold(m.group("p"))) for m in _RATE.finditer(text))
 
 
 def _names_gone(clause: str, values: frozenset[str], old: Masked) -> str:
@@ -395,12 +508,13 @@ def _covering(fact_values: frozenset[str], turn: int, session: Sequence[Grounded
 def _replaces(clause: str, said: Masked, values: frozenset[str], old: Masked, old_text: str) -> bool:
     """Whether the clause gives another value in the older fact's slot: with a change cue, by topic or by quantity;
     without one, only in a slot that holds one value ("so the deadline is 31 March next year")."""
-    if REVISION_CUE.search(clause):
-        return _same_topic(clause, said, values, old) or (
-            MOVE_CUE.search(clause) is not None and _same_quantity(clause, old_text)
+    if REVISION_CUE.search(clause) or QUANTITY_CHANGE.search(clause):
+        return _same_topic(clause, said, values, old, old_text) or (
+            (MOVE_CUE.search(clause) is not None or QUANTITY_CHANGE.search(clause) is not None)
+            and _same_quantity(clause, old_text)
         )
     shared = (said.skeleton & old.skeleton) - _GENERIC
-    return single_valued(shared, dated=False) and _same_topic(clause, said, values, old)
+    return single_valued(shared, dated=False) and _same_topic(clause, said, values, old, old_text)
 
 
 #: Cues that say on their own that a value is the new one ("now", "instead", "from now on", "not X any more",
@@ -534,6 +648,74 @@ def _anchored(
     return retired, kept, added
 
 
+#: Words that add a holder rather than swap one ("I also buy from …", "another supplier", "as well").
+_ADDITIVE = re.compile(
+    r"\b(?:also|too|as well|another|second|both|extra|additionally|aussi|également|autre|también|además|otro|otra|"
+    r"auch|zusätzlich|noch|weitere[nr]?|também|outro|outra)\b",
+    _I,
+)
+#: A swap for a while or for a part only ("for now", "this week", "for the rest"): the older holder stays.
+_FOR_A_WHILE = re.compile(
+    r"\b(?:for now|for the moment|for the time being|this week|this month|today|temporarily|for a while|partly|"
+    r"some of|for the rest|sometimes|occasionally|meanwhile|pour l'instant|pour le moment|en attendant|cette semaine|"
+    r"por ahora|de momento|por el momento|esta semana|vorerst|vorübergehend|diese woche|erstmal|por agora|"
+    r"por enquanto|esta semana|às vezes|a veces|parfois|manchmal)\b",
+    _I,
+)
+#: Where a sentence's parts meet: a comma, a semicolon, a colon or a dash.
+_PARTS = re.compile(r"\s*[,;:]\s+|\s+[—–-]\s+")
+
+
+def _named_swap(
+    sentence: str, olds: Sequence[Masked], known: Sequence[str]
+) -> tuple[list[int], list[str], set[str]]:
+    """A holder replaced by name, with no slot word said: "Strathearn can't dry oak fast enough, I'm buying from
+    Glen Affric Hardwoods now" after "The user's supplier is Strathearn Sawmill".
+
+    One part of the sentence names the older fact's only name, with no change cue; another part, said by the user
+    ("I", "we") with a change cue of its own ("now", "instead", "from now on"; not "for now"), names a new one, no
+    relation and no single-valued slot the older fact does not hold ("Birmingham is lovely, I'm working at Selly Oak
+    now" is about work, not where the user lives); nothing says a holder is added ("also", "another", "as well"). The older fact must be about one
+    holder of one role: a short fact (at most `_ROLE_WORDS` skeleton words) whose relation, if it names one, is a
+    service the user uses (a vet, a doctor, an accountant, a landlord; SERVICE_KEYS), never family or friends
+    ("Kirsty's away, I'm now cooking with Jamie" leaves "The user's wife is Kirsty" alone); nor a swap said for a
+    while or for a part ("for now", "this week", "for the rest", `_FOR_A_WHILE`).
+    Returns (older facts retired, the parts stating the new holder, the new names) like `_anchored`."""
+    if _ADDITIVE.search(sentence) or _FOR_A_WHILE.search(sentence):
+        return [], [], set()
+    parts = [p for p in _PARTS.split(sentence) if p.strip()]
+    if len(parts) < 2:
+        return [], [], set()
+    for index, old in enumerate(olds):
+        names = _names(old.values)
+        if not names or len(old.skeleton - _GENERIC) > _ROLE_WORDS:
+            continue
+        if old.relations and not old.relations <= SERVICE_KEYS:
+            continue
+        for at, part in enumerate(parts):
+            gone = names & _values(part, _masked(part), old)
+            if not gone or STATED_CHANGE.search(part) or not _only_name(known[index], min(gone), old.values):
+                continue
+            for other in parts[at + 1 :]:
+                new = _masked(other)
+                added = _names(new.values - old.values)
+                if (
+                    added
+                    and not new.relations
+                    # "Birmingham is lovely, I'm working at Selly Oak now" names another slot (work, not home)
+                    and not single_valued(new.skeleton - old.skeleton - _GENERIC, dated=False)
+                    and STATED_CHANGE.search(other)
+                    and not _departure_only(other)
+                    and _FIRST_PERSON.search(other)
+                ):
+                    return [index], [other], set(added)
+    return [], [], set()
+
+
+#: The most skeleton words a fact about one holder of one role has ("The user's supplier is …": {supplier}).
+_ROLE_WORDS = 2
+
+
 def revisions(
     turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
 ) -> list[Revision]:
@@ -547,7 +729,11 @@ def revisions(
         for sentence in _user_sentences(turn):
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
             was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
-            if not REVISION_CUE.search(sentence) and not _CONTRAST.search(sentence):
+            if (
+                not REVISION_CUE.search(sentence)
+                and not _CONTRAST.search(sentence)
+                and not QUANTITY_CHANGE.search(sentence)
+            ):
                 if was_cued:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
                 continue
@@ -556,13 +742,25 @@ def revisions(
             if not retired and len(clauses) > 1:
                 # Read whole when no part anchors: "The Kew trip got moved, …, so we went on 4 June instead".
                 retired, kept, added = _anchored([sentence], olds, known)
+            if not retired:
+                retired, kept, added = _named_swap(sentence, olds, known)
+            swapped = []
+            if not retired:
+                # "Tuesdays, not Thursdays" when no slot anchors: the older fact with that one value swapped keeps
+                # its other, still true parts (grounding/substitution.py).
+                swapped = [swap for swap in swaps(sentence, known) if swap.index not in taken]
+                for swap in swapped:
+                    taken.add(swap.index)
+                    out.append(
+                        Revision(_fact(swap.text, (turn.index,), lang, swap.new_value), (swap.index,), True)
+                    )
             fresh = [i for i in retired if i not in taken]
             if not fresh:
-                if not retired:
+                if not retired and not swapped:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
                 continue
             taken.update(fresh)
-            wanted = frozenset(v for v in added if any(v in fold(c) for c in kept))
+            wanted = frozenset(v for v in added if any(v in fold(c) or v in _masked(c).values for c in kept))
             covering = _covering(wanted, turn.index, session) if wanted else None
             if covering is not None:
                 out.append(Revision(covering, tuple(fresh), is_new=False))
@@ -571,11 +769,36 @@ def revisions(
                 # Only what the old value did ("Ray Dunmore has retired"): the older facts go, nothing is added.
                 out.append(Revision(None, tuple(fresh), is_new=False))
                 continue
-            text = _text(kept, lang)
+            text = _with_kept_date(_text(kept, lang), [known[i] for i in fresh])
             out.append(
                 Revision(_fact(text, (turn.index,), lang, " ".join(sorted(wanted))), tuple(fresh), True)
             )
     return out
+
+
+#: The resolved day the writer appends to a date ("28 March (2026-03-28)").
+_RESOLVED_DAY = re.compile(r"\s*\(\d{4}-\d{2}(?:-\d{2})?\)")
+#: Any fixed day serves to find a date's span; only the words of the older fact are kept, never a new resolution.
+_SPAN_DAY_MS = 0
+
+
+def _with_kept_date(text: str, retired: Sequence[str]) -> str:
+    """The new fact with the date of the one older fact it retires, when it says no date itself: "the concert is
+    moving to Hexham Abbey" replaces where, not when, so "…, it's on Saturday 28 March at St Cuthbert's" keeps its
+    still-true date ("The concert is moving to Hexham Abbey — 28 March (2026-03-28)."). With two dated
+    older facts which date stays is unknown: none is added."""
+    if masked(text).dated:
+        return text
+    dated = [old for old in retired if masked(old).dated]
+    if len(dated) != 1:
+        return text
+    mentions = find_dates(dated[0], _SPAN_DAY_MS)
+    if not mentions:
+        return text
+    first = mentions[0]
+    resolved = _RESOLVED_DAY.match(dated[0], first.end)
+    phrase = dated[0][first.start : resolved.end() if resolved else first.end].strip()
+    return f"{text.rstrip('.!')} — {phrase}."
 
 
 def _fact(text: str, turns: tuple[int, ...], lang: str, value: str = "") -> GroundedFact:

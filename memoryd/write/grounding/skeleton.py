@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, RELATIONS
+from memoryd.write.grounding.synonyms import canonical, canonical_set
 from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem, word_set
 
 #: Skeleton overlap (Jaccard of stemmed content words) from which two facts name the same slot.
@@ -67,20 +68,23 @@ CHANGE_CUE = re.compile(
     re.IGNORECASE,
 )
 #: Skeleton words (stemmed) of relations with one current value.
-_SINGLE_WORDS = frozenset(
-    light_stem(w)
-    for w in word_set(
-        "live lives living home moved move based city address habite habitent vit vive vivo vivimos mora moramos "
-        "moro wohnt wohne wohnen lebt work works working job employer employed position post travaille trabaja "
-        "trabajo arbeitet arbeite trabalha trabalho target goal aim objectif objetivo ziel meta "
-        "use uses using chose chosen switched tool utilise usa uso nutzt verwendet benutzt diet regime dieta "
-        "ernährung vegan vegetarian vegetarien vegetariano vegetarier booked scheduled date deadline due "
-        "appointment meeting starts start begins launch wedding exam test"
+_SINGLE_WORDS = canonical_set(
+    frozenset(
+        light_stem(w)
+        for w in word_set(
+            "live lives living home moved move based city address habite habitent vit vive vivo vivimos mora moramos "
+            "moro wohnt wohne wohnen lebt work works working job employer employed position post travaille trabaja "
+            "trabajo arbeitet arbeite trabalha trabalho target goal aim objectif objetivo ziel meta "
+            "use uses using chose chosen switched tool utilise usa uso nutzt verwendet benutzt diet regime dieta "
+            "ernährung vegan vegetarian vegetarien vegetariano vegetarier booked scheduled date deadline due "
+            "appointment meeting starts start begins launch wedding exam test"
+        )
     )
-) | frozenset(
-    light_stem(fold(w))
-    for w, (_key, single) in RELATIONS.items()
-    if single and _key not in ("mother", "father")
+    | frozenset(
+        light_stem(fold(w))
+        for w, (_key, single) in RELATIONS.items()
+        if single and _key not in ("mother", "father")
+    )
 )
 #: Relation nouns, folded ("vétérinaire" → "veterinaire"), to their relation key.
 _RELATION_NOUNS = {fold(w): key for w, (key, _single) in RELATIONS.items()}
@@ -140,9 +144,10 @@ def masked(text: str) -> Masked:
             )
         elif folded in _TITLES:
             pass  # "Mr." and "Ms." name no slot
-        elif folded in _RELATION_NOUNS:
-            relations.add(_RELATION_NOUNS[folded])
-            skeleton.add(_RELATION_NOUNS[folded])
+        elif (noun := re.sub(r"['’]s$", "", folded)) in _RELATION_NOUNS:
+            # "my sister's savings target" names the sister as much as "my sister" does
+            relations.add(_RELATION_NOUNS[noun])
+            skeleton.add(_RELATION_NOUNS[noun])
         elif (
             folded not in STOP_WORDS
             and folded not in _FRAME
@@ -151,7 +156,8 @@ def masked(text: str) -> Masked:
         ):
             for part in re.split(r"['’-]", folded):
                 if len(part) > 1 and part not in STOP_WORDS:
-                    skeleton.add(light_stem(part))
+                    # One word for one thing: "launch" and "release", "goal" and "target" (synonyms.py).
+                    skeleton.add(canonical(light_stem(part)))
         previous = folded
         tail = said[match.end() : match.end() + 2]
         # A template's colon ("Gestora del usuario: Marisa Ortún") opens no sentence: the value follows it.

@@ -495,6 +495,9 @@ _TAKEOVER = (
     r"überwiesen an|encaminhado para|encaminhada para|"
     r"asume|ha asumido|asumió|sustituye|reemplaza|toma el relevo|se encarga|übernimmt|hat übernommen|übernahm|"
     r"vertritt|ersetzt|springt ein|assume|assumiu|substitui|substituiu|fica com|ficou com|"
+    # the user filled the role anew: "Matilde foi-se embora, por isso contratei o Kalani", "so we hired Priya"
+    r"hired|have hired|took on|have taken on|brought in|contratei|contratámos|contratamos|contraté|he contratado|"
+    r"hemos contratado|j'ai embauché|on a embauché|nous avons embauché|"
     # doing the absent person's work: "Carla Nguyen is running the job now", "it's Catriona Bell who runs training"
     r"is running|is now running|runs|is handling|handles|is in charge of|is doing the)"
 )

@@ -61,7 +61,7 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (PERSON, rf"\bya no es {_ART}{_X}"),
         (PERSON, rf"{_X} (?:ist|sind) (?:jetzt )?(?:in Rente(?: gegangen)?|weg|gegangen|nicht mehr da|in Pension)\b"),
         (PERSON, rf"{_X} (?:geht|ging|gehen) in (?:Rente|Pension)\b"),
-        (PERSON, rf"{_X} (?:reformou-se|se reformou|saiu|foi embora|ficou (?:no|na|em))\b"),
+        (PERSON, rf"{_X} (?:reformou-se|se reformou|saiu|foi embora|foi-se embora|ficou (?:no|na|em))\b"),
         (PERSON, rf"\bjá não é {_ART}{_X}"),
         # --- a tool, service or habit dropped
         (THING, rf"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?) (?:[\w-]+ ){{0,3}}?"
@@ -81,6 +81,11 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (THING, rf"\b(?:dejamos|dejé|hemos dejado|abandonamos|en lugar de|en vez de|ya no (?:uso|usamos|utilizo|"
                 rf"utilizamos)|(?:pasamos|nos pasamos|hemos pasado|vamos a pasar) (?:de|del)) {_ART}{_X}"),
         (THING, rf"\b(?:von|weg von) {_ART}{_X} (?:weg|zu|auf|abgekommen|umgestiegen)\b"),
+        # a decision to give a thing up: "I decided to drop YNAB", "j'ai décidé d'arrêter Etsy" (not "drop Tom off")
+        (THING, rf"\b(?:decided|deciding|going|want|wanted|planning|plan) to (?:drop|ditch|cancel|quit|stop using|"
+                rf"get rid of) {_ART}{_X}\b(?! (?:off|at|by)\b)"),
+        (THING, rf"\b(?:décidé|décide|vais|allons|veux) (?:d'|de )?(?:arrêter|abandonner|lâcher|laisser tomber) "
+                rf"{_ART}{_X}"),
         (THING, rf"\b(?:statt|anstatt|anstelle von|nicht mehr mit|nicht mehr über|benutzen kein(?:e|en)?) {_ART}{_X}"),
         (THING, rf"\b(?:deixámos|deixamos|deixei|em vez (?:de|do|da)|já não (?:uso|usamos|utilizo)|"
                 rf"(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de)) {_ART}{_X}"),
