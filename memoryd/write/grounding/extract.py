@@ -1152,6 +1152,8 @@ def _switched_to(turns: Sequence[SourceTurn], found: Sequence[_Found], session_l
                 if is_name(n.group("n"))
                 and not names_value(n.group("n"), old)
                 and not RELATIONS.get(fold(n.group("n")))
+                # "… so that's what I'll use": a pronoun with its verb is no tool's name
+                and fold(re.split(r"['’]", n.group("n"))[0]) not in STOP_WORDS
             ]
             if not after:
                 continue

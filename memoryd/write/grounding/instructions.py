@@ -73,6 +73,13 @@ _DONT_OPENER = re.compile(
 )
 
 
+#: A "don't" whose object is what was just said ("don't answer that", "ne réponds pas à ça", "no contestes eso",
+#: "antworte nicht darauf", "não respondas a isso"): about the moment, not a rule for every answer.
+_ABOUT_THIS_ONE = re.compile(
+    r"^(?:please[,\s]+)?(?:(?:don't|do not) \w+(?: to)? (?:that|this|it)|ne \w+ pas (?:à )?(?:ça|cela)|"
+    r"no \w+ (?:a )?(?:eso|esto)|\w+ nicht (?:darauf|das)|não \w+ (?:a )?isso)(?=\s*(?:[,.;!?]|$))",
+    re.IGNORECASE,
+)
 #: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
 _ENCOURAGEMENT = re.compile(
     r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
@@ -211,6 +218,8 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             rest = [w for w in words[1:] if w not in _CLITICS]
             if not rest or rest[0] not in verbs:
                 return None
+    if _ABOUT_THIS_ONE.match(body) and not INSTRUCTION_MARKER.search(sentence):
+        return None  # "Don't answer that, just thinking out loud": the question just asked, not every answer
     if _ENCOURAGEMENT.search(body):
         return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
