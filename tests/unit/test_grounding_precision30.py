@@ -36,3 +36,19 @@ def test_a_pronoun_after_a_dropped_tool_is_not_the_tool_chosen() -> None:
     chosen = [f.value for f in e.facts if f.kind is FactKind.DECISION]
     assert "I'll" not in chosen
     assert not any(f.text == "The user chose I'll." for f in e.facts)
+
+
+def test_an_it_said_after_a_plan_of_the_same_turn_moves_that_plan() -> None:
+    e = _run(
+        "Lambing starts around the 20th of March. I want reminders for scanning and vaccines.",
+        "Scanning's booked for the 2nd of March. The scanner man is coming Monday morning. "
+        "Sorry, no, Tuesday the 3rd, he changed it.",
+    )
+    texts = [f.text for f in e.facts if f.kind is FactKind.PLAN]
+    assert any(t.startswith("Lambing starts around the 20th of March") for t in texts), texts
+    assert not any(t.startswith("Sorry, no") for t in texts), texts
+
+
+def test_an_it_in_a_later_turn_still_moves_the_plan_said_before() -> None:
+    e = _run("The product launch is on May 3.", "Bad news, we pushed it to May 10.")
+    assert any("launch" in f.text and "May 10" in f.text for f in e.facts), [f.text for f in e.facts]

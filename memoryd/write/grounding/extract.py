@@ -160,6 +160,13 @@ _AHEAD = re.compile(
 )
 
 
+#: A sentence opening by taking back what was just said ("Sorry, no, …", "No wait, …", "Pardon, non, …").
+_REPAIR_OPENER = re.compile(
+    r"^(?:sorry|oops|no wait|wait|pardon|désolée?|perdón|perdona|disculpa|entschuldigung|sorry|desculpa)[,!.]?\s+"
+    r"(?:no|non|nein|não|I mean|je veux dire|quiero decir|ich meine|quer dizer)\b",
+    re.IGNORECASE,
+)
+
 #: "since Monday", "seit Montag", "depuis lundi": the date a current state began.
 _SINCE = re.compile(
     r"\b(?:since|ever since|seit|depuis|desde|dès)\s+(?:the\s+|le\s+|el\s+|o\s+|dem\s+)?$", re.IGNORECASE
@@ -241,6 +248,9 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
+    if _REPAIR_OPENER.match(sentence.strip()):
+        return None  # "Sorry, no, Tuesday the 3rd, he changed it": a repair of the plan said before names no event
+
     if all(_SINCE.search(sentence[: m.start]) for m in mentions):
         return None  # "Seit Montag bin ich in der Spätschicht": a state that began, not a plan ahead
     if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
@@ -1057,14 +1067,19 @@ def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time
             ):
                 continue
             new = [m for m in find_dates(sentence, session_time_ms) if not m.is_relative or m.iso >= tomorrow]
+            at = turn.user.find(sentence)
             earlier = [
                 item
                 for item in [*found, *out]
                 if item.fact.kind is FactKind.PLAN
                 and item.fact.slot
                 and max(item.fact.turns) <= turn.index
-                and turn.index not in item.fact.turns
+                and (turn.index not in item.fact.turns or _said_before(item, turn.user, at))
             ]
+            if any(turn.index in item.fact.turns for item in earlier):
+                # "The scanner man is coming Monday morning. Sorry, no, Tuesday the 3rd, he changed it": "it" is
+                # the plan said just before in the same turn, not an older one of an earlier turn.
+                earlier = [item for item in earlier if turn.index in item.fact.turns]
             if not new:
                 continue
             if not earlier:
@@ -1085,6 +1100,17 @@ def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time
             )
             out.append(_Found(fact, (*earlier[-1].evidence, sentence)))
     return out
+
+
+def _said_before(item: _Found, said: str, at: int) -> bool:
+    """Whether every clause a fact was read from occurs in the turn before position `at` (the plan an "it" of a
+    later sentence of the same turn can stand for)."""
+    if at <= 0:
+        return False
+    before = said[:at]
+    return bool(item.evidence) and all(
+        clause.strip() and clause.strip() in before for clause in item.evidence
+    )
 
 
 #: An event named before its date is said of "it": "I've signed up for the York half marathon. It's on April 19."
