@@ -11,7 +11,8 @@ transcript settles without judgement:
   extractor's templates) is true when a user turn introduces the user as X: "I'm X", "my name is X", "Name's X",
   "call me X", "X here", "je m'appelle X", "soy X", "ich bin X", "chamo-me X" … ("I'm tired" names no one: X must
   be the name the item states, written with a capital in the turn), or a turn opens with the name and an age
-  ("Hello. Callum, 41, PE teacher …");
+  ("Hello. Callum, 41, PE teacher …"), or a greeting, the name and a lower-case role ("Bonjour, Gaspard,
+  vigneron à Meursault");
 - **a named relation**: an item "The user's friend is Rosie" ("Collègue de l'utilisateur : Yanis", …) is true when
   a user turn says the possessive, the relation word and the name together: "my friend Rosie", "my friend is
   Rosie", "Rosie, my friend", "mon collègue Yanis", "mi hermana Ana", "meine Chefin Frau Roth". An old or former
@@ -86,7 +87,7 @@ def name_is_introduced(value: str, user_turns: Iterable[str]) -> bool:
     if not value or not _said_capitalised(value, turns):
         return False
     name = re.escape(value)
-    before = re.compile(rf"(?:^|[^\w']){_INTRO_BEFORE}[\s,:]+{name}(?!\w)", re.IGNORECASE)
+    before = re.compile(rf"(?:^|[^\w']){_INTRO_BEFORE}[\s,:]+{_ARTICLE}{name}(?!\w)", re.IGNORECASE)
     after = re.compile(
         rf"(?:^|[.!?,;]\s*|^\W*(?:hi|hello|hey|bonjour|hola|hallo|ola|oi)[\s,!]+){name}\s+{_INTRO_AFTER}\b",
         re.IGNORECASE,
@@ -96,7 +97,14 @@ def name_is_introduced(value: str, user_turns: Iterable[str]) -> bool:
         rf"^\W*(?:(?:hi|hello|hey|morning|evening|bonjour|salut|hola|buenas|hallo|ola|oi)\W+)?{name},\s*\d{{1,3}}\b",
         re.IGNORECASE,
     )
-    return any(before.search(turn) or after.search(turn) or aged.search(turn) for turn in turns)
+    # "Bonjour, Gaspard, vigneron à Meursault": after a greeting, the name and then a lower-case role.
+    titled = re.compile(
+        rf"^\W*(?i:hi|hello|hey|morning|evening|bonjour|salut|hola|buenas|hallo|ola|oi)\W+{name},\s*[a-z]"
+    )
+    return any(
+        before.search(turn) or after.search(turn) or aged.search(turn) or titled.search(turn)
+        for turn in turns
+    )
 
 
 def relation_is_said(rel: str, value: str, user_turns: Iterable[str]) -> bool:

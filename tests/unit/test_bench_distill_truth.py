@@ -20,6 +20,8 @@ from bench.distill_truth import name_is_introduced, relation_is_said, true_to_tr
         ("Der Nutzer heißt Fenja.", "Hallo, ich bin Fenja."),
         ("O usuário se chama Iara.", "Oi! Sou Iara, nadadora."),
         ("The user wants to be called Dieguito.", "Call me Dieguito, everyone does."),
+        ("L'utilisateur s'appelle Gaspard.", "Bonjour, Gaspard, vigneron à Meursault."),
+        ("O usuário se chama Thiago.", "Oi! Sou o Thiago, tenho uma cafeteria em Curitiba."),
     ],
 )
 def test_a_name_the_user_introduced_is_true(item: str, turn: str) -> None:
@@ -33,6 +35,10 @@ def test_a_name_the_user_introduced_is_true(item: str, turn: str) -> None:
         ("The user's name is Rosie.", "I'm meeting Rosie tomorrow."),  # no introduction
         ("The user's name is Tired.", "I'm tired today."),  # not a name
         ("The user's name is Otis.", "Hi, I'm Sam."),  # never said
+        (
+            "The user's name is Sam.",
+            "Hi, Sam, Tom, Ana: the three of us share a flat.",
+        ),  # a list, no role after it
     ],
 )
 def test_a_name_not_introduced_is_not_checked_true(item: str, turn: str) -> None:

@@ -52,3 +52,52 @@ def test_an_it_said_after_a_plan_of_the_same_turn_moves_that_plan() -> None:
 def test_an_it_in_a_later_turn_still_moves_the_plan_said_before() -> None:
     e = _run("The product launch is on May 3.", "Bad news, we pushed it to May 10.")
     assert any("launch" in f.text and "May 10" in f.text for f in e.facts), [f.text for f in e.facts]
+
+
+def test_what_someone_else_wants_the_user_to_do_is_not_the_users_task() -> None:
+    for said in (
+        "My granddaughter wants me to get a smartwatch so I stop missing her calls.",
+        "My wife Anjali wants me to get a smart telescope like a Seestar next month.",
+        "Ma femme veut que je vende la voiture avant le 12 mai.",
+    ):
+        e = _run(said)
+        assert not any(f.kind in (FactKind.ACTION_ITEM, FactKind.PLAN) for f in e.facts), (said, e.facts)
+    e = _run("I need to get a smartwatch so I stop missing calls.")
+    assert any(f.kind is FactKind.ACTION_ITEM and "smartwatch" in f.text for f in e.facts), e.facts
+
+
+def test_a_request_for_help_or_a_no_never_reply_is_no_standing_instruction() -> None:
+    assert standing_instruction("I'd like you to help me keep track of the training.", "en", None) is None
+    assert standing_instruction("Não, nunca, não é a nossa filosofia.", "pt", None) is None
+    assert standing_instruction("I'd like you to always answer in French.", "en", None) is not None
+    assert standing_instruction("Never, ever use emojis.", "en", None) is not None
+
+
+def test_a_town_after_a_named_workplace_is_no_home() -> None:
+    from memoryd.write.grounding.structure import structural_facts
+
+    said = "I'm Philippa Thorold, senior archivist at the Lincolnshire Archives in Lincoln."
+    facts = structural_facts(said, "en", 0, [])
+    assert not [f for f in facts if f.slot == "identity.home"]
+    assert any(f.slot == "identity.role" and "Lincoln" in f.text for f in facts)
+    homes = [
+        f.value
+        for f in structural_facts("I'm Ellen, a retired nurse in Norwich.", "en", 0, [])
+        if f.slot == "identity.home"
+    ]
+    assert homes == ["Norwich"]
+
+
+def test_selling_through_a_channel_names_no_product() -> None:
+    sold = [f.text for f in _run("I sell through a distributor in Bristol, Orchard Lane Drinks.").facts]
+    assert not any(t.startswith("The user sells through") for t in sold), sold
+    sold = [f.text for f in _run("I sell handmade candles on Shopify.").facts]
+    assert "The user sells handmade candles on Shopify." in sold
+
+
+def test_an_imperative_with_its_pronouns_is_a_request_not_a_plan() -> None:
+    from memoryd.write.grounding.extract import _plan
+
+    assert _plan("Recuérdamelo el lunes.", "es", SESSION_MS) is None
+    assert _plan("La boda es el 3 de mayo.", "es", SESSION_MS) is not None
+    assert _plan("Los recuerdos del viaje llegan el 3 de mayo.", "es", SESSION_MS) is not None

@@ -234,6 +234,22 @@ class _Found:
     evidence: tuple[str, ...]
 
 
+#: Object pronouns Spanish and Portuguese write onto an imperative ("recuérda-me-lo" → "recuérdamelo").
+_CLITIC_TAIL = re.compile(r"(?:me|te|se|nos)?(?:lo|la|los|las|le|les|o|a|os|as)?$")
+
+
+def _with_clitics(word: str, lang: str) -> bool:
+    """Whether a word is one of the language's imperatives with object pronouns written onto it ("recuérdamelo",
+    "avísame", "lembra-mo"): a request to the assistant."""
+    if lang not in ("es", "pt"):
+        return False
+    verbs = {fold(v) for v in IMPERATIVES.get(lang, ()) if len(v) >= 5}
+    bare = word.replace("-", "")
+    return any(
+        bare.startswith(v) and bare != v and _CLITIC_TAIL.fullmatch(bare[len(v) :]) is not None for v in verbs
+    )
+
+
 def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
     """(text, slot) of a dated plan: a future date and at least two content words besides it, not in the past."""
     mentions = find_dates(sentence, session_time_ms)
@@ -258,8 +274,12 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
-    if opener and (opener[0] in _REQUEST_VERBS or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}):
-        return None  # a request to the assistant ("call me Monday"), not the user's plan
+    if opener and (
+        opener[0] in _REQUEST_VERBS
+        or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}
+        or _with_clitics(opener[0], lang)
+    ):
+        return None  # a request to the assistant ("call me Monday", "Recuérdamelo el lunes"), not the user's plan
     residue = sentence
     for mention in reversed(mentions):
         residue = residue[: mention.start] + " " + residue[mention.end :]

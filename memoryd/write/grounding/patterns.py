@@ -308,8 +308,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "stated", _K.IDENTITY, "identity.role", r"\b(?:estoy|soy) (?:ya )?(?P<v>jubilad[oa]|retirad[oa])\b", "El usuario está {v}."),
     ("de", "stated", _K.IDENTITY, "identity.role", r"\bich bin (?:seit [\w ]+? |jetzt |schon )?(?P<v>in Rente|in Pension|pensioniert|Rentnerin|Rentner)\b", "Der Nutzer ist {v}."),
     ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:sou|estou) (?:já )?(?P<v>reformad[oa]|aposentad[oa])\b", "O usuário está {v}."),
-    # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy").
-    ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
+    # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy"); "I sell
+    # through a distributor in Bristol" names a channel, not what is sold.
+    ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?!(?:on|at|through|via|from|in|to)\b)(?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.business", rf"\bje vends (?P<v>[\w' -]{{2,40}}? (?:sur|chez|via|à) {_BARE_NAME})", "L'utilisateur vend {v}."),
     ("es", "stated", _K.IDENTITY, "identity.business", rf"\bvendo (?P<v>[\w -]{{2,40}}? (?:en|por|a través de) {_BARE_NAME})", "El usuario vende {v}."),
     ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
