@@ -69,6 +69,8 @@ def test_what_someone_else_wants_the_user_to_do_is_not_the_users_task() -> None:
 def test_a_request_for_help_or_a_no_never_reply_is_no_standing_instruction() -> None:
     assert standing_instruction("I'd like you to help me keep track of the training.", "en", None) is None
     assert standing_instruction("Não, nunca, não é a nossa filosofia.", "pt", None) is None
+    assert standing_instruction("nunca, não é a nossa filosofia.", "pt", None) is None
+    assert standing_instruction("Nunca, nunca uses emojis.", "pt", None) is not None
     assert standing_instruction("I'd like you to always answer in French.", "en", None) is not None
     assert standing_instruction("Never, ever use emojis.", "en", None) is not None
 

@@ -88,7 +88,11 @@ _HELP_ME = re.compile(
 #: A marker word alone before a comma ("Não, nunca, não é a nossa filosofia", "Never, it's not us"): a reply to a
 #: question, not an instruction with a verb.
 _BARE_MARKER = re.compile(
-    r"^(?:no|nope|non|não|nein)\s*[,;:]?\s*(?:never|jamais|nunca|nie|niemals)\s*[,;:.!]", re.IGNORECASE
+    r"^(?:(?:no|nope|non|não|nein)\s*[,;:]?\s*(?:never|jamais|nunca|nie|niemals)\s*[,;:.!]|"
+    # "nunca, não é a nossa filosofia", "never, it's not us": the marker, then a reason, no verb for the assistant
+    r"(?:never|jamais|nunca|nie|niemals)\s*[,;:]\s*(?:it's|it is|that's|not|ce n'est|c'est|pas|no es|eso no|"
+    r"das ist|nicht|não|isso não)\b)",
+    re.IGNORECASE,
 )
 #: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
 _ENCOURAGEMENT = re.compile(
