@@ -103,3 +103,18 @@ def test_an_imperative_with_its_pronouns_is_a_request_not_a_plan() -> None:
     assert _plan("Recuérdamelo el lunes.", "es", SESSION_MS) is None
     assert _plan("La boda es el 3 de mayo.", "es", SESSION_MS) is not None
     assert _plan("Los recuerdos del viaje llegan el 3 de mayo.", "es", SESSION_MS) is not None
+
+
+def test_where_the_user_teaches_from_is_no_subject_taught() -> None:
+    from memoryd.write.grounding.rules import apply_rules
+
+    assert not [
+        h
+        for h in apply_rules("I teach from a rented room at the Cowley community centre.", None)
+        if h.slot == "identity.role"
+    ]
+    assert [
+        h.text
+        for h in apply_rules("I teach chemistry at a sixth-form college.", None)
+        if h.slot == "identity.role"
+    ] == ["The user teaches chemistry at a sixth-form college."]

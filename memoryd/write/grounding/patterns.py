@@ -315,7 +315,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "stated", _K.IDENTITY, "identity.business", rf"\bvendo (?P<v>[\w -]{{2,40}}? (?:en|por|a través de) {_BARE_NAME})", "El usuario vende {v}."),
     ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
     ("pt", "stated", _K.IDENTITY, "identity.business", rf"\b(?:eu )?vendo (?P<v>[\w -]{{2,40}}? (?:no|na|em|pelo|pela|através do|através da) {_BARE_NAME})", "O usuário vende {v}."),
-    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?!(?:from|at|in|on|to|for|with|online|remotely|out of)\b)(?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
     # "J'ai une boutique en ligne de céramique", "tenho uma loja online de cerâmica": a business of one's own.
     ("fr", "stated", _K.IDENTITY, "identity.business",
      r"\b(?:j'ai|je tiens|je gère|on a|nous avons) (?P<v>(?:une?|ma|mon|notre) (?:petite? )?(?:boutique|entreprise|société|magasin|restaurant|café|boulangerie|atelier|cabinet|agence|librairie|ferme)(?: en ligne)?(?: (?:de|d'|à) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:et|mais)\b)", "L'utilisateur a {v}."),
