@@ -118,3 +118,16 @@ def test_where_the_user_teaches_from_is_no_subject_taught() -> None:
         for h in apply_rules("I teach chemistry at a sixth-form college.", None)
         if h.slot == "identity.role"
     ] == ["The user teaches chemistry at a sixth-form college."]
+
+
+def test_being_on_call_is_no_medicine_taken() -> None:
+    from memoryd.write.grounding.rules import apply_rules
+
+    said = "I do long days, and I'm on call for home births every other weekend."
+    assert not [h for h in apply_rules(said, None) if h.slot.startswith("health.takes_")]
+    taken = [
+        h.text
+        for h in apply_rules("I'm on metformin twice a day.", None)
+        if h.slot.startswith("health.takes_")
+    ]
+    assert taken == ["The user takes metformin twice a day."]

@@ -261,7 +261,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # A medicine or routine taken at a stated rhythm ("I take metformin every morning", "tomo pastillas para la
     # tensión cada mañana", "ich nehme jeden Morgen Blutdrucktabletten"): a standing fact about the user's health.
     ("en", "stated", _K.PREFERENCE, "health.takes_{v}",
-     rf"\bI(?:'m| am)? (?:take|taking|on) (?P<v>[\w -]{{2,40}}? (?:every|each|twice|once|three times|daily|at night|in the morning|before bed)\b[\w -]{{0,30}}?){_CE}", "The user takes {v}."),
+     rf"\bI(?:'m| am)? (?:take|taking|on(?! (?:call|duty|shift|nights?|days?|earlies|lates|leave|holiday|the|a|an|my|our)\b)) (?P<v>[\w -]{{2,40}}? (?:every|each|twice|once|three times|daily|at night|in the morning|before bed)\b[\w -]{{0,30}}?){_CE}", "The user takes {v}."),
     ("fr", "stated", _K.PREFERENCE, "health.takes_{v}",
      rf"\bje prends (?P<v>(?:du |de la |des |de l'|un |une )?[\w' -]{{2,40}}? (?:tous les|toutes les|chaque|le matin|le soir|par jour|deux fois|trois fois)\b[\w -]{{0,30}}?){_CE}", "L'utilisateur prend {v}."),
     ("es", "stated", _K.PREFERENCE, "health.takes_{v}",
