@@ -502,6 +502,12 @@ def results(run: ModelRun) -> list[BenchResult]:
             "≥ 95%",
             detail(run, t),
         ),
+        BenchResult(
+            ISSUE,
+            f"{tag} fact precision strict, unlabelled items checked against the transcript",
+            f"{_pct(t.precision_checked_strict)} ({t.precision_true}+{t.precision_checked}/{t.precision_items})",
+            "≥ 95%",
+        ),
         BenchResult(ISSUE, f"{tag} fact recall", f"{_pct(t.recall)} ({t.facts_found}/{t.facts})", "≥ 70%"),
         BenchResult(
             ISSUE, f"{tag} supersession accuracy", f"{_pct(t.supersession)} ({t.stale_ok}/{t.stale})", "≥ 90%"
@@ -554,6 +560,10 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
         "| --- | --- | --- |",
         f"| fact precision, strict | {_pct(t.precision_strict)} ({t.precision_true}/{t.precision_items}) | "
         "active pinned + identity facts matching a labelled or allowed fact of the user (and no must_not) / all of them |",
+        f"| fact precision, strict with transcript check | {_pct(t.precision_checked_strict)} "
+        f"({t.precision_true} labelled + {t.precision_checked} checked / {t.precision_items}) | as strict, but an "
+        "unlabelled item that is the user's own name as they introduced themselves, or someone they named with "
+        "'my <relation>', counts as true (bench/distill_truth.py; the rule reads only the transcript) |",
         f"| fact precision, lenient | {_pct(t.precision_lenient)} ({t.precision_true}/"
         f"{t.precision_true + t.precision_wrong}) | unlabelled items left out: true / (true + items matching a must_not) |",
         f"| fact recall | {_pct(t.recall)} ({t.facts_found}/{t.facts}) | labelled facts (stale ones excluded) matched by an "
@@ -616,6 +626,7 @@ def write_dump(run: ModelRun, sessions: Sequence[ds.Session]) -> Path:
                         "scaffolding": v.scaffolding,
                         "copied_summary": v.copied_summary,
                         "looping": v.looping,
+                        "checked": v.checked,
                     }
                     for v in score.verdicts
                 ],

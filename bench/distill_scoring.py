@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.distill_truth import true_to_transcript
+
 SET_PATH = Path(__file__).resolve().parent / "distill_set" / "sessions.jsonl"
 
 #: Kinds of stored item the bench reads from an Export.
@@ -242,11 +244,19 @@ class ItemVerdict:
     scaffolding: str | None = None
     copied_summary: bool = False
     looping: bool = False
+    #: Matches no label, but the transcript check (bench/distill_truth.py) finds it is what the user said: the
+    #: user's own name as they introduced themselves, or someone named with "my <relation>".
+    checked: bool = False
 
     @property
     def labelled_true(self) -> bool:
         """Matches a labelled fact or allowed fact of its agent and nothing it must not hold."""
         return bool(self.facts or self.allowed) and not self.must_not
+
+    @property
+    def checked_true(self) -> bool:
+        """Labelled true, or unlabelled and true to the transcript (never when it matches a must_not)."""
+        return self.labelled_true or (self.checked and not self.must_not)
 
 
 @dataclass
@@ -297,6 +307,12 @@ def _current_labels(
     return labels + [groups for s in later for groups in s.allowed]
 
 
+def _user_turns(item: StoredItem, sessions: Sequence[Session]) -> list[str]:
+    """The user's turns of the session an item came from (of all the agent's sessions when it is not known)."""
+    own = [s for s in sessions if s.id == item.conversation_id]
+    return [user for s in own or sessions for user, _ in s.turns]
+
+
 def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[StoredItem]) -> AgentScore:
     """Score everything stored for one agent against the labels of all its sessions."""
     facts = {f.id: f for s in sessions for f in s.facts}
@@ -315,6 +331,8 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
         verdict.scaffolding = copied_scaffolding(item.text)
         verdict.copied_summary = copied_span(item.text, _earlier_summaries(item, mine))
         verdict.looping = is_looping(item.text)
+        if not verdict.labelled_true and not verdict.must_not and item.kind in PRECISION_KINDS:
+            verdict.checked = true_to_transcript(item.text, _user_turns(item, sessions))
         verdicts.append(verdict)
 
     active_recall = [v for v in verdicts if v.item.active and v.item.kind in RECALL_KINDS]
@@ -358,6 +376,8 @@ class Totals:
     precision_items: int
     precision_true: int
     precision_wrong: int
+    #: Unlabelled items the transcript check found true (bench/distill_truth.py).
+    precision_checked: int
     facts: int
     facts_found: int
     stale: int
@@ -370,6 +390,14 @@ class Totals:
     @property
     def precision_strict(self) -> float | None:
         return self.precision_true / self.precision_items if self.precision_items else None
+
+    @property
+    def precision_checked_strict(self) -> float | None:
+        """Strict precision with unlabelled items checked against the transcript: (labelled true + checked true)
+        / all items; an item neither labelled nor checked still counts against it."""
+        if not self.precision_items:
+            return None
+        return (self.precision_true + self.precision_checked) / self.precision_items
 
     @property
     def precision_lenient(self) -> float | None:
@@ -388,8 +416,9 @@ class Totals:
 def totals(scores: Sequence[AgentScore]) -> Totals:
     """Sum the per-agent figures.
 
-    Strict precision: labelled-true pinned+identity items / all of them. Lenient: unlabelled items left out, so
-    labelled-true / (labelled-true + items matching a must_not).
+    Strict precision: labelled-true pinned+identity items / all of them. Checked: an unlabelled item the transcript
+    check finds true counts as true too. Lenient: unlabelled items left out, so labelled-true / (labelled-true +
+    items matching a must_not).
     """
     pool = [v for s in scores for v in s.precision_pool]
     must_not: dict[str, tuple[int, int]] = {}
@@ -403,6 +432,7 @@ def totals(scores: Sequence[AgentScore]) -> Totals:
         precision_items=len(pool),
         precision_true=sum(v.labelled_true for v in pool),
         precision_wrong=sum(bool(v.must_not) for v in pool),
+        precision_checked=sum(v.checked_true and not v.labelled_true for v in pool),
         facts=sum(len(s.recall) for s in scores),
         facts_found=sum(bool(found) for s in scores for found in s.recall.values()),
         stale=sum(len(s.supersession) for s in scores),

@@ -136,6 +136,12 @@ def test_a_named_role_answered_fills_the_roles_slot_with_the_name() -> None:
         ("Should we redo the costing with her wage?", "Yes, at 14 euro an hour.",
          "The user's answer about redo costing wage: at 14 euro an hour."),
         ("You're on the FreeStyle Libre 3, I assume?", "Libre 2 actually.", "The user's answer about assume: Libre 2."),
+        # A denied guess: the word the reply puts in its place is no slot of the user's answer.
+        ("Got it. I suppose you mostly do commercial work?", "No, mostly residential lockouts and uPVC doors.",
+         "The user's answer about suppose mostly work: mostly residential lockouts and uPVC doors."),
+        # Confirmed, the question's words stay the slot.
+        ("I suppose you mostly do commercial work?", "Yes, mostly commercial, for Tesco and Aldi.",
+         "The user's answer about suppose mostly commercial: mostly commercial, for Tesco and Aldi."),
     ],
 )  # fmt: skip
 def test_a_yes_no_reply_that_corrects_or_adds_a_value_is_read(question: str, reply: str, text: str) -> None:
@@ -170,3 +176,16 @@ def test_a_count_said_in_words_answers_how_many() -> None:
         "The user's answer about colonies: Five, since the split."
     ]
     assert _answers(("Hi.", "How many kids are coming?"), ("Not sure yet.", "OK.")) == []
+
+
+def test_denied_words_are_those_the_reply_replaces() -> None:
+    from memoryd.write.grounding.answers import denied_words
+
+    assert denied_words("I suppose you mostly do commercial work?", "No, mostly residential lockouts.") == {
+        "commercial"
+    }
+    assert denied_words("Are you using the blue kayak?", "No, the red one.") == {"blue"}
+    assert denied_words("Are you using the blue kayak?", "Yes, the blue one.") == frozenset()
+    assert (
+        denied_words("Are you selling them at 3 euro?", "No, 3.50 already.") == frozenset()
+    )  # a number anchors nothing

@@ -275,3 +275,40 @@ def test_a_rephrasing_that_drops_the_resolved_date_keeps_the_extractor_text() ->
         "The user needs to finish the product photos by Friday (2026-12-04)."
     ]
     assert result.action_items[0].source == "extractor"
+
+
+SMALL_TALK_TURNS = (
+    SourceTurn(0, 21, "Buenas. ¡Qué viento hace hoy, el cierzo no para!", "¡Abrígate!"),
+    SourceTurn(1, 22, "Me he mudado a Huesca, trabajo de fisio en la SD Huesca.", "Huesca, anotado."),
+    SourceTurn(2, 23, "Pretemporada de invierno: el 7 de enero empezamos en Jaca.", "Anotado."),
+)
+
+
+def test_a_model_summary_restating_small_talk_falls_back_to_the_extractive_one() -> None:
+    # "El cierzo no para!" passes on its own words; the user sentence it shortens is small talk.
+    result = ground(
+        SMALL_TALK_TURNS, _digest(summary="El cierzo no para!"), session_time_ms=SESSION_MS, scaffolding=()
+    )
+    assert result.summary_source == "extractive"
+    assert "cierzo" not in result.summary
+
+
+def test_a_model_summary_of_the_users_matter_is_kept_beside_small_talk() -> None:
+    result = ground(
+        SMALL_TALK_TURNS,
+        _digest(summary="El usuario se ha mudado a Huesca y trabaja de fisio en la SD Huesca."),
+        session_time_ms=SESSION_MS,
+        scaffolding=(),
+    )
+    assert result.summary_source == "model"
+
+
+def test_a_model_fact_restating_small_talk_is_dropped() -> None:
+    result = ground(
+        SMALL_TALK_TURNS,
+        _digest(candidates=(Candidate("Qué viento hace hoy, el cierzo no para.", 0.6, ()),)),
+        session_time_ms=SESSION_MS,
+        scaffolding=(),
+    )
+    assert all("cierzo" not in f.text for f in result.facts)
+    assert result.dropped.get("small_talk") == 1

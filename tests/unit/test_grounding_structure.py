@@ -84,9 +84,11 @@ def test_an_introduction_is_read_segment_by_segment_in_five_languages() -> None:
         "identity.role": "The user is a retired nurse.",
         "identity.home": "The user lives in Norwich.",
     }
-    assert "Der Nutzer ist Projektleiter bei einem Maschinenbauer." in _texts(
-        "Hallo! Ich bin Jonas Keller, 45, Projektleiter bei einem Maschinenbauer in Stuttgart."
-    )
+    # The town after a workplace ("bei einem Maschinenbauer in Stuttgart") is where the employer is: the role keeps
+    # it in its words, no home is stated.
+    jonas = _texts("Hallo! Ich bin Jonas Keller, 45, Projektleiter bei einem Maschinenbauer in Stuttgart.")
+    assert "Der Nutzer ist Projektleiter bei einem Maschinenbauer in Stuttgart." in jonas
+    assert "Der Nutzer wohnt in Stuttgart." not in jonas
     assert "El usuario vive en Valencia." in _texts(
         "Hola, soy Lucía Fernández, pediatra en un centro de salud de Valencia."
     )

@@ -127,3 +127,29 @@ def test_the_users_own_doing_and_plans_beside_those_words_are_kept() -> None:
         "I watched the game film with the team to prepare our press.",
     ):
         assert unfit_reason(said) == "", said
+
+
+def test_weather_after_a_greeting_and_wind_or_snow_are_small_talk() -> None:
+    for said in (
+        "Bonjour, il pleut des cordes ici.",
+        "Buenas. ¡Qué viento hace hoy, el cierzo no para!",
+        "Morning! So windy out there.",
+        "Hallo, es schneit schon wieder.",
+    ):
+        assert unfit_reason(said) == "small_talk", said
+
+
+def test_a_greeting_before_news_or_wind_in_a_plan_is_not_small_talk() -> None:
+    for said in (
+        "Bonjour ! Je prépare le marathon le 12 avril.",
+        "Hi, we moved the launch because of the snow, it's now May 9.",
+        "The wind farm survey starts on 3 June.",
+    ):
+        assert unfit_reason(said) == "", said
+
+
+def test_an_imagined_signing_is_hypothetical_but_a_real_one_is_not() -> None:
+    assert unfit_reason(
+        "Imagínate que me fichara el Real Madrid de baloncesto... bueno, soñar es gratis."
+    ) == ("hypothetical")
+    assert unfit_reason("Me ha fichado la SD Huesca como fisio del primer equipo.") == ""

@@ -208,6 +208,8 @@ class Question:
     asks: Asks
     slot: str
     text: str = ""
+    #: The question's candidate slot words in order (the slot is the first MAX_SLOT_WORDS of them).
+    words: tuple[str, ...] = ()
 
 
 def last_question(assistant: str) -> Question | None:
@@ -232,7 +234,41 @@ def last_question(assistant: str) -> Question | None:
     if not lowered and asks is Asks.CONFIRM:
         return None  # "Sounds good?" asks nothing a value answers
     slot = " ".join(lowered[:MAX_SLOT_WORDS]) or asks.value.replace("_", " ").replace("often", "how often")
-    return Question(asks, slot, question)
+    return Question(asks, slot, question, tuple(lowered))
+
+
+#: A reply that denies a yes/no question ("No, mostly residential", "Non, …", "Nein, …", "Não, …").
+_DENIES = re.compile(r"^\W*(?:no|nope|nah|not quite|non|nein|não|nao)\b", re.IGNORECASE)
+
+
+def denied_words(question: str, reply: str) -> frozenset[str]:
+    """The question's words a denying reply puts another word in place of: after a word both share, the
+    question's next word when the reply says a different one there ("I suppose you mostly do commercial work?" —
+    "No, mostly residential lockouts" → {"commercial"}). The assistant's guess, denied, is no slot of the user's
+    answer."""
+    if not _DENIES.match(reply):
+        return frozenset()
+    asked = tokens(question)
+    said = tokens(next((x for x in sentences(reply) if x.strip()), ""))
+    denied: set[str] = set()
+    for i, word in enumerate(asked[:-1]):
+        if word not in said or word.isdigit():
+            continue  # a number is a value, never the anchor of one ("at 3 euro" — "No, 3.50")
+        j = said.index(word)
+        guess = next((t for t in asked[i + 1 :] if t not in STOP_WORDS), "")
+        answer = next((t for t in said[j + 1 :] if t not in STOP_WORDS), "")
+        if guess and answer and guess != answer and guess not in said and not guess.isdigit():
+            denied.add(guess)
+    return frozenset(denied)
+
+
+def _slot_without(question: Question, denied: Collection[str]) -> Question:
+    """The question with its slot rebuilt from words no denial took back."""
+    if not denied:
+        return question
+    kept = [w for w in question.words if fold(w) not in denied]
+    slot = " ".join(kept[:MAX_SLOT_WORDS]) or question.asks.value
+    return Question(question.asks, slot, question.text, tuple(kept))
 
 
 def _value(answer: str) -> str:
@@ -331,6 +367,7 @@ def answered_facts(
             ):
                 continue  # "No, but my wife is", "No, he's still 17", "Nein, ich verkaufe gar nichts"
             value = _LEAD.sub("", value).strip()
+            question = _slot_without(question, denied_words(question.text, first))
         if (
             not value
             or _FORMULA.match(value)

@@ -128,6 +128,11 @@ _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_
 _IN_MONTH = re.compile(
     rf"\b(?:in|en|em|im|no|for|until|by|from|to|starting|desde|a partir de|ab|para|pour|au|al|hasta|até|auf|bis|à)\s+(?:(?:le |el |o |den )?mois (?:de |d.)?|(?:el |o )?mes de |(?:den )?monat )?({_MONTH_RE})\b(?!\s*\d)"
 )
+#: A capitalised word right after a month said alone: the month word is part of a name ("Mayo University
+#: Hospital", "March Road"), not a date.
+_NAME_GOES_ON = re.compile(r" [A-Z][a-z]")
+#: English only: German writes every noun with a capital ("im Mai Urlaub machen").
+_EN_LEAD = re.compile(r"(?:in|for|until|by|from|to|starting)\s")
 _SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "un": 1, "une": 1, "deux": 2, "trois": 3,
                   "uno": 1, "una": 1, "dos": 2, "tres": 3, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,
                   "um": 1, "uma": 1, "dois": 2, "duas": 2}  # fmt: skip
@@ -211,6 +216,8 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
         first = date(today.year + today.month // 12, today.month % 12 + 1, 1)
         add(*match.span(), first, relative=True, month=True)
     for match in _IN_MONTH.finditer(folded):
+        if _NAME_GOES_ON.match(text, match.end()) and _EN_LEAD.match(match.group()):
+            continue  # "a nurse in Mayo University Hospital", "in May Street": the month word opens a name
         first_day = _upcoming(today, MONTHS[match[1]], 1, None)
         if first_day is not None and first_day.month == today.month:
             first_day = date(today.year, today.month, 1)  # "in June" said in June: this month, not next year

@@ -160,6 +160,13 @@ _AHEAD = re.compile(
 )
 
 
+#: A sentence opening by taking back what was just said ("Sorry, no, …", "No wait, …", "Pardon, non, …").
+_REPAIR_OPENER = re.compile(
+    r"^(?:sorry|oops|no wait|wait|pardon|désolée?|perdón|perdona|disculpa|entschuldigung|sorry|desculpa)[,!.]?\s+"
+    r"(?:no|non|nein|não|I mean|je veux dire|quiero decir|ich meine|quer dizer)\b",
+    re.IGNORECASE,
+)
+
 #: "since Monday", "seit Montag", "depuis lundi": the date a current state began.
 _SINCE = re.compile(
     r"\b(?:since|ever since|seit|depuis|desde|dès)\s+(?:the\s+|le\s+|el\s+|o\s+|dem\s+)?$", re.IGNORECASE
@@ -227,6 +234,22 @@ class _Found:
     evidence: tuple[str, ...]
 
 
+#: Object pronouns Spanish and Portuguese write onto an imperative ("recuérda-me-lo" → "recuérdamelo").
+_CLITIC_TAIL = re.compile(r"(?:me|te|se|nos)?(?:lo|la|los|las|le|les|o|a|os|as)?$")
+
+
+def _with_clitics(word: str, lang: str) -> bool:
+    """Whether a word is one of the language's imperatives with object pronouns written onto it ("recuérdamelo",
+    "avísame", "lembra-mo"): a request to the assistant."""
+    if lang not in ("es", "pt"):
+        return False
+    verbs = {fold(v) for v in IMPERATIVES.get(lang, ()) if len(v) >= 5}
+    bare = word.replace("-", "")
+    return any(
+        bare.startswith(v) and bare != v and _CLITIC_TAIL.fullmatch(bare[len(v) :]) is not None for v in verbs
+    )
+
+
 def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | None:
     """(text, slot) of a dated plan: a future date and at least two content words besides it, not in the past."""
     mentions = find_dates(sentence, session_time_ms)
@@ -241,6 +264,9 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None  # "we had to push it back, it's now August 15": the past is the change, the date is ahead
     if HEDGE.search(sentence):
         return None  # "my sister might visit in February, not sure yet": no plan yet
+    if _REPAIR_OPENER.match(sentence.strip()):
+        return None  # "Sorry, no, Tuesday the 3rd, he changed it": a repair of the plan said before names no event
+
     if all(_SINCE.search(sentence[: m.start]) for m in mentions):
         return None  # "Seit Montag bin ich in der Spätschicht": a state that began, not a plan ahead
     if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
@@ -248,8 +274,12 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
-    if opener and (opener[0] in _REQUEST_VERBS or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}):
-        return None  # a request to the assistant ("call me Monday"), not the user's plan
+    if opener and (
+        opener[0] in _REQUEST_VERBS
+        or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}
+        or _with_clitics(opener[0], lang)
+    ):
+        return None  # a request to the assistant ("call me Monday", "Recuérdamelo el lunes"), not the user's plan
     residue = sentence
     for mention in reversed(mentions):
         residue = residue[: mention.start] + " " + residue[mention.end :]
@@ -1074,14 +1104,19 @@ def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time
             ):
                 continue
             new = [m for m in find_dates(sentence, session_time_ms) if not m.is_relative or m.iso >= tomorrow]
+            at = turn.user.find(sentence)
             earlier = [
                 item
                 for item in [*found, *out]
                 if item.fact.kind is FactKind.PLAN
                 and item.fact.slot
                 and max(item.fact.turns) <= turn.index
-                and turn.index not in item.fact.turns
+                and (turn.index not in item.fact.turns or _said_before(item, turn.user, at))
             ]
+            if any(turn.index in item.fact.turns for item in earlier):
+                # "The scanner man is coming Monday morning. Sorry, no, Tuesday the 3rd, he changed it": "it" is
+                # the plan said just before in the same turn, not an older one of an earlier turn.
+                earlier = [item for item in earlier if turn.index in item.fact.turns]
             if not new:
                 continue
             if not earlier:
@@ -1102,6 +1137,17 @@ def _moved_it(turns: Sequence[SourceTurn], found: Sequence[_Found], session_time
             )
             out.append(_Found(fact, (*earlier[-1].evidence, sentence)))
     return out
+
+
+def _said_before(item: _Found, said: str, at: int) -> bool:
+    """Whether every clause a fact was read from occurs in the turn before position `at` (the plan an "it" of a
+    later sentence of the same turn can stand for)."""
+    if at <= 0:
+        return False
+    before = said[:at]
+    return bool(item.evidence) and all(
+        clause.strip() and clause.strip() in before for clause in item.evidence
+    )
 
 
 #: An event named before its date is said of "it": "I've signed up for the York half marathon. It's on April 19."
@@ -1169,6 +1215,8 @@ def _switched_to(turns: Sequence[SourceTurn], found: Sequence[_Found], session_l
                 if is_name(n.group("n"))
                 and not names_value(n.group("n"), old)
                 and not RELATIONS.get(fold(n.group("n")))
+                # "… so that's what I'll use": a pronoun with its verb is no tool's name
+                and fold(re.split(r"['’]", n.group("n"))[0]) not in STOP_WORDS
             ]
             if not after:
                 continue

@@ -4,6 +4,10 @@ Two structural checks, each one rule in five languages, applied after every read
 
 - whose clause: a plan or task whose clause has a third person as its subject and no first person ("She started on
   the 1st and she's very sharp", "il part lundi") is someone else's, not the user's;
+- whose wish: a task, plan or decision said as what someone else wants the user to do ("My granddaughter wants me
+  to get a smartwatch", "ma femme veut que je …", "mi hija quiere que …", "meine Frau will, dass ich …", "a minha
+  mulher quer que eu …", "my friend says I should …") is that person's wish, not the user's plan — the issue's
+  rule that other people's preferences are not the user's facts;
 - a shift named: an English work shift is said with "shift" or in the plural ("on nights", "work weekends"); "on
   the day", "to the back room" and "on the Morning Tern" name none.
 """
@@ -41,6 +45,18 @@ _SHIFT_SAID = re.compile(
     r"\bshifts?\b|\b(?:nights|days|earlies|lates|mornings|evenings|afternoons|weekends|graveyards|swings)\b"
 )
 _DATED_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM})
+_WISHED_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM, FactKind.DECISION})
+#: Someone of the user's ("my wife", "ma fille", "Rosie") wanting the user to do something, or saying they should.
+_OTHERS_WISH = re.compile(
+    r"(?:\b(?:my|our|mon|ma|mes|notre|mi|mis|nuestro|nuestra|mein|meine|unser|unsere|o meu|a minha|meu|minha)\s+"
+    r"[\w-]+(?:\s+[A-ZÀ-Þ][\w-]+)?|(?<![.!?]\s)(?<!^)\b(?-i:[A-ZÀ-Þ][a-zà-ÿ]+))\s+"
+    r"(?:wants? (?:me|us) to|would like (?:me|us) to|keeps? (?:telling|asking) (?:me|us) to|"
+    r"(?:says?|said|thinks?|reckons?|suggests?|keeps? saying) (?:that )?(?:I|we) should|"
+    r"veut que (?:je|j'|nous|on)|voudrait que (?:je|j'|nous|on)|dit que je devrais|"
+    r"quiere que|querría que|dice que debería|will,? dass (?:ich|wir)|möchte,? dass (?:ich|wir)|meint,? ich sollte|"
+    r"quer que (?:eu|nós|a gente)|acha que eu devia|diz que eu devia)\b",
+    _I,
+)
 
 
 def _someone_elses_clause(fact: GroundedFact, clause: str) -> bool:
@@ -74,6 +90,8 @@ def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
     first = evidence[0] if evidence else ""
     if fact.kind in _DATED_KINDS and first and _someone_elses_clause(fact, first):
         return "someone_else"
+    if fact.kind in _WISHED_KINDS and first and _OTHERS_WISH.search(first):
+        return "someone_elses_wish"
     if _names_no_shift(fact, evidence):
         return "no_shift"
     return ""

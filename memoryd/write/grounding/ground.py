@@ -186,6 +186,12 @@ class _Grounder:
         if not turns:
             self.dropped["unsupported"] += 1
             return
+        unfit = self._unfit_source(text)
+        if unfit:
+            self.dropped[unfit] += (
+                1  # what the extractor would not read ("it's pouring here") the model may not state
+            )
+            return
         if kind is not FactKind.DECISION and _about_someone_else(
             text, [self.turns_by_index[i].user for i in turns]
         ):
@@ -309,12 +315,36 @@ class _Grounder:
         )
         if unfit:
             return unfit  # small talk, someone else's opinion, the assistant's guess: the extractive filters
+        unfit = next((why for why in map(self._unfit_source, sentences(text)) if why), "")
+        if unfit:
+            return unfit  # "El cierzo no para!" restates small talk the user said with more words
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
         if _FIRST_PERSON.search(text):
             return "first_person"
         if not _provenance(text, self.turns, use_assistant=True):
             return "unsupported"
         return ""
+
+    def _unfit_source(self, text: str) -> str:
+        """Why the user sentence a model sentence restates may not feed memory (small talk, a hypothetical,
+        someone else's opinion, a guess the user denied), or "": the model's candidates pass the extractor's
+        checks on what they came from, not only on their own words ("El cierzo no para!" is the small talk
+        "¡Qué viento hace hoy, el cierzo no para!" shortened)."""
+        stems = _stems(text)
+        if not stems:
+            return ""
+        scored = [
+            (_overlap(stems, _stems(said)), said)
+            for turn in self.turns
+            for said in sentences(turn.user)
+            if said.strip()
+        ]
+        best = max((score for score, _ in scored), default=0.0)
+        if best < REPHRASE_OVERLAP:
+            return ""
+        reasons = {unfit_reason(said, self.own_names) for score, said in scored if score == best}
+        reasons.discard("secret")  # a secret is redacted, not a reason to drop what else the sentence says
+        return sorted(reasons)[0] if reasons and "" not in reasons else ""
 
     def topics(self, digest: ModelDigest | None) -> tuple[str, ...]:
         if digest is None:

@@ -73,6 +73,27 @@ _DONT_OPENER = re.compile(
 )
 
 
+#: A "don't" whose object is what was just said ("don't answer that", "ne réponds pas à ça", "no contestes eso",
+#: "antworte nicht darauf", "não respondas a isso"): about the moment, not a rule for every answer.
+_ABOUT_THIS_ONE = re.compile(
+    r"^(?:please[,\s]+)?(?:(?:don't|do not) \w+(?: to)? (?:that|this|it)|ne \w+ pas (?:à )?(?:ça|cela)|"
+    r"no \w+ (?:a )?(?:eso|esto)|\w+ nicht (?:darauf|das)|não \w+ (?:a )?isso)(?=\s*(?:[,.;!?]|$))",
+    re.IGNORECASE,
+)
+#: A request for help with the session's matter ("help me keep track of …", "aide-moi à …", "ayúdame a …", "hilf mir
+#: …", "ajuda-me a …"): a task for the assistant, not a rule for how it answers.
+_HELP_ME = re.compile(
+    r"^(?:help me|aide-moi|aidez-moi|ayúdame|ayudarme|hilf mir|helfen sie mir|ajuda-me|ajude-me)\b", re.I
+)
+#: A marker word alone before a comma ("Não, nunca, não é a nossa filosofia", "Never, it's not us"): a reply to a
+#: question, not an instruction with a verb.
+_BARE_MARKER = re.compile(
+    r"^(?:(?:no|nope|non|não|nein)\s*[,;:]?\s*(?:never|jamais|nunca|nie|niemals)\s*[,;:.!]|"
+    # "nunca, não é a nossa filosofia", "never, it's not us": the marker, then a reason, no verb for the assistant
+    r"(?:never|jamais|nunca|nie|niemals)\s*[,;:]\s*(?:it's|it is|that's|not|ce n'est|c'est|pas|no es|eso no|"
+    r"das ist|nicht|não|isso não)\b)",
+    re.IGNORECASE,
+)
 #: Words of encouragement said to the other speaker: an imperative, but no standing instruction to an assistant.
 _ENCOURAGEMENT = re.compile(
     r"\b(?:yourself|give up|lose sight|be (?:scared|afraid)|stop believing|your (?:dreams?|goals?|passion|heart)|"
@@ -211,8 +232,12 @@ def _instruction(sentence: str, lang: str) -> tuple[str, str] | None:
             rest = [w for w in words[1:] if w not in _CLITICS]
             if not rest or rest[0] not in verbs:
                 return None
+    if _ABOUT_THIS_ONE.match(body) and not INSTRUCTION_MARKER.search(sentence):
+        return None  # "Don't answer that, just thinking out loud": the question just asked, not every answer
     if _ENCOURAGEMENT.search(body):
         return None  # "never give up on your dreams", "keep pushing yourself": advice to a friend, not to the assistant
+    if _HELP_ME.match(body) or _BARE_MARKER.match(body):
+        return None  # "I'd like you to help me keep track of …": what the session is for; "Não, nunca, …": an answer
     value = _TRAILING_PLEASE.sub("", body.rstrip(".!").strip())
     value = _OWN_SUBJECT_CLAUSE.split(value, maxsplit=1)[0].strip()
     if len([t for t in content_tokens(value) if not INSTRUCTION_MARKER.fullmatch(t)]) < 2:
@@ -258,6 +283,11 @@ def _wish(sentence: str) -> tuple[str, str] | None:
     value = _TRAILING_PLEASE.sub("", LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip())
     if len(content_tokens(value)) < 2:
         return None
+    wished = _WISH_TO_YOU.match(value)
+    if wished is not None and _HELP_ME.match(value[wished.end() :].lstrip(" ,")):
+        return (
+            None  # "I'd like you to help me keep track of the training": what the session is for, not a rule
+        )
     if not re.match(r"I\b|I'", value):
         value = value[:1].lower() + value[1:]
     return value, "instruction.language" if LANGUAGE_NAMES.search(value) else ""

@@ -234,7 +234,12 @@ HYPOTHETICAL = re.compile(
     r"hypothetically|pretend|roleplay|role-play|in theory|i wish|in my (?:story|novel|game|book)|my character|"
     r"si j'étais|si j'avais|si je|imaginons|supposons|admettons|et si|mettons que|si fuera|si fuese|si tuviera|"
     r"si yo|imagina|imaginemos|supongamos|qué pasaría si|wenn ich|falls ich|stell dir vor|stellen sie sich vor|"
-    r"angenommen|nehmen wir an|se eu|imagine|suponha|suponhamos|e se|finja|fingir|faz de conta)\b|"
+    r"angenommen|nehmen wir an|se eu|imagine|suponha|suponhamos|e se|finja|fingir|faz de conta|"
+    # "Imagínate que me fichara el Real Madrid", "stell dir mal vor", "imagine só": the imperative with its pronoun.
+    r"imagínate|imaginate|imagínese|imaginaos|imagine-se|imagina só|stell dir mal vor|stellt euch vor|"
+    # A daydream said as one ("… bueno, soñar es gratis", "a man can dream", "on peut rêver").
+    r"soñar es gratis|soñar no cuesta nada|(?:a man|a girl|a guy|one|i) can dream|on peut (?:toujours )?rêver|"
+    r"sonhar não custa|träumen darf man)\b|"
     # A wish for some day ("I'd love to live in Japan someday", "j'aimerais vivre au Japon un jour"): not a fact.
     r"\b(?:I'd|I would|j'aimerais|j'adorerais|je voudrais|me encantaría|me gustaría|ich würde|würde ich|ich möchte|"
     r"adorava|adoraria|gostaria)\b[^.!?]{0,60}\b(?:someday|some day|one day|un jour|algún día|un día|eines tages|"

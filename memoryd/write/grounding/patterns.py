@@ -261,7 +261,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # A medicine or routine taken at a stated rhythm ("I take metformin every morning", "tomo pastillas para la
     # tensión cada mañana", "ich nehme jeden Morgen Blutdrucktabletten"): a standing fact about the user's health.
     ("en", "stated", _K.PREFERENCE, "health.takes_{v}",
-     rf"\bI(?:'m| am)? (?:take|taking|on) (?P<v>[\w -]{{2,40}}? (?:every|each|twice|once|three times|daily|at night|in the morning|before bed)\b[\w -]{{0,30}}?){_CE}", "The user takes {v}."),
+     rf"\bI(?:'m| am)? (?:take|taking|on(?! (?:call|duty|shift|nights?|days?|earlies|lates|leave|holiday|the|a|an|my|our)\b)) (?P<v>[\w -]{{2,40}}? (?:every|each|twice|once|three times|daily|at night|in the morning|before bed)\b[\w -]{{0,30}}?){_CE}", "The user takes {v}."),
     ("fr", "stated", _K.PREFERENCE, "health.takes_{v}",
      rf"\bje prends (?P<v>(?:du |de la |des |de l'|un |une )?[\w' -]{{2,40}}? (?:tous les|toutes les|chaque|le matin|le soir|par jour|deux fois|trois fois)\b[\w -]{{0,30}}?){_CE}", "L'utilisateur prend {v}."),
     ("es", "stated", _K.PREFERENCE, "health.takes_{v}",
@@ -308,13 +308,14 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("es", "stated", _K.IDENTITY, "identity.role", r"\b(?:estoy|soy) (?:ya )?(?P<v>jubilad[oa]|retirad[oa])\b", "El usuario está {v}."),
     ("de", "stated", _K.IDENTITY, "identity.role", r"\bich bin (?:seit [\w ]+? |jetzt |schon )?(?P<v>in Rente|in Pension|pensioniert|Rentnerin|Rentner)\b", "Der Nutzer ist {v}."),
     ("pt", "stated", _K.IDENTITY, "identity.role", r"\b(?:sou|estou) (?:já )?(?P<v>reformad[oa]|aposentad[oa])\b", "O usuário está {v}."),
-    # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy").
-    ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
+    # What a user sells and where ("I sell handmade candles on Shopify", "vendo velas artesanales en Etsy"); "I sell
+    # through a distributor in Bristol" names a channel, not what is sold.
+    ("en", "stated", _K.IDENTITY, "identity.business", rf"\b(?:I|we) sell (?!(?:on|at|through|via|from|in|to)\b)(?P<v>[\w -]{{2,40}}? (?:on|at|through|via|from|in) {_BARE_NAME})", "The user sells {v}."),
     ("fr", "stated", _K.IDENTITY, "identity.business", rf"\bje vends (?P<v>[\w' -]{{2,40}}? (?:sur|chez|via|à) {_BARE_NAME})", "L'utilisateur vend {v}."),
     ("es", "stated", _K.IDENTITY, "identity.business", rf"\bvendo (?P<v>[\w -]{{2,40}}? (?:en|por|a través de) {_BARE_NAME})", "El usuario vende {v}."),
     ("de", "stated", _K.IDENTITY, "identity.business", rf"\b(?:ich verkaufe|verkaufe ich) (?P<v>[\w -]{{2,40}}? (?:auf|über|bei|im) {_BARE_NAME})", "Der Nutzer verkauft {v}."),
     ("pt", "stated", _K.IDENTITY, "identity.business", rf"\b(?:eu )?vendo (?P<v>[\w -]{{2,40}}? (?:no|na|em|pelo|pela|através do|através da) {_BARE_NAME})", "O usuário vende {v}."),
-    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
+    ("en", "stated", _K.IDENTITY, "identity.role", r"\bI (?:teach|lecture in) (?!(?:from|at|in|on|to|for|with|online|remotely|out of)\b)(?P<v>[\w -]{2,40}?)(?=\s+(?:at|in|to|for)\b|\s*[.,;!]|$)", "The user teaches {v}."),
     # "J'ai une boutique en ligne de céramique", "tenho uma loja online de cerâmica": a business of one's own.
     ("fr", "stated", _K.IDENTITY, "identity.business",
      r"\b(?:j'ai|je tiens|je gère|on a|nous avons) (?P<v>(?:une?|ma|mon|notre) (?:petite? )?(?:boutique|entreprise|société|magasin|restaurant|café|boulangerie|atelier|cabinet|agence|librairie|ferme)(?: en ligne)?(?: (?:de|d'|à) [^.,;!?]{2,40}?)?)(?=\s*[.,;!?]|$|\s+(?:et|mais)\b)", "L'utilisateur a {v}."),

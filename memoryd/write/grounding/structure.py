@@ -427,6 +427,10 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
             # "pediatra en un centro de salud de Valencia": the town ends the workplace named with the role.
             town = _TRAILING_TOWN.search(segment)
             where = ""
+        if town is not None and _AT_WORKPLACE.search(segment[: len(segment) - len(where)]):
+            # "senior archivist at the Lincolnshire Archives in Lincoln": the town is where the workplace is, not
+            # where the user lives; the role keeps it in its words, no home is stated.
+            town = None
         if town is None:
             out.append(
                 _fact(
@@ -948,6 +952,10 @@ _YOU_THINK = re.compile(
     r"piensas|crees|você (?:acha|pensa)|achas|pensas)\b",
     _I,
 )
+
+
+#: A workplace named after the role with "at" ("at the Lincolnshire Archives", "chez Kerhervé", "bei Siemens").
+_AT_WORKPLACE = re.compile(r"\b(?:at|chez|bei)\s+\S", re.IGNORECASE)
 
 
 def structural_facts(

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from memoryd.write.grounding.clauses import without_greeting
 from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
 from memoryd.write.grounding.secrets import contains_secret
 from memoryd.write.grounding.text import content_tokens, fold
@@ -25,7 +26,9 @@ _WEATHER = re.compile(
     r"wetter|regnet|sonnig|hitze|kalt heute|"
     r"que dia (?:lindo|bonito)|dia (?:lindo|bonito)|está (?:calor|frio)|chuva|chove|"
     r"il fait (?:un )?(?:temps|beau|chaud|froid|gris)|temps (?:magnifique|splendide|pourri)|degrés|degrees|grados|"
-    r"grad celsius|graus|so grau|grau heute|heute so)\b",
+    r"grad celsius|graus|so grau|grau heute|heute so|"
+    # Wind, rain and snow said in each language ("il pleut des cordes", "qué viento hace hoy", "es schneit").
+    r"wind|windy|vent|viento|vento|ventania|pleut|pleuvoir|snow|snowing|neige|nieva|nevando|schneit|neva|nevando)\b",
     _I,
 )
 #: A temperature ("25 degrés", "30 degrees"): a number the weather says, not one the user reports.
@@ -150,6 +153,15 @@ def unfit_reason(sentence: str, own_names: frozenset[str] = frozenset()) -> str:
     if contains_secret(sentence):
         return "secret"
     bare = LEAD_FILLER.sub("", sentence).strip()
+    # "Bonjour, il pleut des cordes ici.": the greeting opens the small talk, it does not make it news.
+    greeted = without_greeting(bare).strip()
+    if greeted and greeted != bare:
+        return _reason(greeted, own_names) or _reason(bare, own_names)
+    return _reason(bare, own_names)
+
+
+def _reason(bare: str, own_names: frozenset[str]) -> str:
+    """unfit_reason of a sentence without its lead filler."""
     if CHIT_CHAT.search(bare):
         return "small_talk"
     if (
