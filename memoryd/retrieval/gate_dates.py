@@ -5,8 +5,9 @@ October 13, 2023?" give a date to locate a memory. Before gate-v7 the features r
 "October 13, 2023" as two numbers the request carries (`q_numbers`, the cue of arithmetic with its inputs: "600
 bottles at 14 francs"), "2023" and "13" as numbers memory does not hold (`cue_number_unknown`), and "October" (a
 capitalised word past the first) as a name memory does not hold (`cue_name_unknown`). One general rule, in
-en/fr/es/de/pt on folded text (gate.fold): the numbers that belong to a date are taken out before numbers are
-counted, and month and weekday words are never names. A date's numbers are
+en/fr/es/de/pt on folded text (gate.fold): the numbers that belong to a date are never inputs (`q_numbers`) nor
+numbers memory lacks (`cue_number_unknown`) — they still count as numbers memory holds when it does ("14" of "el
+14 de noviembre" against "14 November") —, and month and weekday words are never names. A date's numbers are
 
 - a year, 1900-2099, standing alone ("in 2023", "em 2024");
 - a day beside a month word, before or after it, with the connectives the five languages use ("13 october", "october
