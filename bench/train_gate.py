@@ -1,13 +1,13 @@
 """Fit the evidence gate (issue 17): softmax regression over the read path's features, fitted on the TRAIN profiles
-of gate_v2 .. gate_v7, the feature set and every setting chosen on their DEV profiles, written to memoryd/retrieval/.
+of gate_v2 .. gate_v8, the feature set and every setting chosen on their DEV profiles, written to memoryd/retrieval/.
 
 History: gate-v1 was fitted on gate_v2 TRAIN and chosen on DEV; gate-v2 on all of gate_v2 with 6-fold CV by
 profile; gate-v3 on gate_v2 + gate_v3 with CV by profile; gate-v4 on the TRAIN profiles of gate_v2 .. gate_v5, chosen
 on their DEV profiles (it declined a pinned-only agent's fact, so it was never loaded); gate-v5 on gate_v2 ..
-gate_v6 with sparse agents. gate-v6 (this script): gate_v7, run once in session 10, is fitting data too; the split
-is by PROFILE (never by query): DEV is gate_v2's dev split, each gate_v3 language's second profile and, of gate_v4
-.. gate_v7, the en2, en5, fr2, es2, de2 and pt2 profiles (DEV_PROFILES: 35 profiles, 891 full-profile queries);
-TRAIN the other 65. The held-out set is gate_v8, which is never read here.
+gate_v6 with sparse agents; gate-v6 on gate_v2 .. gate_v7. gate-v7 (this script): gate_v8, run once in session 11,
+is fitting data too; the split is by PROFILE (never by query): DEV is gate_v2's dev split, each gate_v3 language's
+second profile and, of gate_v4 .. gate_v8, the en2, en5, fr2, es2, de2 and pt2 profiles (DEV_PROFILES: 41
+profiles, 1,053 full-profile queries); TRAIN the other 75. The held-out set is gate_v9, which is never read here.
 
 Fitting data (bench/gate_fitdata.py, from the evidence bench/gate_collect.py recorded inside a real memoryd):
 every query against its full profile, and as augmentation the same queries against agents with sections missing
@@ -18,16 +18,17 @@ accuracy, penalised past the issue's false/missed targets; bench.gate_fit.object
 the sparse agents' lenient accuracy; a candidate that declines the single-section probe (PROBE) or the
 section-by-answer probe (ANSWER_PROBE) is never chosen.
 
-Outcome (2026-12-07, session 11): gate-v6's features, l2 0.003, augment 0.1, sparse 0.005, none_threshold 0.45
-(objective 0.7514; DEV lenient 82.9%, false injection 8.2%, missed 9.2%); kept, not loaded (LoCoMo end to end
-69.8%, target 70); docs/gate.md has every candidate's figures.
+Outcome (2026-12-07, session 12): gate-v7's features (`own`), l2 0.01, augment 0.1, sparse 0.005, none_threshold
+0.5 (objective 0.7346; DEV lenient 82.3%, false injection 8.8%, missed 10.4%); a candidate must also give LoCoMo's
+DEV questions (LOCOMO_DEV) a section; docs/gate.md has every candidate's figures.
 
-Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate` (about 10 minutes on a loaded machine; writes
-memoryd/retrieval/gate_model_v6.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
+Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.1 --sparse-weights 0.005
+--feature-sets own` (gate-v7's grid point, about 4 minutes on a loaded machine; writes
+memoryd/retrieval/gate_model_v7.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
 to print the DEV figures only, `--errors` to list the chosen model's DEV errors, `--false-of MODEL` to list a model
 file's DEV false injections with the features that decided them; `--feature-sets`, `--l2`, `--augment-weights`,
-`--sparse-weights` narrow or widen the grid; the defaults are the grid gate-v6 was chosen on, run as two processes
-with `--augment-weights 0.05` and `0.1`).
+`--sparse-weights` narrow or widen the grid; the defaults are gate-v6's grid, where no l2 0.003 candidate passes
+the sparse probe with gate_v8 in the data).
 """
 
 from __future__ import annotations
