@@ -9,7 +9,7 @@ features were computed from (gate_collect.recording), so a candidate's decisions
 recomputed offline (bench/train_gate.py `--locomo`). Conversations 3-9 are never read here (LoCoMo protocol:
 they are looked at in aggregate only, through bench_locomo_e2e).
 
-Run: `OSAURUS_LOCOMO_PATH=… python -m bench.locomo_gate_dev [MODEL.json …]` (default gate-v5 and gate-v6; writes
+Run: `OSAURUS_LOCOMO_PATH=… python -m bench.locomo_gate_dev [MODEL.json …]` (default gate-v5, gate-v6 and gate-v7; writes
 bench/results/gate_dev/locomo_dev.jsonl.gz, about 6 minutes).
 """
 
@@ -36,7 +36,7 @@ from osaurus.memory.v1 import memory_pb2 as pb
 BENCH = Path(__file__).resolve().parent
 #: Not in bench/results/ itself: bench.report reads every JSON there as a module run.
 OUT = BENCH / "results" / "gate_dev" / "locomo_dev.jsonl.gz"
-MODELS = tuple(DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (5, 6))
+MODELS = tuple(DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (5, 6, 7))
 
 
 def run(models: Sequence[Path], out: Path) -> int:
