@@ -61,11 +61,15 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v5", ("test",)),
     (BENCH / "gate_v6", ("test",)),
     (BENCH / "gate_v7", ("test",)),
+    (BENCH / "gate_v8", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: The second collection: every set's pinned-subset agents (gate-v5's session also held gate_v6's four variants
 #: there; since gate-v6 every set's four variants are in OUT).
 SPARSE_OUT = BENCH / "results" / "gate_fit_evidence_sparse.jsonl.gz"
+#: gate-v7's addition: gate_v8 (run once with gate-v5 in session 11, fitting data since): its four usual variants
+#: and its pinned-subset agents, collected on their own (`--v8`), so the gate_v2 .. gate_v7 files stay as recorded.
+V8_OUT = BENCH / "results" / "gate_fit_evidence_v8.jsonl.gz"
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "full": (),
@@ -223,11 +227,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"the second collection into {SPARSE_OUT.name}: every set's pinned-subset agents",
     )
+    parser.add_argument(
+        "--v8",
+        action="store_true",
+        help=f"gate_v8 alone (its four variants and its pinned-subset agents) into {V8_OUT.name}",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    out = SPARSE_OUT if args.sparse else args.out
-    if args.sparse:
-        extra = [(d.name, v) for d, _ in FIT_SETS for v in PINNED_FEW]
+    out = SPARSE_OUT if args.sparse else V8_OUT if args.v8 else args.out
+    if args.v8:
+        rows = collect(out, list(VARIANTS)[:4], ["gate_v8"], [("gate_v8", v) for v in PINNED_FEW])
+    elif args.sparse:
+        extra = [(d.name, v) for d, _ in FIT_SETS if d.name != "gate_v8" for v in PINNED_FEW]
         rows = collect(out, list(VARIANTS)[:4], [], extra)
     else:
         rows = collect(out, args.variants, args.sets)

@@ -54,13 +54,18 @@ def _folded_tokens(word: str) -> list[str]:
 
 
 def names(query: str) -> list[str]:
-    """Folded tokens of the capitalised words that are not the first of a sentence (likely names)."""
+    """Folded tokens of the capitalised words that are not the first of a sentence (likely names); a month or
+    weekday word is a date, never a name (gate-v7)."""
     out: list[str] = []
     for match in _WORD.finditer(query):
         word = match.group()
         if not word[0].isupper() or _SENTENCE_START.search(query[: match.start()]):
             continue
-        out.extend(t for t in _folded_tokens(word) if len(t) > 1 and t not in _NOT_NAMES and not t.isdigit())
+        out.extend(
+            t
+            for t in _folded_tokens(word)
+            if len(t) > 1 and t not in _NOT_NAMES and t not in DATE_WORDS and not t.isdigit()
+        )
     return out
 
 
@@ -79,24 +84,33 @@ def _known(token: str, agent_df: Mapping[str, int], identity_terms: frozenset[st
 
 
 def cue_features(
-    query: str, folded_words: list[str], agent_df: Mapping[str, int], identity_terms: frozenset[str]
+    query: str,
+    folded_words: list[str],
+    agent_df: Mapping[str, int],
+    identity_terms: frozenset[str],
+    number_text: str | None = None,
 ) -> dict[str, float]:
     """Names, numbers and dates of the query, known to this agent's memory or not (0/1 each).
 
     agent_df: documents of the agent's memory holding each query term (summed over sections); identity_terms:
-    folded words of the identity. A one-digit number is no cue (every memory has them).
+    folded words of the identity. A one-digit number is no cue (every memory has them). number_text (gate-v7): the
+    query without its dates (gate_dates.without_dates): a date's numbers count when memory holds them ("14" of "el
+    14 de noviembre" against "14 November") but never as numbers memory lacks (a day or a year memory's text does
+    not spell out says nothing about the world); the query itself by default.
     """
     found_names = names(query)
     found_numbers = [n for n in numbers(query) if len(n) >= 2]
+    own_numbers = found_numbers if number_text is None else [n for n in numbers(number_text) if len(n) >= 2]
     found_dates = dates(folded_words)
     known_names = [n for n in found_names if _known(n, agent_df, identity_terms)]
     known_numbers = [n for n in found_numbers if _known(n, agent_df, identity_terms)]
+    unknown_numbers = [n for n in own_numbers if not _known(n, agent_df, identity_terms)]
     known_dates = [d for d in found_dates if _known(d, agent_df, identity_terms)]
     return {
         "cue_name_known": 1.0 if known_names else 0.0,
         "cue_name_unknown": 1.0 if len(known_names) < len(found_names) else 0.0,
         "cue_number_known": 1.0 if known_numbers else 0.0,
-        "cue_number_unknown": 1.0 if len(known_numbers) < len(found_numbers) else 0.0,
+        "cue_number_unknown": 1.0 if unknown_numbers else 0.0,
         "cue_date_known": 1.0 if known_dates else 0.0,
     }
 

@@ -22,6 +22,8 @@ from memoryd.retrieval import gate_signals as sig
 from memoryd.retrieval.answer_kinds import asked_kinds
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
+from memoryd.retrieval.gate_dates import without_dates
+from memoryd.retrieval.gate_own import own_names
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.terms import fold as term_fold
 from memoryd.retrieval.terms import index_term, query_terms, term_counts, tokens
@@ -73,6 +75,9 @@ GATE_V6_FEATURES: tuple[str, ...] = (
     "world_x_e_known",
     "world_x_t_known",
 )
+#: gate-v7: the request names a person or thing that exists in this agent's memory and not in the world's
+#: (gate_own.py); such a request is never ask_world.
+GATE_V7_FEATURES: tuple[str, ...] = ("own_name",)
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -134,6 +139,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *DERIVED,
     *req.STRUCTURE_FEATURES,
     *GATE_V6_FEATURES,
+    *GATE_V7_FEATURES,
 )
 
 
@@ -222,7 +228,8 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         elif is_rare:
             rare_unknown += 1
     identity_terms = frozenset(tokens(identity_text)) if identity_counts is not None else frozenset()
-    f.update(cues.cue_features(scanned, words, agent_df, identity_terms))
+    undated = without_dates(folded)
+    f.update(cues.cue_features(scanned, words, agent_df, identity_terms, undated))
     weights = {term: max(rarity.get(term, 1.0), 0.05) for term in terms}
     f.update(
         cues.section_shares(
@@ -256,7 +263,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f[f"{prefix}_cos_rel"] = (e.cosine_top or 0.0) - best_cosine
         f[f"{prefix}_cos_gap"] = max(e.cosine_gap, 0.0)
 
-    f["q_numbers"] = min(len(_NUMBER.findall(folded)), 3) / 3
+    f["q_numbers"] = min(len(_NUMBER.findall(undated)), 3) / 3
     f.update(
         req.structure_features(
             {term: max(rarity.get(term, 1.0), 0.05) for term in terms},
@@ -271,7 +278,18 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         )
     )
 
-    f.update(frames.frame_features(folded, words))
+    own = own_names(
+        name_tokens,
+        {term: 7.0 * (1.0 - r) for term, r in rarity.items()},
+        {
+            prefix: (e.rows, e.term_df)
+            for section, prefix in SEARCHED.items()
+            if (e := evidence.sections.get(section)) is not None
+        },
+        identity_terms,
+    )
+    f["own_name"] = 1.0 if own else 0.0
+    f.update(frames.frame_features(folded, words, names_own=bool(own)))
     f.update(
         answer.answer_features(
             asked_kinds(scanned),
@@ -333,6 +351,7 @@ __all__ = [
     "DERIVED",
     "FEATURE_NAMES",
     "GATE_V6_FEATURES",
+    "GATE_V7_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

@@ -86,10 +86,12 @@ _SELF = re.compile(
 )
 
 
-def frame_features(folded: str, words: Collection[str]) -> dict[str, float]:
-    """FRAME_FEATURES of one request: folded text (gate.fold) and its words."""
+def frame_features(folded: str, words: Collection[str], *, names_own: bool = False) -> dict[str, float]:
+    """FRAME_FEATURES of one request: folded text (gate.fold) and its words. names_own (gate-v7): the request names
+    a person or thing that exists in this agent's memory and not in the world's (gate_own.own_names), so it is
+    about memory whatever its frame: never ask_world."""
     first_person = any(word in sig.FIRST_SINGULAR or word in sig.FIRST_PLURAL for word in words)
-    world = not first_person and _WORLD.search(folded) is not None
+    world = not first_person and not names_own and _WORLD.search(folded) is not None
     return {"ask_world": 1.0 if world else 0.0, "ask_self": 1.0 if _SELF.search(folded) else 0.0}
 
 

@@ -1,14 +1,15 @@
 """The evidence gate's learned model: multinomial logistic regression over gate_features, loaded from a JSON file.
 
-The file the service loads is gate_model_v5.json next to this module, written by bench/train_gate.py: fitted on the
-TRAIN profiles of the frozen gate_v2 .. gate_v6 sets (plus agents with sections missing, timed-out query vectors
-and sparse agents derived from them), chosen on their DEV profiles among the candidates that place a pinned-only
-agent's fact (docs/gate.md, "gate-v5"). gate_model_v6.json (gate_v2 .. gate_v7, with request frames and answer
-features) is better on every DEV figure but missed LoCoMo's 70% end-to-end check by 0.2 points, so it is kept, not
-loaded (docs/gate.md, "gate-v6"); gate_model_v4.json is kept too (it declines a question whose every word one
-pinned fact holds on an agent with no other section). Earlier versions stay next to it (gate_model_v2.json,
-gate_model_v3.json) so a figure can be reproduced; `ReadPath` takes a model file. It is small, versioned and read
-once at startup; a missing or malformed file makes the gate fall back to the trigger phrases (reason says so).
+The file the service loads is gate_model_v7.json next to this module, written by bench/train_gate.py: fitted on the
+TRAIN profiles of the frozen gate_v2 .. gate_v8 sets (plus agents with sections missing, timed-out query vectors
+and sparse agents derived from them), chosen on their DEV profiles among the candidates that pass the sparse and
+answer probes and give LoCoMo's DEV questions a section (docs/gate.md, "gate-v7"). gate_model_v6.json missed
+LoCoMo's 70% end-to-end check by 0.2 points with gate-v6's features (dates read as numbers and names, third-person
+questions as world questions: gate-v7's rules fix the features), gate_model_v5.json was the default before, and
+gate_model_v4.json declines a question whose every word one pinned fact holds on an agent with no other section.
+Earlier versions stay next to it (gate_model_v2.json, gate_model_v3.json) so a figure can be reproduced; `ReadPath`
+takes a model file. It is small, versioned and read once at startup; a missing or malformed file makes the gate
+fall back to the trigger phrases (reason says so).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ CLASSES: tuple[Section, ...] = (
     Section.EPISODES,
     Section.TRANSCRIPT,
 )
-#: The file the service loads (gate-v5; gate-v3, gate-v4 and gate-v6 are kept for their figures: docs/gate.md).
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v5.json"
+#: The file the service loads (gate-v7; gate-v3 .. gate-v6 are kept for their figures: docs/gate.md).
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v7.json"
 
 
 class GateModelError(ValueError):

@@ -107,16 +107,14 @@ def test_vector_agreement_features(memoryd: MemorydHandle) -> None:
     assert f["t_cov_x_cos"] == pytest.approx(f["t_cov"] * f["t_cos"])
 
 
-def test_the_shipped_model_is_gate_v5_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
+def test_the_shipped_model_is_gate_v7_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
     model = load()
-    assert model is not None and model.version == "gate-v5"
-    assert DEFAULT_MODEL_PATH.name == "gate_model_v5.json"
-    assert {"q_numbers", "named_rest_unknown", "p_rest_known"} <= set(model.features)
+    assert model is not None and model.version == "gate-v7"
+    assert DEFAULT_MODEL_PATH.name == "gate_model_v7.json"
+    assert {"q_numbers", "named_rest_unknown", "ask_world", "p_ans", "own_name"} <= set(model.features)
     features, reply = _features(memoryd, "olive mill slot?")
-    assert reply.decision.model_version == "gate-v5"
-    assert "rest_known" in features and "e_ans_miss" in features  # measured for every model
-    for version in (3, 4, 6):  # kept, not loaded (gate-v6 misses the LoCoMo check: docs/gate.md)
+    assert reply.decision.model_version == "gate-v7"
+    assert "rest_known" in features and "e_ans_miss" in features and "own_name" in features
+    for version in (3, 4, 5, 6):  # kept, not loaded (docs/gate.md)
         kept = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")
         assert kept is not None and kept.version == f"gate-v{version}"
-    v6 = load(DEFAULT_MODEL_PATH.parent / "gate_model_v6.json")
-    assert v6 is not None and {"ask_world", "p_ans", "named_bare"} <= set(v6.features)
