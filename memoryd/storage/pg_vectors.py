@@ -137,6 +137,7 @@ class PgVectorStore:
     ) -> None:
         self._db = db
         self._s = quoted_schema(schema)
+        self._schema = schema
         self._ef_search = ef_search
         #: kind → at most this many rows from an HNSW walk (WALK_ROWS); exact scans return all k asked for.
         self._walk_rows = dict(WALK_ROWS if walk_rows is None else walk_rows)
@@ -210,7 +211,7 @@ class PgVectorStore:
         without them the planner takes `agent_id = …` for a 0.5% match and orders the kind by distance through a
         btree and a Sort: an exact scan of every vector of the kind on every search (~100 ms at 100k vectors, and
         exact rows where the walk's are expected), custom and generic plans alike (docs/postgres_search.md,
-        seventh pass)."""
+        seventh pass). Run after a refill, and by _is_exact when a kind to be walked finds none."""
         current = self.agent(agent_id)
         if current is not None:
             self._db.execute(f"ANALYZE {self._s}.{current.partition}")
@@ -268,20 +269,22 @@ class PgVectorStore:
         """Whether the kind is small enough (at most EXACT_ROWS vectors) to be scanned exactly: as fast as the graph
         at that size, and exact, where a small HNSW graph can return fewer than k rows. Counted (at most
         EXACT_ROWS + 1 index entries) once per SIZE_TTL_S per agent and kind: a stale answer only costs time (an
-        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which walks again with its iterative scan resumed)."""
+        exact scan of a kind that just grew, or an HNSW walk of one that shrank, which walks again with its iterative
+        scan resumed). A kind to be walked in a partition without planner statistics gets them first (analyze())."""
         key = (agent.partition, kind)
         with self._sizes_lock:
             held = self._sizes.get(key)
         if held is not None and time.monotonic() - held[1] < SIZE_TTL_S:
             return held[0]
-        count = int(
-            self._db.scalar(
-                f"SELECT count(*) FROM (SELECT 1 FROM {self._s}.{agent.partition} WHERE agent_id = %s AND "
-                f"kind = %s LIMIT {EXACT_ROWS + 1}) AS x",
-                (agent.agent_id, _check_kind(kind)),
-            )
-            or 0
-        )
+        counted, analyzed = self._db.query(
+            f"SELECT (SELECT count(*) FROM (SELECT 1 FROM {self._s}.{agent.partition} WHERE agent_id = %s AND "
+            f"kind = %s LIMIT {EXACT_ROWS + 1}) AS x), EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = %s AND "
+            f"tablename = %s AND attname = 'agent_id')",
+            (agent.agent_id, _check_kind(kind), self._schema, agent.partition),
+        )[0]
+        count = int(counted or 0)
+        if count > EXACT_ROWS and not analyzed:
+            self.analyze(agent.agent_id)
         with self._sizes_lock:
             self._sizes[key] = (count <= EXACT_ROWS, time.monotonic())
         return count <= EXACT_ROWS

@@ -221,3 +221,22 @@ def test_a_refilled_partition_is_walked_from_the_first_search(pg: PgSql, tmp_pat
         f"{a.partition}_{KIND_TRANSCRIPT}" in plan and "Sort" not in plan
     )  # the kind's HNSW index, no exact scan
     store.close()
+
+
+def test_a_partition_filled_by_adds_is_walked_from_the_first_search(pg: PgSql, tmp_path: Path) -> None:  # noqa: F811
+    """Vectors added in bulk after the partition was made (the indexer's batches): the first search of a kind to
+    be walked finds no statistics and gathers them, so it walks the graph instead of scanning the kind exactly."""
+    store = open_store(tmp_path / "memory.sqlite")
+    vectors = PgVectorStore(pg, new_search_schema(pg))
+    registry = PgVectorRegistry(vectors, store.embeddings)
+    big = _units(11, 3000)
+    registry.add("a", KIND_TRANSCRIPT, "m", list(range(1, 3001)), big)
+    a = vectors.agent("a")
+    assert a is not None
+    sql = vectors.nearest_sql(a, KIND_TRANSCRIPT, k=100).replace("%(agent)s", "$1").replace("%(v)s", "$2")
+    plan = "\n".join(str(row[0]) for row in pg.query("EXPLAIN (GENERIC_PLAN, COSTS OFF) " + sql))
+    assert "Sort" in plan  # no statistics yet: the kind scanned exactly
+    assert registry.search("a", KIND_TRANSCRIPT, "m", big[7], 10)[0][0] == 8
+    plan = "\n".join(str(row[0]) for row in pg.query("EXPLAIN (GENERIC_PLAN, COSTS OFF) " + sql))
+    assert f"{a.partition}_{KIND_TRANSCRIPT}" in plan and "Sort" not in plan
+    store.close()
