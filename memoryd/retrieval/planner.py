@@ -255,9 +255,16 @@ def _cut_to_fit(cand: Candidate, tokens_left: int, full_cost: int, counter: Toke
     return None
 
 
+def _chronological(cand: Candidate) -> tuple[int, int]:
+    """When a line was said, then its row id: turns of one millisecond keep the order they were stored in, on every
+    backend (a tie left to the rank would follow each backend's own scores)."""
+    row = cand.ref.id if cand.ref is not None else ""
+    return cand.order_key, int(row) if row.isdigit() else 0
+
+
 def _body(section: Section, chosen: Sequence[Candidate]) -> str:
     if section in (Section.EPISODES, Section.TRANSCRIPT):
-        shown = sorted(chosen, key=lambda c: c.order_key)  # chronological reads best
+        shown = sorted(chosen, key=_chronological)  # chronological reads best
     else:
         shown = list(chosen)
     return blocks.section_text(section, [c.line for c in shown])

@@ -200,3 +200,19 @@ def test_extra_texts_are_counted_in_the_verifying_call() -> None:
     assert len(calls) == 3  # header, lines, verification (+ extras)
     empty = fit(Section.PINNED, [], 800, Recording(), frame, extra=lambda body: [body])
     assert empty.extra_counts == ()
+
+
+def test_lines_of_one_moment_show_in_the_order_they_were_stored() -> None:
+    # Three turns stored in the same millisecond, ranked against their storage order: the block reads them in the
+    # order they were stored whatever the ranks (each backend ranks with its own scores).
+    said_at = 1_750_000_000_000
+    cands = [
+        Candidate(ItemRef(ItemKind.TRANSCRIPT_TURN, str(row)), f"- turn {row}", rank, said_at)
+        for row, rank in ((7, 0.2), (12, 0.9), (9, 0.5))
+    ]
+    plan = fit(Section.TRANSCRIPT, cands, 400, EstimatingCounter(), frame)
+    assert [line for line in plan.body.splitlines() if line.startswith("- turn")] == [
+        "- turn 7",
+        "- turn 9",
+        "- turn 12",
+    ]
