@@ -74,10 +74,16 @@ class MemoryServicer(ConsolidationRpcs, WriterRpcs, ReadPathRpcs, MemoryService)
     InjectMemory) and consolidation (RunConsolidation)."""
 
     def __init__(
-        self, deps: ServiceDeps, writer: Writer, read_path: ReadPath, consolidator: Consolidator
+        self,
+        deps: ServiceDeps,
+        writer: Writer,
+        read_path: ReadPath,
+        consolidator: Consolidator,
+        indexer: Indexer,
     ) -> None:
         super().__init__(deps)
         self.writer = writer
+        self.indexer = indexer
         self.read_path = read_path
         self.consolidator = consolidator
 
@@ -164,7 +170,9 @@ def build_app(
         if pg_vectors is None
         else PgVectorRegistry(pg_vectors, store.embeddings)
     )
-    indexer = Indexer(store, embedder, vectors)
+    # New vectors change what search finds: the agent's cached blocks and kept evidence work go (set below).
+    on_indexed: list[Callable[[str], None]] = []
+    indexer = Indexer(store, embedder, vectors, on_indexed=on_indexed)
     search = MemorySearch(store, embedder=embedder, vectors=vectors)
     core_model = lambda: config.get().core_model  # noqa: E731 - read on every call: memory.json is live
     reader = StoreMemoryReader(store, search, now_ms, embedder)
@@ -188,6 +196,7 @@ def build_app(
     invalidate_read = (
         read_path.invalidate if replication is None else replication.broadcasting(read_path.invalidate)
     )
+    on_indexed += [read_path.transcript_changed, search.forget_recent]
     # Whatever changes an agent's rows: nudge the indexer, drop per-agent keyword statistics and cached blocks.
     agent_changed = [indexer.notify, line_tokens.notify, search.keyword_stats.invalidate, invalidate_read]
     writer = build_writer(
@@ -246,7 +255,7 @@ def build_app(
         store=store,
         search=search,
         recorder=recorder,
-        memory=MemoryServicer(deps, writer, read_path, consolidator),
+        memory=MemoryServicer(deps, writer, read_path, consolidator, indexer),
         console=console,
         inference=inference,
         embedder=embedder,

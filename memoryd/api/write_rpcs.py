@@ -6,9 +6,10 @@ import grpc
 
 from memoryd.api import memory_convert as convert
 from memoryd.domain import MAX_CONTENT_CHARS
+from memoryd.vectors.indexer import INGEST_INDEX_ROWS, Indexer
 from memoryd.write import Writer
 from memoryd.write.buffer_turn import TurnHook
-from memoryd.write.outcome import NO_SIGNALS
+from memoryd.write.outcome import DISTILLED, NO_SIGNALS
 from memoryd.write.store_protocol import IngestTurn
 from osaurus.memory.v1 import memory_pb2 as pb
 from servicekit.validate import Violations
@@ -58,6 +59,7 @@ class WriterRpcs:
     """Mixin for the MemoryService servicer; the servicer sets `self.writer` in its constructor."""
 
     writer: Writer
+    indexer: Indexer
 
     def EndSession(
         self, request: pb.EndSessionRequest, context: grpc.ServicerContext
@@ -79,6 +81,11 @@ class WriterRpcs:
         result = self.writer.ingest(
             agent, conversation, turns, session_time_ms=session_ms, skip_extraction=request.skip_extraction
         )
+        if result.distillation == DISTILLED:
+            # What the session taught is searchable by meaning when Ingest answers: a request sharing no word with
+            # the new facts ("suggest a dinner recipe" after "I am vegetarian") found nothing until the indexer's
+            # next pass. A bulk load (skip_extraction) is left to the background indexer.
+            self.indexer.run_once(INGEST_INDEX_ROWS)
         return pb.IngestResponse(
             turns_ingested=result.turns_ingested,
             distillation=result.distillation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memoryd.domain import KINDS
 from memoryd.storage.dialect import SQLITE
@@ -21,6 +21,8 @@ BATCH_SIZE = 64
 FLUSH_INTERVAL_S = 10.0
 #: After a nudge the thread waits this long before a pass, so a burst of turns costs one wake-up and one batch.
 SETTLE_S = 0.1
+#: A distilling Ingest indexes at most this many pending rows before it answers (its session's rows, any backlog).
+INGEST_INDEX_ROWS = 512
 
 
 class Indexer:
@@ -35,8 +37,12 @@ class Indexer:
         batch_size: int = BATCH_SIZE,
         flush_interval_s: float = FLUSH_INTERVAL_S,
         settle_s: float = SETTLE_S,
+        on_indexed: Sequence[Callable[[str], None]] = (),
     ) -> None:
+        """on_indexed: called with an agent id after rows of that agent got vectors (what search finds changed, so
+        blocks cached for that agent are stale)."""
         self._store = store
+        self._on_indexed = on_indexed
         self._embedder = embedder
         self._registry = registry
         self._batch_size = batch_size
@@ -112,6 +118,8 @@ class Indexer:
         blobs = [(row_id, to_blob(vector)) for row_id, vector in zip(ids, batch.vectors, strict=True)]
         self._store.embeddings.put(kind, agent_id, batch.model, int(batch.vectors.shape[1]), blobs)
         self._registry.add(agent_id, kind, batch.model, ids, batch.vectors)
+        for callback in self._on_indexed:
+            callback(agent_id)
         return len(ids)
 
     def forget(self, agent_id: str, kind: str, row_ids: Sequence[int]) -> int:
