@@ -305,16 +305,8 @@ class SqliteWriterStore:
                 )
             identity_ids: list[str] = []
             for identity in write.new_identity_facts:
-                identity_id = int(
-                    self._t.IdentityFact.insert(
-                        agent_id=ep.agent_id,
-                        content=identity.content,
-                        source_episode_id=episode_id,
-                        created_at_ms=stamp,
-                        updated_at_ms=stamp,
-                        source_turn_ids=_ids_text(identity.source_turn_ids),
-                        slot=identity.slot,
-                    ).execute()
+                identity_id = self._insert_identity(
+                    ep.agent_id, identity.content, episode_id, identity.source_turn_ids, identity.slot, stamp
                 )
                 self._supersede(_IDENTITY, ep.agent_id, identity.supersedes, identity_id, stamp)
                 self._supersede(
@@ -335,6 +327,28 @@ class SqliteWriterStore:
             self._insert_log(write.log, stamp)
         return CommitResult(episode_id, tuple(fact_ids), tuple(identity_ids))
 
+    def _insert_identity(
+        self,
+        agent_id: str,
+        content: str,
+        episode_id: int,
+        source_turn_ids: Sequence[int],
+        slot: str,
+        stamp: int,
+    ) -> int:
+        """Insert one identity fact learnt in `episode_id`; its row id."""
+        return int(
+            self._t.IdentityFact.insert(
+                agent_id=agent_id,
+                content=content,
+                source_episode_id=episode_id,
+                created_at_ms=stamp,
+                updated_at_ms=stamp,
+                source_turn_ids=_ids_text(source_turn_ids),
+                slot=slot,
+            ).execute()
+        )
+
     def _history(
         self, ep: NewEpisode, episode_id: int, old: ReplacedFact, new_id: int, new_table: str, stamp: int
     ) -> None:
@@ -342,16 +356,8 @@ class SqliteWriterStore:
         its source turns: inserted, then retired by the same statement as any other superseded fact, so the read
         path's stale-turn and old-value filters know it."""
         if old.is_identity:
-            old_id = int(
-                self._t.IdentityFact.insert(
-                    agent_id=ep.agent_id,
-                    content=old.content,
-                    source_episode_id=episode_id,
-                    created_at_ms=stamp,
-                    updated_at_ms=stamp,
-                    source_turn_ids=_ids_text(old.source_turn_ids),
-                    slot=old.slot,
-                ).execute()
+            old_id = self._insert_identity(
+                ep.agent_id, old.content, episode_id, old.source_turn_ids, old.slot, stamp
             )
             table = _IDENTITY
         else:

@@ -7,20 +7,12 @@ the user asks for the literal earlier turn."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-import grpc
 import pytest
-from google.protobuf.timestamp_pb2 import Timestamp
 
-from memoryd.app import App
-from memoryd.config import ServiceSettings
 from osaurus.memory.v1 import memory_pb2 as mpb
-from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
-from tests.fakes.fake_writer_inferd import MODEL, digest, start_fake_inferd
-from tests.support.writer_memoryd import start_wired, write_config
+from tests.support.distilling_memoryd import Memoryd, distilling_memoryd, session_time
 
 AGENT = "session-correction-agent"
 STALE_TURN = "Our Ledgerly beta ships on December 15."
@@ -38,34 +30,10 @@ REPEATED = [
 ]
 
 
-def _at(day: str) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC))
-    return stamp
-
-
-@dataclass
-class Memoryd:
-    memory: mpb_grpc.MemoryServiceStub
-    app: App
-
-
 @pytest.fixture
 def memoryd(tmp_path: Path) -> Iterator[Memoryd]:
-    inferd_server, inferd = start_fake_inferd()
-    inferd.set_default(digest("The user talked about the beta and a report."))
-    write_config(tmp_path, coreModel=MODEL, embeddingModel="fake-embed")
-    running, app, _writer = start_wired(
-        ServiceSettings(listen="127.0.0.1:0", home=tmp_path, inferd_addr=inferd_server.target)
-    )
-    channel = grpc.insecure_channel(running.target)
-    try:
-        yield Memoryd(mpb_grpc.MemoryServiceStub(channel), app)
-    finally:
-        channel.close()
-        running.stop(1)
-        app.close()
-        inferd_server.stop(0)
+    with distilling_memoryd(tmp_path, "The user talked about the beta and a report.") as handle:
+        yield handle
 
 
 def _ingest(handle: Memoryd, turns: list[tuple[str, str]]) -> None:
@@ -74,7 +42,7 @@ def _ingest(handle: Memoryd, turns: list[tuple[str, str]]) -> None:
             agent_id=AGENT,
             conversation_id="s1",
             turns=[mpb.Turn(user=u, assistant=a) for u, a in turns],
-            session_time=_at("2026-12-01"),
+            session_time=session_time("2026-12-01"),
         ),
         timeout=60,
     )

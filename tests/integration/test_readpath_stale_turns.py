@@ -7,20 +7,12 @@ stale-turn source on its own, for superseded facts worded unlike their turn."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-import grpc
 import pytest
-from google.protobuf.timestamp_pb2 import Timestamp
 
-from memoryd.app import App
-from memoryd.config import ServiceSettings
 from osaurus.memory.v1 import memory_pb2 as mpb
-from osaurus.memory.v1 import memory_pb2_grpc as mpb_grpc
-from tests.fakes.fake_writer_inferd import MODEL, digest, start_fake_inferd
-from tests.support.writer_memoryd import start_wired, write_config
+from tests.support.distilling_memoryd import Memoryd, distilling_memoryd, session_time
 
 AGENT = "stale-turns-agent"
 STALE_TURN = "Our beta launches on December 15, that's the big milestone."
@@ -34,25 +26,13 @@ SECOND = [
 ]
 
 
-def _at(day: str) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC))
-    return stamp
-
-
-@dataclass
-class Memoryd:
-    memory: mpb_grpc.MemoryServiceStub
-    app: App
-
-
 def _ingest(handle: Memoryd, conv: str, turns: list[tuple[str, str]], day: str) -> str:
     reply: mpb.IngestResponse = handle.memory.Ingest(
         mpb.IngestRequest(
             agent_id=AGENT,
             conversation_id=conv,
             turns=[mpb.Turn(user=u, assistant=a) for u, a in turns],
-            session_time=_at(day),
+            session_time=session_time(day),
         ),
         timeout=60,
     )
@@ -61,22 +41,9 @@ def _ingest(handle: Memoryd, conv: str, turns: list[tuple[str, str]], day: str) 
 
 @pytest.fixture
 def memoryd(tmp_path: Path) -> Iterator[Memoryd]:
-    inferd_server, inferd = start_fake_inferd()
-    inferd.set_default(digest("The user talked about the beta launch."))
-    write_config(tmp_path, coreModel=MODEL, embeddingModel="fake-embed")
-    running, app, _writer = start_wired(
-        ServiceSettings(listen="127.0.0.1:0", home=tmp_path, inferd_addr=inferd_server.target)
-    )
-    channel = grpc.insecure_channel(running.target)
-    try:
-        handle = Memoryd(mpb_grpc.MemoryServiceStub(channel), app)
+    with distilling_memoryd(tmp_path, "The user talked about the beta launch.") as handle:
         assert _ingest(handle, "s1", FIRST, "2026-11-20") == "distilled"
         yield handle
-    finally:
-        channel.close()
-        running.stop(1)
-        app.close()
-        inferd_server.stop(0)
 
 
 def _block(handle: Memoryd, query: str) -> str:
