@@ -4,8 +4,10 @@ change cuts them. Read paths over bench_assemble's store, called on the same que
 identity are read again, as after a write).
 
 Arms (each its own Embedder, MemorySearch and reader; one line-token counter filled once and shared):
-- `base`: as memoryd built it before fastctx6 (FTS5 ranks every match before the join: JoinedFts);
-- `new`: as memoryd builds it;
+- `base`: as memoryd built it before fastctx6 (FTS5 ranks every match before the join: JoinedFts; identity read
+  by SeparateReads);
+- `fts`: as base, with fastctx6's FTS5 ranking (FtsIndex._owned);
+- `new`: as memoryd builds it (fts, and the identity read in one statement);
 - `swi`: as base, with sys.setswitchinterval(--switch-ms) for the call (`swi0.5`: 0.5 ms) (the interpreter hands the GIL to a waiting
   thread sooner: the query embedding's reply waits less behind the keyword sides' Python);
 - `pre`: as base, the agent's entities and identity read before the call instead of while the evidence pass runs
@@ -35,11 +37,13 @@ from bench import probe_place_cost as place
 from bench.assemble_corpus import AGENT, QUERY_MODEL, SEED, make_corpus, make_queries
 from bench.bench_assemble import RealQueryVectors, TimedCounter, TimedReader, inferd_process
 from inferd.client import InferenceClient
+from memoryd.domain import EXTRACTIVE_NARRATIVE
 from memoryd.read.assemble import DEFAULT_READ_BUDGET_S, ReadPath, ReadPathSettings
 from memoryd.read.line_token_filler import LineTokenFiller
 from memoryd.read.memory_reader import StoreMemoryReader
 from memoryd.read.search import MemorySearch
 from memoryd.retrieval.gate import GateMode
+from memoryd.retrieval.items import IdentityFact, IdentitySnapshot
 from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.storage.fts import FtsIndex, Mirror
@@ -54,8 +58,22 @@ class JoinedFts(FtsIndex):
         return False
 
 
-#: Reader classes for arms that run older code (name → class); `base` and the others use memoryd's own.
-READERS: dict[str, Callable[..., StoreMemoryReader]] = {}
+class SeparateReads(StoreMemoryReader):
+    """The reader before fastctx6: identity through IdentityStore.get (a transaction of three statements)."""
+
+    def identity(self, agent_id: str) -> IdentitySnapshot:
+        record = self._store.identity.get(agent_id)
+        own = "" if record.model == EXTRACTIVE_NARRATIVE else record.content
+        narrative = " ".join(part.strip() for part in (own, record.shared_content) if part.strip())
+        return IdentitySnapshot(
+            overrides=tuple(o.text for o in record.overrides),
+            narrative=narrative,
+            facts=tuple(IdentityFact(f.id, f.text, f.source_count) for f in record.facts),
+        )
+
+
+#: Reader classes for arms that run older code (name → class); the others use memoryd's own.
+READERS: dict[str, Callable[..., StoreMemoryReader]] = {"base": SeparateReads, "fts": SeparateReads}
 
 
 def make_arm(
@@ -91,8 +109,8 @@ def call(arm: place.Arm, query: str, switch_s: float) -> None:
     started = time.perf_counter()
     try:
         if arm.name == "pre":
-            arm.path._known_entities(AGENT)  # noqa: SLF001 - the probe moves this step only
-            arm.path._identity(AGENT)  # noqa: SLF001
+            arm.path._known_entities(AGENT)
+            arm.path._identity(AGENT)
         assembly = arm.path.assemble(AGENT, query)
     finally:
         ms = (time.perf_counter() - started) * 1000
