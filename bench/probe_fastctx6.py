@@ -13,6 +13,15 @@ Arms (each its own Embedder, MemorySearch and reader; one line-token counter fil
 - `pre`: as base, the agent's entities and identity read before the call instead of while the evidence pass runs
   (timed with the call).
 
+Results (machine shared, one interleaved in-process run each; decisions = section and placed rows, call by call):
+- base vs new, 240 queries per arm, load 11.2-11.4: all p50/p95 x0.84/x0.85, placed x0.84/x0.79, decisions identical
+  240/240; the identity stage 2.3 -> 0.3 ms mean.
+- base vs fts vs new, 200 per arm, load 11-12: fts all x0.92/x0.82 (slowest tenth 177.8 -> 148.5 ms mean).
+- Not kept: `swi` (1 and 0.5 ms; 240 per arm against new, load 12-15: all x1.02/x0.93 and x1.03/x1.00, noise); `pre`
+  (200 per arm, load 8-9: x1.01/x1.10): the entity read costs 0.5 ms before the evidence pass and 6-10 ms during it,
+  but that is the main thread waiting for the GIL while the pass runs, which it waits for afterwards anyway; known
+  entities in one statement (group_concat): the stage unchanged.
+
 Printed: p50/p95 per placed section and arm with ratios, mean stages of all calls and of each arm's slowest 10%
 (`embed`: the query embedding's round trip), and decisions (section, placed rows) compared call by call.
 
