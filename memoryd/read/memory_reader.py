@@ -74,7 +74,11 @@ class StoreMemoryReader:
         """The global overrides, this agent's narrative and facts, and the global narrative only as imported (a
         1.x profile or an Import; consolidation writes per-agent narratives only, so no agent's facts leak). An
         extractive narrative is left out: it is the agent's facts, which the section lists (with their refs)."""
-        record = self._store.identity.get(agent_id)
+        # On SQLite one statement instead of IdentityStore.get's transaction of three (issue 17 item 4, fastctx6).
+        is_postgres = self._store.db.dialect.is_postgres
+        record = (
+            self._store.identity.get(agent_id) if is_postgres else self._store.reads.agent_identity(agent_id)
+        )
         own = "" if record.model == EXTRACTIVE_NARRATIVE else record.content
         narrative = " ".join(part.strip() for part in (own, record.shared_content) if part.strip())
         return IdentitySnapshot(

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.handle import Database
 
+#: The active-rows condition of a mirror whose rows are all searchable (no status column).
+ALL_ROWS = "1 = 1"
+#: True when agent ?1 owns every row of {source}: no other agent's id sorts before or after it.
+_OWNS = "SELECT NOT EXISTS (SELECT 1 FROM {source} WHERE agent_id < ?1 OR agent_id > ?1)"
+
 
 @dataclass(frozen=True)
 class Mirror:
@@ -30,7 +35,7 @@ MIRRORS: dict[str, Mirror] = {
         (1.0, 1.5, 1.5),
         "s.status = 'active'",
     ),
-    KIND_TRANSCRIPT: Mirror("fts_transcript", "transcript", ("content",), (1.0,), "1 = 1"),
+    KIND_TRANSCRIPT: Mirror("fts_transcript", "transcript", ("content",), (1.0,), ALL_ROWS),
 }
 
 
@@ -77,10 +82,15 @@ class FtsIndex:
         """Top rows by FTS5 bm25 (note: its IDF comes from the whole table, all agents).
 
         agent_in_match=True restricts to the agent inside FTS5 (fast when the agent is a small part of the table);
-        False matches the terms only and filters by agent in the join (fast when the agent owns most rows).
-        Either way only this agent's rows come back.
+        False matches the terms only and filters by agent in the join (fast when the agent owns most rows), or, on a
+        mirror without a status whose every row is the agent's (a one-agent store), takes the best rows from FTS5
+        before the join (_owned). Either way only this agent's rows come back.
         """
         m = MIRRORS[kind]
+        if not agent_in_match and m.active_filter == ALL_ROWS and self._owns(m, agent_id):
+            owned = self._owned(m, agent_id, terms, limit)
+            if owned is not None:
+                return owned
         weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
         expression = (
             match_expression(agent_id, terms, m.columns)
@@ -95,6 +105,33 @@ class FtsIndex:
         )
         rows = self._db.query(sql, (expression, agent_id, limit))
         return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def _owns(self, m: Mirror, agent_id: str) -> bool:
+        """Whether the agent owns every row of the mirror's table (two index probes)."""
+        return bool(self._db.scalar(_OWNS.format(source=m.source), (agent_id,)))
+
+    def _owned(
+        self, m: Mirror, agent_id: str, terms: Sequence[str], limit: int
+    ) -> list[tuple[int, float]] | None:
+        """search()'s rows when the agent owns every row of the table, else None (nothing matched, or another agent
+        owns rows by now: the caller then joins as usual). Checked again in the same statement, so in its snapshot.
+
+        FTS5's `ORDER BY rank` scores and sorts every match before the join filters them; bm25() in the select list
+        with a LIMIT keeps only the best `limit` while scoring, and only those are joined. Same scores (bm25 with the
+        same weights), same rows when the agent owns the table: at 100k transcript rows the tenth of queries whose
+        terms are all common (9-18k matches) spent 10-20 ms there; this takes ~30% less (issue 17 item 4, fastctx6).
+        """
+        weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
+        rows = self._db.query(
+            f"SELECT t.id, t.score, ({_OWNS.format(source=m.source)}) "
+            f"FROM (SELECT f.rowid AS id, bm25({m.fts}, {weights}) AS score FROM {m.fts} AS f WHERE {m.fts} MATCH ?2 "
+            f"ORDER BY score LIMIT ?3) AS t JOIN {m.source} AS s ON s.id = t.id WHERE +s.agent_id = ?1",
+            (agent_id, terms_expression(terms, m.columns), limit),
+        )
+        if not rows or not rows[0][2]:
+            return None
+        # Best first, as the join returns them (a stable sort: ties keep FTS5's order).
+        return sorted(((int(r[0]), -float(r[1])) for r in rows), key=lambda hit: -hit[1])
 
     def table_rows(self, kind: str) -> int:
         """Rows of the source table across all agents."""

@@ -11,7 +11,8 @@ from memoryd.storage.handle import Database
 from memoryd.storage.tables import Tables
 
 
-def _parse_overrides(raw: str) -> list[dict[str, Any]]:
+def parse_overrides(raw: str) -> list[dict[str, Any]]:
+    """The overrides JSON as a list of {id, text, created_at_ms} (a plain string array tolerated, junk dropped)."""
     try:
         items = json.loads(raw or "[]")
     except ValueError:
@@ -56,7 +57,7 @@ class IdentityStore:
             )
         overrides = tuple(
             OverrideRecord(str(o.get("id", "")), o["text"], int(o.get("created_at_ms", 0) or 0))
-            for o in _parse_overrides(row.overrides if row is not None else "[]")
+            for o in parse_overrides(row.overrides if row is not None else "[]")
         )
         records = tuple(
             IdentityFactRecord(
@@ -97,7 +98,7 @@ class IdentityStore:
         record = OverrideRecord(id=str(uuid.uuid4()), text=text, created_at_ms=now_ms())
         with self._db.write():
             row = self._row()
-            items = _parse_overrides(row.overrides)
+            items = parse_overrides(row.overrides)
             items.append({"id": record.id, "text": record.text, "created_at_ms": record.created_at_ms})
             self._t.Identity.update(overrides=json.dumps(items, ensure_ascii=False)).where(
                 self._t.Identity.id == 1
@@ -108,7 +109,7 @@ class IdentityStore:
         """Remove one override by id; False when no override has that id."""
         with self._db.write():
             row = self._row()
-            items = _parse_overrides(row.overrides)
+            items = parse_overrides(row.overrides)
             kept = [o for o in items if str(o.get("id")) != override_id]
             if len(kept) == len(items):
                 return False

@@ -1,12 +1,15 @@
-"""The read path's queries: known entities, episode decisions, pinned-usage bumps and corrections for one agent."""
+"""The read path's queries for one agent: known entities, identity, episode decisions, pinned-usage bumps and
+corrections."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
 
+from memoryd.domain import IdentityFactRecord, IdentityRecord, OverrideRecord
 from memoryd.storage.dated import rows_in_window
 from memoryd.storage.handle import Database
+from memoryd.storage.identity import parse_overrides
 
 #: How far back an episode's entities count as "known" to the gate, and how many episodes are read.
 ENTITY_WINDOW_MS = 90 * 86_400_000
@@ -27,6 +30,45 @@ def known_entities(db: Database, agent_id: str, now_ms: int) -> list[str]:
         (agent_id, ENTITY_TAGGED_FACTS),
     )
     return [name.strip() for (csv,) in [*episodes, *tags] for name in (csv or "").split(",") if name.strip()]
+
+
+def agent_identity(db: Database, agent_id: str) -> IdentityRecord:
+    """IdentityStore.get(agent_id) in one SQLite statement (the read path's, on every cache miss): the overrides,
+    the agent's narrative and active facts (by id), the global narrative as shared_content."""
+    rows = db.query(
+        "SELECT 0, overrides, content, 0, 0, 0 FROM identity WHERE id = 1"
+        " UNION ALL SELECT 1, content, model, generated_at_ms, version, 0 FROM agent_narratives WHERE agent_id = ?"
+        " UNION ALL SELECT 2, id, content, source_episode_id, source_count, created_at_ms FROM identity_facts"
+        " WHERE agent_id = ? AND status = 'active'",
+        (agent_id, agent_id),
+    )
+    shared = next((r for r in rows if r[0] == 0), None)
+    own = next((r for r in rows if r[0] == 1), None)
+    facts = sorted((r for r in rows if r[0] == 2), key=lambda r: int(r[1]))
+    overrides = parse_overrides(shared[1] if shared is not None else "[]")
+    return IdentityRecord(
+        overrides=tuple(
+            OverrideRecord(str(o.get("id", "")), o["text"], int(o.get("created_at_ms", 0) or 0))
+            for o in overrides
+        ),
+        content=own[1] if own is not None else "",
+        facts=tuple(
+            IdentityFactRecord(
+                id=str(f[1]),
+                text=f[2],
+                source_agent_id=agent_id,
+                source_episode_id=int(f[3] or 0),
+                source_count=f[4],
+                created_at_ms=f[5],
+            )
+            for f in facts
+        ),
+        model=own[2] if own is not None else "",
+        generated_at_ms=own[3] if own is not None else 0,
+        version=own[4] if own is not None else 0,
+        agent_id=agent_id,
+        shared_content=shared[2] if shared is not None else "",
+    )
 
 
 def episode_decisions(db: Database, agent_id: str, episode_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
@@ -151,6 +193,10 @@ class ReadQueries:
     def known_entities(self, agent_id: str, now_ms: int) -> list[str]:
         """See known_entities."""
         return known_entities(self._db, agent_id, now_ms)
+
+    def agent_identity(self, agent_id: str) -> IdentityRecord:
+        """See agent_identity (SQLite only; PostgreSQL reads IdentityStore.get)."""
+        return agent_identity(self._db, agent_id)
 
     def episode_decisions(self, agent_id: str, episode_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
         """See episode_decisions."""

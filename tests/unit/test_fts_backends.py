@@ -13,7 +13,7 @@ import pytest
 
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.retrieval.terms import query_terms
-from memoryd.storage.fts import FtsIndex
+from memoryd.storage.fts import MIRRORS, FtsIndex
 from memoryd.storage.pg_fts import PgFtsIndex
 from memoryd.storage.pg_search_schema import search_ddl
 from memoryd.storage.pg_sql import PgSql
@@ -161,6 +161,47 @@ def test_like_is_a_literal_case_insensitive_substring_of_the_agents_rows(backend
     assert _ids(backend.fts.like(KIND_TRANSCRIPT, "a", "100% SURE", 10)) == [first]
     assert _ids(backend.fts.like(KIND_TRANSCRIPT, "a", "snake_case", 10)) == [first]
     assert backend.fts.like(KIND_TRANSCRIPT, "a", "?!", 10) == [(first, 1.0)]
+
+
+def test_a_one_agent_table_gives_the_joined_ranking_from_fts5_before_the_join(tmp_path: Path) -> None:
+    """SQLite: when the agent owns every transcript row, search() scores the matches in FTS5 with a LIMIT (_owned)
+    instead of ranking them all before the join: the same rows and scores, best first, for every limit; once another
+    agent has a row, the join runs again and never returns that row."""
+    store = open_store(tmp_path / "memory.sqlite")
+    fts: FtsIndex = store.fts
+    words = ["heron", "pond", "reed", "egret", "marsh"]
+    with store.db.write():
+        for i in range(60):
+            text = " ".join(words[j % len(words)] for j in range(i % 7 + 1)) + " and filler" * (i % 5)
+            store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, created_at_ms, content) "
+                "VALUES ('a', 'c', ?, 'user', 1, ?)",
+                (i, text),
+            )
+    terms_sets = [["heron"], ["pond", "egret"], ["marsh", "reed", "heron"], ["absent"]]
+    joined_sql = (
+        "SELECT f.rowid, f.rank FROM fts_transcript AS f JOIN transcript AS s ON s.id = f.rowid "
+        "WHERE fts_transcript MATCH ? AND f.rank MATCH 'bm25(1, 0)' AND +s.agent_id = 'a' ORDER BY f.rank LIMIT ?"
+    )
+    for terms in terms_sets:
+        for limit in (1, 5, 100):
+            expression = " OR ".join(f'"{t}"' for t in terms)
+            joined = [
+                (int(r), -float(s))
+                for r, s in store.db.query(joined_sql, (f"content : ({expression})", limit))
+            ]
+            assert fts.search(KIND_TRANSCRIPT, "a", terms, limit, agent_in_match=False) == joined
+    assert fts._owned(MIRRORS[KIND_TRANSCRIPT], "a", ["heron"], 5) is not None
+    with store.db.write():
+        theirs = store.db.execute(
+            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, created_at_ms, content) "
+            "VALUES ('b', 'd', 0, 'user', 1, 'heron heron heron')"
+        ).lastrowid
+    assert fts._owned(MIRRORS[KIND_TRANSCRIPT], "a", ["heron"], 5) is None
+    found = fts.search(KIND_TRANSCRIPT, "a", ["heron"], 100, agent_in_match=False)
+    assert theirs not in _ids(found) and len(found) == fts.doc_frequency(KIND_TRANSCRIPT, "a", "heron")
+    assert _ids(fts.search(KIND_TRANSCRIPT, "b", ["heron"], 10, agent_in_match=False)) == [theirs]
+    store.close()
 
 
 def test_rows_in_five_languages_are_stemmed_in_their_own(pg: PgSql) -> None:  # noqa: F811
