@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from memoryd.storage.handle import Database
 
-#: The active-rows condition of a mirror whose rows are all searchable (no status column).
-ALL_ROWS = "1 = 1"
-#: True when agent ?1 owns every row of {source}: no other agent's id sorts before or after it.
-_OWNS = "SELECT NOT EXISTS (SELECT 1 FROM {source} WHERE agent_id < ?1 OR agent_id > ?1)"
+#: How many of FTS5's best matches the pre-join ranking takes per row asked for (search(): agent_in_match=False is
+#: chosen when the agent holds at least half the table's rows, so 4x leaves about 2x the rows asked for, or more).
+OVERFETCH = 4
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ MIRRORS: dict[str, Mirror] = {
         (1.0, 1.5, 1.5),
         "s.status = 'active'",
     ),
-    KIND_TRANSCRIPT: Mirror("fts_transcript", "transcript", ("content",), (1.0,), ALL_ROWS),
+    KIND_TRANSCRIPT: Mirror("fts_transcript", "transcript", ("content",), (1.0,), "1 = 1"),
 }
 
 
@@ -82,15 +81,15 @@ class FtsIndex:
         """Top rows by FTS5 bm25 (note: its IDF comes from the whole table, all agents).
 
         agent_in_match=True restricts to the agent inside FTS5 (fast when the agent is a small part of the table);
-        False matches the terms only and filters by agent in the join (fast when the agent owns most rows), or, on a
-        mirror without a status whose every row is the agent's (a one-agent store), takes the best rows from FTS5
-        before the join (_owned). Either way only this agent's rows come back.
+        False matches the terms only and filters by agent in the join (fast when the agent owns most rows): first
+        over FTS5's best matches only (_prefiltered), then, when those cannot prove the answer, over every match.
+        Either way only this agent's active rows come back.
         """
         m = MIRRORS[kind]
-        if not agent_in_match and m.active_filter == ALL_ROWS and self._owns(m, agent_id):
-            owned = self._owned(m, agent_id, terms, limit)
-            if owned is not None:
-                return owned
+        if not agent_in_match:
+            prefiltered = self._prefiltered(m, agent_id, terms, limit)
+            if prefiltered is not None:
+                return prefiltered
         weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
         expression = (
             match_expression(agent_id, terms, m.columns)
@@ -106,32 +105,32 @@ class FtsIndex:
         rows = self._db.query(sql, (expression, agent_id, limit))
         return [(int(r[0]), -float(r[1])) for r in rows]
 
-    def _owns(self, m: Mirror, agent_id: str) -> bool:
-        """Whether the agent owns every row of the mirror's table (two index probes)."""
-        return bool(self._db.scalar(_OWNS.format(source=m.source), (agent_id,)))
-
-    def _owned(
+    def _prefiltered(
         self, m: Mirror, agent_id: str, terms: Sequence[str], limit: int
     ) -> list[tuple[int, float]] | None:
-        """search()'s rows when the agent owns every row of the table, else None (nothing matched, or another agent
-        owns rows by now: the caller then joins as usual). Checked again in the same statement, so in its snapshot.
+        """search()'s rows from FTS5's best `OVERFETCH * limit` matches, or None when those do not prove them.
 
         FTS5's `ORDER BY rank` scores and sorts every match before the join filters them; bm25() in the select list
-        with a LIMIT keeps only the best `limit` while scoring, and only those are joined. Same scores (bm25 with the
-        same weights), same rows when the agent owns the table: at 100k transcript rows the tenth of queries whose
-        terms are all common (9-18k matches) spent 10-20 ms there; this takes ~30% less (issue 17 item 4, fastctx6).
+        with a LIMIT keeps only the best matches while scoring, and only those are joined. The agent's best `limit`
+        active rows are exactly the first `limit` of them found among the best matches of the whole table, so the
+        answer is proven when at least `limit` of the best matches are the agent's active rows, or when the best
+        matches are all the matches there are; otherwise None, and the caller ranks every match. Same scores (bm25
+        with the same weights). At 100k transcript rows, queries whose terms are all common (9-18k matches) spent
+        10-20 ms ranking every match; this takes ~30% less (issue 17 item 4, fastctx6).
         """
         weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
+        fetched = OVERFETCH * limit
         rows = self._db.query(
-            f"SELECT t.id, t.score, ({_OWNS.format(source=m.source)}) "
+            f"SELECT t.id, t.score, (+s.agent_id = ?1 AND {m.active_filter}) "
             f"FROM (SELECT f.rowid AS id, bm25({m.fts}, {weights}) AS score FROM {m.fts} AS f WHERE {m.fts} MATCH ?2 "
-            f"ORDER BY score LIMIT ?3) AS t JOIN {m.source} AS s ON s.id = t.id WHERE +s.agent_id = ?1",
-            (agent_id, terms_expression(terms, m.columns), limit),
+            f"ORDER BY score LIMIT ?3) AS t JOIN {m.source} AS s ON s.id = t.id",
+            (agent_id, terms_expression(terms, m.columns), fetched),
         )
-        if not rows or not rows[0][2]:
+        mine = [(int(r[0]), -float(r[1])) for r in rows if r[2]]
+        if len(mine) < limit and len(rows) >= fetched:
             return None
-        # Best first, as the join returns them (a stable sort: ties keep FTS5's order).
-        return sorted(((int(r[0]), -float(r[1])) for r in rows), key=lambda hit: -hit[1])
+        # Best first (a stable sort: ties keep FTS5's order).
+        return sorted(mine, key=lambda hit: -hit[1])[:limit]
 
     def table_rows(self, kind: str) -> int:
         """Rows of the source table across all agents."""

@@ -163,44 +163,43 @@ def test_like_is_a_literal_case_insensitive_substring_of_the_agents_rows(backend
     assert backend.fts.like(KIND_TRANSCRIPT, "a", "?!", 10) == [(first, 1.0)]
 
 
-def test_a_one_agent_table_gives_the_joined_ranking_from_fts5_before_the_join(tmp_path: Path) -> None:
-    """SQLite: when the agent owns every transcript row, search() scores the matches in FTS5 with a LIMIT (_owned)
-    instead of ranking them all before the join: the same rows and scores, best first, for every limit; once another
-    agent has a row, the join runs again and never returns that row."""
+def test_the_pre_join_ranking_gives_the_joined_ranking_or_defers_to_it(tmp_path: Path) -> None:
+    """SQLite: search(agent_in_match=False) first ranks only FTS5's best OVERFETCH * limit matches of the whole
+    table (_prefiltered) and gives exactly the joined statement's rows and scores, best first, for the agent that holds
+    most rows and for the one that holds few, for every limit; when the best matches hold too few of the agent's rows
+    to prove its best ones, it defers (None) to the joined statement. Another agent's row never comes back."""
     store = open_store(tmp_path / "memory.sqlite")
     fts: FtsIndex = store.fts
     words = ["heron", "pond", "reed", "egret", "marsh"]
     with store.db.write():
-        for i in range(60):
+        for i in range(90):
             text = " ".join(words[j % len(words)] for j in range(i % 7 + 1)) + " and filler" * (i % 5)
             store.db.execute(
                 "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, created_at_ms, content) "
-                "VALUES ('a', 'c', ?, 'user', 1, ?)",
-                (i, text),
+                "VALUES (?, 'c', ?, 'user', 1, ?)",
+                ("b" if i % 9 == 0 else "a", i, text),
             )
-    terms_sets = [["heron"], ["pond", "egret"], ["marsh", "reed", "heron"], ["absent"]]
     joined_sql = (
         "SELECT f.rowid, f.rank FROM fts_transcript AS f JOIN transcript AS s ON s.id = f.rowid "
-        "WHERE fts_transcript MATCH ? AND f.rank MATCH 'bm25(1, 0)' AND +s.agent_id = 'a' ORDER BY f.rank LIMIT ?"
+        "WHERE fts_transcript MATCH ? AND f.rank MATCH 'bm25(1, 0)' AND +s.agent_id = ? ORDER BY f.rank LIMIT ?"
     )
-    for terms in terms_sets:
-        for limit in (1, 5, 100):
-            expression = " OR ".join(f'"{t}"' for t in terms)
-            joined = [
-                (int(r), -float(s))
-                for r, s in store.db.query(joined_sql, (f"content : ({expression})", limit))
-            ]
-            assert fts.search(KIND_TRANSCRIPT, "a", terms, limit, agent_in_match=False) == joined
-    assert fts._owned(MIRRORS[KIND_TRANSCRIPT], "a", ["heron"], 5) is not None
-    with store.db.write():
-        theirs = store.db.execute(
-            "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, created_at_ms, content) "
-            "VALUES ('b', 'd', 0, 'user', 1, 'heron heron heron')"
-        ).lastrowid
-    assert fts._owned(MIRRORS[KIND_TRANSCRIPT], "a", ["heron"], 5) is None
-    found = fts.search(KIND_TRANSCRIPT, "a", ["heron"], 100, agent_in_match=False)
-    assert theirs not in _ids(found) and len(found) == fts.doc_frequency(KIND_TRANSCRIPT, "a", "heron")
-    assert _ids(fts.search(KIND_TRANSCRIPT, "b", ["heron"], 10, agent_in_match=False)) == [theirs]
+    for agent in ("a", "b"):
+        for terms in (["heron"], ["pond", "egret"], ["marsh", "reed", "heron"], ["absent"]):
+            for limit in (1, 5, 100):
+                expression = " OR ".join(f'"{t}"' for t in terms)
+                joined = [
+                    (int(r), -float(s))
+                    for r, s in store.db.query(joined_sql, (f"content : ({expression})", agent, limit))
+                ]
+                assert fts.search(KIND_TRANSCRIPT, agent, terms, limit, agent_in_match=False) == joined
+    transcript = MIRRORS[KIND_TRANSCRIPT]
+    proven = fts._prefiltered(transcript, "a", ["heron"], 5)
+    assert proven is not None and len(proven) == 5
+    assert fts._prefiltered(transcript, "a", ["absent"], 5) == []
+    # b holds 10 of 90 rows: its best 3 are not proven by the table's best 12 matches.
+    assert fts._prefiltered(transcript, "b", ["heron"], 3) is None
+    b_rows = {int(r[0]) for r in store.db.query("SELECT id FROM transcript WHERE agent_id = 'b'")}
+    assert not b_rows & set(_ids(fts.search(KIND_TRANSCRIPT, "a", ["heron"], 100, agent_in_match=False)))
     store.close()
 
 
