@@ -10,13 +10,11 @@ from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.read_queries import corrections
 from memoryd.storage.store import Store
 from memoryd.write.store_protocol import (
-    DistillationWrite,
     IngestTurn,
-    LogEntry,
-    NewEpisode,
     NewFact,
     NewIdentityFact,
 )
+from tests.support.distillation_writes import commit_session
 
 AGENT = "cross"
 
@@ -27,11 +25,7 @@ def _write(
     facts: tuple[NewFact, ...] = (),
     identity: tuple[NewIdentityFact, ...] = (),
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    episode = NewEpisode(AGENT, conversation, f"summary of {conversation}", (), (), (), (), 0.5, 10, "m", 0)
-    result = writer.commit_distillation(
-        DistillationWrite(episode, (), facts, (), identity, (), LogEntry(AGENT, "success", "t"))
-    )
-    return result.fact_ids, result.identity_fact_ids
+    return commit_session(writer, AGENT, conversation, facts, identity)
 
 
 def _row(store_db: object, table: str, row_id: str) -> tuple[str, int | None, str]:

@@ -10,14 +10,12 @@ from memoryd.storage.distillation import SqliteWriterStore
 from memoryd.storage.read_queries import corrections
 from memoryd.storage.store import Store
 from memoryd.write.store_protocol import (
-    DistillationWrite,
     IngestTurn,
-    LogEntry,
-    NewEpisode,
     NewFact,
     NewIdentityFact,
     ReplacedFact,
 )
+from tests.support.distillation_writes import commit_session
 
 AGENT = "history"
 
@@ -29,11 +27,7 @@ def _write(
     identity: tuple[NewIdentityFact, ...] = (),
     kept: tuple[tuple[ReplacedFact, str, bool], ...] = (),
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    episode = NewEpisode(AGENT, conversation, f"summary of {conversation}", (), (), (), (), 0.5, 10, "m", 0)
-    result = writer.commit_distillation(
-        DistillationWrite(episode, (), facts, (), identity, (), LogEntry(AGENT, "success", "t"), kept)
-    )
-    return result.fact_ids, result.identity_fact_ids
+    return commit_session(writer, AGENT, conversation, facts, identity, kept)
 
 
 def _rows(store: Store, table: str) -> list[tuple[str, str, str, str]]:
