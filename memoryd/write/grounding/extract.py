@@ -57,6 +57,7 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.past import past_dates_only
 from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
@@ -271,6 +272,12 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None  # "Seit Montag bin ich in der Spätschicht": a state that began, not a plan ahead
     if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
         return None  # "the team switched to Linear in November": a month said with a past verb is behind us
+    if (
+        past_dates_only(sentence, mentions, session_day(session_time_ms))
+        and not _RESCHEDULED.search(sentence)
+        and not _MOVED_PASSIVE.search(sentence)
+    ):
+        return None  # "on a commencé le 15 septembre", said on 20 September: this year's day, already past
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
