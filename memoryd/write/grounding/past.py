@@ -38,7 +38,7 @@ _PAST_TENSE = re.compile(
 _ARRANGED = re.compile(
     r"\b(?:booked|scheduled|planned|arranged|signed up|registered|entered|set|fixed|agreed|confirmed|decided|"
     r"moved|slipped|slid|pushed|shifted|changed|bumped|postponed|delayed|rescheduled|brought forward|put back|"
-    r"réservé|prévu|programmé|fixé|décidé|inscrit|inscrite|reporté|reportée|décalé|décalée|déplacé|déplacée|repoussé|"
+    r"réservé|(?<!que )prévu|programmé|fixé|décidé|inscrit|inscrite|reporté|reportée|décalé|décalée|déplacé|déplacée|repoussé|"
     r"avancé|reservado|programado|fijado|decidido|inscrito|aplazado|movido|pospuesto|retrasado|adelantado|cambiado|"
     r"gebucht|geplant|festgelegt|entschieden|angemeldet|verschoben|vorverlegt|verlegt|reservado|marcado|marcámos|"
     r"decidimos|adiado|adiámos|remarcado|mudado|passou)\b",

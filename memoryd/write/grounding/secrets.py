@@ -127,11 +127,11 @@ _LOGIN_PAIR = re.compile(
     r"\b(?:login|log-in|logins|credentials|sign-in|account details|identifiants?|accès|credenciales|acceso|"
     r"zugangsdaten|anmeldedaten|login-daten|credenciais|acesso|dados de acesso)\b[^:\n]{0,60}:\s*"
     r"(?P<pair>[^\s/:,]{2,}\s*(?:/|:|,)\s*[^\s\"'”»]{4,})"
-    # Or said with a linking verb, the pair then joined by a slash or a colon ("Mein Login fürs Dienstplanportal ist
-    # gesine.k / Lok2026!", "my login is tom.h / Harbour22").
+    # Or said with a linking verb, the pair then joined by a slash or a colon and the password holding a digit or a
+    # symbol ("Mein Login fürs Dienstplanportal ist gesine.k / Lok2026!", "my login is tom.h / Harbour22").
     r"|\b(?:login|log-in|logins|credentials|sign-in|identifiants?|credenciales|zugangsdaten|anmeldedaten|login-daten|"
     r"credenciais)\b[^:\n]{0,60}?\s(?:is|are|ist|sind|lautet|lauten|est|sont|c'est|es|son|é|são)\s+"
-    r"(?P<pair2>[^\s/:,]{2,}\s*(?:/|:)\s*[^\s\"'”»]{4,})",
+    r"(?P<pair2>[^\s/:,]{2,}\s*(?:/|:)\s*(?=[^\s\"'”»]*[\d!@#$%^&*])[^\s\"'”»]{4,})",
     re.IGNORECASE,
 )
 _IBAN_NAMED = re.compile(

@@ -204,14 +204,14 @@ def _reason(bare: str, own_names: frozenset[str]) -> str:
         return "small_talk"  # "Ugh, my car failed its MOT today, what a week.": a complaint about the week
     if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
         return "small_talk"
-    if _DENIAL.search(bare):
-        return "assistant_guess"
+    if _DENIAL.search(bare) or reports_assistant(bare):
+        return "assistant_guess"  # "You said I'm a band 6, …": the assistant's words, reported
     if HYPOTHETICAL.search(bare) or _TENTATIVE.search(bare):
         return "hypothetical"
     if _third_party_opinion(bare, own_names):
         return "third_party"
-    if _GUESS_ECHO.search(bare) or reports_assistant(bare):
-        return "assistant_guess"  # "You said I'm a band 6, …": the assistant's words, reported
+    if _GUESS_ECHO.search(bare):
+        return "assistant_guess"
     return ""
 
 
