@@ -81,6 +81,8 @@ def test_a_year_less_date_already_past_in_a_past_tense_clause_is_no_plan() -> No
     assert not [f for f in _run(said, day="2026-09-20").facts if f.kind is FactKind.PLAN]
     crane = "Less good: the yard's crane broke in March, so the haul-out kept slipping."
     assert not [f for f in _run(crane, day="2026-04-10").facts if f.kind is FactKind.PLAN]
+    never = "I never actually started in April because of the captaincy."
+    assert not [f for f in _run(never, day="2026-09-10").facts if f.kind is FactKind.PLAN]
     # Said in the present, or arranged (booked, moved), the same date is next year's plan.
     for ahead in (
         "The fair is on 15 March.",

@@ -21,7 +21,7 @@ _I = re.IGNORECASE
 #: with their auxiliary in French, Spanish, German and Portuguese, and the European Portuguese first person plural
 #: preterite ("fechámos"). A Spanish "abrimos el 1 de marzo" is present or past alike, so it is not read as past.
 _PAST_TENSE = re.compile(
-    r"\b(?:I|we|they|he|she|it|the \w+(?:'s \w+)?|our \w+|my \w+)\s+(?:\w+ly\s+)?(?:\w{2,}ed|broke|began|came|fell|"
+    r"\b(?:I|we|they|he|she|it|the \w+(?:'s \w+)?|our \w+|my \w+)\s+(?:(?:\w+ly|never|just|already|finally|only|also|still)\s+){0,2}(?:\w{2,}ed|broke|began|came|fell|"
     r"froze|went|got|took|left|won|lost|ran|sold|bought|made|met|quit|had|was|were|did|found|gave|held|"
     r"paid|sent|spent|threw|wore|wrote|rode|flew|drove|ate|saw)\b"
     # French passé composé: "on a commencé", "j'ai fini", "nous avons signé", "elle est partie".
