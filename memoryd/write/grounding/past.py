@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 
 from memoryd.write.grounding.dates import DateMention
+from memoryd.write.grounding.stale import CHANGE_MARKER
 
 _I = re.IGNORECASE
 
@@ -70,15 +72,33 @@ def rolled_over(mention: DateMention, clause: str, today: date) -> bool:
 
 def past_dates_only(clause: str, mentions: Sequence[DateMention], today: date) -> bool:
     """Whether every date ahead in the clause is a day already past this year, and the clause says it in a past tense
-    ("Finalement on a commencé le 15 septembre", said on 20 September): a report, not a plan."""
+    ("Finalement on a commencé le 15 septembre", said on 20 September): a report, not a plan. A clause that says a
+    change ("now", "instead", "maintenant") is a correction whose date is the new one, whatever its verbs ("it got
+    messed up, the fair is now 3 March")."""
     ahead = [m for m in mentions if m.iso >= today.isoformat()[: len(m.iso)]]
     return (
         bool(ahead)
         and all(rolled_over(m, clause, today) for m in ahead)
         and not _AHEAD.search(clause)
         and not _ARRANGED.search(clause)
+        and not CHANGE_MARKER.search(clause)
         and past_tense(clause)
     )
 
 
-__all__ = ["past_dates_only", "past_tense", "rolled_over"]
+def this_year(mentions: Sequence[DateMention], today: date) -> list[DateMention]:
+    """The mentions with each year-less date that was carried into next year put back in this year."""
+    out = []
+    for mention in mentions:
+        if (
+            mention.is_relative
+            and not mention.is_week
+            and mention.iso[:4].isdigit()
+            and int(mention.iso[:4]) > today.year
+        ):
+            mention = replace(mention, iso=f"{int(mention.iso[:4]) - 1}{mention.iso[4:]}")
+        out.append(mention)
+    return out
+
+
+__all__ = ["past_dates_only", "past_tense", "rolled_over", "this_year"]
