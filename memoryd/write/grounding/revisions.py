@@ -54,8 +54,10 @@ from dataclasses import dataclass
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
+from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.relocation import relocations
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
 from memoryd.write.grounding.substitution import swaps
 from memoryd.write.grounding.summary import third_person
@@ -164,6 +166,9 @@ class Revision:
     retired: tuple[int, ...]
     #: Whether `fact` is new here (to insert) or one of the session's facts (which carries the retirement).
     is_new: bool
+    #: Whether `fact` is the one older fact it retires with one value swapped (substitution.py, relocation.py):
+    #: it then keeps that fact's table and slot (an identity fact stays one).
+    keeps_kind: bool = False
 
 
 def _kind(value: str) -> str:
@@ -723,12 +728,19 @@ def revisions(
     olds = [_masked(k) for k in known]
     out: list[Revision] = []
     taken: set[int] = set()
+    said = [t.user for t in turns]
     for turn in turns:
         lang = detect_language(turn.user)
         cued = False
         for sentence in _user_sentences(turn):
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
             was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
+            # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
+            for move in relocations(sentence, known, said):
+                if move.index not in taken:
+                    taken.add(move.index)
+                    fact = _fact(move.text, (turn.index,), lang, move.new_value)
+                    out.append(Revision(fact, (move.index,), True, keeps_kind=True))
             if (
                 not REVISION_CUE.search(sentence)
                 and not _CONTRAST.search(sentence)
@@ -744,6 +756,13 @@ def revisions(
                 retired, kept, added = _anchored([sentence], olds, known)
             if not retired:
                 retired, kept, added = _named_swap(sentence, olds, known)
+            if not retired:
+                # "Morwenna's moving to Australia, so Alasdair's coaching our crew": the role by its verb
+                # (grounding/handover.py); the sentence, naming both, is the new fact.
+                handed = handovers(sentence, known)
+                retired = [h.index for h in handed]
+                kept = [sentence] if handed else []
+                added = {h.new_name for h in handed}
             swapped = []
             if not retired:
                 # "Tuesdays, not Thursdays" when no slot anchors: the older fact with that one value swapped keeps
@@ -752,7 +771,12 @@ def revisions(
                 for swap in swapped:
                     taken.add(swap.index)
                     out.append(
-                        Revision(_fact(swap.text, (turn.index,), lang, swap.new_value), (swap.index,), True)
+                        Revision(
+                            _fact(swap.text, (turn.index,), lang, swap.new_value),
+                            (swap.index,),
+                            True,
+                            keeps_kind=True,
+                        )
                     )
             fresh = [i for i in retired if i not in taken]
             if not fresh:

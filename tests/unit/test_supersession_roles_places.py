@@ -1,0 +1,142 @@
+"""Supersession by structure, each rule tested both ways: a role handed over by its verb (grounding/handover.py), a
+from-to move placing older facts anew (grounding/relocation.py), and a plan's event named outside its dated clause
+(grounding/event.py)."""
+
+from __future__ import annotations
+
+from memoryd.write.grounding.event import same_event
+from memoryd.write.grounding.extract import extract
+from memoryd.write.grounding.handover import handovers
+from memoryd.write.grounding.model import SourceTurn
+from memoryd.write.grounding.relocation import relocations
+from memoryd.write.grounding.revisions import revisions
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import plan_grounded
+
+WHEN_MS = 1_776_000_000_000  # 2026-04-12
+
+
+def _turns(*said: str) -> list[SourceTurn]:
+    return [SourceTurn(i, i + 1, text, "Noted.") for i, text in enumerate(said)]
+
+
+def _revised(known: list[str], *said: str) -> list[tuple[str | None, set[int]]]:
+    return [(r.fact.text if r.fact else None, set(r.retired)) for r in revisions(_turns(*said), [], known)]
+
+
+# --- a role handed over by its verb -----------------------------------------------------------------------------------
+
+
+def test_a_role_said_by_its_verb_passes_to_the_new_holder() -> None:
+    coach = "The user's coach is Morwenna."
+    said = "Morwenna's moving to Australia though, so Alasdair's coaching our crew from next week."
+    ((text, retired),) = _revised([coach], said)
+    assert retired == {0} and text is not None and "Alasdair" in text
+    teacher = "The user's teacher is Mererid."
+    (handed,) = handovers("Mererid doesn't teach pedal, so I've moved to Elinor in Machynlleth.", [teacher])
+    assert handed.index == 0 and handed.new_name == "elinor"
+    # Spanish: the coach by his noun's verb ("entrena").
+    assert handovers(
+        "Mathéo se va a Suiza, así que ahora me entrena Élodie.", ["Entrenador del usuario: Mathéo."]
+    )
+
+
+def test_a_holder_still_in_the_role_away_for_a_while_or_family_hands_nothing_over() -> None:
+    coach = "The user's coach is Morwenna."
+    # No part says she is gone: she coaches somewhere else too.
+    assert handovers("Morwenna's coaching the juniors at Tyne now, and Alasdair helps.", [coach]) == []
+    # Away for a while.
+    assert handovers("Morwenna's away this week, so Alasdair's coaching us for now.", [coach]) == []
+    # Someone added.
+    assert handovers("Morwenna isn't coaching Sundays, so Alasdair coaches us too.", [coach]) == []
+    # Family is no role.
+    assert (
+        handovers("My sister Ana moved to Leeds, so Bea teaches me now.", ["The user's sister is Ana."]) == []
+    )
+    # The role's verb is never said: "moving" alone says nothing of the coaching.
+    assert handovers("Morwenna's moving to Australia, so Alasdair is sad.", [coach]) == []
+    assert all(
+        not retired for _t, retired in _revised([coach], "Morwenna's coaching the juniors at Tyne now.")
+    )
+
+
+# --- a from-to move -------------------------------------------------------------------------------------------------------
+
+
+def test_a_move_from_one_place_to_another_places_older_facts_anew() -> None:
+    known = [
+        "El usuario es profesora de tango en Rosario.",
+        "El usuario vive en Rosario.",
+        "Plan: clases los martes.",
+    ]
+    moved = relocations("Ahora me mudo: me voy de Rosario a Córdoba en octubre.", known)
+    assert {(m.index, m.text) for m in moved} == {
+        (0, "El usuario es profesora de tango en Córdoba."),
+        (1, "El usuario vive en Córdoba."),
+    }
+    (swap,) = relocations(
+        "Ich ziehe auch um, von Kassel nach Göttingen, am 1. Juli.",
+        ["Der Nutzer ist Lokführerin bei der Regionalbahn in Kassel."],
+    )
+    assert swap.text == "Der Nutzer ist Lokführerin bei der Regionalbahn in Göttingen."
+    retired = {
+        i
+        for _t, r in _revised(["The user lives in Leeds."], "We're moving from Leeds to York in May.")
+        for i in r
+    }
+    assert retired == {0}
+
+
+def test_no_move_a_place_that_stays_or_a_date_moves_nothing() -> None:
+    distillery = ["The user runs a gin distillery in Dunoon."]
+    said = ["We're moving the tasting room from Dunoon to Inveraray.", "No, the stills stay in Dunoon."]
+    assert relocations(said[0], distillery, said) == []
+    # A trip is no move.
+    assert relocations("I drove from Leeds to York yesterday.", ["The user lives in Leeds."]) == []
+    # Months and weekdays are dates, not places.
+    assert relocations("We moved the launch from March to May.", ["The user has an exam in March."]) == []
+    # An older fact already at the new place, or not at the old one, is left alone.
+    assert relocations("We're moving from Leeds to York.", ["The user works in York and Leeds."]) == []
+    assert relocations("We're moving from Leeds to York.", ["The user's brother is Leeds United mad."]) == []
+
+
+# --- a plan's event named outside its dated clause ------------------------------------------------------------------------
+
+
+def test_a_plan_event_named_before_its_dated_clause_is_the_same_event() -> None:
+    old = "Planejado: Estou a preparar uma visita de estudo ao Gerês com o 10.º ano, marcada para 12 de março. (2026-03-12)"
+    assert same_event(old, "Planejado: A visita ao Gerês passou para 26 de março (2026-03-26).")
+    opening = "Plan: Abrimos a las 7:00 de lunes (2026-01-12) a sábado (2026-01-10) y el domingo (2026-01-11) cerramos."
+    assert same_event(opening, "Plan: Cambio importante: desde marzo (2026-03) abrimos a las 6:30.")
+
+
+def test_a_plan_naming_something_the_older_plan_never_said_is_another_event() -> None:
+    old = "Planejado: Estou a preparar uma visita de estudo ao Gerês, marcada para 12 de março. (2026-03-12)"
+    assert not same_event(old, "Planejado: A visita ao Porto passou para 26 de março (2026-03-26).")
+    assert not same_event(
+        "Aiming to launch on Steam on 6 November. (2026-11-06)",
+        "We're doing a demo for Steam Next Fest in October.",
+    )
+
+
+# --- the swapped fact keeps the older fact's table and slot ----------------------------------------------------------
+
+
+def test_a_moved_identity_fact_stays_an_identity_fact_in_its_slot() -> None:
+    home = ExistingFact("7", "The user lives in Leeds.", 0.9, 1, "identity.home")
+    turns = _turns("We're moving from Leeds to York in May, we found a house.")
+    plan = plan_grounded(extract(turns, session_time_ms=WHEN_MS).facts, [], [home], tuple, None, turns=turns)
+    moved = [n for n in plan.identity_inserts if "7" in n.supersedes]
+    assert len(moved) == 1 and "York" in moved[0].content and moved[0].slot == "identity.home"
+    assert not any("7" in n.supersedes_identity for n in plan.facts.inserts)
+    assert sum(n.content == moved[0].content for n in plan.identity_inserts) == 1
+
+
+def test_a_pinned_fact_with_a_value_swapped_stays_pinned() -> None:
+    visits = ExistingFact("3", "The user visits Oma on Wednesdays and Saturdays.", 0.7, 1, "")
+    turns = _turns("My visits are on Tuesdays instead of Wednesdays now.")
+    plan = plan_grounded(
+        extract(turns, session_time_ms=WHEN_MS).facts, [visits], [], tuple, None, turns=turns
+    )
+    assert any("3" in n.supersedes and "Tuesday" in n.content for n in plan.facts.inserts)
+    assert not plan.identity_inserts
