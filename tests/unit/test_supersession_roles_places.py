@@ -1,6 +1,7 @@
 """Supersession by structure, each rule tested both ways: a role handed over by its verb (grounding/handover.py), a
-from-to move placing older facts anew (grounding/relocation.py), and a plan's event named outside its dated clause
-(grounding/event.py)."""
+from-to move placing older facts anew (grounding/relocation.py), a plan's event named outside its dated clause
+(grounding/event.py), a change naming its slot (grounding/slotchange.py), a value the session says stays, and the
+person (not the firm) doing a role's work."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.relocation import relocations
 from memoryd.write.grounding.revisions import revisions
+from memoryd.write.grounding.slotchange import slot_changes
+from memoryd.write.grounding.slotfill import relations
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
 
@@ -140,3 +143,56 @@ def test_a_pinned_fact_with_a_value_swapped_stays_pinned() -> None:
     )
     assert any("3" in n.supersedes and "Tuesday" in n.content for n in plan.facts.inserts)
     assert not plan.identity_inserts
+
+
+# --- a change naming its slot -------------------------------------------------------------------------------------------
+
+
+def test_a_change_naming_its_slot_retires_the_older_holder() -> None:
+    flour = "Respuesta del usuario sobre harina usáis: Harina ecológica del Molino Aurora, en Requena."
+    said = "Y he cambiado de harina: ahora compro a Harinas Serrano, el Molino Aurora cerró."
+    assert slot_changes(said, [flour, "El usuario tiene una panadería pequeña en Ruzafa."]) == (
+        [0],
+        frozenset({"harinas", "serrano"}),
+    )
+    # A task with the supplier the user left goes with it.
+    order = "Lembrete pedido pelo usuário: fazer o pedido de chocolate na Doce Minas até sexta."
+    said = "Mudei de fornecedor também: a Doce Minas atrasou três entregas, agora compro no Empório Cacau BH."
+    assert slot_changes(said, [order, "O usuário se chama Fernanda."])[0] == [0]
+    supplier = "The user's supplier is Pilkington Glass."
+    said = "I've switched glass supplier, I'm ordering from Glasshouse Glass now rather than the catalogue people."
+    assert slot_changes(said, [supplier, "The user lives in Shrewsbury."])[0] == [0]
+
+
+def test_a_change_of_mind_of_something_else_or_for_a_while_retires_nothing() -> None:
+    flour = "Respuesta del usuario sobre harina usáis: Harina ecológica del Molino Aurora, en Requena."
+    assert slot_changes("I changed my mind, Molino Aurora is fine now.", [flour]) == ([], frozenset())
+    assert slot_changes("I changed the tyres on the Volvo.", ["The user drives a Volvo."]) == (
+        [],
+        frozenset(),
+    )
+    said = "I've switched suppliers for now, ordering from Glasshouse Glass this week."
+    assert slot_changes(said, ["The user's supplier is Pilkington Glass."]) == ([], frozenset())
+    # The older fact already names the new holder: it is the new state.
+    assert slot_changes(
+        "I've switched suppliers, it's Glasshouse Glass now.", ["The user also buys from Glasshouse Glass."]
+    ) == ([], frozenset())
+
+
+def test_a_value_the_session_says_stays_is_not_swapped_out() -> None:
+    distillery = "The user runs a wee gin distillery in Dunoon."
+    opening = "Also moving the shop: we're opening a tasting room in Inveraray, not Dunoon, from September."
+    revised = revisions(
+        _turns(opening, "No, the stills stay in Dunoon. Just the tasting room."), [], [distillery]
+    )
+    assert all(0 not in r.retired for r in revised)
+    assert any(0 in r.retired for r in revisions(_turns(opening), [], [distillery]))
+
+
+# --- a verb relation with the holder's firm ------------------------------------------------------------------------------
+
+
+def test_the_person_at_a_firm_doing_the_books_is_the_accountant_not_the_firm() -> None:
+    said = "Moira's retired, Alastair Bain at Cowal Accounts does my books now."
+    assert [f.value for f in relations(said, 0, "en")] == ["Alastair Bain"]
+    assert [f.value for f in relations("Cowal Accounts does my books now.", 0, "en")] == ["Cowal Accounts"]

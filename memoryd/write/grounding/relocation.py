@@ -50,6 +50,17 @@ def _held_at(text: str, place: str) -> re.Match[str] | None:
     )
 
 
+def stays(value: str, session_said: Sequence[str]) -> bool:
+    """Whether a sentence of the session says `value` stays ("No, the stills stay in Dunoon"); a sentence moving
+    from it is no such sentence."""
+    said = re.compile(rf"{_STAYS}[^.!?]*\b{re.escape(value)}\b|\b{re.escape(value)}\b[^.!?]*{_STAYS}", _I)
+    return any(
+        said.search(sentence) and not _FROM_TO.search(sentence)
+        for turn in session_said
+        for sentence in re.split(r"(?<=[.!?])\s+", turn)
+    )
+
+
 def relocations(sentence: str, known: Sequence[str], session_said: Sequence[str] = ()) -> list[Swap]:
     """The older facts a from-to move places anew (module docstring); `session_said`: the session's user turns."""
     if not _MOVE.search(sentence):
@@ -59,8 +70,7 @@ def relocations(sentence: str, known: Sequence[str], session_said: Sequence[str]
         old, new = move.group("old"), move.group("new")
         if fold(old) == fold(new) or {fold(old), fold(new)} & _CALENDAR:
             continue  # "from March to May" moves a date, not a place
-        stays = re.compile(rf"{_STAYS}[^.!?]*\b{re.escape(old)}\b|\b{re.escape(old)}\b[^.!?]*{_STAYS}", _I)
-        if any(stays.search(turn) and not _FROM_TO.search(turn) for turn in session_said):
+        if stays(old, session_said):
             continue
         for index, text in enumerate(known):
             at = _held_at(text, old)
@@ -70,4 +80,4 @@ def relocations(sentence: str, known: Sequence[str], session_said: Sequence[str]
     return out
 
 
-__all__ = ["relocations"]
+__all__ = ["relocations", "stays"]

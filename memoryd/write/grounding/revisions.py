@@ -57,8 +57,9 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.relocation import relocations
+from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
+from memoryd.write.grounding.slotchange import slot_changes
 from memoryd.write.grounding.substitution import swaps
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.text import (
@@ -763,11 +764,22 @@ def revisions(
                 retired = [h.index for h in handed]
                 kept = [sentence] if handed else []
                 added = {h.new_name for h in handed}
+            if not retired:
+                # "He cambiado de harina: ahora compro a Harinas Serrano": the slot named as changed
+                # (grounding/slotchange.py).
+                retired, names = slot_changes(sentence, known)
+                kept = [sentence] if retired else []
+                added = set(names)
             swapped = []
             if not retired:
                 # "Tuesdays, not Thursdays" when no slot anchors: the older fact with that one value swapped keeps
                 # its other, still true parts (grounding/substitution.py).
-                swapped = [swap for swap in swaps(sentence, known) if swap.index not in taken]
+                # A value the session says stays ("the stills stay in Dunoon") is not swapped out.
+                swapped = [
+                    swap
+                    for swap in swaps(sentence, known)
+                    if swap.index not in taken and not stays(swap.old_value, said)
+                ]
                 for swap in swapped:
                     taken.add(swap.index)
                     out.append(
