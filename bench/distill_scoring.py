@@ -313,6 +313,15 @@ def _user_turns(item: StoredItem, sessions: Sequence[Session]) -> list[str]:
     return [user for s in own or sessions for user, _ in s.turns]
 
 
+def _stored(fact: Fact, verdicts: Sequence[ItemVerdict]) -> bool:
+    """Whether a replacement a later session replaced in turn was stored at all (active or superseded).
+
+    In a chain A → B → C, B is the stale fact of the pair B → C, so it must be inactive at the end: the pair A → B
+    cannot ask for B active (it never could be right). It asks that B was yielded as a recall item, active or since
+    superseded; the staleness of A is checked as for any pair."""
+    return any(v.item.kind in RECALL_KINDS and matches(fact.match, v.item.text) for v in verdicts)
+
+
 def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[StoredItem]) -> AgentScore:
     """Score everything stored for one agent against the labels of all its sessions."""
     facts = {f.id: f for s in sessions for f in s.facts}
@@ -356,7 +365,7 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
             and not any(matches(groups, v.item.text) for groups in current)
             for v in verdicts
         )
-        replaced = bool(recall.get(sp.by))
+        replaced = bool(recall.get(sp.by)) if sp.by not in stale_ids else _stored(new, verdicts)
         supersession[(sp.stale, sp.by)] = (still, replaced)
 
     violated: dict[str, tuple[int, int]] = {}
