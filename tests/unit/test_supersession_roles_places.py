@@ -196,3 +196,23 @@ def test_the_person_at_a_firm_doing_the_books_is_the_accountant_not_the_firm() -
     said = "Moira's retired, Alastair Bain at Cowal Accounts does my books now."
     assert [f.value for f in relations(said, 0, "en")] == ["Alastair Bain"]
     assert [f.value for f in relations("Cowal Accounts does my books now.", 0, "en")] == ["Cowal Accounts"]
+
+
+# --- one clause, one old value ------------------------------------------------------------------------------------------
+
+
+def test_a_clause_anchoring_by_topic_to_unrelated_facts_retires_none() -> None:
+    known = [
+        "The user's boat licence renewal is due on 1 May. (2026-05-01)",
+        "Felicity moved the user's deadline: final artwork is due 15 June (2026-06-15) now.",
+        "The user asked to be reminded to pay the first quarter's mooring fee, it's due on the 20th (2026-05-20).",
+    ]
+    assert all(
+        not r.retired for r in revisions(_turns("The new book's first roughs are due 2 November."), [], known)
+    )
+
+
+def test_one_slot_said_twice_still_goes_whole() -> None:
+    known = ["The user lives in York.", "The user has lived in York since 2019 (2019)."]
+    retired = {i for r in revisions(_turns("I live in Leeds now."), [], known) for i in r.retired}
+    assert retired == {0, 1}

@@ -615,6 +615,25 @@ def _stated_change(
     return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), retired, True)]
 
 
+def _one_old_value(
+    found: list[tuple[int, Masked, frozenset[str], str]],
+) -> list[tuple[int, Masked, frozenset[str], str]]:
+    """The older facts one clause replaces by topic, when they hold one old value between them.
+
+    A correction changes one value: "the new book's first roughs are due 2 November" anchors by topic ("due", both
+    dated) to a licence renewal due 1 May, an artwork deadline of 15 June and a mooring fee due on the 20th, which
+    share no value: which one it replaces, if any, is unknown, and none is chosen. Older facts that share a value
+    (the old city said in an identity fact and a pinned one) are one slot said twice and all go. A name said gone
+    ("Ray Dunmore has retired") is no topic guess and always retires its facts."""
+    by_topic = [f for f in found if not f[3]]
+    if len(by_topic) < 2:
+        return found
+    shared = frozenset.intersection(*(old.values for _i, old, _v, _g in by_topic))
+    if shared:
+        return found
+    return [f for f in found if f[3]]
+
+
 def _anchored(
     clauses: Sequence[str], olds: Sequence[Masked], known: Sequence[str]
 ) -> tuple[list[int], list[str], set[str]]:
@@ -626,6 +645,7 @@ def _anchored(
         said = _masked(clause)
         about_old = ""
         anchored = False
+        found: list[tuple[int, Masked, frozenset[str], str]] = []
         for index, old in enumerate(olds):
             values = _values(clause, said, old)
             gone = _names_gone(clause, values, old)
@@ -636,6 +656,9 @@ def _anchored(
             new_values = values - old.values
             if new_values and all(v in fold(known[index]) for v in new_values):
                 continue  # the older fact already says the new state
+            found.append((index, old, values, gone))
+        for index, old, values, gone in _one_old_value(found):
+            new_values = values - old.values
             anchored = True
             if index not in retired:
                 retired.append(index)
