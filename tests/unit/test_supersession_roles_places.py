@@ -216,3 +216,77 @@ def test_one_slot_said_twice_still_goes_whole() -> None:
     known = ["The user lives in York.", "The user has lived in York since 2019 (2019)."]
     retired = {i for r in revisions(_turns("I live in Leeds now."), [], known) for i in r.retired}
     assert retired == {0, 1}
+
+
+# --- the slot said by the assistant's message -------------------------------------------------------------------------
+
+
+def _exchange(known: list[str], *pairs: tuple[str, str]) -> list[tuple[str | None, set[int]]]:
+    turns = [SourceTurn(i, i + 1, user, assistant) for i, (user, assistant) in enumerate(pairs)]
+    return [(r.fact.text if r.fact else None, set(r.retired)) for r in revisions(turns, [], known)]
+
+
+def test_referring_back_revises_the_value_the_assistant_named() -> None:
+    goal = "The user's goal: hit 1800 by the end of the year."
+    revised = _exchange(
+        [goal, "The user's coach is Stellan Berg."],
+        ("My rating is now 1620.", "Excellent! The 1800 goal looks within reach."),
+        (
+            "Actually I've revised that. Stellan convinced me that 1700 by December is more realistic.",
+            "Sensible.",
+        ),
+    )
+    assert [(t, r) for t, r in revised if r] == [
+        ("Stellan convinced the user that 1700 by December is more realistic.", {0})
+    ]
+    # Two older facts, one named value each: only the one whose kind the new value has is revised.
+    revised = _exchange(
+        ["The user's goal: hit 1800.", "Lessons are on Thursday."],
+        ("Hi.", "The 1800 goal and the Thursday lessons, right?"),
+        ("Actually that's changed. It's 1700 now.", "Ok."),
+    )
+    assert revised == [("It's 1700 now.", {0})]
+
+
+def test_referring_back_to_nothing_named_or_restating_it_revises_nothing() -> None:
+    goal = "The user's goal: hit 1800 by the end of the year."
+    assert not any(
+        r
+        for _t, r in _exchange(
+            [goal], ("Hi.", "How was Sheffield?"), ("I've revised that. It went 3 of 5.", "Ok.")
+        )
+    )
+    assert not any(
+        r
+        for _t, r in _exchange(
+            [goal],
+            ("Hi.", "The 1800 goal looks close."),
+            ("That's changed. Still 1800, but by March.", "Ok."),
+        )
+    )
+
+
+def test_an_answer_to_a_question_about_now_replaces_the_older_value() -> None:
+    vet = ["The user's vet is Dr Okafor.", "The user's dog is Biscuit."]
+    assert _exchange(
+        vet,
+        ("Biscuit had her jabs.", "Great! Still with Dr Okafor?"),
+        ("No, Dr Alves at Riverside now.", "Ok."),
+    ) == [("No, Dr Alves at Riverside now.", {0})]
+    opening = ["Plan: We open at 7:00 every day."]
+    assert _exchange(
+        opening, ("Morning!", "Still opening at 7:00?"), ("No, we open at 6:30 from March.", "Ok.")
+    ) == [("No, we open at 6:30 from March.", {0})]
+
+
+def test_a_confirming_answer_or_a_question_not_about_now_replaces_nothing() -> None:
+    vet = ["The user's vet is Dr Okafor.", "The user's dog is Biscuit."]
+    said = _exchange(
+        vet, ("Biscuit had her jabs.", "Still with Dr Okafor?"), ("Yes, Dr Okafor and her nurse Ana.", "Ok.")
+    )
+    assert not any(r for _t, r in said)
+    home = ["The user lives in York."]
+    assert not any(
+        r
+        for _t, r in _exchange(home, ("Morning!", "Where do you live?"), ("In Leeds, near the park.", "Ok."))
+    )

@@ -49,8 +49,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memoryd.write.grounding import replies
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
@@ -745,6 +746,123 @@ def _named_swap(
 _ROLE_WORDS = 2
 
 
+#: A reply that confirms what it answers ("Yes, …", "Oui, …", "Sí, …", "Ja, …", "Sim, …").
+_CONFIRMS = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|exactly|right|correct|oui|sí|si|claro|ja|genau|sim|isso)\b", _I
+)
+
+
+def _referred(
+    message: str, stated: Sequence[str], olds: Sequence[Masked]
+) -> tuple[list[int], list[str], set[str]]:
+    """Referring back ("I've revised that" after "The 1800 goal looks within reach"): the older facts holding a
+    value the assistant's message names, when the user's next sentences give another value of its kind
+    (grounding/replies.py). Older facts sharing no referenced value leave which one was meant unknown: none."""
+    named = _masked(message).values
+    found: list[tuple[int, Masked, frozenset[str], str]] = []
+    kept: list[str] = []
+    added: set[str] = set()
+    for index, old in enumerate(olds):
+        referenced = named & old.values
+        if not referenced:
+            continue
+        kinds = _kinds(referenced, old.dated)
+        for sentence in stated:
+            said = _masked(sentence)
+            if _CONFIRMS.match(sentence) or referenced & said.values:
+                break  # "Yes, Dr Okafor and her nurse": the value is said again, it still holds
+            fresh = said.values - old.values
+            # A number is a number whether or not the sentence also names a month ("1700 by December").
+            if fresh and ({_kind(v) for v in fresh} | _kinds(fresh, said.dated)) & kinds:
+                found.append((index, old, said.values, ""))
+                if sentence not in kept:
+                    kept.append(sentence)
+                added |= fresh
+                break
+    chosen = _one_old_value(found)
+    return [i for i, *_rest in chosen], kept if chosen else [], added if chosen else set()
+
+
+def _answered(question: str, answer: str, olds: Sequence[Masked], known: Sequence[str]) -> list[int]:
+    """An answer to a question asking what holds now ("Which vet now?" — "Dr Alves at Riverside."): the older facts
+    the pair replaces, read with the question's words and the answer's values (grounding/replies.py)."""
+    asked, said = _masked(question), _masked(answer)
+    merged = Masked(asked.skeleton | said.skeleton, said.values, asked.relations | said.relations, said.dated)
+    found = []
+    for index, old in enumerate(olds):
+        values = _values(answer, merged, old)
+        # The question asks what holds now: it is the change cue ("Still opening at 7?" — "No, 6:30 from March").
+        clause = f"{question} {answer}"
+        if not values or not (
+            _same_topic(clause, merged, values, old, known[index]) or _same_quantity(clause, known[index])
+        ):
+            continue
+        if all(v in fold(known[index]) for v in values - old.values):
+            continue  # the older fact already says the answer
+        found.append((index, old, values, ""))
+    return [i for i, *_rest in _one_old_value(found)]
+
+
+def _replies(
+    message: str,
+    turn: SourceTurn,
+    lang: str,
+    session: Sequence[GroundedFact],
+    olds: Sequence[Masked],
+    known: Sequence[str],
+) -> tuple[list[Revision], frozenset[str]]:
+    """Corrections whose slot the assistant's message names: referring back, or answering a question about now;
+    with the user's sentences they read (the main reading skips them)."""
+    if not message:
+        return [], frozenset()
+    stated = _user_sentences(turn)
+    for at, sentence in enumerate(stated):
+        if replies.REFER_BACK.search(sentence) and not _masked(sentence).values:
+            retired, kept, added = _referred(message, stated[at + 1 :], olds)
+            if retired:
+                revision = _revision(retired, kept, frozenset(added), turn.index, lang, session, known)
+                return [revision], frozenset(kept)
+    asked = replies.question(message)
+    first = stated[0] if stated else ""
+    if not asked or not first or not replies.is_answer(first) or not _masked(first).values:
+        return [], frozenset()
+    # By the slot the question names ("Which vet now?"), else by the value it names ("Still Dr Okafor?").
+    retired = _answered(asked, first, olds, known) or _referred(asked, [first], olds)[0]
+    if not retired:
+        return [], frozenset()
+    covering = _covering(_masked(first).values, turn.index, session)
+    if covering is not None:
+        return [Revision(covering, tuple(retired), is_new=False)], frozenset({first})
+    if len(first.split()) < _MIN_STATEMENT_WORDS:
+        return [], frozenset()  # "Dr Alves." alone is no fact to store: nothing stands in for the older one
+    revision = _revision(retired, [first], _masked(first).values, turn.index, lang, session, known)
+    return [revision], frozenset({first})
+
+
+#: The fewest words an answer needs to be stored as a fact in its own words.
+_MIN_STATEMENT_WORDS = 4
+
+
+def _revision(
+    retired: Sequence[int],
+    kept: Sequence[str],
+    added: frozenset[str],
+    turn: int,
+    lang: str,
+    session: Sequence[GroundedFact],
+    known: Sequence[str],
+) -> Revision:
+    """The revision retiring `retired`: carried by the session fact of the turn stating the new values, else a new
+    fact in the user's words (with the retired fact's date when it says none)."""
+    covering = _covering(added, turn, session) if added else None
+    if covering is not None:
+        return Revision(covering, tuple(retired), is_new=False)
+    if not kept or not added:
+        return Revision(None, tuple(retired), is_new=False)
+    text = _with_kept_date(_text(kept, lang), [known[i] for i in retired])
+    return Revision(_fact(text, (turn,), lang, " ".join(sorted(added))), tuple(retired), True)
+
+
 def revisions(
     turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
 ) -> list[Revision]:
@@ -753,10 +871,19 @@ def revisions(
     out: list[Revision] = []
     taken: set[int] = set()
     said = [t.user for t in turns]
-    for turn in turns:
+    for position, turn in enumerate(turns):
         lang = detect_language(turn.user)
         cued = False
+        # The slot said by the assistant's message the turn replies to (grounding/replies.py).
+        answered, consumed = _replies(replies.context(turns, position), turn, lang, session, olds, known)
+        for revision in answered:
+            untaken = tuple(i for i in revision.retired if i not in taken)
+            if untaken:
+                taken.update(untaken)
+                out.append(replace(revision, retired=untaken))
         for sentence in _user_sentences(turn):
+            if sentence in consumed:
+                continue  # read with the assistant's message above
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
             was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
