@@ -1,12 +1,14 @@
 """Supersession by structure, each rule tested both ways: a role handed over by its verb (grounding/handover.py), a
 from-to move placing older facts anew (grounding/relocation.py), a plan's event named outside its dated clause
-(grounding/event.py), a change naming its slot (grounding/slotchange.py), a value the session says stays, and the
-person (not the firm) doing a role's work."""
+(grounding/event.py), a change naming its slot (grounding/slotchange.py), a value the session says stays, the
+person (not the firm) doing a role's work, the slot said by the assistant's message (grounding/replies.py), and a
+standing instruction flipped (grounding/flips.py)."""
 
 from __future__ import annotations
 
 from memoryd.write.grounding.event import same_event
 from memoryd.write.grounding.extract import extract
+from memoryd.write.grounding.flips import Flip, flips
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.relocation import relocations
@@ -290,3 +292,32 @@ def test_a_confirming_answer_or_a_question_not_about_now_replaces_nothing() -> N
         r
         for _t, r in _exchange(home, ("Morning!", "Where do you live?"), ("In Leeds, near the park.", "Ok."))
     )
+
+
+# --- a standing instruction flipped -------------------------------------------------------------------------------------
+
+
+def test_a_flipped_instruction_retires_the_older_one_and_keeps_its_other_parts() -> None:
+    no_emoji = "Instrução permanente do usuário: responde-me sempre em português, e sem emojis, por favor."
+    (flip,) = flips("A partir de agora podes usar emojis, de vez em quando, não me importo.", [no_emoji])
+    assert flip.index == 0 and "português" in flip.rest and "emoji" not in flip.rest
+    reminders = "Standing instruction from the user: don't send me reminders on weekends."
+    assert flips("Actually do send me reminders on weekends, I keep forgetting.", [reminders]) == [
+        Flip(0, "")
+    ]
+    romaji = "Standing instruction from the user: give me romaji with the kana."
+    assert [f.index for f in flips("Stop giving me romaji, kana only from now on.", [romaji])] == [0]
+    revised = revisions(_turns("A partir de agora podes usar emojis, de vez em quando."), [], [no_emoji])
+    assert [(r.retired, r.keeps_kind) for r in revised] == [((0,), True)]
+
+
+def test_the_same_polarity_another_thing_or_a_statement_flips_nothing() -> None:
+    no_emoji = "Instrução permanente do usuário: responde-me sempre em português, e sem emojis, por favor."
+    assert flips("Sem emojis, continua assim.", [no_emoji]) == []
+    assert flips("Still no emojis, please.", ["Standing instruction from the user: no emojis."]) == []
+    metric = "Standing instruction from the user: keep everything in metric."
+    assert flips("You can use imperial for the bike stuff.", [metric]) == []
+    email = "Standing instruction from the user: write the weekly choir email every Monday."
+    assert flips("I don't have time for the weekly email this week.", [email]) == []
+    # Not an instruction: a fact about the user is no standing instruction to flip.
+    assert flips("You can use emojis now.", ["The user never uses emojis."]) == []

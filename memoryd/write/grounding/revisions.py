@@ -55,6 +55,7 @@ from memoryd.write.grounding import replies
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
+from memoryd.write.grounding.flips import flips
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
@@ -886,6 +887,17 @@ def revisions(
                 continue  # read with the assistant's message above
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
             was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
+            # "Podes usar emojis" after "… sem emojis": a standing instruction flipped (flips.py); what else it
+            # said still holds and is stored again.
+            for flip in flips(sentence, known):
+                if flip.index in taken:
+                    continue
+                taken.add(flip.index)
+                if not flip.rest:
+                    out.append(Revision(None, (flip.index,), is_new=False))
+                    continue
+                rest = replace(_fact(flip.rest, (turn.index,), lang), kind=FactKind.INSTRUCTION)
+                out.append(Revision(rest, (flip.index,), True, keeps_kind=True))
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
             for move in relocations(sentence, known, said):
                 if move.index not in taken:
