@@ -321,3 +321,16 @@ def test_the_same_polarity_another_thing_or_a_statement_flips_nothing() -> None:
     assert flips("I don't have time for the weekly email this week.", [email]) == []
     # Not an instruction: a fact about the user is no standing instruction to flip.
     assert flips("You can use emojis now.", ["The user never uses emojis."]) == []
+
+
+def test_undated_facts_of_one_slot_all_give_way() -> None:
+    known = [
+        "The user's goal: their first marathon.",
+        "The user's goal: under four hours, which is ambitious.",
+    ]
+    retired = {
+        i
+        for r in revisions(_turns("Just finish, ideally. So 4:30 is the target now."), [], known)
+        for i in r.retired
+    }
+    assert retired == {0, 1}

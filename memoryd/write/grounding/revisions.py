@@ -624,11 +624,13 @@ def _one_old_value(
 
     A correction changes one value: "the new book's first roughs are due 2 November" anchors by topic ("due", both
     dated) to a licence renewal due 1 May, an artwork deadline of 15 June and a mooring fee due on the 20th, which
-    share no value: which one it replaces, if any, is unknown, and none is chosen. Older facts that share a value
-    (the old city said in an identity fact and a pinned one) are one slot said twice and all go. A name said gone
-    ("Ray Dunmore has retired") is no topic guess and always retires its facts."""
+    share no value: dated facts name events, and which one it replaces, if any, is unknown, so none is chosen (as
+    event.py's `events_of`). Older facts that share a value (the old city said in an identity fact and a pinned one)
+    are one slot said twice and all go; so do undated facts of one slot ("The user's goal: their first marathon"
+    and "The user's goal: under four hours" both give way to "4:30 is the target now"). A name said gone ("Ray
+    Dunmore has retired") is no topic guess and always retires its facts."""
     by_topic = [f for f in found if not f[3]]
-    if len(by_topic) < 2:
+    if len(by_topic) < 2 or not all(old.dated for _i, old, _v, _g in by_topic):
         return found
     shared = frozenset.intersection(*(old.values for _i, old, _v, _g in by_topic))
     if shared:
