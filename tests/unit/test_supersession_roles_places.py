@@ -11,6 +11,7 @@ from memoryd.write.grounding.extract import extract
 from memoryd.write.grounding.flips import Flip, flips
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.model import SourceTurn
+from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.relocation import relocations
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.slotchange import slot_changes
@@ -334,3 +335,36 @@ def test_undated_facts_of_one_slot_all_give_way() -> None:
         for i in r.retired
     }
     assert retired == {0, 1}
+
+
+# --- a state said to hold no longer ----------------------------------------------------------------------------------------
+
+
+def test_a_state_said_to_hold_no_longer_retires_the_facts_stating_it() -> None:
+    known = [
+        "The user is a second-year trainee solicitor at Pembury Lowe in Birmingham.",
+        "The user is CEO of Loomwise.",
+        "The user works at the library on Saturdays.",
+        "Der Nutzer ist Azubi bei Siemens.",
+    ]
+    assert negated_states("Thanks! So I'm no longer a trainee from November.", known) == [0]
+    assert negated_states("Also I'm not CEO any more, we hired an experienced CEO.", known) == [1]
+    assert negated_states("I don't work at the library any more.", known) == [2]
+    assert negated_states("Ich bin kein Azubi mehr.", known) == [3]
+    retired = {
+        i
+        for r in revisions(_turns("So I'm no longer a trainee from November."), [], known)
+        for i in r.retired
+    }
+    assert retired == {0}
+
+
+def test_a_trait_someone_else_or_an_instruction_is_no_negated_state() -> None:
+    known = [
+        "The user is a morning person.",
+        "The user's brother is a trainee pilot.",
+        "Standing instruction from the user: treat me as a trainee.",
+    ]
+    assert negated_states("I'm not a morning person.", known) == []  # no "any more": a trait said now
+    assert negated_states("She's no longer a trainee.", known) == []
+    assert negated_states("I'm no longer a trainee.", known) == []  # the brother and the instruction stay

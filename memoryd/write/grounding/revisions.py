@@ -59,6 +59,7 @@ from memoryd.write.grounding.flips import flips
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
 from memoryd.write.grounding.slotchange import slot_changes
@@ -900,6 +901,12 @@ def revisions(
                     continue
                 rest = replace(_fact(flip.rest, (turn.index,), lang), kind=FactKind.INSTRUCTION)
                 out.append(Revision(rest, (flip.index,), True, keeps_kind=True))
+            # "I'm no longer a trainee": older facts about the user stating it are retired (negated.py); the
+            # sentence itself, a change said plainly, is read on below.
+            gone = [i for i in negated_states(sentence, known) if i not in taken]
+            if gone:
+                taken.update(gone)
+                out.append(Revision(None, tuple(gone), is_new=False))
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
             for move in relocations(sentence, known, said):
                 if move.index not in taken:

@@ -1,0 +1,68 @@
+"""A state the user says no longer holds: "I'm no longer a trainee from November", "I'm not CEO any more", "je ne
+suis plus bénévole", "ya no soy jefa de cocina", "ich bin kein Azubi mehr", "já não sou treinadora", "I don't work
+at the library any more".
+
+The sentence names the state (`_STATE`: what follows "I'm no longer", "not … any more" and their kin in five
+languages), and an older fact about the user that states it (its content words, stemmed, all in the older fact:
+"a trainee" in "The user is a second-year trainee solicitor at Pembury Lowe") held the old value: it is retired.
+Only facts about the user themself go ("The user is …", "L'utilisateur …", "El usuario …", "Der Nutzer …",
+"O usuário …"); a standing instruction or someone else's fact naming the same word stays.
+
+Not a negated state: "not" without "any more" or "no longer" ("I'm not a morning person" is a trait, said now, not
+a change), someone else ("she's no longer a trainee"), a question or a hypothetical (revisions.py reads only the
+user's statements).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem
+
+_I = re.IGNORECASE
+_THING = r"([^\W\d_][\w'’ -]{1,50}?)"
+_END = r"(?=\s*(?:[,.;:!?]|$|\s+(?:from|since|as of|now|depuis|desde|seit|ab|a partir)\b))"
+#: A state of the user's said to hold no longer.
+_STATE = re.compile(
+    "|".join(
+        (
+            rf"\b(?:i'm|i am|we're|we are)\s+no longer\s+(?:an?\s+|the\s+)?{_THING}{_END}",
+            rf"\b(?:i'm|i am|we're|we are)\s+not\s+(?:an?\s+|the\s+)?{_THING}\s+any ?more\b",
+            rf"\bi\s+(?:no longer|don't|do not)\s+(?:work|teach|live|play|coach|volunteer|drive)\s+"
+            rf"(?:at|in|for|with)?\s*(?:the\s+)?{_THING}(?:\s+any ?more)?{_END}",
+            rf"\bje ne suis plus\s+(?:un\s+|une\s+|le\s+|la\s+)?{_THING}{_END}",
+            rf"\b(?:ya no soy|ya no estoy)\s+(?:un\s+|una\s+|el\s+|la\s+)?{_THING}{_END}",
+            rf"\bno soy\s+(?:un\s+|una\s+)?{_THING}\s+ya\b",
+            rf"\bich bin\s+(?:kein(?:e|en)?|nicht mehr)\s+{_THING}(?:\s+mehr)?{_END}",
+            rf"\b(?:já não sou|não sou mais|deixei de ser)\s+(?:um\s+|uma\s+|o\s+|a\s+)?{_THING}{_END}",
+        )
+    ),
+    _I,
+)
+#: How a fact about the user opens in each language's templates.
+_ABOUT_USER = re.compile(
+    r"^(?:The user|L'utilisateur|El usuario|Der Nutzer|O usuário|O utilizador)\b(?!['’]s)"
+)
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(light_stem(fold(w)) for w in _WORD.findall(text) if fold(w) not in STOP_WORDS)
+
+
+def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
+    """Indices of the older facts about the user stating what the sentence says no longer holds."""
+    out: list[int] = []
+    for match in _STATE.finditer(sentence):
+        thing = next(g for g in match.groups() if g)
+        stems = _stems(thing) - {"mehr", "more"}
+        if not stems:
+            continue
+        for index, text in enumerate(known):
+            if index not in out and _ABOUT_USER.match(text) and stems <= _stems(text):
+                out.append(index)
+    return out
+
+
+__all__ = ["negated_states"]
