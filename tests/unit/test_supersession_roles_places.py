@@ -2,7 +2,8 @@
 from-to move placing older facts anew (grounding/relocation.py), a plan's event named outside its dated clause
 (grounding/event.py), a change naming its slot (grounding/slotchange.py), a value the session says stays, the
 person (not the firm) doing a role's work, the slot said by the assistant's message (grounding/replies.py), and a
-standing instruction flipped (grounding/flips.py)."""
+standing instruction flipped (grounding/flips.py), a state said to hold no longer (grounding/negated.py), and one
+thing replaced inside a mixed older fact (grounding/mixed.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from memoryd.write.grounding.event import same_event
 from memoryd.write.grounding.extract import extract
 from memoryd.write.grounding.flips import Flip, flips
 from memoryd.write.grounding.handover import handovers
+from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.relocation import relocations
@@ -368,3 +370,27 @@ def test_a_trait_someone_else_or_an_instruction_is_no_negated_state() -> None:
     assert negated_states("I'm not a morning person.", known) == []  # no "any more": a trait said now
     assert negated_states("She's no longer a trainee.", known) == []
     assert negated_states("I'm no longer a trainee.", known) == []  # the brother and the instruction stay
+
+
+# --- one thing replaced inside a mixed older fact ------------------------------------------------------------------------
+
+
+def test_a_new_thing_replaces_the_one_thing_of_a_mixed_fact_and_keeps_its_place() -> None:
+    team = "The user's team uses Microsoft Teams, based in Leeds."
+    assert (
+        swapped_thing("The team is moving to Slack next month.", team)
+        == "The user's team uses Slack, based in Leeds."
+    )
+    revised = revisions(_turns("The team is moving to Slack next month."), [], [team])
+    assert [(r.fact.text if r.fact else None, r.retired, r.keeps_kind) for r in revised] == [
+        ("The user's team uses Slack, based in Leeds.", (0,), True)
+    ]
+
+
+def test_a_placed_new_value_two_things_or_no_place_swap_nothing() -> None:
+    team = "The user's team uses Microsoft Teams, based in Leeds."
+    assert swapped_thing("We're moving to an office in York.", team) == ""
+    assert (
+        swapped_thing("The team is moving to Slack.", "The user's team uses Microsoft Teams and Jira.") == ""
+    )
+    assert swapped_thing("The team is moving to Slack.", "The user's team uses Microsoft Teams.") == ""

@@ -58,6 +58,7 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
 from memoryd.write.grounding.flips import flips
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
+from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.relocation import relocations, stays
@@ -967,6 +968,12 @@ def revisions(
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
                 continue
             taken.update(fresh)
+            thing = swapped_thing(sentence, known[fresh[0]]) if len(fresh) == 1 else ""
+            if thing:
+                # "Moving to Slack" after "uses Microsoft Teams, based in Leeds": Leeds still holds (mixed.py).
+                fact = _fact(thing, (turn.index,), lang, " ".join(sorted(added)))
+                out.append(Revision(fact, tuple(fresh), True, keeps_kind=True))
+                continue
             wanted = frozenset(v for v in added if any(v in fold(c) or v in _masked(c).values for c in kept))
             covering = _covering(wanted, turn.index, session) if wanted else None
             if covering is not None:
