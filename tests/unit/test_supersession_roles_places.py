@@ -3,7 +3,8 @@ from-to move placing older facts anew (grounding/relocation.py), a plan's event 
 (grounding/event.py), a change naming its slot (grounding/slotchange.py), a value the session says stays, the
 person (not the firm) doing a role's work, the slot said by the assistant's message (grounding/replies.py), and a
 standing instruction flipped (grounding/flips.py), a state said to hold no longer (grounding/negated.py), and one
-thing replaced inside a mixed older fact (grounding/mixed.py)."""
+thing replaced inside a mixed older fact (grounding/mixed.py), and a seasonal change that is over
+(grounding/seasonal.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.relocation import relocations
 from memoryd.write.grounding.revisions import revisions
+from memoryd.write.grounding.seasonal import seasons_over
 from memoryd.write.grounding.slotchange import slot_changes
 from memoryd.write.grounding.slotfill import relations
 from memoryd.write.store_protocol import ExistingFact
@@ -394,3 +396,33 @@ def test_a_placed_new_value_two_things_or_no_place_swap_nothing() -> None:
         swapped_thing("The team is moving to Slack.", "The user's team uses Microsoft Teams and Jira.") == ""
     )
     assert swapped_thing("The team is moving to Slack.", "The user's team uses Microsoft Teams.") == ""
+
+
+# --- a seasonal change that is over --------------------------------------------------------------------------------------
+
+
+def test_the_earlier_state_back_ends_a_seasonal_change() -> None:
+    summer = "Summer change too: from June (2026-06) to September (2026-09) we'll open seven days a week, Mondays included."
+    known = [summer, "The user swims on Mondays."]
+    assert seasons_over("We're back to being closed on Mondays for the winter, from 2 November.", known) == [
+        0
+    ]
+    assert seasons_over(
+        "Volvemos a cerrar los lunes en invierno.", ["De junio a septiembre abrimos los lunes."]
+    ) == [0]
+    retired = {
+        i
+        for r in revisions(_turns("We're back to being closed on Mondays for the winter."), [], known)
+        for i in r.retired
+    }
+    assert retired == {0}
+
+
+def test_no_return_cue_nothing_shared_or_no_period_ends_nothing() -> None:
+    summer = "From June to September we open seven days a week, Mondays included."
+    assert seasons_over("We're also closed on Mondays in January.", [summer]) == []
+    assert seasons_over("We're back to normal hours.", [summer]) == []
+    assert (
+        seasons_over("We're back to closing on Mondays.", ["We open seven days a week, Mondays included."])
+        == []
+    )

@@ -62,6 +62,7 @@ from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.relocation import relocations, stays
+from memoryd.write.grounding.seasonal import seasons_over
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
 from memoryd.write.grounding.slotchange import slot_changes
 from memoryd.write.grounding.substitution import swaps
@@ -902,6 +903,11 @@ def revisions(
                     continue
                 rest = replace(_fact(flip.rest, (turn.index,), lang), kind=FactKind.INSTRUCTION)
                 out.append(Revision(rest, (flip.index,), True, keeps_kind=True))
+            # "Back to being closed on Mondays for the winter": a seasonal change is over (seasonal.py).
+            gone = [i for i in seasons_over(sentence, known) if i not in taken]
+            if gone:
+                taken.update(gone)
+                out.append(Revision(None, tuple(gone), is_new=False))
             # "I'm no longer a trainee": older facts about the user stating it are retired (negated.py); the
             # sentence itself, a change said plainly, is read on below.
             gone = [i for i in negated_states(sentence, known) if i not in taken]
