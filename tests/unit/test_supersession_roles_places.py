@@ -426,3 +426,17 @@ def test_no_return_cue_nothing_shared_or_no_period_ends_nothing() -> None:
         seasons_over("We're back to closing on Mondays.", ["We open seven days a week, Mondays included."])
         == []
     )
+
+
+def test_a_thing_the_user_left_retires_the_facts_about_it_and_the_leaving_is_stored() -> None:
+    job = "The user also went down to three days a week at the call centre, Monday to Wednesday."
+    (revision,) = revisions(_turns("I've also quit the call centre completely."), [], [job])
+    assert (
+        revision.retired == (0,)
+        and revision.fact is not None
+        and "quit the call centre" in revision.fact.text
+    )
+    assert negated_states(
+        "Autre chose : j'ai quitté Kerhervé.", ["L'utilisateur est menuisier chez Kerhervé."]
+    ) == [0]
+    assert negated_states("I left my keys at the club.", ["The user trains at the club."]) == []

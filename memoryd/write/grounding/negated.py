@@ -1,6 +1,7 @@
 """A state the user says no longer holds: "I'm no longer a trainee from November", "I'm not CEO any more", "je ne
 suis plus bénévole", "ya no soy jefa de cocina", "ich bin kein Azubi mehr", "já não sou treinadora", "I don't work
-at the library any more".
+at the library any more"; or left: "I've also quit the call centre completely", "j'ai quitté Kerhervé", "he dejado
+el coro", "ich habe den Verein verlassen", "saí da cozinha de casa".
 
 The sentence names the state (`_STATE`: what follows "I'm no longer", "not … any more" and their kin in five
 languages), and an older fact about the user that states it (its content words, stemmed, all in the older fact:
@@ -36,6 +37,16 @@ _STATE = re.compile(
             rf"\bno soy\s+(?:un\s+|una\s+)?{_THING}\s+ya\b",
             rf"\bich bin\s+(?:kein(?:e|en)?|nicht mehr)\s+{_THING}(?:\s+mehr)?{_END}",
             rf"\b(?:já não sou|não sou mais|deixei de ser)\s+(?:um\s+|uma\s+|o\s+|a\s+)?{_THING}{_END}",
+            # Left or given up: "I've also quit the call centre completely", "j'ai quitté Kerhervé".
+            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up)\s+"
+            rf"(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
+            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:quitté|arrêté|lâché)\s+(?:le\s+|la\s+|l'|mon\s+|ma\s+)?"
+            rf"{_THING}{_END}",
+            rf"\b(?:he|hemos)\s+(?:dejado|abandonado)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
+            rf"\b(?:dejé|dejamos)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
+            rf"\bich habe\s+(?:den\s+|die\s+|das\s+|meinen\s+|meine\s+)?{_THING}\s+(?:verlassen|gekündigt|aufgegeben)\b",
+            rf"\b(?:saí|saímos)\s+(?:d[aoe]s?\s+)?{_THING}{_END}",
+            rf"\b(?:deixei|deixámos|deixamos)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
         )
     ),
     _I,
@@ -45,6 +56,14 @@ _ABOUT_USER = re.compile(
     r"^(?:The user|L'utilisateur|El usuario|Der Nutzer|O usuário|O utilizador)\b(?!['’]s)"
 )
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+#: Words of manner, not of the thing ("quit the call centre completely").
+_MANNER = re.compile(
+    r"\b(?:completely|entirely|for good|altogether|at last|too|as well|complètement|définitivement|aussi|"
+    r"del todo|definitivamente|también|komplett|endgültig|auch|completamente|de vez|também)\b",
+    _I,
+)
+#: The most content words a thing left may have (a longer phrase says more than what was left).
+_MOST_WORDS = 4
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -56,8 +75,8 @@ def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
     out: list[int] = []
     for match in _STATE.finditer(sentence):
         thing = next(g for g in match.groups() if g)
-        stems = _stems(thing) - {"mehr", "more"}
-        if not stems:
+        stems = _stems(_MANNER.sub(" ", thing)) - {"mehr", "more"}
+        if not stems or len(stems) > _MOST_WORDS:
             continue
         for index, text in enumerate(known):
             if index not in out and _ABOUT_USER.match(text) and stems <= _stems(text):

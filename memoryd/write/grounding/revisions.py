@@ -913,7 +913,14 @@ def revisions(
             gone = [i for i in negated_states(sentence, known) if i not in taken]
             if gone:
                 taken.update(gone)
-                out.append(Revision(None, tuple(gone), is_new=False))
+                if _masked(sentence).values:
+                    out.append(Revision(None, tuple(gone), is_new=False))
+                else:
+                    # "I've also quit the call centre completely" names no value a later reading would store: the
+                    # sentence is the new state.
+                    out.append(
+                        Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
+                    )
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
             for move in relocations(sentence, known, said):
                 if move.index not in taken:
