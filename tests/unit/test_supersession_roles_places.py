@@ -440,3 +440,14 @@ def test_a_thing_the_user_left_retires_the_facts_about_it_and_the_leaving_is_sto
         "Autre chose : j'ai quitté Kerhervé.", ["L'utilisateur est menuisier chez Kerhervé."]
     ) == [0]
     assert negated_states("I left my keys at the club.", ["The user trains at the club."]) == []
+
+
+def test_off_a_treatment_ends_it_but_a_trip_or_a_day_off_does_not() -> None:
+    known = [
+        "The user is on haemodialysis three times a week.",
+        "The user lives in Paris.",
+        "The user works at Acme.",
+    ]
+    assert negated_states("The kidney is working. I'm off dialysis.", known) == [0]
+    assert negated_states("I'm off to Paris next week.", known) == []
+    assert negated_states("I'm off work today.", known) == []

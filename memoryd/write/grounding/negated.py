@@ -37,6 +37,8 @@ _STATE = re.compile(
             rf"\bno soy\s+(?:un\s+|una\s+)?{_THING}\s+ya\b",
             rf"\bich bin\s+(?:kein(?:e|en)?|nicht mehr)\s+{_THING}(?:\s+mehr)?{_END}",
             rf"\b(?:já não sou|não sou mais|deixei de ser)\s+(?:um\s+|uma\s+|o\s+|a\s+)?{_THING}{_END}",
+            # Off a treatment or a regime: "I'm off dialysis" (not "I'm off to Paris", a trip).
+            rf"\b(?:i'm|i am)\s+(?:now\s+|finally\s+)?off\s+(?!to\b|for\b|sick\b|work\b)(?:the\s+|my\s+)?{_THING}{_END}",
             # Left or given up: "I've also quit the call centre completely", "j'ai quitté Kerhervé".
             rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up)\s+"
             rf"(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
@@ -70,6 +72,15 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(light_stem(fold(w)) for w in _WORD.findall(text) if fold(w) not in STOP_WORDS)
 
 
+def _held(stem: str, held: frozenset[str]) -> bool:
+    """A stem the older fact says, or the head of one of its compounds ("dialysis" of "haemodialysis")."""
+    return stem in held or (len(stem) >= _HEAD_CHARS and any(w.endswith(stem) for w in held))
+
+
+#: The shortest stem read as the head of a compound.
+_HEAD_CHARS = 5
+
+
 def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
     """Indices of the older facts about the user stating what the sentence says no longer holds."""
     out: list[int] = []
@@ -79,7 +90,8 @@ def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
         if not stems or len(stems) > _MOST_WORDS:
             continue
         for index, text in enumerate(known):
-            if index not in out and _ABOUT_USER.match(text) and stems <= _stems(text):
+            held = _stems(text)
+            if index not in out and _ABOUT_USER.match(text) and all(_held(stem, held) for stem in stems):
                 out.append(index)
     return out
 
