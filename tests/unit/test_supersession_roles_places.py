@@ -451,3 +451,8 @@ def test_off_a_treatment_ends_it_but_a_trip_or_a_day_off_does_not() -> None:
     assert negated_states("The kidney is working. I'm off dialysis.", known) == [0]
     assert negated_states("I'm off to Paris next week.", known) == []
     assert negated_states("I'm off work today.", known) == []
+
+
+def test_a_day_or_a_month_is_no_thing_to_swap() -> None:
+    old = "The user will put potatoes in around Good Friday, 3 April. (2026-04-03)"
+    assert swapped_thing("Potatoes are going in this Saturday, 11 April, instead.", old) == ""

@@ -8,7 +8,7 @@ correction names one new value that stands in no place position itself ("moving 
 and the older fact holds exactly one name that is not a place and at least one that is, that one name is swapped
 and the rest of the older fact is kept ("The user's team uses Slack, based in Leeds.").
 
-Nothing is swapped when the new value is itself placed ("we're moving to an office in York"), when the older fact
+Days and months are dates, never things here. Nothing is swapped when the new value is itself placed ("we're moving to an office in York"), when the older fact
 holds two things or none (which one changed is unknown), or when it holds no place (then it is about that one
 thing, and the whole fact is replaced, as before).
 """
@@ -17,7 +17,11 @@ from __future__ import annotations
 
 import re
 
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.text import fold
+
 _I = re.IGNORECASE
+_CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 #: A capitalised name (with its capitalised neighbours and "&": "Microsoft Teams", "Ledge & Ladder").
 _NAME = re.compile(r"(?<![\w'’-])(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*(?:\s+(?:&\s+)?(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]*)*")
 #: A preposition placing what follows.
@@ -63,6 +67,8 @@ def _names(text: str) -> list[tuple[str, bool]]:
         words = [w for w in name.split() if w not in _NOT_NAMES and w != "&"]
         if not words or (match.start() == 0 and len(name.split()) == 1):
             continue
+        if any(fold(w) in _CALENDAR or fold(w).removesuffix("s") in _CALENDAR for w in words):
+            continue  # a day or a month is a date, which the date readers compare, not a thing
         if name.split()[0] in _NOT_NAMES:
             start = match.start() + text[match.start() :].find(words[0])
             name = text[start : match.end()]
