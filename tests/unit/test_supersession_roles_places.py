@@ -456,3 +456,12 @@ def test_off_a_treatment_ends_it_but_a_trip_or_a_day_off_does_not() -> None:
 def test_a_day_or_a_month_is_no_thing_to_swap() -> None:
     old = "The user will put potatoes in around Good Friday, 3 April. (2026-04-03)"
     assert swapped_thing("Potatoes are going in this Saturday, 11 April, instead.", old) == ""
+
+
+def test_a_flip_cuts_only_the_part_about_the_flipped_thing() -> None:
+    vocab = (
+        "Standing instruction from the user: When you give me vocab, always include the kana and the romaji, and the "
+        "kanji only if it's on the N4 list."
+    )
+    (flip,) = flips("Stop giving me romaji, kana only from now on.", [vocab])
+    assert "romaji" not in flip.rest and "kana" in flip.rest and "kanji" in flip.rest

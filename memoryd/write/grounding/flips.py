@@ -85,6 +85,8 @@ _FORBIDS = re.compile(
     _I,
 )
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+#: Where a clause ends: a negation reaches no further.
+_CLAUSE = re.compile(r"[,;:.!?—–]")
 #: Where an instruction's parts meet.
 _PARTS = re.compile(r"\s*(?:[;]|,\s*(?:and|e|y|et|und)?)\s+|\s+(?:and|e|y|et|und)\s+(?=\w+\s)", _I)
 #: Words an instruction says about how, never what it is about.
@@ -163,15 +165,17 @@ _PREFIXES = tuple(
 
 
 def _polarity(text: str) -> dict[str, bool]:
-    """Each content stem of a text → whether a negation stands within `NEAR` words before it."""
-    words = [fold(w) for w in _WORD.findall(text)]
+    """Each content stem of a text → whether a negation stands within `NEAR` words before it, in its clause (a
+    comma ends a negation's reach: "stop giving me romaji, kana only" negates romaji, not kana)."""
     out: dict[str, bool] = {}
-    for at, word in enumerate(words):
-        stem = light_stem(word)
-        if word in STOP_WORDS or word in _NEGATION or stem in _FRAME or len(word) < 4:
-            continue
-        negated = any(w in _NEGATION or w.endswith("n't") for w in words[max(0, at - NEAR) : at])
-        out[stem] = out.get(stem, False) or negated
+    for clause in _CLAUSE.split(text):
+        words = [fold(w) for w in _WORD.findall(clause)]
+        for at, word in enumerate(words):
+            stem = light_stem(word)
+            if word in STOP_WORDS or word in _NEGATION or stem in _FRAME or len(word) < 4:
+                continue
+            negated = any(w in _NEGATION or w.endswith("n't") for w in words[max(0, at - NEAR) : at])
+            out[stem] = out.get(stem, False) or negated
     return out
 
 
