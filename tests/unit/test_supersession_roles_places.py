@@ -465,3 +465,10 @@ def test_a_flip_cuts_only_the_part_about_the_flipped_thing() -> None:
     )
     (flip,) = flips("Stop giving me romaji, kana only from now on.", [vocab])
     assert "romaji" not in flip.rest and "kana" in flip.rest and "kanji" in flip.rest
+
+
+def test_a_thing_sold_retires_the_users_answer_about_it_but_not_a_relations_fact() -> None:
+    scope = "The user's answer about observe: A 200mm Dobsonian, a Skywatcher, I've had it three years."
+    assert negated_states("Also I've sold the Dobsonian.", [scope]) == [0]
+    assert negated_states("I've sold the Dobsonian.", ["The user's brother owns a Dobsonian."]) == []
+    assert negated_states("I've sold the Dobsonian.", ["Frère de l'utilisateur : Dobsonian."]) == []

@@ -6,8 +6,9 @@ el coro", "ich habe den Verein verlassen", "saí da cozinha de casa".
 The sentence names the state (`_STATE`: what follows "I'm no longer", "not … any more" and their kin in five
 languages), and an older fact about the user that states it (its content words, stemmed, all in the older fact:
 "a trainee" in "The user is a second-year trainee solicitor at Pembury Lowe") held the old value: it is retired.
-Only facts about the user themself go ("The user is …", "L'utilisateur …", "El usuario …", "Der Nutzer …",
-"O usuário …"); a standing instruction or someone else's fact naming the same word stays.
+Only facts of the user's own go ("The user is …", "The user's answer about …", "Plan: …"); a standing instruction
+or a fact about someone in the user's life ("The user's brother is a trainee pilot", "Frère de l'utilisateur : …")
+naming the same word stays.
 
 Not a negated state: "not" without "any more" or "no longer" ("I'm not a morning person" is a trait, said now, not
 a change), someone else ("she's no longer a trainee"), a question or a hypothetical (revisions.py reads only the
@@ -19,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memoryd.write.grounding.lexicon import RELATIONS
+from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import STOP_WORDS, fold, light_stem
 
 _I = re.IGNORECASE
@@ -40,7 +43,7 @@ _STATE = re.compile(
             # Off a treatment or a regime: "I'm off dialysis" (not "I'm off to Paris", a trip).
             rf"\b(?:i'm|i am)\s+(?:now\s+|finally\s+)?off\s+(?!to\b|for\b|sick\b|work\b)(?:the\s+|my\s+)?{_THING}{_END}",
             # Left or given up: "I've also quit the call centre completely", "j'ai quitté Kerhervé".
-            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up)\s+"
+            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up|sold)\s+"
             rf"(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
             rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:quitté|arrêté|lâché)\s+(?:le\s+|la\s+|l'|mon\s+|ma\s+)?"
             rf"{_THING}{_END}",
@@ -53,10 +56,30 @@ _STATE = re.compile(
     ),
     _I,
 )
-#: How a fact about the user opens in each language's templates.
-_ABOUT_USER = re.compile(
-    r"^(?:The user|L'utilisateur|El usuario|Der Nutzer|O usuário|O utilizador)\b(?!['’]s)"
+#: A fact about someone in the user's life ("The user's brother is …", "Frère de l'utilisateur : …"): its
+#: relation noun opens it.
+_RELATION_FACT = re.compile(
+    r"^(?:The user['’]s (?P<en>[\w-]+)|(?P<other>[\w-]+) (?:de l'utilisateur|del usuario|des Nutzers|do usuário|"
+    r"do utilizador))\b",
+    re.IGNORECASE,
 )
+#: How a standing instruction opens (it is the user's wish about answers, not a state of theirs).
+_INSTRUCTION = tuple(
+    render("instruction", lang, "\x00").split("\x00")[0] for lang in ("en", "fr", "es", "de", "pt")
+)
+
+
+def _about_user(text: str) -> bool:
+    """Whether an older fact states something of the user's own: not a relation's fact, not an instruction."""
+    if text.startswith(_INSTRUCTION):
+        return False
+    relation = _RELATION_FACT.match(text)
+    if relation is None:
+        return True
+    noun = (relation.group("en") or relation.group("other") or "").lower()
+    return not any(form in RELATIONS for form in (noun, fold(noun), noun.removesuffix("s")))
+
+
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 #: Words of manner, not of the thing ("quit the call centre completely").
 _MANNER = re.compile(
@@ -91,7 +114,7 @@ def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
             continue
         for index, text in enumerate(known):
             held = _stems(text)
-            if index not in out and _ABOUT_USER.match(text) and all(_held(stem, held) for stem in stems):
+            if index not in out and _about_user(text) and all(_held(stem, held) for stem in stems):
                 out.append(index)
     return out
 
