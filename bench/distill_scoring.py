@@ -271,6 +271,8 @@ class AgentScore:
     supersession: dict[tuple[str, str], tuple[bool, bool]]
     #: why → (violated must_not entries, must_not entries)
     must_not: dict[str, tuple[int, int]]
+    #: The pairs whose replacement a later pair replaced in turn (A → B with B → C): scored by the chain rule.
+    chained: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def precision_pool(self) -> list[ItemVerdict]:
@@ -375,7 +377,8 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
             any(matches(m.match, v.item.text, secret=why == "secret") for v in verdicts) for m in entries
         )
         violated[why] = (hit, len(entries))
-    return AgentScore(agent_id, verdicts, recall, supersession, violated)
+    chained = frozenset(pair for pair in supersession if pair[1] in stale_ids)
+    return AgentScore(agent_id, verdicts, recall, supersession, violated, chained)
 
 
 @dataclass(frozen=True)
@@ -395,6 +398,8 @@ class Totals:
     copied: int
     looping: int
     items: int
+    #: Pairs right as they were scored before the chain rule (a chained pair never counted): for comparison.
+    stale_ok_before_chain_rule: int = 0
 
     @property
     def precision_strict(self) -> float | None:
@@ -450,6 +455,11 @@ def totals(scores: Sequence[AgentScore]) -> Totals:
         copied=sum(bool(v.scaffolding) or v.copied_summary for v in every),
         looping=sum(v.looping for v in every),
         items=len(every),
+        stale_ok_before_chain_rule=sum(
+            (not still) and replaced and pair not in s.chained
+            for s in scores
+            for pair, (still, replaced) in s.supersession.items()
+        ),
     )
 
 

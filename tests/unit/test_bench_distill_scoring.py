@@ -302,3 +302,30 @@ def test_a_replacement_replaced_in_turn_counts_when_it_was_stored() -> None:
         False,
         False,
     )
+
+
+def test_the_figure_before_the_chain_rule_is_kept_for_comparison() -> None:
+    first = _session(must_not=[], allowed=[])
+    second = _session(
+        id="u-2",
+        date="2026-02-01",
+        facts=[{"id": "u-2-city", "about": "identity", "match": [["portland"]]}],
+        supersedes=[{"stale_fact": "u-1-city", "by": "u-2-city"}],
+        must_not=[],
+        allowed=[],
+    )
+    third = _session(
+        id="u-3",
+        date="2026-03-01",
+        facts=[{"id": "u-3-city", "about": "identity", "match": [["denver"]]}],
+        supersedes=[{"stale_fact": "u-2-city", "by": "u-3-city"}],
+        must_not=[],
+        allowed=[],
+    )
+    chain = [
+        _item(ds.PINNED, "Lives in Seattle", active=False),
+        _item(ds.PINNED, "Lives in Portland", row="2", active=False),
+        _item(ds.PINNED, "Lives in Denver", row="3"),
+    ]
+    totals = ds.totals([ds.score_agent("u", [first, second, third], chain)])
+    assert (totals.stale_ok, totals.stale_ok_before_chain_rule, totals.stale) == (2, 1, 2)
