@@ -8,6 +8,7 @@ thing replaced inside a mixed older fact (grounding/mixed.py), and a seasonal ch
 
 from __future__ import annotations
 
+from memoryd.write.grounding.antonyms import excluded
 from memoryd.write.grounding.event import same_event
 from memoryd.write.grounding.extract import extract
 from memoryd.write.grounding.flips import Flip, flips
@@ -472,3 +473,24 @@ def test_a_thing_sold_retires_the_users_answer_about_it_but_not_a_relations_fact
     assert negated_states("Also I've sold the Dobsonian.", [scope]) == [0]
     assert negated_states("I've sold the Dobsonian.", ["The user's brother owns a Dobsonian."]) == []
     assert negated_states("I've sold the Dobsonian.", ["Frère de l'utilisateur : Dobsonian."]) == []
+
+
+# --- one value of a closed slot excludes the other ---------------------------------------------------------------------
+
+
+def test_full_time_now_retires_part_time() -> None:
+    known = [
+        "The user teaches music part-time at Queen Elizabeth High.",
+        "The user teaches music at the Abbey.",
+    ]
+    said = "And I've been made head of music at the school, full-time now, so I need less admin."
+    assert excluded(said, known) == [0]
+    (revision,) = revisions(_turns(said), [], known)
+    assert revision.retired == (0,) and revision.fact is not None and "head of music" in revision.fact.text
+
+
+def test_someone_elses_time_or_the_same_value_retires_nothing() -> None:
+    known = ["The user teaches music part-time at Queen Elizabeth High.", "The user's wife works full-time."]
+    assert excluded("My wife is part-time now.", known) == []  # not the user's
+    assert excluded("I'm still part-time, it suits me now.", known) == []  # the same value
+    assert excluded("I'm full-time now.", known) == [0]  # the wife's fact stays

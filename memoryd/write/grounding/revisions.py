@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from memoryd.write.grounding import replies
+from memoryd.write.grounding.antonyms import excluded
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
@@ -934,6 +935,23 @@ def revisions(
             ):
                 if was_cued:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
+                continue
+            # "Full-time now" after "teaches music part-time": one value of a closed slot excludes the other
+            # (antonyms.py); the sentence is the new state unless a later reading stores it.
+            gone = [i for i in excluded(sentence, known) if i not in taken]
+            if gone:
+                taken.update(gone)
+                covering = (
+                    _covering(_masked(sentence).values, turn.index, session)
+                    if _masked(sentence).values
+                    else None
+                )
+                if covering is not None:
+                    out.append(Revision(covering, tuple(gone), is_new=False))
+                else:
+                    out.append(
+                        Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
+                    )
                 continue
             clauses = _clauses(sentence)
             retired, kept, added = _anchored(clauses, olds, known)
