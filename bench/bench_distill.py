@@ -527,6 +527,12 @@ def results(run: ModelRun) -> list[BenchResult]:
             "counted",
         ),
         BenchResult(ISSUE, f"{tag} items copied from the prompt", f"{t.copied}/{t.items}", "0"),
+        BenchResult(
+            ISSUE,
+            f"{tag} items copied from the prompt, any shared run (the rule before 2026-12-07)",
+            f"{t.copied_any_run}/{t.items}",
+            "reference",
+        ),
         BenchResult(ISSUE, f"{tag} looping items", f"{t.looping}/{t.items}", "0"),
         BenchResult(
             ISSUE,
@@ -579,8 +585,10 @@ def detail(run: ModelRun, t: ds.Totals) -> str:
         "identity fact / narrative (unless that item also states the replacement or is labelled true by the correcting "
         "or a later session, e.g. 'Dana left'), and the replacement yielded |",
         f"| items dropped as ungrounded | {'n/a' if run.dropped is None else run.dropped} | {run.dropped_source} |",
-        f"| copied from the prompt | {t.copied} of {t.items} items | a prompt header, or an 8-word run of an earlier "
-        "episode summary of the same user |",
+        f"| copied from the prompt | {t.copied} of {t.items} items (any shared run: {t.copied_any_run}) | a prompt "
+        "header, or an 8-word run of an earlier episode summary of the same user that the item's own session does not "
+        "account for (the user saying it again: its words, beside the memory's frame words, are in that session's "
+        "user turns) |",
         f"| looping | {t.looping} of {t.items} items | a word 4-gram repeated within the item |",
         f"| Ingest wall time p50 / p95 | {_seconds(wall, 0.5)} / {_seconds(wall, 0.95)} | per session, client side |",
         f"| model call p50 / p95 (processing_log) | {_seconds(logged, 0.5)} / {_seconds(logged, 0.95)} | "
@@ -632,6 +640,7 @@ def write_dump(run: ModelRun, sessions: Sequence[ds.Session]) -> Path:
                         "must_not": v.must_not,
                         "scaffolding": v.scaffolding,
                         "copied_summary": v.copied_summary,
+                        "copied_any_run": v.copied_any_run,
                         "looping": v.looping,
                         "checked": v.checked,
                     }

@@ -214,12 +214,54 @@ def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
     return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 
-def copied_span(text: str, earlier_summaries: Iterable[str], span: int = COPY_SPAN_WORDS) -> bool:
-    """Whether the text repeats a `span`-word run of an earlier episode summary."""
+def copied_span(
+    text: str,
+    earlier_summaries: Iterable[str],
+    span: int = COPY_SPAN_WORDS,
+    own_turns: Sequence[str] | None = None,
+) -> bool:
+    """Whether the text repeats a `span`-word run of an earlier episode summary that the item's own session does
+    not account for.
+
+    `own_turns`: the user's turns of the item's own session (None: the rule before 2026-12-07, any shared run
+    counts). A shared run is the user saying it again, not a copy, when every word of it that is neither short
+    (three letters or fewer: articles, pronouns, auxiliaries) nor one of the memory's frame words (FRAME_WORDS: "the
+    user", "Décision de l'utilisateur :") occurs in those turns, in any inflection (a common start of all but its
+    last two letters: "runs" / "run", "décidé" / "décidée"). See bench/distill_set/README.md."""
     mine = set(ngrams(words(text), span))
     if not mine:
         return False
-    return any(mine.intersection(ngrams(words(summary), span)) for summary in earlier_summaries)
+    said = None if own_turns is None else {w for turn in own_turns for w in words(turn)}
+    for summary in earlier_summaries:
+        for run in mine.intersection(ngrams(words(summary), span)):
+            if said is None or not said_again(run, said):
+                return True
+    return False
+
+
+#: Words the memory's own fact and summary frames add about the user, in the five languages (folded): "The user …",
+#: "Décision de l'utilisateur : …", "Standing instruction from the user: …". A run made of these and of the user's
+#: own words of the session is the memory restating what the user said again, not text copied from the prompt.
+_FRAME = (
+    "user users utilisateur utilisateurs utilisatrice usuario usuaria usuarios nutzer nutzers nutzerin "
+    "utilizador utilizadora decision decisao entscheidung decided instruction consigne instruccion anweisung "
+    "instrucao permanente standing standige prevu planejado geplant plan reminded rappel demande recordatorio "
+    "pedido erinnerung lembrete goal objectif objetivo ziel tarea aufgabe tarefa faire needs asked wants"
+)
+FRAME_WORDS = frozenset(_FRAME.split())
+#: Words this short are function words in the five languages ("the", "de", "j", "ai", "que", "ist").
+_SHORT_WORD = 3
+
+
+def said_again(run: Sequence[str], said: set[str]) -> bool:
+    """Whether every word of a run that is not short and not a frame word occurs in `said`, in any inflection."""
+    for word in run:
+        if len(word) <= _SHORT_WORD or word in FRAME_WORDS or word in said:
+            continue
+        stem = word[: max(_SHORT_WORD, len(word) - 2)]
+        if not any(other.startswith(stem) and abs(len(other) - len(word)) <= 2 for other in said):
+            return False
+    return True
 
 
 def is_looping(text: str, n: int = LOOP_NGRAM_WORDS) -> bool:
@@ -243,6 +285,8 @@ class ItemVerdict:
     must_not: list[str] = field(default_factory=list)
     scaffolding: str | None = None
     copied_summary: bool = False
+    #: The rule before 2026-12-07: any shared 8-word run, even one the user said again in the item's own session.
+    copied_any_run: bool = False
     looping: bool = False
     #: Matches no label, but the transcript check (bench/distill_truth.py) finds it is what the user said: the
     #: user's own name as they introduced themselves, or someone named with "my <relation>".
@@ -309,6 +353,11 @@ def _current_labels(
     return labels + [groups for s in later for groups in s.allowed]
 
 
+def _own_user_turns(item: StoredItem, sessions: Sequence[Session]) -> list[str]:
+    """The user's turns of the item's own session; none when the session is not known (every shared run counts)."""
+    return [user for s in sessions if s.id == item.conversation_id for user, _ in s.turns]
+
+
 def _user_turns(item: StoredItem, sessions: Sequence[Session]) -> list[str]:
     """The user's turns of the session an item came from (of all the agent's sessions when it is not known)."""
     own = [s for s in sessions if s.id == item.conversation_id]
@@ -340,7 +389,9 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
         verdict.allowed = sum(matches(groups, item.text) for groups in allowed)
         verdict.must_not = [m.why for m in must_not if matches(m.match, item.text, secret=m.why == "secret")]
         verdict.scaffolding = copied_scaffolding(item.text)
-        verdict.copied_summary = copied_span(item.text, _earlier_summaries(item, mine))
+        earlier = _earlier_summaries(item, mine)
+        verdict.copied_summary = copied_span(item.text, earlier, own_turns=_own_user_turns(item, sessions))
+        verdict.copied_any_run = copied_span(item.text, earlier)
         verdict.looping = is_looping(item.text)
         if not verdict.labelled_true and not verdict.must_not and item.kind in PRECISION_KINDS:
             verdict.checked = true_to_transcript(item.text, _user_turns(item, sessions))
@@ -400,6 +451,8 @@ class Totals:
     items: int
     #: Pairs right as they were scored before the chain rule (a chained pair never counted): for comparison.
     stale_ok_before_chain_rule: int = 0
+    #: Copied by the rule before 2026-12-07 (any shared run), reported beside `copied`.
+    copied_any_run: int = 0
 
     @property
     def precision_strict(self) -> float | None:
@@ -460,6 +513,7 @@ def totals(scores: Sequence[AgentScore]) -> Totals:
             for s in scores
             for pair, (still, replaced) in s.supersession.items()
         ),
+        copied_any_run=sum(bool(v.scaffolding) or v.copied_any_run for v in every),
     )
 
 

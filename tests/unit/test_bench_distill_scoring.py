@@ -329,3 +329,63 @@ def test_the_figure_before_the_chain_rule_is_kept_for_comparison() -> None:
     ]
     totals = ds.totals([ds.score_agent("u", [first, second, third], chain)])
     assert (totals.stale_ok, totals.stale_ok_before_chain_rule, totals.stale) == (2, 1, 2)
+
+
+def test_a_run_the_user_says_again_in_the_items_own_session_is_not_copied() -> None:
+    """distill32: "copied" means text from the prompt (an earlier episode), not the user re-saying a fact; the frame
+    words of the memory ("Décision de l'utilisateur :") and short function words are not the user's to say."""
+    earlier = ["Décision de l'utilisateur : J'ai décidé de passer le domaine en bio avec Ecocert."]
+    restated = (
+        "Décision de l'utilisateur : j'ai décidé de vendre une partie en vrac au négociant cette année."
+    )
+    own = ["Et j'ai décidé de vendre une partie en vrac au négociant cette année, pour compenser le gel."]
+    assert ds.copied_span(restated, earlier)  # the rule before: any shared 8-word run
+    assert not ds.copied_span(restated, earlier, own_turns=own)
+    # A sentence of an earlier episode the user did not say in this session is still copied, in any inflection.
+    first = ["The user is Hamish, the user runs a wee gin distillery in Dunoon, just him."]
+    later = "The user runs a wee gin distillery in Inveraray."
+    assert ds.copied_span(later, first, own_turns=["We're opening a tasting room in Inveraray, not Dunoon."])
+    assert not ds.copied_span(later, first, own_turns=["As you know I run a wee gin distillery in Dunoon."])
+    assert ds.copied_span(later, first, own_turns=[])  # no session known: every shared run counts
+
+
+def test_the_copy_verdict_reads_the_items_own_session_and_keeps_the_old_count() -> None:
+    first = _session(id="u-1", date="2026-01-01", turns=[{"user": "We chose PostgreSQL.", "assistant": "ok"}])
+    second = _session(
+        id="u-2",
+        date="2026-02-01",
+        turns=[
+            {
+                "user": "Reminder: we chose PostgreSQL over MongoDB for the new tracking service.",
+                "assistant": "ok",
+            }
+        ],
+        facts=[],
+    )
+    summary = "The user chose PostgreSQL over MongoDB for the new tracking service today"
+    items = [
+        ds.StoredItem(ds.SUMMARY, "1", "u", summary, True, 1000, "u-1"),
+        ds.StoredItem(
+            ds.PINNED,
+            "2",
+            "u",
+            "We chose PostgreSQL over MongoDB for the new tracking service.",
+            True,
+            2000,
+            "u-2",
+        ),
+        ds.StoredItem(
+            ds.PINNED,
+            "3",
+            "u",
+            "The user chose PostgreSQL over MongoDB for the new tracking service.",
+            True,
+            2000,
+            "u-9",
+        ),
+    ]
+    verdicts = {v.item.row_id: v for v in ds.score_agent("u", [first, second], items).verdicts}
+    assert not verdicts["2"].copied_summary and verdicts["2"].copied_any_run
+    assert verdicts["3"].copied_summary  # its session is unknown: nothing accounts for the run
+    t = ds.totals([ds.score_agent("u", [first, second], items)])
+    assert (t.copied, t.copied_any_run) == (1, 2)

@@ -13,6 +13,7 @@ import re
 
 from memoryd.write.grounding.lexicon import (
     ABOUT_ASSISTANT,
+    ASSISTANT_SAID,
     CHIT_CHAT,
     FIRST_PERSON,
     HYPOTHETICAL,
@@ -165,10 +166,45 @@ def _coordinated(clause: str) -> list[str]:
     return [found.group("head") + found.group("a"), f"{found.group('cop')} {found.group('b')}"]
 
 
+#: Where the user's answer to a reported assistant's word starts: a break, then a contrast or the user speaking
+#: ("You said I'm a band 6, I'm band 7 actually", "me dijiste que era en el Luna Park, pero no, es en la Usina").
+_ANSWER_START = re.compile(
+    r"(?:[,;:—–]|\s-)\s*(?:(?:but|actually|though|mais|en fait|pero|en realidad|aber|eigentlich|mas|na verdade)\b[\s,]*"
+    r"(?:(?:no|non|nein|não|not)\b[\s,!]*)?|(?=(?:I|I'm|I've|I'd|I'll|we|we're|je|j'|moi|nous|yo|soy|estoy|ich|wir|"
+    r"eu|sou|estou|it's|it is|c'est|es|ist|é)\b))",
+    re.IGNORECASE,
+)
+#: Words that may open a sentence before a report of the assistant's words ("Oh, and you said …").
+_REPORT_LEAD = 4
+
+
+def _without_report(text: str) -> str | None:
+    """A sentence opening by reporting what the assistant said: the user's answer after it, "" when there is none,
+    None when the sentence reports nothing. What the assistant said is its guess, never the user's fact."""
+    said = ASSISTANT_SAID.search(text)
+    if said is None or len(text[: said.start()].split()) > _REPORT_LEAD:
+        return None
+    answer = _ANSWER_START.search(text, said.end())
+    if answer is None:
+        return ""
+    rest = text[answer.end() :].strip()
+    return rest if len(rest.split()) >= 2 else ""
+
+
+def reports_assistant(sentence: str) -> bool:
+    """Whether a sentence opens by reporting what the assistant said ("You said I'm a band 6, …")."""
+    return _without_report(sentence.strip()) is not None
+
+
 def _whole_statement_clauses(sentence: str) -> list[str]:
     text = sentence.strip()
     if len(text) < 3 or HYPOTHETICAL.search(text) or CHIT_CHAT.search(text):
         return []
+    answer = _without_report(text)
+    if answer is not None:
+        text = answer
+        if len(text) < 3:
+            return []
     if ABOUT_ASSISTANT.search(text) and not FIRST_PERSON.search(text):
         return []
     asked = _ASK_STANDING.match(text)
@@ -217,4 +253,10 @@ def without_greeting(clause: str) -> str:
     return _GREETING_LEAD.sub("", clause)
 
 
-__all__ = ["joined_greetings", "statement_clauses", "without_greeting", "without_openers"]
+__all__ = [
+    "joined_greetings",
+    "reports_assistant",
+    "statement_clauses",
+    "without_greeting",
+    "without_openers",
+]

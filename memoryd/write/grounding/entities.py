@@ -8,20 +8,12 @@ from collections.abc import Iterable, Sequence
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.fitness import speaks_of_user
-from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER
+from memoryd.write.grounding.lexicon import ASSISTANT_SAID, CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER
 from memoryd.write.grounding.model import Entity, SourceTurn
 from memoryd.write.grounding.secrets import asks_for_credential, contains_secret, redact_secrets
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sentences
 from memoryd.write.grounding.unfit import digressions, unfit_reason
-
-#: A sentence reporting the assistant's words ("You suggested …", "tu m'as proposé …", "me dijiste …").
-_ASSISTANT_SAID = re.compile(
-    r"\b(?:you (?:suggested|said|asked|mentioned|thought|assumed|guessed|recommended)|tu (?:m'as|as) (?:proposé|dit|suggéré)|"
-    r"vous (?:m'avez|avez) (?:proposé|dit|suggéré)|me (?:dijiste|sugeriste|propusiste)|du hast (?:gesagt|vorgeschlagen)|"
-    r"(?:você|tu) (?:sugeriu|disse|sugeriste|disseste))\b",
-    re.IGNORECASE,
-)
 
 MAX_ENTITIES = 20
 _TOKEN = re.compile(r"[^\W_][\w'’+#.-]*[\w+#]|[^\W_]")
@@ -155,7 +147,7 @@ def find_entities(
                 continue  # "if I lived in Alfama": a place only imagined is not one the user deals with
             if CHIT_CHAT.search(LEAD_FILLER.sub("", said).strip()):
                 continue  # "Schönes Wetter heute!": small talk names nothing the session is about
-            if _ASSISTANT_SAID.search(said):
+            if ASSISTANT_SAID.search(said):
                 continue  # "you suggested a PhD, but no": what the assistant said, answered, is not the user's
             if unfit_reason(said) in ("third_party", "small_talk", "assistant_guess", "hypothetical"):
                 continue  # "my wife reckons we should sell on Etsy": her idea names nothing the user deals with

@@ -57,6 +57,7 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.past import past_dates_only, this_year
 from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
@@ -271,6 +272,9 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
         return None  # "Seit Montag bin ich in der Spätschicht": a state that began, not a plan ahead
     if _past_month(sentence, mentions) and not _RESCHEDULED.search(sentence):
         return None  # "the team switched to Linear in November": a month said with a past verb is behind us
+    # "On a eu une médaille d'argent au concours en juin", said in September: this year's June, a dated event that
+    # happened, stated in the user's words without the plan's label ("Prévu :"); _clause_facts dates it this year.
+    happened = _happened(sentence, mentions, session_time_ms)
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
     opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
@@ -316,8 +320,18 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     clause = LEAD_FILLER.sub("", sentence.strip()).rstrip(".!").strip()
     if lang == "en":
         clause = third_person(clause)
-    text = render("plan", lang, clause[:1].upper() + clause[1:] if lang == "en" else clause)
+    shown = clause[:1].upper() + clause[1:] if lang == "en" else clause
+    text = f"{shown}." if happened else render("plan", lang, shown)
     return text, f"plan.{light_stem(head_word)}"
+
+
+def _happened(sentence: str, mentions: Sequence[DateMention], session_time_ms: int) -> bool:
+    """Whether a dated sentence reports what already happened this year (past.py), not a date moved ahead."""
+    return (
+        past_dates_only(sentence, mentions, session_day(session_time_ms))
+        and not _RESCHEDULED.search(sentence)
+        and not _MOVED_PASSIVE.search(sentence)
+    )
 
 
 #: "We're changing vets", "mudei de veterinário", "j'ai changé de médecin": a single-valued relation gets a new
@@ -861,7 +875,10 @@ def _clause_facts(
             plan, planned = _plan(clause, lang, session_time_ms), clause
         if plan is not None:
             text, slot = plan
-            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            said_dates = find_dates(text, session_time_ms)
+            if _happened(planned, find_dates(planned, session_time_ms), session_time_ms):
+                said_dates = this_year(said_dates, session_day(session_time_ms))
+            text = with_resolved_dates(text, said_dates)
             facts.append(
                 GroundedFact(
                     FactKind.PLAN,

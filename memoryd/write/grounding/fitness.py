@@ -9,7 +9,10 @@ Two structural checks, each one rule in five languages, applied after every read
   mulher quer que eu …", "my friend says I should …") is that person's wish, not the user's plan — the issue's
   rule that other people's preferences are not the user's facts;
 - a shift named: an English work shift is said with "shift" or in the plural ("on nights", "work weekends"); "on
-  the day", "to the back room" and "on the Morning Tern" name none.
+  the day", "to the back room" and "on the Morning Tern" name none; the value itself is what must be said so ("from
+  nights to the day rota" names the day rota, not a shift "day");
+- a value said: a fact whose value is only function words ("Je suis maintenant avec Élodie" read as the role
+  "avec") states nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 from collections.abc import Sequence
 
 from memoryd.write.grounding.model import FactKind, GroundedFact
+from memoryd.write.grounding.text import STOP_WORDS, tokens
 
 _I = re.IGNORECASE
 
@@ -67,7 +71,24 @@ def _someone_elses_clause(fact: GroundedFact, clause: str) -> bool:
 def _names_no_shift(fact: GroundedFact, evidence: Sequence[str]) -> bool:
     if fact.slot != "identity.shift" or fact.language != "en":
         return False
-    return not any(_SHIFT_SAID.search(clause) for clause in evidence)
+    if not any(_SHIFT_SAID.search(clause) for clause in evidence):
+        return True
+    plain = fact.value.strip()
+    value = re.escape(plain[:-1] if plain.lower().endswith("y") else plain)
+    said = re.compile(
+        rf"\b{value}\w{{0,3}}s\b|\b{re.escape(plain)}\s+shifts?\b|\b{re.escape(plain)}\b(?=\s*(?:[,.;!?]|$))",
+        _I,
+    )
+    # The value itself said as a shift: "on days", "the night shift", "I work nights"; not "the day rota".
+    return bool(value) and " " not in fact.value.strip() and not any(said.search(c) for c in evidence)
+
+
+def _no_value(fact: GroundedFact) -> bool:
+    """A value made only of lower-case function words ("avec", "the"): the reader took a preposition for it."""
+    said = tokens(fact.value)
+    if not said or any(ch.isupper() or ch.isdigit() for ch in fact.value):
+        return False  # a name ("Ella", "Will") or a number is a value whatever else the word means
+    return all(t in STOP_WORDS for t in said)
 
 
 #: The user as a speaker in any of the five languages (French "on" left out: English has it as a preposition).
@@ -94,6 +115,8 @@ def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
         return "someone_elses_wish"
     if _names_no_shift(fact, evidence):
         return "no_shift"
+    if _no_value(fact):
+        return "no_value"
     return ""
 
 

@@ -51,6 +51,8 @@ REPHRASE_OVERLAP = 0.5
 #: Near-duplicates within one session (content-stem Jaccard).
 DUPLICATE_JACCARD = 0.8
 MAX_PROVENANCE_TURNS = 3
+#: A model summary sentence this many words long or more, found word for word in a user sentence, is an echo.
+ECHO_MIN_WORDS = 4
 _GROUNDING_FAILURES = frozenset({"unsupported", "ungrounded_name", "ungrounded_number", "ungrounded_date"})
 
 
@@ -318,12 +320,33 @@ class _Grounder:
         unfit = next((why for why in map(self._unfit_source, sentences(text)) if why), "")
         if unfit:
             return unfit  # "El cierzo no para!" restates small talk the user said with more words
+        if any(self._unstated_echo(part) for part in sentences(text)):
+            return (
+                "unstated_echo"  # the user's chat said back word for word, where the session stated nothing
+            )
         # A summary says "the user"; a model speaking as "I" is continuing the chat, not summarising it.
         if _FIRST_PERSON.search(text):
             return "first_person"
         if not _provenance(text, self.turns, use_assistant=True):
             return "unsupported"
         return ""
+
+    def _unstated_echo(self, sentence: str) -> bool:
+        """A model summary sentence that copies the user's words (ECHO_MIN_WORDS or more, in a row) from a sentence
+        the extractor read no fact from, in a session where it read some: the model is saying the chat back ("¡Volví
+        de Buenos Aires! Salimos cuartos en el festival, re contenta."), not summarising what the session
+        established. The extractive summary takes only sentences holding a fact's clause in such a session; a
+        model's candidates pass the same check."""
+        said = tokens(sentence)
+        read = [fold(clause).strip(" .!?") for clauses in self.extraction.evidence for clause in clauses]
+        if len(said) < ECHO_MIN_WORDS or not any(read):
+            return False
+        run = f" {' '.join(said)} "
+        for turn in self.turns:
+            for source in sentences(turn.user):
+                if run in f" {' '.join(tokens(source))} ":
+                    return not any(clause and clause in fold(source) for clause in read)
+        return False
 
     def _unfit_source(self, text: str) -> str:
         """Why the user sentence a model sentence restates may not feed memory (small talk, a hypothetical,

@@ -229,7 +229,9 @@ SERVICE_EN_RE = "|".join(
 # A sentence that is not a statement of fact about the speaker: hypothetical, fiction, or a wish.
 HYPOTHETICAL = re.compile(
     # "Even if I write in English" concedes, it does not imagine: "même si", "auch wenn", "mesmo se", "aun si".
-    r"^(?:if|si|wenn|falls|se)\b|(?<!\beven )(?<!\bmême )(?<!\bmeme )(?<!\bmesmo )(?<!\bauch )(?<!\baun )(?<!\baún )"
+    # A condition opening the sentence, after an inverted mark or "and" / "but" ("¿Y si me ofrecieran …?", "And if
+    # we won …?", "Und wenn ich …", "Mais si …").
+    r"^(?:[¿¡]\s*)?(?:(?:and|but|so|y|pero|et|mais|und|aber|e|mas)\s+)?(?:if|si|wenn|falls|se)\b(?!\s*[,!.])|(?<!\beven )(?<!\bmême )(?<!\bmeme )(?<!\bmesmo )(?<!\bauch )(?<!\baun )(?<!\baún )"
     r"\b(?:if i|if we|imagine|imagining|suppose|supposing|let's say|let us say|what if|"
     r"hypothetically|pretend|roleplay|role-play|in theory|i wish|in my (?:story|novel|game|book)|my character|"
     r"si j'étais|si j'avais|si je|imaginons|supposons|admettons|et si|mettons que|si fuera|si fuese|si tuviera|"
@@ -310,6 +312,15 @@ ABOUT_ASSISTANT = re.compile(
     r"^(?:(?:ha|haha|oh|lol|well|so|and|bon|et|y|e)[\s,!.]+)*(?:you(?:'re| are| must| probably| seem| sound| look| "
     r"have| had| would| were)|are you|do you (?:have|like|live|eat)|tu (?:es|dois|deves|as|sembles|pareces|eres)|"
     r"vous êtes|t'es|tú eres|eres|du bist|bist du|você é|você deve|você tem|tu tens)\b",
+    re.IGNORECASE,
+)
+#: A sentence reporting the assistant's words ("You said …", "tu m'as proposé …", "me dijiste …", "du meintest …"):
+#: what is reported is the assistant's, answered by what follows it.
+ASSISTANT_SAID = re.compile(
+    r"\b(?:you (?:suggested|said|asked|mentioned|thought|assumed|guessed|recommended|wrote|told me)|"
+    r"tu (?:m'as|as) (?:proposé|dit|suggéré|écrit)|vous (?:m'avez|avez) (?:proposé|dit|suggéré|écrit)|"
+    r"(?:vos |tú )?me (?:dijiste|sugeriste|propusiste|escribiste)|du hast (?:gesagt|vorgeschlagen|geschrieben)|"
+    r"du (?:meintest|sagtest|dachtest)|(?:você|tu) (?:sugeriu|disse|sugeriste|disseste|escreveu))\b",
     re.IGNORECASE,
 )
 PAST = re.compile(

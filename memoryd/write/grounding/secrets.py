@@ -126,7 +126,12 @@ _NEAR_VALUE = re.compile(
 _LOGIN_PAIR = re.compile(
     r"\b(?:login|log-in|logins|credentials|sign-in|account details|identifiants?|accès|credenciales|acceso|"
     r"zugangsdaten|anmeldedaten|login-daten|credenciais|acesso|dados de acesso)\b[^:\n]{0,60}:\s*"
-    r"(?P<pair>[^\s/:,]{2,}\s*(?:/|:|,)\s*[^\s\"'”»]{4,})",
+    r"(?P<pair>[^\s/:,]{2,}\s*(?:/|:|,)\s*[^\s\"'”»]{4,})"
+    # Or said with a linking verb, the pair then joined by a slash or a colon and the password holding a digit or a
+    # symbol ("Mein Login fürs Dienstplanportal ist gesine.k / Lok2026!", "my login is tom.h / Harbour22").
+    r"|\b(?:login|log-in|logins|credentials|sign-in|identifiants?|credenciales|zugangsdaten|anmeldedaten|login-daten|"
+    r"credenciais)\b[^:\n]{0,60}?\s(?:is|are|ist|sind|lautet|lauten|est|sont|c'est|es|son|é|são)\s+"
+    r"(?P<pair2>[^\s/:,]{2,}\s*(?:/|:)\s*(?=[^\s\"'”»]*[\d!@#$%^&*])[^\s\"'”»]{4,})",
     re.IGNORECASE,
 )
 _IBAN_NAMED = re.compile(
@@ -143,7 +148,7 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
     for match in _NAMED_VALUE.finditer(text):
         yield match.span("value") if match.group("value") else match.span("number")
     for match in _LOGIN_PAIR.finditer(text):
-        yield match.span("pair")
+        yield match.span("pair") if match.group("pair") else match.span("pair2")
     for match in _NEAR_VALUE.finditer(text):
         yield match.span(next(g for g in ("value", "first", "code") if match.group(g)))
     for match in _IBAN.finditer(text):

@@ -43,6 +43,8 @@ _NEW = (
     r"(?:new|current|nouvel|nouvelle|nouveau|nuevo|nueva|neue|neuer|neues|neuen|novo|nova|actual|atual|actuel|"
     r"actuelle|aktuelle|aktueller)"
 )
+#: The words of _NEW, folded: an adjective of the role, never its head noun.
+_NEW_WORDS = frozenset(fold(w) for w in _NEW[3:-1].split("|"))
 #: A role noun phrase: one to three lower-case words, joined by a preposition of the role ("assistant à la mise en
 #: scène", "Patin im Verein" in German, where nouns are capitalised).
 _ROLE_WORD = r"(?-i:[^\W\d_A-ZÀ-ÖØ-Þ][\w'-]*)"
@@ -266,6 +268,8 @@ def _named_roles(clause: str, lang: str) -> list[GroundedFact]:
             rel_words = [fold(w) for w in rel.split()]
             if not rel_words or any(w in _NOT_ROLES for w in rel_words) or rel_words[-1] in STOP_WORDS:
                 continue
+            if rel_words[-1] in _NEW_WORDS:
+                continue  # "our new CTO is Mirela": "new" modifies the role, it is none ("CTO" is no name either)
             if any(w in _VERBS for w in rel_words):
                 continue  # "my wife thinks I'm …": a verb inside the noun phrase
             if not is_name(name) or fold(name.split()[0]) in STOP_WORDS or "'" in name.split()[0]:

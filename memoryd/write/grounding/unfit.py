@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from memoryd.write.grounding.clauses import without_greeting
+from memoryd.write.grounding.clauses import reports_assistant, without_greeting
 from memoryd.write.grounding.lexicon import CHIT_CHAT, HYPOTHETICAL, LEAD_FILLER, SMALL_TALK
 from memoryd.write.grounding.secrets import contains_secret
 from memoryd.write.grounding.text import content_tokens, fold
@@ -99,6 +99,20 @@ _EXCLAIMS = re.compile(
     r"qué locura|locura|loucura|inacreditável|nossa|wow)\b\s*[,!]",
     _I,
 )
+#: A remark closed by an exclamation about the day or the week ("Ugh, my car failed its MOT today, what a week.",
+#: "quelle journée !", "¡qué semana!", "was für ein Tag", "que semana"): venting about how the time went, chat.
+_VENTING_END = re.compile(
+    r"(?:^|[,;:—–!.]\s*|\s)(?:ugh[,!]?\s*)?(?:what an? (?:\w+ )?(?:day|week|morning|night|evening|month|year|weekend)|"
+    r"quel(?:le)? (?:\w+ )?(?:journée|semaine|matinée|soirée|nuit|mois|année|week-end)|"
+    r"qué (?:\w+ )?(?:día|semana|mañana|noche|mes|año|finde)|was für ein(?:e|en)? (?:\w+ )?(?:tag|woche|morgen|abend|nacht|monat|jahr)|"
+    r"que (?:\w+ )?(?:dia|semana|manhã|noite|mês|ano))\s*[.!…]*\s*$",
+    _I,
+)
+#: A plan or change the remark may carry ("… what a week, so I moved the exam to 3 May"): a date or a rescheduling.
+_VENTING_NEWS = re.compile(
+    r"\b(?:tomorrow|next|on \w+day|mañana|demain|morgen|amanhã)\b|\d{1,2}(?:st|nd|rd|th)?\s+\w", _I
+)
+
 #: What turns a digression back to the session's matter ("Anyway, …", "Bref, …", "En fin, …").
 _BACK_ON_TOPIC = re.compile(
     r"^(?:anyway|anyhow|so|but|right|ok|okay|bref|bon|enfin|en fin|bueno|en fin|jedenfalls|egal|also|gut|enfim|"
@@ -182,10 +196,16 @@ def _reason(bare: str, own_names: frozenset[str]) -> str:
         return "small_talk"
     if _EXCLAIMS.search(bare) and not _SAYS_MORE.search(bare):
         return "small_talk"
+    if (
+        _VENTING_END.search(bare)
+        and not _VENTING_NEWS.search(bare)
+        and len(content_tokens(bare)) <= 2 * _SMALL_TALK_MAX_WORDS
+    ):
+        return "small_talk"  # "Ugh, my car failed its MOT today, what a week.": a complaint about the week
     if _ABOUT_YOU.search(bare) or _LAUGHTER_END.search(bare):
         return "small_talk"
-    if _DENIAL.search(bare):
-        return "assistant_guess"
+    if _DENIAL.search(bare) or reports_assistant(bare):
+        return "assistant_guess"  # "You said I'm a band 6, …": the assistant's words, reported
     if HYPOTHETICAL.search(bare) or _TENTATIVE.search(bare):
         return "hypothetical"
     if _third_party_opinion(bare, own_names):
