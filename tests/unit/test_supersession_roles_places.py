@@ -494,3 +494,16 @@ def test_someone_elses_time_or_the_same_value_retires_nothing() -> None:
     assert excluded("My wife is part-time now.", known) == []  # not the user's
     assert excluded("I'm still part-time, it suits me now.", known) == []  # the same value
     assert excluded("I'm full-time now.", known) == [0]  # the wife's fact stays
+
+
+def test_a_yes_to_a_question_about_now_changes_nothing() -> None:
+    known = [
+        "The user is training for the Manchester marathon on 19 April.",
+        "The user's coach is Deb Okafor.",
+    ]
+    said = _exchange(
+        known,
+        ("Hi.", "Still training with Deb for Manchester?"),
+        ("Yes, Deb and Kirsty now, 19 April.", "Ok."),
+    )
+    assert not any(r for _t, r in said)

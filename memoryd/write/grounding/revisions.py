@@ -833,6 +833,8 @@ def _replies(
     first = stated[0] if stated else ""
     if not asked or not first or not replies.is_answer(first) or not _masked(first).values:
         return [], frozenset()
+    if _CONFIRMS.match(first):
+        return [], frozenset()  # "Still training for Manchester?" — "Yes, 19 April": nothing changed
     # By the slot the question names ("Which vet now?"), else by the value it names ("Still Dr Okafor?").
     retired = _answered(asked, first, olds, known) or _referred(asked, [first], olds)[0]
     if not retired:
