@@ -73,7 +73,10 @@ _ALLOWS = re.compile(
     r"\b(?:you can|you may|feel free to|go ahead and|do (?:send|use|give|tell|include|add|remind|write|call)|"
     r"please (?:send|use|give|tell|include|add|remind|write|call)|(?:start|keep) (?:sending|using|giving|adding)|"
     r"podes|pode|podem|pode usar|podes usar|puedes|puede|podés|tu peux|vous pouvez|du kannst|sie können|"
-    r"ihr könnt|dürfen|darfst|manda|mandá|envía|envoie|schick|usa|use|utilise|benutze|verwende)\b",
+    r"ihr könnt|dürfen|darfst|manda|mandá|envía|envoie|schick|usa|use|utilise|benutze|verwende|"
+    # allowed again: "bananas are back", "potassium isn't restricted any more"
+    r"(?:is|are) back|(?:isn't|is not|aren't|are not) restricted any ?more|no longer restricted|allowed again|"
+    r"de nuevo permitid[oa]s?|à nouveau autorisée?s?|wieder erlaubt|liberad[oa]s?)\b",
     _I,
 )
 #: A sentence forbidding a thing, said as an instruction: the negation opens a clause ("Stop giving me romaji",
@@ -180,7 +183,20 @@ def _polarity(text: str) -> dict[str, bool]:
 
 
 def _rest(body: str, thing: str) -> str:
-    """The instruction's parts that are not about the thing, joined."""
+    """The instruction without what it said about the thing: one item of a list after the instruction's verb
+    ("never suggest bananas, potatoes unless double-boiled" → "never suggest potatoes unless double-boiled"), or the
+    whole part the thing's negation opens ("…, e sem emojis" goes)."""
+    words = list(_WORD.finditer(body))
+    for at, word in enumerate(words):
+        if light_stem(fold(word.group(0))) != thing or at == 0:
+            continue
+        before = fold(words[at - 1].group(0))
+        if before in _NEGATION or before.endswith("n't"):
+            break  # the negation opens the part: the part goes whole, below
+        listed = re.compile(rf"{re.escape(word.group(0))}\s*,\s*").match(body, word.start())
+        if listed is not None:
+            return re.sub(r"\s{2,}", " ", body[: word.start()] + body[listed.end() :])
+        break
     parts = [p for p in _PARTS.split(body) if p and p.strip()]
     kept = [p.strip(" ,.") for p in parts if thing not in {light_stem(fold(w)) for w in _WORD.findall(p)}]
     kept = [p for p in kept if len(_WORD.findall(p)) >= 2]
