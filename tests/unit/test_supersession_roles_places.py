@@ -16,6 +16,7 @@ from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.negated import negated_states
+from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.seasonal import seasons_over
@@ -516,3 +517,32 @@ def test_a_thing_allowed_again_leaves_the_rest_of_the_list_forbidden() -> None:
         "Standing instruction from the user: never suggest potatoes unless they're double-boiled, or tomato-heavy stuff."
     )
     assert flips("Bananas are a pain to carry.", [diet]) == []
+
+
+# --- a date said to have changed, its event unsaid -----------------------------------------------------------------------
+
+
+def test_a_rebooked_date_moves_the_one_plan_dated_near_it() -> None:
+    practical = "The practical is booked for June 18 (2026-06-18)."
+    assert redated(
+        "Have you rebooked? Yeah, the next slot is August 14.",
+        "The next slot is August 14 (2026-08-14).",
+        [practical],
+    ) == [0]
+    turns = [
+        SourceTurn(0, 1, "Failed the practical.", "Sorry. Have you rebooked?"),
+        SourceTurn(1, 2, "Yeah, the next slot is August 14.", "Noted."),
+    ]
+    facts = extract(turns, session_time_ms=1_783_000_000_000).facts
+    assert any(0 in r.retired for r in revisions(turns, facts, [practical]))
+
+
+def test_two_plans_near_the_new_day_no_cue_or_a_far_plan_move_nothing() -> None:
+    new = "The next slot is August 14 (2026-08-14)."
+    both = ["The practical is booked for June 18 (2026-06-18).", "The theory test is on 2 July (2026-07-02)."]
+    assert redated("Have you rebooked? Yeah, the next slot is August 14.", new, both) == []
+    assert redated("Yeah, my cousin's wedding is August 14.", new, both[:1]) == []
+    assert (
+        redated("The next slot is August 14.", new, ["The practical was booked for 3 January (2026-01-03)."])
+        == []
+    )

@@ -56,12 +56,14 @@ from memoryd.write.grounding.antonyms import excluded
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
+from memoryd.write.grounding.event import plan_dates
 from memoryd.write.grounding.flips import flips
 from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.negated import negated_states
+from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.seasonal import seasons_over
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
@@ -810,6 +812,27 @@ def _answered(question: str, answer: str, olds: Sequence[Masked], known: Sequenc
     return [i for i, *_rest in _one_old_value(found)]
 
 
+def _redated(
+    message: str, turn: SourceTurn, session: Sequence[GroundedFact], known: Sequence[str]
+) -> list[Revision]:
+    """A date said to have changed without its event ("so the date's changed", "Have you rebooked?" — "the next
+    slot is August 14"): the one older dated fact near the new day is retired by the turn's dated session fact
+    (grounding/redated.py)."""
+    dated = [f for f in session if turn.index in f.turns and plan_dates(f.text)]
+    if len(dated) != 1:
+        return []
+    asked = sentences(message)[-1] if message.strip().endswith("?") and sentences(message) else ""
+    for sentence in _user_sentences(turn)[:1] if asked else []:
+        retired = redated(f"{asked} {sentence}", dated[0].text, known)
+        if retired:
+            return [Revision(dated[0], tuple(retired), is_new=False)]
+    for sentence in _user_sentences(turn):
+        retired = redated(sentence, dated[0].text, known)
+        if retired:
+            return [Revision(dated[0], tuple(retired), is_new=False)]
+    return []
+
+
 def _replies(
     message: str,
     turn: SourceTurn,
@@ -885,6 +908,7 @@ def revisions(
         cued = False
         # The slot said by the assistant's message the turn replies to (grounding/replies.py).
         answered, consumed = _replies(replies.context(turns, position), turn, lang, session, olds, known)
+        answered += _redated(replies.context(turns, position), turn, session, known)
         for revision in answered:
             untaken = tuple(i for i in revision.retired if i not in taken)
             if untaken:
