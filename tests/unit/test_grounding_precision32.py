@@ -143,3 +143,10 @@ def test_a_model_summary_echoing_chat_the_extractor_read_nothing_from_fails() ->
     stated = ground(_TURNS, _digest("Y decidí dejar la milonga, que la organice otro."),
                     session_time_ms=_ms("2026-09-02"))  # fmt: skip
     assert stated.summary_source == "model", stated.dropped
+
+
+def test_someone_elses_swearing_by_something_is_their_taste_in_every_language() -> None:
+    for said in ("Meine Kollegin Ilse schwört auf Energydrinks, ich trinke so was nie.",
+                 "Mon frère Octave ne jure que par les vins très boisés.", "Mi hermana jura por el café de Colombia."):  # fmt: skip
+        assert unfit_reason(said) == "third_party", said
+    assert unfit_reason("Ich schwöre auf Schwarztee am Morgen.") == ""  # the user's own

@@ -133,6 +133,8 @@ _OPINION_VERB = (
     r"meint|findet|sagt|glaubt|will,? dass|schlägt vor|acha|diz|pensa|quer que|sugere|"
     # a liking of theirs, said in the user's session: still theirs ("my colleague Bram swears by Prefect")
     r"loves|likes|prefers|hates|swears by|adore|aime|préfère|déteste|ama|adora|prefiere|odia|liebt|mag|bevorzugt|"
+    # "swears by" in the other languages: "ne jure que par", "jura por", "schwört auf", "jura por" / "não passa sem".
+    r"(?:ne )?jure (?:que )?par|jura por|schwört auf|schwören auf|"
     r"hasst|gosta|prefere|odeia)"
 )
 _OTHER_PERSON = (
