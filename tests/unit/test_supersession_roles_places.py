@@ -510,12 +510,10 @@ def test_a_yes_to_a_question_about_now_changes_nothing() -> None:
     assert not any(r for _t, r in said)
 
 
-def test_a_thing_allowed_again_leaves_the_rest_of_the_list_forbidden() -> None:
-    diet = "Standing instruction from the user: never suggest bananas, potatoes unless they're double-boiled, or tomato-heavy stuff."
-    (flip,) = flips("And potassium isn't restricted any more, bananas are back!", [diet])
-    assert flip.rest == (
-        "Standing instruction from the user: never suggest potatoes unless they're double-boiled, or tomato-heavy stuff."
-    )
+def test_a_thing_allowed_again_retires_the_list_its_verb_holds() -> None:
+    diet = "Standing instruction from the user: never suggest bananas, potatoes unless double-boiled, or tomato stuff."
+    # The thing sits with the instruction's verb: what the rest of its list still forbids is unknown.
+    assert flips("And potassium isn't restricted any more, bananas are back!", [diet]) == [Flip(0, "")]
     assert flips("Bananas are a pain to carry.", [diet]) == []
 
 

@@ -183,22 +183,15 @@ def _polarity(text: str) -> dict[str, bool]:
 
 
 def _rest(body: str, thing: str) -> str:
-    """The instruction without what it said about the thing: one item of a list after the instruction's verb
-    ("never suggest bananas, potatoes unless double-boiled" → "never suggest potatoes unless double-boiled"), or the
-    whole part the thing's negation opens ("…, e sem emojis" goes)."""
-    words = list(_WORD.finditer(body))
-    for at, word in enumerate(words):
-        if light_stem(fold(word.group(0))) != thing or at == 0:
-            continue
-        before = fold(words[at - 1].group(0))
-        if before in _NEGATION or before.endswith("n't"):
-            break  # the negation opens the part: the part goes whole, below
-        listed = re.compile(rf"{re.escape(word.group(0))}\s*,\s*").match(body, word.start())
-        if listed is not None:
-            return re.sub(r"\s{2,}", " ", body[: word.start()] + body[listed.end() :])
-        break
+    """The instruction's parts that are not about the thing, joined ("…, e sem emojis" goes, "responde-me sempre em
+    português" stays). When the thing is in the first part, the one holding the instruction's verb ("never suggest
+    bananas, potatoes unless double-boiled, or tomato-heavy stuff"), the rest is that verb's list and what still
+    holds of it is unknown (the user lifted a reason: "potassium isn't restricted any more"): nothing is kept."""
     parts = [p for p in _PARTS.split(body) if p and p.strip()]
-    kept = [p.strip(" ,.") for p in parts if thing not in {light_stem(fold(w)) for w in _WORD.findall(p)}]
+    about = [thing in {light_stem(fold(w)) for w in _WORD.findall(p)} for p in parts]
+    if not parts or about[0]:
+        return ""
+    kept = [p.strip(" ,.") for p, said in zip(parts, about, strict=True) if not said]
     kept = [p for p in kept if len(_WORD.findall(p)) >= 2]
     return ", ".join(kept)
 
