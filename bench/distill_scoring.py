@@ -315,6 +315,8 @@ class AgentScore:
     supersession: dict[tuple[str, str], tuple[bool, bool]]
     #: why → (violated must_not entries, must_not entries)
     must_not: dict[str, tuple[int, int]]
+    #: The pairs whose replacement a later pair replaced in turn (A → B with B → C): scored by the chain rule.
+    chained: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def precision_pool(self) -> list[ItemVerdict]:
@@ -362,6 +364,15 @@ def _user_turns(item: StoredItem, sessions: Sequence[Session]) -> list[str]:
     return [user for s in own or sessions for user, _ in s.turns]
 
 
+def _stored(fact: Fact, verdicts: Sequence[ItemVerdict]) -> bool:
+    """Whether a replacement a later session replaced in turn was stored at all (active or superseded).
+
+    In a chain A → B → C, B is the stale fact of the pair B → C, so it must be inactive at the end: the pair A → B
+    cannot ask for B active (it never could be right). It asks that B was yielded as a recall item, active or since
+    superseded; the staleness of A is checked as for any pair."""
+    return any(v.item.kind in RECALL_KINDS and matches(fact.match, v.item.text) for v in verdicts)
+
+
 def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[StoredItem]) -> AgentScore:
     """Score everything stored for one agent against the labels of all its sessions."""
     facts = {f.id: f for s in sessions for f in s.facts}
@@ -407,7 +418,7 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
             and not any(matches(groups, v.item.text) for groups in current)
             for v in verdicts
         )
-        replaced = bool(recall.get(sp.by))
+        replaced = bool(recall.get(sp.by)) if sp.by not in stale_ids else _stored(new, verdicts)
         supersession[(sp.stale, sp.by)] = (still, replaced)
 
     violated: dict[str, tuple[int, int]] = {}
@@ -417,7 +428,8 @@ def score_agent(agent_id: str, sessions: Sequence[Session], items: Sequence[Stor
             any(matches(m.match, v.item.text, secret=why == "secret") for v in verdicts) for m in entries
         )
         violated[why] = (hit, len(entries))
-    return AgentScore(agent_id, verdicts, recall, supersession, violated)
+    chained = frozenset(pair for pair in supersession if pair[1] in stale_ids)
+    return AgentScore(agent_id, verdicts, recall, supersession, violated, chained)
 
 
 @dataclass(frozen=True)
@@ -437,6 +449,8 @@ class Totals:
     copied: int
     looping: int
     items: int
+    #: Pairs right as they were scored before the chain rule (a chained pair never counted): for comparison.
+    stale_ok_before_chain_rule: int = 0
     #: Copied by the rule before 2026-12-07 (any shared run), reported beside `copied`.
     copied_any_run: int = 0
 
@@ -494,6 +508,11 @@ def totals(scores: Sequence[AgentScore]) -> Totals:
         copied=sum(bool(v.scaffolding) or v.copied_summary for v in every),
         looping=sum(v.looping for v in every),
         items=len(every),
+        stale_ok_before_chain_rule=sum(
+            (not still) and replaced and pair not in s.chained
+            for s in scores
+            for pair, (still, replaced) in s.supersession.items()
+        ),
         copied_any_run=sum(bool(v.scaffolding) or v.copied_any_run for v in every),
     )
 

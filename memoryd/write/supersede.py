@@ -606,9 +606,29 @@ def plan_grounded(
     ]
     superseded += sum(len(new.supersedes) + len(new.supersedes_identity) for new in inserts)
     revised = [
-        NewFact(f.text, f.salience, (), turn_ids(f.turns), "", f.kind.value, same, other)
+        NewFact(f.text, f.salience, (), turn_ids(f.turns), f.slot, f.kind.value, same, other)
         for f, same, other in retiring.new_facts()
     ]
+    for f, same, other in retiring.new_identity_facts():
+        superseded += len(same) + len(other)
+        twin = next(
+            (
+                i
+                for i, new in enumerate(identity_inserts)
+                if normalize_tokens(new.content) == normalize_tokens(f.text)
+            ),
+            None,
+        )
+        if twin is None:
+            identity_inserts.append(NewIdentityFact(f.text, turn_ids(f.turns), f.slot, same, other))
+            continue
+        # The session states the swapped fact itself: that row carries the retirements, nothing is duplicated.
+        held = identity_inserts[twin]
+        identity_inserts[twin] = replace(
+            held,
+            supersedes=tuple(dict.fromkeys((*held.supersedes, *same))),
+            supersedes_pinned=tuple(dict.fromkeys((*held.supersedes_pinned, *other))),
+        )
     superseded += sum(len(new.supersedes) + len(new.supersedes_identity) for new in revised)
     slotted_inserts, with_revised, extra = retiring.attach_rest(
         slotted_inserts, [*inserts, *revised], identity_inserts
@@ -647,12 +667,19 @@ class _Retiring:
         known = [(False, e) for e in pinned] + [(True, e) for e in identity]
         self._by_text: dict[str, list[tuple[bool, str]]] = {}
         self._new: list[tuple[GroundedFact, list[tuple[bool, str]]]] = []
+        #: Older identity facts with one value swapped: inserted as identity facts in the older fact's slot.
+        self._new_identity: list[tuple[GroundedFact, list[tuple[bool, str]]]] = []
         #: Facts retired by corrections whose sentence states no new value of its own.
         self._loose: list[tuple[bool, str]] = []
         for revision in revisions(turns, facts, [e.content for _t, e in known]) if turns else []:
             olds = [(known[i][0], known[i][1].id) for i in revision.retired]
             if revision.fact is None:
                 self._loose.extend(olds)
+            elif revision.is_new and revision.keeps_kind and len(olds) == 1:
+                # The older fact with one value swapped keeps its table and its slot.
+                is_identity, old = known[revision.retired[0]]
+                kept = replace(revision.fact, slot=old.slot, is_identity=is_identity)
+                (self._new_identity if is_identity else self._new).append((kept, olds))
             elif revision.is_new:
                 self._new.append((revision.fact, olds))
             else:
@@ -674,6 +701,11 @@ class _Retiring:
     def new_facts(self) -> list[tuple[GroundedFact, tuple[str, ...], tuple[str, ...]]]:
         """Correcting sentences to insert as pinned facts, with the (pinned, identity) ids they retire."""
         return [(fact, *self._split(olds, identity_table=False)) for fact, olds in self._new]
+
+    def new_identity_facts(self) -> list[tuple[GroundedFact, tuple[str, ...], tuple[str, ...]]]:
+        """Older identity facts with one value swapped, to insert as identity facts, with the (identity, pinned)
+        ids they retire."""
+        return [(fact, *self._split(olds, identity_table=True)) for fact, olds in self._new_identity]
 
     def attach_rest(
         self,

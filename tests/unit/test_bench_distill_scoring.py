@@ -261,6 +261,76 @@ def test_export_records_become_items_with_their_state() -> None:
     assert [e["id"] for e in episodes] == [7]
 
 
+def test_a_replacement_replaced_in_turn_counts_when_it_was_stored() -> None:
+    first = _session(must_not=[], allowed=[])
+    second = _session(
+        id="u-2",
+        date="2026-02-01",
+        facts=[{"id": "u-2-city", "about": "identity", "match": [["portland"]]}],
+        supersedes=[{"stale_fact": "u-1-city", "by": "u-2-city"}],
+        must_not=[],
+        allowed=[],
+    )
+    third = _session(
+        id="u-3",
+        date="2026-03-01",
+        facts=[{"id": "u-3-city", "about": "identity", "match": [["denver"]]}],
+        supersedes=[{"stale_fact": "u-2-city", "by": "u-3-city"}],
+        must_not=[],
+        allowed=[],
+    )
+    chain = [
+        _item(ds.PINNED, "Lives in Seattle", active=False),
+        _item(ds.PINNED, "Lives in Portland", row="2", active=False),
+        _item(ds.PINNED, "Lives in Denver", row="3"),
+    ]
+    score = ds.score_agent("u", [first, second, third], chain)
+    assert score.supersession == {
+        ("u-1-city", "u-2-city"): (False, True),
+        ("u-2-city", "u-3-city"): (False, True),
+    }
+    # Portland never stored: the first pair is missed; Seattle left active: missed too.
+    never = [chain[0], chain[2]]
+    assert ds.score_agent("u", [first, second, third], never).supersession[("u-1-city", "u-2-city")] == (
+        False,
+        False,
+    )
+    kept = [_item(ds.PINNED, "Lives in Seattle"), *chain[1:]]
+    assert ds.score_agent("u", [first, second, third], kept).supersession[("u-1-city", "u-2-city")][0] is True
+    # An end replacement still has to be active.
+    assert ds.score_agent("u", [first, second], chain[:2]).supersession[("u-1-city", "u-2-city")] == (
+        False,
+        False,
+    )
+
+
+def test_the_figure_before_the_chain_rule_is_kept_for_comparison() -> None:
+    first = _session(must_not=[], allowed=[])
+    second = _session(
+        id="u-2",
+        date="2026-02-01",
+        facts=[{"id": "u-2-city", "about": "identity", "match": [["portland"]]}],
+        supersedes=[{"stale_fact": "u-1-city", "by": "u-2-city"}],
+        must_not=[],
+        allowed=[],
+    )
+    third = _session(
+        id="u-3",
+        date="2026-03-01",
+        facts=[{"id": "u-3-city", "about": "identity", "match": [["denver"]]}],
+        supersedes=[{"stale_fact": "u-2-city", "by": "u-3-city"}],
+        must_not=[],
+        allowed=[],
+    )
+    chain = [
+        _item(ds.PINNED, "Lives in Seattle", active=False),
+        _item(ds.PINNED, "Lives in Portland", row="2", active=False),
+        _item(ds.PINNED, "Lives in Denver", row="3"),
+    ]
+    totals = ds.totals([ds.score_agent("u", [first, second, third], chain)])
+    assert (totals.stale_ok, totals.stale_ok_before_chain_rule, totals.stale) == (2, 1, 2)
+
+
 def test_a_run_the_user_says_again_in_the_items_own_session_is_not_copied() -> None:
     """distill32: "copied" means text from the prompt (an earlier episode), not the user re-saying a fact; the frame
     words of the memory ("Décision de l'utilisateur :") and short function words are not the user's to say."""

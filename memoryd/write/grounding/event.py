@@ -58,7 +58,9 @@ _NOT_EVENT = frozenset(
         "afternoon evening night today tomorrow next coming this semaine mois prochain prochaine demain semana mes "
         "próximo próxima mañana woche monat nächste nächsten morgen semana mês amanhã que vem "
         # Portuguese contractions the stop words miss ("no dia 5", "na sexta")
-        "no na nos nas num numa pelo pela"
+        "no na nos nas num numa pelo pela "
+        # when a change starts ("desde marzo abrimos a las 6:30")
+        "since from desde depuis dès seit ab partir"
     )
     | {light_stem(fold(w)) for w in (*MONTHS, *WEEKDAYS)}
     | {light_stem(fold(t)) for t in TEMPLATE_WORDS}
@@ -147,10 +149,21 @@ def _held(word: str, key: frozenset[str]) -> bool:
     return word in key or (len(word) >= 4 and any(len(w) > len(word) and w.endswith(word) for w in key))
 
 
+def _whole_plan_words(text: str) -> frozenset[str]:
+    """The event stems of every clause of a plan, without its resolved dates."""
+    return _event_words(_RESOLVED.sub(" ", text))
+
+
 def same_event(old: str, new: str) -> bool:
-    """Whether a newer plan names the older one's event: its event key is not empty and the older key holds it."""
-    key, old_key = event_key(new), event_key(old)
-    return bool(key) and all(_held(word, old_key) for word in key)
+    """Whether a newer plan names the older one's event: its event key is not empty and the older key holds it, or
+    the older plan's whole wording does (module docstring)."""
+    key = event_key(new)
+    if not key:
+        return False
+    if all(_held(word, event_key(old)) for word in key):
+        return True
+    whole = _whole_plan_words(old)
+    return all(_held(word, whole) for word in key)
 
 
 def events_of(new: str, olds: Sequence[str]) -> list[int]:

@@ -49,14 +49,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memoryd.write.grounding import replies
+from memoryd.write.grounding.antonyms import excluded
 from memoryd.write.grounding.clauses import statement_clauses, without_openers
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
+from memoryd.write.grounding.event import plan_dates
+from memoryd.write.grounding.flips import flips
+from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
+from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.negated import negated_states
+from memoryd.write.grounding.redated import redated
+from memoryd.write.grounding.relocation import relocations, stays
+from memoryd.write.grounding.seasonal import seasons_over
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
+from memoryd.write.grounding.slotchange import slot_changes
 from memoryd.write.grounding.substitution import swaps
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.text import (
@@ -164,6 +175,9 @@ class Revision:
     retired: tuple[int, ...]
     #: Whether `fact` is new here (to insert) or one of the session's facts (which carries the retirement).
     is_new: bool
+    #: Whether `fact` is the one older fact it retires with one value swapped (substitution.py, relocation.py):
+    #: it then keeps that fact's table and slot (an identity fact stays one).
+    keeps_kind: bool = False
 
 
 def _kind(value: str) -> str:
@@ -609,6 +623,27 @@ def _stated_change(
     return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), retired, True)]
 
 
+def _one_old_value(
+    found: list[tuple[int, Masked, frozenset[str], str]],
+) -> list[tuple[int, Masked, frozenset[str], str]]:
+    """The older facts one clause replaces by topic, when they hold one old value between them.
+
+    A correction changes one value: "the new book's first roughs are due 2 November" anchors by topic ("due", both
+    dated) to a licence renewal due 1 May, an artwork deadline of 15 June and a mooring fee due on the 20th, which
+    share no value: dated facts name events, and which one it replaces, if any, is unknown, so none is chosen (as
+    event.py's `events_of`). Older facts that share a value (the old city said in an identity fact and a pinned one)
+    are one slot said twice and all go; so do undated facts of one slot ("The user's goal: their first marathon"
+    and "The user's goal: under four hours" both give way to "4:30 is the target now"). A name said gone ("Ray
+    Dunmore has retired") is no topic guess and always retires its facts."""
+    by_topic = [f for f in found if not f[3]]
+    if len(by_topic) < 2 or not all(old.dated for _i, old, _v, _g in by_topic):
+        return found
+    shared = frozenset.intersection(*(old.values for _i, old, _v, _g in by_topic))
+    if shared:
+        return found
+    return [f for f in found if f[3]]
+
+
 def _anchored(
     clauses: Sequence[str], olds: Sequence[Masked], known: Sequence[str]
 ) -> tuple[list[int], list[str], set[str]]:
@@ -620,6 +655,7 @@ def _anchored(
         said = _masked(clause)
         about_old = ""
         anchored = False
+        found: list[tuple[int, Masked, frozenset[str], str]] = []
         for index, old in enumerate(olds):
             values = _values(clause, said, old)
             gone = _names_gone(clause, values, old)
@@ -630,6 +666,9 @@ def _anchored(
             new_values = values - old.values
             if new_values and all(v in fold(known[index]) for v in new_values):
                 continue  # the older fact already says the new state
+            found.append((index, old, values, gone))
+        for index, old, values, gone in _one_old_value(found):
+            new_values = values - old.values
             anchored = True
             if index not in retired:
                 retired.append(index)
@@ -716,6 +755,146 @@ def _named_swap(
 _ROLE_WORDS = 2
 
 
+#: A reply that confirms what it answers ("Yes, …", "Oui, …", "Sí, …", "Ja, …", "Sim, …").
+_CONFIRMS = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|exactly|right|correct|oui|sí|si|claro|ja|genau|sim|isso)\b", _I
+)
+
+
+def _referred(
+    message: str, stated: Sequence[str], olds: Sequence[Masked]
+) -> tuple[list[int], list[str], set[str]]:
+    """Referring back ("I've revised that" after "The 1800 goal looks within reach"): the older facts holding a
+    value the assistant's message names, when the user's next sentences give another value of its kind
+    (grounding/replies.py). Older facts sharing no referenced value leave which one was meant unknown: none."""
+    named = _masked(message).values
+    found: list[tuple[int, Masked, frozenset[str], str]] = []
+    kept: list[str] = []
+    added: set[str] = set()
+    for index, old in enumerate(olds):
+        referenced = named & old.values
+        if not referenced:
+            continue
+        kinds = _kinds(referenced, old.dated)
+        for sentence in stated:
+            said = _masked(sentence)
+            if _CONFIRMS.match(sentence) or referenced & said.values:
+                break  # "Yes, Dr Okafor and her nurse": the value is said again, it still holds
+            fresh = said.values - old.values
+            # A number is a number whether or not the sentence also names a month ("1700 by December").
+            if fresh and ({_kind(v) for v in fresh} | _kinds(fresh, said.dated)) & kinds:
+                found.append((index, old, said.values, ""))
+                if sentence not in kept:
+                    kept.append(sentence)
+                added |= fresh
+                break
+    chosen = _one_old_value(found)
+    return [i for i, *_rest in chosen], kept if chosen else [], added if chosen else set()
+
+
+def _answered(question: str, answer: str, olds: Sequence[Masked], known: Sequence[str]) -> list[int]:
+    """An answer to a question asking what holds now ("Which vet now?" — "Dr Alves at Riverside."): the older facts
+    the pair replaces, read with the question's words and the answer's values (grounding/replies.py)."""
+    asked, said = _masked(question), _masked(answer)
+    merged = Masked(asked.skeleton | said.skeleton, said.values, asked.relations | said.relations, said.dated)
+    found = []
+    for index, old in enumerate(olds):
+        values = _values(answer, merged, old)
+        # The question asks what holds now: it is the change cue ("Still opening at 7?" — "No, 6:30 from March").
+        clause = f"{question} {answer}"
+        if not values or not (
+            _same_topic(clause, merged, values, old, known[index]) or _same_quantity(clause, known[index])
+        ):
+            continue
+        if all(v in fold(known[index]) for v in values - old.values):
+            continue  # the older fact already says the answer
+        found.append((index, old, values, ""))
+    return [i for i, *_rest in _one_old_value(found)]
+
+
+def _redated(
+    message: str, turn: SourceTurn, session: Sequence[GroundedFact], known: Sequence[str]
+) -> list[Revision]:
+    """A date said to have changed without its event ("so the date's changed", "Have you rebooked?" — "the next
+    slot is August 14"): the one older dated fact near the new day is retired by the turn's dated session fact
+    (grounding/redated.py)."""
+    dated = [f for f in session if turn.index in f.turns and plan_dates(f.text)]
+    if len(dated) != 1:
+        return []
+    asked = sentences(message)[-1] if message.strip().endswith("?") and sentences(message) else ""
+    for sentence in _user_sentences(turn)[:1] if asked else []:
+        retired = redated(f"{asked} {sentence}", dated[0].text, known)
+        if retired:
+            return [Revision(dated[0], tuple(retired), is_new=False)]
+    for sentence in _user_sentences(turn):
+        retired = redated(sentence, dated[0].text, known)
+        if retired:
+            return [Revision(dated[0], tuple(retired), is_new=False)]
+    return []
+
+
+def _replies(
+    message: str,
+    turn: SourceTurn,
+    lang: str,
+    session: Sequence[GroundedFact],
+    olds: Sequence[Masked],
+    known: Sequence[str],
+) -> tuple[list[Revision], frozenset[str]]:
+    """Corrections whose slot the assistant's message names: referring back, or answering a question about now;
+    with the user's sentences they read (the main reading skips them)."""
+    if not message:
+        return [], frozenset()
+    stated = _user_sentences(turn)
+    for at, sentence in enumerate(stated):
+        if replies.REFER_BACK.search(sentence) and not _masked(sentence).values:
+            retired, kept, added = _referred(message, stated[at + 1 :], olds)
+            if retired:
+                revision = _revision(retired, kept, frozenset(added), turn.index, lang, session, known)
+                return [revision], frozenset(kept)
+    asked = replies.question(message)
+    first = stated[0] if stated else ""
+    if not asked or not first or not replies.is_answer(first) or not _masked(first).values:
+        return [], frozenset()
+    if _CONFIRMS.match(first):
+        return [], frozenset()  # "Still training for Manchester?" — "Yes, 19 April": nothing changed
+    # By the slot the question names ("Which vet now?"), else by the value it names ("Still Dr Okafor?").
+    retired = _answered(asked, first, olds, known) or _referred(asked, [first], olds)[0]
+    if not retired:
+        return [], frozenset()
+    covering = _covering(_masked(first).values, turn.index, session)
+    if covering is not None:
+        return [Revision(covering, tuple(retired), is_new=False)], frozenset({first})
+    if len(first.split()) < _MIN_STATEMENT_WORDS:
+        return [], frozenset()  # "Dr Alves." alone is no fact to store: nothing stands in for the older one
+    revision = _revision(retired, [first], _masked(first).values, turn.index, lang, session, known)
+    return [revision], frozenset({first})
+
+
+#: The fewest words an answer needs to be stored as a fact in its own words.
+_MIN_STATEMENT_WORDS = 4
+
+
+def _revision(
+    retired: Sequence[int],
+    kept: Sequence[str],
+    added: frozenset[str],
+    turn: int,
+    lang: str,
+    session: Sequence[GroundedFact],
+    known: Sequence[str],
+) -> Revision:
+    """The revision retiring `retired`: carried by the session fact of the turn stating the new values, else a new
+    fact in the user's words (with the retired fact's date when it says none)."""
+    covering = _covering(added, turn, session) if added else None
+    if covering is not None:
+        return Revision(covering, tuple(retired), is_new=False)
+    if not kept or not added:
+        return Revision(None, tuple(retired), is_new=False)
+    text = _with_kept_date(_text(kept, lang), [known[i] for i in retired])
+    return Revision(_fact(text, (turn,), lang, " ".join(sorted(added))), tuple(retired), True)
+
+
 def revisions(
     turns: Sequence[SourceTurn], session: Sequence[GroundedFact], known: Sequence[str]
 ) -> list[Revision]:
@@ -723,12 +902,58 @@ def revisions(
     olds = [_masked(k) for k in known]
     out: list[Revision] = []
     taken: set[int] = set()
-    for turn in turns:
+    said = [t.user for t in turns]
+    for position, turn in enumerate(turns):
         lang = detect_language(turn.user)
         cued = False
+        # The slot said by the assistant's message the turn replies to (grounding/replies.py).
+        answered, consumed = _replies(replies.context(turns, position), turn, lang, session, olds, known)
+        answered += _redated(replies.context(turns, position), turn, session, known)
+        for revision in answered:
+            untaken = tuple(i for i in revision.retired if i not in taken)
+            if untaken:
+                taken.update(untaken)
+                out.append(replace(revision, retired=untaken))
         for sentence in _user_sentences(turn):
+            if sentence in consumed:
+                continue  # read with the assistant's message above
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
             was_cued, cued = cued, bool(_DONE_CHANGE.search(sentence)) and not _masked(sentence).values
+            # "Podes usar emojis" after "… sem emojis": a standing instruction flipped (flips.py); what else it
+            # said still holds and is stored again.
+            for flip in flips(sentence, known):
+                if flip.index in taken:
+                    continue
+                taken.add(flip.index)
+                if not flip.rest:
+                    out.append(Revision(None, (flip.index,), is_new=False))
+                    continue
+                rest = replace(_fact(flip.rest, (turn.index,), lang), kind=FactKind.INSTRUCTION)
+                out.append(Revision(rest, (flip.index,), True, keeps_kind=True))
+            # "Back to being closed on Mondays for the winter": a seasonal change is over (seasonal.py).
+            gone = [i for i in seasons_over(sentence, known) if i not in taken]
+            if gone:
+                taken.update(gone)
+                out.append(Revision(None, tuple(gone), is_new=False))
+            # "I'm no longer a trainee": older facts about the user stating it are retired (negated.py); the
+            # sentence itself, a change said plainly, is read on below.
+            gone = [i for i in negated_states(sentence, known) if i not in taken]
+            if gone:
+                taken.update(gone)
+                if _masked(sentence).values:
+                    out.append(Revision(None, tuple(gone), is_new=False))
+                else:
+                    # "I've also quit the call centre completely" names no value a later reading would store: the
+                    # sentence is the new state.
+                    out.append(
+                        Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
+                    )
+            # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
+            for move in relocations(sentence, known, said):
+                if move.index not in taken:
+                    taken.add(move.index)
+                    fact = _fact(move.text, (turn.index,), lang, move.new_value)
+                    out.append(Revision(fact, (move.index,), True, keeps_kind=True))
             if (
                 not REVISION_CUE.search(sentence)
                 and not _CONTRAST.search(sentence)
@@ -737,6 +962,23 @@ def revisions(
                 if was_cued:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=True))
                 continue
+            # "Full-time now" after "teaches music part-time": one value of a closed slot excludes the other
+            # (antonyms.py); the sentence is the new state unless a later reading stores it.
+            gone = [i for i in excluded(sentence, known) if i not in taken]
+            if gone:
+                taken.update(gone)
+                covering = (
+                    _covering(_masked(sentence).values, turn.index, session)
+                    if _masked(sentence).values
+                    else None
+                )
+                if covering is not None:
+                    out.append(Revision(covering, tuple(gone), is_new=False))
+                else:
+                    out.append(
+                        Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
+                    )
+                continue
             clauses = _clauses(sentence)
             retired, kept, added = _anchored(clauses, olds, known)
             if not retired and len(clauses) > 1:
@@ -744,15 +986,38 @@ def revisions(
                 retired, kept, added = _anchored([sentence], olds, known)
             if not retired:
                 retired, kept, added = _named_swap(sentence, olds, known)
+            if not retired:
+                # "Morwenna's moving to Australia, so Alasdair's coaching our crew": the role by its verb
+                # (grounding/handover.py); the sentence, naming both, is the new fact.
+                handed = handovers(sentence, known)
+                retired = [h.index for h in handed]
+                kept = [sentence] if handed else []
+                added = {h.new_name for h in handed}
+            if not retired:
+                # "He cambiado de harina: ahora compro a Harinas Serrano": the slot named as changed
+                # (grounding/slotchange.py).
+                retired, names = slot_changes(sentence, known)
+                kept = [sentence] if retired else []
+                added = set(names)
             swapped = []
             if not retired:
                 # "Tuesdays, not Thursdays" when no slot anchors: the older fact with that one value swapped keeps
                 # its other, still true parts (grounding/substitution.py).
-                swapped = [swap for swap in swaps(sentence, known) if swap.index not in taken]
+                # A value the session says stays ("the stills stay in Dunoon") is not swapped out.
+                swapped = [
+                    swap
+                    for swap in swaps(sentence, known)
+                    if swap.index not in taken and not stays(swap.old_value, said)
+                ]
                 for swap in swapped:
                     taken.add(swap.index)
                     out.append(
-                        Revision(_fact(swap.text, (turn.index,), lang, swap.new_value), (swap.index,), True)
+                        Revision(
+                            _fact(swap.text, (turn.index,), lang, swap.new_value),
+                            (swap.index,),
+                            True,
+                            keeps_kind=True,
+                        )
                     )
             fresh = [i for i in retired if i not in taken]
             if not fresh:
@@ -760,6 +1025,12 @@ def revisions(
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
                 continue
             taken.update(fresh)
+            thing = swapped_thing(sentence, known[fresh[0]]) if len(fresh) == 1 else ""
+            if thing:
+                # "Moving to Slack" after "uses Microsoft Teams, based in Leeds": Leeds still holds (mixed.py).
+                fact = _fact(thing, (turn.index,), lang, " ".join(sorted(added)))
+                out.append(Revision(fact, tuple(fresh), True, keeps_kind=True))
+                continue
             wanted = frozenset(v for v in added if any(v in fold(c) or v in _masked(c).values for c in kept))
             covering = _covering(wanted, turn.index, session) if wanted else None
             if covering is not None:

@@ -90,14 +90,17 @@ _RELATION = re.compile(
     _I,
 )
 
+#: Where the person of a verb class works, said between the name and the verb ("Alastair Bain at Cowal Accounts
+#: does my books"): the person is the holder, not the firm.
+_AT_ORG = r"(?:,? (?:at|from|of) (?-i:[A-ZÀ-ÖØ-Þ])[\w&'’-]*(?: (?-i:[A-ZÀ-ÖØ-Þ&])[\w&'’-]*){0,3},?)?"
 #: Verb classes that name a relation without its noun: the person is the subject, the user the object. Each names
 #: the relation's key; the fact says it with that language's noun (_REL_NOUN).
 _VERB_RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (key, re.compile(pattern, _I))
     for key, pattern in (
-        ("manager", rf"{NAME}(?:'s| is| has been| will be)? (?:now |currently )?(?:supervising|supervises|"
-         r"supervise|advising|advises) (?:me|my|us|our)\b"),
-        ("accountant", rf"{NAME}(?:'s| is)? (?:now )?(?:does|do|doing|keeps|handles|prepares|files) (?:our|my) "
+        ("manager", rf"{NAME}{_AT_ORG}(?:'s| is| has been| will be)? (?:now |currently )?(?:supervising|"
+         r"supervises|supervise|advising|advises) (?:me|my|us|our)\b"),
+        ("accountant", rf"{NAME}{_AT_ORG}(?:'s| is)? (?:now )?(?:does|do|doing|keeps|handles|prepares|files) (?:our|my) "
          r"(?:books|accounts|taxes|bookkeeping|tax returns?)\b"),
         ("doctor", rf"\b(?:sou|estou a ser|estou sendo) (?:seguid[oa]|acompanhad[oa]|tratad[oa]) (?:agora )?"
          rf"(?:pela|pelo|por) {NAME}"),

@@ -54,6 +54,8 @@ class Swap:
     index: int
     text: str
     new_value: str
+    #: The value swapped out, as said.
+    old_value: str = ""
 
 
 def _kind(value: str) -> str:
@@ -116,7 +118,9 @@ def swaps(sentence: str, known: Sequence[str]) -> list[Swap]:
         # A resolved date the writer appended to the old value ("mercredi (2026-04-15)") went with it.
         rest = _RESOLVED.sub("", text[match.end() :], count=1)
         out.append(
-            Swap(index, text[: match.start()] + _form(new, text[match.start() : match.end()]) + rest, new)
+            Swap(
+                index, text[: match.start()] + _form(new, text[match.start() : match.end()]) + rest, new, old
+            )
         )
     return out
 
