@@ -14,7 +14,22 @@ from memoryd.storage.pg_fts import PgFtsIndex
 from memoryd.storage.store import open_store
 from tests.support.pg_stores import fresh_schema, pg_url
 
-_WORDS = "heron pond herons stood étang bleu zebra grazed river rivers walked walking budget meeting".split()
+_WORDS = [
+    "heron",
+    "pond",
+    "herons",
+    "stood",
+    "étang",
+    "bleu",
+    "zebra",
+    "grazed",
+    "river",
+    "rivers",
+    "walked",
+    "walking",
+    "budget",
+    "meeting",
+]
 
 
 def test_the_twin_has_no_pending_deltas_and_counts_equal_counting_the_rows(tmp_path: Path) -> None:
