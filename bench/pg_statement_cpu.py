@@ -11,7 +11,8 @@ either app misses the assembly cache, the search's reuse and the query-embedding
 p95 per app. Not a committed figure: docs/postgres_search.md ("seventh pass") records the runs (there, main's
 `pg_vectors.py` was swapped into one app's registry to compare code in one run).
 
-Run: `python -m bench.pg_statement_cpu` (OSAURUS_PROBE_QUERIES per intended section, 20 by default).
+Run: `python -m bench.pg_statement_cpu` (OSAURUS_PROBE_QUERIES per intended section, 20 by default;
+OSAURUS_PROBE_PLANNING=1 splits the parse / bind row by the kind of statement planned).
 """
 
 from __future__ import annotations
@@ -68,10 +69,13 @@ def _settings(dsn: str, on: bool) -> None:
         conn.execute("SELECT pg_reload_conf()")
 
 
-def server_cpu(log: str) -> dict[str, dict[str, float]]:
-    """application name → statement kind → CPU ms (user + system) in the log text."""
+def server_cpu(log: str, *, planning_by_kind: bool = False) -> dict[str, dict[str, float]]:
+    """application name → statement kind → CPU ms (user + system) in the log text. With `planning_by_kind`, the
+    parse and bind messages (logged before their statement's execute line) count as "planning: <kind>" of the
+    statement executed next on the same backend instead of one "parse / bind (planning)" row."""
     statement: dict[str, str] = {}
     pending: dict[str, tuple[str, str]] = {}
+    planned: dict[str, float] = defaultdict(float)
     out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     pid = ""
     for line in log.splitlines():
@@ -80,14 +84,21 @@ def server_cpu(log: str) -> dict[str, dict[str, float]]:
             pid, app, level, message = head.groups()
             if level == "LOG" and message.startswith(("execute ", "statement: ")):
                 statement[pid] = message.split(": ", 1)[-1]
+                if planning_by_kind and pid in planned:
+                    out[app][f"planning: {_kind(statement[pid])}"] += planned.pop(pid)
             elif level == "LOG" and "STATISTICS" in message:
                 pending[pid] = (message.split()[0], app)
             continue
         stats = _STATS.search(line)
         if stats and pid in pending:
             message_kind, app = pending.pop(pid)
-            kind = _kind(statement.get(pid, "")) if message_kind == "EXECUTE" else "parse / bind (planning)"
-            out[app][kind] += (float(stats.group(1)) + float(stats.group(2))) * 1000
+            ms = (float(stats.group(1)) + float(stats.group(2))) * 1000
+            if message_kind == "EXECUTE":
+                out[app][_kind(statement.get(pid, ""))] += ms
+            elif planning_by_kind:
+                planned[pid] += ms
+            else:
+                out[app]["parse / bind (planning)"] += ms
     return out
 
 
@@ -138,7 +149,10 @@ def main() -> None:
                     times[arm].append((time.perf_counter() - t0) * 1000)
                 loads.append(os.getloadavg()[0])
             _settings(admin, False)
-            cpu = server_cpu(log.read_bytes()[start_at:].decode("utf-8", "replace"))
+            cpu = server_cpu(
+                log.read_bytes()[start_at:].decode("utf-8", "replace"),
+                planning_by_kind=os.environ.get("OSAURUS_PROBE_PLANNING") == "1",
+            )
         finally:
             for running, app in apps.values():
                 running.stop(1.0)
