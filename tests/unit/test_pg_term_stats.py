@@ -162,7 +162,9 @@ def test_the_newest_weak_rows_from_a_window_of_ids_are_those_of_the_whole_match(
     whole = PgFtsIndex(pg, schema, weak_window=None)
     texts = [f"the pond {i}" for i in range(150)] + [f"a heron by the pond {i}" for i in range(5)]
     later = [f"a zebra grazed {i}" for i in range(120)]
-    for i, text in enumerate(random_order(texts) + later if not newest_match else later + random_order(texts)):
+    for i, text in enumerate(
+        random_order(texts) + later if not newest_match else later + random_order(texts)
+    ):
         _turn(pg, schema, "a" if i % 7 else "b", text)
     for terms in (["pond"], ["heron", "pond"]):
         every = _ranked_everything(pg, schema, fts, terms)
