@@ -12,7 +12,9 @@ p95 per app. Not a committed figure: docs/postgres_search.md ("seventh pass") re
 `pg_vectors.py` was swapped into one app's registry to compare code in one run).
 
 Run: `python -m bench.pg_statement_cpu` (OSAURUS_PROBE_QUERIES per intended section, 20 by default;
-OSAURUS_PROBE_PLANNING=1 splits the parse / bind row by the kind of statement planned).
+OSAURUS_PROBE_PLANNING=1 splits the parse / bind row by the kind of statement planned; OSAURUS_PROBE_WHOLE_MATCH=1
+gives the first app the keyword statement that reads a large match whole, pg_fts.WEAK_WINDOW None). The decisions
+(section, reason, block) of the two apps are compared query by query.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from psycopg.conninfo import make_conninfo
 from bench.assemble_corpus import AGENT, SEED, make_corpus, make_queries, write_config
 from bench.assemble_services import percentile, seed_postgres
 from bench.bench_assemble import inferd_process
+from memoryd.storage.pg_fts import PgFtsIndex
 from tests.support.postgres import running_postgres
 
 ARMS = ("a", "a_again")
@@ -129,7 +132,13 @@ def main() -> None:
                     background_indexing=False,
                 )
             )
+        if os.environ.get("OSAURUS_PROBE_WHOLE_MATCH") == "1":
+            # The first app ranks a large keyword match's weak rows from the whole match (pg_fts.WEAK_WINDOW None,
+            # the statement before the eighth pass), the second with the window: before / after in one run.
+            store = apps[ARMS[0]][1].store
+            store.fts = PgFtsIndex(store.db.percent_queries(), store.db.schema, weak_window=None)
         corpus = make_corpus(random.Random(SEED))
+        decided: dict[str, list[tuple[str, str, str]]] = {arm: [] for arm in ARMS}
         try:
             for q in [
                 q for _, q in make_queries(corpus, random.Random(SEED + 3), 4)
@@ -145,8 +154,9 @@ def main() -> None:
             for i, q in enumerate(queries):
                 for arm in ARMS[i % 2 :] + ARMS[: i % 2]:
                     t0 = time.perf_counter()
-                    apps[arm][1].read_path.assemble(AGENT, q)
+                    answer = apps[arm][1].read_path.assemble(AGENT, q)
                     times[arm].append((time.perf_counter() - t0) * 1000)
+                    decided[arm].append((str(answer.section), answer.reason, answer.block))
                 loads.append(os.getloadavg()[0])
             _settings(admin, False)
             cpu = server_cpu(
@@ -164,6 +174,10 @@ def main() -> None:
     for kind in kinds:
         print(f"  {kind:45s} " + " / ".join(f"{cpu[arm][kind] / n:6.2f}" for arm in ARMS))
     print(f"  {'total':45s} " + " / ".join(f"{sum(cpu[arm].values()) / n:6.2f}" for arm in ARMS))
+    differ = [
+        i for i, pair in enumerate(zip(*(decided[arm] for arm in ARMS), strict=True)) if pair[0] != pair[1]
+    ]
+    print(f"section, reason and block identical in {n - len(differ)} of {n} queries; differ: {differ}")
     for arm in ARMS:
         print(f"{arm}: p50 {statistics.median(times[arm]):.1f} p95 {percentile(times[arm], 0.95):.1f} ms")
     print(json.dumps({arm: {k: round(v / n, 3) for k, v in cpu[arm].items()} for arm in ARMS}))
