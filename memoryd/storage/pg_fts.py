@@ -39,11 +39,9 @@ WEAK_WINDOW: float | None = 2.0
 
 
 def _check_limit(limit: int) -> int:
-    """The limit as a literal of the statement's text (one generic plan per limit): a positive integer only."""
-    value = operator.index(limit)
-    if value < 1:
-        raise ValueError("limit must be a positive integer")
-    return value
+    """The limit as a literal of the statement's text (one generic plan per limit): an integer only, never anything
+    else in the text (numpy's integers included); below 1 it is 0."""
+    return max(operator.index(limit), 0)
 
 
 class PgFtsIndex:
@@ -106,6 +104,8 @@ class PgFtsIndex:
         if not terms:
             raise ValueError("no terms")
         lim = _check_limit(limit)
+        if lim == 0:
+            return []  # as FTS5's LIMIT 0
         lexemes = self._lexemes().replace("%s", "%(terms)s")
         ranked = (
             f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) AS score "
