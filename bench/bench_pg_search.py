@@ -415,7 +415,8 @@ def _assemble_results(
         "",
         f"bench_assemble's corpus for one agent ({sizes['transcript']:,} turns, {sizes['pinned']:,} facts, "
         f"{sizes['episodes']:,} episodes; fake-model vectors, 384-d) copied row for row into PostgreSQL "
-        f"({twin.copy_s:.1f} s with the tsvectors generated; vectors refilled and HNSW built {twin.index_s:.1f} s). "
+        f"({twin.copy_s:.1f} s with the tsvectors generated and the lexeme counts' deltas folded, as memoryd's "
+        f"TermFolder folds them; vectors refilled and HNSW built {twin.index_s:.1f} s). "
         f"Cache-miss assemblies through memoryd's ReadPath (HEURISTIC gate, 800 tokens) interleaved between the "
         f"backends, {len(pg)} each, every one paying its own real MiniLM query embedding; in-process (no gRPC hop). "
         "The machine's 2 cores were shared with other engineers' work during the run.",

@@ -11,7 +11,10 @@ either app misses the assembly cache, the search's reuse and the query-embedding
 p95 per app. Not a committed figure: docs/postgres_search.md ("seventh pass") records the runs (there, main's
 `pg_vectors.py` was swapped into one app's registry to compare code in one run).
 
-Run: `python -m bench.pg_statement_cpu` (OSAURUS_PROBE_QUERIES per intended section, 20 by default).
+Run: `python -m bench.pg_statement_cpu` (OSAURUS_PROBE_QUERIES per intended section, 20 by default;
+OSAURUS_PROBE_PLANNING=1 splits the parse / bind row by the kind of statement planned; OSAURUS_PROBE_WHOLE_MATCH=1
+gives the first app the keyword statement that reads a large match whole, pg_fts.WEAK_WINDOW None). The decisions
+(section, reason, block) of the two apps are compared query by query.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from psycopg.conninfo import make_conninfo
 from bench.assemble_corpus import AGENT, SEED, make_corpus, make_queries, write_config
 from bench.assemble_services import percentile, seed_postgres
 from bench.bench_assemble import inferd_process
+from memoryd.storage.pg_fts import PgFtsIndex
 from tests.support.postgres import running_postgres
 
 ARMS = ("a", "a_again")
@@ -68,10 +72,13 @@ def _settings(dsn: str, on: bool) -> None:
         conn.execute("SELECT pg_reload_conf()")
 
 
-def server_cpu(log: str) -> dict[str, dict[str, float]]:
-    """application name → statement kind → CPU ms (user + system) in the log text."""
+def server_cpu(log: str, *, planning_by_kind: bool = False) -> dict[str, dict[str, float]]:
+    """application name → statement kind → CPU ms (user + system) in the log text. With `planning_by_kind`, the
+    parse and bind messages (logged before their statement's execute line) count as "planning: <kind>" of the
+    statement executed next on the same backend instead of one "parse / bind (planning)" row."""
     statement: dict[str, str] = {}
     pending: dict[str, tuple[str, str]] = {}
+    planned: dict[str, float] = defaultdict(float)
     out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     pid = ""
     for line in log.splitlines():
@@ -80,14 +87,21 @@ def server_cpu(log: str) -> dict[str, dict[str, float]]:
             pid, app, level, message = head.groups()
             if level == "LOG" and message.startswith(("execute ", "statement: ")):
                 statement[pid] = message.split(": ", 1)[-1]
+                if planning_by_kind and pid in planned:
+                    out[app][f"planning: {_kind(statement[pid])}"] += planned.pop(pid)
             elif level == "LOG" and "STATISTICS" in message:
                 pending[pid] = (message.split()[0], app)
             continue
         stats = _STATS.search(line)
         if stats and pid in pending:
             message_kind, app = pending.pop(pid)
-            kind = _kind(statement.get(pid, "")) if message_kind == "EXECUTE" else "parse / bind (planning)"
-            out[app][kind] += (float(stats.group(1)) + float(stats.group(2))) * 1000
+            ms = (float(stats.group(1)) + float(stats.group(2))) * 1000
+            if message_kind == "EXECUTE":
+                out[app][_kind(statement.get(pid, ""))] += ms
+            elif planning_by_kind:
+                planned[pid] += ms
+            else:
+                out[app]["parse / bind (planning)"] += ms
     return out
 
 
@@ -118,7 +132,13 @@ def main() -> None:
                     background_indexing=False,
                 )
             )
+        if os.environ.get("OSAURUS_PROBE_WHOLE_MATCH") == "1":
+            # The first app ranks a large keyword match's weak rows from the whole match (pg_fts.WEAK_WINDOW None,
+            # the statement before the eighth pass), the second with the window: before / after in one run.
+            store = apps[ARMS[0]][1].store
+            store.fts = PgFtsIndex(store.db.percent_queries(), store.db.schema, weak_window=None)
         corpus = make_corpus(random.Random(SEED))
+        decided: dict[str, list[tuple[str, str, str]]] = {arm: [] for arm in ARMS}
         try:
             for q in [
                 q for _, q in make_queries(corpus, random.Random(SEED + 3), 4)
@@ -134,11 +154,15 @@ def main() -> None:
             for i, q in enumerate(queries):
                 for arm in ARMS[i % 2 :] + ARMS[: i % 2]:
                     t0 = time.perf_counter()
-                    apps[arm][1].read_path.assemble(AGENT, q)
+                    answer = apps[arm][1].read_path.assemble(AGENT, q)
                     times[arm].append((time.perf_counter() - t0) * 1000)
+                    decided[arm].append((str(answer.section), answer.reason, answer.block))
                 loads.append(os.getloadavg()[0])
             _settings(admin, False)
-            cpu = server_cpu(log.read_bytes()[start_at:].decode("utf-8", "replace"))
+            cpu = server_cpu(
+                log.read_bytes()[start_at:].decode("utf-8", "replace"),
+                planning_by_kind=os.environ.get("OSAURUS_PROBE_PLANNING") == "1",
+            )
         finally:
             for running, app in apps.values():
                 running.stop(1.0)
@@ -150,6 +174,10 @@ def main() -> None:
     for kind in kinds:
         print(f"  {kind:45s} " + " / ".join(f"{cpu[arm][kind] / n:6.2f}" for arm in ARMS))
     print(f"  {'total':45s} " + " / ".join(f"{sum(cpu[arm].values()) / n:6.2f}" for arm in ARMS))
+    differ = [
+        i for i, pair in enumerate(zip(*(decided[arm] for arm in ARMS), strict=True)) if pair[0] != pair[1]
+    ]
+    print(f"section, reason and block identical in {n - len(differ)} of {n} queries; differ: {differ}")
     for arm in ARMS:
         print(f"{arm}: p50 {statistics.median(times[arm]):.1f} p95 {percentile(times[arm], 0.95):.1f} ms")
     print(json.dumps({arm: {k: round(v / n, 3) for k, v in cpu[arm].items()} for arm in ARMS}))

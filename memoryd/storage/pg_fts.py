@@ -13,6 +13,7 @@ the database keeps (pg_term_stats.py), not from counting rows.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from memoryd.domain import KIND_EPISODE
@@ -27,13 +28,28 @@ _RANK_WEIGHTS = "'{0, 0, 0.6667, 1.0}'"
 #: A match of more rows than this (the query's lexemes' counts summed, pg_term_stats.py) is ranked from its strong
 #: rows (search()); a smaller one is ranked whole, which is cheaper at that size.
 LARGE_MATCH = 1000
+#: A large match's weak rows (the newest `limit` of the others) are looked for first among the table's newest ids: a
+#: window of WEAK_WINDOW × limit × max(id) / (the match's estimated rows) ids, where about WEAK_WINDOW × limit of the
+#: match's rows are expected; only when it holds fewer than `limit` are the older rows read too. The same rows either
+#: way (the newest `limit` of a set are the newest of its newest ids when those hold `limit`), without reading the
+#: heap page of every row of the match for its id (~1,450 pages for 1,400 rows of 100k turns: the GIN holds tuple ids,
+#: not row ids), as a BitmapAnd of the GIN's and the primary key's bitmaps reads only the window's (~280 pages).
+#: docs/postgres_search.md, eighth pass. None: every row of the match is read (the earlier statement).
+WEAK_WINDOW: float | None = 2.0
+
+
+def _check_limit(limit: int) -> int:
+    """The limit as a literal of the statement's text (one generic plan per limit): an integer only, never anything
+    else in the text (numpy's integers included); below 1 it is 0."""
+    return max(operator.index(limit), 0)
 
 
 class PgFtsIndex:
     """Runs the per-agent tsvector and LIKE queries; returns (row id, score) with higher scores better."""
 
-    def __init__(self, db: PgQueries, schema: str) -> None:
+    def __init__(self, db: PgQueries, schema: str, *, weak_window: float | None = WEAK_WINDOW) -> None:
         self._db = db
+        self._weak_window = weak_window
         self._schema = quoted_schema(schema)
         self._schema_name = schema
         self._configs = ", ".join(f"'{config_name(schema, code)}'" for code in LANGUAGES)
@@ -79,17 +95,22 @@ class PgFtsIndex:
         lexemes' counts, pg_term_stats.py, sum over LARGE_MATCH) is therefore ranked from its strong rows only (a GIN
         AND, and the GIN on search_repeats(search_vector)), the newest of the other rows filling the limit (equal
         scores: ties go to the higher id, as in the full ranking): scores and order are those of ranking the whole
-        match. A smaller match, and episodes (two weights), are ranked whole. One statement either way.
+        match. The newest of the other rows come from a window of the newest ids first (WEAK_WINDOW). A smaller
+        match, and episodes (two weights), are ranked whole. One statement either way; the limit is part of its
+        text.
         """
         del agent_in_match
         table, active = self._table(kind)
         if not terms:
             raise ValueError("no terms")
-        lexemes = self._lexemes()
+        lim = _check_limit(limit)
+        if lim == 0:
+            return []  # as FTS5's LIMIT 0
+        lexemes = self._lexemes().replace("%s", "%(terms)s")
         ranked = (
             f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) AS score "
-            f"FROM {table} AS s WHERE s.agent_id = %s AND {active} AND s.search_vector @@ (SELECT MATCH FROM q) "
-            f"ORDER BY score DESC, s.id DESC LIMIT %s"
+            f"FROM {table} AS s WHERE s.agent_id = %(agent)s AND {active} AND s.search_vector @@ (SELECT MATCH FROM q) "
+            f"ORDER BY score DESC, s.id DESC LIMIT {lim}"
         )
         head = (
             f"WITH lx AS MATERIALIZED ({lexemes}), q AS MATERIALIZED (SELECT "
@@ -97,47 +118,50 @@ class PgFtsIndex:
             f"(SELECT string_agg('(' || quote_literal(a.l) || ' & ' || quote_literal(b.l) || ')', ' | ') "
             f"FROM lx AS a JOIN lx AS b ON a.l < b.l)::tsquery AS two_of)"
         )
+        params = {"terms": list(terms), "agent": agent_id}
         if MIRRORS[kind].source not in SINGLE_WEIGHT:
-            sql = f"{head} {ranked.replace('MATCH', 'any_of')}"
-            rows = self._db.query(sql, (list(terms), agent_id, limit))
-        else:
-            large = f"(SELECT est FROM n) > {LARGE_MATCH}"
-            strong = ranked.replace(
-                "s.search_vector @@ (SELECT MATCH FROM q)",
-                f"{large} AND (s.search_vector @@ (SELECT two_of FROM q) OR "
-                f"{self._schema}.search_repeats(s.search_vector) @@ (SELECT any_of FROM q))",
-            )
-            whole = ranked.replace("WHERE ", f"WHERE NOT {large} AND ", 1).replace("MATCH", "any_of")
-            sql = (
-                f"{head}, n AS MATERIALIZED (SELECT coalesce(sum(c.rows), 0) AS est FROM {self._schema}.{COUNTS} "
-                f"AS c WHERE c.agent_id = %s AND c.source = '{MIRRORS[kind].source}' AND c.lexeme IN "
-                f"(SELECT l FROM lx)), strong AS MATERIALIZED ({strong}), weak AS MATERIALIZED (SELECT s.id "
-                f"FROM {table} AS s WHERE {large} AND (SELECT count(*) FROM strong) < %s AND s.agent_id = %s "
-                f"AND {active} AND s.search_vector @@ (SELECT any_of FROM q) AND s.id NOT IN "
-                f"(SELECT id FROM strong) ORDER BY s.id DESC LIMIT %s) "
-                f"SELECT id, score FROM (SELECT id, score FROM strong UNION ALL "
-                f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) FROM {table} AS s "
-                f"WHERE s.id IN (SELECT id FROM weak) AND s.agent_id = %s UNION ALL ({whole})) AS r "
-                f"ORDER BY score DESC, id DESC LIMIT %s"
-            )
-            self._db.setting("max_parallel_workers_per_gather", "0")
-            rows = self._db.query(
-                sql,
-                (
-                    list(terms),
-                    agent_id,
-                    agent_id,
-                    limit,
-                    limit,
-                    agent_id,
-                    limit,
-                    agent_id,
-                    agent_id,
-                    limit,
-                    limit,
-                ),
-            )
+            rows = self._db.query(f"{head} {ranked.replace('MATCH', 'any_of')}", params)
+            return [(int(r[0]), float(r[1])) for r in rows]
+        large = f"(SELECT est FROM n) > {LARGE_MATCH}"
+        strong = ranked.replace(
+            "s.search_vector @@ (SELECT MATCH FROM q)",
+            f"{large} AND (s.search_vector @@ (SELECT two_of FROM q) OR "
+            f"{self._schema}.search_repeats(s.search_vector) @@ (SELECT any_of FROM q))",
+        )
+        whole = ranked.replace("WHERE ", f"WHERE NOT {large} AND ", 1).replace("MATCH", "any_of")
+        sql = (
+            f"{head}, n AS MATERIALIZED (SELECT coalesce(sum(c.rows), 0) AS est FROM {self._schema}.{COUNTS} "
+            f"AS c WHERE c.agent_id = %(agent)s AND c.source = '{MIRRORS[kind].source}' AND c.lexeme IN "
+            f"(SELECT l FROM lx)), strong AS MATERIALIZED ({strong}), {self._weak(table, active, large, lim)} "
+            f"SELECT id, score FROM (SELECT id, score FROM strong UNION ALL "
+            f"SELECT s.id, ts_rank({_RANK_WEIGHTS}, s.search_vector, (SELECT any_of FROM q)) FROM {table} AS s "
+            f"WHERE s.id IN (SELECT id FROM weak) AND s.agent_id = %(agent)s UNION ALL ({whole})) AS r "
+            f"ORDER BY score DESC, id DESC LIMIT {lim}"
+        )
+        self._db.setting("max_parallel_workers_per_gather", "0")
+        rows = self._db.query(sql, params)
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _weak(self, table: str, active: str, large: str, lim: int) -> str:
+        """The `weak` CTE of search() (after `strong`): the ids of the newest `lim` rows of a large match that are not
+        strong, from a window of the newest ids first (WEAK_WINDOW), or from the whole match."""
+        others = (
+            f"{large} AND (SELECT count(*) FROM strong) < {lim} AND s.agent_id = %(agent)s AND {active} "
+            f"AND s.search_vector @@ (SELECT any_of FROM q) AND s.id NOT IN (SELECT id FROM strong)"
+        )
+        if self._weak_window is None:
+            return f"weak AS MATERIALIZED (SELECT s.id FROM {table} AS s WHERE {others} ORDER BY s.id DESC LIMIT {lim})"
+        span = f"ceil({float(self._weak_window)!r} * {lim} * m.top / (SELECT est FROM n))::bigint"
+        return (
+            f"lo AS MATERIALIZED (SELECT CASE WHEN {large} THEN m.top - {span} END AS id "
+            f"FROM (SELECT max(id) AS top FROM {table}) AS m), "
+            f"recent AS MATERIALIZED (SELECT s.id FROM {table} AS s WHERE {others} AND s.id > (SELECT id FROM lo) "
+            f"ORDER BY s.id DESC LIMIT {lim}), "
+            f"older AS MATERIALIZED (SELECT s.id FROM {table} AS s WHERE (SELECT count(*) FROM recent) < {lim} "
+            f"AND {others} AND s.id <= (SELECT id FROM lo) ORDER BY s.id DESC LIMIT {lim}), "
+            f"weak AS MATERIALIZED (SELECT id FROM (SELECT id FROM recent UNION ALL SELECT id FROM older) AS w "
+            f"ORDER BY id DESC LIMIT {lim})"
+        )
 
     def table_rows(self, kind: str) -> int:
         """Rows of the source table across all agents: the planner's estimate (pg_class.reltuples), counted only

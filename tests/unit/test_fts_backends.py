@@ -95,6 +95,8 @@ def test_only_the_agents_own_rows_are_found_and_counted(backend: Backend) -> Non
     )
     assert backend.fts.table_rows(KIND_TRANSCRIPT) == 3
     assert backend.fts.search(KIND_TRANSCRIPT, "nobody", ["heron"], 10) == []
+    for kind in (KIND_TRANSCRIPT, KIND_EPISODE):
+        assert backend.fts.search(kind, "a", ["heron"], 0) == []  # LIMIT 0 (a literal in PostgreSQL's text)
 
 
 def test_a_row_matching_more_of_the_query_scores_higher(backend: Backend) -> None:

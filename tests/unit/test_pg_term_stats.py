@@ -145,3 +145,30 @@ def random_order(texts: list[str]) -> list[str]:
     shuffled = list(texts)
     random.Random(21).shuffle(shuffled)
     return shuffled
+
+
+@pytest.mark.parametrize("newest_match", [True, False])
+def test_the_newest_weak_rows_from_a_window_of_ids_are_those_of_the_whole_match(
+    pg: PgSql,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    newest_match: bool,
+) -> None:
+    """A large match's newest rows come from a window of the newest ids (pg_fts.WEAK_WINDOW) when it holds enough of
+    them, and from the older rows as well when it does not (the newest turns do not match): the same rows either
+    way, as ranking the whole match, and as reading the whole match for them (weak_window None)."""
+    monkeypatch.setattr(pg_fts, "LARGE_MATCH", 0)  # every match counts as large here
+    schema = new_search_schema(pg)
+    fts = PgFtsIndex(pg, schema)
+    whole = PgFtsIndex(pg, schema, weak_window=None)
+    texts = [f"the pond {i}" for i in range(150)] + [f"a heron by the pond {i}" for i in range(5)]
+    later = [f"a zebra grazed {i}" for i in range(120)]
+    for i, text in enumerate(
+        random_order(texts) + later if not newest_match else later + random_order(texts)
+    ):
+        _turn(pg, schema, "a" if i % 7 else "b", text)
+    for terms in (["pond"], ["heron", "pond"]):
+        every = _ranked_everything(pg, schema, fts, terms)
+        for limit in (5, 20, 60):
+            found = fts.search(KIND_TRANSCRIPT, "a", terms, limit)
+            assert found == whole.search(KIND_TRANSCRIPT, "a", terms, limit)
+            assert [i for i, _ in found] == [i for i, _ in every[:limit]], (terms, limit)
