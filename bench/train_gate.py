@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.gate_collect import OUT as EVIDENCE_FILE
-from bench.gate_collect import SPARSE_OUT, V8_OUT
+from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT
 from bench.gate_fit import (
     SECTIONS,
     Example,
@@ -62,6 +62,7 @@ from memoryd.retrieval.gate_features import (
     FEATURE_NAMES,
     GATE_V6_FEATURES,
     GATE_V7_FEATURES,
+    GATE_V8_FEATURES,
     REQUEST_FEATURES,
     STRUCTURE_FEATURES,
 )
@@ -71,11 +72,11 @@ from memoryd.retrieval.gate_model import load as load_model
 Vector = npt.NDArray[np.float32]
 
 BENCH = Path(__file__).resolve().parent
-VERSION = "gate-v7"
+VERSION = "gate-v8"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
-    | {f"{v}{p}" for v in ("v4", "v5", "v6", "v7", "v8") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
+    | {f"{v}{p}" for v in ("v4", "v5", "v6", "v7", "v8", "v9") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
 )
 #: Feature sets offered to the DEV selection: gate-v3's, and gate-v3's with the number of numbers the request gives
 #: (its inputs). The life-domain, personalisable-request and background-calibrated cosine features were also offered
@@ -88,10 +89,18 @@ BASE = tuple(
 NUMBERS = (*BASE, *REQUEST_FEATURES)
 STRUCTURE = (*NUMBERS, *STRUCTURE_FEATURES)
 #: gate-v6's request frames and answer features (gate_frames.py, gate_answer.py) on top of gate-v5's.
-ANSWER = tuple(n for n in FEATURE_NAMES if n not in GATE_V7_FEATURES)
+ANSWER = tuple(n for n in FEATURE_NAMES if n not in GATE_V7_FEATURES and n not in GATE_V8_FEATURES)
+#: gate-v7's features as gate-v8's code measures them (own_name's rarity route needs RARE_ROWS rows).
+OWN = tuple(n for n in FEATURE_NAMES if n not in GATE_V8_FEATURES)
 #: gate-v7: the same with own_name (gate_own.py; the date rule and ask_world's own-name rule change the features
 #: every set reads, so "answer" here is gate-v6's features as gate-v7's code measures them).
-FEATURE_SETS: dict[str, tuple[str, ...]] = {"structure": STRUCTURE, "answer": ANSWER, "own": FEATURE_NAMES}
+#: gate-v8: the same with the personal-request frame and the pinned section's per-agent cosine lead (gate_personal.py).
+FEATURE_SETS: dict[str, tuple[str, ...]] = {
+    "structure": STRUCTURE,
+    "answer": ANSWER,
+    "own": OWN,
+    "personal": FEATURE_NAMES,
+}
 #: The gate's grid (gate-v6's final runs: l2 0.01 lost to 0.003 in every earlier run of this session).
 L2 = (3e-3,)
 CLASS_WEIGHT = "none"
@@ -201,7 +210,7 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6, 7, 8))],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6, 7, 8, 9))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
@@ -388,7 +397,7 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
 def query_texts() -> dict[str, str]:
     """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
-    for n in (2, 3, 4, 5, 6, 7, 8):
+    for n in (2, 3, 4, 5, 6, 7, 8, 9):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
@@ -436,13 +445,13 @@ def print_false(data: Fold, model: GateModel) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT])
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v7.json")
+    parser.add_argument("--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT])
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v8.json")
     parser.add_argument(
         "--baseline",
         type=Path,
         nargs="*",
-        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (5, 6)],
+        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (5, 7)],
         help="the 'before' model files",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")

@@ -28,6 +28,9 @@ from memoryd.retrieval import gate_lexicon as lex
 
 #: Zipf frequency below which a name is rare in general language (3.0 = once per million words).
 OWN_ZIPF = 3.0
+#: Rows of one section (or identity) that must hold a rare name for the rarity route (gate-v8: 1 in gate-v7, where
+#: acronyms and small places a profile mentions once took ask_world away from 18 no-memory DEV queries).
+RARE_ROWS = 1
 #: Share of one section's rows, and the fewest rows, that make memory "about" a name.
 PROMINENT_SHARE = 0.2
 PROMINENT_ROWS = 3
@@ -47,7 +50,10 @@ def own_names(
         held = name in identity_terms or any(df.get(name, 0) > 0 for _, df in section_df.values())
         if not held:
             continue
-        rare = zipf.get(name, lex.general_zipf(name)) < OWN_ZIPF
+        rows_holding = max((df.get(name, 0) for _, df in section_df.values()), default=0)
+        rare = zipf.get(name, lex.general_zipf(name)) < OWN_ZIPF and (
+            rows_holding >= RARE_ROWS or name in identity_terms
+        )
         prominent = any(
             df.get(name, 0) >= PROMINENT_ROWS and df.get(name, 0) >= PROMINENT_SHARE * rows
             for rows, df in section_df.values()
