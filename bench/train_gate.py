@@ -76,7 +76,11 @@ VERSION = "gate-v8"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
-    | {f"{v}{p}" for v in ("v4", "v5", "v6", "v7", "v8", "v9") for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")}
+    | {
+        f"{v}{p}"
+        for v in ("v4", "v5", "v6", "v7", "v8", "v9")
+        for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")
+    }
 )
 #: Feature sets offered to the DEV selection: gate-v3's, and gate-v3's with the number of numbers the request gives
 #: (its inputs). The life-domain, personalisable-request and background-calibrated cosine features were also offered
@@ -114,12 +118,16 @@ SPARSE_WEIGHTS = (0.005, 0.01)
 #: The single-section check (tests/integration/test_gate_sparse_agent.py): the read path's features for agents
 #: holding pinned facts only, asked a question one fact holds word for word. A candidate that declines any of them
 #: is not chosen, whatever its DEV objective (gate-v4 declined the four-fact agent's).
-PROBE = BENCH / "gate_sparse_probe_v7.json"
+PROBE = BENCH / "gate_sparse_probe_v8.json"
 #: Section by answer (tests/integration/test_gate_answer_section.py, gate-v6): beside a vague episode summary ("The
 #: user talked about the beta launch."), "when is the beta launching?" is answered by the pinned fact holding the
 #: date; "what is a beta launch?" gets no memory. The issue's own example of gate-v5's pinned-recall loss.
-ANSWER_PROBE = BENCH / "gate_answer_probe_v7.json"
-PROBES = (PROBE, ANSWER_PROBE)
+ANSWER_PROBE = BENCH / "gate_answer_probe_v8.json"
+#: Personal requests (tests/integration/test_gate_personal_request.py, gate-v8): the issue's "snack ideas?", "suggest a
+#: dinner recipe", "what should I cook tonight?" on an agent holding the vegetarian / peanut fact go to pinned;
+#: arithmetic and translation on the same agent get no memory.
+PERSONAL_PROBE = BENCH / "gate_personal_probe_v8.json"
+PROBES = (PROBE, ANSWER_PROBE, PERSONAL_PROBE)
 #: LoCoMo's DEV conversations question by question (bench/locomo_gate_dev.py: conv-26, 30, 41, the first three; the
 #: other seven are never read here). gate-v6 lost LoCoMo's end-to-end target on third-person questions about the
 #: conversation's people; a candidate whose first choice is none for more than LOCOMO_NONE of these questions (all
@@ -445,7 +453,9 @@ def print_false(data: Fold, model: GateModel) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT])
+    parser.add_argument(
+        "--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT]
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v8.json")
     parser.add_argument(
         "--baseline",
@@ -516,11 +526,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
     provenance = {
         "data": (
-            "bench/gate_v2 .. gate_v8 (frozen; v4, v5, v7 and v8 reported once each, v6 twice) plus sparse agents"
+            "bench/gate_v2 .. gate_v9 (frozen; v4, v5, v7, v8 and v9 reported once each, v6 twice) plus sparse agents"
             f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
         ),
         "fitted_on": (
-            f"TRAIN profiles of gate_v2..gate_v8 ({train_n} queries on full profiles, with their augmented"
+            f"TRAIN profiles of gate_v2..gate_v9 ({train_n} queries on full profiles, with their augmented"
             " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
             " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
         ),
@@ -537,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sparse_false_injection": round(best.sparse.false_rate, 4),
             "sparse_missed": round(best.sparse.missed_rate, 4),
         },
-        "held_out": "bench/gate_v9 (blind, run once by the lead)",
+        "held_out": "bench/gate_v10 (blind, run once by the lead)",
         "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
     }
     args.out.write_text(best.model.to_json(provenance), encoding="utf-8")

@@ -36,16 +36,20 @@ FOR_USER_FEATURES: tuple[str, ...] = (
 
 #: Verbs of choosing, making, eating, taking, wearing, bringing, buying, giving: what a personal request asks the
 #: assistant to decide for the asker (first-person present forms in es / pt / de, infinitives in fr / pt).
-_CHOICE_EN = r"(?:eat|cook|make|bake|order|drink|take|wear|bring|pack|buy|get|give|gift|read|watch|do|try|pick|choose)"
-_CHOICE_ES = (
-    r"(?:como|cocino|preparo|hago|pido|tomo|bebo|llevo|pongo|compro|regalo|leo|veo|elijo|escojo|hago|ceno|desayuno)"
+_CHOICE_EN = (
+    r"(?:eat|cook|make|bake|order|drink|take|wear|bring|pack|buy|get|give|gift|read|watch|do|try|pick|choose)"
 )
+_CHOICE_ES = r"(?:como|cocino|preparo|hago|pido|tomo|bebo|llevo|pongo|compro|regalo|leo|veo|elijo|escojo|hago|ceno|desayuno)"
 _CHOICE_PT = (
     r"(?:como|cozinho|preparo|faco|peco|tomo|bebo|levo|ponho|visto|compro|dou|leio|vejo|escolho|janto|almoco)"
 )
 _CHOICE_DE = r"(?:ess|koch|back|mach|bestell|trink|nehm|zieh|pack|kauf|schenk|les|schau|bring|hol)e?"
-_CHOICE_FR = r"(?:mange|cuisine|prepare|fais|commande|bois|prends|mets|porte|emporte|achete|offre|lis|regarde)"
-_CHOICE_FR_INF = r"(?:manger|cuisiner|preparer|faire|commander|boire|prendre|mettre|porter|emporter|acheter|offrir)"
+_CHOICE_FR = (
+    r"(?:mange|cuisine|prepare|fais|commande|bois|prends|mets|porte|emporte|achete|offre|lis|regarde)"
+)
+_CHOICE_FR_INF = (
+    r"(?:manger|cuisiner|preparer|faire|commander|boire|prendre|mettre|porter|emporter|acheter|offrir)"
+)
 
 _FOR_USER = re.compile(
     "|".join(

@@ -67,9 +67,15 @@ def test_place_dependent_requests_in_five_languages() -> None:
 
 
 def _pinned(cosine: float, gap: float) -> QueryEvidence:
-    pinned = SectionEvidence(rows=4, terms=("snack", "ideas"), cosine_top=cosine, cosine_mean3=cosine, cosine_gap=gap)
-    episodes = SectionEvidence(rows=4, terms=("snack", "ideas"), cosine_top=0.2, cosine_mean3=0.2, cosine_gap=0.05)
-    return QueryEvidence({Section.PINNED: pinned, Section.EPISODES: episodes}, IdentitySnapshot(), frozenset())
+    pinned = SectionEvidence(
+        rows=4, terms=("snack", "ideas"), cosine_top=cosine, cosine_mean3=cosine, cosine_gap=gap
+    )
+    episodes = SectionEvidence(
+        rows=4, terms=("snack", "ideas"), cosine_top=0.2, cosine_mean3=0.2, cosine_gap=0.05
+    )
+    return QueryEvidence(
+        {Section.PINNED: pinned, Section.EPISODES: episodes}, IdentitySnapshot(), frozenset()
+    )
 
 
 def test_the_products_are_zero_unless_the_request_is_personal() -> None:
@@ -105,4 +111,7 @@ def test_a_place_dependent_request_tries_the_durable_facts_when_the_model_declin
     )
     # memory holds nothing durable: none, as before; a request that is not place-dependent: none
     assert decide_evidence(query, {"t_has": 1.0}, model, frozenset()).reason == "none:no_evidence"
-    assert decide_evidence("any good neighbourhoods in Lisbon?", every, model, frozenset()).section is Section.NONE
+    assert (
+        decide_evidence("any good neighbourhoods in Lisbon?", every, model, frozenset()).section
+        is Section.NONE
+    )
