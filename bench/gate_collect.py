@@ -62,6 +62,7 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v6", ("test",)),
     (BENCH / "gate_v7", ("test",)),
     (BENCH / "gate_v8", ("test",)),
+    (BENCH / "gate_v9", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: The second collection: every set's pinned-subset agents (gate-v5's session also held gate_v6's four variants
@@ -70,6 +71,11 @@ SPARSE_OUT = BENCH / "results" / "gate_fit_evidence_sparse.jsonl.gz"
 #: gate-v7's addition: gate_v8 (run once with gate-v5 in session 11, fitting data since): its four usual variants
 #: and its pinned-subset agents, collected on their own (`--v8`), so the gate_v2 .. gate_v7 files stay as recorded.
 V8_OUT = BENCH / "results" / "gate_fit_evidence_v8.jsonl.gz"
+#: gate-v8's addition: gate_v9 (run once with gate-v7 in session 12, fitting data since), collected on its own
+#: (`--v9`) like gate_v8.
+V9_OUT = BENCH / "results" / "gate_fit_evidence_v9.jsonl.gz"
+#: Sets collected on their own file (never in OUT / SPARSE_OUT).
+OWN_FILE = {"gate_v8": V8_OUT, "gate_v9": V9_OUT}
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "full": (),
@@ -232,13 +238,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"gate_v8 alone (its four variants and its pinned-subset agents) into {V8_OUT.name}",
     )
+    parser.add_argument(
+        "--v9",
+        action="store_true",
+        help=f"gate_v9 alone (its four variants and its pinned-subset agents) into {V9_OUT.name}",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    out = SPARSE_OUT if args.sparse else V8_OUT if args.v8 else args.out
-    if args.v8:
-        rows = collect(out, list(VARIANTS)[:4], ["gate_v8"], [("gate_v8", v) for v in PINNED_FEW])
+    own = "gate_v8" if args.v8 else "gate_v9" if args.v9 else None
+    out = SPARSE_OUT if args.sparse else OWN_FILE[own] if own else args.out
+    if own:
+        rows = collect(out, list(VARIANTS)[:4], [own], [(own, v) for v in PINNED_FEW])
     elif args.sparse:
-        extra = [(d.name, v) for d, _ in FIT_SETS if d.name != "gate_v8" for v in PINNED_FEW]
+        extra = [(d.name, v) for d, _ in FIT_SETS if d.name not in OWN_FILE for v in PINNED_FEW]
         rows = collect(out, list(VARIANTS)[:4], [], extra)
     else:
         rows = collect(out, args.variants, args.sets)

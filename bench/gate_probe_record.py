@@ -1,10 +1,12 @@
-"""Record the gate's probes with the current features (gate-v7): the live read path's features for the questions of
-tests/integration/test_gate_sparse_agent.py and tests/integration/test_gate_answer_section.py, with the agents those
-tests seed (real memoryd, fake inferd, as the tests run them).
+"""Record the gate's probes with the current features (gate-v8): the live read path's features for the questions of
+tests/integration/test_gate_sparse_agent.py, tests/integration/test_gate_answer_section.py and (gate-v8)
+tests/integration/test_gate_personal_request.py, with the agents those tests seed (real memoryd, fake inferd, as the
+tests run them).
 
-A committed probe file never moves: a new feature means new files (this writes bench/gate_sparse_probe_v7.json and
-bench/gate_answer_probe_v7.json; the tests check them against the live read path, bench/train_gate.py only chooses a
-candidate whose first choice is the expected section for every row).
+A committed probe file never moves: a new feature means new files (this writes bench/gate_sparse_probe_v8.json,
+bench/gate_answer_probe_v8.json and bench/gate_personal_probe_v8.json; the v7 files are what gate-v7 was chosen
+with; the tests check the new ones against the live read path, bench/train_gate.py only chooses a candidate whose
+first choice is the expected section for every row).
 
 Run: `python -m bench.gate_probe_record`.
 """
@@ -18,12 +20,14 @@ from typing import Any
 
 from tests.fakes.fake_inferd import running_fake_inferd
 from tests.integration import test_gate_answer_section as answer_test
+from tests.integration import test_gate_personal_request as personal_test
 from tests.integration import test_gate_sparse_agent as sparse_test
 from tests.support.memoryd_server import running_memoryd
 
 BENCH = Path(__file__).resolve().parent
-SPARSE_PROBE = BENCH / "gate_sparse_probe_v7.json"
-ANSWER_PROBE = BENCH / "gate_answer_probe_v7.json"
+SPARSE_PROBE = BENCH / "gate_sparse_probe_v8.json"
+ANSWER_PROBE = BENCH / "gate_answer_probe_v8.json"
+PERSONAL_PROBE = BENCH / "gate_personal_probe_v8.json"
 
 
 def _features(reply: Any) -> dict[str, float]:
@@ -62,6 +66,21 @@ def record() -> None:
                 for query, want in answer_test.PROBE_QUERIES
             ]
         ANSWER_PROBE.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+        with (
+            running_fake_inferd() as (server, _state),
+            running_memoryd(home / "personal", inferd_addr=server.target) as handle,  # type: ignore[attr-defined]
+        ):
+            personal_test.seed(handle)
+            rows = [
+                {
+                    "agent": personal_test.AGENT,
+                    "query": query,
+                    "expected": want,
+                    "features": _features(personal_test.assemble(handle, query)),
+                }
+                for query, want in personal_test.PROBE_QUERIES
+            ]
+        PERSONAL_PROBE.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

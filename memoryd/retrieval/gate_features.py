@@ -24,6 +24,7 @@ from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
 from memoryd.retrieval.gate_dates import without_dates
 from memoryd.retrieval.gate_own import own_names
+from memoryd.retrieval.gate_personal import FOR_USER_FEATURES, for_user_features
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.terms import fold as term_fold
 from memoryd.retrieval.terms import index_term, query_terms, term_counts, tokens
@@ -78,6 +79,9 @@ GATE_V6_FEATURES: tuple[str, ...] = (
 #: gate-v7: the request names a person or thing that exists in this agent's memory and not in the world's
 #: (gate_own.py); such a request is never ask_world.
 GATE_V7_FEATURES: tuple[str, ...] = ("own_name",)
+#: gate-v8: a personal request (something chosen, made or planned for the asker) and the pinned section's nearest
+#: fact against this agent's other pinned facts (gate_personal.py): the evidence bar for pinned alone.
+GATE_V8_FEATURES: tuple[str, ...] = FOR_USER_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -140,6 +144,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *req.STRUCTURE_FEATURES,
     *GATE_V6_FEATURES,
     *GATE_V7_FEATURES,
+    *GATE_V8_FEATURES,
 )
 
 
@@ -313,6 +318,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f["id_vec"] = 1.0
         f["id_cos"] = max(evidence.identity_cosine, 0.0)
         f["id_cos_rel"] = evidence.identity_cosine - best_cosine if cosines else 0.0
+    f.update(for_user_features(folded, f))
     return derive(f)
 
 
@@ -352,6 +358,7 @@ __all__ = [
     "FEATURE_NAMES",
     "GATE_V6_FEATURES",
     "GATE_V7_FEATURES",
+    "GATE_V8_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

@@ -10,7 +10,9 @@ A name the request gives (a capitalised word past a sentence's first, not a mont
 **memory's own** when memory holds it (a searched section's rows or the identity) and either
 
 - it is **rare in general language**: below OWN_ZIPF in every one of our five languages' wordfreq lists (about once
-  per million words: "Ledgerly", "Mochi", "Jolene"; not "Lisbon", "Paris", "Berlin", "Python"), or
+  per million words: "Ledgerly", "Mochi", "Jolene"; not "Lisbon", "Paris", "Berlin", "Python") and held by at least
+  RARE_ROWS rows of one section or by the identity (gate-v8: an acronym or a small place one row mentions is not
+  what memory is about), or
 - memory is **about it**: at least PROMINENT_SHARE of one searched section's rows hold it, and at least
   PROMINENT_ROWS of them (the people a conversation is between and whom most of it mentions, "Caroline" in
   conv-26; a city named in two of forty rows is not).
@@ -28,6 +30,11 @@ from memoryd.retrieval import gate_lexicon as lex
 
 #: Zipf frequency below which a name is rare in general language (3.0 = once per million words).
 OWN_ZIPF = 3.0
+#: Rows of one section that must hold a rare name for the rarity route (or the identity holds it). gate-v7 took one:
+#: acronyms and small places a profile mentions once ("what does BTO stand for", "the population of Kumasi") then
+#: took ask_world away from 18 no-memory DEV queries; with two, own_name fires on 6 no-memory DEV queries instead of
+#: 49 (and on 24 memory-needing ones instead of 68) and on the same 376 of LoCoMo's 383 DEV questions (gate-v8).
+RARE_ROWS = 2
 #: Share of one section's rows, and the fewest rows, that make memory "about" a name.
 PROMINENT_SHARE = 0.2
 PROMINENT_ROWS = 3
@@ -47,7 +54,10 @@ def own_names(
         held = name in identity_terms or any(df.get(name, 0) > 0 for _, df in section_df.values())
         if not held:
             continue
-        rare = zipf.get(name, lex.general_zipf(name)) < OWN_ZIPF
+        rows_holding = max((df.get(name, 0) for _, df in section_df.values()), default=0)
+        rare = zipf.get(name, lex.general_zipf(name)) < OWN_ZIPF and (
+            rows_holding >= RARE_ROWS or name in identity_terms
+        )
         prominent = any(
             df.get(name, 0) >= PROMINENT_ROWS and df.get(name, 0) >= PROMINENT_SHARE * rows
             for rows, df in section_df.values()

@@ -107,14 +107,16 @@ def test_vector_agreement_features(memoryd: MemorydHandle) -> None:
     assert f["t_cov_x_cos"] == pytest.approx(f["t_cov"] * f["t_cos"])
 
 
-def test_the_shipped_model_is_gate_v7_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
+def test_the_shipped_model_is_gate_v8_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
     model = load()
-    assert model is not None and model.version == "gate-v7"
-    assert DEFAULT_MODEL_PATH.name == "gate_model_v7.json"
-    assert {"q_numbers", "named_rest_unknown", "ask_world", "p_ans", "own_name"} <= set(model.features)
+    assert model is not None and model.version == "gate-v8"
+    assert DEFAULT_MODEL_PATH.name == "gate_model_v8.json"
+    assert {"q_numbers", "named_rest_unknown", "ask_world", "p_ans", "own_name", "ask_for_user"} <= set(
+        model.features
+    )
     features, reply = _features(memoryd, "olive mill slot?")
-    assert reply.decision.model_version == "gate-v7"
-    assert "rest_known" in features and "e_ans_miss" in features and "own_name" in features
-    for version in (3, 4, 5, 6):  # kept, not loaded (docs/gate.md)
+    assert reply.decision.model_version == "gate-v8"
+    assert "rest_known" in features and "e_ans_miss" in features and "for_user_x_p_gap" in features
+    for version in (3, 4, 5, 6, 7):  # kept, not loaded (docs/gate.md)
         kept = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")
         assert kept is not None and kept.version == f"gate-v{version}"

@@ -53,6 +53,9 @@ def test_own_names_rare_or_what_memory_is_about() -> None:
     assert own_names(["ledgerly", "caroline", "lisbon"], {}, sections, ()) == ["ledgerly", "caroline"]
     # a city memory is about is memory's (the share rule does not ask what kind of name it is)
     assert own_names(["paris"], {}, sections, ()) == ["paris"]
+    # a rare name one row mentions (an acronym, a small place) is not enough (gate-v8); two rows are
+    assert own_names(["kumasi"], {}, {"t": (40, {"kumasi": 1})}, ()) == []
+    assert own_names(["kumasi"], {}, {"t": (40, {"kumasi": 2})}, ()) == ["kumasi"]
     # a name memory does not hold is never its own, however rare
     assert own_names(["boerboel"], {}, sections, ()) == []
     # a name in the identity counts as held
