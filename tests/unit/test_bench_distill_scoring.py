@@ -261,7 +261,8 @@ def test_export_records_become_items_with_their_state() -> None:
     assert [e["id"] for e in episodes] == [7]
 
 
-def test_a_replacement_replaced_in_turn_counts_when_it_was_stored() -> None:
+def _city_chain() -> tuple[list[ds.Session], list[ds.StoredItem]]:
+    """Seattle -> Portland -> Denver over three sessions, and the items of a run that retired both older cities."""
     first = _session(must_not=[], allowed=[])
     second = _session(
         id="u-2",
@@ -284,6 +285,12 @@ def test_a_replacement_replaced_in_turn_counts_when_it_was_stored() -> None:
         _item(ds.PINNED, "Lives in Portland", row="2", active=False),
         _item(ds.PINNED, "Lives in Denver", row="3"),
     ]
+    return [first, second, third], chain
+
+
+def test_a_replacement_replaced_in_turn_counts_when_it_was_stored() -> None:
+    sessions, chain = _city_chain()
+    first, second, third = sessions
     score = ds.score_agent("u", [first, second, third], chain)
     assert score.supersession == {
         ("u-1-city", "u-2-city"): (False, True),
@@ -305,28 +312,8 @@ def test_a_replacement_replaced_in_turn_counts_when_it_was_stored() -> None:
 
 
 def test_the_figure_before_the_chain_rule_is_kept_for_comparison() -> None:
-    first = _session(must_not=[], allowed=[])
-    second = _session(
-        id="u-2",
-        date="2026-02-01",
-        facts=[{"id": "u-2-city", "about": "identity", "match": [["portland"]]}],
-        supersedes=[{"stale_fact": "u-1-city", "by": "u-2-city"}],
-        must_not=[],
-        allowed=[],
-    )
-    third = _session(
-        id="u-3",
-        date="2026-03-01",
-        facts=[{"id": "u-3-city", "about": "identity", "match": [["denver"]]}],
-        supersedes=[{"stale_fact": "u-2-city", "by": "u-3-city"}],
-        must_not=[],
-        allowed=[],
-    )
-    chain = [
-        _item(ds.PINNED, "Lives in Seattle", active=False),
-        _item(ds.PINNED, "Lives in Portland", row="2", active=False),
-        _item(ds.PINNED, "Lives in Denver", row="3"),
-    ]
+    sessions, chain = _city_chain()
+    first, second, third = sessions
     totals = ds.totals([ds.score_agent("u", [first, second, third], chain)])
     assert (totals.stale_ok, totals.stale_ok_before_chain_rule, totals.stale) == (2, 1, 2)
 
