@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoryd.write.grounding import Extraction, FactKind, SourceTurn, extract
-from memoryd.write.grounding.manners import manner_instruction
+from memoryd.write.grounding.manners import joined_rules, manner_instruction
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000
@@ -65,3 +65,10 @@ def test_no_manner_rule_from_other_shapes(said: str) -> None:
 def test_reason_after_the_rule_is_dropped() -> None:
     found = manner_instruction("Please stop suggesting protein shakes.")
     assert found == ("stop suggesting protein shakes", "")
+
+
+def test_a_reason_after_the_register_is_left_out() -> None:
+    assert joined_rules("duze mich, das Sie ist mir zu förmlich", 0, 9) == "duze mich"
+    assert joined_rules("Trátame de usted, por favor, y nada de emojis.", 0, 16) == (
+        "trátame de usted, por favor, y nada de emojis"
+    )

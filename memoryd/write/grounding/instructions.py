@@ -17,7 +17,7 @@ from memoryd.write.grounding.lexicon import (
     LEAD_FILLER,
     STYLE_NOUN,
 )
-from memoryd.write.grounding.manners import manner_instruction
+from memoryd.write.grounding.manners import joined_rules, manner_instruction
 from memoryd.write.grounding.text import LANGUAGES, content_tokens, fold
 
 _LEAD_MARKER = re.compile(
@@ -299,8 +299,7 @@ def _register(sentence: str) -> tuple[str, str] | None:
     found = _REGISTER.search(sentence)
     if found is None:
         return None
-    said = _TRAILING_PLEASE.sub("", sentence[found.start() :].rstrip(" .!")).strip(" ,")
-    return said[:1].lower() + said[1:], "instruction.register"
+    return joined_rules(sentence, found.start(), found.end()), "instruction.register"
 
 
 def _manner(clause: str) -> tuple[str, str] | None:

@@ -93,15 +93,30 @@ _TRAILING_PLEASE = re.compile(
 )
 
 
+#: What joins a second rule to the first in one breath ("…, por favor, y nada de emojis", "… und antworte kurz").
+_JOINED = re.compile(
+    r"^(?:[,\s]*(?:please|bitte|por favor|s'il te plaît|s'il vous plaît)\b)?[,\s]*(?:and|und|y|et|e)\s+\S",
+    re.IGNORECASE,
+)
+
+
+def joined_rules(clause: str, start: int, end: int) -> str:
+    """The rule clause[start:end], with what follows it only where a conjunction joins a second rule to it ("duze
+    mich und antworte kurz"); a reason after a comma ("duze mich, das Sie ist mir zu förmlich") is left out."""
+    stop = len(clause) if _JOINED.match(clause[end:]) else end
+    said = _TRAILING_PLEASE.sub("", clause[start:stop].rstrip(" .!")).strip(" ,")
+    return said[:1].lower() + said[1:]
+
+
 def manner_instruction(clause: str) -> tuple[str, str] | None:
     """(value in the user's words, slot) of a standing instruction the module docstring's rules read, or None."""
     body = _LEAD.sub("", clause.strip()).strip()
     if not body or "?" in body:
         return None
-    slot = ""
-    if _FORMAL_YOU.match(body):
-        slot = "instruction.register"
-    elif not (
+    formal = _FORMAL_YOU.match(body)
+    if formal is not None:
+        return joined_rules(body, 0, formal.end()), "instruction.register"
+    if not (
         _ANSWER_MANNER.match(body)
         or _USE_WORDING.match(body)
         or _STOP_SUGGESTING.match(body)
@@ -111,7 +126,7 @@ def manner_instruction(clause: str) -> tuple[str, str] | None:
     ):
         return None
     value = _TRAILING_PLEASE.sub("", body.rstrip(".! ")).strip(" ,")
-    return value[:1].lower() + value[1:], slot
+    return value[:1].lower() + value[1:], ""
 
 
-__all__ = ["manner_instruction"]
+__all__ = ["joined_rules", "manner_instruction"]
