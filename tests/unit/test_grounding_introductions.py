@@ -62,5 +62,14 @@ def test_no_name_from_other_shapes(said: str) -> None:
 
 def test_only_the_opening_is_read() -> None:
     parts = ["I had a long day.", "Fergus.", "I run a tree surgery outfit."]
-    assert introduced(parts, "en") == parts
-    assert introduced(["Alright.", "Fergus.", "I run it."], "en")[1] == "My name is Fergus."
+    assert introduced(parts, "en", first_turn=True) == parts
+    assert introduced(["Alright.", "Fergus.", "I run it."], "en", first_turn=True)[1] == "My name is Fergus."
+    assert introduced(["Alright.", "Fergus.", "I run it."], "en", first_turn=False)[1] == "Fergus."
+
+
+@pytest.mark.parametrize(
+    "reply", ["Later. I'll check the kiln first.", "Mostly. I paint.", "Lovely. I'm in."]
+)
+def test_a_one_word_reply_is_no_name(reply: str) -> None:
+    assert _values(_run(reply), "identity.name") == []
+    assert _values(_run("Hi! I'm Ottoline.", reply), "identity.name") == ["Ottoline"]

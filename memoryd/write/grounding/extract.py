@@ -556,7 +556,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found: list[_Found] = []
     resolved: set[str] = set()
     for turn in turns:
-        for sentence in introduced(joined_greetings(sentences(turn.user)), session_lang):
+        opening = introduced(
+            joined_greetings(sentences(turn.user)), session_lang, first_turn=turn is turns[0]
+        )
+        for sentence in opening:
             for clause in statement_clauses(sentence):
                 clause = without_openers(clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.

@@ -1,11 +1,13 @@
 """Self-introductions without "my name is": a name said alone where a greeting puts it, read as the user's name.
 
-Three shapes, each only at the opening of a turn (nothing but a greeting or a filler word before it):
+Three shapes, each only at the opening of the session's first turn (nothing but a greeting or a filler word before
+it; later turns open with replies such as "Lovely. I've …" or "Figured. I …" that are no names):
 
 - signed: a capitalised name followed by "here" / "hier" / "ici" / "aquí" / "aqui" and a pause ("Corwin here, I run
   …", "Moin! Volker hier."); "Tegan here tomorrow" (no pause after "here") is a place, not a signature;
-- alone: a capitalised name as a whole sentence, followed by a sentence in the first person ("Alright. Fergus. I run
-  …"); "Fergus. He's my brother." is someone else;
+- alone: a capitalised name as a whole sentence after a greeting or filler sentence, followed by a sentence in the
+  first person ("Alright. Fergus. I run …"); "Fergus. He's my brother." is someone else, "Mostly. I …" (no
+  greeting before it) a reply;
 - apposition: a greeting closed by "." or "!", then a name, a comma, and an age or a job with nothing said about the
   name ("Hi. Desmond, head sommelier at Salt & Vine", "hey! juniper, 29, UX designer"); "Hi. Tegan, my sister, asked
   …" (a possessive or a verb follows) and "Hey Claude, can you …" (the assistant called by name, no pause after the
@@ -106,9 +108,12 @@ def _apposition(sentence: str, lang: str) -> str | None:
     return " ".join(parts)
 
 
-def introduced(parts: list[str], lang: str) -> list[str]:
-    """The turn's sentences with an opening self-introduction (module docstring) said as "My name is X."."""
+def introduced(parts: list[str], lang: str, *, first_turn: bool) -> list[str]:
+    """The turn's sentences with an opening self-introduction (module docstring) said as "My name is X."; only the
+    session's first turn is read."""
     out = list(parts)
+    if not first_turn:
+        return out
     for i, sentence in enumerate(parts):
         if not all(_OPENING_ONLY.match(p) for p in parts[:i]):
             break
@@ -118,6 +123,7 @@ def introduced(parts: list[str], lang: str) -> list[str]:
         if (
             said is None
             and alone is not None
+            and i > 0
             and _is_name(alone.group("name"))
             and i + 1 < len(parts)
             and _FIRST_PERSON.match(parts[i + 1].strip())
