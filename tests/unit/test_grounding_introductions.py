@@ -37,6 +37,12 @@ def test_an_opening_name_is_the_users_name(said: str, name: str) -> None:
     assert _values(_run(said), "identity.name") == [name]
 
 
+def test_signed_with_an_age_keeps_age_and_job() -> None:
+    e = _run("Hey. Arjun here, 34, quantity surveyor at Halden Build in Birmingham.")
+    assert _values(e, "identity.name") == ["Arjun"]
+    assert _values(e, "identity.age") == ["34"]
+
+
 def test_apposition_gives_age_and_role() -> None:
     e = _run("hey! juniper, 29, UX designer, remote for a fintech called Pelican Pay")
     assert _values(e, "identity.age") == ["29"]

@@ -55,6 +55,7 @@ def test_a_manner_rule_is_a_standing_instruction(said: str, kept: tuple[str, ...
         "There were no emojis in her message.",
         "My boss told me to stop suggesting new tools.",
         "Tell Tom to answer briefly.",
+        "Et vouvoyez-moi pas, on se tutoie.",  # the opposite of the formal you
     ],
 )
 def test_no_manner_rule_from_other_shapes(said: str) -> None:

@@ -4,7 +4,8 @@ Three shapes, each only at the opening of the session's first turn (nothing but 
 it; later turns open with replies such as "Lovely. I've …" or "Figured. I …" that are no names):
 
 - signed: a capitalised name followed by "here" / "hier" / "ici" / "aquí" / "aqui" and a pause ("Corwin here, I run
-  …", "Moin! Volker hier."); "Tegan here tomorrow" (no pause after "here") is a place, not a signature;
+  …", "Moin! Volker hier."); "Tegan here tomorrow" (no pause after "here") is a place, not a signature; with an
+  age after it ("Arjun here, 34, …") the ordinary rules read the sentence as it is;
 - alone: a capitalised name as a whole sentence after a greeting or filler sentence, followed by a sentence in the
   first person ("Alright. Fergus. I run …"); "Fergus. He's my brother." is someone else, "Mostly. I …" (no
   greeting before it) a reply;
@@ -84,6 +85,8 @@ def _signed(sentence: str, lang: str) -> str | None:
     if found is None or not _is_name(found.group("name")):
         return None
     rest = sentence[found.end() :].strip()
+    if re.match(r"\d{1,2}\b", rest):
+        return None  # "Arjun here, 34, quantity surveyor at …": the rules read name, age and job as said
     said = _NAME_CLAUSE.get(lang, _NAME_CLAUSE["en"]).format(found.group("name"))
     return f"{said} {rest[:1].upper()}{rest[1:]}".strip()
 

@@ -12,7 +12,8 @@ hypothetical ("if you answered briefly, …") or a statement about a third perso
   "sem emojis");
 - a verbless rule "with me" ("Plain Scots-English with me, no corporate waffle", "please no bullet points with me");
 - "always …, please" with no verb ("Always British spelling, please");
-- the formal "you" asked for ("Trátame de usted", "vouvoyez-moi", "siezen Sie mich", "trate-me por você").
+- the formal "you" asked for ("Trátame de usted", "vouvoyez-moi", "siezen Sie mich", "trate-me por você"); "Et
+  vouvoyez-moi pas, on se tutoie" asks for the opposite and is left to the register rules.
 
 The value is the clause in the user's words, from the rule's first word on (a trailing "please" dropped), so every
 part of the instruction said in one breath ("Bitte duz mich und antworte kurz") stays together.
@@ -84,8 +85,8 @@ _ALWAYS_PLEASE = re.compile(
     re.IGNORECASE,
 )
 _FORMAL_YOU = re.compile(
-    r"^(?:trátame|tráteme|háblame|hábleme) de usted\b|^(?:vouvoie|vouvoyez)-moi\b|^(?:siez(?:e|en sie)?) mich\b|"
-    r"^sie können mich siezen\b|^(?:trate|trata)-me por (?:você|o senhor|a senhora)\b",
+    r"(?:^(?:trátame|tráteme|háblame|hábleme) de usted\b|^(?:vouvoie|vouvoyez)-moi\b|^(?:siez(?:e|en sie)?) mich\b|"
+    r"^sie können mich siezen\b|^(?:trate|trata)-me por (?:você|o senhor|a senhora)\b)(?![,\s]*(?:pas|nicht|não)\b)",
     re.IGNORECASE,
 )
 _TRAILING_PLEASE = re.compile(
