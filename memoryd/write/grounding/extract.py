@@ -37,6 +37,7 @@ from memoryd.write.grounding.dates import (
 from memoryd.write.grounding.entities import find_entities
 from memoryd.write.grounding.fitness import unfit_fact
 from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
+from memoryd.write.grounding.introductions import introduced
 from memoryd.write.grounding.lexicon import (
     AFFIRMATIVE,
     ASSISTANT_GUESS,
@@ -555,7 +556,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found: list[_Found] = []
     resolved: set[str] = set()
     for turn in turns:
-        for sentence in joined_greetings(sentences(turn.user)):
+        opening = introduced(
+            joined_greetings(sentences(turn.user)), session_lang, first_turn=turn is turns[0]
+        )
+        for sentence in opening:
             for clause in statement_clauses(sentence):
                 clause = without_openers(clause)
                 # No language evidence in a short clause ("Prefiero té."): try every language's rules.

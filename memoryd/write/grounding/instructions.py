@@ -17,6 +17,7 @@ from memoryd.write.grounding.lexicon import (
     LEAD_FILLER,
     STYLE_NOUN,
 )
+from memoryd.write.grounding.manners import joined_rules, manner_instruction
 from memoryd.write.grounding.text import LANGUAGES, content_tokens, fold
 
 _LEAD_MARKER = re.compile(
@@ -294,8 +295,21 @@ def _wish(sentence: str) -> tuple[str, str] | None:
 
 
 def _register(sentence: str) -> tuple[str, str] | None:
+    """The register asked for, and the rest of the clause said with it ("duz mich und antworte kurz")."""
     found = _REGISTER.search(sentence)
-    return (found.group(0)[:1].lower() + found.group(0)[1:], "instruction.register") if found else None
+    if found is None:
+        return None
+    return joined_rules(sentence, found.start(), found.end()), "instruction.register"
+
+
+def _manner(clause: str) -> tuple[str, str] | None:
+    """A rule of manners.py; its slot is the language one where it names a language."""
+    found = manner_instruction(clause)
+    if found is None:
+        return None
+    value = _OWN_SUBJECT_CLAUSE.split(found[0], maxsplit=1)[0].strip()  # "…, I'm not into them": the reason
+    slot = found[1]
+    return value, slot or ("instruction.language" if LANGUAGE_NAMES.search(value) else "")
 
 
 def wishes_to_assistant(clause: str) -> bool:
@@ -310,6 +324,7 @@ def standing_instruction(
     instruction = (
         _instruction(clause, lang)
         or _register(clause)
+        or _manner(clause)
         or _language_reply(clause)
         or (_wish(clause) if wishes_to_assistant(clause) else None)
     )
