@@ -209,6 +209,23 @@ def test_the_extractive_summary_is_short_and_central() -> None:
     assert "lol" not in e.summary
 
 
+def test_the_summary_leaves_out_a_plan_the_session_moved_under_another_slot_word() -> None:
+    """"The booking system goes live on March 3" … "the go-live moved to March 10": two slot words, one event (the
+    writer stores the first superseded); the summary must not state March 3. A second, different event stays."""
+    moved = _run(
+        "I am vegetarian and allergic to peanuts.",
+        "Our clinic's new booking system goes live on March 3.",
+        "Actually the go-live moved to March 10.",
+    )
+    assert "March 3" not in moved.summary
+    kept = _run(
+        "I am vegetarian and allergic to peanuts.",
+        "Our clinic's new booking system goes live on March 3.",
+        "My dentist appointment is on March 10.",
+    )
+    assert "March 3" in kept.summary
+
+
 def test_a_plan_and_its_correction_share_a_slot() -> None:
     e = _run("The launch ships on March 3.", "Update: the launch moved to March 10.")
     plans = [f for f in e.facts if f.kind is FactKind.PLAN]

@@ -35,6 +35,7 @@ from memoryd.write.grounding.dates import (
     with_resolved_dates,
 )
 from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.event import same_event
 from memoryd.write.grounding.fitness import unfit_fact
 from memoryd.write.grounding.instructions import standing_instruction, wishes_to_assistant
 from memoryd.write.grounding.introductions import introduced
@@ -160,6 +161,9 @@ _EN_PAST_VERB = re.compile(
 _AHEAD = re.compile(
     r"\b(?:next|coming|this|prochain|prochaine|próximo|próxima|nächsten?|que vem)\b", re.IGNORECASE
 )
+
+#: The slot prefix of a dated plan ("plan.launch").
+_PLAN_SLOT = "plan."
 
 
 #: A sentence opening by taking back what was just said ("Sorry, no, …", "No wait, …", "Pardon, non, …").
@@ -648,9 +652,27 @@ def _current_evidence(found: Sequence[_Found]) -> list[str]:
     return [
         clause
         for item in found
-        if not item.fact.slot or max(item.fact.turns, default=-1) >= last_turn[item.fact.slot]
+        if (not item.fact.slot or max(item.fact.turns, default=-1) >= last_turn[item.fact.slot])
+        and not _plan_moved_later(item, found)
         for clause in item.evidence
     ]
+
+
+def _plan_moved_later(item: _Found, found: Sequence[_Found]) -> bool:
+    """Whether a later plan of this session is the same event ("the booking system goes live on March 3" …
+    "the go-live moved to March 10"): plans of different slot words, paired by their event as the writer's
+    within-session supersession pairs them, so the summary states only the date the session ended on."""
+    fact = item.fact
+    if not fact.slot.startswith(_PLAN_SLOT):
+        return False
+    said_at = max(fact.turns, default=-1)
+    return any(
+        other.fact is not fact
+        and other.fact.slot.startswith(_PLAN_SLOT)
+        and max(other.fact.turns, default=-1) > said_at
+        and same_event(fact.text, other.fact.text)
+        for other in found
+    )
 
 
 #: A role said as a change ("I'm now a senior nurse", "je suis désormais chef d'équipe", "promoted to …").
