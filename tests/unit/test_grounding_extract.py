@@ -210,8 +210,9 @@ def test_the_extractive_summary_is_short_and_central() -> None:
 
 
 def test_the_summary_leaves_out_a_plan_the_session_moved_under_another_slot_word() -> None:
-    """"The booking system goes live on March 3" … "the go-live moved to March 10": two slot words, one event (the
-    writer stores the first superseded); the summary must not state March 3. A second, different event stays."""
+    """A plan moved under another slot word ("the booking system goes live on March 3" … "the go-live moved to March
+    10": one event, the writer stores the first superseded): the summary must not state March 3. A second, different
+    event stays."""
     moved = _run(
         "I am vegetarian and allergic to peanuts.",
         "Our clinic's new booking system goes live on March 3.",
