@@ -123,15 +123,7 @@ def test_recall_counts_decisions_on_episodes_but_not_summaries() -> None:
 
 
 def test_supersession_needs_stale_gone_and_replacement_active() -> None:
-    first = _session(must_not=[], allowed=[])
-    second = _session(
-        id="u-2",
-        date="2026-02-01",
-        facts=[{"id": "u-2-city", "about": "identity", "match": [["portland"]]}],
-        supersedes=[{"stale_fact": "u-1-city", "by": "u-2-city"}],
-        must_not=[],
-        allowed=[],
-    )
+    first, second, _ = _city_chain()[0]
     stale_kept = [_item(ds.PINNED, "Lives in Seattle"), _item(ds.PINNED, "Lives in Portland", row="2")]
     fixed = [
         _item(ds.PINNED, "Lives in Seattle", active=False),
