@@ -13,6 +13,15 @@ flight, by share of samples. A place running Python in many samples is what comp
 the GIL (SQLite statements release it, so `execute` shares mostly do not). Sampling has a bias: the sampler only
 runs when it gets the GIL, and it takes it from whoever had it.
 
+Results (150 calls, load 9.0, machine shared): the sampler's wait is no longer with the embedding in flight (mean
+0.72 ms, p95 3.70) than without (0.77, 2.08). While it is in flight the other threads are mostly parked; when busy,
+they are in SQLite statements (execute: keyword helper 18%, evidence thread 16%, main thread 14% of samples;
+fetchall 14%, 9%, 2%), which let go of the GIL while SQLite works; Python proper (query terms, BM25 re-scoring)
+shows in under 1% of samples each. So little Python holds the GIL while the embedding is in flight; what slows it in
+the read path (in-process embed ~14 ms against ~11.4 alone in bench_assemble) is more likely the cores: two or three
+memoryd threads in SQLite beside inferd's forward on a 2-core machine. Before the request-id change, the embedding
+thread itself showed up in `uuid4` (4-6% of in-flight samples): os.urandom let go of the GIL before the request left.
+
 Run: `python -m bench.probe_fastctx7_gil [--home DIR] [--queries N] [--every-ms 0.5]`. A probe: prints, writes no
 figures under bench/results.
 """
@@ -119,11 +128,11 @@ def main() -> None:
             long_places: Counter[str] = Counter()
             flight_samples = long_samples = 0
             stop = threading.Event()
-            me = threading.get_ident()
             every_s = args.every_ms / 1000
 
             def sample() -> None:
                 nonlocal flight_samples, long_samples
+                me = threading.get_ident()  # the sampler itself
                 while not stop.is_set():
                     before = time.perf_counter()
                     time.sleep(every_s)

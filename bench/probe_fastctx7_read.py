@@ -17,6 +17,11 @@ Printed: p50/p95 per placed section and arm with ratios, mean stages of each arm
 (`embed`: the query embedding's round trip on its helper thread), and decisions (section, placed rows) compared call
 by call with the first arm.
 
+Results (one interleaved run, 200 queries per arm, load 7.8-9.0, machine shared): kt0 all p50/p95 x1.14/x1.13
+(placed x0.96/x1.15): no keyword thread is slower, not kept; swi1 all x0.95/x1.07 (placed x0.85/x0.97): noise at this
+load, as fastctx6 found at load 12-15. Decisions identical 199/200 and 198/200 (the others: the approximate index
+or a late vector under this load, not the arms' change).
+
 Run: `python -m bench.probe_fastctx7_read [--home DIR] [--queries N] [--arms new,kt0]` (seed DIR first with
 `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints its tables, writes no figures under
 bench/results; nothing here is tuned on.
