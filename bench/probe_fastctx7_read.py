@@ -22,6 +22,13 @@ Results (one interleaved run, 200 queries per arm, load 7.8-9.0, machine shared)
 load, as fastctx6 found at load 12-15. Decisions identical 199/200 and 198/200 (the others: the approximate index
 or a late vector under this load, not the arms' change).
 
+Tried and not kept (the arm is gone with the change): the thread starting the vector side waiting (threading.Event,
+at most the switch interval) until its helper runs. Measured first: from the submit to the helper's start 0.09 ms at
+the median but 5.9 ms at p95 (150 calls, load 9): the woken helper waits for the GIL the calling thread keeps. With
+the wait, two interleaved runs at load 7-10: all p50/p95 x0.94/x1.03 (200 per arm) and x1.10/x0.92 (300 per arm), the
+calling thread's entity read slower (3.0 against 5.8 ms mean in the second run went the other way in the first);
+decisions identical 200/200 and 300/300. No direction shows at this load.
+
 Run: `python -m bench.probe_fastctx7_read [--home DIR] [--queries N] [--arms new,kt0]` (seed DIR first with
 `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints its tables, writes no figures under
 bench/results; nothing here is tuned on.
