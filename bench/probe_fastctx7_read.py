@@ -32,7 +32,8 @@ Results (machine shared; decisions = section and placed rows, call by call):
   (threading.Event, at most the switch interval) until its helper runs. Measured first: from the submit to the
   helper's start 0.09 ms at the median but 5.9 ms at p95 (150 calls, load 9): the woken helper waits for the GIL the
   calling thread keeps. With the wait, two runs with the biased order, one each way, load 7-10: x0.94/x1.03 (wait
-  second) and x1.10/x0.92 (wait first), decisions identical 200/200 and 300/300: no direction beyond the order's.
+  second) and x1.10/x0.92 (wait first), decisions identical 200/200 and 300/300: no direction beyond the order's;
+  balanced, 300 per arm, load 13.4: x0.97/x0.99 (placed x0.98/x1.01), decisions identical 296/300. Not kept.
 
 Run: `python -m bench.probe_fastctx7_read [--home DIR] [--queries N] [--arms new,kt0]` (seed DIR first with
 `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints its tables, writes no figures under
