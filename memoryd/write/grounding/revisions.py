@@ -62,6 +62,7 @@ from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.moved_to import moved_to, said_as_move
 from memoryd.write.grounding.negated import negated_states
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
@@ -903,6 +904,8 @@ def revisions(
     out: list[Revision] = []
     taken: set[int] = set()
     said = [t.user for t in turns]
+    # Where the session says the user lives ("I live in York now"), not only that they moved (moved_to.py).
+    homes = [f.value for f in session if f.slot == "identity.home" and not said_as_move(f.text)]
     for position, turn in enumerate(turns):
         lang = detect_language(turn.user)
         cued = False
@@ -949,7 +952,8 @@ def revisions(
                         Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
                     )
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
-            for move in relocations(sentence, known, said):
+            # "Moved the yard to Dingwall": the old place is the one the memory holds (moved_to.py).
+            for move in relocations(sentence, known, said) or moved_to(sentence, known, homes, said):
                 if move.index not in taken:
                     taken.add(move.index)
                     fact = _fact(move.text, (turn.index,), lang, move.new_value)
