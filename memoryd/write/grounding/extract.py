@@ -149,7 +149,9 @@ _MOVED_PASSIVE = re.compile(
     r"(?:se ha|se han|ha sido|han sido|fue|se) (?:aplazad[oa]s?|movid[oa]s?|pospuest[oa]s?|retrasad[oa]s?|"
     r"adelantad[oa]s?|cambiad[oa]s?)|pasó (?:al|a|para)|"
     r"(?:wurde|wurden|ist|sind|wird) (?:[\w.]+ ){0,4}?(?:verschoben|vorverlegt|verlegt)|verschoben auf|"
-    r"(?:passou|passaram) para|(?:foi|foram) (?:adiad[oa]s?|remarcad[oa]s?|mudad[oa]s?|antecipad[oa]s?))\b",
+    r"(?:passou|passaram) para|(?:foi|foram) (?:adiad[oa]s?|remarcad[oa]s?|mudad[oa]s?|antecipad[oa]s?)|"
+    # "The opening slipped to 8 July": the date said as where the event slid to.
+    r"(?:slipped|slid|slips|slides) (?:back |again )?(?:to|until|into))\b",
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").

@@ -943,7 +943,9 @@ def revisions(
             gone = [i for i in negated_states(sentence, known) if i not in taken]
             if gone:
                 taken.update(gone)
-                if _masked(sentence).values:
+                if _masked(sentence).values or _new_state_in_turn(turn.index, sentence, session):
+                    # "And I've left the university. I'm at NOAA now": the turn states what holds now, so the
+                    # leaving retires the old fact and is not stored beside the new one (it names the old value).
                     out.append(Revision(None, tuple(gone), is_new=False))
                 else:
                     # "I've also quit the call centre completely" names no value a later reading would store: the
@@ -1074,6 +1076,26 @@ def _with_kept_date(text: str, retired: Sequence[str]) -> str:
     resolved = _RESOLVED_DAY.match(dated[0], first.end)
     phrase = dated[0][first.start : resolved.end() if resolved else first.end].strip()
     return f"{text.rstrip('.!')} — {phrase}."
+
+
+#: A fact said as what holds now ("I'm at NOAA now", "je suis maintenant …", "ahora trabajo en …").
+_NOW = re.compile(r"\b(?:now|nowadays|maintenant|désormais|ahora|jetzt|nun|agora)\b", _I)
+
+
+def _new_state_in_turn(turn_index: int, sentence: str, session: Sequence[GroundedFact]) -> bool:
+    """Whether another sentence of the same turn is read as a fact of the session said as what holds now: the new
+    state the leaving ("I've left the university", "I'm no longer a trainee") makes way for."""
+    return any(
+        turn_index in f.turns and _NOW.search(f.text) is not None and not _shares_clause(f.text, sentence)
+        for f in session
+    )
+
+
+def _shares_clause(fact_text: str, sentence: str) -> bool:
+    """Whether a fact was read from this very sentence (most of its content words are the sentence's)."""
+    said = {light_stem(t) for t in re.findall(r"[^\W\d_]{3,}", fold(sentence))}
+    own = [light_stem(t) for t in re.findall(r"[^\W\d_]{3,}", fold(fact_text)) if t not in STOP_WORDS]
+    return bool(own) and sum(t in said for t in own) * 2 > len(own)
 
 
 def _fact(text: str, turns: tuple[int, ...], lang: str, value: str = "") -> GroundedFact:
