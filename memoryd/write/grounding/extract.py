@@ -16,6 +16,7 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
+from memoryd.write.grounding.assigned import assigned_holders
 from memoryd.write.grounding.business import business_facts
 from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
 from memoryd.write.grounding.clauses import (
@@ -606,6 +607,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_pronoun_relations(turns, session_lang))
     found.extend(_adopted_pets(turns, session_lang))
     found.extend(_successors(turns, session_lang))
+    # "Have you found another pilot?" — "The federation moved me to Karen Achebe": the role asked, the holder given.
+    found.extend(_Found(f, evidence) for f, evidence in assigned_holders(turns, session_lang))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
