@@ -1,6 +1,6 @@
 """A state the user says no longer holds: "I'm no longer a trainee from November", "I'm not CEO any more", "je ne
 suis plus bénévole", "ya no soy jefa de cocina", "ich bin kein Azubi mehr", "já não sou treinadora", "I don't work
-at the library any more"; or left: "I've also quit the call centre completely", "j'ai quitté Kerhervé", "he dejado
+at the library any more"; or left: "I've also quit the call centre completely", "I've dropped Fresha", "j'ai quitté Kerhervé", "he dejado
 el coro", "ich habe den Verein verlassen", "saí da cozinha de casa".
 
 The sentence names the state (`_STATE`: what follows "I'm no longer", "not … any more" and their kin in five
@@ -9,6 +9,9 @@ languages), and an older fact about the user that states it (its content words, 
 Only facts of the user's own go ("The user is …", "The user's answer about …", "Plan: …"); a standing instruction
 or a fact about someone in the user's life ("The user's brother is a trainee pilot", "Frère de l'utilisateur : …")
 naming the same word stays.
+
+A verbless "back to X" right after a sentence that left something ("I've dropped Fresha, too pricey. Back to a
+paper diary plus Google Calendar") says what replaces it: that is the new state (`returned_to`, revisions.py).
 
 Not a negated state: "not" without "any more" or "no longer" ("I'm not a morning person" is a trait, said now, not
 a change), someone else ("she's no longer a trainee"), a question or a hypothetical (revisions.py reads only the
@@ -43,15 +46,18 @@ _STATE = re.compile(
             # Off a treatment or a regime: "I'm off dialysis" (not "I'm off to Paris", a trip).
             rf"\b(?:i'm|i am)\s+(?:now\s+|finally\s+)?off\s+(?!to\b|for\b|sick\b|work\b)(?:the\s+|my\s+)?{_THING}{_END}",
             # Left or given up: "I've also quit the call centre completely", "j'ai quitté Kerhervé".
-            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up|sold)\s+"
+            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up|sold|"
+            rf"dropped|ditched|cancelled|canceled|stopped using)\s+"
             rf"(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
-            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:quitté|arrêté|lâché)\s+(?:le\s+|la\s+|l'|mon\s+|ma\s+)?"
+            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:quitté|arrêté|lâché|laissé tomber|abandonné|"
+            rf"résilié)\s+(?:le\s+|la\s+|l'|mon\s+|ma\s+)?"
             rf"{_THING}{_END}",
             rf"\b(?:he|hemos)\s+(?:dejado|abandonado)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
             rf"\b(?:dejé|dejamos)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
             rf"\bich habe\s+(?:den\s+|die\s+|das\s+|meinen\s+|meine\s+)?{_THING}\s+(?:verlassen|gekündigt|aufgegeben)\b",
             rf"\b(?:saí|saímos)\s+(?:d[aoe]s?\s+)?{_THING}{_END}",
-            rf"\b(?:deixei|deixámos|deixamos)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
+            rf"\b(?:deixei|deixámos|deixamos|larguei|cancelei|abandonei)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
+            rf"\b(?:abandoné|cancelé|he cancelado|hemos cancelado)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
         )
     ),
     _I,
@@ -119,4 +125,21 @@ def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
     return out
 
 
-__all__ = ["negated_states"]
+#: "Back to a paper diary plus Google Calendar", "Retour au carnet papier", "De vuelta al Excel", "Zurück zum
+#: Papierkalender", "De volta ao caderno": what the user returned to, said without a verb.
+_BACK_TO = re.compile(
+    r"^(?:(?:and|so|et|donc|y|pues|und|also|e|então)\s+)?(?:(?:we're|we are|i'm|i am|going|we went|i went)\s+)?"
+    r"(?:back to|retour (?:à|au|aux)|de vuelta (?:a|al)|vuelvo (?:a|al)|volvemos (?:a|al)|zurück (?:zu|zum|zur)|"
+    r"de volta (?:a|ao|à|aos|às)|voltei (?:a|ao|à|para))\s+(?P<v>[^.;!?]{2,80}?)\s*[.!]*$",
+    _I,
+)
+
+
+def returned_to(sentence: str) -> str:
+    """What a verbless "back to X" sentence says the user returned to, or "" (read only after a sentence that left
+    something: revisions.py)."""
+    found = _BACK_TO.match(sentence.strip())
+    return found.group("v").strip() if found else ""
+
+
+__all__ = ["negated_states", "returned_to"]

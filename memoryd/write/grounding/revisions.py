@@ -63,7 +63,7 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATI
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.moved_to import moved_to, said_as_move
-from memoryd.write.grounding.negated import negated_states
+from memoryd.write.grounding.negated import negated_states, returned_to
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.seasonal import seasons_over
@@ -917,7 +917,8 @@ def revisions(
             if untaken:
                 taken.update(untaken)
                 out.append(replace(revision, retired=untaken))
-        for sentence in _user_sentences(turn):
+        turn_sentences = _user_sentences(turn)
+        for position_in_turn, sentence in enumerate(turn_sentences):
             if sentence in consumed:
                 continue  # read with the assistant's message above
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
@@ -941,7 +942,18 @@ def revisions(
             # "I'm no longer a trainee": older facts about the user stating it are retired (negated.py); the
             # sentence itself, a change said plainly, is read on below.
             gone = [i for i in negated_states(sentence, known) if i not in taken]
-            if gone:
+            back = (
+                returned_to(turn_sentences[position_in_turn + 1])
+                if position_in_turn + 1 < len(turn_sentences)
+                else ""
+            )
+            if gone and back:
+                # "I've dropped Fresha, too pricey. Back to a paper diary plus Google Calendar": what it returned to
+                # replaces what it left.
+                taken.update(gone)
+                said_back = f"I'm back to {back}" if lang == "en" else turn_sentences[position_in_turn + 1]
+                out.append(Revision(_fact(_text([said_back], lang), (turn.index,), lang), tuple(gone), True))
+            elif gone:
                 taken.update(gone)
                 if _masked(sentence).values or _new_state_in_turn(turn.index, sentence, session):
                     # "And I've left the university. I'm at NOAA now": the turn states what holds now, so the
