@@ -57,7 +57,10 @@ def test_back_to_reads_what_was_returned_to(said: str, back: str) -> None:
     ],
 )
 def test_dropping_a_tool_is_a_leaving_of_the_users(said: str, stems_left: bool) -> None:
-    assert bool(negated_states(said, ["The user chose Fresha."])) is stems_left
+    assert bool(negated_states(said, ["The user chose Fresha."], returned=True)) is stems_left
+    assert (
+        negated_states(said, ["The user chose Fresha."]) == []
+    )  # with no "back to" after it, read elsewhere
 
 
 @pytest.mark.parametrize(

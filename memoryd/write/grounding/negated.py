@@ -1,6 +1,6 @@
 """A state the user says no longer holds: "I'm no longer a trainee from November", "I'm not CEO any more", "je ne
 suis plus bénévole", "ya no soy jefa de cocina", "ich bin kein Azubi mehr", "já não sou treinadora", "I don't work
-at the library any more"; or left: "I've also quit the call centre completely", "I've dropped Fresha", "j'ai quitté Kerhervé", "he dejado
+at the library any more"; or left: "I've also quit the call centre completely", "j'ai quitté Kerhervé", "he dejado
 el coro", "ich habe den Verein verlassen", "saí da cozinha de casa".
 
 The sentence names the state (`_STATE`: what follows "I'm no longer", "not … any more" and their kin in five
@@ -10,8 +10,9 @@ Only facts of the user's own go ("The user is …", "The user's answer about …
 or a fact about someone in the user's life ("The user's brother is a trainee pilot", "Frère de l'utilisateur : …")
 naming the same word stays.
 
-A verbless "back to X" right after a sentence that left something ("I've dropped Fresha, too pricey. Back to a
-paper diary plus Google Calendar") says what replaces it: that is the new state (`returned_to`, revisions.py).
+A verbless "back to X" right after a sentence that left or dropped something ("I've dropped Fresha, too pricey. Back
+to a paper diary plus Google Calendar") says what replaces it: that is the new state (`returned_to`, revisions.py);
+a thing dropped ("dropped", "ditched", "laissé tomber", "cancelé", "larguei") is read as left only then.
 
 Not a negated state: "not" without "any more" or "no longer" ("I'm not a morning person" is a trait, said now, not
 a change), someone else ("she's no longer a trainee"), a question or a hypothetical (revisions.py reads only the
@@ -46,18 +47,32 @@ _STATE = re.compile(
             # Off a treatment or a regime: "I'm off dialysis" (not "I'm off to Paris", a trip).
             rf"\b(?:i'm|i am)\s+(?:now\s+|finally\s+)?off\s+(?!to\b|for\b|sick\b|work\b)(?:the\s+|my\s+)?{_THING}{_END}",
             # Left or given up: "I've also quit the call centre completely", "j'ai quitté Kerhervé".
-            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up|sold|"
-            rf"dropped|ditched|cancelled|canceled|stopped using)\s+"
+            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:quit|left|given up|gave up|sold)\s+"
             rf"(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
-            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:quitté|arrêté|lâché|laissé tomber|abandonné|"
-            rf"résilié)\s+(?:le\s+|la\s+|l'|mon\s+|ma\s+)?"
+            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:quitté|arrêté|lâché)\s+(?:le\s+|la\s+|l'|mon\s+|ma\s+)?"
             rf"{_THING}{_END}",
             rf"\b(?:he|hemos)\s+(?:dejado|abandonado)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
             rf"\b(?:dejé|dejamos)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
             rf"\bich habe\s+(?:den\s+|die\s+|das\s+|meinen\s+|meine\s+)?{_THING}\s+(?:verlassen|gekündigt|aufgegeben)\b",
             rf"\b(?:saí|saímos)\s+(?:d[aoe]s?\s+)?{_THING}{_END}",
-            rf"\b(?:deixei|deixámos|deixamos|larguei|cancelei|abandonei)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
+            rf"\b(?:deixei|deixámos|deixamos)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
+        )
+    ),
+    _I,
+)
+#: A thing dropped ("I've dropped Fresha", "j'ai laissé tomber …", "cancelé …", "larguei …"): read as left only
+#: when a "back to X" follows (`returned_to`), since "We've dropped Ravenscourt, our beans now come from Hillside
+#: Coffee" is read whole as a change by revisions.py.
+_DROPPED = re.compile(
+    "|".join(
+        (
+            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:dropped|ditched|cancelled|"
+            rf"canceled|stopped using)\s+(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
+            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:laissé tomber|abandonné|résilié)\s+"
+            rf"(?:le\s+|la\s+|l'|mon\s+|ma\s+)?{_THING}{_END}",
             rf"\b(?:abandoné|cancelé|he cancelado|hemos cancelado)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
+            rf"\b(?:ich habe|wir haben)\s+(?:den\s+|die\s+|das\s+)?{_THING}\s+(?:abgeschafft|abbestellt|gekündigt)\b",
+            rf"\b(?:larguei|cancelei|abandonei)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
         )
     ),
     _I,
@@ -110,10 +125,12 @@ def _held(stem: str, held: frozenset[str]) -> bool:
 _HEAD_CHARS = 5
 
 
-def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
-    """Indices of the older facts about the user stating what the sentence says no longer holds."""
+def negated_states(sentence: str, known: Sequence[str], *, returned: bool = False) -> list[int]:
+    """Indices of the older facts about the user stating what the sentence says no longer holds; `returned`: a
+    "back to X" follows, so a thing dropped is left too."""
     out: list[int] = []
-    for match in _STATE.finditer(sentence):
+    found = [*_STATE.finditer(sentence), *(_DROPPED.finditer(sentence) if returned else ())]
+    for match in found:
         thing = next(g for g in match.groups() if g)
         stems = _stems(_MANNER.sub(" ", thing)) - {"mehr", "more"}
         if not stems or len(stems) > _MOST_WORDS:

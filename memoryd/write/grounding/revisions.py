@@ -941,12 +941,12 @@ def revisions(
                 out.append(Revision(None, tuple(gone), is_new=False))
             # "I'm no longer a trainee": older facts about the user stating it are retired (negated.py); the
             # sentence itself, a change said plainly, is read on below.
-            gone = [i for i in negated_states(sentence, known) if i not in taken]
             back = (
                 returned_to(turn_sentences[position_in_turn + 1])
                 if position_in_turn + 1 < len(turn_sentences)
                 else ""
             )
+            gone = [i for i in negated_states(sentence, known, returned=bool(back)) if i not in taken]
             if gone and back:
                 # "I've dropped Fresha, too pricey. Back to a paper diary plus Google Calendar": what it returned to
                 # replaces what it left.
