@@ -66,6 +66,7 @@ from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
+from memoryd.write.grounding.selfemployed import self_employment
 from memoryd.write.grounding.slotfill import (
     contrast,
     instruction_aspect,
@@ -609,6 +610,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_successors(turns, session_lang))
     # "Have you found another pilot?" — "The federation moved me to Karen Achebe": the role asked, the holder given.
     found.extend(_Found(f, evidence) for f, evidence in assigned_holders(turns, session_lang))
+    # "Je me suis mis à mon compte": the employer slot held by the user themselves.
+    found.extend(_Found(f, evidence) for f, evidence in self_employment(turns))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
