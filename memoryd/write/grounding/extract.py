@@ -99,6 +99,7 @@ from memoryd.write.grounding.text import (
     tokens,
     word_set,
 )
+from memoryd.write.grounding.titles import title_changes
 from memoryd.write.grounding.unfit import unfit_reason
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
@@ -613,6 +614,9 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     # "Je me suis mis à mon compte": the employer slot held by the user themselves.
     found.extend(_Found(f, evidence) for f, evidence in self_employment(turns))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
+    # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
+    roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
+    found.extend(_Found(f, evidence) for f, evidence in title_changes(turns, roles_read))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
     read = [clause for item in found for clause in item.evidence]
