@@ -16,6 +16,7 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
+from memoryd.write.grounding.assigned import assigned_holders
 from memoryd.write.grounding.business import business_facts
 from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
 from memoryd.write.grounding.clauses import (
@@ -65,6 +66,7 @@ from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
+from memoryd.write.grounding.selfemployed import self_employment
 from memoryd.write.grounding.slotfill import (
     contrast,
     instruction_aspect,
@@ -97,6 +99,7 @@ from memoryd.write.grounding.text import (
     tokens,
     word_set,
 )
+from memoryd.write.grounding.titles import title_changes
 from memoryd.write.grounding.unfit import unfit_reason
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
@@ -149,7 +152,9 @@ _MOVED_PASSIVE = re.compile(
     r"(?:se ha|se han|ha sido|han sido|fue|se) (?:aplazad[oa]s?|movid[oa]s?|pospuest[oa]s?|retrasad[oa]s?|"
     r"adelantad[oa]s?|cambiad[oa]s?)|pasó (?:al|a|para)|"
     r"(?:wurde|wurden|ist|sind|wird) (?:[\w.]+ ){0,4}?(?:verschoben|vorverlegt|verlegt)|verschoben auf|"
-    r"(?:passou|passaram) para|(?:foi|foram) (?:adiad[oa]s?|remarcad[oa]s?|mudad[oa]s?|antecipad[oa]s?))\b",
+    r"(?:passou|passaram) para|(?:foi|foram) (?:adiad[oa]s?|remarcad[oa]s?|mudad[oa]s?|antecipad[oa]s?)|"
+    # "The opening slipped to 8 July": the date said as where the event slid to.
+    r"(?:slipped|slid|slips|slides) (?:back |again )?(?:to|until|into))\b",
     re.IGNORECASE,
 )
 #: An English verb in the simple past after its subject ("we switched", "the team launched").
@@ -604,7 +609,14 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_pronoun_relations(turns, session_lang))
     found.extend(_adopted_pets(turns, session_lang))
     found.extend(_successors(turns, session_lang))
+    # "Have you found another pilot?" — "The federation moved me to Karen Achebe": the role asked, the holder given.
+    found.extend(_Found(f, evidence) for f, evidence in assigned_holders(turns, session_lang))
+    # "Je me suis mis à mon compte": the employer slot held by the user themselves.
+    found.extend(_Found(f, evidence) for f, evidence in self_employment(turns))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
+    # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
+    roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
+    found.extend(_Found(f, evidence) for f, evidence in title_changes(turns, roles_read))
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
     read = [clause for item in found for clause in item.evidence]

@@ -328,6 +328,10 @@ def standing_instruction(
         or _language_reply(clause)
         or (_wish(clause) if wishes_to_assistant(clause) else None)
     )
+    if instruction is None:
+        joined = _joined_instructions(clause, lang, languages)
+        if joined is not None:
+            return joined
     said_in = lang
     if instruction is None and languages is None:
         # No language evidence ("Responde siempre en español"): the imperative itself tells the language.
@@ -339,6 +343,27 @@ def standing_instruction(
     if instruction is None:
         return None
     return instruction[0], instruction[1], said_in
+
+
+#: Where one instruction ends and the next starts in one breath: a comma or a semicolon.
+_RULE_BREAK = re.compile(r"\s*[,;]\s*")
+
+
+def _joined_instructions(
+    clause: str, lang: str, languages: frozenset[str] | None
+) -> tuple[str, str, str] | None:
+    """Instructions joined by a comma or a semicolon ("Please keep answers short, no bullet points", "Sé breve; nada
+    de emojis"): the clause is one instruction when every part of it is an instruction on its own; a part that is
+    not ("keep answers short, my boss says", "she answers briefly, no bullet points") leaves the whole unread. The
+    value is the clause in the user's words; the slot is the first part's."""
+    body = _TRAILING_PLEASE.sub("", LEAD_FILLER.sub("", clause.strip()).rstrip(".!").strip())
+    parts = [p for p in _RULE_BREAK.split(body) if p.strip()]
+    if len(parts) < 2 or "?" in body:
+        return None
+    read = [r for r in (standing_instruction(part, lang, languages) for part in parts) if r is not None]
+    if len(read) != len(parts):
+        return None
+    return body[:1].lower() + body[1:], read[0][1], read[0][2]
 
 
 __all__ = ["standing_instruction", "wishes_to_assistant"]

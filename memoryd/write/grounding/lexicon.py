@@ -11,7 +11,9 @@ _UPPER = "A-ZÀ-ÖØ-Þ"
 NAME = (
     # Titles may stack: "Frau Dr. Keller", "Mrs Prof. Wu".
     rf"(?-i:(?P<v>(?:(?:(?:Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Herr|Frau|Sr|Sra|Me|Mme|Mlle)\.?|M\.)\s+){{0,2}}[{_UPPER}][\w'’-]*"
-    rf"(?:[ -](?:(?:de|da|do|dos|das|del|van|von|der|den|la|le|di|du)\s+)?[{_UPPER}][\w'’-]*){{0,2}}))"
+    # "Salt & Vine", "Marks & Spencer": an ampersand joins the parts of one name.
+    rf"(?:[ -](?:(?:de|da|do|dos|das|del|van|von|der|den|la|le|di|du)\s+)?[{_UPPER}][\w'’-]*|"
+    rf" & (?!I\b)[{_UPPER}][\w'’-]+){{0,2}}))"
 )
 PLACE = rf"(?-i:(?P<v>[{_UPPER}][\w'’.-]*(?:[ -](?:(?:de|da|do|dos|das|del|la|le|am|an|upon|on)\s+)?[{_UPPER}][\w'’-]*){{0,3}}))"
 #: The rest of a clause: stops at punctuation or a conjunction that starts another clause.

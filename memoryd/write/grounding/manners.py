@@ -1,10 +1,14 @@
 """Standing instructions said without "always" or "never": how the assistant is to answer or address the user.
 
-Each rule reads the clause from its start (a "please" or "and" before it skipped), so what someone else asked, a
-hypothetical ("if you answered briefly, …") or a statement about a third person ("she answers briefly") is never one:
+Each rule reads the clause from its start (a "please" or "and" before it skipped), so what someone else asked (also
+reported after it: "keep answers short, my boss says"), a hypothetical ("if you answered briefly, …") or a statement
+about a third person ("she answers briefly") is never one:
 
 - a verb of answering or speaking addressed to the assistant, with a manner ("Contésteme corto", "antworte kurz",
   "answer briefly", "réponds-moi court", "responde curto");
+- "keep" the answers with a manner, or "be brief" ("keep answers short", "garde tes réponses courtes", "mantén las
+  respuestas cortas", "halte die Antworten kurz", "mantém as respostas curtas", "sé breve", "sois bref", "fass dich
+  kurz", "sê breve");
 - "use" with a manner and a kind of wording ("Please use short, plain sentences", "usa frases cortas");
 - "stop" with a verb of suggesting ("Please stop suggesting protein shakes", "arrête de me proposer …", "deja de
   recomendarme …", "hör auf, … vorzuschlagen", "para de sugerir …");
@@ -41,6 +45,14 @@ _ANSWER_VERB = (
 _ANSWER_MANNER = re.compile(
     rf"^{_ANSWER_VERB}(?:-(?:moi|me|nous))?(?: (?:me|to me|mir|moi))?(?: (?:always|toujours|siempre|immer|sempre))?"
     rf" {_MANNER_WORD}\b",
+    re.IGNORECASE,
+)
+_KEEP_SHORT = re.compile(
+    r"^(?:(?:keep|garde|gardez|mantén|mantenga|halte|halten sie|mantém|mantenha)\s+(?:(?:the|your|tes|vos|les|las|"
+    r"tus|sus|die|deine|ihre|as|tuas|suas)\s+)?(?:answers|replies|responses|messages|réponses|respuestas|antworten|"
+    r"respostas)\s+(?:short|brief|concise|simple|plain|courtes|brèves|simples|cortas|breves|sencillas|kurz|knapp|"
+    r"einfach|curtas)|(?:be brief|be concise|sois brefs?|soyez brefs?|sé breve|sea breve|fass dich kurz|fassen sie "
+    r"sich kurz|sê breve|seja breve))\b",
     re.IGNORECASE,
 )
 _USE_WORDING = re.compile(
@@ -89,6 +101,13 @@ _FORMAL_YOU = re.compile(
     r"^sie können mich siezen\b|^(?:trate|trata)-me por (?:você|o senhor|a senhora)\b)(?![,\s]*(?:pas|nicht|não)\b)",
     re.IGNORECASE,
 )
+#: A rule reported as someone else's ("…, my boss says", "…, dit ma cheffe", "…, sagt mein Chef").
+_SOMEONE_SAYS = re.compile(
+    r",\s*(?:(?:my|his|her|their|our|the|mon|ma|son|sa|mi|su|mein|meine|sein|seine|meu|minha|o|a)\s+[\w-]+|"
+    r"(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+)\s+(?:says|said|wants|thinks|reckons|insists|dit|veut|dice|quiere|sagt|meint|will|"
+    r"diz|quer)\b|,\s*(?:dit|dice|sagt|diz)\s+(?:mon|ma|mi|mein|meine|o|a)\s+[\w-]+",
+    re.IGNORECASE,
+)
 _TRAILING_PLEASE = re.compile(
     r"[,\s]*(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|por favor|bitte)\s*[.!]*$", re.IGNORECASE
 )
@@ -112,13 +131,14 @@ def joined_rules(clause: str, start: int, end: int) -> str:
 def manner_instruction(clause: str) -> tuple[str, str] | None:
     """(value in the user's words, slot) of a standing instruction the module docstring's rules read, or None."""
     body = _LEAD.sub("", clause.strip()).strip()
-    if not body or "?" in body:
-        return None
+    if not body or "?" in body or _SOMEONE_SAYS.search(body):
+        return None  # "Keep answers short, my boss says": someone else's rule, reported
     formal = _FORMAL_YOU.match(body)
     if formal is not None:
         return joined_rules(body, 0, formal.end()), "instruction.register"
     if not (
         _ANSWER_MANNER.match(body)
+        or _KEEP_SHORT.match(body)
         or _USE_WORDING.match(body)
         or _STOP_SUGGESTING.match(body)
         or _STYLE_BAN.match(body)

@@ -10,6 +10,10 @@ Only facts of the user's own go ("The user is …", "The user's answer about …
 or a fact about someone in the user's life ("The user's brother is a trainee pilot", "Frère de l'utilisateur : …")
 naming the same word stays.
 
+A verbless "back to X" right after a sentence that left or dropped something ("I've dropped Fresha, too pricey. Back
+to a paper diary plus Google Calendar") says what replaces it: that is the new state (`returned_to`, revisions.py);
+a thing dropped ("dropped", "ditched", "laissé tomber", "cancelé", "larguei") is read as left only then.
+
 Not a negated state: "not" without "any more" or "no longer" ("I'm not a morning person" is a trait, said now, not
 a change), someone else ("she's no longer a trainee"), a question or a hypothetical (revisions.py reads only the
 user's statements).
@@ -52,6 +56,23 @@ _STATE = re.compile(
             rf"\bich habe\s+(?:den\s+|die\s+|das\s+|meinen\s+|meine\s+)?{_THING}\s+(?:verlassen|gekündigt|aufgegeben)\b",
             rf"\b(?:saí|saímos)\s+(?:d[aoe]s?\s+)?{_THING}{_END}",
             rf"\b(?:deixei|deixámos|deixamos)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
+        )
+    ),
+    _I,
+)
+#: A thing dropped ("I've dropped Fresha", "j'ai laissé tomber …", "cancelé …", "larguei …"): read as left only
+#: when a "back to X" follows (`returned_to`), since "We've dropped Ravenscourt, our beans now come from Hillside
+#: Coffee" is read whole as a change by revisions.py.
+_DROPPED = re.compile(
+    "|".join(
+        (
+            rf"\b(?:i've|i have|i|we've|we have|we)\s+(?:also\s+|finally\s+|just\s+)?(?:dropped|ditched|cancelled|"
+            rf"canceled|stopped using)\s+(?:the\s+|my\s+|our\s+)?{_THING}{_END}",
+            rf"\b(?:j'ai|on a|nous avons)\s+(?:aussi\s+|enfin\s+)?(?:laissé tomber|abandonné|résilié)\s+"
+            rf"(?:le\s+|la\s+|l'|mon\s+|ma\s+)?{_THING}{_END}",
+            rf"\b(?:abandoné|cancelé|he cancelado|hemos cancelado)\s+(?:el\s+|la\s+|mi\s+)?{_THING}{_END}",
+            rf"\b(?:ich habe|wir haben)\s+(?:den\s+|die\s+|das\s+)?{_THING}\s+(?:abgeschafft|abbestellt|gekündigt)\b",
+            rf"\b(?:larguei|cancelei|abandonei)\s+(?:o\s+|a\s+|os\s+|as\s+)?{_THING}{_END}",
         )
     ),
     _I,
@@ -104,10 +125,12 @@ def _held(stem: str, held: frozenset[str]) -> bool:
 _HEAD_CHARS = 5
 
 
-def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
-    """Indices of the older facts about the user stating what the sentence says no longer holds."""
+def negated_states(sentence: str, known: Sequence[str], *, returned: bool = False) -> list[int]:
+    """Indices of the older facts about the user stating what the sentence says no longer holds; `returned`: a
+    "back to X" follows, so a thing dropped is left too."""
     out: list[int] = []
-    for match in _STATE.finditer(sentence):
+    found = [*_STATE.finditer(sentence), *(_DROPPED.finditer(sentence) if returned else ())]
+    for match in found:
         thing = next(g for g in match.groups() if g)
         stems = _stems(_MANNER.sub(" ", thing)) - {"mehr", "more"}
         if not stems or len(stems) > _MOST_WORDS:
@@ -119,4 +142,21 @@ def negated_states(sentence: str, known: Sequence[str]) -> list[int]:
     return out
 
 
-__all__ = ["negated_states"]
+#: "Back to a paper diary plus Google Calendar", "Retour au carnet papier", "De vuelta al Excel", "Zurück zum
+#: Papierkalender", "De volta ao caderno": what the user returned to, said without a verb.
+_BACK_TO = re.compile(
+    r"^(?:(?:and|so|et|donc|y|pues|und|also|e|então)\s+)?(?:(?:we're|we are|i'm|i am|going|we went|i went)\s+)?"
+    r"(?:back to|retour (?:à|au|aux)|de vuelta (?:a|al)|vuelvo (?:a|al)|volvemos (?:a|al)|zurück (?:zu|zum|zur)|"
+    r"de volta (?:a|ao|à|aos|às)|voltei (?:a|ao|à|para))\s+(?P<v>[^.;!?]{2,80}?)\s*[.!]*$",
+    _I,
+)
+
+
+def returned_to(sentence: str) -> str:
+    """What a verbless "back to X" sentence says the user returned to, or "" (read only after a sentence that left
+    something: revisions.py)."""
+    found = _BACK_TO.match(sentence.strip())
+    return found.group("v").strip() if found else ""
+
+
+__all__ = ["negated_states", "returned_to"]

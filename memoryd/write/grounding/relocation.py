@@ -7,8 +7,10 @@ with the new place in its words; its other parts still hold.
 Read only when:
 - the sentence says a move ("move", "moving", "déménage", "me mudo", "me voy", "ziehe um", "mudo", …) and names both
   places, capitalised, as "from X to Y" in one of five languages;
-- the older fact holds the old place after a preposition of place ("in", "en", "à", "em", "bei", "aus", "at") and not
-  the new one;
+- the older fact holds the old place after a preposition of place ("in", "en", "à", "em", "bei", "aus", "at"), or the
+  old thing after a verb of using ("use Java, that's what the robot runs" when the code moves "from Java to Kotlin"),
+  and not the new one;
+- the move is not someone else's ("my brother is moving from Leeds to York", "she's moving …");
 - no sentence of the session says the old place stays ("the stills stay in Dunoon", "sigo en Rosario", "bleibt in
   Kassel"): what stays behind keeps its place.
 """
@@ -19,8 +21,9 @@ import re
 from collections.abc import Sequence
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.slotfill import someone_else
 from memoryd.write.grounding.substitution import Swap
-from memoryd.write.grounding.text import fold
+from memoryd.write.grounding.text import detect_language, fold
 
 _I = re.IGNORECASE
 _PLACE = r"(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+(?:\s+(?-i:[A-ZÀ-ÖØ-Þ])[\w'’-]+){0,2}"
@@ -40,8 +43,9 @@ _MOVE = re.compile(
 #: The old place said to stay ("stay in Dunoon", "reste à Brest", "sigue en Rosario", "bleibt in Kassel").
 _STAYS = r"\b(?:stay|stays|staying|still|remain|remains|reste|restent|sigue|siguen|sigo|queda|quedan|bleibt|bleiben|fica|ficam|continua|continuam)\b"
 _CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
-#: A preposition placing something in a place.
-_AT = r"(?:in|en|à|a|em|no|na|bei|aus|at|im|de)"
+#: A preposition placing something in a place, or a verb of using what moves ("use Java" when the robot code moves
+#: "from Java to Kotlin").
+_AT = r"(?:in|en|à|a|em|no|na|bei|aus|at|im|de|use|uses|using|utilise|utilisez|usa|usamos|usar|benutze|nutze|uso)"
 
 
 def _held_at(text: str, place: str) -> re.Match[str] | None:
@@ -68,6 +72,8 @@ def relocations(sentence: str, known: Sequence[str], session_said: Sequence[str]
     out: list[Swap] = []
     for move in _FROM_TO.finditer(sentence):
         old, new = move.group("old"), move.group("new")
+        if someone_else(sentence[: move.start()], detect_language(sentence)):
+            continue  # "My brother is moving his code from Java to Kotlin": not the user's move
         if fold(old) == fold(new) or {fold(old), fold(new)} & _CALENDAR:
             continue  # "from March to May" moves a date, not a place
         if stays(old, session_said):

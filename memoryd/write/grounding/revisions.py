@@ -62,7 +62,8 @@ from memoryd.write.grounding.handover import handovers
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.negated import negated_states
+from memoryd.write.grounding.moved_to import moved_to, said_as_move
+from memoryd.write.grounding.negated import negated_states, returned_to
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.seasonal import seasons_over
@@ -903,6 +904,8 @@ def revisions(
     out: list[Revision] = []
     taken: set[int] = set()
     said = [t.user for t in turns]
+    # Where the session says the user lives ("I live in York now"), not only that they moved (moved_to.py).
+    homes = [f.value for f in session if f.slot == "identity.home" and not said_as_move(f.text)]
     for position, turn in enumerate(turns):
         lang = detect_language(turn.user)
         cued = False
@@ -914,7 +917,8 @@ def revisions(
             if untaken:
                 taken.update(untaken)
                 out.append(replace(revision, retired=untaken))
-        for sentence in _user_sentences(turn):
+        turn_sentences = _user_sentences(turn)
+        for position_in_turn, sentence in enumerate(turn_sentences):
             if sentence in consumed:
                 continue  # read with the assistant's message above
             # "We did it, we finally moved!": a change said without its value cues the sentence after it.
@@ -937,10 +941,23 @@ def revisions(
                 out.append(Revision(None, tuple(gone), is_new=False))
             # "I'm no longer a trainee": older facts about the user stating it are retired (negated.py); the
             # sentence itself, a change said plainly, is read on below.
-            gone = [i for i in negated_states(sentence, known) if i not in taken]
-            if gone:
+            back = (
+                returned_to(turn_sentences[position_in_turn + 1])
+                if position_in_turn + 1 < len(turn_sentences)
+                else ""
+            )
+            gone = [i for i in negated_states(sentence, known, returned=bool(back)) if i not in taken]
+            if gone and back:
+                # "I've dropped Fresha, too pricey. Back to a paper diary plus Google Calendar": what it returned to
+                # replaces what it left.
                 taken.update(gone)
-                if _masked(sentence).values:
+                said_back = f"I'm back to {back}" if lang == "en" else turn_sentences[position_in_turn + 1]
+                out.append(Revision(_fact(_text([said_back], lang), (turn.index,), lang), tuple(gone), True))
+            elif gone:
+                taken.update(gone)
+                if _masked(sentence).values or _new_state_in_turn(turn.index, sentence, session):
+                    # "And I've left the university. I'm at NOAA now": the turn states what holds now, so the
+                    # leaving retires the old fact and is not stored beside the new one (it names the old value).
                     out.append(Revision(None, tuple(gone), is_new=False))
                 else:
                     # "I've also quit the call centre completely" names no value a later reading would store: the
@@ -949,7 +966,8 @@ def revisions(
                         Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
                     )
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
-            for move in relocations(sentence, known, said):
+            # "Moved the yard to Dingwall": the old place is the one the memory holds (moved_to.py).
+            for move in relocations(sentence, known, said) or moved_to(sentence, known, homes, said):
                 if move.index not in taken:
                     taken.add(move.index)
                     fact = _fact(move.text, (turn.index,), lang, move.new_value)
@@ -1070,6 +1088,26 @@ def _with_kept_date(text: str, retired: Sequence[str]) -> str:
     resolved = _RESOLVED_DAY.match(dated[0], first.end)
     phrase = dated[0][first.start : resolved.end() if resolved else first.end].strip()
     return f"{text.rstrip('.!')} — {phrase}."
+
+
+#: A fact said as what holds now ("I'm at NOAA now", "je suis maintenant …", "ahora trabajo en …").
+_NOW = re.compile(r"\b(?:now|nowadays|maintenant|désormais|ahora|jetzt|nun|agora)\b", _I)
+
+
+def _new_state_in_turn(turn_index: int, sentence: str, session: Sequence[GroundedFact]) -> bool:
+    """Whether another sentence of the same turn is read as a fact of the session said as what holds now: the new
+    state the leaving ("I've left the university", "I'm no longer a trainee") makes way for."""
+    return any(
+        turn_index in f.turns and _NOW.search(f.text) is not None and not _shares_clause(f.text, sentence)
+        for f in session
+    )
+
+
+def _shares_clause(fact_text: str, sentence: str) -> bool:
+    """Whether a fact was read from this very sentence (most of its content words are the sentence's)."""
+    said = {light_stem(t) for t in re.findall(r"[^\W\d_]{3,}", fold(sentence))}
+    own = [light_stem(t) for t in re.findall(r"[^\W\d_]{3,}", fold(fact_text)) if t not in STOP_WORDS]
+    return bool(own) and sum(t in said for t in own) * 2 > len(own)
 
 
 def _fact(text: str, turns: tuple[int, ...], lang: str, value: str = "") -> GroundedFact:

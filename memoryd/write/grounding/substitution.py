@@ -6,6 +6,11 @@ true parts; keeping it keeps the stale one. A sentence that names the new value 
 Y", "X, not Y", "X au lieu de Y", "X en vez de Y", "X statt Y", "X em vez de Y") says exactly which part changed,
 so the older fact is retired and its text, with that one value swapped, is stored as the current fact.
 
+The same holds for the old value said as no longer holding and the new one as holding now ("Ainhoa ya no viene los
+domingos, ahora viene los sábados", "no longer …, now …", "ne … plus …, maintenant …", "nicht mehr …, jetzt …", "já
+não …, agora …"); there the older fact must also share a word with the sentence (who or what changed: "Ainhoa"), so
+"my neighbour no longer comes on Sundays, now on Saturdays" swaps nothing in "the user rides on Sundays".
+
 Both values must be of one type: a weekday for a weekday, a month for a month, a number for a number, a name for a
 name. The older fact must state the old value and not the new one (a fact already saying Tuesday needs nothing), and
 no other older fact may state the old value too (which one changed would be unknown: none is chosen). A question or
@@ -99,15 +104,45 @@ def _form(new: str, old: str) -> str:
     return word[:1].upper() + word[1:] if old[:1].isupper() else word[:1].lower() + word[1:]
 
 
+#: "Ainhoa ya no viene los domingos, ahora viene los sábados", "she no longer comes on Sundays, now on Saturdays",
+#: "il ne vient plus le dimanche, maintenant le samedi", "sie kommt nicht mehr sonntags, jetzt samstags", "já não
+#: vem ao domingo, agora vem ao sábado": the old value said as no longer holding, then the new one as holding now.
+_NO_LONGER = re.compile(
+    rf"\b(?:no longer|not any ?more|ya no|plus|nicht mehr|já não|ja nao|não mais)\b[^.;!?]{{0,40}}?{_ARTICLE}"
+    rf"(?<![\w'’-])(?P<old>{_VALUE})(?![\w'’:-])[^.;!?,]{{0,20}}[,;]\s*(?:(?:but|pero|mais|aber|mas)\s+)?"
+    rf"(?:now|ahora|maintenant|désormais|jetzt|nun|agora)\b[^.;!?]{{0,40}}?{_ARTICLE}(?<![\w'’-])(?P<new>{_VALUE})"
+    r"(?![\w'’:-])",
+    _I,
+)
+_MIN_SHARED_CHARS = 3
+
+
+def _shares_subject(sentence: str, fact: str, old: str, new: str) -> bool:
+    """Whether an older fact shares a word of three letters or more (no function word) with the sentence besides
+    the two values: who or what the change is about ("Ainhoa")."""
+    values = {_stem(old), _stem(new), fold(old), fold(new)}
+    said = {w for w in re.findall(r"[^\W\d_]+", fold(sentence)) if len(w) >= _MIN_SHARED_CHARS}
+    held = {w for w in re.findall(r"[^\W\d_]+", fold(fact)) if len(w) >= _MIN_SHARED_CHARS}
+    return bool((said & held) - values - STOP_WORDS)
+
+
 def swaps(sentence: str, known: Sequence[str]) -> list[Swap]:
-    """The older facts a "new instead of old" sentence swaps one value in (module docstring)."""
+    """The older facts a "new instead of old" or "no longer old, now new" sentence swaps one value in (module
+    docstring)."""
     out: list[Swap] = []
-    for said in _SWAP.finditer(sentence):
-        new, old = said.group("new"), said.group("old")
+    found = [(m.group("new"), m.group("old"), False) for m in _SWAP.finditer(sentence)]
+    found += [(m.group("new"), m.group("old"), True) for m in _NO_LONGER.finditer(sentence)]
+    for new, old, needs_subject in found:
         kind = _kind(new)
         if not kind or kind != _kind(old) or _stem(new) == _stem(old):
             continue
-        holding = [i for i, text in enumerate(known) if _find(text, old) and not _find(text, new)]
+        holding = [
+            i
+            for i, text in enumerate(known)
+            if _find(text, old)
+            and not _find(text, new)
+            and (not needs_subject or _shares_subject(sentence, text, old, new))
+        ]
         if len(holding) != 1:
             continue
         index = holding[0]
