@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.gate_collect import OUT as EVIDENCE_FILE
-from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT
+from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT
 from bench.gate_fit import (
     SECTIONS,
     Example,
@@ -74,13 +74,13 @@ from memoryd.retrieval.gate_model import load as load_model
 Vector = npt.NDArray[np.float32]
 
 BENCH = Path(__file__).resolve().parent
-VERSION = "gate-v8"
+VERSION = "gate-v9"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
     | {
         f"{v}{p}"
-        for v in ("v4", "v5", "v6", "v7", "v8", "v9")
+        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10")
         for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")
     }
 )
@@ -220,7 +220,7 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6, 7, 8, 9))],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6, 7, 8, 9, 10))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
@@ -407,7 +407,7 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
 def query_texts() -> dict[str, str]:
     """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
-    for n in (2, 3, 4, 5, 6, 7, 8, 9):
+    for n in (2, 3, 4, 5, 6, 7, 8, 9, 10):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
@@ -456,14 +456,14 @@ def print_false(data: Fold, model: GateModel) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT]
+        "--evidence", type=Path, nargs="*", default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT]
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v8.json")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v9.json")
     parser.add_argument(
         "--baseline",
         type=Path,
         nargs="*",
-        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (5, 7)],
+        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (7, 8)],
         help="the 'before' model files",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
@@ -528,11 +528,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
     provenance = {
         "data": (
-            "bench/gate_v2 .. gate_v9 (frozen; v4, v5, v7, v8 and v9 reported once each, v6 twice) plus sparse agents"
+            "bench/gate_v2 .. gate_v10 (frozen; v4, v5, v7, v8, v9 and v10 reported once each, v6 twice) plus sparse agents"
             f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
         ),
         "fitted_on": (
-            f"TRAIN profiles of gate_v2..gate_v9 ({train_n} queries on full profiles, with their augmented"
+            f"TRAIN profiles of gate_v2..gate_v10 ({train_n} queries on full profiles, with their augmented"
             " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
             " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
         ),
@@ -549,7 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sparse_false_injection": round(best.sparse.false_rate, 4),
             "sparse_missed": round(best.sparse.missed_rate, 4),
         },
-        "held_out": "bench/gate_v10 (blind, run once by the lead)",
+        "held_out": "bench/gate_v11 (blind, run once by the lead)",
         "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
     }
     args.out.write_text(best.model.to_json(provenance), encoding="utf-8")
