@@ -65,6 +65,7 @@ from memoryd.retrieval.gate_features import (
     GATE_V6_FEATURES,
     GATE_V7_FEATURES,
     GATE_V8_FEATURES,
+    GATE_V9_FEATURES,
     REQUEST_FEATURES,
     STRUCTURE_FEATURES,
 )
@@ -95,9 +96,15 @@ BASE = tuple(
 NUMBERS = (*BASE, *REQUEST_FEATURES)
 STRUCTURE = (*NUMBERS, *STRUCTURE_FEATURES)
 #: gate-v6's request frames and answer features (gate_frames.py, gate_answer.py) on top of gate-v5's.
-ANSWER = tuple(n for n in FEATURE_NAMES if n not in GATE_V7_FEATURES and n not in GATE_V8_FEATURES)
+ANSWER = tuple(
+    n
+    for n in FEATURE_NAMES
+    if n not in GATE_V7_FEATURES and n not in GATE_V8_FEATURES and n not in GATE_V9_FEATURES
+)
 #: gate-v7's features as gate-v8's code measures them (own_name's rarity route needs RARE_ROWS rows).
-OWN = tuple(n for n in FEATURE_NAMES if n not in GATE_V8_FEATURES)
+OWN = tuple(n for n in FEATURE_NAMES if n not in GATE_V8_FEATURES and n not in GATE_V9_FEATURES)
+#: gate-v8's features (gate_personal.py) as gate-v9's code measures them.
+PERSONAL = tuple(n for n in FEATURE_NAMES if n not in GATE_V9_FEATURES)
 #: gate-v7: the same with own_name (gate_own.py; the date rule and ask_world's own-name rule change the features
 #: every set reads, so "answer" here is gate-v6's features as gate-v7's code measures them).
 #: gate-v8: the same with the personal-request frame and the pinned section's per-agent cosine lead (gate_personal.py).
@@ -105,7 +112,8 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "structure": STRUCTURE,
     "answer": ANSWER,
     "own": OWN,
-    "personal": FEATURE_NAMES,
+    "personal": PERSONAL,
+    "slots": FEATURE_NAMES,
 }
 #: The gate's grid (gate-v6's final runs: l2 0.01 lost to 0.003 in every earlier run of this session).
 L2 = (3e-3,)
@@ -120,15 +128,15 @@ SPARSE_WEIGHTS = (0.005, 0.01)
 #: The single-section check (tests/integration/test_gate_sparse_agent.py): the read path's features for agents
 #: holding pinned facts only, asked a question one fact holds word for word. A candidate that declines any of them
 #: is not chosen, whatever its DEV objective (gate-v4 declined the four-fact agent's).
-PROBE = BENCH / "gate_sparse_probe_v8.json"
+PROBE = BENCH / "gate_sparse_probe_v9.json"
 #: Section by answer (tests/integration/test_gate_answer_section.py, gate-v6): beside a vague episode summary ("The
 #: user talked about the beta launch."), "when is the beta launching?" is answered by the pinned fact holding the
 #: date; "what is a beta launch?" gets no memory. The issue's own example of gate-v5's pinned-recall loss.
-ANSWER_PROBE = BENCH / "gate_answer_probe_v8.json"
+ANSWER_PROBE = BENCH / "gate_answer_probe_v9.json"
 #: Personal requests (tests/integration/test_gate_personal_request.py, gate-v8): the issue's "snack ideas?", "suggest a
 #: dinner recipe", "what should I cook tonight?" on an agent holding the vegetarian / peanut fact go to pinned;
 #: arithmetic and translation on the same agent get no memory.
-PERSONAL_PROBE = BENCH / "gate_personal_probe_v8.json"
+PERSONAL_PROBE = BENCH / "gate_personal_probe_v9.json"
 PROBES = (PROBE, ANSWER_PROBE, PERSONAL_PROBE)
 #: LoCoMo's DEV conversations question by question (bench/locomo_gate_dev.py: conv-26, 30, 41, the first three; the
 #: other seven are never read here). gate-v6 lost LoCoMo's end-to-end target on third-person questions about the
