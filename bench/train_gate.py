@@ -368,6 +368,12 @@ def dev_detail(data: Fold, choice: Choice) -> None:
     """Per-section recall and the DEV misses of a choice (full profiles), to read by hand."""
     s = choice.full
     print("  recall: " + ", ".join(f"{k} {pct(*v)}" for k, v in s.recall.items()))
+    print("  precision: " + ", ".join(f"{k} {pct(*v)}" for k, v in s.precision.items()))
+    print("  lenient by language: " + ", ".join(f"{k} {pct(*v)}" for k, v in s.by_lang.items()))
+    print(
+        "  hard negatives / general knowledge false: "
+        + ", ".join(f"{k} {v}" for k, v in s.tagged_false.items())
+    )
     print("  per set: " + ", ".join(f"{name} {pct(*v)}" for name, v in per_set(data, choice).items()))
     print("  " + line("augmented", choice.augmented))
     print("  " + line("sparse agents", choice.sparse))

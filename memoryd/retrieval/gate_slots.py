@@ -162,7 +162,12 @@ def identity_place(facts: Sequence[str]) -> bool:
 
 
 def slot_features(
-    folded: str, words: Collection[str], f: Mapping[str, float], *, names_own: bool, identity_facts: Sequence[str]
+    folded: str,
+    words: Collection[str],
+    f: Mapping[str, float],
+    *,
+    names_own: bool,
+    identity_facts: Sequence[str],
 ) -> dict[str, float]:
     """SLOT_FEATURES of one request: folded text (gate.fold), its words, the features already computed (f:
     `ask_for_user`, `{p,e,t}_known`, `{t,e}_cov`, `id_has`), whether it names a thing only memory holds
