@@ -133,19 +133,24 @@ _DECIDED = re.compile(
 _ID_SLOT = re.compile(
     "|".join(
         (
-            r"\b(?:what(?:'s| is) my (?:name|job|occupation|profession|age|birthday|address|hometown|city)"
-            r"|where do i (?:live|work|come from)|how old am i|what do i do for (?:a living|work)"
-            r"|what(?:'s| is) my (?:full )?name|who am i|where am i (?:from|based))\b",
-            r"\b(?:je m'appelle comment|comment je m'appelle|quel (?:est mon )?(?:age|metier|travail) (?:j'ai|est le mien)"
-            r"|quel est mon (?:nom|prenom|metier|travail|age|adresse)|ou (?:est-ce que )?j'habite|ou je (?:vis|travaille)"
-            r"|je fais quoi (?:comme|dans la vie)|j'ai quel age)\b",
-            r"\b(?:como me llamo|cual es mi (?:nombre|trabajo|profesion|edad|direccion)|donde vivo|donde trabajo"
-            r"|a que me dedico|cuantos anos tengo|de donde soy)\b",
-            r"\b(?:wie heisse ich|wie ist mein name|wo wohne ich|wo arbeite ich|was arbeite ich|was ist mein (?:beruf"
-            r"|job|name)|wie alt bin ich|woher komme ich)\b",
+            # en: my name / job / age / city, where I live / work, who I am; a text presenting the asker
+            r"\b(?:what(?:'s| is) my (?:full )?(?:name|surname|job|occupation|profession|age|birthday|address|hometown"
+            r"|city)|(?:where|what \w+|which \w+) (?:do )?i (?:live|work|study)|how old am i|what do i do for (?:a living"
+            r"|work)|who (?:am i|i am)|where am i (?:from|based)|(?:my|a) (?:short )?(?:bio|linkedin|headline|cv|resume"
+            r"|introduction)|introduce me|about me)\b",
+            r"\b(?:je m'appelle comment|comment je m'appelle|quel est mon (?:nom|prenom|metier|travail|age|adresse)"
+            r"|ou (?:est-ce que )?j'habite|ou je (?:vis|travaille|bosse)|je fais quoi (?:comme|dans la vie)|j'ai quel age"
+            r"|qui (?:je suis|suis-je)|presente-moi|je me presente|ma (?:bio|presentation))\b",
+            r"\b(?:como me llamo|cual es mi (?:nombre|apellido|trabajo|profesion|edad|direccion)|(?:donde|en que \w+"
+            r"|que) (?:\w+ )?(?:vivo|trabajo|curro|estudio)\b|a que me dedico|cuantos anos tengo|de donde soy"
+            r"|quien soy|presentame|mi (?:cv|curriculum|bio))\b",
+            r"\b(?:wie heiss(?:e)? ich|wie ist mein name|(?:wo|bei wem|als was|was) (?:\w+ )?(?:wohne|arbeite"
+            r"|studiere) ich|was ist mein (?:beruf|job|name)|wie alt bin ich|woher komme ich|wer (?:ich bin|bin ich)"
+            r"|stell mich vor)\b",
             r"\b(?:como (?:eu )?me chamo|qual (?:e )?(?:o )?meu (?:nome|trabalho|emprego|endereco)|qual (?:e )?a minha"
             r" (?:profissao|idade|cidade)|onde (?:eu )?(?:moro|trabalho|vivo)|quantos anos (?:eu )?tenho"
-            r"|em que (?:eu )?trabalho|de onde (?:eu )?sou)\b",
+            r"|em que (?:eu )?trabalho|de onde (?:eu )?sou|quem (?:eu )?sou|me apresenta|apresente-me|meu (?:cv"
+            r"|curriculo))\b",
         )
     )
 )
