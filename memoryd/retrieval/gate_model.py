@@ -32,8 +32,8 @@ CLASSES: tuple[Section, ...] = (
     Section.EPISODES,
     Section.TRANSCRIPT,
 )
-#: The file the service loads (gate-v8; gate-v3 .. gate-v7 are kept for their figures: docs/gate.md).
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v8.json"
+#: The file the service loads (gate-v9; gate-v3 .. gate-v8 are kept for their figures: docs/gate.md).
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v9.json"
 
 
 class GateModelError(ValueError):
