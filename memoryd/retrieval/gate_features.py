@@ -326,7 +326,11 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
     f.update(for_user_features(folded, f))
     f.update(
         slot_features(
-            folded, words, f, names_own=bool(own), identity_facts=[fact.text for fact in evidence.identity.facts]
+            folded,
+            words,
+            f,
+            names_own=bool(own),
+            identity_facts=[fact.text for fact in evidence.identity.facts],
         )
     )
     return derive(f)
