@@ -1,26 +1,28 @@
-"""Relevance-gate quality (issues 6 and 17): the evidence gate on the frozen, held-out gate_v9 set, end to end.
+"""Relevance-gate quality (issues 6 and 17): the evidence gate on the frozen, held-out gate set, end to end.
 
-Headline (issue 17): every gate_v9 profile is seeded into a real memoryd (real MiniLM embeddings through a real
+Headline (issue 17): every profile of the held-out set (HELD_OUT) is seeded into a real memoryd (real MiniLM embeddings through a real
 inferd, bench/gate_harness.py) and every query goes through AssembleContext over gRPC, with the shipped gate model:
 lenient and strict section accuracy, false injection (all no-memory queries, hard negatives, entity traps,
 non-English), missed injection, per-section recall and precision, the confusion matrix, and whether the block holds an
-answer item. gate_v9 is read only here.
+answer item. The held-out set is read only here.
 
 Regression check (issue 6, not the headline): the old bench/gate_set.jsonl through the trigger phrases alone (the
 gate's fallback when no model is loaded, and one feature of the evidence gate) and the reference app's rules; the
 llm gate with the real core model when OSAURUS_BENCH_GATE_LLM_QUERIES is set (default 0: skipped; "all" runs every
 query; a 135M model on CPU takes seconds per call).
 
-gate_v10 is written blind in session 13 before any gate ran on it; it is never fitted, tuned or chosen on. gate_v9
+gate_v11 is written blind in session 14 before any gate ran on it; it is never fitted, tuned or chosen on. gate_v10
+(written blind in session 13, frozen at 239b0a6, run once with gate-v8) is fitting data since gate-v9. gate_v9
 (written blind in session 12, frozen at 3549e28, run once with gate-v7) is fitting data since gate-v8. gate_v8
 (written blind in session 11, frozen at 33e6452, run once with gate-v5) is fitting data since gate-v7. gate_v7
 (written blind in session 10, frozen at 5646f42, run once with gate-v5) is fitting data since gate-v6. gate_v6
 (frozen at 738f757, session 9's held-out set, run twice) is fitting data since gate-v5. gate_v5 (frozen at ecd9a3b)
 and gate_v4 (frozen at d6dae9f) were the held-out sets of sessions 8 and 7, each reported before anything was fitted
-on them; since session 9 they are fitting data like gate_v3 and gate_v2, so `--set v9|…|v2` are fit checks, not
+on them; since session 9 they are fitting data like gate_v3 and gate_v2, so `--set v10|…|v2` are fit checks, not
 held-out figures; `--set all` runs every set and the regression check.
 
-Run alone: `python -m bench.bench_gate [--set v2|…|v10|all]` (default v10 with the regression check, as `make bench`).
+Run alone: `python -m bench.bench_gate [--set v2|…|v11|all]` (default v11 once merged, else v10, with the regression
+check, as `make bench`).
 """
 
 from __future__ import annotations
@@ -43,10 +45,16 @@ from memoryd.retrieval.items import Section
 ISSUE = 6
 GATE_SET = Path(__file__).resolve().parent / "gate_set.jsonl"
 #: The held-out set of this session: the headline, and the default of `--set`.
-HELD_OUT = "v10"
+#: gate_v11 (written blind in session 14) once its directory is merged; until then the newest set, gate_v10, which is
+#: fitting data since gate-v9 (the default then runs a fit check, not a held-out figure).
+HELD_OUT = "v11" if (Path(__file__).resolve().parent / "gate_v11").is_dir() else "v10"
 #: Every labelled set with gate_v2's schema, newest first: its name and directory (None: gate_v2's own).
 GATE_SETS: dict[str, Path | None] = {
-    **{f"v{n}": Path(__file__).resolve().parent / f"gate_v{n}" for n in range(10, 2, -1)},
+    **{
+        f"v{n}": Path(__file__).resolve().parent / f"gate_v{n}"
+        for n in range(11, 2, -1)
+        if (Path(__file__).resolve().parent / f"gate_v{n}").is_dir()
+    },
     "v2": None,
 }
 #: What the benchmark's user has talked about before (entities of their episodes and pinned tags).

@@ -63,6 +63,7 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v7", ("test",)),
     (BENCH / "gate_v8", ("test",)),
     (BENCH / "gate_v9", ("test",)),
+    (BENCH / "gate_v10", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: The second collection: every set's pinned-subset agents (gate-v5's session also held gate_v6's four variants
@@ -74,8 +75,11 @@ V8_OUT = BENCH / "results" / "gate_fit_evidence_v8.jsonl.gz"
 #: gate-v8's addition: gate_v9 (run once with gate-v7 in session 12, fitting data since), collected on its own
 #: (`--v9`) like gate_v8.
 V9_OUT = BENCH / "results" / "gate_fit_evidence_v9.jsonl.gz"
+#: gate-v9's addition: gate_v10 (run once with gate-v8 in session 13, fitting data since), collected on its own
+#: (`--v10`) like gate_v9.
+V10_OUT = BENCH / "results" / "gate_fit_evidence_v10.jsonl.gz"
 #: Sets collected on their own file (never in OUT / SPARSE_OUT).
-OWN_FILE = {"gate_v8": V8_OUT, "gate_v9": V9_OUT}
+OWN_FILE = {"gate_v8": V8_OUT, "gate_v9": V9_OUT, "gate_v10": V10_OUT}
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "full": (),
@@ -243,9 +247,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"gate_v9 alone (its four variants and its pinned-subset agents) into {V9_OUT.name}",
     )
+    parser.add_argument(
+        "--v10",
+        action="store_true",
+        help=f"gate_v10 alone (its four variants and its pinned-subset agents) into {V10_OUT.name}",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    own = "gate_v8" if args.v8 else "gate_v9" if args.v9 else None
+    own = "gate_v8" if args.v8 else "gate_v9" if args.v9 else "gate_v10" if args.v10 else None
     out = SPARSE_OUT if args.sparse else OWN_FILE[own] if own else args.out
     if own:
         rows = collect(out, list(VARIANTS)[:4], [own], [(own, v) for v in PINNED_FEW])

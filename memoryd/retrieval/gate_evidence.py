@@ -34,7 +34,9 @@ def decide_evidence(
     spec's identity trigger: "what do you know about me?") is never none when the agent has an identity, even
     with every other section empty (an agent unlike any fitted one). And a request whose answer depends on where
     the user is ("any good neighbourhoods for a walk near me?") is never none while memory holds durable facts about
-    the user: it tries the identity, the pinned facts, then the episodes (PLACE_SECTIONS; gate-v8).
+    the user: it tries the identity, the pinned facts, then the episodes (PLACE_SECTIONS; gate-v8). When the identity
+    holds a place (`id_place`), such a request takes the identity first even when the model chose another section
+    (gate-v9).
     """
     if model is None:
         return decide_heuristic(query, known_entities)
@@ -48,8 +50,13 @@ def decide_evidence(
         ranked = [Section.TRANSCRIPT, *(s for s in ranked if s is not Section.TRANSCRIPT)]
     if not ranked and features.get("trig_identity", 0.0) > 0 and features.get("id_has", 0.0) > 0:
         ranked = [Section.IDENTITY]
-    if not ranked and not is_self_contained(features) and asks_near(fold(query)):
+    near = not is_self_contained(features) and asks_near(fold(query))
+    if not ranked and near:
         ranked = [section for section, has in PLACE_SECTIONS if features.get(has, 0.0) > 0]
+    elif near and features.get("id_place", 0.0) > 0 and ranked[0] is not Section.IDENTITY:
+        # gate-v9: the identity holds where the user is ("physiotherapist in Bergen"): it answers "near me"
+        # whatever else the model prefers (a personal request's pinned diet facts do not).
+        ranked = [Section.IDENTITY, *(s for s in ranked if s is not Section.IDENTITY)]
     if not ranked:
         reason = "none:self_contained" if is_self_contained(features) else "none:no_evidence"
         return GateDecision(Section.NONE, reason, (), probabilities)

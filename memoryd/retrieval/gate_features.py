@@ -25,6 +25,7 @@ from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_fl
 from memoryd.retrieval.gate_dates import without_dates
 from memoryd.retrieval.gate_own import own_names
 from memoryd.retrieval.gate_personal import FOR_USER_FEATURES, for_user_features
+from memoryd.retrieval.gate_slots import SLOT_FEATURES, slot_features
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.terms import fold as term_fold
 from memoryd.retrieval.terms import index_term, query_terms, term_counts, tokens
@@ -82,6 +83,9 @@ GATE_V7_FEATURES: tuple[str, ...] = ("own_name",)
 #: gate-v8: a personal request (something chosen, made or planned for the asker) and the pinned section's nearest
 #: fact against this agent's other pinned facts (gate_personal.py): the evidence bar for pinned alone.
 GATE_V8_FEATURES: tuple[str, ...] = FOR_USER_FEATURES
+#: gate-v9: the request's open slot — about the world or the user, what was said, what was decided, an identity
+#: slot, a task with its inputs given (gate_slots.py) — and whether the identity holds a place.
+GATE_V9_FEATURES: tuple[str, ...] = SLOT_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -145,6 +149,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *GATE_V6_FEATURES,
     *GATE_V7_FEATURES,
     *GATE_V8_FEATURES,
+    *GATE_V9_FEATURES,
 )
 
 
@@ -319,6 +324,15 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f["id_cos"] = max(evidence.identity_cosine, 0.0)
         f["id_cos_rel"] = evidence.identity_cosine - best_cosine if cosines else 0.0
     f.update(for_user_features(folded, f))
+    f.update(
+        slot_features(
+            folded,
+            words,
+            f,
+            names_own=bool(own),
+            identity_facts=[fact.text for fact in evidence.identity.facts],
+        )
+    )
     return derive(f)
 
 
@@ -359,6 +373,7 @@ __all__ = [
     "GATE_V6_FEATURES",
     "GATE_V7_FEATURES",
     "GATE_V8_FEATURES",
+    "GATE_V9_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

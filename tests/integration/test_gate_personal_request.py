@@ -5,7 +5,7 @@ ideas?" and "suggest a dinner recipe" must get the pinned facts, while arithmeti
 hand-check flaw of sessions 10-12: "any good neighbourhoods for a weekend walk near me?" after "I moved to Lisbon"
 (an episode) got none:no_evidence. Real memoryd, fake inferd (hashed bag of words: no shared word, no cosine).
 
-The features of PROBE_QUERIES are recorded in bench/gate_personal_probe_v8.json (bench/gate_probe_record.py);
+The features of PROBE_QUERIES are recorded in bench/gate_personal_probe_v9.json (bench/gate_probe_record.py);
 bench/train_gate.py chooses only a candidate whose first choice is the expected section for each.
 """
 
@@ -24,6 +24,8 @@ from tests.support.memoryd_server import MemorydHandle, running_memoryd
 
 AGENT = "personal-agent"
 MOVED = "moved-agent"
+#: gate-v9: an identity holding where the user lives beside pinned diet facts (the hand check of session 13).
+BERGEN = "bergen-agent"
 DAY_MS = 86_400_000
 PINNED = (
     "Maya is vegetarian and allergic to peanuts",
@@ -38,7 +40,7 @@ PROBE_QUERIES = (
     ("what is 17 times 23?", "none"),
     ("translate 'good morning' into French", "none"),
 )
-PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_personal_probe_v8.json"
+PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_personal_probe_v9.json"
 NEAR_QUERY = "any good neighbourhoods for a weekend walk near me?"
 
 
@@ -66,6 +68,7 @@ def seed(handle: MemorydHandle) -> None:
     store = handle.app.store
     store.agents.ensure(AGENT)
     store.agents.ensure(MOVED)
+    store.agents.ensure(BERGEN)
     now_ms = int(time.time() * 1000)
     with store.db.write():
         for text in PINNED:
@@ -76,6 +79,16 @@ def seed(handle: MemorydHandle) -> None:
             )
         _insert_episode(handle, AGENT, EPISODE, now_ms - DAY_MS)
         _insert_episode(handle, MOVED, "I moved to Lisbon last month.", now_ms - DAY_MS)
+        store.db.pw.connection().execute(
+            "INSERT INTO identity_facts (agent_id, content, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?)",
+            (BERGEN, "Works as a physiotherapist in Bergen", now_ms, now_ms),
+        )
+        for text in PINNED[:1]:
+            store.db.pw.connection().execute(
+                "INSERT INTO pinned_facts (agent_id, content, salience, status, created_at_ms, updated_at_ms)"
+                " VALUES (?, ?, 0.6, 'active', ?, ?)",
+                (BERGEN, text, now_ms, now_ms),
+            )
     handle.app.indexer.run_once()
 
 
@@ -123,3 +136,12 @@ def test_a_place_dependent_request_gets_where_the_user_lives(memoryd: MemorydHan
     reply = assemble(memoryd, NEAR_QUERY, MOVED)
     assert reply.reason.split(";")[0] == "evidence:episodes", reply.reason
     assert "Lisbon" in reply.block
+
+
+def test_a_place_dependent_request_takes_the_identity_place_first(memoryd: MemorydHandle) -> None:
+    """gate-v9: the identity says where the user is, so it answers "near me" before the pinned diet facts, whatever
+    the model prefers (the personal frame fires on "any good …")."""
+    reply = assemble(memoryd, NEAR_QUERY, BERGEN)
+    assert _features(reply)["id_place"] == 1.0
+    assert reply.reason.split(";")[0] == "evidence:identity", reply.reason
+    assert "Bergen" in reply.block
