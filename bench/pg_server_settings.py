@@ -15,8 +15,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tests.support.postgres import PostgresInstance
+if TYPE_CHECKING:
+    from tests.support.postgres import PostgresInstance
 
 ENV = "OSAURUS_BENCH_PG_SERVER"
 DEPLOYMENT = "deployment"
@@ -42,6 +44,11 @@ def chosen() -> str:
 def settings_for(choice: str) -> tuple[tuple[str, str], ...]:
     """The settings `choice` adds to pgserver's (none for `defaults`)."""
     return DEPLOYMENT_SETTINGS if choice == DEPLOYMENT else ()
+
+
+def server_settings() -> tuple[tuple[str, str], ...]:
+    """The settings OSAURUS_BENCH_PG_SERVER chooses."""
+    return settings_for(chosen())
 
 
 def describe(settings: Sequence[tuple[str, str]]) -> str:
