@@ -161,6 +161,21 @@ def _halfvec_order(
         )
 
 
+def _round_trip(conn: psycopg.Connection[Any]) -> None:
+    """What one statement's round trip costs on the Unix socket, prepared (as the read path's are after 5 runs)."""
+    times = []
+    for _ in range(2000):
+        t0 = time.perf_counter()
+        conn.execute("SELECT 1", prepare=True)
+        times.append((time.perf_counter() - t0) * 1000)
+    tail = sorted(times[500:])
+    print(
+        f"round trip of a prepared SELECT 1: p50 {statistics.median(tail):.3f} ms,"
+        f" p95 {tail[int(0.95 * len(tail))]:.3f} ms",
+        flush=True,
+    )
+
+
 def main() -> None:
     per_section = int(os.environ.get("OSAURUS_PROBE_QUERIES", "12"))
     scale = float(os.environ.get("OSAURUS_PROBE_SCALE", "1.0"))
@@ -193,6 +208,7 @@ def main() -> None:
             conn.execute("SET max_parallel_workers_per_gather = 0")
             conn.execute("SET jit = off")
             _halfvec_order(conn, schema, agent, vectors)
+            _round_trip(conn)
             settings = [(f"ef{ef}/off", ef, "off") for ef in efs] + [
                 ("ef100/strict_order", 100, "strict_order")
             ]

@@ -50,7 +50,7 @@ from bench.pg_server_settings import (
     postmaster_pid,
     write_settings,
 )
-from bench.pg_statement_cpu import server_cpu
+from bench.pg_statement_cpu import kind_of, server_cpu
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from tests.support.postgres import running_postgres
 
@@ -59,7 +59,7 @@ SESSION_SETTINGS = tuple(
     (n, v) for n, v in DEPLOYMENT_SETTINGS if n in ("random_page_cost", "effective_cache_size")
 )
 _LINE = re.compile(r"^\S+ \S+ \S+ \[(\d+)\] (\S*) (LOG|DETAIL|STATEMENT):\s+(.*)")
-ARMS = ("defaults", "defaults_again", "session", "deployment")
+ARMS = ("defaults", "defaults_again", "session", "deployment", "deployment_again")
 
 
 def _stats(dsn: str, on: bool) -> None:
@@ -74,13 +74,13 @@ def _stats(dsn: str, on: bool) -> None:
         conn.execute("SELECT pg_reload_conf()")
 
 
-def _executes(log: str) -> dict[str, int]:
-    """application name → execute / simple-query messages logged."""
-    counts: dict[str, int] = defaultdict(int)
+def _executes(log: str) -> dict[str, dict[str, int]]:
+    """application name → statement kind (pg_statement_cpu's) → execute / simple-query messages logged."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for line in log.splitlines():
         head = _LINE.match(line)
         if head and head.group(3) == "LOG" and head.group(4).startswith(("execute ", "statement: ")):
-            counts[head.group(2)] += 1
+            counts[head.group(2)][kind_of(head.group(4).split(": ", 1)[-1])] += 1
     return counts
 
 
@@ -166,6 +166,7 @@ def main() -> None:
                 "defaults_again": make_conninfo(pg.dsn, application_name="defaults_again"),
                 "session": make_conninfo(pg.dsn, application_name="session", options=session),
                 "deployment": make_conninfo(dsn_b, application_name="deployment"),
+                "deployment_again": make_conninfo(dsn_b, application_name="deployment_again"),
             }
             _run(
                 home, target, dsns, corpus, per_section, warm_per_section, admin, admin_b, pgdata_b, pg.pgdata
@@ -241,7 +242,10 @@ def _run(
     for kind in kinds:
         print(f"  {kind:45s} " + " / ".join(f"{cpu[arm][kind] / n:6.2f}" for arm in ARMS))
     print(f"  {'total':45s} " + " / ".join(f"{sum(cpu[arm].values()) / n:6.2f}" for arm in ARMS))
-    print("statements (execute messages) per assembly:", " / ".join(f"{executes[a] / n:.2f}" for a in ARMS))
+    print("statements (execute messages) per assembly:", " / ".join(ARMS))
+    for kind in sorted({k for arm in ARMS for k in executes[arm]}):
+        print(f"  {kind:45s} " + " / ".join(f"{executes[arm][kind] / n:6.2f}" for arm in ARMS))
+    print(f"  {'total':45s} " + " / ".join(f"{sum(executes[arm].values()) / n:6.2f}" for arm in ARMS))
     base = decided["defaults"]
     for arm in ARMS:
         differ = [i for i, (x, y) in enumerate(zip(decided[arm], base, strict=True)) if x != y]
