@@ -24,11 +24,12 @@ ENV = "OSAURUS_BENCH_PG_SERVER"
 DEPLOYMENT = "deployment"
 DEFAULTS = "defaults"
 #: What a deployment with a few GB of RAM per database node gives a memoryd database (docs/scaling.md). jit is off
-#: in every memoryd session already (storage/pg_db.py), and the pgserver build has no JIT provider.
+#: in every memoryd session already (storage/pg_db.py), and the pgserver build has no JIT provider. random_page_cost
+#: stays at 4: 1.1 (the usual SSD advice) made the keyword ranking statement cost ~1.2 ms more server CPU per
+#: assembly in two interleaved runs (docs/postgres_search.md, ninth pass).
 DEPLOYMENT_SETTINGS: tuple[tuple[str, str], ...] = (
     ("shared_buffers", "1GB"),
     ("effective_cache_size", "8GB"),
-    ("random_page_cost", "1.1"),
     ("jit", "off"),
 )
 

@@ -4,13 +4,13 @@ bench_assemble's corpus (OSAURUS_PROBE_SCALE of it) seeded by `assemble_services
 (tests/support/postgres.py), the agent's pgvector partition filled and indexed by memoryd's first search, then
 VACUUM ANALYZE. The server is stopped and its data directory copied, so two servers hold the same bytes: `a` keeps
 pgserver's defaults, `b` gets `pg_server_settings.DEPLOYMENT_SETTINGS` (shared_buffers sized to the working set,
-random_page_cost for SSD, …). Arms, each an in-process memoryd app (`memoryd.app.start`) with its own
+effective_cache_size, …). Arms, each an in-process memoryd app (`memoryd.app.start`) with its own
 `application_name`, interleaved per query with the order rotated:
 
 - `defaults`, `defaults_again`: server a as pgserver starts it (an A/A pair: the spread of identical arms);
-- `session`: server a, with the per-session part of the deployment settings in the connection's startup packet
-  (random_page_cost, effective_cache_size): what memoryd could set itself at connect;
-- `deployment`: server b.
+- `session`: server a, with session settings in the connection's startup packet (random_page_cost 1.1, the usual
+  SSD advice, and effective_cache_size 8GB): what memoryd could set itself at connect;
+- `deployment`, `deployment_again`: server b (an A/A pair too).
 
 Both servers log getrusage of every protocol message (`log_statement_stats`), so the table gives the server's CPU
 per statement kind and the statements (execute messages) per assembly. Queries: bench_assemble's generator with its
@@ -54,10 +54,9 @@ from bench.pg_statement_cpu import kind_of, server_cpu
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from tests.support.postgres import running_postgres
 
-#: The deployment settings a session can make itself (shared_buffers cannot: it is the server's).
-SESSION_SETTINGS = tuple(
-    (n, v) for n, v in DEPLOYMENT_SETTINGS if n in ("random_page_cost", "effective_cache_size")
-)
+#: Session settings a memoryd could send in its startup packet (shared_buffers cannot be one: it is the server's):
+#: the usual SSD advice for random_page_cost, and effective_cache_size as the deployment server has it.
+SESSION_SETTINGS: tuple[tuple[str, str], ...] = (("random_page_cost", "1.1"), ("effective_cache_size", "8GB"))
 _LINE = re.compile(r"^\S+ \S+ \S+ \[(\d+)\] (\S*) (LOG|DETAIL|STATEMENT):\s+(.*)")
 ARMS = ("defaults", "defaults_again", "session", "deployment", "deployment_again")
 
