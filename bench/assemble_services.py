@@ -52,6 +52,10 @@ TARGETS = {SQLITE: "p95 ≤ 25 ms", POSTGRES: "p95 ≤ 40 ms"}
 #: Warm-up queries per intended section, before and again after the wait for idle processes (not measured).
 WARM_PER_SECTION = 2
 CALL_TIMEOUT_S = 30.0
+#: Rounds of the measured query set (OSAURUS_BENCH_ASSEMBLE_ROUNDS): each round sends its own unique queries to every
+#: backend, interleaved; the headline is the median of the rounds' p50 / p95, their min–max beside it (the served path
+#: varies by ±3 ms p50 / ±6 ms p95 from one run of the same code to the next, so one round shows no change).
+DEFAULT_ROUNDS = 5
 MAINTENANCE_WORK_MEM = "1GB"
 
 
@@ -84,6 +88,8 @@ class ServiceRun:
     seeded: dict[str, Seeded] = field(default_factory=dict)
     fingerprints: dict[str, tuple[int, ...]] = field(default_factory=dict)
     ms: dict[str, list[float]] = field(default_factory=dict)
+    #: The same calls per round (run.ms is their concatenation).
+    rounds: dict[str, list[list[float]]] = field(default_factory=dict)
     sections: dict[str, dict[str, int]] = field(default_factory=dict)
     fts_only: dict[str, int] = field(default_factory=dict)
     cached: dict[str, int] = field(default_factory=dict)
@@ -168,8 +174,49 @@ def _postgres(backends: Sequence[str]) -> Iterator[Any]:
             yield pg
 
 
+def rounds_setting() -> int:
+    """Rounds of the measured query set (OSAURUS_BENCH_ASSEMBLE_ROUNDS, default DEFAULT_ROUNDS, at least 1)."""
+    return max(1, int(os.environ.get("OSAURUS_BENCH_ASSEMBLE_ROUNDS", str(DEFAULT_ROUNDS))))
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Per-round p50 and p95 (ms) of one backend, and the headline: their medians, with min–max."""
+
+    p50s: tuple[float, ...]
+    p95s: tuple[float, ...]
+
+    @classmethod
+    def of(cls, rounds: Sequence[Sequence[float]]) -> Spread:
+        kept = [r for r in rounds if r]
+        return cls(tuple(statistics.median(r) for r in kept), tuple(percentile(r, 0.95) for r in kept))
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.p50s) if self.p50s else 0.0
+
+    @property
+    def p95(self) -> float:
+        return statistics.median(self.p95s) if self.p95s else 0.0
+
+    def text(self) -> str:
+        """ "24.1 ms / 33.0 ms (rounds 22.9–25.0 / 31.2–36.4)", the median of the rounds first."""
+        if len(self.p50s) < 2:
+            return f"{self.p50:.1f} ms / {self.p95:.1f} ms"
+        return (
+            f"{self.p50:.1f} ms / {self.p95:.1f} ms (rounds {min(self.p50s):.1f}–{max(self.p50s):.1f} /"
+            f" {min(self.p95s):.1f}–{max(self.p95s):.1f})"
+        )
+
+
 def run_services(
-    home: Path, inferd_target: str, backends: Sequence[str], scale: float, per_section: int, now_ms: int
+    home: Path,
+    inferd_target: str,
+    backends: Sequence[str],
+    scale: float,
+    per_section: int,
+    now_ms: int,
+    rounds: int = 1,
 ) -> ServiceRun:
     """Seed PostgreSQL (SQLite is seeded already when selected), start a memoryd per backend, time AssembleContext."""
     started = time.perf_counter()
@@ -190,7 +237,10 @@ def run_services(
             "episodes": int(5_000 * scale),
         }
         warm = [q for _, q in make_queries(corpus, random.Random(SEED + 3), WARM_PER_SECTION * 2)]
-        queries = [q for _, q in make_queries(corpus, random.Random(SEED + 2), per_section)]
+        # One draw for all rounds: every text unique across them (each call a cache miss); round r takes every
+        # rounds-th query from r, so the rounds hold alike mixes of intended sections.
+        drawn = [q for _, q in make_queries(corpus, random.Random(SEED + 2), per_section * rounds)]
+        queries = [drawn[r::rounds] for r in range(rounds)]
         _measure(run, homes, inferd_target, [pg.server_pid] if pg is not None else [], warm, queries)
     run.seconds = time.perf_counter() - started
     return run
@@ -202,7 +252,7 @@ def _measure(
     inferd_target: str,
     extra_pids: list[int],
     warm: list[str],
-    queries: list[str],
+    queries: list[list[str]],
 ) -> None:
     with ExitStack() as stack:
         processes = {
@@ -227,15 +277,21 @@ def _measure(
         run.settled = run.settled and quiet
         order = list(stubs)
         load_before = os.getloadavg()[0]
-        for i, q in enumerate(queries):
-            for b in order if i % 2 == 0 else order[::-1]:
-                ms, reply = _call(stubs[b], q, timeout_s=CALL_TIMEOUT_S)
-                run.ms.setdefault(b, []).append(ms)
-                section = pb.Section.Name(reply.section).removeprefix("SECTION_").lower()
-                chosen = run.sections.setdefault(b, {})
-                chosen[section] = chosen.get(section, 0) + 1
-                run.fts_only[b] = run.fts_only.get(b, 0) + ("fts_only" in reply.reason)
-                run.cached[b] = run.cached.get(b, 0) + reply.cached
+        i = 0
+        for round_queries in queries:
+            for b in order:
+                run.rounds.setdefault(b, []).append([])
+            for q in round_queries:
+                for b in order if i % 2 == 0 else order[::-1]:
+                    ms, reply = _call(stubs[b], q, timeout_s=CALL_TIMEOUT_S)
+                    run.ms.setdefault(b, []).append(ms)
+                    run.rounds[b][-1].append(ms)
+                    section = pb.Section.Name(reply.section).removeprefix("SECTION_").lower()
+                    chosen = run.sections.setdefault(b, {})
+                    chosen[section] = chosen.get(section, 0) + 1
+                    run.fts_only[b] = run.fts_only.get(b, 0) + ("fts_only" in reply.reason)
+                    run.cached[b] = run.cached.get(b, 0) + reply.cached
+                i += 1
         run.load = (load_before, os.getloadavg()[0])
 
 
@@ -247,13 +303,36 @@ def _call(stub: pb_grpc.MemoryServiceStub, query: str, *, timeout_s: float) -> t
 
 def _row(run: ServiceRun, backend: str) -> str:
     values = run.ms[backend]
+    spread = Spread.of(run.rounds.get(backend, [values]))
     sections = ", ".join(f"{k} {v}" for k, v in sorted(run.sections[backend].items()))
     return (
-        f"| {backend} | {len(values)} | {statistics.median(values):.1f} | {percentile(values, 0.95):.1f} |"
+        f"| {backend} | {len(values)} | {spread.p50:.1f} | {spread.p95:.1f} |"
+        f" {min(spread.p50s, default=0.0):.1f}–{max(spread.p50s, default=0.0):.1f} /"
+        f" {min(spread.p95s, default=0.0):.1f}–{max(spread.p95s, default=0.0):.1f} |"
+        f" {statistics.median(values):.1f} / {percentile(values, 0.95):.1f} |"
         f" {max(values):.1f} | {run.first_ms[backend] / 1000:.1f} s / {run.warm_ms[backend] / 1000:.1f} s |"
         f" {run.fts_only[backend]} |"
         f" {run.cached[backend]} | {sections} |"
     )
+
+
+def round_lines(run: ServiceRun) -> list[str]:
+    """A table of every round's p50 / p95 per backend (empty with one round)."""
+    count = max((len(r) for r in run.rounds.values()), default=0)
+    if count < 2:
+        return []
+    spreads = {b: Spread.of(run.rounds[b]) for b in run.backends if b in run.rounds}
+    return [
+        "| round | " + " | ".join(f"{b} p50 / p95 ms" for b in spreads) + " |",
+        "| --- | " + " | ".join("---" for _ in spreads) + " |",
+        *(
+            f"| {r + 1} | "
+            + " | ".join(f"{s.p50s[r]:.1f} / {s.p95s[r]:.1f}" for s in spreads.values())
+            + " |"
+            for r in range(count)
+        ),
+        "",
+    ]
 
 
 def service_lines(run: ServiceRun) -> list[str]:
@@ -280,20 +359,23 @@ def service_lines(run: ServiceRun) -> list[str]:
         " fake LLM tokenizer; query embedding deadline 150 ms (the service default). After warm-up calls the bench"
         f" waited {run.settle_s:.0f} s for both memoryd processes and PostgreSQL to go idle"
         f"{'' if run.settled else ' (they did NOT go quiet within the limit)'}; then the same"
-        f" {len(next(iter(run.ms.values())))} queries went to every backend, interleaved (alternating which goes"
-        " first). Every query text is unique, so each call misses the assembly cache and each process embeds the"
+        f" {len(next(iter(run.ms.values())))} queries went to every backend in"
+        f" {max((len(r) for r in run.rounds.values()), default=1)} rounds of unique queries, interleaved (alternating"
+        " which goes first); the headline is the median of the rounds' p50 and p95, their min–max beside it. Every query text is unique, so each call misses the assembly cache and each process embeds the"
         " query itself with the real all-MiniLM-L6-v2 (inferd, its own process); the known-entity list and"
         " keyword statistics stay cached as in a running service.",
         "",
-        "| backend | calls | p50 ms | p95 ms | max ms | first call / first warm-up round (index load/build) | full text only"
+        "| backend | calls | p50 ms (median of rounds) | p95 ms (median of rounds) | rounds' p50 / p95 min–max |"
+        " all calls p50 / p95 | max ms | first call / first warm-up round (index load/build) | full text only"
         " (query vector late) | cached | section chosen |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(_row(run, b) for b in run.backends),
         "",
+        *round_lines(run),
     ]
     if SQLITE in run.ms and POSTGRES in run.ms:
-        s95, p95 = percentile(run.ms[SQLITE], 0.95), percentile(run.ms[POSTGRES], 0.95)
-        s50, p50 = statistics.median(run.ms[SQLITE]), statistics.median(run.ms[POSTGRES])
+        sqlite, postgres = Spread.of(run.rounds[SQLITE]), Spread.of(run.rounds[POSTGRES])
+        s95, p95, s50, p50 = sqlite.p95, postgres.p95, sqlite.p50, postgres.p50
         lines.append(
             f"PostgreSQL / SQLite in the same run: p50 {p50 / max(s50, 1e-9):.2f}, p95 {p95 / max(s95, 1e-9):.2f}."
         )
@@ -315,12 +397,12 @@ def service_results(run: ServiceRun, in_process: list[str]) -> list[BenchResult]
     server = pg_server_settings.describe(pg_server_settings.server_settings())
     results = []
     for i, backend in enumerate(run.backends):
-        values = run.ms[backend]
+        spread = Spread.of(run.rounds.get(backend, [run.ms[backend]]))
         results.append(
             BenchResult(
                 SQLITE_ISSUE if backend == SQLITE else POSTGRES_ISSUE,
                 label(metric, backend) + ("" if backend == SQLITE else f"; server: {server}"),
-                f"{statistics.median(values):.1f} ms / {percentile(values, 0.95):.1f} ms",
+                spread.text(),
                 TARGETS[backend],
                 detail if i == 0 else "",
             )

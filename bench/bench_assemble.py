@@ -17,6 +17,9 @@ Two measurements:
 Run alone: `python -m bench.bench_assemble`. Environment knobs:
 - OSAURUS_BENCH_ASSEMBLE_SCALE (default 1.0) scales the corpus (labels show the real counts).
 - OSAURUS_BENCH_ASSEMBLE_QUERIES (default 40) queries per intended section (5 sections), each path.
+- OSAURUS_BENCH_ASSEMBLE_ROUNDS (default 5) rounds of those queries over gRPC, each its own unique texts: the
+  headline is the median of the rounds' p50 / p95 with their min–max (one round's figures move by ±3 / ±6 ms between
+  runs of the same code, so a change is shown by the rounds, not by one figure).
 - OSAURUS_BENCH_BACKENDS (default `sqlite,postgresql` when the pgserver wheel is installed, else `sqlite`).
 """
 
@@ -48,7 +51,13 @@ from bench.assemble_corpus import (
     seed,
     write_config,
 )
-from bench.assemble_services import ServiceRun, percentile, run_services, service_results
+from bench.assemble_services import (
+    ServiceRun,
+    percentile,
+    rounds_setting,
+    run_services,
+    service_results,
+)
 from bench.backends import SQLITE, selected_backends
 from bench.child_process import stop
 from bench.report import BenchResult
@@ -286,7 +295,7 @@ def run() -> list[BenchResult]:
         measured = (
             measure(home / "sqlite", target, scale, per_section, now_ms) if SQLITE in backends else None
         )
-        services = run_services(home, target, backends, scale, per_section, now_ms)
+        services = run_services(home, target, backends, scale, per_section, now_ms, rounds_setting())
     return report(measured, services)
 
 

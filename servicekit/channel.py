@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -10,7 +9,7 @@ from typing import Any, NamedTuple
 import grpc
 
 from servicekit.errors import ServiceError, from_rpc_error
-from servicekit.interceptors import REQUEST_ID_KEY, request_id_var
+from servicekit.interceptors import REQUEST_ID_KEY, new_request_id, request_id_var
 from servicekit.server import TRANSPORT_MAX_BYTES
 from servicekit.tenancy import TENANT_METADATA_KEY, call_tenant_var, check_tenant
 
@@ -59,7 +58,7 @@ class _DefaultsInterceptor(
         metadata = list(details.metadata or ())
         if not any(key == REQUEST_ID_KEY for key, _ in metadata):
             current = request_id_var.get()
-            metadata.append((REQUEST_ID_KEY, current if current != "-" else uuid.uuid4().hex[:16]))
+            metadata.append((REQUEST_ID_KEY, current if current != "-" else new_request_id()))
         if self._token:
             metadata.append(("authorization", f"Bearer {self._token}"))
         tenant = self._tenant or call_tenant_var.get()

@@ -21,7 +21,7 @@ def _needs_postgres() -> None:
 
 
 def _ms_pair(value: str) -> tuple[float, float]:
-    match = re.fullmatch(r"([\d.]+) ms / ([\d.]+) ms", value)
+    match = re.fullmatch(r"([\d.]+) ms / ([\d.]+) ms(?: \(rounds [\d.]+–[\d.]+ / [\d.]+–[\d.]+\))?", value)
     assert match, value
     return float(match[1]), float(match[2])
 
@@ -33,6 +33,7 @@ def test_bench_assemble_times_both_backends_over_grpc_on_the_same_rows(
 
     monkeypatch.setenv("OSAURUS_BENCH_ASSEMBLE_SCALE", "0.005")
     monkeypatch.setenv("OSAURUS_BENCH_ASSEMBLE_QUERIES", "1")
+    monkeypatch.setenv("OSAURUS_BENCH_ASSEMBLE_ROUNDS", "2")
     monkeypatch.setenv("OSAURUS_BENCH_BACKENDS", "sqlite,postgresql")
     results = bench_assemble.run()
     by_name = {r.metric: r for r in results}
@@ -46,14 +47,21 @@ def test_bench_assemble_times_both_backends_over_grpc_on_the_same_rows(
     for result in (sqlite, postgres):
         p50, p95 = _ms_pair(result.value)
         assert 0 < p50 <= p95
+        assert "(rounds " in result.value  # two rounds: their spread beside the median
     detail = sqlite.detail
     assert "store fingerprints (row counts, content lengths, last ids, vectors) identical" in detail
-    # 5 queries per backend, each a cache miss with its own query vector.
+    # 2 rounds of 5 queries per backend, each a cache miss with its own query vector.
     for backend in (SQLITE, POSTGRES):
         row = next(line for line in detail.splitlines() if line.startswith(f"| {backend} | "))
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert cells[1] == "5"
-        assert cells[7] == "0", "an AssembleContext was served from the cache"
+        assert cells[1] == "10"
+        assert cells[9] == "0", "an AssembleContext was served from the cache"
+    rounds = [
+        line
+        for line in detail.splitlines()
+        if re.match(r"\| [12] \| [\d.]+ / [\d.]+ \| [\d.]+ / [\d.]+ \|$", line)
+    ]
+    assert len(rounds) == 2, "one row per round, a p50 / p95 per backend"
     assert "### AssembleContext latency (`bench/bench_assemble.py`)" in detail  # the in-process part stays
 
 
