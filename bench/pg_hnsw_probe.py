@@ -18,9 +18,11 @@ default `100,200,400`). Not a committed figure: docs/postgres_search.md ("ninth 
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -186,6 +188,7 @@ def main() -> None:
         if x
     ]
     home = Path(tempfile.mkdtemp(prefix="pg-hnsw-probe-"))
+    atexit.register(shutil.rmtree, home, True)  # the seeded homes are ~90 MB each
     corpus = make_corpus(random.Random(SEED))
     with running_postgres() as pg, inferd_process(home / "inferd") as target:
         with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:

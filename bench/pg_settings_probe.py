@@ -23,6 +23,7 @@ OSAURUS_PROBE_WARM per section before timing, 8). Not a committed figure: docs/p
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import random
@@ -130,6 +131,7 @@ def main() -> None:
     warm_per_section = int(os.environ.get("OSAURUS_PROBE_WARM", "8"))
     scale = float(os.environ.get("OSAURUS_PROBE_SCALE", "1.0"))
     home = Path(tempfile.mkdtemp(prefix="pg-settings-probe-"))
+    atexit.register(shutil.rmtree, home, True)  # the seeded homes are ~90 MB each
     corpus = make_corpus(random.Random(SEED))
     with running_postgres() as pg, inferd_process(home / "inferd") as target:
         admin = pg.dsn_for("postgres")
