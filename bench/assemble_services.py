@@ -30,6 +30,7 @@ from typing import Any
 
 import grpc
 
+from bench import pg_server_settings
 from bench.assemble_corpus import (
     AGENT,
     QUERY_MODEL,
@@ -162,13 +163,15 @@ def _postgres(backends: Sequence[str]) -> Iterator[Any]:
 
     from tests.support.postgres import running_postgres
 
-    with running_postgres() as pg:
+    with running_postgres() as started:
         # Room for the 100k-vector HNSW graph, so memoryd's refill builds it in memory (pg_twin sets the same for
         # bench_pg_search's build); an operator's setting, not memoryd's.
-        with psycopg.connect(pg.dsn_for("postgres"), autocommit=True) as conn:
+        with psycopg.connect(started.dsn_for("postgres"), autocommit=True) as conn:
             conn.execute(f"ALTER SYSTEM SET maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
             conn.execute("SELECT pg_reload_conf()")
-        yield pg
+        # The server as a deployment would run it (OSAURUS_BENCH_PG_SERVER, bench/pg_server_settings.py).
+        with pg_server_settings.restarted_with(started, pg_server_settings.server_settings()) as pg:
+            yield pg
 
 
 def rounds_setting() -> int:
@@ -350,7 +353,8 @@ def service_lines(run: ServiceRun) -> list[str]:
         + (f" {seeds}{' (SQLite: below)' if SQLITE in run.backends else ''}." if seeds else "")
         + " SQLite: WAL, FTS5, per-agent faiss (the transcript through the approximate IVF index);"
         f" PostgreSQL 18 on this machine (tests/support/postgres.py: Unix socket, fsync off, which reads do not"
-        f" touch; maintenance_work_mem {MAINTENANCE_WORK_MEM} so the HNSW graphs build in memory), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
+        f" touch; maintenance_work_mem {MAINTENANCE_WORK_MEM} so the HNSW graphs build in memory; server settings:"
+        f" {pg_server_settings.describe(pg_server_settings.server_settings())}), tsvector/GIN, per-agent pgvector partition with HNSW per kind, filled from the embeddings table by"
         " memoryd on its first search. Settings from memory.json: heuristic gate, 800 tokens, token counts by inferd's"
         " fake LLM tokenizer; query embedding deadline 150 ms (the service default). After warm-up calls the bench"
         f" waited {run.settle_s:.0f} s for both memoryd processes and PostgreSQL to go idle"
@@ -390,13 +394,14 @@ def service_results(run: ServiceRun, in_process: list[str]) -> list[BenchResult]
         "AssembleContext p50 / p95 over gRPC, cache miss, evidence gate, real MiniLM query embedding"
         f" ({corpus_label(run.sizes)})"
     )
+    server = pg_server_settings.describe(pg_server_settings.server_settings())
     results = []
     for i, backend in enumerate(run.backends):
         spread = Spread.of(run.rounds.get(backend, [run.ms[backend]]))
         results.append(
             BenchResult(
                 SQLITE_ISSUE if backend == SQLITE else POSTGRES_ISSUE,
-                label(metric, backend),
+                label(metric, backend) + ("" if backend == SQLITE else f"; server: {server}"),
                 spread.text(),
                 TARGETS[backend],
                 detail if i == 0 else "",

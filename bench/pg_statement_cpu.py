@@ -52,7 +52,7 @@ _STATS = re.compile(r"!\s+([\d.]+) s user, ([\d.]+) s system")
 _LINE = re.compile(r"^\S+ \S+ \S+ \[(\d+)\] (\S*) (LOG|DETAIL|STATEMENT):\s+(.*)")
 
 
-def _kind(statement: str) -> str:
+def kind_of(statement: str) -> str:
     text = " ".join(statement.split())
     for piece, name in KINDS:
         if piece in text:
@@ -88,7 +88,7 @@ def server_cpu(log: str, *, planning_by_kind: bool = False) -> dict[str, dict[st
             if level == "LOG" and message.startswith(("execute ", "statement: ")):
                 statement[pid] = message.split(": ", 1)[-1]
                 if planning_by_kind and pid in planned:
-                    out[app][f"planning: {_kind(statement[pid])}"] += planned.pop(pid)
+                    out[app][f"planning: {kind_of(statement[pid])}"] += planned.pop(pid)
             elif level == "LOG" and "STATISTICS" in message:
                 pending[pid] = (message.split()[0], app)
             continue
@@ -97,7 +97,7 @@ def server_cpu(log: str, *, planning_by_kind: bool = False) -> dict[str, dict[st
             message_kind, app = pending.pop(pid)
             ms = (float(stats.group(1)) + float(stats.group(2))) * 1000
             if message_kind == "EXECUTE":
-                out[app][_kind(statement.get(pid, ""))] += ms
+                out[app][kind_of(statement.get(pid, ""))] += ms
             elif planning_by_kind:
                 planned[pid] += ms
             else:

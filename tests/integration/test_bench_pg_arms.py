@@ -39,7 +39,9 @@ def test_bench_assemble_times_both_backends_over_grpc_on_the_same_rows(
     by_name = {r.metric: r for r in results}
     base = "AssembleContext p50 / p95 over gRPC, cache miss, evidence gate, real MiniLM query embedding"
     sqlite = by_name[f"{base} (500 turns, 50 facts, 25 episodes)"]
-    postgres = by_name[f"{base} (500 turns, 50 facts, 25 episodes, PostgreSQL)"]
+    # the PostgreSQL row names the server's settings (bench/pg_server_settings.py: the deployment's by default)
+    server = "shared_buffers 1GB, effective_cache_size 8GB, jit off"
+    postgres = by_name[f"{base} (500 turns, 50 facts, 25 episodes, PostgreSQL); server: {server}"]
     assert (sqlite.issue, sqlite.target) == (6, "p95 ≤ 25 ms")
     assert (postgres.issue, postgres.target) == (21, "p95 ≤ 40 ms")
     for result in (sqlite, postgres):
