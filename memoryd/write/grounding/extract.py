@@ -84,6 +84,7 @@ from memoryd.write.grounding.stale import (
     names_value,
     stale_mentions,
 )
+from memoryd.write.grounding.stances import own_stances, shadowed
 from memoryd.write.grounding.structure import structural_facts
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
@@ -613,6 +614,9 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_Found(f, evidence) for f, evidence in assigned_holders(turns, session_lang))
     # "Je me suis mis à mon compte": the employer slot held by the user themselves.
     found.extend(_Found(f, evidence) for f, evidence in self_employment(turns))
+    stances = own_stances(turns, session_lang)  # the user's taste said against another person's
+    found = [item for item in found if not shadowed(item.fact, [f for f, _ in stances])]
+    found.extend(_Found(f, evidence) for f, evidence in stances)
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
