@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
+from memoryd.write.grounding.answer_form import answer_forms
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
 from memoryd.write.grounding.assigned import assigned_holders
@@ -617,6 +618,7 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     stances = own_stances(turns, session_lang)  # the user's taste said against another person's
     found = [item for item in found if not shadowed(item.fact, [f for f, _ in stances])]
     found.extend(_Found(f, evidence) for f, evidence in stances)
+    found.extend(_Found(f, e) for f, e in answer_forms(turns, session_lang, [i.fact for i in found]))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
