@@ -63,6 +63,7 @@ from memoryd.write.grounding.lexicon import (
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.past import past_dates_only, this_year
 from memoryd.write.grounding.quantities import quantity
+from memoryd.write.grounding.reminder_questions import asked_reminders
 from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
@@ -619,6 +620,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found = [item for item in found if not shadowed(item.fact, [f for f, _ in stances])]
     found.extend(_Found(f, evidence) for f, evidence in stances)
     found.extend(_Found(f, e) for f, e in answer_forms(turns, session_lang, [i.fact for i in found]))
+    found.extend(
+        _Found(f, e)
+        for f, e in asked_reminders(turns, session_lang, session_time_ms, [i.fact for i in found])
+    )
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
