@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
+from memoryd.write.grounding.answer_form import answer_forms
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
 from memoryd.write.grounding.assigned import assigned_holders
@@ -62,6 +63,7 @@ from memoryd.write.grounding.lexicon import (
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.past import past_dates_only, this_year
 from memoryd.write.grounding.quantities import quantity
+from memoryd.write.grounding.reminder_questions import asked_reminders
 from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
 from memoryd.write.grounding.roles import role_facts
@@ -84,6 +86,7 @@ from memoryd.write.grounding.stale import (
     names_value,
     stale_mentions,
 )
+from memoryd.write.grounding.stances import own_stances, shadowed
 from memoryd.write.grounding.structure import structural_facts
 from memoryd.write.grounding.summary import extractive_summary, extractive_topics, third_person
 from memoryd.write.grounding.templates import render
@@ -613,6 +616,14 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_Found(f, evidence) for f, evidence in assigned_holders(turns, session_lang))
     # "Je me suis mis à mon compte": the employer slot held by the user themselves.
     found.extend(_Found(f, evidence) for f, evidence in self_employment(turns))
+    stances = own_stances(turns, session_lang)  # the user's taste said against another person's
+    found = [item for item in found if not shadowed(item.fact, [f for f, _ in stances])]
+    found.extend(_Found(f, evidence) for f, evidence in stances)
+    found.extend(_Found(f, e) for f, e in answer_forms(turns, session_lang, [i.fact for i in found]))
+    found.extend(
+        _Found(f, e)
+        for f, e in asked_reminders(turns, session_lang, session_time_ms, [i.fact for i in found])
+    )
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]

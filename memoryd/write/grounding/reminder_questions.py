@@ -1,0 +1,107 @@
+"""A reminder asked for as a question: "Remind me to send Delyth my reflective log by Friday?", "Tu peux me rappeler
+de facturer l'acompte avant vendredi ?", "¿Me puedes recordar que pague el alquiler el día 5?", "Kannst du mich
+erinnern, die Miete bis Freitag zu zahlen?", "Podes lembrar-me de pagar a renda até sexta?".
+
+Rule: a user sentence that ends in "?" and is a request for a reminder — the bare "remind me to …?" or "can you /
+tu peux / me puedes / kannst du / podes" + the reminding verb with the user as its object — followed by what to do,
+is the user's action item, phrased with the "remind" template and the dates it names resolved.
+
+Not read: a reminder of information ("Can you remind me what the dose was?", "tu peux me rappeler quand …"), someone
+else reminded ("Can you remind Tom to …?", "Should I remind her to …?"), a hypothetical ("If I forget, can you remind
+me to …?"), a reminder the statement rules already read (the same action item is not stored twice).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memoryd.write.grounding.dates import find_dates, with_resolved_dates
+from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.summary import third_person
+from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.text import sentences
+
+_I = re.IGNORECASE
+#: Salience of an action item (grounding/extract.py SALIENCE): kept in step by a test.
+ACTION_SALIENCE = 0.6
+_LEAD = r"^(?:[¿\s]*)(?:(?:and|also|so|oh|ok|okay|right|et|y|und|e|aussi|también|auch|também)[,\s]+)*"
+_ASKED = {
+    "en": re.compile(
+        rf"{_LEAD}(?:(?:can|could|would|will) you (?:please )?)?(?:please )?remind me (?:to|about) "
+        r"(?P<v>[^?]+?)[,\s]*(?:please)?\s*\?$",
+        _I,
+    ),
+    "fr": re.compile(
+        rf"{_LEAD}(?:tu peux|tu pourrais|peux-tu|pourrais-tu|vous pouvez|pouvez-vous|pourriez-vous) me rappeler "
+        r"(?P<v>(?:de |d')[^?]+?)\s*\?$",
+        _I,
+    ),
+    "es": re.compile(
+        rf"{_LEAD}(?:me (?:puedes|podrías|puede|podría) recordar|(?:puedes|podrías|puede|podría) recordarme|"
+        r"me recuerdas) (?:que |de )?(?P<v>[^?]+?)\s*\?$",
+        _I,
+    ),
+    "de": re.compile(
+        rf"{_LEAD}(?:kannst du|könntest du|können sie|könnten sie|würdest du) mich (?:bitte )?(?:daran )?"
+        r"erinnern,? (?:dass )?(?P<v>[^?]+?)\s*\?$",
+        _I,
+    ),
+    "pt": re.compile(
+        rf"{_LEAD}(?:podes|pode|podias|poderia|consegues|você pode) (?:me lembrar|lembrar-me) (?:de |que )"
+        r"(?P<v>[^?]+?)\s*\?$",
+        _I,
+    ),
+}
+#: What is asked back, not what to do: "remind me what / when / quel / qué / was / o que …".
+_INFORMATION = re.compile(
+    r"^(?:de |d')?(?:what|when|where|who|how|which|why|quoi|quand|où|qui|comment|quel|quelle|qué|cuándo|dónde|"
+    r"quién|cómo|cuál|was|wann|wo|wer|wie|welche|o que|quando|onde|quem|como|qual)\b",
+    _I,
+)
+_OVERLAP = 0.5
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def asked_reminders(
+    turns: Sequence[SourceTurn], session_lang: str, session_time_ms: int, read: Sequence[GroundedFact]
+) -> list[tuple[GroundedFact, tuple[str, ...]]]:
+    """Action items asked for as a reminder question, skipping those `read` already holds."""
+    found: list[tuple[GroundedFact, tuple[str, ...]]] = []
+    pattern = _ASKED.get(session_lang)
+    if pattern is None:
+        return found
+    for turn in turns:
+        held = [_words(f.value) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
+        for sentence in sentences(turn.user):
+            match = pattern.search(sentence.strip())
+            if match is None or HYPOTHETICAL.search(sentence) or _INFORMATION.match(match["v"]):
+                continue
+            value = re.sub(r"^(?:de |d')", "", match["v"].strip(" ,"), flags=_I)
+            words = _words(value)
+            if not words or any(len(words & h) >= _OVERLAP * len(words) for h in held):
+                continue
+            held.append(words)
+            said = third_person(value) if session_lang == "en" else value
+            text = render("remind", session_lang, said[:1].lower() + said[1:])
+            text = with_resolved_dates(text, find_dates(text, session_time_ms))
+            fact = GroundedFact(
+                FactKind.ACTION_ITEM,
+                text,
+                "",
+                value,
+                (turn.index,),
+                ACTION_SALIENCE,
+                False,
+                "extractor",
+                session_lang,
+            )
+            found.append((fact, (sentence,)))
+    return found
+
+
+__all__ = ["asked_reminders"]
