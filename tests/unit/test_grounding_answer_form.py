@@ -40,6 +40,10 @@ def _forms(text: str, lang: str) -> list[str]:
             "pt",
             "escreve-me em português, não em inglês",
         ),
+        ("Please answer in plain text, no tables.", "en", "answer in plain text, no tables"),
+        ("Réponds-moi en français, s'il te plaît.", "fr", "Réponds-moi en français"),
+        ("Por favor, contéstame en español.", "es", "contéstame en español"),
+        ("Antworte bitte auf Deutsch.", "de", "Antworte auf Deutsch"),
     ],
 )
 def test_a_polite_request_on_the_form_of_answers_is_read(text: str, lang: str, expected: str) -> None:
@@ -50,6 +54,9 @@ def test_a_polite_request_on_the_form_of_answers_is_read(text: str, lang: str, e
     ("text", "lang"),
     [
         ("Please write a short poem in French.", "en"),  # a one-off task
+        ("What is 2+2? Please answer in French.", "en"),  # about the question beside it
+        ("¿Qué hora es en Tokio? Contéstame en español, por favor.", "es"),  # the same in Spanish
+        ("Please answer the question in one word.", "en"),  # a single thing
         ("Please give me the address in Leeds.", "en"),  # a single thing
         ("Could you give examples in R, please?", "en"),  # a question
         ("My boss says: write everything in German, please.", "en"),  # someone else's rule

@@ -4,14 +4,18 @@ English please", "Bitte immer auf Deutsch antworten und duzen", "du kannst mich 
 
 Rules (each in the user's own turn, a statement, not a question or a hypothetical):
 
-- a polite answering verb (give / write / explain / show / send — donne / écris / explique — dame / escribe /
-  explícame — gib / schreib / erklär — dá-me / escreve / explica-me) with "please" (s'il te plaît, por favor,
+- a polite answering verb (give / write / explain / show / send / answer / reply — donne / écris / explique /
+  réponds — dame / escribe / explícame / contesta / responde — gib / schreib / erklär / antworte — dá-me / escreve /
+  explica-me / responde) with "please" (s'il te plaît, por favor,
   bitte) in the same sentence, whose rest carries a form of answering: a language or notation ("in R", "in plain
   English", "en français", "auf Deutsch", "em português"), manner words ("big and simple"), or a "not X" contrast;
   its object is never a single thing ("a poem", "the letter", "this email": a one-off task, not a standing rule);
 - the German infinitive imperative "(bitte) (immer) auf Deutsch antworten (und duzen)";
 - the informal "you" granted: "du kannst mich (ruhig) duzen", "tu peux me tutoyer", "puedes tutearme",
   "podes tratar-me por tu".
+
+An answer / reply verb ("Please answer in plain text, no tables") is a standing rule only in a turn that asks nothing:
+beside a question ("What is 2+2? Please answer in French.") it is about that one answer.
 
 Not read: "Please write a short poem in French" (a one-off), "Could you give examples in R?" (a question), "My
 boss says: write everything in German" (someone else's rule: the verb must open the user's clause), "If you write
@@ -37,7 +41,14 @@ _PLEASE = re.compile(r"\b(?:please|pls|s'il te plaît|s'il vous plaît|stp|svp|p
 _VERB = (
     r"(?:give|write|explain|show|send|donne|donnez|écris|écrivez|explique|expliquez|montre|dame|deme|escribe|"
     r"escríbeme|explícame|explica|gib|geben sie|schreib|schreibe|schreiben sie|erklär|erkläre|dá-me|escreve|"
-    r"escreve-me|explica-me|mostra)"
+    r"escreve-me|explica-me|mostra|answer|reply|respond|réponds|répondez|responde|respóndeme|contesta|contéstame|"
+    r"contésteme|antworte|antworten sie)"
+)
+#: Verbs about answering: a rule only when the turn asks nothing (else the request is about that one answer).
+_ANSWER_VERB = re.compile(
+    r"^(?:answer|reply|respond|réponds|répondez|responde|respóndeme|contesta|contéstame|contésteme|antworte|"
+    r"antworten sie)\b",
+    _I,
 )
 _IMPERATIVE = re.compile(
     rf"(?:^|,\s+)(?:(?:please|pls|and|also|so|bitte|por favor|s'il te plaît|s'il vous plaît|et|y|und|e)[,\s]+)*"
@@ -80,13 +91,16 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.casefold()))
 
 
-def _requests(sentence: str) -> list[str]:
+def _requests(sentence: str, asks: bool) -> list[str]:
+    """The requests of one sentence; `asks`: the turn holds a question, so an answer verb is about that answer."""
     if sentence.rstrip().endswith("?") or HYPOTHETICAL.search(sentence):
         return []
     said = [m["v"] for m in (_INFORMAL_GRANTED.search(sentence), _GERMAN_INFINITIVE.search(sentence)) if m]
     if _PLEASE.search(sentence):
         for match in _IMPERATIVE.finditer(sentence):
-            value = _PLEASE.sub("", match["v"]).strip(" ,.!")
+            value = re.sub(r"\s+", " ", _PLEASE.sub("", match["v"])).strip(" ,.!")
+            if asks and _ANSWER_VERB.match(value):
+                continue
             if _FORM.search(value) and not _ONE_THING.match(value):
                 said.append(value)
     return said
@@ -99,8 +113,10 @@ def answer_forms(
     found: list[tuple[GroundedFact, tuple[str, ...]]] = []
     for turn in turns:
         held = [_words(f.value) for f in read if f.kind is FactKind.INSTRUCTION and turn.index in f.turns]
-        for sentence in sentences(turn.user):
-            for value in _requests(sentence):
+        said = sentences(turn.user)
+        asks = any(s.rstrip().endswith("?") for s in said)
+        for sentence in said:
+            for value in _requests(sentence, asks):
                 words = _words(value)
                 if any(len(words & h) >= _OVERLAP * len(words) for h in held):
                     continue
