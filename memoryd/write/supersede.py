@@ -11,6 +11,7 @@ from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
@@ -113,12 +114,62 @@ def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]
     when the agent holds exactly one: then both name the same role. With two ("eye doctor" and "doctor") which one
     a bare "my doctor" replaces is unknown, and none is."""
     base = _base_relation(slot)
-    if not base:
+    if not base or _added_holder(slot):
         return []
     plain = f"relation.{base}"
     # One of the two must be the plain relation: "the coffee supplier" and "the milk supplier" are two.
-    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base and plain in (e.slot, slot)]
+    kin = [
+        e
+        for e in pool
+        if e.slot != slot
+        and _base_relation(e.slot) == base
+        and plain in (e.slot, slot)
+        and not _added_holder(e.slot)
+    ]
     return kin if len(kin) == 1 else []
+
+
+#: Qualifiers of a relation naming one more holder beside the first ("my second supervisor", "mi segunda médica",
+#: "mein zweiter Betreuer"): that relation adds a person, it replaces none.
+_ADDED_QUALIFIERS = frozenset(
+    [
+        "second",
+        "third",
+        "another",
+        "other",
+        "additional",
+        "extra",
+        "deuxieme",
+        "seconde",
+        "troisieme",
+        "autre",
+        "segundo",
+        "segunda",
+        "tercero",
+        "tercera",
+        "otro",
+        "otra",
+        "zweite",
+        "zweiter",
+        "zweiten",
+        "dritte",
+        "dritter",
+        "andere",
+        "anderer",
+        "outro",
+        "outra",
+        "terceiro",
+        "terceira",
+    ]
+)
+
+
+def _added_holder(slot: str) -> bool:
+    """Whether a relation slot's qualifier names an additional holder ("relation.second_manager")."""
+    parts = slot.split(".")
+    if len(parts) != 2 or "_" not in parts[1]:
+        return False
+    return any(fold(word) in _ADDED_QUALIFIERS for word in parts[1].rsplit("_", 1)[0].split("_"))
 
 
 def _relation_keys(content: str) -> set[str]:
@@ -199,6 +250,8 @@ def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact])
         and old.relations == new.relations
         and old.values - new.values
         and not (new.values <= old.values)
+        # A weekly schedule gives no new day to a one-off event (grounding/recurring.py).
+        and not keeps_one_off(e.content, fact.text)
     ]
 
 

@@ -63,7 +63,8 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATI
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.moved_to import moved_to, said_as_move
-from memoryd.write.grounding.negated import negated_states, returned_to
+from memoryd.write.grounding.negated import negated_states, profession_kept, returned_to
+from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.seasonal import seasons_over
@@ -658,6 +659,8 @@ def _anchored(
         anchored = False
         found: list[tuple[int, Masked, frozenset[str], str]] = []
         for index, old in enumerate(olds):
+            if keeps_one_off(known[index], clause):
+                continue  # "it's Mondays and Thursdays now" gives no new day to "the pairs competition is on 25 April"
             values = _values(clause, said, old)
             gone = _names_gone(clause, values, old)
             if gone and not _only_name(known[index], gone, old.values):
@@ -955,16 +958,22 @@ def revisions(
                 out.append(Revision(_fact(_text([said_back], lang), (turn.index,), lang), tuple(gone), True))
             elif gone:
                 taken.update(gone)
+                # "I've left the university" after "The user is a marine biologist at the university in Hilo": the
+                # affiliation goes, the profession stays, restated on its own in the older fact's table and slot.
+                for index in gone:
+                    trade = profession_kept(sentence, known[index])
+                    if trade:
+                        fact = _fact(trade, (turn.index,), lang)
+                        out.append(Revision(fact, (index,), True, keeps_kind=True))
+                left = tuple(i for i in gone if not profession_kept(sentence, known[i]))
                 if _masked(sentence).values or _new_state_in_turn(turn.index, sentence, session):
                     # "And I've left the university. I'm at NOAA now": the turn states what holds now, so the
                     # leaving retires the old fact and is not stored beside the new one (it names the old value).
-                    out.append(Revision(None, tuple(gone), is_new=False))
+                    out.append(Revision(None, left, is_new=False))
                 else:
                     # "I've also quit the call centre completely" names no value a later reading would store: the
                     # sentence is the new state.
-                    out.append(
-                        Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
-                    )
+                    out.append(Revision(_fact(_text([sentence], lang), (turn.index,), lang), left, True))
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
             # "Moved the yard to Dingwall": the old place is the one the memory holds (moved_to.py).
             for move in relocations(sentence, known, said) or moved_to(sentence, known, homes, said):
