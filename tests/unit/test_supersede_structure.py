@@ -88,3 +88,21 @@ def test_a_new_day_of_the_year_still_moves_the_event() -> None:
     assert not keeps_one_off("The dentist is on 3 March.", "The dentist moved to next Tuesday.")
     retired, _new = _read("The spring pairs competition has been moved to 2 May.", [PAIRS])
     assert retired == {0}
+
+
+def test_a_new_job_in_the_same_turn_replaces_the_profession_too() -> None:
+    said = "I've left Halden Build, I started last week as a project manager at Birmingham City Council."
+    job = GroundedFact(
+        FactKind.IDENTITY,
+        "The user is a project manager at Birmingham City Council.",
+        "identity.role",
+        "project manager",
+        (0,),
+        0.8,
+        True,
+    )
+    read = revisions(
+        [SourceTurn(0, 1, said, "Congrats.")], [job], ["The user is a quantity surveyor at Halden Build."]
+    )
+    assert {i for r in read for i in r.retired} == {0}
+    assert not [r for r in read if r.fact is not None and "surveyor" in r.fact.text]

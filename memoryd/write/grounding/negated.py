@@ -151,6 +151,11 @@ _PROFESSION = re.compile(
 )
 
 
+def states_profession(text: str) -> bool:
+    """Whether a fact states the user's profession at a place ("The user is a project manager at …")."""
+    return _PROFESSION.match(text.strip()) is not None
+
+
 def profession_kept(sentence: str, text: str) -> str:
     """The profession an older fact states beside the place the sentence says the user left, as a fact of its own
     ("The user is a marine biologist." once "I've left the university" retires "The user is a marine biologist at
@@ -187,4 +192,4 @@ def returned_to(sentence: str) -> str:
     return found.group("v").strip() if found else ""
 
 
-__all__ = ["negated_states", "profession_kept", "returned_to"]
+__all__ = ["negated_states", "profession_kept", "returned_to", "states_profession"]

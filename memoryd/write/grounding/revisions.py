@@ -63,7 +63,7 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATI
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.moved_to import moved_to, said_as_move
-from memoryd.write.grounding.negated import negated_states, profession_kept, returned_to
+from memoryd.write.grounding.negated import negated_states, profession_kept, returned_to, states_profession
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
@@ -960,12 +960,18 @@ def revisions(
                 taken.update(gone)
                 # "I've left the university" after "The user is a marine biologist at the university in Hilo": the
                 # affiliation goes, the profession stays, restated on its own in the older fact's table and slot.
+                # A new job said in the same turn ("I've left Halden Build, I started as a project manager at …")
+                # replaces the profession too.
+                new_job = any(
+                    turn.index in f.turns and (f.slot == "identity.role" or states_profession(f.text))
+                    for f in session
+                )
+                trades = {i: "" if new_job else profession_kept(sentence, known[i]) for i in gone}
                 for index in gone:
-                    trade = profession_kept(sentence, known[index])
-                    if trade:
-                        fact = _fact(trade, (turn.index,), lang)
+                    if trades[index]:
+                        fact = _fact(trades[index], (turn.index,), lang)
                         out.append(Revision(fact, (index,), True, keeps_kind=True))
-                left = tuple(i for i in gone if not profession_kept(sentence, known[i]))
+                left = tuple(i for i in gone if not trades[i])
                 if _masked(sentence).values or _new_state_in_turn(turn.index, sentence, session):
                     # "And I've left the university. I'm at NOAA now": the turn states what holds now, so the
                     # leaving retires the old fact and is not stored beside the new one (it names the old value).
