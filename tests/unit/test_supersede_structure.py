@@ -106,3 +106,15 @@ def test_a_new_job_in_the_same_turn_replaces_the_profession_too() -> None:
     )
     assert {i for r in read for i in r.retired} == {0}
     assert not [r for r in read if r.fact is not None and "surveyor" in r.fact.text]
+
+
+def test_a_move_ends_the_place_not_the_trade() -> None:
+    said = "Grosse nouvelle : je quitte Mirecourt, je m'installe à Nancy, dans un atelier rue des Maréchaux."
+    retired, new = _read(said, ["L'utilisateur est luthier à Mirecourt."])
+    assert retired == {0}
+    assert "L'utilisateur est luthier." in new
+    # Naming the role in the change keeps nothing of the old wording: the sentence states the job anew.
+    retired, new = _read(
+        "I'm a senior surveyor at Halden now, I've moved to Leeds.", ["The user is a surveyor at Halden."]
+    )
+    assert "The user is a surveyor." not in new

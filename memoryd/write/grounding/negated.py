@@ -156,6 +156,20 @@ def states_profession(text: str) -> bool:
     return _PROFESSION.match(text.strip()) is not None
 
 
+def trade_of(text: str) -> tuple[str, frozenset[str]]:
+    """The profession an older fact states at a place, as a fact of its own, and its stems ("The user is a marine
+    biologist.", {"marin", "biologist"}); ("", {}) when the fact states none."""
+    held = _PROFESSION.match(text.strip())
+    if held is None or not _stems(held.group("role")):
+        return "", frozenset()
+    return f"{held.group('subject')} {held.group('role').strip()}.", _stems(held.group("role"))
+
+
+def said_stems(sentence: str) -> frozenset[str]:
+    """The content stems of a sentence, as trade_of gives a role's."""
+    return _stems(sentence)
+
+
 def profession_kept(sentence: str, text: str) -> str:
     """The profession an older fact states beside the place the sentence says the user left, as a fact of its own
     ("The user is a marine biologist." once "I've left the university" retires "The user is a marine biologist at
@@ -192,4 +206,4 @@ def returned_to(sentence: str) -> str:
     return found.group("v").strip() if found else ""
 
 
-__all__ = ["negated_states", "profession_kept", "returned_to", "states_profession"]
+__all__ = ["negated_states", "profession_kept", "returned_to", "said_stems", "states_profession", "trade_of"]

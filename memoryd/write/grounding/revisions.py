@@ -63,7 +63,14 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATI
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.moved_to import moved_to, said_as_move
-from memoryd.write.grounding.negated import negated_states, profession_kept, returned_to, states_profession
+from memoryd.write.grounding.negated import (
+    negated_states,
+    profession_kept,
+    returned_to,
+    said_stems,
+    states_profession,
+    trade_of,
+)
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
@@ -962,10 +969,7 @@ def revisions(
                 # affiliation goes, the profession stays, restated on its own in the older fact's table and slot.
                 # A new job said in the same turn ("I've left Halden Build, I started as a project manager at …")
                 # replaces the profession too.
-                new_job = any(
-                    turn.index in f.turns and (f.slot == "identity.role" or states_profession(f.text))
-                    for f in session
-                )
+                new_job = _new_job(turn.index, session)
                 trades = {i: "" if new_job else profession_kept(sentence, known[i]) for i in gone}
                 for index in gone:
                     if trades[index]:
@@ -1058,6 +1062,7 @@ def revisions(
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
                 continue
             taken.update(fresh)
+            out.extend(_trades_kept(sentence, fresh, known, turn.index, lang, session))
             thing = swapped_thing(sentence, known[fresh[0]]) if len(fresh) == 1 else ""
             if thing:
                 # "Moving to Slack" after "uses Microsoft Teams, based in Leeds": Leeds still holds (mixed.py).
@@ -1077,6 +1082,34 @@ def revisions(
             out.append(
                 Revision(_fact(text, (turn.index,), lang, " ".join(sorted(wanted))), tuple(fresh), True)
             )
+    return out
+
+
+def _new_job(turn: int, session: Sequence[GroundedFact]) -> bool:
+    """Whether the session states a job in the turn ("I started as a project manager at Birmingham City Council")."""
+    return any(turn in f.turns and (f.slot == "identity.role" or states_profession(f.text)) for f in session)
+
+
+def _trades_kept(
+    sentence: str,
+    indices: Sequence[int],
+    known: Sequence[str],
+    turn: int,
+    lang: str,
+    session: Sequence[GroundedFact],
+) -> list[Revision]:
+    """The professions older facts state beside the place or employer a change replaces, each as a fact of its own
+    ("L'utilisateur est luthier." once "Je m'installe à Nancy" retires "L'utilisateur est luthier à Mirecourt."):
+    a move or a new employer ends the place, not the trade. None when the turn states a new job or the sentence
+    names the role itself ("I'm a senior surveyor at Halden now")."""
+    if _new_job(turn, session):
+        return []
+    said = said_stems(sentence)
+    out = []
+    for index in indices:
+        text, role = trade_of(known[index])
+        if text and not role & said:
+            out.append(Revision(_fact(text, (turn,), lang), (index,), True, keeps_kind=True))
     return out
 
 
