@@ -73,6 +73,9 @@ def _slot_decision(
                 return existing, ()
         return None, tuple(e.id for e in same_event_plans)
     same_slot = [e for e in pool if competes(e.slot, fact.slot)] or _kin_relation(fact.slot, pool)
+    if fact.slot.startswith("instruction."):
+        # "Keep citing cases, but add a one-line summary" confirms "cite the actual statute or case name".
+        same_slot = [e for e in same_slot if not _kept_instruction(fact.text, e.content)]
     for existing in same_slot:
         if same_value(existing.content, fact.value or fact.text):
             return existing, ()
@@ -80,6 +83,25 @@ def _slot_decision(
 
 
 _PLAN = "plan."
+#: "keep citing", "still use", "continue à citer", "sigue usando", "weiterhin zitieren", "continua a citar": the word
+#: after it names what the user keeps doing.
+_KEEP = re.compile(
+    r"\b(?:keep|keeps|still|continue to|continue|carry on|continuez? à|continue à|toujours|sigue|sigues|seguir|"
+    r"continúa|weiterhin|immer noch|continua a|continue a|continuar a)\s+(?P<w>[^\W\d_][\w'-]*)",
+    re.IGNORECASE,
+)
+
+
+def _kept_instruction(new: str, old: str) -> bool:
+    """Whether a new standing instruction says to keep doing what an older one asked ("keep citing cases" after
+    "cite the actual statute"): it adds to that instruction, it does not replace it."""
+    held = {light_stem(w) for w in tokens(old) if w not in STOP_WORDS}
+    return any(
+        fold(m.group("w")) not in STOP_WORDS and light_stem(fold(m.group("w"))) in held
+        for m in _KEEP.finditer(new)
+    )
+
+
 #: Relation keys with one current value (manager, vet, doctor…): a person leaving one of them is replaced.
 _SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if single)
 #: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).

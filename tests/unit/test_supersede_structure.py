@@ -118,3 +118,24 @@ def test_a_move_ends_the_place_not_the_trade() -> None:
         "I'm a senior surveyor at Halden now, I've moved to Leeds.", ["The user is a surveyor at Halden."]
     )
     assert "The user is a surveyor." not in new
+
+
+def _instruction(text: str) -> GroundedFact:
+    return GroundedFact(FactKind.INSTRUCTION, text, "instruction.citation", "", (0,), 0.8, False)
+
+
+def test_an_instruction_to_keep_doing_something_adds_to_it() -> None:
+    old = ExistingFact(
+        "1",
+        "Standing instruction from the user: when you explain legal stuff, cite the actual statute or case name.",
+        0.7,
+        1,
+        "instruction.citation",
+    )
+    keep = _instruction(
+        "Standing instruction from the user: keep citing cases, but add a one-line plain English summary at the top."
+    )
+    assert plan_grounded([keep], [old], [], lambda t: tuple(t)).facts.inserts[0].supersedes == ()
+    # An instruction that says something else in the slot still replaces it.
+    other = _instruction("Standing instruction from the user: don't bother with case names, keep it plain.")
+    assert plan_grounded([other], [old], [], lambda t: tuple(t)).facts.inserts[0].supersedes == ("1",)
