@@ -349,6 +349,11 @@ def _restatements(
     if not key and not role:
         return ()
     names = [name for old in replaced for name in _old_names(old, fact)]
+    # The turn names who left ("Kwesi has moved to a job in Ghana"): an older fact naming two holders ("primary
+    # supervisor is Helena, second is Kwesi") restates only the one who left; Helena's tasks stay.
+    left = [value for scope, value in fact.replaces if scope == PERSON]
+    if left:
+        names = [n for n in names if any(names_value(n, v) or names_value(v, n) for v in left)]
     if names:
         # "Ernesto" of "Ernesto Lasheras", "Santa Inês" of "Fazenda Santa Inês": a part of the holder's name.
         names += [

@@ -139,3 +139,30 @@ def test_an_instruction_to_keep_doing_something_adds_to_it() -> None:
     # An instruction that says something else in the slot still replaces it.
     other = _instruction("Standing instruction from the user: don't bother with case names, keep it plain.")
     assert plan_grounded([other], [old], [], lambda t: tuple(t)).facts.inserts[0].supersedes == ("1",)
+
+
+def test_a_task_of_the_holder_who_stays_is_kept() -> None:
+    pool = [
+        ExistingFact(
+            "1",
+            "The user's primary supervisor is Prof. Helena Varga, second is Dr Kwesi Mensah.",
+            0.7,
+            1,
+            "relation.second_manager",
+        ),
+        ExistingFact("2", "The user needs to send Helena the chapter four draft by 13 February.", 0.7, 1, ""),
+        ExistingFact("3", "The user needs to send Kwesi the corpus notes by Friday.", 0.7, 1, ""),
+    ]
+    new = GroundedFact(
+        FactKind.RELATION,
+        "The user's second supervisor is Dr Orla Ellery.",
+        "relation.second_manager",
+        "Orla Ellery",
+        (0,),
+        0.8,
+        False,
+        replaces=(("person", "Kwesi"),),
+    )
+    retired = set(plan_grounded([new], pool, [], lambda t: tuple(t)).facts.inserts[0].supersedes)
+    assert "2" not in retired
+    assert {"1", "3"} <= retired
