@@ -4,6 +4,7 @@ the affiliation, not the profession the same older fact states; the right supers
 from __future__ import annotations
 
 from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.kin import names_a_parent
 from memoryd.write.grounding.negated import profession_kept
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.revisions import revisions
@@ -166,3 +167,12 @@ def test_a_task_of_the_holder_who_stays_is_kept() -> None:
     retired = set(plan_grounded([new], pool, [], lambda t: tuple(t)).facts.inserts[0].supersedes)
     assert "2" not in retired
     assert {"1", "3"} <= retired
+
+
+def test_a_parent_who_moved_is_still_the_parent() -> None:
+    said = "Papa ist umgezogen, er wohnt jetzt in einer betreuten Wohnanlage in Kassel-Wilhelmshöhe, ganz nah bei mir."
+    known = ["Vater des Nutzers: Horst.", "Der Vater des Nutzers wohnt allein in Baunatal."]
+    retired, _new = _read(said, known)
+    assert retired == {1}
+    assert names_a_parent("The user's father is Horst.")
+    assert not names_a_parent("The user's manager is Tomás.")

@@ -59,6 +59,7 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
 from memoryd.write.grounding.event import plan_dates
 from memoryd.write.grounding.flips import flips
 from memoryd.write.grounding.handover import handovers
+from memoryd.write.grounding.kin import names_a_parent
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
@@ -1056,7 +1057,8 @@ def revisions(
                             keeps_kind=True,
                         )
                     )
-            fresh = [i for i in retired if i not in taken]
+            # A parent named stays the user's parent whatever changes about them (grounding/kin.py).
+            fresh = [i for i in retired if i not in taken and not names_a_parent(known[i])]
             if not fresh:
                 if not retired and not swapped:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
