@@ -176,3 +176,10 @@ def test_a_parent_who_moved_is_still_the_parent() -> None:
     assert retired == {1}
     assert names_a_parent("The user's father is Horst.")
     assert not names_a_parent("The user's manager is Tomás.")
+
+
+def test_a_parent_who_moved_is_stored_as_news_when_nothing_else_is_retired() -> None:
+    said = "Papa ist umgezogen, er wohnt jetzt in einer betreuten Wohnanlage in Kassel-Wilhelmshöhe, ganz nah bei mir."
+    retired, new = _read(said, ["Vater des Nutzers: Horst."])
+    assert retired == set()
+    assert any("Kassel-Wilhelmshöhe" in t for t in new)

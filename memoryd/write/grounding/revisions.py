@@ -1059,6 +1059,10 @@ def revisions(
                     )
             # A parent named stays the user's parent whatever changes about them (grounding/kin.py).
             fresh = [i for i in retired if i not in taken and not names_a_parent(known[i])]
+            if not fresh and any(i not in taken for i in retired):
+                # Only a parent's name was read as changed: the sentence is a new state about them, stored as is.
+                out.append(Revision(_fact(_text([sentence], lang), (turn.index,), lang), (), True))
+                continue
             if not fresh:
                 if not retired and not swapped:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
