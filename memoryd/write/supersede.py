@@ -11,6 +11,7 @@ from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
@@ -72,6 +73,9 @@ def _slot_decision(
                 return existing, ()
         return None, tuple(e.id for e in same_event_plans)
     same_slot = [e for e in pool if competes(e.slot, fact.slot)] or _kin_relation(fact.slot, pool)
+    if fact.slot.startswith("instruction."):
+        # "Keep citing cases, but add a one-line summary" confirms "cite the actual statute or case name".
+        same_slot = [e for e in same_slot if not _kept_instruction(fact.text, e.content)]
     for existing in same_slot:
         if same_value(existing.content, fact.value or fact.text):
             return existing, ()
@@ -79,6 +83,25 @@ def _slot_decision(
 
 
 _PLAN = "plan."
+#: "keep citing", "still use", "continue à citer", "sigue usando", "weiterhin zitieren", "continua a citar": the word
+#: after it names what the user keeps doing.
+_KEEP = re.compile(
+    r"\b(?:keep|keeps|still|continue to|continue|carry on|continuez? à|continue à|toujours|sigue|sigues|seguir|"
+    r"continúa|weiterhin|immer noch|continua a|continue a|continuar a)\s+(?P<w>[^\W\d_][\w'-]*)",
+    re.IGNORECASE,
+)
+
+
+def _kept_instruction(new: str, old: str) -> bool:
+    """Whether a new standing instruction says to keep doing what an older one asked ("keep citing cases" after
+    "cite the actual statute"): it adds to that instruction, it does not replace it."""
+    held = {light_stem(w) for w in tokens(old) if w not in STOP_WORDS}
+    return any(
+        fold(m.group("w")) not in STOP_WORDS and light_stem(fold(m.group("w"))) in held
+        for m in _KEEP.finditer(new)
+    )
+
+
 #: Relation keys with one current value (manager, vet, doctor…): a person leaving one of them is replaced.
 _SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if single)
 #: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).
@@ -113,12 +136,62 @@ def _kin_relation(slot: str, pool: Sequence[ExistingFact]) -> list[ExistingFact]
     when the agent holds exactly one: then both name the same role. With two ("eye doctor" and "doctor") which one
     a bare "my doctor" replaces is unknown, and none is."""
     base = _base_relation(slot)
-    if not base:
+    if not base or _added_holder(slot):
         return []
     plain = f"relation.{base}"
     # One of the two must be the plain relation: "the coffee supplier" and "the milk supplier" are two.
-    kin = [e for e in pool if e.slot != slot and _base_relation(e.slot) == base and plain in (e.slot, slot)]
+    kin = [
+        e
+        for e in pool
+        if e.slot != slot
+        and _base_relation(e.slot) == base
+        and plain in (e.slot, slot)
+        and not _added_holder(e.slot)
+    ]
     return kin if len(kin) == 1 else []
+
+
+#: Qualifiers of a relation naming one more holder beside the first ("my second supervisor", "mi segunda médica",
+#: "mein zweiter Betreuer"): that relation adds a person, it replaces none.
+_ADDED_QUALIFIERS = frozenset(
+    [
+        "second",
+        "third",
+        "another",
+        "other",
+        "additional",
+        "extra",
+        "deuxieme",
+        "seconde",
+        "troisieme",
+        "autre",
+        "segundo",
+        "segunda",
+        "tercero",
+        "tercera",
+        "otro",
+        "otra",
+        "zweite",
+        "zweiter",
+        "zweiten",
+        "dritte",
+        "dritter",
+        "andere",
+        "anderer",
+        "outro",
+        "outra",
+        "terceiro",
+        "terceira",
+    ]
+)
+
+
+def _added_holder(slot: str) -> bool:
+    """Whether a relation slot's qualifier names an additional holder ("relation.second_manager")."""
+    parts = slot.split(".")
+    if len(parts) != 2 or "_" not in parts[1]:
+        return False
+    return any(fold(word) in _ADDED_QUALIFIERS for word in parts[1].rsplit("_", 1)[0].split("_"))
 
 
 def _relation_keys(content: str) -> set[str]:
@@ -199,6 +272,8 @@ def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact])
         and old.relations == new.relations
         and old.values - new.values
         and not (new.values <= old.values)
+        # A weekly schedule gives no new day to a one-off event (grounding/recurring.py).
+        and not keeps_one_off(e.content, fact.text)
     ]
 
 
@@ -274,6 +349,11 @@ def _restatements(
     if not key and not role:
         return ()
     names = [name for old in replaced for name in _old_names(old, fact)]
+    # The turn names who left ("Kwesi has moved to a job in Ghana"): an older fact naming two holders ("primary
+    # supervisor is Helena, second is Kwesi") restates only the one who left; Helena's tasks stay.
+    left = [value for scope, value in fact.replaces if scope == PERSON]
+    if left:
+        names = [n for n in names if any(names_value(n, v) or names_value(v, n) for v in left)]
     if names:
         # "Ernesto" of "Ernesto Lasheras", "Santa Inês" of "Fazenda Santa Inês": a part of the holder's name.
         names += [

@@ -142,6 +142,53 @@ def negated_states(sentence: str, known: Sequence[str], *, returned: bool = Fals
     return out
 
 
+#: An older fact stating the user's profession at a place ("The user is a marine biologist at the university in
+#: Hilo", "L'utilisateur est menuisier chez Kerhervé à Quimperlé").
+_PROFESSION = re.compile(
+    r"^(?P<subject>The user is|L'utilisateur est|El usuario es|Der Nutzer ist|O usuário é|O utilizador é)\s+"
+    r"(?P<role>[^,.;:()]{2,60}?)\s+(?:at|with|for|chez|à|au|en|bei|an|na|no|em)\s+(?P<place>[^;()]+?)\.?$",
+    _I,
+)
+
+
+def states_profession(text: str) -> bool:
+    """Whether a fact states the user's profession at a place ("The user is a project manager at …")."""
+    return _PROFESSION.match(text.strip()) is not None
+
+
+def trade_of(text: str) -> tuple[str, frozenset[str]]:
+    """The profession an older fact states at a place, as a fact of its own, and its stems ("The user is a marine
+    biologist.", {"marin", "biologist"}); ("", {}) when the fact states none."""
+    held = _PROFESSION.match(text.strip())
+    if held is None or not _stems(held.group("role")):
+        return "", frozenset()
+    return f"{held.group('subject')} {held.group('role').strip()}.", _stems(held.group("role"))
+
+
+def said_stems(sentence: str) -> frozenset[str]:
+    """The content stems of a sentence, as trade_of gives a role's."""
+    return _stems(sentence)
+
+
+def profession_kept(sentence: str, text: str) -> str:
+    """The profession an older fact states beside the place the sentence says the user left, as a fact of its own
+    ("The user is a marine biologist." once "I've left the university" retires "The user is a marine biologist at
+    the university in Hilo."), else "". Leaving an institution ends the affiliation, not the trade; a state said
+    to hold no longer that names the role itself ("I'm no longer a trainee") keeps nothing."""
+    held = _PROFESSION.match(text.strip())
+    if held is None:
+        return ""
+    role, place = _stems(held.group("role")), _stems(held.group("place"))
+    if not role:
+        return ""
+    for match in _STATE.finditer(sentence):
+        thing = next(g for g in match.groups() if g)
+        stems = _stems(_MANNER.sub(" ", thing)) - {"mehr", "more"}
+        if stems and all(_held(stem, place) for stem in stems) and not any(_held(s, role) for s in stems):
+            return f"{held.group('subject')} {held.group('role').strip()}."
+    return ""
+
+
 #: "Back to a paper diary plus Google Calendar", "Retour au carnet papier", "De vuelta al Excel", "Zurück zum
 #: Papierkalender", "De volta ao caderno": what the user returned to, said without a verb.
 _BACK_TO = re.compile(
@@ -159,4 +206,4 @@ def returned_to(sentence: str) -> str:
     return found.group("v").strip() if found else ""
 
 
-__all__ = ["negated_states", "returned_to"]
+__all__ = ["negated_states", "profession_kept", "returned_to", "said_stems", "states_profession", "trade_of"]

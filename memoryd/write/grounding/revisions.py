@@ -59,11 +59,20 @@ from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, find_dates
 from memoryd.write.grounding.event import plan_dates
 from memoryd.write.grounding.flips import flips
 from memoryd.write.grounding.handover import handovers
+from memoryd.write.grounding.kin import names_a_parent
 from memoryd.write.grounding.lexicon import HYPOTHETICAL, QUESTION_START, RELATIONS, SERVICE_KEYS
 from memoryd.write.grounding.mixed import swapped_thing
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.moved_to import moved_to, said_as_move
-from memoryd.write.grounding.negated import negated_states, returned_to
+from memoryd.write.grounding.negated import (
+    negated_states,
+    profession_kept,
+    returned_to,
+    said_stems,
+    states_profession,
+    trade_of,
+)
+from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
 from memoryd.write.grounding.seasonal import seasons_over
@@ -658,6 +667,8 @@ def _anchored(
         anchored = False
         found: list[tuple[int, Masked, frozenset[str], str]] = []
         for index, old in enumerate(olds):
+            if keeps_one_off(known[index], clause):
+                continue  # "it's Mondays and Thursdays now" gives no new day to "the pairs competition is on 25 April"
             values = _values(clause, said, old)
             gone = _names_gone(clause, values, old)
             if gone and not _only_name(known[index], gone, old.values):
@@ -955,16 +966,25 @@ def revisions(
                 out.append(Revision(_fact(_text([said_back], lang), (turn.index,), lang), tuple(gone), True))
             elif gone:
                 taken.update(gone)
+                # "I've left the university" after "The user is a marine biologist at the university in Hilo": the
+                # affiliation goes, the profession stays, restated on its own in the older fact's table and slot.
+                # A new job said in the same turn ("I've left Halden Build, I started as a project manager at …")
+                # replaces the profession too.
+                new_job = _new_job(turn.index, session)
+                trades = {i: "" if new_job else profession_kept(sentence, known[i]) for i in gone}
+                for index in gone:
+                    if trades[index]:
+                        fact = _fact(trades[index], (turn.index,), lang)
+                        out.append(Revision(fact, (index,), True, keeps_kind=True))
+                left = tuple(i for i in gone if not trades[i])
                 if _masked(sentence).values or _new_state_in_turn(turn.index, sentence, session):
                     # "And I've left the university. I'm at NOAA now": the turn states what holds now, so the
                     # leaving retires the old fact and is not stored beside the new one (it names the old value).
-                    out.append(Revision(None, tuple(gone), is_new=False))
+                    out.append(Revision(None, left, is_new=False))
                 else:
                     # "I've also quit the call centre completely" names no value a later reading would store: the
                     # sentence is the new state.
-                    out.append(
-                        Revision(_fact(_text([sentence], lang), (turn.index,), lang), tuple(gone), True)
-                    )
+                    out.append(Revision(_fact(_text([sentence], lang), (turn.index,), lang), left, True))
             # "Me voy de Rosario a Córdoba": older facts placed in the old place, placed anew (relocation.py).
             # "Moved the yard to Dingwall": the old place is the one the memory holds (moved_to.py).
             for move in relocations(sentence, known, said) or moved_to(sentence, known, homes, said):
@@ -1037,12 +1057,18 @@ def revisions(
                             keeps_kind=True,
                         )
                     )
-            fresh = [i for i in retired if i not in taken]
+            # A parent named stays the user's parent whatever changes about them (grounding/kin.py).
+            fresh = [i for i in retired if i not in taken and not names_a_parent(known[i])]
+            if not fresh and any(i not in taken for i in retired):
+                # Only a parent's name was read as changed: the sentence is a new state about them, stored as is.
+                out.append(Revision(_fact(_text([sentence], lang), (turn.index,), lang), (), True))
+                continue
             if not fresh:
                 if not retired and not swapped:
                     out.extend(_stated_change(sentence, turn.index, lang, session, known, cued=was_cued))
                 continue
             taken.update(fresh)
+            out.extend(_trades_kept(sentence, fresh, known, turn.index, lang, session))
             thing = swapped_thing(sentence, known[fresh[0]]) if len(fresh) == 1 else ""
             if thing:
                 # "Moving to Slack" after "uses Microsoft Teams, based in Leeds": Leeds still holds (mixed.py).
@@ -1062,6 +1088,34 @@ def revisions(
             out.append(
                 Revision(_fact(text, (turn.index,), lang, " ".join(sorted(wanted))), tuple(fresh), True)
             )
+    return out
+
+
+def _new_job(turn: int, session: Sequence[GroundedFact]) -> bool:
+    """Whether the session states a job in the turn ("I started as a project manager at Birmingham City Council")."""
+    return any(turn in f.turns and (f.slot == "identity.role" or states_profession(f.text)) for f in session)
+
+
+def _trades_kept(
+    sentence: str,
+    indices: Sequence[int],
+    known: Sequence[str],
+    turn: int,
+    lang: str,
+    session: Sequence[GroundedFact],
+) -> list[Revision]:
+    """The professions older facts state beside the place or employer a change replaces, each as a fact of its own
+    ("L'utilisateur est luthier." once "Je m'installe à Nancy" retires "L'utilisateur est luthier à Mirecourt."):
+    a move or a new employer ends the place, not the trade. None when the turn states a new job or the sentence
+    names the role itself ("I'm a senior surveyor at Halden now")."""
+    if _new_job(turn, session):
+        return []
+    said = said_stems(sentence)
+    out = []
+    for index in indices:
+        text, role = trade_of(known[index])
+        if text and not role & said:
+            out.append(Revision(_fact(text, (turn,), lang), (index,), True, keeps_kind=True))
     return out
 
 
