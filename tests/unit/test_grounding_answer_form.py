@@ -86,3 +86,30 @@ def test_through_the_extractor() -> None:
 
 def test_salience_is_the_extractors_instruction_salience() -> None:
     assert SALIENCE[FactKind.INSTRUCTION] == INSTRUCTION_SALIENCE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is 2+2? Please answer in French.",
+        "¿Qué hora es en Tokio? Contéstame en español, por favor.",
+        "Wie spät ist es in Tokio? Antworte bitte auf Deutsch.",
+    ],
+)
+def test_an_answer_request_beside_a_question_stores_no_instruction(text: str) -> None:
+    """Every reader (the older language rule too) leaves it: the request is about the question beside it."""
+    kinds = [f.kind for f in extract([SourceTurn(0, 0, text, "OK.")], session_time_ms=_NOON).facts]
+    assert FactKind.INSTRUCTION not in kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please answer in French.",  # asks nothing: a standing rule
+        "Always answer in French. What is 2+2?",  # says it is one
+        "Could you check my essay? Answer in English even if I write in German.",  # a condition over every answer
+    ],
+)
+def test_an_answer_rule_said_as_one_is_still_stored(text: str) -> None:
+    kinds = [f.kind for f in extract([SourceTurn(0, 0, text, "OK.")], session_time_ms=_NOON).facts]
+    assert FactKind.INSTRUCTION in kinds

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memoryd.write.grounding.lexicon import HYPOTHETICAL
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, INSTRUCTION_MARKER
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.slotfill import instruction_aspect
 from memoryd.write.grounding.templates import render
@@ -85,6 +85,10 @@ _INFORMAL_GRANTED = re.compile(
     _I,
 )
 _OVERLAP = 0.5
+#: "Answer in English even if I write in German": a condition over every answer makes it a standing rule.
+_EVEN_IF = re.compile(
+    r"\b(?:even if|even when|même si|aunque|incluso si|auch wenn|selbst wenn|mesmo que|ainda que)\b", _I
+)
 
 
 def _words(text: str) -> set[str]:
@@ -104,6 +108,16 @@ def _requests(sentence: str, asks: bool) -> list[str]:
             if _FORM.search(value) and not _ONE_THING.match(value):
                 said.append(value)
     return said
+
+
+def answers_the_question(clause: str, turn_text: str) -> bool:
+    """An answer verb's request ("Please answer in French.") in a turn that also asks a question ("What is 2+2?") is
+    about that one answer, not a standing rule, unless it says it is one ("always", "from now on", "even if I write
+    in German"). extract.py drops the instruction other readers take from such a clause."""
+    if INSTRUCTION_MARKER.search(clause) or _EVEN_IF.search(clause):
+        return False
+    body = re.sub(r"\s+", " ", _PLEASE.sub("", clause)).strip(" ,.!")
+    return bool(_ANSWER_VERB.match(body)) and any(s.rstrip().endswith("?") for s in sentences(turn_text))
 
 
 def answer_forms(
@@ -136,4 +150,4 @@ def answer_forms(
     return found
 
 
-__all__ = ["answer_forms"]
+__all__ = ["answer_forms", "answers_the_question"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from itertools import pairwise
 
-from memoryd.write.grounding.answer_form import answer_forms
+from memoryd.write.grounding.answer_form import answer_forms, answers_the_question
 from memoryd.write.grounding.answers import answered_facts
 from memoryd.write.grounding.antecedent import antecedent
 from memoryd.write.grounding.assigned import assigned_holders
@@ -598,6 +598,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         f for f in said if f.kind is not FactKind.IDENTITY
                     ]
                 clause_facts = [f for f in clause_facts if _home_in_context(f, turn.user)]
+                if answers_the_question(clause, turn.user):  # "What is 2+2? Please answer in French."
+                    clause_facts = [f for f in clause_facts if f.kind is not FactKind.INSTRUCTION]
                 clause_facts = _with_read_slots(clause_facts, clause, sentence, turn, lang, corrected)
                 clause_facts += structural_facts(clause, lang, turn.index, clause_facts)
                 clause_facts += [
