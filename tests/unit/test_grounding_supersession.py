@@ -331,3 +331,25 @@ def test_an_edition_by_its_year_and_a_limit_on_a_thing_are_counted() -> None:
     assert limit is not None and later is not None and limit.slot == later.slot
     assert (limit.value, later.value) == ("30", "45")
     assert quantity("I was born in 1990", 0, "en") is None
+
+
+def test_a_role_outside_the_lexicon_names_one_slot_in_both_genders() -> None:
+    """ "Pfarrer" / "Pfarrerin" (no lexicon entry): the feminine is read in its masculine form, so a new holder of the
+    other gender replaces the old one's slot; a word barely longer than the ending is left alone."""
+    from memoryd.write.grounding.extract import extract
+    from memoryd.write.grounding.model import SourceTurn
+    from memoryd.write.grounding.roles import masculine
+
+    def slots(text: str) -> list[str]:
+        facts = extract([SourceTurn(0, 0, text, "OK.")], session_time_ms=1_770_120_000_000).facts
+        return [f.slot for f in facts]
+
+    assert slots("Unser Pfarrer ist Herr Dünnebier.") == slots(
+        "Unsere neue Pfarrerin ist Frau Okafor-Lindner."
+    )
+    assert slots("Unser Pfarrer ist Herr Dünnebier.") == ["relation.pfarrer"]
+    assert masculine("Coiffeuse") == masculine("coiffeur") == "coiffeur"
+    assert masculine("infirmière") == "infirmier"
+    assert masculine("abogada") == "abogado"
+    assert masculine("nada") == "nada"
+    assert masculine("plumber") == "plumber"

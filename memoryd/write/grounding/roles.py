@@ -186,6 +186,24 @@ def role_key(noun: str) -> str:
     return ""
 
 
+#: Feminine endings of role nouns outside the lexicon and their masculine forms (folded, no accents): "Pfarrerin" /
+#: "Pfarrer", "directrice" / "directeur", "coiffeuse" / "coiffeur", "infirmière" / "infirmier", "entrenadora" /
+#: "entrenador", "abogada" / "abogado". English role nouns have no gender.
+_FEMININE_ENDINGS = (
+    ("erin", "er"), ("rice", "eur"), ("euse", "eur"), ("iere", "ier"), ("ienne", "ien"), ("ora", "or"), ("ada", "ado"),
+)  # fmt: skip
+
+
+def masculine(word: str) -> str:
+    """The folded masculine form of a role noun said in the feminine, so both genders name one slot; else the folded
+    word. Only a word at least three letters longer than the ending is changed ("nada" stays)."""
+    folded = fold(word)
+    for ending, male in _FEMININE_ENDINGS:
+        if folded.endswith(ending) and len(folded) >= len(ending) + 3:
+            return folded[: -len(ending)] + male
+    return folded
+
+
 def _lexicon_key(word: str) -> str:
     entry = RELATIONS.get(word)
     return entry[0] if entry is not None and entry[1] else ""

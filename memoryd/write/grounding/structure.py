@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from memoryd.write.grounding.lexicon import DIET_WORDS, HEDGE, NAME, NOT_ROLES, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
-from memoryd.write.grounding.roles import role_key
+from memoryd.write.grounding.roles import masculine, role_key
 from memoryd.write.grounding.rules import is_name, to_third_person_en
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import STOP_WORDS, content_tokens, fold, tokens
@@ -256,7 +256,8 @@ def _role_key(rel: str) -> str:
         if known is not None:
             return known[0]
     # roles.py's open lexicon: the same role in another language or gender is one slot ("gestor" / "gestora")
-    return role_key(rel) or "_".join(words[:3])
+    # outside both: the words, a feminine role noun in its masculine form ("Pfarrerin" and "Pfarrer": one slot)
+    return role_key(rel) or "_".join(masculine(word) for word in words[:3])
 
 
 def _named_roles(clause: str, lang: str) -> list[GroundedFact]:
