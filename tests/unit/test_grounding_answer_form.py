@@ -113,3 +113,14 @@ def test_an_answer_request_beside_a_question_stores_no_instruction(text: str) ->
 def test_an_answer_rule_said_as_one_is_still_stored(text: str) -> None:
     kinds = [f.kind for f in extract([SourceTurn(0, 0, text, "OK.")], session_time_ms=_NOON).facts]
     assert FactKind.INSTRUCTION in kinds
+
+
+def test_the_instruction_is_rendered_in_the_language_it_was_said_in() -> None:
+    """An English request in a German session reads as an English instruction, not under the German template."""
+    turns = [
+        SourceTurn(0, 0, "Hallo! Ich bin Greta und arbeite in Fulda.", "Hallo Greta!"),
+        SourceTurn(1, 1, "Please answer in plain text, no tables.", "Sure."),
+    ]
+    [fact] = [f for f in extract(turns, session_time_ms=_NOON).facts if f.kind is FactKind.INSTRUCTION]
+    assert fact.text == "Standing instruction from the user: answer in plain text, no tables."
+    assert fact.language == "en"

@@ -31,7 +31,7 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, INSTRUCTION_MARKER
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.slotfill import instruction_aspect
 from memoryd.write.grounding.templates import render
-from memoryd.write.grounding.text import sentences
+from memoryd.write.grounding.text import detect_language, sentences
 
 _I = re.IGNORECASE
 #: Salience of an instruction (grounding/extract.py SALIENCE): kept in step by a test.
@@ -135,16 +135,19 @@ def answer_forms(
                 if any(len(words & h) >= _OVERLAP * len(words) for h in held):
                     continue
                 held.append(words)
+                # Rendered in the sentence's own language: "Please answer in plain text" in a German session is
+                # not "Ständige Anweisung des Nutzers: answer in plain text".
+                said_in = detect_language(sentence, default="") or session_lang
                 fact = GroundedFact(
                     FactKind.INSTRUCTION,
-                    render("instruction", session_lang, value[:1].lower() + value[1:]),
+                    render("instruction", said_in, value[:1].lower() + value[1:]),
                     instruction_aspect(value),
                     value,
                     (turn.index,),
                     INSTRUCTION_SALIENCE,
                     False,
                     "extractor",
-                    session_lang,
+                    said_in,
                 )
                 found.append((fact, (sentence,)))
     return found
