@@ -51,7 +51,7 @@ from bench.pg_server_settings import (
     postmaster_pid,
     write_settings,
 )
-from bench.pg_statement_cpu import kind_of, server_cpu
+from bench.pg_statement_cpu import kind_of, print_cpu, server_cpu
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
 from tests.support.postgres import running_postgres
 
@@ -237,12 +237,8 @@ def _run(
             running.stop(1.0)
             app.close()
     n = len(queries)
-    kinds = sorted({k for arm in ARMS for k in cpu[arm]}, key=lambda k: -cpu[ARMS[0]][k])
     print(f"{n} cache-miss assemblies per arm, load {min(loads):.1f}-{max(loads):.1f}")
-    print("server CPU ms per assembly (user + system):", " / ".join(ARMS))
-    for kind in kinds:
-        print(f"  {kind:45s} " + " / ".join(f"{cpu[arm][kind] / n:6.2f}" for arm in ARMS))
-    print(f"  {'total':45s} " + " / ".join(f"{sum(cpu[arm].values()) / n:6.2f}" for arm in ARMS))
+    print_cpu(cpu, ARMS, n)
     print("statements (execute messages) per assembly:", " / ".join(ARMS))
     for kind in sorted({k for arm in ARMS for k in executes[arm]}):
         print(f"  {kind:45s} " + " / ".join(f"{executes[arm][kind] / n:6.2f}" for arm in ARMS))

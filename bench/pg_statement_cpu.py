@@ -105,6 +105,15 @@ def server_cpu(log: str, *, planning_by_kind: bool = False) -> dict[str, dict[st
     return out
 
 
+def print_cpu(cpu: dict[str, dict[str, float]], arms: tuple[str, ...], n: int) -> None:
+    """The server CPU table: ms per assembly by statement kind (heaviest in the first arm first), then the total."""
+    kinds = sorted({k for arm in arms for k in cpu[arm]}, key=lambda k: -cpu[arms[0]][k])
+    print("server CPU ms per assembly (user + system):", " / ".join(arms))
+    for kind in kinds:
+        print(f"  {kind:45s} " + " / ".join(f"{cpu[arm][kind] / n:6.2f}" for arm in arms))
+    print(f"  {'total':45s} " + " / ".join(f"{sum(cpu[arm].values()) / n:6.2f}" for arm in arms))
+
+
 def main() -> None:
     per_section = int(os.environ.get("OSAURUS_PROBE_QUERIES", "20"))
     scale = float(os.environ.get("OSAURUS_PROBE_SCALE", "1.0"))
@@ -168,12 +177,8 @@ def main() -> None:
                 running.stop(1.0)
                 app.close()
     n = len(queries)
-    kinds = sorted({k for arm in ARMS for k in cpu[arm]}, key=lambda k: -cpu[ARMS[0]][k])
     print(f"{n} cache-miss assemblies per app, load {min(loads):.1f}-{max(loads):.1f}")
-    print("server CPU ms per assembly (user + system):", " / ".join(ARMS))
-    for kind in kinds:
-        print(f"  {kind:45s} " + " / ".join(f"{cpu[arm][kind] / n:6.2f}" for arm in ARMS))
-    print(f"  {'total':45s} " + " / ".join(f"{sum(cpu[arm].values()) / n:6.2f}" for arm in ARMS))
+    print_cpu(cpu, ARMS, n)
     differ = [
         i for i, pair in enumerate(zip(*(decided[arm] for arm in ARMS), strict=True)) if pair[0] != pair[1]
     ]
