@@ -111,6 +111,13 @@ def breakdown(
         out[label] = sum((e[3] - e[2]) * 1000 for e in top if e[0] == label)
     out["section search"] = sum((e[3] - e[2]) * 1000 for e in post if e[0].startswith("section_search"))
     out["fit"] = sum((e[3] - e[2]) * 1000 for e in post if e[0] == "fit")
+    for label in SEARCH_PARTS:
+        out[label] = sum((e[3] - e[2]) * 1000 for e in post if e[0] == label)
+    for kind_label in sorted({e[0] for e in events if e[0].startswith(("nearest:", "kw_side:", "ev_load:"))}):
+        first = next(
+            e for e in events if e[0] == kind_label
+        )  # the evidence pass's (the section search reuses)
+        out[kind_label] = (first[3] - first[2]) * 1000
     post_wall = (t1 - wait[3]) * 1000
     out["post evidence"] = post_wall
     out["rest"] = post_wall - sum(out[label] for label in POST_STAGES)
@@ -132,6 +139,9 @@ CPU_LABELS = (
     "fit",
 )
 
+#: Parts of the placed section's search shown on their own (inside `section search`).
+SEARCH_PARTS = ("priors", "mmr", "context_window", "episode_decisions")
+
 ORDER = (
     "total",
     "pre-evidence main",
@@ -152,6 +162,7 @@ ORDER = (
     "gate",
     "plan",
     "section search",
+    *SEARCH_PARTS,
     "fit",
     "render",
     "rest",
@@ -160,6 +171,11 @@ ORDER = (
     "main queue",
     "memoryd run",
     *(f"cpu {label}" for label in CPU_LABELS),
+    *(
+        f"{stage}:{kind}"
+        for stage in ("kw_side", "nearest", "ev_load")
+        for kind in ("pinned_fact", "episode", "transcript")
+    ),
 )
 
 
