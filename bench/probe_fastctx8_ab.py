@@ -5,7 +5,7 @@ decisions (section, placed rows) and blocks compared call by call.
 
 Each call follows ReadPath.transcript_changed, as the served bench's calls: the assembly and query-embedding caches
 miss (unique texts); entities, identity and keyword statistics stay cached as a running service keeps them. Every arm
-has its own Embedder, MemorySearch and reader (probe_fastctx6.make_arm); one line-token counter is shared.
+has its own Embedder, MemorySearch and reader (make_arm, as probe_fastctx6's); one line-token counter is shared.
 
 Arms:
 - `base`: as memoryd builds it;
@@ -16,11 +16,27 @@ Arms:
   pass starts, a helper thread waiting for the reply (CallerSendSearch);
 - `serial`: the kinds' nearest vectors scanned one after the other on the vector side's thread (SerialScanSearch);
 
+Results (base first; all calls p50 / p95 ratios, 200 cache-miss queries per arm, decisions and blocks identical
+200/200 for every arm of every run; the 2-core machine shared with other helpers):
+- pin: x0.95 / x0.91 (load 2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5), x0.98 / x0.90 (7.4-7.6),
+  x0.90 / x0.88 (8.9-10.0): kept as servicekit.cpu_affinity (opt-in). It takes inferd's forward off memoryd's
+  core: embedding round trip p95 18.1 -> 16.3, 24.8 -> 16.8, 20.5 -> 16.8, 21.0 -> 19.0, 49.7 -> 36.7 ms in
+  those runs.
+- pinm x0.94 / x1.00 and pini x1.07 / x1.00 (load 4.1-5.5): one side alone does not do it.
+- send x0.99 / x1.39, serial x0.98 / x1.11 (load 3.0-3.7): not kept. `send` removes the request's start delay
+  but the reply of a gRPC future is handled by the channel's spin thread, which must take the GIL first.
+- Also tried and not kept: only inferd's query forward pinned to core 1 (the request thread's affinity set around
+  the inline forward, a second inferd started with it) with memoryd on core 0: x1.48 / x1.15 (load 8.9-10.0; its
+  embedding 24.1 ms p50 against 12.2 pinned whole, cause not found); the arm is gone with the change.
+- `--backend postgresql`, pin (load 10.3-10.7): x0.96 / x0.94, placed x1.01 / x1.05. On PostgreSQL the keyword
+  sides (statements in server processes, not pinned) end after the embedding (+5.8 / +23.8 ms); pinning cut the
+  embedding's p95 26.8 -> 16.5 ms but not them.
+
 Printed: p50/p95 per placed section and arm with ratios, mean stages (probe_fastctx8_trace: the embedding's round
 trip, the keyword sides' end against it), and decisions and blocks identical against the first arm.
 
-Run: `python -m bench.probe_fastctx8_ab [--home DIR] [--queries N] [--arms base,pin]` (seed DIR first with
-`python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints, writes no figures under bench/results.
+Run: `python -m bench.probe_fastctx8_ab [--home DIR] [--queries N] [--arms base,pin] [--backend postgresql]` (seed
+DIR first with `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints, writes no figures under bench/results.
 """
 
 from __future__ import annotations
@@ -32,7 +48,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,12 +187,15 @@ def make_arm(
     lines: LineTokenCounter,
     now_ms: int,
     search_class: type[MemorySearch],
+    backend: tuple[Any, Any] | None = None,
 ) -> place.Arm:
-    """probe_fastctx6's arm as memoryd builds it, with this search class."""
+    """probe_fastctx6's arm as memoryd builds it, with this search class, over the app's store and vectors or over
+    `backend` (store, vector registry: the PostgreSQL twin)."""
+    store, vectors = backend or (app.store, app.vectors)
     real = RealQueryVectors(client)
     embedder = Embedder(real, app.config, query_timeout_s=DEFAULT_READ_BUDGET_S)
-    search = search_class(app.store, embedder=embedder, vectors=app.vectors)
-    reader = TimedReader(StoreMemoryReader(app.store, search, lambda: now_ms, embedder))
+    search = search_class(store, embedder=embedder, vectors=vectors)
+    reader = TimedReader(StoreMemoryReader(store, search, lambda: now_ms, embedder))
     path = ReadPath(
         reader,
         lambda: ReadPathSettings(gate_mode=GateMode.HEURISTIC, budget_tokens=800),
@@ -250,12 +269,41 @@ def report(arms: list[AbArm]) -> list[str]:
     return lines
 
 
+@contextmanager
+def postgres_twin(app: Any) -> Iterator[tuple[Any, Any]]:
+    """(store, vector registry) of a PostgreSQL copy of the app's store on a local server with the deployment
+    settings (bench/pg_twin.py, bench/pg_server_settings.py); the server is stopped and deleted after."""
+    from bench import pg_server_settings
+    from bench.assemble_corpus import QUERY_MODEL
+    from bench.pg_twin import pg_twin
+    from tests.support.postgres import running_postgres
+
+    with (
+        running_postgres() as started,
+        pg_server_settings.restarted_with(started, pg_server_settings.server_settings()) as pg,
+    ):
+        began = time.perf_counter()
+        twin = pg_twin(app.store, pg.dsn, "fastctx8", QUERY_MODEL, 384)
+        print(f"PostgreSQL twin: copy {twin.copy_s:.0f} s, vectors {twin.index_s:.0f} s", flush=True)
+        print(f"  ({time.perf_counter() - began:.0f} s)", flush=True)
+        try:
+            yield twin.store, twin.vectors
+        finally:
+            twin.db.close_all()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, default=Path("/tmp/probe-fastctx8"))
     parser.add_argument("--queries", type=int, default=40, help="per intended section")
     parser.add_argument("--arms", default="base,pin")
     parser.add_argument("--seed", type=int, default=31, help="added to the corpus seed for the query draw")
+    parser.add_argument(
+        "--backend",
+        default="sqlite",
+        choices=("sqlite", "postgresql"),
+        help="postgresql: every arm reads a PostgreSQL copy of the store (bench/pg_twin.py, deployment settings)",
+    )
     args = parser.parse_args()
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
@@ -265,7 +313,8 @@ def main() -> None:
     if not (store_home / "seeded").exists():
         raise SystemExit(f"seed {home} first: python -m bench.probe_place_cost --home {home} --queries 1")
     (home / "inferd" / "inferd.port").unlink(missing_ok=True)
-    with inferd_process(home / "inferd") as target:
+    with ExitStack() as stack:
+        target = stack.enter_context(inferd_process(home / "inferd"))
         settings = ServiceSettings(
             listen="127.0.0.1:0", home=store_home, inferd_addr=target, background_indexing=False
         )
@@ -283,8 +332,11 @@ def main() -> None:
             lines.calibration(lines.model)  # the first count loads the model (the filler never does)
             LineTokenFiller(app.store, lines).run_once()
             inferd_pid = find_pid(str(home / "inferd"))
+            backend = None
+            if args.backend == "postgresql":
+                backend = stack.enter_context(postgres_twin(app))
             for name in args.arms.split(","):
-                arm = make_arm(name, app, client, lines, now_ms, SEARCHES.get(name, MemorySearch))
+                arm = make_arm(name, app, client, lines, now_ms, SEARCHES.get(name, MemorySearch), backend)
                 arms.append(AbArm(name, arm, ARMS[name](arm, inferd_pid)))
             rng = random.Random(SEED + args.seed)
             for _, q in make_queries(corpus, rng, 3):  # warm every arm (not measured)

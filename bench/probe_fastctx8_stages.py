@@ -29,7 +29,23 @@ process and of inferd before and after each call. Per call:
 
 Printed: p50 / p95 / mean of each over all calls and the means of the slowest 10% against the others.
 
-Run: `python -m bench.probe_fastctx8_stages [--home DIR] [--queries N] [--invalidate]` (seed DIR first with
+Results (bench_assemble's store, 200 cache-miss calls, the 2-core machine shared with other helpers), p50 / p95 ms:
+- not pinned, load 4.6-4.9: total 24.3 / 46.1. Before the request leaves (`send`) 0.5 / 6.8 (the helper thread
+  waits for the GIL at p95). The embedding's round trip 15.5 / 28.8 against 10.6 / 25.1 alone: inferd's forward ran
+  7.3 ms and waited 6.4 / 16.4 ms in the run queue, i.e. for a core, while memoryd spent 18.5 / 27.5 ms of CPU in
+  the call, 9.4 / 20.7 of it in the keyword sides (FTS5 statements 4.5 / 14.5); the keyword sides ended 2.0 ms
+  before the embedding at p50 and 5.0 ms after it at p95. After the embedding: vector scans 1.7 / 5.5, the nearest
+  rows' loads 1.2 / 1.9, hand-off 0.07, then the main thread 1.3 / 6.1 (features 0.7, gate 0.15, plan 0.15 / 4.7:
+  the placed section's search 0 / 3.6 with priors and MMR ~1.5 each at p95; fit and token counts 0.13 / 0.7).
+  GIL waits after the evidence are ~0 (post off-CPU -0.2 / 0.0: the main thread's wall time there is its CPU
+  time); the main thread's run-queue wait over the call 2.0 / 8.2. So the ~13 ms beyond the embedding alone at p50
+  are: the embedding slowed by memoryd's own CPU beside it (~5 ms), vector scans and row loads after it (~3 ms),
+  the gate and planner (~1.3 ms), the request's start (~0.5 ms) and the keyword sides when they end last (p95).
+- `--pin` (memoryd on core 0, inferd on core 1), load 7.2-7.4: total 18.3 / 32.3; embedding 10.7 / 19.8 (alone
+  10.9 / 24.1), inferd's run-queue wait 0.25 / 5.8; the keyword sides now end last in the slowest tenth (+5.2 ms
+  mean: common-term FTS5 statements on memoryd's one core), scans after the embedding 2.0 / 4.1.
+
+Run: `python -m bench.probe_fastctx8_stages [--home DIR] [--queries N] [--invalidate] [--pin]` (seed DIR first with
 `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints, writes no figures under bench/results.
 """
 
@@ -41,6 +57,7 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench import probe_fastctx6 as fc6
@@ -48,6 +65,7 @@ from bench import probe_place_cost as place
 from bench.assemble_corpus import AGENT, QUERY_MODEL, SEED, make_corpus, make_queries
 from bench.assemble_services import percentile
 from bench.bench_assemble import RealQueryVectors, inferd_process
+from bench.probe_fastctx8_ab import pinned
 from bench.probe_fastctx8_trace import Event, Scheduler, Tracer, find_pid
 from inferd.client import InferenceClient
 from memoryd.read.assemble import DEFAULT_READ_BUDGET_S
@@ -208,6 +226,11 @@ def main() -> None:
     parser.add_argument(
         "--invalidate", action="store_true", help="re-read entities and identity on every call"
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="this process on core 0 and inferd on core 1 (probe_fastctx8_ab's `pin`)",
+    )
     args = parser.parse_args()
     from memoryd.app import build_app
     from memoryd.config import ServiceSettings
@@ -217,7 +240,8 @@ def main() -> None:
     if not (store_home / "seeded").exists():
         raise SystemExit(f"seed {home} first: python -m bench.probe_place_cost --home {home} --queries 1")
     (home / "inferd" / "inferd.port").unlink(missing_ok=True)
-    with inferd_process(home / "inferd") as target:
+    with ExitStack() as stack:
+        target = stack.enter_context(inferd_process(home / "inferd"))
         settings = ServiceSettings(
             listen="127.0.0.1:0", home=store_home, inferd_addr=target, background_indexing=False
         )
@@ -243,6 +267,8 @@ def main() -> None:
                 arm.path.assemble(AGENT, q)
             queries = make_queries(corpus, rng, args.queries)
             main_tid = __import__("threading").get_native_id()
+            if args.pin:
+                stack.enter_context(pinned(scheduler.other_pid))
             tracer.install()
             settle_heap()
             load = os.getloadavg()[0]
