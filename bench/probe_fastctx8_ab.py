@@ -15,13 +15,15 @@ Arms:
 - `send`: the query embedding's request sent from the calling thread (the gRPC call's future) before the evidence
   pass starts, a helper thread waiting for the reply (CallerSendSearch);
 - `serial`: the kinds' nearest vectors scanned one after the other on the vector side's thread (SerialScanSearch);
+- `nice5`, `nice10`: the evidence pass's and keyword-side helpers' threads at that niceness (nice_helpers);
 
 Results (base first; all calls p50 / p95 ratios, 200 cache-miss queries per arm, decisions and blocks identical
 200/200 for every arm of every run; the 2-core machine shared with other helpers):
 - pin: x0.95 / x0.91 (load 2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5), x0.98 / x0.90 (7.4-7.6),
-  x0.90 / x0.88 (8.9-10.0): kept as servicekit.cpu_affinity (opt-in). It takes inferd's forward off memoryd's
-  core: embedding round trip p95 18.1 -> 16.3, 24.8 -> 16.8, 20.5 -> 16.8, 21.0 -> 19.0, 49.7 -> 36.7 ms in
-  those runs.
+  x0.90 / x0.88 (8.9-10.0), x0.85 / x0.58 (~10): kept as servicekit.cpu_affinity (opt-in). It takes inferd's
+  forward off memoryd's core: embedding round trip p95 18.1 -> 16.3, 24.8 -> 16.8, 20.5 -> 16.8, 21.0 -> 19.0,
+  49.7 -> 36.7, 46.9 -> 25.3 ms in those runs.
+- nice5 x1.04 / x1.07, nice10 x1.02 / x0.92 (load ~10, same run as pin's x0.85 / x0.58): not kept.
 - pinm x0.94 / x1.00 and pini x1.07 / x1.00 (load 4.1-5.5): one side alone does not do it.
 - send x0.99 / x1.39, serial x0.98 / x1.11 (load 3.0-3.7): not kept. `send` removes the request's start delay
   but the reply of a gRPC future is handled by the channel's spin thread, which must take the GIL first.
@@ -36,7 +38,8 @@ Printed: p50/p95 per placed section and arm with ratios, mean stages (probe_fast
 trip, the keyword sides' end against it), and decisions and blocks identical against the first arm.
 
 Run: `python -m bench.probe_fastctx8_ab [--home DIR] [--queries N] [--arms base,pin] [--backend postgresql]` (seed
-DIR first with `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints, writes no figures under bench/results.
+DIR first with `python -m bench.probe_place_cost --home DIR --queries 1`). A probe: prints, writes no figures under
+bench/results.
 """
 
 from __future__ import annotations
@@ -45,9 +48,10 @@ import argparse
 import os
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,6 +184,20 @@ class SerialScanSearch(MemorySearch):
         return {kind: self._nearest(agent_id, kind, query, timeout_s) for kind in kinds}
 
 
+def nice_helpers(search: MemorySearch, niceness: int) -> None:
+    """`niceN`: the evidence pass's threads and the keyword-side helpers (the work beside the query embedding) at
+    niceness N (CFS then gives inferd's forward the larger share of a core they compete for); vector scans and the
+    calling thread unchanged."""
+
+    def lower() -> None:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+
+    search._evidence_pool.shutdown()
+    search._keyword_pool.shutdown()
+    search._evidence_pool = ThreadPoolExecutor(max_workers=4, initializer=lower)
+    search._keyword_pool = ThreadPoolExecutor(max_workers=2, initializer=lower)
+
+
 def make_arm(
     name: str,
     app: Any,
@@ -215,6 +233,8 @@ ARMS: dict[str, Callable[[place.Arm, int | None], Callable[[], Any]]] = {
     "pinm": lambda arm, pid: lambda: pinned(pid, theirs=False),
     "pini": lambda arm, pid: lambda: pinned(pid, mine=False),
     "send": lambda arm, pid: nullcontext,
+    "nice5": lambda arm, pid: nullcontext,
+    "nice10": lambda arm, pid: nullcontext,
     "serial": lambda arm, pid: nullcontext,
 }
 
@@ -337,6 +357,8 @@ def main() -> None:
                 backend = stack.enter_context(postgres_twin(app))
             for name in args.arms.split(","):
                 arm = make_arm(name, app, client, lines, now_ms, SEARCHES.get(name, MemorySearch), backend)
+                if name.startswith("nice"):
+                    nice_helpers(arm.search, int(name[4:]))
                 arms.append(AbArm(name, arm, ARMS[name](arm, inferd_pid)))
             rng = random.Random(SEED + args.seed)
             for _, q in make_queries(corpus, rng, 3):  # warm every arm (not measured)

@@ -13,8 +13,8 @@ probe_fastctx8_trace times every stage on every thread and reads the scheduler's
 process and of inferd before and after each call. Per call:
 - `send`: call start → the query embedding's request leaves (memoryd's Embedder._embed starts);
 - `embed`: its round trip (gRPC → inferd's forward → reply, back on memoryd's helper thread); `alone`: the same
-  with nothing else running here; `inferd run` / `inferd queue`: CPU time and run-queue wait of inferd's busiest thread in the call (the one
-  that ran the forward);
+  with nothing else running here; `inferd run` / `inferd queue`: CPU time and run-queue wait of inferd's busiest
+  thread in the call (the one that ran the forward);
 - `kw after embed`: when the last evidence-pass keyword side ends, against the embedding's return (> 0: on the
   critical path); `scan after embed`: the vector side's faiss scans after the embedding; `loads after`: the
   evidence pass's end after both sides (each kind's nearest rows loaded, top rows);

@@ -5,15 +5,18 @@ forward in inferd, while memoryd's evidence pass runs ~9 ms of keyword-side CPU 
 two threads beside it. On a 2-core machine three runnable threads share two cores, so inferd's forward waited ~6 ms
 a call in the run queue (probe_fastctx8_stages: inferd's forward thread run 7.0 ms, run-queue wait 6.3 ms p50 per
 call). With memoryd on one core and inferd on the other, memoryd's threads never take the forward's core.
-probe_fastctx8_ab, base vs pinned, alternated query by query in one
-process, 200 cache-miss queries per arm, decisions and blocks identical 200/200 in each run (load of the shared
-machine in brackets): p50 / p95 x0.95 / x0.91 (2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5); pinning
-only memoryd x0.94 / x1.00, only inferd x1.07 / x1.00 (same run as the last).
+probe_fastctx8_ab, base vs pinned, alternated query by query in one process, 200 cache-miss queries per arm,
+decisions and blocks identical 200/200 in each of six runs, all calls p50 / p95 (load of the shared machine in
+brackets): x0.95 / x0.91 (2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5), x0.98 / x0.90 (7.4), x0.90 /
+x0.88 (8.9-10), x0.85 / x0.58 (~10); pinning only memoryd x0.94 / x1.00, only inferd x1.07 / x1.00. On
+PostgreSQL x0.96 / x0.94 (load 10): there the keyword sides run in the server's processes and end after the
+embedding.
 
-Why off by default: a pinned inferd generates text (distillation, chat) on its cores only, so pinning it to one of
-two cores halves generation throughput; and a fixed split only suits a machine whose other work is known. A
-deployment that wants the lower AssembleContext latency opts in, e.g. OSAURUS_MEMORYD_CPUS=0 and
-OSAURUS_INFERD_CPUS=1 (docs/benchmarks.md, fastctx8).
+Why off by default: a pinned inferd generates text (distillation, chat) on its cores only (on the saturated shared
+machine, load 12.9, SmolLM2 made 7.4 tokens/s pinned to one core against 7.0 free, alternated; a quiet machine may
+lose more), memoryd's own background work (consolidation, indexing) gets one core, and a fixed split only suits a
+machine whose other work is known. A deployment that wants the lower AssembleContext latency opts in, e.g.
+OSAURUS_MEMORYD_CPUS=0 and OSAURUS_INFERD_CPUS=1 on two cores (docs/benchmarks.md, fastctx8).
 
 Linux affinity is per thread and a new thread inherits its creator's, so `pin_process` sets every thread the
 process has now (read from /proc/self/task: BLAS and gRPC threads may already run) and every later thread follows.
