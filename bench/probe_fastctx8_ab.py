@@ -20,9 +20,11 @@ Arms:
 Results (base first; all calls p50 / p95 ratios, 200 cache-miss queries per arm, decisions and blocks identical
 200/200 for every arm of every run; the 2-core machine shared with other helpers):
 - pin: x0.95 / x0.91 (load 2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5), x0.98 / x0.90 (7.4-7.6),
-  x0.90 / x0.88 (8.9-10.0), x0.85 / x0.58 (~10): kept as servicekit.cpu_affinity (opt-in). It takes inferd's
+  x0.90 / x0.88 (8.9-10.0), x0.85 / x0.58 (~10), x0.94 / x0.93 (8.9-9.6; placed calls alone x1.00 / x1.51 in that
+  run, its one noisy tail): kept as servicekit.cpu_affinity (opt-in). It takes inferd's
   forward off memoryd's core: embedding round trip p95 18.1 -> 16.3, 24.8 -> 16.8, 20.5 -> 16.8, 21.0 -> 19.0,
-  49.7 -> 36.7, 46.9 -> 25.3 ms in those runs.
+  49.7 -> 36.7, 46.9 -> 25.3, 38.0 -> 31.6 ms in those runs. Over gRPC against real processes pinned by their own
+  settings: probe_fastctx8_services.
 - nice5 x1.04 / x1.07, nice10 x1.02 / x0.92 (load ~10, same run as pin's x0.85 / x0.58): not kept.
 - pinm x0.94 / x1.00 and pini x1.07 / x1.00 (load 4.1-5.5): one side alone does not do it.
 - send x0.99 / x1.39, serial x0.98 / x1.11 (load 3.0-3.7): not kept. `send` removes the request's start delay

@@ -6,11 +6,13 @@ two threads beside it. On a 2-core machine three runnable threads share two core
 a call in the run queue (probe_fastctx8_stages: inferd's forward thread run 7.0 ms, run-queue wait 6.3 ms p50 per
 call). With memoryd on one core and inferd on the other, memoryd's threads never take the forward's core.
 probe_fastctx8_ab, base vs pinned, alternated query by query in one process, 200 cache-miss queries per arm,
-decisions and blocks identical 200/200 in each of six runs, all calls p50 / p95 (load of the shared machine in
+decisions and blocks identical 200/200 in each of seven runs, all calls p50 / p95 (load of the shared machine in
 brackets): x0.95 / x0.91 (2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5), x0.98 / x0.90 (7.4), x0.90 /
-x0.88 (8.9-10), x0.85 / x0.58 (~10); pinning only memoryd x0.94 / x1.00, only inferd x1.07 / x1.00. On
-PostgreSQL x0.96 / x0.94 (load 10): there the keyword sides run in the server's processes and end after the
-embedding.
+x0.88 (8.9-10), x0.85 / x0.58 (~10), x0.94 / x0.93 (8.9-9.6); pinning only memoryd x0.94 / x1.00, only inferd
+x1.07 / x1.00. Over gRPC against real memoryd and inferd processes pinned by these settings
+(probe_fastctx8_services, load 9-10): x0.80 / x0.71 and x0.81 / x0.83, decisions and block tokens identical
+200/200. On PostgreSQL x0.96 / x0.94 (load 10): there the keyword sides run in the server's processes and end
+after the embedding.
 
 Why off by default: a pinned inferd generates text (distillation, chat) on its cores only (on the saturated shared
 machine, load 12.9, SmolLM2 made 7.4 tokens/s pinned to one core against 7.0 free, alternated; a quiet machine may
