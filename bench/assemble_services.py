@@ -22,7 +22,7 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -335,6 +335,19 @@ def round_lines(run: ServiceRun) -> list[str]:
     ]
 
 
+def pinning_line(env: Mapping[str, str] | None = None) -> str:
+    """Which cores the served processes were pinned to (OSAURUS_MEMORYD_CPUS / OSAURUS_INFERD_CPUS, passed on to the
+    memoryd and inferd processes the bench starts; servicekit/cpu_affinity.py), or that they were not."""
+    env = os.environ if env is None else env
+    memoryd, inferd = env.get("OSAURUS_MEMORYD_CPUS", "").strip(), env.get("OSAURUS_INFERD_CPUS", "").strip()
+    if not memoryd and not inferd:
+        return "CPU pinning: none (OSAURUS_MEMORYD_CPUS / OSAURUS_INFERD_CPUS unset, the default)."
+    return (
+        f"CPU pinning (servicekit/cpu_affinity.py): memoryd processes on cores {memoryd or 'any'}, inferd on cores"
+        f" {inferd or 'any'}; the in-process part below runs in the bench's own process, not pinned."
+    )
+
+
 def service_lines(run: ServiceRun) -> list[str]:
     """The markdown section of the service part."""
     seeds = "; ".join(
@@ -379,6 +392,7 @@ def service_lines(run: ServiceRun) -> list[str]:
         lines.append(
             f"PostgreSQL / SQLite in the same run: p50 {p50 / max(s50, 1e-9):.2f}, p95 {p95 / max(s95, 1e-9):.2f}."
         )
+    lines.append(pinning_line())
     lines.append(
         f"1-minute load average of the {os.cpu_count()}-core machine (shared with other engineers' work) when the"
         f" timed calls started / ended: {run.load[0]:.1f} / {run.load[1]:.1f}; the service part took"

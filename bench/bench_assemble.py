@@ -76,6 +76,38 @@ from memoryd.vectors.registry import VectorRegistry
 from servicekit.gc_tuning import settle_heap
 
 ISSUE = 6
+#: The last paragraph of the in-process detail: fastctx8's breakdown and A/B findings (its probes' docstrings hold
+#: the runs), kept with the figures this bench writes.
+FASTCTX8_NOTE = (
+    "**fastctx8** (where a cache miss's time goes beyond the query embedding, SQLite, 100k rows; "
+    "bench/probe_fastctx8_stages.py and probe_fastctx8_ab.py, in-process, 200 cache-miss calls per run on "
+    "the shared 2-core machine). Not pinned (load 4.6-4.9), p50 / p95 ms: the call 24.3 / 46.1; the query "
+    "embedding's round trip 15.5 / 28.8 inside the call against 10.6 / 25.1 alone, because inferd's "
+    "forward (7.3 ms of CPU) waited 6.4 / 16.4 ms for a core while memoryd's threads spent 18.5 / 27.5 ms "
+    "of CPU in the call, 9.4 / 20.7 of it in the evidence pass's keyword sides (FTS5 statements 4.5 / "
+    "14.5), which end 2.0 ms before the embedding at p50 and 5.0 ms after it at p95; the request leaves "
+    "0.5 / 6.8 ms after the call starts; after the embedding the vector scans take 1.7 / 5.5, the nearest "
+    "rows' loads 1.2 / 1.9, then gate features 0.7, gate 0.15 and the planner 0.15 / 4.7 (the placed "
+    "section's search: priors and MMR ~1.5 each at p95). GIL waits after the evidence are ~0 (the main "
+    "thread's wall time there is its CPU time): the contention is for cores. Kept: CPU pinning, opt-in "
+    "(servicekit/cpu_affinity.py; OSAURUS_MEMORYD_CPUS=0 and OSAURUS_INFERD_CPUS=1 on two cores): base vs "
+    "pinned alternated query by query, decisions and blocks identical 200/200 in every run, p50 / p95 "
+    "x0.95 / x0.91 (load 2.3), x0.86 / x0.78 (3.0-3.7), x0.95 / x0.91 (4.1-5.5), x0.98 / x0.90 (7.4), "
+    "x0.90 / x0.88 (8.9-10), x0.85 / x0.58 (~10), x0.94 / x0.93 (8.9-9.6); over gRPC against real memoryd "
+    "and inferd processes pinned by their own settings (probe_fastctx8_services, 200 queries per pair, "
+    "load 9-10) x0.80 / x0.71 and x0.81 / x0.83, decisions and block tokens identical 200/200; pinned, "
+    "inferd's run-queue wait falls to 0.25 / 5.8 ms and the common-term FTS5 statements on memoryd's one "
+    "core make the slowest tenth. PostgreSQL (a pg_twin copy, load 10): x0.96 / x0.94, its keyword sides "
+    "(server processes) end after the embedding. Off by default: a pinned inferd generates on its cores "
+    "only and a fixed split suits only a known machine. Kept too: term_counts / tokens ~25% faster per "
+    "uncached row, same counts (~0.4 ms CPU a call). bench/read_decisions (bench_gate --set v2, 5 s "
+    "embedding deadline), 46c1c50 vs this branch: 0 of 128 decisions differ. Tried and not kept: the "
+    "embedding sent from the calling thread as a gRPC future (x0.99 / x1.39), the vector scans on one "
+    "thread (x0.98 / x1.11), only one of the two pinned (x0.94 / x1.00, x1.07 / x1.00), only inferd's "
+    "query forward pinned (x1.48 / x1.15), the keyword helpers at niceness 5 / 10 (x1.04 / x1.07, x1.02 / "
+    "x0.92). Left: the gate's features (0.7 ms, almost all from the query's text) could be computed while "
+    "the embedding is in flight."
+)
 #: Names bench_pg_search imports from here (the corpus moved to bench/assemble_corpus.py).
 __all__ = [
     "AGENT",
@@ -496,6 +528,8 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         "Intended → chosen section: " + ", ".join(f"{k} {v}" for k, v in sorted(m.chosen.items())) + ".",
         f"In-process calls that embedded their query: {m.searched}; searches that ran on full text only because"
         f" the query vector missed the 150 ms deadline: {m.fts_only}; transcript fallbacks: {m.fallbacks}.",
+        "",
+        FASTCTX8_NOTE,
     ]
     return service_results(services, lines)
 

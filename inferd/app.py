@@ -14,6 +14,7 @@ from inferd.loaders import BackendLoader
 from inferd.registry import Loader, ModelRegistry
 from inferd.service import SERVICE_NAME, InferenceService
 from osaurus.inference.v1 import inference_pb2_grpc as pb_grpc
+from servicekit.cpu_affinity import pin_process
 from servicekit.gc_tuning import settle_heap
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
@@ -107,6 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"inferd: configuration error: {error}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, "inferd")
+    try:
+        pin_process(settings.cpus)  # every thread from here on inherits it
+    except ValueError as error:
+        print(f"inferd: configuration error: --cpus / OSAURUS_INFERD_CPUS: {error}", file=sys.stderr)
+        return 2
     try:
         running, app = start(settings)
     except (InsecureBindError, OSError) as error:

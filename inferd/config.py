@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from servicekit.cpu_affinity import parse_cpus
 from servicekit.tls import TransportConfigError, TransportSecurity, load_transport
 
 DEFAULT_LISTEN = "127.0.0.1:50052"
@@ -88,6 +89,9 @@ class Settings:
     default_embedding: str = DEFAULT_EMBEDDING
     request_timeout_s: float = 600.0
     transport: TransportSecurity = field(default_factory=TransportSecurity)
+    #: Cores every inferd thread runs on (OSAURUS_INFERD_CPUS or --cpus, e.g. "1"; empty = not pinned, the default).
+    #: Generation then runs on these cores only (servicekit.cpu_affinity says when it pays).
+    cpus: frozenset[int] = frozenset()
 
     @property
     def models_dir(self) -> Path:
@@ -125,6 +129,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--backend", choices=("auto", "fake"), help="'fake' serves deterministic fake models")
     parser.add_argument("--config", help="models config file (default $OSAURUS_HOME/config/inference.json)")
+    parser.add_argument(
+        "--cpus",
+        help='pin every thread to these cores, e.g. "1" (default $OSAURUS_INFERD_CPUS or not pinned)',
+    )
     return parser.parse_args(argv)
 
 
@@ -168,6 +176,10 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
         transport = load_transport(env)
     except TransportConfigError as error:
         raise ConfigError(str(error)) from error
+    try:
+        cpus = parse_cpus(args.cpus if args.cpus is not None else env.get("OSAURUS_INFERD_CPUS", ""))
+    except ValueError as error:
+        raise ConfigError(f"--cpus / OSAURUS_INFERD_CPUS: {error}") from error
     return Settings(
         listen=args.listen or env.get("OSAURUS_INFERD_LISTEN") or DEFAULT_LISTEN,
         home=home,
@@ -180,6 +192,7 @@ def load_settings(argv: Sequence[str] | None = None, env: Mapping[str, str] | No
             file_cfg.get("request_timeout_s", 600.0), "request_timeout_s", 1.0, 86_400.0
         ),
         transport=transport,
+        cpus=cpus,
     )
 
 

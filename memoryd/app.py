@@ -50,6 +50,7 @@ from memoryd.write.breaker import CircuitBreaker
 from memoryd.write.buffer_turn import TurnHook, TurnRecorder
 from osaurus.memory.v1 import console_pb2_grpc as cpb_grpc
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
+from servicekit.cpu_affinity import pin_process
 from servicekit.gc_tuning import settle_heap
 from servicekit.logsetup import setup_logging
 from servicekit.portfile import write_port_file
@@ -413,6 +414,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memoryd: {error}", file=sys.stderr)
         return 2
     setup_logging(settings.log_level, "memoryd")
+    try:
+        pin_process(settings.cpus)  # every thread from here on inherits it
+    except ValueError as error:
+        print(f"memoryd: --cpus / OSAURUS_MEMORYD_CPUS: {error}", file=sys.stderr)
+        return 2
     tune_malloc(settings.mmap_threshold_bytes, settings.malloc_arena_max)  # before any thread starts
     try:
         running, app = start(settings)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.storage.private import private_folder
+from servicekit.cpu_affinity import parse_cpus
 from servicekit.tls import TransportSecurity, load_transport
 
 _log = logging.getLogger("memoryd.config")
@@ -73,6 +74,10 @@ class ServiceSettings:
     #: heartbeat (renewed every third of it), i.e. how soon a dead replica's work is taken over
     #: (OSAURUS_MEMORYD_CLAIM_LEASE_S; memoryd.replication).
     claim_lease_s: float = 30.0
+    #: Cores every memoryd thread runs on (OSAURUS_MEMORYD_CPUS or --cpus, e.g. "0"; empty = not pinned, the
+    #: default). With inferd pinned to the other cores, cache-miss AssembleContext waits less for the query
+    #: embedding on a small machine (servicekit.cpu_affinity says when it pays).
+    cpus: frozenset[int] = frozenset()
 
     @property
     def memory_dir(self) -> Path:
@@ -130,7 +135,16 @@ def parse_settings(
     parser.add_argument(
         "--database-schema", default=env.get("OSAURUS_MEMORYD_DATABASE_SCHEMA", "").strip() or "public"
     )
+    parser.add_argument(
+        "--cpus",
+        default=env.get("OSAURUS_MEMORYD_CPUS", ""),
+        help='pin every thread to these cores, e.g. "0" or "0-1" (default: not pinned)',
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        cpus = parse_cpus(args.cpus)
+    except ValueError as error:
+        parser.error(f"--cpus / OSAURUS_MEMORYD_CPUS: {error}")
     if args.database_url and not args.database_url.startswith(("postgresql://", "postgres://")):
         parser.error("--database-url / OSAURUS_MEMORYD_DATABASE_URL must be a postgresql:// URL")
     passphrase_file = env.get("OSAURUS_MEMORY_PASSPHRASE_FILE", "").strip()
@@ -163,6 +177,7 @@ def parse_settings(
         memory_trace_frames=trace_frames,
         claim_lease_s=claim_lease_s,
         max_open_tenants=max_open_tenants,
+        cpus=cpus,
     )
 
 

@@ -37,3 +37,12 @@ def test_rounds_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rounds_setting() == 5
     monkeypatch.setenv("OSAURUS_BENCH_ASSEMBLE_ROUNDS", "0")
     assert rounds_setting() == 1
+
+
+def test_the_report_says_whether_the_services_were_pinned() -> None:
+    from bench.assemble_services import pinning_line
+
+    assert pinning_line({}).startswith("CPU pinning: none")
+    pinned = pinning_line({"OSAURUS_MEMORYD_CPUS": "0", "OSAURUS_INFERD_CPUS": "1"})
+    assert "memoryd processes on cores 0, inferd on cores 1" in pinned
+    assert "inferd on cores any" in pinning_line({"OSAURUS_MEMORYD_CPUS": "0"})

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
 from memoryd.retrieval.length_prior import MIN_CHARS, informative_prior
 from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingle_keys, shingles
-from memoryd.retrieval.terms import fold, query_terms, tokens
+from memoryd.retrieval.stem import stem
+from memoryd.retrieval.terms import _TOKEN, fold, query_terms, term_counts, tokens
 from memoryd.retrieval.when import asks_when, has_time_reference
 
 
@@ -19,6 +21,37 @@ def test_terms_fold_accents_case_and_drop_stop_words() -> None:
     assert query_terms("What did I say about the Café in Lisbon?") == ["cafe", "lisbon"]
     assert query_terms("who are you") == ["who", "are", "you"]  # only stop words: keep them
     assert query_terms("?!") == []
+
+
+def test_tokens_and_term_counts_equal_their_plain_definitions() -> None:
+    """fastctx8's faster forms (no split pass without an underscore, stems mapped in C) change nothing: the
+    definition is the tokens of the folded text split at underscores, and the Counter of their stems."""
+    rng = random.Random(5)
+    pieces = [
+        "Zoë",
+        "café_au-lait",
+        "__init__",
+        "a_b_c",
+        "naïve",
+        "x2",
+        "Straße",
+        "ÉTÉ",
+        "_",
+        "42",
+        "ok",
+        "l'été",
+    ]
+    texts = [
+        "",
+        "_",
+        "__",
+        "snake_case words",
+        *(" ".join(rng.choices(pieces, k=rng.randint(1, 8))) for _ in range(300)),
+    ]
+    for text in texts:
+        plain = [piece for token in _TOKEN.findall(fold(text)) for piece in token.split("_") if piece]
+        assert tokens(text) == plain, text
+        assert term_counts(text) == Counter(stem(token) for token in plain), text
 
 
 def test_rrf_fuses_ranks_and_tolerates_a_missing_side() -> None:
