@@ -31,6 +31,7 @@ import psycopg
 
 from memoryd.domain import KINDS, MemoryRow, now_ms
 from memoryd.storage.pg_db import PgDatabase
+from memoryd.storage.pg_halfvec import HalfvecParam, halfvec_param
 from memoryd.storage.pg_names import literal, partition_name, quoted_schema
 from memoryd.storage.pg_sql import PgQueries
 from memoryd.storage.rows import row_by_id_sql, row_from_record
@@ -72,6 +73,9 @@ SHORT_TTL_S = 30.0
 #: its two workers were launched on every HNSW search although the branch's one-time filter is false (~16 ms per
 #: 100k-row search in EXPLAIN ANALYZE, and two more processes on the cores the other searches need).
 SEARCH_SETTINGS: tuple[tuple[str, str], ...] = (("max_parallel_workers_per_gather", "0"),)
+#: The query vector is bound in halfvec's binary form (pg_halfvec.py: the same half-precision values the text form
+#: gave, without formatting 384 floats as text under the GIL: ~6 µs against ~215 µs per search). False: the text.
+BINARY_QUERY = True
 
 
 def vector_ddl(schema: str) -> list[str]:
@@ -124,6 +128,19 @@ def vector_text(vector: npt.NDArray[np.float32]) -> str:
     return "[" + ",".join(str(x) for x in np.round(vector.astype(np.float64), 6).tolist()) + "]"
 
 
+def query_param(vector: npt.NDArray[np.float32], *, binary: bool = BINARY_QUERY) -> HalfvecParam | str:
+    """The query vector as nearest_sql's `v` parameter: halfvec's binary form (pg_halfvec.py), or the text form
+    when `binary` is off or the vector is not a valid halfvec (the server then refuses it as before: a
+    DataException, which _search answers as before)."""
+    flat = vector.reshape(-1)
+    if binary:
+        try:
+            return halfvec_param(flat)
+        except ValueError:
+            pass
+    return vector_text(flat)
+
+
 class PgVectorStore:
     """The SQL of the per-agent vector partitions."""
 
@@ -134,8 +151,11 @@ class PgVectorStore:
         *,
         ef_search: int = EF_SEARCH,
         walk_rows: Mapping[str, int] | None = None,
+        binary_query: bool = BINARY_QUERY,
     ) -> None:
         self._db = db
+        #: Bind the query vector in halfvec's binary form (BINARY_QUERY), else as text.
+        self.binary_query = binary_query
         self._s = quoted_schema(schema)
         self._schema = schema
         self._ef_search = ef_search
@@ -248,8 +268,8 @@ class PgVectorStore:
     def nearest_sql(
         self, agent: AgentVectors, kind: str, *, exact: bool = False, k: int | None = None
     ) -> str:
-        """The nearest-rows statement of one agent and kind (named params v: query vector, agent, and k unless `k`
-        is given): an exact scan (every distance computed, as faiss does) or the walk of the kind's HNSW index.
+        """The nearest-rows statement of one agent and kind (named params v: query vector, query_param()'s, bound in
+        binary — a text `v` is cast from text as before —, agent, and k unless `k` is given): an exact scan (every distance computed, as faiss does) or the walk of the kind's HNSW index.
 
         With `k` given the limit is part of the text, so PostgreSQL can keep one generic plan of the prepared
         statement (psycopg prepares it after a few runs): with the limit a parameter, the generic plan's estimate
@@ -258,7 +278,7 @@ class PgVectorStore:
         limit = "%(k)s" if k is None else str(_check_limit(k))
         d = agent.dimension
         where = f"agent_id = %(agent)s AND kind = '{_check_kind(kind)}'"
-        distance = f"embedding::halfvec({d}) <=> %(v)s::halfvec({d})"
+        distance = f"embedding::halfvec({d}) <=> %(v)b::halfvec({d})"
         order = f"({distance}) + 0" if exact else distance  # + 0: not an index order, so no HNSW walk
         return (
             f"SELECT row_id, {distance} AS distance FROM {self._s}.{agent.partition} WHERE {where} "
@@ -315,7 +335,7 @@ class PgVectorStore:
             exact = self._is_exact(agent, kind)
             if not exact:
                 k = min(k, self._walk_rows.get(kind, k))
-            params = {"v": vector_text(vector.reshape(-1)), "agent": agent.agent_id}
+            params = {"v": query_param(vector, binary=self.binary_query), "agent": agent.agent_id}
             # Session-level, not SET LOCAL: a transaction here would take the store's write lock on every search.
             # They only concern HNSW scans, and each one makes them first (a round trip only when they change).
             self._db.setting("hnsw.ef_search", str(max(self._ef_search, k)))
