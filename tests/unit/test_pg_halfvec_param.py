@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+import psycopg
+import pytest
 
 from memoryd.domain import KIND_EPISODE, KIND_TRANSCRIPT
 from memoryd.storage.pg_halfvec import HalfvecParam, halfvec_param
@@ -77,3 +79,37 @@ def test_a_vector_halfvec_cannot_hold_goes_as_text_and_is_refused_as_before(pg: 
     store.put(agent, KIND_EPISODE, [1, 2], _units(9, 2))
     assert store.nearest(agent, KIND_EPISODE, with_nan, 2) is None
     assert store.nearest(agent, KIND_EPISODE, _units(10, 1)[0], 2) is not None
+
+
+def test_stored_vectors_are_the_same_from_either_form(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    binary, text = PgVectorStore(pg, schema), PgVectorStore(pg, schema, binary_query=False)
+    vectors = np.vstack([_units(11, 50), *_awkward(12)])
+    ids = list(range(1, len(vectors) + 1))
+    one, other = binary.switch_model("a", "m", DIM), binary.switch_model("b", "m", DIM)
+    binary.put(one, KIND_EPISODE, ids, vectors)
+    text.put(other, KIND_EPISODE, ids, vectors)
+    stored = {
+        agent: [
+            bytes(r[0])
+            for r in pg.query(
+                f"SELECT halfvec_send(embedding) FROM {schema}.vectors WHERE agent_id = %s ORDER BY row_id",
+                (agent,),
+            )
+        ]
+        for agent in ("a", "b")
+    }
+    assert len(stored["a"]) == len(vectors)
+    assert stored["a"] == stored["b"]
+    assert stored["a"][0] == halfvec_param(vectors[0]).data
+
+
+def test_a_batch_with_a_vector_halfvec_cannot_hold_is_refused_as_before(pg: PgSql) -> None:  # noqa: F811
+    schema = new_search_schema(pg)
+    store = PgVectorStore(pg, schema)
+    agent = store.switch_model("a", "m", DIM)
+    vectors = _units(13, 3)
+    vectors[1, 5] = np.nan
+    with pytest.raises(psycopg.errors.DataException):
+        store.put(agent, KIND_EPISODE, [1, 2, 3], vectors)
+    assert store.count("a") == 0
