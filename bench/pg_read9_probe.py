@@ -67,6 +67,22 @@ def _kw_serial(app: Any) -> None:
 CONFIGURE: dict[str, Callable[[Any], None]] = {"text": _text, "binary": _binary, "kw_serial": _kw_serial}
 
 
+def _timed_searches(app: Any, spans: list[float]) -> None:
+    """Record the wall time of each of the app's vector statements (PgVectorStore.nearest_rows: the query vector's
+    parameter, the walk, the joined rows), ms, into `spans`."""
+    store = app.vectors._vectors
+    inner = store.nearest_rows
+
+    def nearest_rows(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spans.append((time.perf_counter() - t0) * 1000)
+
+    store.nearest_rows = nearest_rows
+
+
 def seed() -> None:
     """Seed a server, stop it and keep its data directory (DIR/pgdata) with its DSN (DIR/dsn.json)."""
     from psycopg.conninfo import conninfo_to_dict
@@ -125,6 +141,7 @@ def run() -> None:
     corpus = make_corpus(random.Random(SEED))
     decided: dict[str, list[tuple[str, str, str]]] = {n: [] for n in names}
     times: dict[str, list[float]] = {n: [] for n in names}
+    spans: dict[str, list[float]] = {n: [] for n in names}
     try:
         with inferd_process(home / "inferd") as target:
             for name, arm in zip(names, arms, strict=True):
@@ -140,10 +157,13 @@ def run() -> None:
                     )
                 )
                 CONFIGURE[arm](apps[name][1])
+                _timed_searches(apps[name][1], spans[name])
             for q in [q for _, q in make_queries(corpus, random.Random(SEED + 3), warm)]:
                 for _, app in apps.values():
                     app.read_path.assemble(AGENT, q)
             queries = [q for _, q in make_queries(corpus, random.Random(SEED + 2), per_section)]
+            for held in spans.values():
+                held.clear()
             log = pgdata / "log"
             if cpu_on:
                 _stats(admin, True)
@@ -179,7 +199,9 @@ def run() -> None:
         print(
             f"{name}: p50 {statistics.median(t):.1f} p95 {percentile(t, 0.95):.1f} mean {statistics.fmean(t):.1f} ms;"
             f" ÷ {first}: p50 {statistics.median(t) / base50:.3f} p95 {percentile(t, 0.95) / base95:.3f};"
-            f" decisions differ in {len(differ)} of {n}"
+            f" decisions differ in {len(differ)} of {n}; vector statements {len(spans[name])}, p50 / p95 / mean"
+            f" {statistics.median(spans[name]):.2f} / {percentile(spans[name], 0.95):.2f} /"
+            f" {statistics.fmean(spans[name]):.2f} ms"
         )
         for i in differ:
             print(
