@@ -341,8 +341,8 @@ PG_NOTE = (
     " values as the text form, ~0.6 ms less Python per cache-miss assembly; server CPU unchanged; in-process A/B at"
     " load 6-11, binary ÷ text p50 0.96-1.04, p95 0.83-1.23, inside the A/A spread of 0.98-1.01 / 0.76-1.40). This"
     " bench embeds its queries with the real MiniLM and its rows with inferd's fake model: for such queries the"
-    " transcript's HNSW walk costs ~2.3× what queries in the corpus's own space cost (7.7 against 3.4 ms, 3,399"
-    " against 2,960 buffers, EXPLAIN in one run), which SQLite's faiss IVF does not see."
+    " transcript's HNSW walk costs 1.6-2.3× what queries in the corpus's own space cost (EXPLAIN, 3,399 against"
+    " 2,960 buffers), which SQLite's faiss IVF does not see."
 )
 
 
