@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import psycopg
 from psycopg.adapt import AdaptersMap, Dumper
 from psycopg.pq import Format
 
@@ -47,6 +48,11 @@ class HalfvecParamDumper(Dumper):
 def register(adapters: AdaptersMap) -> None:
     """Let connections with these adapters bind HalfvecParam (each memoryd connection gets it when opened)."""
     adapters.register_dumper(HalfvecParam, HalfvecParamDumper)
+
+
+# Every connection opened after this import can bind it too, however it was opened (a connection copies psycopg's
+# global adapters when it is created): without a dumper a search would fail and the read path fall back to full text.
+register(psycopg.adapters)
 
 
 def halfvec_components(vector: npt.NDArray[np.floating]) -> npt.NDArray[np.float16]:

@@ -4,6 +4,8 @@ cannot hold still goes as text and is refused by the server as before."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import psycopg
@@ -113,3 +115,10 @@ def test_a_batch_with_a_vector_halfvec_cannot_hold_is_refused_as_before(pg: PgSq
     with pytest.raises(psycopg.errors.DataException):
         store.put(agent, KIND_EPISODE, [1, 2, 3], vectors)
     assert store.count("a") == 0
+
+
+def test_any_connection_opened_after_the_import_binds_the_binary_form(postgres: Any) -> None:  # noqa: F811
+    vector = _units(14, 1)[0]
+    with psycopg.connect(postgres.dsn, autocommit=True) as conn:  # opened outside memoryd's storage layer
+        row = conn.execute("SELECT halfvec_send(%b::halfvec(384))", (halfvec_param(vector),)).fetchone()
+    assert row is not None and bytes(row[0]) == halfvec_param(vector).data
