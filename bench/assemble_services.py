@@ -348,6 +348,17 @@ def pinning_line(env: Mapping[str, str] | None = None) -> str:
     )
 
 
+#: What PostgreSQL's row says beside its figures (docs/postgres_search.md, tenth pass; not measured by this run).
+PG_NOTE = (
+    "PostgreSQL (pgread9): memoryd binds the query vector in halfvec's binary form (storage/pg_halfvec.py: the same"
+    " values as the text form, ~0.6 ms less Python per cache-miss assembly; server CPU unchanged; in-process A/B at"
+    " load 6-11, binary ÷ text p50 0.96-1.04, p95 0.83-1.23, inside the A/A spread of 0.98-1.01 / 0.76-1.40). This"
+    " bench embeds its queries with the real MiniLM and its rows with inferd's fake model: for such queries the"
+    " transcript's HNSW walk costs 1.6-2.3× what queries in the corpus's own space cost (EXPLAIN, 3,399 against"
+    " 2,960 buffers), which SQLite's faiss IVF does not see."
+)
+
+
 def service_lines(run: ServiceRun) -> list[str]:
     """The markdown section of the service part."""
     seeds = "; ".join(
@@ -393,6 +404,8 @@ def service_lines(run: ServiceRun) -> list[str]:
             f"PostgreSQL / SQLite in the same run: p50 {p50 / max(s50, 1e-9):.2f}, p95 {p95 / max(s95, 1e-9):.2f}."
         )
     lines.append(pinning_line())
+    if POSTGRES in run.ms:
+        lines.append(PG_NOTE)
     lines.append(
         f"1-minute load average of the {os.cpu_count()}-core machine (shared with other engineers' work) when the"
         f" timed calls started / ended: {run.load[0]:.1f} / {run.load[1]:.1f}; the service part took"

@@ -34,7 +34,7 @@ from memoryd.retrieval.terms import query_terms
 from memoryd.storage import pg_term_stats
 from memoryd.storage.pg_db import PgDatabase
 from memoryd.storage.pg_fts import PgFtsIndex
-from memoryd.storage.pg_vectors import PgVectorStore, vector_text
+from memoryd.storage.pg_vectors import PgVectorStore, query_param
 from memoryd.vectors.embedding import Embedder
 from tests.support.postgres import running_postgres
 
@@ -97,7 +97,7 @@ def measure(
     print(f"\n  EXPLAIN transcript walk ({probe_q!r}):")
     walk = vectors.nearest_rows_sql(agent, KIND_TRANSCRIPT, 100, 13)
     twin.db.percent_queries().setting("hnsw.ef_search", "100")
-    for line in _explain(twin.db, walk, {"v": vector_text(qv.reshape(-1)), "agent": AGENT}):
+    for line in _explain(twin.db, walk, {"v": query_param(qv), "agent": AGENT}):
         print("   ", line)
     print(f"\n  EXPLAIN document frequencies, transcript ({terms}):")
     freq = pg_term_stats.frequencies_sql(SCHEMA, "transcript", fts._configs)

@@ -25,6 +25,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from memoryd.storage.dialect import POSTGRES_DIALECT, Dialect
 from memoryd.storage.faults import StorageHealth
+from memoryd.storage.pg_halfvec import register as register_halfvec
 from memoryd.storage.pg_placeholders import pg_params, to_postgres
 from memoryd.storage.pg_session import SessionSettings
 
@@ -83,6 +84,7 @@ def startup_options(conninfo: str) -> str:
 
 def _prepare(connection: psycopg.Connection[Any], schema: str) -> None:
     connection.adapters.register_loader("numeric", _NumericLoader)
+    register_halfvec(connection.adapters)
     connection.execute(pgsql.SQL("SET search_path TO {}, public").format(pgsql.Identifier(schema)))
 
 

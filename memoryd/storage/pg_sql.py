@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import psycopg
 
+from memoryd.storage.pg_halfvec import register as register_halfvec
 from memoryd.storage.pg_session import SessionSettings
 
 #: Positional (%s) or named (%(name)s) parameters.
@@ -52,6 +53,7 @@ class PgSql:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
             conn = psycopg.connect(self.dsn, autocommit=True)
+            register_halfvec(conn.adapters)
             for name, value in self._settings.items():
                 conn.execute("SELECT set_config(%s, %s, false)", (name, value))
             self._local.conn = conn

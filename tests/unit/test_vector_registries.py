@@ -215,7 +215,7 @@ def test_a_refilled_partition_is_walked_from_the_first_search(pg: PgSql, tmp_pat
     assert registry.search("a", KIND_TRANSCRIPT, "m", big[7], 10)[0][0] == 8  # refilled by this search
     a = vectors.agent("a")
     assert a is not None
-    sql = vectors.nearest_sql(a, KIND_TRANSCRIPT, k=100).replace("%(agent)s", "$1").replace("%(v)s", "$2")
+    sql = vectors.nearest_sql(a, KIND_TRANSCRIPT, k=100).replace("%(agent)s", "$1").replace("%(v)b", "$2")
     plan = "\n".join(str(row[0]) for row in pg.query("EXPLAIN (GENERIC_PLAN, COSTS OFF) " + sql))
     assert (
         f"{a.partition}_{KIND_TRANSCRIPT}" in plan and "Sort" not in plan
@@ -233,7 +233,7 @@ def test_a_partition_filled_by_adds_is_walked_from_the_first_search(pg: PgSql, t
     registry.add("a", KIND_TRANSCRIPT, "m", list(range(1, 3001)), big)
     a = vectors.agent("a")
     assert a is not None
-    sql = vectors.nearest_sql(a, KIND_TRANSCRIPT, k=100).replace("%(agent)s", "$1").replace("%(v)s", "$2")
+    sql = vectors.nearest_sql(a, KIND_TRANSCRIPT, k=100).replace("%(agent)s", "$1").replace("%(v)b", "$2")
     plan = "\n".join(str(row[0]) for row in pg.query("EXPLAIN (GENERIC_PLAN, COSTS OFF) " + sql))
     assert "Sort" in plan  # no statistics yet: the kind scanned exactly
     assert registry.search("a", KIND_TRANSCRIPT, "m", big[7], 10)[0][0] == 8
