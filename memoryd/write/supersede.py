@@ -20,6 +20,7 @@ from memoryd.write.grounding.skeleton import masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import (
+    ACTIVITY,
     EVENT,
     JOB,
     PERSON,
@@ -107,7 +108,17 @@ _SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if singl
 #: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).
 _ROLES = _SINGLE_RELATIONS - {"partner", "mother", "father"}
 #: Slots whose value a dropped tool, service or habit may have been ("switched away from Jira").
-_THING_SLOTS = ("choice.", "tool.", "preference.", "diet.", "plan.", "target", "favorite.", "instruction.")
+_THING_SLOTS = (
+    "choice.",
+    "tool.",
+    "preference.",
+    "diet.",
+    "plan.",
+    "routine.",
+    "target",
+    "favorite.",
+    "instruction.",
+)
 _NAMES = re.compile(NAME)
 #: The slots a job is stored in: a job change retires both.
 _JOB_SLOTS = ("identity.role", "identity.employer", "identity.workplace")
@@ -235,7 +246,7 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
                     or (not slot and bool(_relation_keys(existing.content) & _ROLES))
                 )
             else:
-                fits = scope == THING and (not slot or slot.startswith(_THING_SLOTS))
+                fits = scope in (THING, ACTIVITY) and (not slot or slot.startswith(_THING_SLOTS))
             if fits:
                 out.append(existing.id)
     return tuple(out)
@@ -732,6 +743,19 @@ def plan_grounded(
     return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded, tuple(kept_history))
 
 
+def _given_up(
+    turns: Sequence[SourceTurn], known: Sequence[tuple[bool, ExistingFact]]
+) -> list[tuple[bool, str]]:
+    """(table, id) of the facts an activity the user gave up in these turns names (grounding/stale.py `activity`):
+    facts without a slot, or of a thing's slot (a routine, a plan, a choice); never who the user is."""
+    values = [m.value for t in turns for m in stale_mentions(t.user) if m.scope == ACTIVITY]
+    return [
+        (is_identity, e.id)
+        for is_identity, e in known
+        if (not e.slot or e.slot.startswith(_THING_SLOTS)) and any(names_value(e.content, v) for v in values)
+    ]
+
+
 class _Retiring:
     """The older facts corrections retire (grounding/revisions.py), until a new row of the session carries them.
 
@@ -751,6 +775,9 @@ class _Retiring:
         self._new_identity: list[tuple[GroundedFact, list[tuple[bool, str]]]] = []
         #: Facts retired by corrections whose sentence states no new value of its own.
         self._loose: list[tuple[bool, str]] = []
+        # An activity given up ("je ne fais plus le marché de Lons") retires the older facts naming it, whether or
+        # not a fact of its turn was read to carry it (the sentence often states no new value a reader knows).
+        self._loose.extend(_given_up(turns, known))
         for revision in revisions(turns, facts, [e.content for _t, e in known]) if turns else []:
             olds = [(known[i][0], known[i][1].id) for i in revision.retired]
             if revision.fact is None:

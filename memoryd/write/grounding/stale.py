@@ -9,6 +9,7 @@ state them. Two scopes keep it narrow:
 - `person`: someone who left a role ("Dr. Harris retired", "Tomás moved to the platform team", "ce n'est plus le
   Dr Martin"): only a single-valued relation of the user (manager, vet, doctor…) or their employer is retired, never
   a friend or a sibling who moved house.
+- `activity`: an activity given up, named by a name ("je ne fais plus le marché de Lons"): retires like a thing.
 - `thing`: a tool, service or habit dropped ("switched away from Notion", "instead of Postgres", "no more sugar",
   "ya no usamos Trello"): facts without a slot, and choices, tools, preferences and plans.
 """
@@ -34,6 +35,9 @@ JOB = "job"
 #: slipping. Kittiwake now comes out on May 2nd"), and an older dated plan about one of them, with another date, is
 #: retired (write/supersede.py).
 EVENT = "event"
+#: An activity of the user's given up ("je ne fais plus le marché de Lons"): the value is the name it is said with;
+#: facts naming it are retired as for a `thing`, but what the user does instead is no tool chosen in its place.
+ACTIVITY = "activity"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
@@ -55,6 +59,12 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  rf"left(?= *(?:[.,;:!]|$|(?:last|this|in|recently|for good|the (?:company|practice|clinic|team|"
                  rf"firm|job|surgery|hospital|school))\b))|"
                  rf"is (?:leaving|retiring|moving (?:away|to))|passed away|stopped (?:working|practi[cs]ing))"),
+        # someone who handed the role on: "Philomena has stepped down", "Rhys has sold Coral Cove" (the shop's
+        # owner is no longer who serves the user), "a passé la main", "dimitió", "ist zurückgetreten", "demitiu-se"
+        (PERSON, rf"{_X},? (?:has |had |just |finally )?(?:stepped down|stood down|sold up|sold (?:the|his|her|their) "
+                 rf"(?:business|shop|practice|firm|company)|sold (?-i:[A-ZÀ-ÖØ-Þ]))"),
+        (PERSON, rf"{_X} (?:a démissionné|a passé la main|a vendu|dimitió|ha dimitido|ha vendido|vendió|"
+                 rf"ist zurückgetreten|hat gekündigt|hat aufgehört|demitiu-se|se demitiu|vendeu)\b"),
         (PERSON, rf"\bce n'est plus {_ART}{_X}"),
         (PERSON, rf"{_X} (?:a pris sa retraite|part à la retraite|est partie?|a quitté|a déménagé|déménage)\b"),
         (PERSON, rf"{_X} se (?:jubiló|ha jubilado|jubila|fue|ha ido|va|marchó)\b"),
@@ -70,6 +80,20 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 rf"dump(?:ed|ing)|abandon(?:ed|ing)|got rid of|cancel(?:led|ed|ling|ing)?|stopped using|"
                 rf"(?:no longer|don't|do not|never) use) {_ART}{_X}"),
         (THING, rf"{_X} (?:got|is|was|became|has become) (?:too|way too|far too) (?:expensive|slow|buggy|pricey)\b"),
+        # an activity of the user's given up, named by a name within a few words ("I no longer do the Lons market",
+        # "je ne fais plus le marché de Lons", "ya no voy a la feria de Trujillo", "ich gehe nicht mehr auf den
+        # Markt in Lons", "já não faço a feira de Barcelos"): facts naming it are retired
+        (ACTIVITY, rf"\b(?:I|we)(?:'ve| have)? (?:(?:no longer|given up|gave up) (?:doing |going to |attending |running |"
+                rf"selling at |working at )?|stopped (?:doing|going to|attending|running|selling at) )"
+                rf"(?:[\w'-]+ ){{0,3}}?{_X}"),
+        (ACTIVITY, rf"\b(?:je|on|nous) ne (?:fais|faisons|fait|vais|allons|va|participe|participons|travaille|vends|"
+                rf"vendons|tiens) plus (?:à |au |aux )?(?:[\w'-]+ ){{0,3}}?{_X}"),
+        (ACTIVITY, rf"\bya no (?:hago|hacemos|voy|vamos|participo|vendo|vendemos|trabajo) (?:a |al |en )?(?:[\w-]+ ){{0,3}}?"
+                rf"{_X}"),
+        (ACTIVITY, rf"\b(?:ich|wir) (?:mache|machen|gehe|gehen|verkaufe|verkaufen|arbeite|arbeiten) nicht mehr "
+                rf"(?:auf|zum|zur|in|im|bei|am) (?:(?:den|dem|der|die|das) )?(?:[\w-]+ ){{0,2}}?{_X}"),
+        (ACTIVITY, rf"\bjá não (?:faço|fazemos|vou|vamos|vendo|vendemos|trabalho) (?:a |ao |à |no |na |em )?"
+                rf"(?:[\w-]+ ){{0,3}}?{_X}"),
         (THING, rf"\bcan(?:'t|not) (?:face|stand|stomach|do) {_NOUN} any ?more\b"),
         (THING, rf"\b(?:don't|do not|never) (?:drink|eat|use|take|buy|order) {_NOUN} any ?more\b"),
         (THING, rf"\bno longer (?:drink|eat|use|take|buy|order) {_NOUN}"),
@@ -292,7 +316,7 @@ def _sentence_mentions(said: str) -> list[StaleMention]:
     found: list[StaleMention] = []
     for scope, pattern in _MARKERS:
         for match in pattern.finditer(said):
-            if scope == THING and _someone_else(said, match.start()):
+            if scope in (THING, ACTIVITY) and _someone_else(said, match.start()):
                 continue
             value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
             if not value or fold(value.split()[0]) in _EMPTY:
@@ -320,6 +344,7 @@ def names_value(content: str, value: str) -> bool:
 
 
 __all__ = [
+    "ACTIVITY",
     "CHANGE_MARKER",
     "EVENT",
     "JOB",
