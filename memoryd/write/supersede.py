@@ -266,6 +266,30 @@ _DAY_OF_YEAR = re.compile(
 )
 
 
+def same_family(a: str, b: str) -> bool:
+    """Whether two stems are one word family, a noun and its verb in any of the five languages ("livr" of "livrer"
+    and "livraison", "deliv" / "deliveri", "entreg" / "entregar", "liefer" / "liefern", "inspeçã" / "inspecionar"):
+    one is the start of the other (four letters at least), or they share five letters and differ in at most two
+    of the shorter's."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    common = 0
+    for x, y in zip(short, long_, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= 4 and (common == len(short) or (common >= 5 and common >= len(short) - 2))
+
+
+def _shares_family(old: frozenset[str], said: frozenset[str], own: frozenset[str]) -> bool:
+    """Whether the changed date's words (`said`: its sentence and the one before) and an older plan's share a word,
+    or the fact's own words (`own`) and the older plan's a word family (`same_family`): "Le parc a décalé la
+    livraison" is about "leur livrer la carte … le 27 février". A family is looser than a word, so only the
+    sentence that states the date is read for one ("il part s'installer" before it is no "participe")."""
+    return bool(old & said) or any(same_family(a, b) for a in old for b in own)
+
+
 def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact]) -> list[str]:
     """Older dated plans about something the changed date's turn names (`context`: its stemmed words), with a date
     the new fact does not state: "The haul-out is booked for March 28th" once "the haul-out kept slipping, Kittiwake
@@ -277,9 +301,9 @@ def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact])
         for e in pool
         if e.content != fact.text
         and (not e.slot or e.slot.startswith(_PLAN))
-        and _DAY_OF_YEAR.search(e.content)
+        and _DAY_OF_YEAR.search(fold(e.content))  # "27 février", "3 de março": months said with accents
         and (old := masked(e.content)).dated
-        and old.skeleton & said
+        and _shares_family(old.skeleton, said, new.skeleton - _TIME_WORDS)
         and old.relations == new.relations
         and old.values - new.values
         and not (new.values <= old.values)

@@ -12,6 +12,8 @@ import pytest
 from memoryd.write.grounding import FactKind, SourceTurn, extract
 from memoryd.write.grounding.dates import find_dates, weekday_span
 from memoryd.write.grounding.stale import ACTIVITY, PERSON, stale_mentions
+from memoryd.write.grounding.text import fold, light_stem
+from memoryd.write.supersede import same_family
 from tests.support.grounded_agent import SESSION_MS, Agent, corrected, kept
 
 
@@ -224,3 +226,40 @@ def test_kinds_are_what_the_readers_store() -> None:
     turns = [SourceTurn(0, 1, "Supervisor is Shona Grant, decent sort.", "Okay.")]
     facts = extract(turns, session_time_ms=SESSION_MS).facts
     assert [f.kind for f in facts if f.slot == "relation.manager"] == [FactKind.RELATION]
+
+
+# ----------------------------------------------------------------------- a date changed, its event by word family
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("livrer", "livraison"), ("deliver", "delivery"), ("entrega", "entregar"), ("Lieferung", "liefern")],
+)
+def test_a_noun_and_its_verb_are_one_word_family(a: str, b: str) -> None:
+    assert same_family(light_stem(fold(a)), light_stem(fold(b)))
+
+
+@pytest.mark.parametrize(("a", "b"), [("parc", "partir"), ("dentist", "dental"), ("match", "market")])
+def test_words_sharing_a_few_letters_are_no_family(a: str, b: str) -> None:
+    assert not same_family(light_stem(a), light_stem(b))
+
+
+def test_a_delivery_moved_replaces_the_task_dated_with_its_verb_and_not_another() -> None:
+    agent = Agent()
+    agent.session(
+        "Je dois leur livrer la carte des sentiers de randonnée le 27 février.",
+        "Je dois aussi envoyer le devis au musée le 20 février.",
+    )
+    assert agent.active("27 février") and agent.active("20 février"), agent.rows
+    agent.session("Le parc a décalé la livraison : finalement ce sera le 13 mars.")
+    assert not agent.active("27 février") and agent.stored("27 février"), agent.rows
+    assert agent.active("13 mars") and agent.active("20 février"), agent.rows
+
+
+def test_a_family_word_in_the_sentence_before_the_new_date_retires_nothing() -> None:
+    kept(
+        "14 juin",
+        "On participe au concours des fromagers du Doubs, le dimanche 14 juin, à Ornans.",
+        then=(
+            "Gaëtan a quitté l'affaire, il part s'installer dans le Jura. "
+            "C'est Maëlys qui fait les marchés du samedi maintenant.",
+        ),
+    )
