@@ -23,6 +23,7 @@ from memoryd.write.grounding.stale import (
     ACTIVITY,
     EVENT,
     JOB,
+    LEFT_JOB,
     PERSON,
     TASTE,
     THING,
@@ -771,13 +772,24 @@ def _given_up(
     turns: Sequence[SourceTurn], known: Sequence[tuple[bool, ExistingFact]]
 ) -> list[tuple[bool, str]]:
     """(table, id) of the facts an activity the user gave up in these turns names (grounding/stale.py `activity`):
-    facts without a slot, or of a thing's slot (a routine, a plan, a choice); never who the user is."""
-    values = [m.value for t in turns for m in stale_mentions(t.user) if m.scope == ACTIVITY]
+    facts without a slot, or of a thing's slot (a routine, a plan, a choice); never who the user is. With a job the
+    user left (`left_job`), the older employer and workplace facts too."""
+    mentions = [m for t in turns for m in stale_mentions(t.user)]
+    values = [m.value for m in mentions if m.scope == ACTIVITY]
+    # "já não trabalho para a Custódia": the user's employer and place of work went with that job.
+    left_job = any(m.scope == LEFT_JOB for m in mentions)
     return [
         (is_identity, e.id)
         for is_identity, e in known
-        if (not e.slot or e.slot.startswith(_THING_SLOTS)) and any(names_value(e.content, v) for v in values)
+        if (
+            (not e.slot or e.slot.startswith(_THING_SLOTS)) and any(names_value(e.content, v) for v in values)
+        )
+        or (left_job and e.slot in _LEFT_JOB_SLOTS)
     ]
+
+
+#: What a job the user left takes with it: the employer and the workplace, not the profession.
+_LEFT_JOB_SLOTS = ("identity.employer", "identity.workplace")
 
 
 class _Retiring:

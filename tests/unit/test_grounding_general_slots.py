@@ -11,7 +11,7 @@ import pytest
 
 from memoryd.write.grounding import FactKind, SourceTurn, extract
 from memoryd.write.grounding.dates import find_dates, weekday_span
-from memoryd.write.grounding.stale import ACTIVITY, PERSON, stale_mentions
+from memoryd.write.grounding.stale import ACTIVITY, LEFT_JOB, PERSON, stale_mentions
 from memoryd.write.grounding.text import fold, light_stem
 from memoryd.write.supersede import same_family
 from tests.support.grounded_agent import SESSION_MS, Agent, corrected, kept
@@ -263,3 +263,38 @@ def test_a_family_word_in_the_sentence_before_the_new_date_retires_nothing() -> 
             "C'est Maëlys qui fait les marchés du samedi maintenant.",
         ),
     )
+
+
+# ------------------------------------------------------------------------------------------ a job the user left
+@pytest.mark.parametrize(
+    ("said", "who"),
+    [
+        ("I no longer work for Acme Corp, I'm freelance now.", "Acme Corp"),
+        ("Je ne travaille plus pour M. Roux.", "M. Roux"),
+        ("Ya no trabajo para Ortún.", "Ortún"),
+        ("Ich arbeite nicht mehr für Frau Wolf.", "Frau Wolf"),
+        ("E já não trabalho para a Custódia, agora sou eu a chefe.", "Custódia"),
+    ],
+)
+def test_no_longer_working_for_someone_is_a_job_left(said: str, who: str) -> None:
+    scopes = {m.scope for m in stale_mentions(said) if m.value == who}
+    assert {PERSON, LEFT_JOB} <= scopes, stale_mentions(said)
+
+
+@pytest.mark.parametrize(
+    "said", ["My wife no longer works for Acme.", "Should I stop working for Acme?", "I work for Acme."]
+)
+def test_someone_elses_or_a_doubted_job_is_none_left(said: str) -> None:
+    assert not [m for m in stale_mentions(said) if m.scope == LEFT_JOB]
+
+
+def test_a_job_left_retires_the_workplace_and_the_boss_and_keeps_the_profession() -> None:
+    agent = Agent(with_turns=True)
+    agent.session(
+        "Olá, sou a Leonor, sou restauradora, trabalho numa oficina na Rua das Flores.",
+        "A minha chefe é a Custódia Pinheiro.",
+    )
+    assert agent.active("Rua das Flores") and agent.active("Custódia"), agent.rows
+    agent.session("A oficina de Gaia já abriu. E já não trabalho para a Custódia, agora sou eu a chefe.")
+    assert not agent.active("Rua das Flores") and not agent.active("Chefe do usuário"), agent.rows
+    assert agent.active("restauradora"), agent.rows

@@ -38,11 +38,15 @@ EVENT = "event"
 #: An activity of the user's given up ("je ne fais plus le marché de Lons"): the value is the name it is said with;
 #: facts naming it are retired as for a `thing`, but what the user does instead is no tool chosen in its place.
 ACTIVITY = "activity"
+#: The user no longer working for someone ("I no longer work for Custódia", "já não trabalho para a Custódia"): the
+#: value is who they worked for; the older employer and workplace facts are retired whatever they name (the place
+#: of work went with the job), and the person, said as `person` too, leaves a role they held for the user.
+LEFT_JOB = "left_job"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
 _X = (
-    r"(?-i:(?P<x>(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
+    r"(?-i:(?P<x>(?:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra|Mme|Mlle)\.?|M\.)\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
     r"(?:[ -][A-ZÀ-ÖØ-Þ][\w'’-]*){0,2}))"
 )
 #: The old value when it is a common noun ("tea", "sugar", "the gym"), for the few markers that say so plainly.
@@ -66,6 +70,20 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (PERSON, rf"{_X} (?:a démissionné|a passé la main|a vendu|dimitió|ha dimitido|ha vendido|vendió|"
                  rf"ist zurückgetreten|hat gekündigt|hat aufgehört|demitiu-se|se demitiu|vendeu)\b"),
         (PERSON, rf"\bce n'est plus {_ART}{_X}"),
+        # the user no longer working for someone: "I no longer work for Custódia", "je ne travaille plus pour
+        # M. Roux", "ya no trabajo para Ortún", "ich arbeite nicht mehr für Frau Wolf", "já não trabalho para a
+        # Custódia" (both scopes: the person's role and the user's job)
+        *(
+            (scope, pattern)
+            for pattern in (
+                rf"\b(?:I|we)(?:'m| am)? (?:no longer|don't|do not) work(?:ing)? (?:for|at) {_ART}{_X}",
+                rf"\b(?:je|nous) ne travaill(?:e|ons) plus (?:pour|chez|avec) {_ART}{_X}",
+                rf"\bya no trabaj(?:o|amos) (?:para|en|con) {_ART}{_X}",
+                rf"\b(?:ich|wir) arbeite[n]? nicht mehr (?:für|bei|mit) {_ART}{_X}",
+                rf"\bjá não trabalh(?:o|amos) (?:para|na|no|com) {_ART}{_X}",
+            )
+            for scope in (PERSON, LEFT_JOB)
+        ),
         (PERSON, rf"{_X} (?:a pris sa retraite|part à la retraite|est partie?|a quitté|a déménagé|déménage)\b"),
         (PERSON, rf"{_X} se (?:jubiló|ha jubilado|jubila|fue|ha ido|va|marchó)\b"),
         (PERSON, rf"\bya no es {_ART}{_X}"),
@@ -348,6 +366,7 @@ __all__ = [
     "CHANGE_MARKER",
     "EVENT",
     "JOB",
+    "LEFT_JOB",
     "PERSON",
     "TASTE",
     "THING",
