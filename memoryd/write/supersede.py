@@ -20,8 +20,10 @@ from memoryd.write.grounding.skeleton import masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import (
+    ACTIVITY,
     EVENT,
     JOB,
+    LEFT_JOB,
     PERSON,
     TASTE,
     THING,
@@ -107,7 +109,17 @@ _SINGLE_RELATIONS = frozenset(key for key, single in RELATIONS.values() if singl
 #: Single-valued relations held by someone in a role, who can leave it (a partner or a parent does not).
 _ROLES = _SINGLE_RELATIONS - {"partner", "mother", "father"}
 #: Slots whose value a dropped tool, service or habit may have been ("switched away from Jira").
-_THING_SLOTS = ("choice.", "tool.", "preference.", "diet.", "plan.", "target", "favorite.", "instruction.")
+_THING_SLOTS = (
+    "choice.",
+    "tool.",
+    "preference.",
+    "diet.",
+    "plan.",
+    "routine.",
+    "target",
+    "favorite.",
+    "instruction.",
+)
 _NAMES = re.compile(NAME)
 #: The slots a job is stored in: a job change retires both.
 _JOB_SLOTS = ("identity.role", "identity.employer", "identity.workplace")
@@ -235,7 +247,7 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
                     or (not slot and bool(_relation_keys(existing.content) & _ROLES))
                 )
             else:
-                fits = scope == THING and (not slot or slot.startswith(_THING_SLOTS))
+                fits = scope in (THING, ACTIVITY) and (not slot or slot.startswith(_THING_SLOTS))
             if fits:
                 out.append(existing.id)
     return tuple(out)
@@ -255,6 +267,30 @@ _DAY_OF_YEAR = re.compile(
 )
 
 
+def same_family(a: str, b: str) -> bool:
+    """Whether two stems are one word family, a noun and its verb in any of the five languages ("livr" of "livrer"
+    and "livraison", "deliv" / "deliveri", "entreg" / "entregar", "liefer" / "liefern", "inspeçã" / "inspecionar"):
+    one is the start of the other (four letters at least), or they share five letters and differ in at most two
+    of the shorter's."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    common = 0
+    for x, y in zip(short, long_, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= 4 and (common == len(short) or (common >= 5 and common >= len(short) - 2))
+
+
+def _shares_family(old: frozenset[str], said: frozenset[str], own: frozenset[str]) -> bool:
+    """Whether the changed date's words (`said`: its sentence and the one before) and an older plan's share a word,
+    or the fact's own words (`own`) and the older plan's a word family (`same_family`): "Le parc a décalé la
+    livraison" is about "leur livrer la carte … le 27 février". A family is looser than a word, so only the
+    sentence that states the date is read for one ("il part s'installer" before it is no "participe")."""
+    return bool(old & said) or any(same_family(a, b) for a in old for b in own)
+
+
 def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact]) -> list[str]:
     """Older dated plans about something the changed date's turn names (`context`: its stemmed words), with a date
     the new fact does not state: "The haul-out is booked for March 28th" once "the haul-out kept slipping, Kittiwake
@@ -266,9 +302,9 @@ def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact])
         for e in pool
         if e.content != fact.text
         and (not e.slot or e.slot.startswith(_PLAN))
-        and _DAY_OF_YEAR.search(e.content)
+        and _DAY_OF_YEAR.search(fold(e.content))  # "27 février", "3 de março": months said with accents
         and (old := masked(e.content)).dated
-        and old.skeleton & said
+        and _shares_family(old.skeleton, said, new.skeleton - _TIME_WORDS)
         and old.relations == new.relations
         and old.values - new.values
         and not (new.values <= old.values)
@@ -732,6 +768,30 @@ def plan_grounded(
     return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded, tuple(kept_history))
 
 
+def _given_up(
+    turns: Sequence[SourceTurn], known: Sequence[tuple[bool, ExistingFact]]
+) -> list[tuple[bool, str]]:
+    """(table, id) of the facts an activity the user gave up in these turns names (grounding/stale.py `activity`):
+    facts without a slot, or of a thing's slot (a routine, a plan, a choice); never who the user is. With a job the
+    user left (`left_job`), the older employer and workplace facts too."""
+    mentions = [m for t in turns for m in stale_mentions(t.user)]
+    values = [m.value for m in mentions if m.scope == ACTIVITY]
+    # "já não trabalho para a Custódia": the user's employer and place of work went with that job.
+    left_job = any(m.scope == LEFT_JOB for m in mentions)
+    return [
+        (is_identity, e.id)
+        for is_identity, e in known
+        if (
+            (not e.slot or e.slot.startswith(_THING_SLOTS)) and any(names_value(e.content, v) for v in values)
+        )
+        or (left_job and e.slot in _LEFT_JOB_SLOTS)
+    ]
+
+
+#: What a job the user left takes with it: the employer and the workplace, not the profession.
+_LEFT_JOB_SLOTS = ("identity.employer", "identity.workplace")
+
+
 class _Retiring:
     """The older facts corrections retire (grounding/revisions.py), until a new row of the session carries them.
 
@@ -751,6 +811,9 @@ class _Retiring:
         self._new_identity: list[tuple[GroundedFact, list[tuple[bool, str]]]] = []
         #: Facts retired by corrections whose sentence states no new value of its own.
         self._loose: list[tuple[bool, str]] = []
+        # An activity given up ("je ne fais plus le marché de Lons") retires the older facts naming it, whether or
+        # not a fact of its turn was read to carry it (the sentence often states no new value a reader knows).
+        self._loose.extend(_given_up(turns, known))
         for revision in revisions(turns, facts, [e.content for _t, e in known]) if turns else []:
             olds = [(known[i][0], known[i][1].id) for i in revision.retired]
             if revision.fact is None:

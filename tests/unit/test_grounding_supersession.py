@@ -7,9 +7,6 @@ Each test runs real sessions through the extractor and verifier (`ground`) and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from memoryd.write.grounding import SourceTurn, ground
 from memoryd.write.grounding.moves import job_change, moved_home
 from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.roles import read_roles, role_key
@@ -21,69 +18,9 @@ from memoryd.write.grounding.schedule import (
     weekdays,
 )
 from memoryd.write.grounding.slotfill import instruction_aspect
-from memoryd.write.store_protocol import ExistingFact
-from memoryd.write.supersede import plan_grounded
-
-#: 2026-12-02, a Wednesday, 00:00 UTC; each later session is a week on.
-SESSION_MS = 1_796_169_600_000
-WEEK_MS = 7 * 86_400_000
+from tests.support.grounded_agent import Agent, corrected, kept
 
 
-@dataclass
-class Agent:
-    """An agent's facts (pinned and identity) with their slots and whether each is still active."""
-
-    rows: dict[str, tuple[str, str, bool, bool]] = field(
-        default_factory=dict
-    )  # id → (text, slot, identity, active)
-
-    def session(self, *users: str) -> None:
-        turns = [SourceTurn(i, 100 * len(self.rows) + i, user, "Okay.") for i, user in enumerate(users)]
-        digest = ground(turns, None, session_time_ms=SESSION_MS + WEEK_MS * len(self.rows))
-        pinned = [
-            ExistingFact(k, t, 0.7, 1, s) for k, (t, s, ident, on) in self.rows.items() if on and not ident
-        ]
-        identity = [
-            ExistingFact(k, t, 0.7, 1, s) for k, (t, s, ident, on) in self.rows.items() if on and ident
-        ]
-        plan = plan_grounded(digest.facts, pinned, identity, lambda idx: tuple(idx))
-        retired = [i for new in plan.facts.inserts for i in (*new.supersedes, *new.supersedes_identity)]
-        retired += [i for new in plan.identity_inserts for i in (*new.supersedes, *new.supersedes_pinned)]
-        for new in plan.facts.inserts:
-            self.rows[str(len(self.rows) + 1)] = (new.content, new.slot, False, True)
-        for learned in plan.identity_inserts:
-            self.rows[str(len(self.rows) + 1)] = (learned.content, learned.slot, True, True)
-        for old in retired:
-            text, slot, is_identity, _ = self.rows[old]
-            self.rows[old] = (text, slot, is_identity, False)
-
-    def active(self, word: str) -> list[str]:
-        return [t for t, _, _, on in self.rows.values() if on and word.casefold() in t.casefold()]
-
-    def stored(self, word: str) -> list[str]:
-        return [t for t, _, _, _ in self.rows.values() if word.casefold() in t.casefold()]
-
-
-def _corrected(old: str, new: str, *first: str, then: tuple[str, ...]) -> None:
-    agent = Agent()
-    agent.session(*first)
-    assert agent.active(old), (old, agent.rows)
-    agent.session(*then)
-    assert agent.active(new), (new, agent.rows)
-    assert not agent.active(old), (old, agent.rows)
-    assert agent.stored(old), "a superseded fact is kept for history"
-
-
-def _kept(old: str, *first: str, then: tuple[str, ...]) -> Agent:
-    agent = Agent()
-    agent.session(*first)
-    assert agent.active(old), (old, agent.rows)
-    agent.session(*then)
-    assert agent.active(old), (old, agent.rows)
-    return agent
-
-
-# -------------------------------------------------------------------------------------------------------- roles
 def test_a_role_noun_outside_the_relation_lexicon_names_the_slot_in_five_languages() -> None:
     said = [
         ("Our supervising social worker is Bethan Pryce from the Swansea team.", "en", "social_worker"),
@@ -106,55 +43,55 @@ def test_one_role_in_other_genders_and_words_is_one_key() -> None:
 
 
 def test_a_new_holder_of_a_role_supersedes_the_old_one() -> None:
-    _corrected(
+    corrected(
         "Marisol",
         "Nuria Ferrando",
         "Mi higienista es Marisol.",
         then=("Marisol se ha ido a una clínica en Castellón; la nueva higienista es Nuria Ferrando.",),
     )
-    _corrected(
+    corrected(
         "Ernesto",
         "Marisa",
         "Mi gestor es Ernesto Lasheras, me lleva la contabilidad.",
         then=("Mi nueva gestora es Marisa Ortún, de Ortún y Asociados.",),
     )
-    _corrected(
+    corrected(
         "Bethan",
         "Owain",
         "Our supervising social worker is Bethan Pryce.",
         then=("Bethan has gone on maternity leave, so our new supervising social worker is Owain Rees.",),
     )
-    _corrected("Drummond", "Adeyemi", "My PI, Professor Hamish Drummond, is great.",
+    corrected("Drummond", "Adeyemi", "My PI, Professor Hamish Drummond, is great.",
                then=("Funmilayo Adeyemi has taken over as my PI.",))  # fmt: skip
 
 
 def test_a_supplier_by_its_verb_class_is_replaced_by_a_change_of_supplier() -> None:
-    _corrected(
+    corrected(
         "Santa Inês",
         "Pedra Branca",
         "Compro café especial da Fazenda Santa Inês, no Sul de Minas.",
         then=("Troquei de fornecedor: agora o café vem do Sítio Pedra Branca, o preço é melhor.",),
     )
-    _corrected("Oakmill", "Ballyhale", "My flour comes from Oakmill Organics in Kilkenny.",
+    corrected("Oakmill", "Ballyhale", "My flour comes from Oakmill Organics in Kilkenny.",
                then=("So, I switched flour suppliers, I'm with Ballyhale Mills now, Oakmill kept missing deliveries.",))  # fmt: skip
 
 
 def test_someone_hurt_is_replaced_by_who_runs_the_job_now() -> None:
-    _corrected("Luis", "Carla", "My contractor is Luis Ortega, he did my brother's basement.",
+    corrected("Luis", "Carla", "My contractor is Luis Ortega, he did my brother's basement.",
                then=("Luis broke his wrist, so his business partner Carla Nguyen is running the job now.",))  # fmt: skip
 
 
 def test_another_persons_role_and_a_second_friend_supersede_nothing() -> None:
     assert read_roles("My sister's new tutor is Ana Lopez.", 0, "en") == []
-    _kept("Elena", "My tutor is Elena Ruiz.", then=("My sister's new tutor is Ana Lopez.",))
-    agent = _kept("Tom", "My friend Tom Baker is coming to the climbing trip.",
+    kept("Elena", "My tutor is Elena Ruiz.", then=("My sister's new tutor is Ana Lopez.",))
+    agent = kept("Tom", "My friend Tom Baker is coming to the climbing trip.",
                   then=("Another friend, Sam Price, is coming too.",))  # fmt: skip
     assert not [t for t in agent.stored("Sam") if not agent.active("Sam")]
 
 
 def test_two_different_roles_and_two_pets_are_two_slots() -> None:
-    _kept("Marisol", "Mi higienista es Marisol.", then=("La nueva recepcionista es Lorena Gil.",))
-    _kept("Rex", "My dog is called Rex, a collie.", then=("We also adopted a cat called Luna last week.",))
+    kept("Marisol", "Mi higienista es Marisol.", then=("La nueva recepcionista es Lorena Gil.",))
+    kept("Rex", "My dog is called Rex, a collie.", then=("We also adopted a cat called Luna last week.",))
 
 
 # ---------------------------------------------------------------------------------------------------- schedules
@@ -174,7 +111,7 @@ def test_a_changed_schedule_replaces_the_older_days_of_its_activity() -> None:
     assert replaces_schedule("Quero lançar um brunch aos domingos.", "O brunch mudou pra sábado, no domingo não teve movimento.")  # fmt: skip
     assert replaces_schedule("We play every other Sunday afternoon at my flat.",
                              "We're going weekly now, Thursday evenings, because Sundays clash with new jobs.")  # fmt: skip
-    _corrected("Wednesday", "Tuesdays", "We train Wednesday evenings at Market Road pitches.",
+    corrected("Wednesday", "Tuesdays", "We train Wednesday evenings at Market Road pitches.",
                then=("The pitch is being resurfaced, so from April we train at Highbury Fields on Tuesdays instead.",))  # fmt: skip
 
 
@@ -186,7 +123,7 @@ def test_an_addition_another_activity_or_a_part_still_true_keeps_the_older_sched
         "We train Wednesday evenings at Market Road and play Sunday mornings in the Youth League.",
         "From April we train at Highbury Fields on Tuesdays instead.",
     )
-    _kept("lundis", "Nous répétons tous les lundis soir à Chantenay.",
+    kept("lundis", "Nous répétons tous les lundis soir à Chantenay.",
           then=("On ajoute une répétition le jeudi soir à partir d'avril, en plus du lundi.",))  # fmt: skip
 
 
@@ -206,7 +143,7 @@ def test_a_job_change_retires_the_older_role_and_employer() -> None:
     found = job_change("And I've changed jobs, left the National Park, now I work for the Environment Agency as a "
                        "flood-risk analyst.", 0, "en")  # fmt: skip
     assert [f.slot for f in found] == ["identity.employer", "identity.role"]
-    _corrected("Royal Infirmary", "Queen Elizabeth", "I'm Zara, I work as a radiographer at the Royal Infirmary.",
+    corrected("Royal Infirmary", "Queen Elizabeth", "I'm Zara, I work as a radiographer at the Royal Infirmary.",
                then=("Big news, I got the senior radiographer post at the Queen Elizabeth University Hospital.",))  # fmt: skip
 
 
@@ -220,11 +157,11 @@ def test_a_move_names_the_new_home_and_a_hypothetical_move_does_not() -> None:
         "Et du coup je déménage de Modane à Lanslebourg, c'est à deux minutes des pistes.", 0, "fr"
     )
     assert home is not None and home.value == "Lanslebourg"
-    _corrected("Modane", "Lanslebourg", "Moi c'est Yannick, j'habite à Modane.",
+    corrected("Modane", "Lanslebourg", "Moi c'est Yannick, j'habite à Modane.",
                then=("Et du coup je déménage de Modane à Lanslebourg, c'est à deux minutes des pistes.",))  # fmt: skip
     assert moved_home("If I moved to Lisbon I'd learn Portuguese.", 0, "en") is None
     assert moved_home("My brother moved to Leeds last year.", 0, "en") is None
-    _kept("Porto", "I live in Porto.", then=("If I moved to Lisbon I'd learn to surf.",))
+    kept("Porto", "I live in Porto.", then=("If I moved to Lisbon I'd learn to surf.",))
 
 
 # ------------------------------------------------------------------------------------------------------- events
@@ -238,7 +175,7 @@ def test_a_new_date_said_of_it_after_the_event_moved_supersedes_that_event_only(
 
 
 def test_a_this_year_earlier_start_is_the_same_event() -> None:
-    _corrected("outubro", "setembro", "A colheita começa em outubro, normalmente na segunda semana.",
+    corrected("outubro", "setembro", "A colheita começa em outubro, normalmente na segunda semana.",
                then=("Este ano a colheita começa mais cedo, a 28 de setembro, por causa do calor.",))  # fmt: skip
 
 
@@ -253,7 +190,7 @@ def test_a_plain_schedule_is_read_only_as_activity_copula_days() -> None:
         "en",
     )
     assert moved is not None and "Stellan" not in moved.text
-    _corrected("Thursdays", "Tuesdays", "Lessons are Thursdays at 7pm over Zoom.",
+    corrected("Thursdays", "Tuesdays", "Lessons are Thursdays at 7pm over Zoom.",
                then=("A correction for your notes: my lessons are on Tuesdays now, Stellan started a course on "
                      "Thursdays.",))  # fmt: skip
 
@@ -268,16 +205,16 @@ def test_a_count_of_the_same_noun_is_one_slot_and_a_new_number_replaces_it() -> 
     rate = quantity("Yes please, but three sessions a week max", 0, "en")
     assert rate is not None and (rate.slot, rate.value) == ("count.sess", "3")
     assert quantity("Er hat Pflegegrad 2", 0, "de") is not None
-    _corrected("four players", "five players", "So we're four players now.",
+    corrected("four players", "five players", "So we're four players now.",
                then=("Ife joined after all, so we're back to five players.",))  # fmt: skip
-    _corrected("magnitude 10", "magnitude 12", "Skip anything below magnitude 10, my scope struggles.",
+    corrected("magnitude 10", "magnitude 12", "Skip anything below magnitude 10, my scope struggles.",
                then=("Yes, you can go down to magnitude 12 now for target lists.",))  # fmt: skip
 
 
 def test_another_persons_count_or_a_hypothetical_one_is_no_fact() -> None:
     assert quantity("My sister does three sessions a week", 0, "en") is None
     assert quantity("If we were five players I'd run a heist", 0, "en") is None
-    _kept("four players", "So we're four players now.", then=("My brother's group is six players.",))
+    kept("four players", "So we're four players now.", then=("My brother's group is six players.",))
 
 
 def test_an_instruction_about_one_aspect_is_replaced_by_the_next_about_it() -> None:
@@ -288,25 +225,25 @@ def test_an_instruction_about_one_aspect_is_replaced_by_the_next_about_it() -> N
     assert instruction_aspect("use Harvard referencing") == "instruction.citation"
     assert instruction_aspect("never add VAT") == "instruction.tax"
     assert instruction_aspect("sign them 'Bao x', never 'Best regards'") == "instruction.signoff"
-    _corrected("APA", "Harvard", "Please cite everything in APA style, never numbered references.",
+    corrected("APA", "Harvard", "Please cite everything in APA style, never numbered references.",
                then=("From now on please use Harvard referencing, the school here insists on it.",))  # fmt: skip
 
 
 def test_a_specialist_who_retires_is_replaced_by_the_one_the_user_is_handed_over_to() -> None:
-    _corrected("Hargreaves", "Mistry", "My endocrinologist is Dr. Felicity Hargreaves at St James's.",
+    corrected("Hargreaves", "Mistry", "My endocrinologist is Dr. Felicity Hargreaves at St James's.",
                then=("News: Dr. Hargreaves is retiring, so I've been handed over to Dr. Anand Mistry at the same "
                      "clinic.",))  # fmt: skip
 
 
 def test_a_budget_is_a_target_amount_and_a_new_one_replaces_it() -> None:
-    _corrected("25k", "30k", "Budget is 25k pounds maximum, that's non-negotiable.",
+    corrected("25k", "30k", "Budget is 25k pounds maximum, that's non-negotiable.",
                then=("And the budget went up to 30k because the grandparents chipped in.",))  # fmt: skip
 
 
 def test_a_role_said_as_changed_or_a_service_that_comes_names_the_holder() -> None:
-    _corrected("Olivenhaus", "Berger", "Temos um importador na Alemanha, a Olivenhaus, em Colónia.",
+    corrected("Olivenhaus", "Berger", "Temos um importador na Alemanha, a Olivenhaus, em Colónia.",
                then=("E o importador alemão mudou: a Olivenhaus fechou, agora vendemos para a Ölmühle Berger.",))  # fmt: skip
-    _corrected("Diakoniestation", "Lebensbaum", "Die Diakoniestation Baunatal kommt morgens und abends.",
+    corrected("Diakoniestation", "Lebensbaum", "Die Diakoniestation Baunatal kommt morgens und abends.",
                then=("Jetzt kommt der Pflegedienst Lebensbaum.",))  # fmt: skip
     assert read_roles("My sister's supplier changed, now it is Acme.", 0, "en") == []
 
@@ -319,7 +256,7 @@ def test_the_users_own_verb_names_a_changed_schedule_and_daily_replaces_a_weekda
 
 
 def test_a_supplier_of_one_thing_is_not_replaced_by_a_supplier_of_another() -> None:
-    _kept("Dairy Best", "I buy my milk from Dairy Best.", then=("I buy my flour from Oakmill Organics.",))
+    kept("Dairy Best", "I buy my milk from Dairy Best.", then=("I buy my flour from Oakmill Organics.",))
     assert read_roles("My new favourite is Radiohead.", 0, "en") == []
 
 

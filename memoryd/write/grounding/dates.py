@@ -123,6 +123,12 @@ def _weekday_day(today: date, weekday: int, day: int) -> date | None:
 _RECURRING = re.compile(
     r"\b(?:every|each|chaque|tous les|cada|todos los|todas las|los|las|le|jeden|jede|immer|toda|todas as|todos os)\s+$"
 )
+#: Two weekdays joined as a span of the week ("Monday to Thursday", "Sunday-Wednesday", "du lundi au vendredi", "de
+#: lunes a viernes", "Montag bis Freitag", "de segunda a sexta"): a weekly pattern, so neither day is a date.
+_WEEKDAY_RANGE = re.compile(
+    rf"\b({_WEEKDAY_RE}|{_PT_SHORT_RE})s?\s*(?:to|till|until|through|thru|-|–|au|a|al|hasta|bis|ate)\s*"
+    rf"(?:(?:le|el|la|o|a)\s+)?({_WEEKDAY_RE}|{_PT_SHORT_RE})s?\b"
+)
 _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_SHORT_RE})\s+que vem\b")
 #: A month said alone after a preposition ("in September", "em setembro", "en juillet"): its first day.
 _IN_MONTH = re.compile(
@@ -181,6 +187,10 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
     if len(folded) != len(text):  # folding changed lengths (rare ligatures): fall back to a lower-cased copy
         folded = text.lower()
     found: list[DateMention] = []
+    spans = [match.span() for match in _WEEKDAY_RANGE.finditer(folded)]
+
+    def in_span(start: int, end: int) -> bool:
+        return any(s < end and start < e for s, e in spans)
 
     def add(
         start: int, end: int, day: date | None, *, relative: bool, week: bool = False, month: bool = False
@@ -227,17 +237,30 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
         day = int(next(g for g in match.groups() if g))
         add(*match.span(), _next_day_of_month(today, day), relative=True)
     for match in _WEEKDAY_DAY.finditer(folded):
+        if in_span(*match.span()):
+            continue  # "Monday to Thursday, 7 till 7": a day of the week's span, then hours
         # "el martes 10", "Tuesday the 10th": the day of the month that falls on that weekday, ahead.
         add(*match.span(), _weekday_day(today, WEEKDAYS[match[1]], int(match[2])), relative=True)
     for match in _WEEKDAY.finditer(folded):
+        if in_span(*match.span()):
+            continue  # "on nights Sunday to Wednesday": a weekly span, not one date
         if any(0 <= m.start - match.end() <= 3 for m in found):
             continue  # "am Dienstag, 10. März": the weekday names the date that follows it
         if _RECURRING.search(folded, 0, match.start()):
             continue  # "every Tuesday", "los martes", "le mercredi", "jeden Dienstag": a habit, not one date
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):
+        if in_span(*match.span()):
+            continue
         add(*match.span(), _next_weekday(today, _PT_SHORT[match[1] or match[2]]), relative=True)
     return tuple(sorted(found, key=lambda m: m.start))
+
+
+def weekday_span(text: str) -> tuple[int, int] | None:
+    """The span of the first span of the week in `text` ("Sunday to Wednesday", "du lundi au vendredi"), or None."""
+    folded = fold(text)
+    match = _WEEKDAY_RANGE.search(folded if len(folded) == len(text) else text.lower())
+    return match.span() if match else None
 
 
 def with_resolved_dates(text: str, mentions: list[DateMention]) -> str:
@@ -260,4 +283,12 @@ def with_resolved_dates(text: str, mentions: list[DateMention]) -> str:
     return "".join(pieces)
 
 
-__all__ = ["MONTHS", "WEEKDAYS", "DateMention", "find_dates", "session_day", "with_resolved_dates"]
+__all__ = [
+    "MONTHS",
+    "WEEKDAYS",
+    "DateMention",
+    "find_dates",
+    "session_day",
+    "weekday_span",
+    "with_resolved_dates",
+]

@@ -34,6 +34,7 @@ from memoryd.write.grounding.dates import (
     DateMention,
     find_dates,
     session_day,
+    weekday_span,
     with_resolved_dates,
 )
 from memoryd.write.grounding.entities import find_entities
@@ -74,6 +75,7 @@ from memoryd.write.grounding.slotfill import (
     instruction_aspect,
     other_names,
     read_clause,
+    shift,
     someone_else,
     successor_fact,
     successors,
@@ -147,6 +149,11 @@ _RESCHEDULED = re.compile(
     re.IGNORECASE,
 )
 #: "The race was postponed to May 3": said in the past, the change puts the date ahead.
+#: A first word followed by "'s" or an auxiliary is the subject, not an imperative ("Show's been moved to 6 June",
+#: "Check-in is at noon" against "Show me …", "Call me Monday").
+_OPENS_SUBJECT = re.compile(
+    r"^[^\W\d_][\w-]*(?:['’]s\b|\s+(?:is|was|has|had|got|gets|will be)\b)", re.IGNORECASE
+)
 _MOVED_PASSIVE = re.compile(
     r"\b(?:(?:was|were|has been|have been|got|gets|is being|'s been) (?:moved|postponed|pushed(?: back)?|rescheduled|"
     r"delayed|brought forward|bumped|shifted|changed)|"
@@ -290,11 +297,16 @@ def _plan(sentence: str, lang: str, session_time_ms: int) -> tuple[str, str] | N
     happened = _happened(sentence, mentions, session_time_ms)
     if _REQUEST.match(LEAD_FILLER.sub("", sentence.strip())):
         return None
-    opener = tokens(LEAD_FILLER.sub("", sentence.strip()))[:1]
-    if opener and (
-        opener[0] in _REQUEST_VERBS
-        or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}
-        or _with_clitics(opener[0], lang)
+    lead = LEAD_FILLER.sub("", sentence.strip())
+    opener = tokens(lead)[:1]
+    if (
+        opener
+        and not _OPENS_SUBJECT.match(lead)
+        and (
+            opener[0] in _REQUEST_VERBS
+            or opener[0] in {fold(v) for v in IMPERATIVES.get(lang, ())}
+            or _with_clitics(opener[0], lang)
+        )
     ):
         return None  # a request to the assistant ("call me Monday", "Recuérdamelo el lunes"), not the user's plan
     residue = sentence
@@ -984,13 +996,16 @@ _OWN_SUBJECT = re.compile(
 
 
 def _routine(clause: str, lang: str) -> tuple[str, str] | None:
-    """(text, slot) of a weekly habit of the user or their family ("My daughter has swimming every Tuesday")."""
+    """(text, slot) of a weekly habit of the user or their family ("My daughter has swimming every Tuesday", "we're
+    open Tuesday to Sunday": a span of the week is a habit too, dates.py `weekday_span`)."""
     habit = _HABIT_DAY.search(clause)
+    # A span read as a shift's days ("on nights Sunday to Wednesday") is the shift's, stored with it (slotfill.py).
+    span = habit.span() if habit is not None else None if shift(clause, 0, lang) else weekday_span(clause)
     said = LEAD_FILLER.sub("", clause.strip()).rstrip(".!").strip()
-    if habit is None or not _OWN_SUBJECT.match(said) or HEDGE.search(said) or PAST.search(said):
+    if span is None or not _OWN_SUBJECT.match(said) or HEDGE.search(said) or PAST.search(said):
         return None
-    before = [t for t in content_tokens(clause[: habit.start()]) if t not in _PLAN_FILLER]
-    after = [t for t in content_tokens(clause[habit.end() :]) if t not in _PLAN_FILLER and not t.isdigit()]
+    before = [t for t in content_tokens(clause[: span[0]]) if t not in _PLAN_FILLER]
+    after = [t for t in content_tokens(clause[span[1] :]) if t not in _PLAN_FILLER and not t.isdigit()]
     if len(before) + len(after) < 2:
         return None  # "I go every Tuesday": what is done is said elsewhere
     head = before[-1] if len(before) > 1 or not after else after[0]

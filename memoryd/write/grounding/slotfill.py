@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS, weekday_span
 from memoryd.write.grounding.lexicon import NAME, PETS, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.moves import job_change, moved_home
@@ -139,9 +139,10 @@ _SHIFT = re.compile(
     _I,
 )
 
+#: A modal before the shift ("I need to work nights"); "may" only in lower case: "from May I'm on days" is a month.
 _MODAL = re.compile(
-    r"\b(?:need|needs|have|has|had|might|may|could|would|should|must|want|wants)\s+to\b|\b(?:might|may|could|"
-    r"would|should)\b|\b(?:dois|doit|devrais|pourrais|tengo que|debo|podría|muss|müsste|könnte|tenho de|tenho que|"
+    r"\b(?:need|needs|have|has|had|might|(?-i:may)|could|would|should|must|want|wants)\s+to\b|\b(?:might|"
+    r"(?-i:may)|could|would|should)\b|\b(?:dois|doit|devrais|pourrais|tengo que|debo|podría|muss|müsste|könnte|tenho de|tenho que|"
     r"devo|poderia)\b",
     _I,
 )
@@ -351,12 +352,27 @@ def shift(clause: str, turn: int, lang: str) -> GroundedFact | None:
     value = re.sub(r"^the\s+", "", value, flags=_I)
     # "on days", "on nights", "on earlies": the English plural names the shift ("the day shift").
     plural = _SHIFT_PLURAL.match(value)
+    days = _days_of(clause, match.end())
     if plural is not None and lang == "en":
         value = (plural.group(1) or "early").lower()
-        return _fact(FactKind.IDENTITY, render("on_shift", lang, value), "identity.shift", value, turn, 0.9, lang,
-                     identity=True)  # fmt: skip
-    return _fact(FactKind.IDENTITY, render("shift", lang, value), "identity.shift", value, turn, 0.9, lang,
-                 identity=True)  # fmt: skip
+        text = _with_days(render("on_shift", lang, value), days)
+        return _fact(FactKind.IDENTITY, text, "identity.shift", value, turn, 0.9, lang, identity=True)
+    text = _with_days(render("shift", lang, value), days)
+    return _fact(FactKind.IDENTITY, text, "identity.shift", value, turn, 0.9, lang, identity=True)
+
+
+def _days_of(clause: str, end: int) -> str:
+    """The span of the week said right after a shift ("on nights Sunday to Wednesday", "de nuit du lundi au
+    jeudi"): the days the shift is worked, kept with it. A span said further on belongs to something else."""
+    rest = clause[end:]
+    span = weekday_span(rest)
+    if span is None or rest[: span[0]].strip(" ,") not in ("", "du", "de", "von", "from", "da"):
+        return ""
+    return rest[: span[1]].strip(" ,")
+
+
+def _with_days(text: str, days: str) -> str:
+    return f"{text[:-1]}, {days}{text[-1]}" if days else text
 
 
 def goal(clause: str, turn: int, lang: str) -> GroundedFact | None:

@@ -9,6 +9,7 @@ state them. Two scopes keep it narrow:
 - `person`: someone who left a role ("Dr. Harris retired", "Tomás moved to the platform team", "ce n'est plus le
   Dr Martin"): only a single-valued relation of the user (manager, vet, doctor…) or their employer is retired, never
   a friend or a sibling who moved house.
+- `activity`: an activity given up, named by a name ("je ne fais plus le marché de Lons"): retires like a thing.
 - `thing`: a tool, service or habit dropped ("switched away from Notion", "instead of Postgres", "no more sugar",
   "ya no usamos Trello"): facts without a slot, and choices, tools, preferences and plans.
 """
@@ -34,11 +35,18 @@ JOB = "job"
 #: slipping. Kittiwake now comes out on May 2nd"), and an older dated plan about one of them, with another date, is
 #: retired (write/supersede.py).
 EVENT = "event"
+#: An activity of the user's given up ("je ne fais plus le marché de Lons"): the value is the name it is said with;
+#: facts naming it are retired as for a `thing`, but what the user does instead is no tool chosen in its place.
+ACTIVITY = "activity"
+#: The user no longer working for someone ("I no longer work for Custódia", "já não trabalho para a Custódia"): the
+#: value is who they worked for; the older employer and workplace facts are retired whatever they name (the place
+#: of work went with the job), and the person, said as `person` too, leaves a role they held for the user.
+LEFT_JOB = "left_job"
 
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
 _X = (
-    r"(?-i:(?P<x>(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra)\.?\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
+    r"(?-i:(?P<x>(?:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra|Mme|Mlle)\.?|M\.)\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
     r"(?:[ -][A-ZÀ-ÖØ-Þ][\w'’-]*){0,2}))"
 )
 #: The old value when it is a common noun ("tea", "sugar", "the gym"), for the few markers that say so plainly.
@@ -55,7 +63,27 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  rf"left(?= *(?:[.,;:!]|$|(?:last|this|in|recently|for good|the (?:company|practice|clinic|team|"
                  rf"firm|job|surgery|hospital|school))\b))|"
                  rf"is (?:leaving|retiring|moving (?:away|to))|passed away|stopped (?:working|practi[cs]ing))"),
+        # someone who handed the role on: "Philomena has stepped down", "Rhys has sold Coral Cove" (the shop's
+        # owner is no longer who serves the user), "a passé la main", "dimitió", "ist zurückgetreten", "demitiu-se"
+        (PERSON, rf"{_X},? (?:has |had |just |finally )?(?:stepped down|stood down|sold up|sold (?:the|his|her|their) "
+                 rf"(?:business|shop|practice|firm|company)|sold (?-i:[A-ZÀ-ÖØ-Þ]))"),
+        (PERSON, rf"{_X} (?:a démissionné|a passé la main|a vendu|dimitió|ha dimitido|ha vendido|vendió|"
+                 rf"ist zurückgetreten|hat gekündigt|hat aufgehört|demitiu-se|se demitiu|vendeu)\b"),
         (PERSON, rf"\bce n'est plus {_ART}{_X}"),
+        # the user no longer working for someone: "I no longer work for Custódia", "je ne travaille plus pour
+        # M. Roux", "ya no trabajo para Ortún", "ich arbeite nicht mehr für Frau Wolf", "já não trabalho para a
+        # Custódia" (both scopes: the person's role and the user's job)
+        *(
+            (scope, pattern)
+            for pattern in (
+                rf"\b(?:I|we)(?:'m| am)? (?:no longer|don't|do not) work(?:ing)? (?:for|at) {_ART}{_X}",
+                rf"\b(?:je|nous) ne travaill(?:e|ons) plus (?:pour|chez|avec) {_ART}{_X}",
+                rf"\bya no trabaj(?:o|amos) (?:para|en|con) {_ART}{_X}",
+                rf"\b(?:ich|wir) arbeite[n]? nicht mehr (?:für|bei|mit) {_ART}{_X}",
+                rf"\bjá não trabalh(?:o|amos) (?:para|na|no|com) {_ART}{_X}",
+            )
+            for scope in (PERSON, LEFT_JOB)
+        ),
         (PERSON, rf"{_X} (?:a pris sa retraite|part à la retraite|est partie?|a quitté|a déménagé|déménage)\b"),
         (PERSON, rf"{_X} se (?:jubiló|ha jubilado|jubila|fue|ha ido|va|marchó)\b"),
         (PERSON, rf"\bya no es {_ART}{_X}"),
@@ -70,6 +98,20 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 rf"dump(?:ed|ing)|abandon(?:ed|ing)|got rid of|cancel(?:led|ed|ling|ing)?|stopped using|"
                 rf"(?:no longer|don't|do not|never) use) {_ART}{_X}"),
         (THING, rf"{_X} (?:got|is|was|became|has become) (?:too|way too|far too) (?:expensive|slow|buggy|pricey)\b"),
+        # an activity of the user's given up, named by a name within a few words ("I no longer do the Lons market",
+        # "je ne fais plus le marché de Lons", "ya no voy a la feria de Trujillo", "ich gehe nicht mehr auf den
+        # Markt in Lons", "já não faço a feira de Barcelos"): facts naming it are retired
+        (ACTIVITY, rf"\b(?:I|we)(?:'ve| have)? (?:(?:no longer|given up|gave up) (?:doing |going to |attending |running |"
+                rf"selling at |working at )?|stopped (?:doing|going to|attending|running|selling at) )"
+                rf"(?:[\w'-]+ ){{0,3}}?{_X}"),
+        (ACTIVITY, rf"\b(?:je|on|nous) ne (?:fais|faisons|fait|vais|allons|va|participe|participons|travaille|vends|"
+                rf"vendons|tiens) plus (?:à |au |aux )?(?:[\w'-]+ ){{0,3}}?{_X}"),
+        (ACTIVITY, rf"\bya no (?:hago|hacemos|voy|vamos|participo|vendo|vendemos|trabajo) (?:a |al |en )?(?:[\w-]+ ){{0,3}}?"
+                rf"{_X}"),
+        (ACTIVITY, rf"\b(?:ich|wir) (?:mache|machen|gehe|gehen|verkaufe|verkaufen|arbeite|arbeiten) nicht mehr "
+                rf"(?:auf|zum|zur|in|im|bei|am) (?:(?:den|dem|der|die|das) )?(?:[\w-]+ ){{0,2}}?{_X}"),
+        (ACTIVITY, rf"\bjá não (?:faço|fazemos|vou|vamos|vendo|vendemos|trabalho) (?:a |ao |à |no |na |em )?"
+                rf"(?:[\w-]+ ){{0,3}}?{_X}"),
         (THING, rf"\bcan(?:'t|not) (?:face|stand|stomach|do) {_NOUN} any ?more\b"),
         (THING, rf"\b(?:don't|do not|never) (?:drink|eat|use|take|buy|order) {_NOUN} any ?more\b"),
         (THING, rf"\bno longer (?:drink|eat|use|take|buy|order) {_NOUN}"),
@@ -292,7 +334,7 @@ def _sentence_mentions(said: str) -> list[StaleMention]:
     found: list[StaleMention] = []
     for scope, pattern in _MARKERS:
         for match in pattern.finditer(said):
-            if scope == THING and _someone_else(said, match.start()):
+            if scope in (THING, ACTIVITY) and _someone_else(said, match.start()):
                 continue
             value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
             if not value or fold(value.split()[0]) in _EMPTY:
@@ -320,9 +362,11 @@ def names_value(content: str, value: str) -> bool:
 
 
 __all__ = [
+    "ACTIVITY",
     "CHANGE_MARKER",
     "EVENT",
     "JOB",
+    "LEFT_JOB",
     "PERSON",
     "TASTE",
     "THING",

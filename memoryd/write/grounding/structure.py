@@ -79,6 +79,19 @@ _COPULA = {
 }
 
 
+#: A person introduced by what they are before their name ("a lad called Piran Trewin", "une dame qui s'appelle
+#: Odile", "una chica que se llama Nuria", "ein Mann namens Jörg", "um rapaz chamado Rui"): the name is the value.
+_CALLED = (
+    r"(?:(?:an?|une?|una?|um|uma|ein|eine|einen)\s+(?:[^\W\d_][\w-]*\s+){1,2}?"
+    r"(?:called|named|qui s'appelle|appelée?|nommée?|llamad[oa]|que se llama|chamad[oa]|que se chama|namens)\s+)"
+)
+#: Where the role is held, said between it and the copula ("New supervisor there is Calum Reid").
+_THERE_WORDS = r"(?:there|now|là-bas|allí|allá|dort|lá)"
+_THERE = rf"(?:{_THERE_WORDS}\s+)?"
+#: The copulas of a role said without its possessive at the start of a sentence ("Supervisor is Shona Grant").
+_BARE_COPULA = r"(?:is|est|c'est|es|ist|é)"
+
+
 def _named_role_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     out = []
     for lang, own in _POSSESSIVE.items():
@@ -88,7 +101,8 @@ def _named_role_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
             (
                 lang,
                 re.compile(
-                    rf"(?<![\w'])(?:{lead}){role}\s*,?\s+{_COPULA[lang]}\s+(?:now\s+)?{_ARTICLE}{_WHO}", _I
+                    rf"(?<![\w'])(?:{lead}){role}\s*,?\s+{_COPULA[lang]}\s+(?:now\s+)?(?:{_CALLED}|{_ARTICLE}){_WHO}",
+                    _I,
                 ),
             )
         )
@@ -116,6 +130,14 @@ def _named_role_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 _NAMED_ROLES = _named_role_patterns()
+#: A role noun of the lexicon opening the sentence with no possessive (the user's own, said in passing:
+#: "Supervisor is Shona Grant", "New supervisor there is Calum Reid", "Nuevo gestor es Ramón Díaz"), or after
+#: "the" when the name is introduced as a person ("The volunteer coordinator is a woman called Philomena Pell").
+_UNOWNED_ROLE = re.compile(
+    rf"^(?:(?P<the>the|le|la|el|o|a|der|die)\s+)?(?:{_NEW}\s+)?(?P<rel>[^\W\d_][\w-]*(?:\s+(?!{_THERE_WORDS}\b){_ROLE_WORD})?)\s+{_THERE}"
+    rf"{_BARE_COPULA}\s+(?P<called>{_CALLED})?{_WHO}",
+    _I,
+)
 #: Nouns that name no person or organisation: "my favourite is Paris", "my goal is V5", "my name is Zara".
 _NOT_ROLES = frozenset(
     fold(w)
@@ -260,8 +282,41 @@ def _role_key(rel: str) -> str:
     return role_key(rel) or "_".join(masculine(word) for word in words[:3])
 
 
+def _unowned_role(clause: str, lang: str) -> GroundedFact | None:
+    """A role held for the user said without "my" at the start of a clause ("Supervisor is Shona Grant"): only a role
+    noun the lexicon knows, capitalised as a sentence opens; with "the" only when the name is introduced as a
+    person ("a woman called …"): "The winner is Tom" names no one of the user's."""
+    bare = _GREETING.sub("", clause.strip())
+    match = _UNOWNED_ROLE.match(bare)
+    if match is None or (match.group("the") and not match.group("called")):
+        return None
+    rel = " ".join(match.group("rel").split())
+    words = [fold(w) for w in rel.split()]
+    name = match.group("name").strip(" ,.")
+    known = RELATIONS.get(words[-1]) or RELATIONS.get(rel.split()[-1].lower())
+    if any(w in _NOT_ROLES or w in STOP_WORDS or w in _NEW_WORDS or "'" in w for w in words):
+        return None  # "Ana's manager is Tom": someone else's role
+    if not (known or role_key(words[-1]) or match.group("called")) or not is_name(name):
+        return None
+    if fold(name.split()[0]) in STOP_WORDS or "'" in name.split()[0]:
+        return None
+    key = _role_key(rel)
+    if not key:
+        return None
+    if known and len(words) == 2:
+        # "Primary supervisor is Prof. Varga": a qualifier names another holder of the role, as with "my"
+        # (rules.py: "my primary supervisor" → relation.primary_manager), so a line manager does not replace her.
+        key = f"{re.sub(r'[^a-z0-9]+', '_', words[0])}_{known[0]}"
+    rel = rel[0].lower() + rel[1:] if lang != "de" else rel
+    text = render("relation", lang, name, rel=rel)
+    return _fact(FactKind.RELATION, text, f"relation.{key}", name, lang, identity=False)
+
+
 def _named_roles(clause: str, lang: str) -> list[GroundedFact]:
     out: list[GroundedFact] = []
+    bare = _unowned_role(clause, lang)
+    if bare is not None:
+        out.append(bare)
     for said_in, pattern in _NAMED_ROLES:  # every language: a short clause's language is a guess
         for match in pattern.finditer(clause):
             rel = " ".join(match.group("rel").split())
