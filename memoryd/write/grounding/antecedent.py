@@ -6,13 +6,28 @@ task or plan holds an object pronoun (English "it", "him", "them"; Spanish and P
 "comprá-lo", "dele"; German "ihn", "ihm"; French "lui", "leur"), the clause or sentence of the same turn said just
 before it is its antecedent, and the fact keeps it: in its text (in parentheses) and in its evidence, so the
 verifier checks those words against the user's turn like any other.
+
+What precedes the value in its own sentence is its antecedent only when it names something; when it is just the
+value's own subject and verb ("I have to book it before 10 April", "Je dois le rendre", "Tengo que entregarlo"), the
+sentence said just before stands for the pronoun ("She needs a bloodborne pathogens course."), in every language.
+
+Two elisions take the clause said just before in the same sentence the same way, with no pronoun to show them:
+
+- an object left unsaid: a dated task or plan that is one verb and its time ("…, tenho de entregar até 20 de
+  março", "…, I have to submit by Friday", "…, je dois rendre avant lundi", "…, tengo que entregar antes del 5",
+  "…, ich muss bis Freitag abgeben") does what the clause before it names ("Estou a restaurar a fachada de uma
+  casa em Miragaia");
+- a date said only before it: a dated fact whose own words name no date, after a clause that does ("La commission
+  menus se réunit le 9 avril, je dois présenter le plan bio", "Der TÜV ist am 10. Februar, erinner mich eine Woche
+  vorher", "The audit is on 3 May, I need to prepare the ledgers") keeps that clause, which says what the date is.
 """
 
 from __future__ import annotations
 
 import re
 
-from memoryd.write.grounding.text import sentences
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
+from memoryd.write.grounding.text import fold, sentences
 
 #: An object pronoun standing for something named before ("replace it", "ofrecerle", "a parte dele").
 _PRONOUN = re.compile(
@@ -26,6 +41,59 @@ _PRONOUN = re.compile(
 #: An antecedent worth keeping names something: a capitalised word or a noun-sized word.
 _NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZÀ-ÖØ-Þ][\w'’-]+|\b\w{5,}\b")
 MAX_CONTEXT_CHARS = 160
+#: The words of a time phrase, five languages: prepositions of time, articles, "the", ordinal suffixes.
+_TIME_WORDS = frozenset(
+    fold(word)
+    for language in (
+        "by before until till on the of in at from to st nd rd th",
+        "avant le la les au du de d jusqu jusqu'au d'ici en à",
+        "antes del de el la hasta para en a",
+        "bis zum zur am vor dem den der im ab",
+        "até antes do da de o a no na em para",
+    )
+    for word in language.split()
+)
+_CLAUSE_BREAK = re.compile(r"[,;:]")
+_DATE_DIGIT = re.compile(r"\d")
+
+
+def _names_a_date(text: str) -> bool:
+    """A digit or a month or weekday name (five languages) in `text`."""
+    words = re.findall(r"[^\W\d_]+", fold(text))
+    return bool(_DATE_DIGIT.search(text)) or any(w in MONTHS or w in WEEKDAYS for w in words)
+
+
+def _object_left_unsaid(value: str) -> bool:
+    """One verb and its time, nothing it acts on: "entregar até 20 de março", "submit by Friday"."""
+    words = [w for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", fold(value)) if w not in _TIME_WORDS]
+    rest = [w for w in words if w not in MONTHS and w not in WEEKDAYS]
+    return _names_a_date(value) and len(rest) == 1
+
+
+def _clause_before(value: str, turn_text: str) -> str:
+    """The clause said just before `value` in its own sentence (past the value's own subject and modal)."""
+    head = value.strip()[:24]
+    for sentence in sentences(turn_text):
+        at = sentence.find(head)
+        if at < 0:
+            continue
+        parts = _CLAUSE_BREAK.split(sentence[:at])
+        if len(parts) < 2 or len(parts[-1].split()) > 3:
+            return ""  # no clause of its own before it, or the value's lead is a clause itself
+        return parts[-2].strip()
+    return ""
+
+
+def elided_context(value: str, turn_text: str, *, dated: bool) -> str:
+    """The clause before a dated fact whose object is left unsaid or whose date was said only there, else ""."""
+    if not dated:
+        return ""
+    context = _clause_before(value, turn_text)
+    if not context or len(context) > MAX_CONTEXT_CHARS or not _NAMES.search(context):
+        return ""
+    if _object_left_unsaid(value) or (_names_a_date(context) and not _names_a_date(value)):
+        return context
+    return ""
 
 
 def antecedent(value: str, turn_text: str) -> str:
@@ -40,9 +108,10 @@ def antecedent(value: str, turn_text: str) -> str:
         if at < 0:
             continue
         before = sentence[:at].rstrip(" ,;:—-")
-        if ";" in sentence[:at] or (before and len(before.split()) >= 3):
-            context = before.split(";")[-1].strip() if ";" in before else before
-        elif index > 0:
+        lead = before.split(";")[-1].strip() if ";" in before else before
+        if (";" in sentence[:at] or len(before.split()) >= 3) and _NAMES.search(lead):
+            context = lead
+        elif index > 0:  # the lead is the value's own subject and verb: the sentence before is the antecedent
             context = said[index - 1].strip().rstrip(".!")
         else:
             return ""
@@ -52,4 +121,4 @@ def antecedent(value: str, turn_text: str) -> str:
     return ""
 
 
-__all__ = ["antecedent"]
+__all__ = ["antecedent", "elided_context"]
