@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from memoryd.write.grounding import SourceTurn, extract
-from memoryd.write.grounding.antecedent import antecedent, elided_context
+from memoryd.write.grounding.antecedent import antecedent, elided_context, whose
 from memoryd.write.grounding.continuation import continued
 from memoryd.write.grounding.model import FactKind, GroundedFact
 
@@ -151,3 +151,58 @@ def test_a_role_that_opens_with_the_users_own_pronoun_is_no_role() -> None:
     # a role with the user's next clause after it is still a role said as a noun
     said = _facts("Hello, I'm Percy, I'm a postman in Hereford and I keep bees on the side.")
     assert any(slot == "identity.role" and "postman" in text for _, slot, text in said)
+
+
+# --- a subject left unsaid: an event verb, "there", "same …", a bare "the <noun> is <date>"
+@pytest.mark.parametrize(
+    ("value", "turn", "context"),
+    [
+        ("Starts 9 March, online modules plus two practical days",
+         "It's an anaesthesia certificate for vet nurses. Starts 9 March, online modules plus two practical days.",
+         "It's an anaesthesia certificate for vet nurses"),
+        ("Empiezo a dar clases ahí el 5 de octubre",
+         "Estudio Arrabal, en barrio Güemes. Empiezo a dar clases ahí el 5 de octubre.",
+         "Estudio Arrabal, en barrio Güemes"),
+        ("Same date, 28 March", "The concert is moving to Hexham Abbey. Same date, 28 March.",
+         "The concert is moving to Hexham Abbey"),
+        ("L'examen est le mardi 12 mai", "Je passe le permis poids lourd. L'examen est le mardi 12 mai.",
+         "Je passe le permis poids lourd"),
+        ("Beginnt am 3. Mai", "Ich mache einen Töpferkurs an der VHS. Beginnt am 3. Mai.",
+         "Ich mache einen Töpferkurs an der VHS"),
+    ],
+)  # fmt: skip
+def test_a_subject_left_unsaid_takes_the_sentence_before(value: str, turn: str, context: str) -> None:
+    assert antecedent(value, turn) == context
+
+
+@pytest.mark.parametrize(
+    ("value", "turn"),
+    [
+        ("There is a meeting on 3 June", "I fly to Rome on Friday. There is a meeting on 3 June."),  # existential
+        ("The wedding is on the lawn", "My sister is getting married. The wedding is on the lawn."),  # no date
+        ("I start there on 5 October", "I start there on 5 October."),  # nothing said before
+        ("Starting the course on 9 March", "The pottery course is at the Ashton centre. Starting the course on 9 March."),  # a gerund names its object
+    ],
+)  # fmt: skip
+def test_a_said_subject_or_an_existential_there_takes_nothing(value: str, turn: str) -> None:
+    assert antecedent(value, turn) == ""
+
+
+def test_small_talk_before_a_task_is_no_part_of_it() -> None:
+    said = _texts(
+        "Snow again this morning, the lane was like a skating rink. I have to book it before 10 April."
+    )
+    assert "Snow" not in said and "skating" not in said
+
+
+def test_an_instruction_about_people_by_a_possessive_takes_the_sentence_naming_them() -> None:
+    turn = "We have a sibling pair, I'll just call them the boys. I'd rather you never use their names."
+    assert (
+        whose("I'd rather you never use their names", turn)
+        == "We have a sibling pair, I'll just call them the boys"
+    )
+    said = _texts("On accueille deux sœurs, je les appelle les filles. Ne cite jamais leurs prénoms.")
+    assert "leurs prénoms" in said and "les filles" in said
+    # "it" in a rule is no person; a possessive with nothing said before names no one
+    assert whose("keep it short", "I read everything on my phone. Keep it short.") == ""
+    assert whose("never use their names", "Never use their names.") == ""

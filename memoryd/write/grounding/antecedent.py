@@ -11,6 +11,17 @@ What precedes the value in its own sentence is its antecedent only when it names
 value's own subject and verb ("I have to book it before 10 April", "Je dois le rendre", "Tengo que entregarlo"), the
 sentence said just before stands for the pronoun ("She needs a bloodborne pathogens course."), in every language.
 
+A subject left unsaid stands for the same: a dated plan opening with an event verb ("Starts 9 March, online modules
+plus two practical days") or pointing at a place with "there" ("Empiezo a dar clases ahí el 5 de octubre", "j'y
+commence lundi", "ich fange dort am 3. an", "começo lá a 9"), the same thing again ("Same date, 28 March", "Même
+date", "Misma fecha"), or a bare "the <noun> is <date>" ("L'examen est le mardi 12 mai" after "Je passe le permis
+poids lourd"; "The exam is on 12 May", "El examen es el 12", "Die Prüfung ist am 12.", "O exame é a 12") takes the
+sentence said just before it.
+
+A standing instruction about people named before ("I'll just call them the boys. I'd rather you never use their
+names", "ne cite jamais leurs noms", "no uses los nombres de ellos", "nunca uses os nomes deles") takes the sentence
+that names them: only a third-person possessive counts ("keep it short" has no antecedent).
+
 Two elisions take the clause said just before in the same sentence the same way, with no pronoun to show them:
 
 - an object left unsaid: a dated task or plan that is one verb and its time ("…, tenho de entregar até 20 de
@@ -37,6 +48,25 @@ _PRONOUN = re.compile(
     r"\b\w+-(?:lo|la|los|las|lhe)\b|\b(?:dele|dela|deles|delas)\b|"
     r"\b(?:ihn|ihm|ihnen)\b|\b(?:lui|leur)\b|\b(?:je|j'|on|nous|tu)\s*(?:ne\s+)?(?:les|le|la|l')\s*(?!\d)\w+",
     re.IGNORECASE,
+)
+#: The subject left unsaid: a dated plan opening with an event verb ("Starts 9 March, online modules …" after "It's
+#: an anaesthesia certificate"; "Commence le 3 mai", "Empieza el 5", "Beginnt am 3. Mai", "Começa a 9 de março"), or
+#: a place said as "there" ("Empiezo a dar clases ahí el 5 de octubre" after "Estudio Arrabal, en barrio Güemes";
+#: "j'y commence", "dort", "lá"; English "there" only as a place, never "there is").
+_UNSAID_SUBJECT = re.compile(
+    r"^(?:starts|begins|ends|finishes|opens|closes|runs|kicks off|commence|débute|démarre|finit|se termine|ouvre|"
+    r"empieza|comienza|termina|acaba|abre|beginnt|startet|endet|läuft|fängt|começa|termina|acaba|abre|arranca)\b|"
+    r"\b(?:ahí|allí|allá|là-bas|dort|dorthin|lá|ali)\b|\b(?:j'y|on y|nous y)\b|"
+    r"\bthere\b(?!\s*(?:is|are|was|were|will|'s|’s|has|have|had|might|may|must|should|could|would)\b)|"
+    # "Same date, 28 March", "Même date", "Misma fecha", "Gleiches Datum", "Mesma data": the thing is the one before
+    r"^(?:same|même|mismo|misma|gleiche[sn]?|selbe[sn]?|mesmo|mesma)\b|"
+    # "The exam is on Tuesday 12 May", "L'examen est le 12 mai": a bare "the <noun> is" names it by the sentence before
+    r"^(?:the|l'|le|la|el|die|der|das|o|a)\s*[^\W\d_]+\s+(?:is|est|es|ist|é)\s+(?:on|le|el|am|a|no|em)?\s*(?:\w+\s+)?\d",
+    re.IGNORECASE,
+)
+#: Whose: a third-person possessive in an instruction ("their names", "leurs prénoms", "de ellos", "deles").
+_POSSESSIVE = re.compile(
+    r"\b(?:their|his|her|leurs?|de ellos|de ellas|deles|delas|dele|dela|deren)\b", re.IGNORECASE
 )
 #: An antecedent worth keeping names something: a capitalised word or a noun-sized word.
 _NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZÀ-ÖØ-Þ][\w'’-]+|\b\w{5,}\b")
@@ -84,6 +114,19 @@ def _clause_before(value: str, turn_text: str) -> str:
     return ""
 
 
+def whose(value: str, turn_text: str) -> str:
+    """The sentence said just before an instruction that speaks of people by a possessive ("their names"), else ""."""
+    if not _POSSESSIVE.search(value):
+        return ""
+    said = sentences(turn_text)
+    head = value.strip()[:24].lower()
+    at = next((i for i, sentence in enumerate(said) if head in sentence.lower()), -1)
+    if at <= 0:
+        return ""
+    context = said[at - 1].strip().rstrip(".!")
+    return context if len(context) <= MAX_CONTEXT_CHARS and _NAMES.search(context) else ""
+
+
 def elided_context(value: str, turn_text: str, *, dated: bool) -> str:
     """The clause before a dated fact whose object is left unsaid or whose date was said only there, else ""."""
     if not dated:
@@ -99,7 +142,7 @@ def elided_context(value: str, turn_text: str, *, dated: bool) -> str:
 def antecedent(value: str, turn_text: str) -> str:
     """The clause or sentence said just before `value` in the user's turn when `value` holds an object pronoun
     (and that clause names something), else ""."""
-    if not _PRONOUN.search(value):
+    if not _PRONOUN.search(value) and not _UNSAID_SUBJECT.search(value.strip()):
         return ""
     said = sentences(turn_text)
     head = value.strip()[:24]
@@ -121,4 +164,4 @@ def antecedent(value: str, turn_text: str) -> str:
     return ""
 
 
-__all__ = ["antecedent", "elided_context"]
+__all__ = ["antecedent", "elided_context", "whose"]

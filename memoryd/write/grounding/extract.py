@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answer_form import answer_forms, answers_the_question
 from memoryd.write.grounding.answers import answered_facts
-from memoryd.write.grounding.antecedent import antecedent, elided_context
+from memoryd.write.grounding.antecedent import antecedent, elided_context, whose
 from memoryd.write.grounding.assigned import assigned_holders
 from memoryd.write.grounding.business import business_facts
 from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
@@ -748,14 +748,17 @@ def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
     """A decision, task or plan whose pronoun stands for something said just before keeps those words
     ("he decidido ofrecerle contrato" → "… (Yeray lo está haciendo genial)")."""
     fact = item.fact
-    if fact.kind not in _DATED_KINDS or not fact.turns:
+    if fact.kind not in (*_DATED_KINDS, FactKind.INSTRUCTION) or not fact.turns:
         return item
     turn = next((t for t in turns if t.index == fact.turns[0]), None)
-    context = antecedent(fact.value, turn.user) if turn is not None else ""
+    if fact.kind is FactKind.INSTRUCTION:  # "I'd rather you never use their names": whose, said just before
+        context = whose(fact.value, turn.user) if turn is not None else ""
+    else:
+        context = antecedent(fact.value, turn.user) if turn is not None else ""
     if turn is not None and not context:  # "…, tenho de entregar até 20 de março": the object left unsaid
         context = elided_context(fact.value, turn.user, dated=_ISO_DAY.search(fact.text) is not None)
-    if not context or fold(context) in fold(fact.text):
-        return item
+    if not context or fold(context) in fold(fact.text) or unfit_reason(context):
+        return item  # small talk or a hypothetical said before a task is no part of it
     text = f"{fact.text.rstrip().rstrip('.')} ({context})."
     return _Found(replace(fact, text=text), (*item.evidence, context))
 

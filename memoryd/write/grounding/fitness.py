@@ -10,7 +10,7 @@ Two structural checks, each one rule in five languages, applied after every read
   rule that other people's preferences are not the user's facts; the person may open the clause by name ("Kirsty
   wants me to stop climbing", "Élodie veut que je …", "Alle meinen, ich sollte …"); a bare "he"/"elle" opening it
   is left alone (a coach's "Elle veut que je roule le mardi" is often the user's own plan);
-- whose liking: a fact read from the part of a clause where another person likes, loves or wants the thing ("A
+- whose liking: a fact read from the part of a clause where another person likes, loves or prefers the thing ("A
   Fermín le encanta hacer el turno de noche, a mí me parece horrible", "Rui adora o turno da noite", "Kirsty loves
   night shifts", "Paul adore les gardes de nuit", "Jonas liebt die Nachtschicht") is that person's taste, not the
   user's life, whatever the user says after it;
@@ -66,7 +66,8 @@ _WISHED_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM, FactKind.DECISIO
 _OTHERS_WISH = re.compile(
     r"(?:\b(?:my|our|mon|ma|mes|notre|mi|mis|nuestro|nuestra|mein|meine|unser|unsere|o meu|a minha|meu|minha)\s+"
     r"[\w-]+(?:\s+[A-ZÀ-Þ][\w-]+)?|\b(?:everyone|everybody|tout le monde|todo el mundo|alle|toda a gente|todos)|"
-    r"\b(?-i:(?!(?:Ich|Wir|Je|Nous|On|Yo|Nosotros|Nosotras|Eu|Nós|We)\b)[A-ZÀ-Þ][a-zà-ÿ]+))\s+"
+    r"\b(?-i:(?!(?:Ich|Wir|Je|Nous|On|Yo|Nosotros|Nosotras|Eu|Nós|We|He|She|They|Il|Elle|Ils|Elles|Él|Ella|Er|Sie|"
+    r"Ele|Ela)\b)[A-ZÀ-Þ][a-zà-ÿ]+))\s+"
     r"(?:wants? (?:me|us) to|would like (?:me|us) to|keeps? (?:telling|asking) (?:me|us) to|"
     r"(?:says?|said|thinks?|reckons?|suggests?|keeps? saying) (?:that )?(?:I|we) should|"
     r"veut que (?:je|j'|nous|on)|voudrait que (?:je|j'|nous|on)|dit que je devrais|"
@@ -77,13 +78,14 @@ _OTHERS_WISH = re.compile(
 
 
 #: Another person liking or wanting something, opening a clause: a name or "my X" (Spanish and Portuguese with
-#: their dative or article: "a Fermín le encanta", "o Rui adora"), with each language's verbs of liking.
+#: their dative or article: "a Fermín le encanta", "o Rui adora"), with each language's verbs of liking (not of
+#: wanting: "Helena wants the full draft by 15 January" is the user's deadline).
 _LIKING_VERBS = {
-    "en": r"likes?|loves?|adores?|enjoys?|wants?|prefers?|is (?:obsessed with|mad about|keen on)",
-    "fr": r"aime|adore|veut|préfère|raffole de",
-    "es": r"(?:le |les )?(?:encanta|gusta|apetece|chifla)|quiere|prefiere|adora",
-    "de": r"mag|liebt|will|bevorzugt|steht auf",
-    "pt": r"(?:lhe )?agrada|gosta|adora|quer|prefere|é doid[oa] por",
+    "en": r"likes?|loves?|adores?|enjoys?|prefers?|is (?:obsessed with|mad about|keen on)",
+    "fr": r"aime|adore|préfère|raffole de",
+    "es": r"(?:le |les )?(?:encanta|gusta|apetece|chifla)|prefiere|adora",
+    "de": r"mag|liebt|bevorzugt|steht auf",
+    "pt": r"(?:lhe )?agrada|gosta|adora|prefere|é doid[oa] por",
 }
 _OTHER_OPENS = (
     r"^(?:(?:and|but|so|et|mais|y|pero|und|aber|e|mas)\s+)?(?:a |al |à |ao |o )?"
