@@ -12,6 +12,7 @@ import pytest
 from memoryd.write.grounding import SourceTurn, extract
 from memoryd.write.grounding.antecedent import antecedent, elided_context, whose
 from memoryd.write.grounding.continuation import continued
+from memoryd.write.grounding.entities import find_entities
 from memoryd.write.grounding.model import FactKind, GroundedFact
 
 #: 2026-03-02, a Monday, 12:00 UTC.
@@ -206,3 +207,28 @@ def test_an_instruction_about_people_by_a_possessive_takes_the_sentence_naming_t
     # "it" in a rule is no person; a possessive with nothing said before names no one
     assert whose("keep it short", "I read everything on my phone. Keep it short.") == ""
     assert whose("never use their names", "Never use their names.") == ""
+
+
+def _entities(*pairs: tuple[str, str]) -> list[str]:
+    turns = [SourceTurn(i, 950 + i, user, assistant) for i, (user, assistant) in enumerate(pairs)]
+    return [e.name for e in find_entities(turns)]
+
+
+def test_a_name_said_only_to_deny_the_assistants_guess_is_no_entity() -> None:
+    assert "Glasgow" not in _entities(
+        ("I'm Torquil, I drive a gritter in Inverness.", "You're a Glasgow lad originally, I'd guess?"),
+        ("Wick, born and bred. Never lived in Glasgow in my life.", "Wick, noted."),
+    )
+    assert "Lyon" not in _entities(
+        ("Je suis infirmière.", "Vous avez sûrement étudié à Lyon ?"),
+        ("Non, je n'ai jamais habité à Lyon, j'ai étudié à Grenoble.", "D'accord."),
+    )
+    # a name the user affirms, or says before a negation of something else, stays
+    assert "MongoDB" in _entities(
+        ("We're choosing a database.", "Will you go with MongoDB?"),
+        ("Yes, MongoDB it is, I'm not worried about the schema.", "Great."),
+    )
+    assert "Glasgow" in _entities(
+        ("I moved last year.", "Do you still live in Glasgow?"),
+        ("I live in Glasgow, not Edinburgh.", "Okay."),
+    )
