@@ -13,6 +13,7 @@ from memoryd.write.grounding import SourceTurn, extract
 from memoryd.write.grounding.antecedent import antecedent, elided_context, whose
 from memoryd.write.grounding.continuation import continued
 from memoryd.write.grounding.entities import find_entities
+from memoryd.write.grounding.fitness import unfit_fact
 from memoryd.write.grounding.model import FactKind, GroundedFact
 
 #: 2026-03-02, a Monday, 12:00 UTC.
@@ -232,3 +233,42 @@ def test_a_name_said_only_to_deny_the_assistants_guess_is_no_entity() -> None:
         ("I moved last year.", "Do you still live in Glasgow?"),
         ("I live in Glasgow, not Edinburgh.", "Okay."),
     )
+
+
+def _relation_fact(slot: str, value: str) -> GroundedFact:
+    return GroundedFact(
+        FactKind.RELATION, f"The user's {slot} is {value}.", f"relation.{slot}", value, (0,), 0.7, False
+    )
+
+
+def test_a_kin_noun_with_an_indefinite_article_names_no_kin_of_the_users() -> None:
+    said = _facts("Our new assistant is a mum, Folake Adeyemi, she played semi-pro.")
+    assert not any(slot == "relation.mother" for _, slot, _ in said)
+    assert any(slot == "relation.assistant" for _, slot, _ in said)
+    for sentence in (
+        "Notre nouvelle bénévole est une mère, Awa Diop.",
+        "La nueva monitora es una madre, Rosa Gil.",
+    ):
+        assert not any(slot == "relation.mother" for _, slot, _ in _facts(sentence)), sentence
+    # with a possessive it is the user's kin
+    assert any(slot == "relation.mother" for _, slot, _ in _facts("My mum, Folake Adeyemi, is coming over."))
+
+
+def test_the_head_of_a_compound_relation_noun_is_no_relation() -> None:
+    clinic = _relation_fact("clinic", "Padraig")
+    assert (
+        unfit_fact(clinic, ("Hiya. Fionnuala left, our new clinic manager is Padraig.",))
+        == "not_the_relation_said"
+    )
+    manager = _relation_fact("manager", "Padraig")
+    assert unfit_fact(manager, ("Hiya. Fionnuala left, our new clinic manager is Padraig.",)) == ""
+
+
+def test_a_title_alone_is_no_person() -> None:
+    for title in ("Enf.", "Dr.", "Herr", "Mme", "Sra."):
+        assert unfit_fact(_relation_fact("chief", title), ("Lá a chefe é a Enf. Rosa.",)) == "title_alone", (
+            title
+        )
+    assert unfit_fact(_relation_fact("chief", "Enf"), ("A minha enfermeira-chefe é a Enf.ª Lurdes Calado.",))
+    for name in ("Rosa", "Dr. Okonjo", "Herr Dünnebier", "Jo"):
+        assert unfit_fact(_relation_fact("chief", name), ("Lá a chefe é a Enf. Rosa.",)) == "", name

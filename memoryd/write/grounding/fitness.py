@@ -17,6 +17,14 @@ Two structural checks, each one rule in five languages, applied after every read
 - a person named: a relation whose "name" is itself followed by a copula and a name ("My lab PI is Dr. Sione
   Taufa" read as the lab "PI"; "Mon chef CE est Paul", "Mi jefa RRHH es Ana", "Meine Chefin QA ist Frau Roth", "O
   meu chefe TI é o Rui") took a word of the relation noun for the person: the person is the name after the copula;
+- a relation's own noun: a relation whose noun is only the first of a compound ("our new clinic manager is
+  Padraig" read as the clinic "Padraig", "notre cabinet comptable est Fidal") is the longer noun's, which its own
+  fact holds; a family relation said with an indefinite article ("Our new assistant is a mum, Folake
+  Adeyemi", "une mère, Awa", "una madre, Rosa", "eine Mutter, Jana", "uma mãe, Rita") describes the person, it names
+  no kin of the user's;
+- a person, not a title: a relation whose value is a title or an abbreviation alone ("Lá o chefe é o Enf. Vasco"
+  cut to "Enf.", "A minha enfermeira-chefe é a Enf.ª Lurdes" cut to "Enf", "Dr.", "Prof", "Herr", "Mme", "Sra.") is
+  a title cut from its name, no one;
 - a shift named: an English work shift is said with "shift" or in the plural ("on nights", "work weekends"); "on
   the day", "to the back room" and "on the Morning Tern" name none; the value itself is what must be said so ("from
   nights to the day rota" names the day rota, not a shift "day");
@@ -32,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memoryd.write.grounding.lexicon import RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.text import STOP_WORDS, tokens
 
@@ -123,6 +132,59 @@ def _value_is_a_noun_of_the_relation(fact: GroundedFact, evidence: Sequence[str]
     return any(after.search(clause) for clause in evidence)
 
 
+#: The copulas a relation is said with ("is", "est", "es", "ist", "é").
+_COPULA = r"(?:is|was|'s|est|c'est|es|ist|é)"
+#: Family relations: kin of the user only with a possessive, never with "a"/"une"/"una"/"eine"/"uma".
+_KIN_KEYS = frozenset(
+    {
+        "partner",
+        "mother",
+        "father",
+        "child",
+        "sibling",
+        "cousin",
+        "grandparent",
+        "aunt_uncle",
+        "in_law",
+        "nephew_niece",
+    }
+)
+_KIN_WORDS = "|".join(
+    sorted((re.escape(w) for w, (key, _) in RELATIONS.items() if key in _KIN_KEYS), key=len, reverse=True)
+)
+_INDEFINITE = r"(?:a|an|un|une|una|ein|eine|einen|einer|um|uma)"
+
+
+def _not_the_relation_said(fact: GroundedFact, evidence: Sequence[str]) -> bool:
+    """The relation's noun is the head of a longer one ("clinic manager is Padraig"), or a kin noun said with an
+    indefinite article before the person ("a mum, Folake Adeyemi")."""
+    if fact.kind is not FactKind.RELATION or not fact.slot.startswith("relation.") or not fact.value.strip():
+        return False
+    key = fact.slot.split(".", 1)[1]
+    value = re.escape(fact.value.strip())
+    compound = re.compile(rf"\b{re.escape(key)}\s+[^\W\d_][\w-]*\s+{_COPULA}\s+(?:\w+\s+)?{value}", _I)
+    described = re.compile(rf"\b{_INDEFINITE}\s+(?:{_KIN_WORDS})\s*,?\s+{value}", _I)
+    kin = key in _KIN_KEYS
+    return any(compound.search(c) or (kin and described.search(c)) for c in evidence)
+
+
+#: A title or an abbreviation said alone (a name never ends with a period): "Dr.", "Enf.", "Herr", "Mme".
+_TITLE_ALONE = re.compile(
+    r"(?-i:[A-ZÀ-Þ][a-zà-ÿ]{0,4}\.|Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Herr|Frau|Sr|Sra|Mme|Mlle|M)", _I
+)
+
+
+def _title_alone(fact: GroundedFact, evidence: Sequence[str]) -> bool:
+    """A title alone, or a short word the evidence says as an abbreviation before the name ("Enf.ª Lurdes")."""
+    value = fact.value.strip()
+    if fact.kind is not FactKind.RELATION or not value:
+        return False
+    if _TITLE_ALONE.fullmatch(value):
+        return True
+    cut = re.compile(rf"(?<![\w-]){re.escape(value)}\.[ªº]?\s+(?-i:[A-ZÀ-Þ])")
+    return len(value) <= 5 and " " not in value and any(cut.search(clause) for clause in evidence)
+
+
 def _someone_elses_clause(fact: GroundedFact, clause: str) -> bool:
     lang = fact.language if fact.language in _THIRD_OPENS else "en"
     return bool(_THIRD_OPENS[lang].match(clause.strip())) and not _FIRST_PERSON[lang].search(clause)
@@ -188,6 +250,10 @@ def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
         return "someone_elses_liking"
     if _value_is_a_noun_of_the_relation(fact, evidence):
         return "relation_noun_as_name"
+    if _not_the_relation_said(fact, evidence):
+        return "not_the_relation_said"
+    if _title_alone(fact, evidence):
+        return "title_alone"
     if _names_no_shift(fact, evidence):
         return "no_shift"
     if _role_is_a_clause(fact):
