@@ -1,4 +1,10 @@
-"""Names said in the session: capitalised words and tool names (PostgreSQL, iOS), with the turns they occur in."""
+"""Names said in the session: capitalised words and tool names (PostgreSQL, iOS), with the turns they occur in.
+
+A name the user says only to deny the assistant's guess ("You're a Glasgow lad originally, I'd guess?" — "Never lived
+in Glasgow in my life"; "Jamais habité à Lyon", "Nunca he vivido en Madrid", "Nie in Köln gewohnt", "Nunca morei em
+Lisboa") is the assistant's word, not a name of the user's session: a name of the assistant's turn just before that
+follows a negation in its own clause names nothing ("I live in Glasgow, not Edinburgh" still names Glasgow).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,11 @@ from memoryd.write.grounding.text import STOP_WORDS, detect_language, fold, sent
 from memoryd.write.grounding.unfit import digressions, unfit_reason
 
 MAX_ENTITIES = 20
+#: A negation, five languages: the sentence denies what it names.
+_NEGATION = re.compile(
+    r"\b(?:never|not|no|nope|n't|jamais|pas|non|nunca|nada|nie|nicht|kein|keine|nein|não|nao)\b|n't\b",
+    re.IGNORECASE,
+)
 _TOKEN = re.compile(r"[^\W_][\w'’+#.-]*[\w+#]|[^\W_]")
 _CONNECTORS = frozenset(
     ["de", "da", "do", "dos", "das", "del", "van", "von", "der", "den", "la", "le", "di", "du"]
@@ -121,6 +132,19 @@ def _german_proper(name: str, sentence: str) -> bool:
 _CREDENTIAL_SHAPE = re.compile(r"(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9!@#$%^&*_]{8,}|[0-9A-Fa-f]{16,}")
 
 
+def _denied(name: str, said: str, guess: str) -> bool:
+    """`name`, said by the assistant just before, follows a negation in its own clause of `said` (at most six words
+    after it, no comma between): "Never lived in Glasgow", "not Postgres"; not "Glasgow, not Edinburgh"."""
+    if not re.search(rf"(?<![\w-]){re.escape(fold(name))}(?![\w-])", guess):
+        return False
+    at = said.find(name)
+    if at < 0:
+        return False
+    clause = re.split(r"[,;:.!?]", said[:at])[-1]
+    negations = list(_NEGATION.finditer(clause))
+    return bool(negations) and len(clause[negations[-1].end() :].split()) <= 6
+
+
 def find_entities(
     turns: Sequence[SourceTurn], known_names: Iterable[str] = (), evidence: Iterable[str] = ()
 ) -> tuple[Entity, ...]:
@@ -135,9 +159,11 @@ def find_entities(
     seen_mid: set[str] = set()
     proposals: list[tuple[str, bool, bool]] = []
     asked = {t.index for before, t in itertools.pairwise(turns) if asks_for_credential(before.assistant)}
+    guessed = {after.index: fold(before.assistant) for before, after in itertools.pairwise(turns)}
     for turn in turns:
         if turn.index in asked:
             continue  # "— What's the wifi password? — Moustache2019": the reply is the credential, not a name
+        guess = guessed.get(turn.index, "")
         said_all = sentences(turn.user)
         aside = digressions(said_all)
         for position, said in enumerate(said_all):
@@ -158,6 +184,8 @@ def find_entities(
             for name, at_start in _candidates(sentence):
                 if _CREDENTIAL_SHAPE.fullmatch(name):
                     continue
+                if guess and _denied(name, said, guess):
+                    continue  # "Never lived in Glasgow in my life": the assistant's guess, denied
                 if about_user:
                     grounded.add(name)
                 if not at_start and not is_german:

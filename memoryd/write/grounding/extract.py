@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from memoryd.write.grounding.answer_form import answer_forms, answers_the_question
 from memoryd.write.grounding.answers import answered_facts
-from memoryd.write.grounding.antecedent import antecedent
+from memoryd.write.grounding.antecedent import antecedent, elided_context, whose
 from memoryd.write.grounding.assigned import assigned_holders
 from memoryd.write.grounding.business import business_facts
 from memoryd.write.grounding.changes import changed_values, now_statements, with_contrasts, with_event_context
@@ -26,6 +26,7 @@ from memoryd.write.grounding.clauses import (
     without_greeting,
     without_openers,
 )
+from memoryd.write.grounding.continuation import continued
 from memoryd.write.grounding.coreference import with_places
 from memoryd.write.grounding.corrections import repaired
 from memoryd.write.grounding.dates import (
@@ -122,6 +123,8 @@ _NAME_SLOTS = frozenset(
     {"identity.name", "identity.address_as", "identity.home", "identity.origin", "identity.employer"}
 )
 _DATED_KINDS = frozenset({FactKind.PLAN, FactKind.DECISION, FactKind.ACTION_ITEM})
+#: A day the extractor resolved, in a fact's text ("(2026-03-20)").
+_ISO_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 #: A request to the assistant is not the user's plan ("I'd like a recipe for tomorrow's dinner").
 _REQUEST = re.compile(
     r"^(?:I'd like|I would like|I want you|can you|could you|help me|give me|show me|tell me|write me|je voudrais|"
@@ -655,6 +658,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(_moved_it(turns, found, session_time_ms))
     found = _with_replaced_values(found, turns)
     found = [_with_antecedent(item, turns) for item in found]
+    # "…, mit Jonathan Weiß aus Würzburg", "don't …, I want …": what the sentence says after a comma for the fact.
+    found = [_Found(continued(i.fact, i.evidence[0]), i.evidence) if i.evidence else i for i in found]
     # Whose clause it is: another person's plan or wish, or a shift never named, is no fact about the user.
     found = _co_held_roles([item for item in found if not unfit_fact(item.fact, item.evidence)])
     facts = with_event_context(with_contrasts([item.fact for item in found], turns), turns)
@@ -755,12 +760,17 @@ def _with_antecedent(item: _Found, turns: Sequence[SourceTurn]) -> _Found:
     """A decision, task or plan whose pronoun stands for something said just before keeps those words
     ("he decidido ofrecerle contrato" → "… (Yeray lo está haciendo genial)")."""
     fact = item.fact
-    if fact.kind not in _DATED_KINDS or not fact.turns:
+    if fact.kind not in (*_DATED_KINDS, FactKind.INSTRUCTION) or not fact.turns:
         return item
     turn = next((t for t in turns if t.index == fact.turns[0]), None)
-    context = antecedent(fact.value, turn.user) if turn is not None else ""
-    if not context or fold(context) in fold(fact.text):
-        return item
+    if fact.kind is FactKind.INSTRUCTION:  # "I'd rather you never use their names": whose, said just before
+        context = whose(fact.value, turn.user) if turn is not None else ""
+    else:
+        context = antecedent(fact.value, turn.user) if turn is not None else ""
+    if turn is not None and not context:  # "…, tenho de entregar até 20 de março": the object left unsaid
+        context = elided_context(fact.value, turn.user, dated=_ISO_DAY.search(fact.text) is not None)
+    if not context or fold(context) in fold(fact.text) or unfit_reason(context):
+        return item  # small talk or a hypothetical said before a task is no part of it
     text = f"{fact.text.rstrip().rstrip('.')} ({context})."
     return _Found(replace(fact, text=text), (*item.evidence, context))
 

@@ -7,10 +7,30 @@ Two structural checks, each one rule in five languages, applied after every read
 - whose wish: a task, plan or decision said as what someone else wants the user to do ("My granddaughter wants me
   to get a smartwatch", "ma femme veut que je …", "mi hija quiere que …", "meine Frau will, dass ich …", "a minha
   mulher quer que eu …", "my friend says I should …") is that person's wish, not the user's plan — the issue's
-  rule that other people's preferences are not the user's facts;
+  rule that other people's preferences are not the user's facts; the person may open the clause by name ("Kirsty
+  wants me to stop climbing", "Élodie veut que je …", "Alle meinen, ich sollte …"); a bare "he"/"elle" opening it
+  is left alone (a coach's "Elle veut que je roule le mardi" is often the user's own plan);
+- whose liking: a fact read from the part of a clause where another person likes, loves or prefers the thing ("A
+  Fermín le encanta hacer el turno de noche, a mí me parece horrible", "Rui adora o turno da noite", "Kirsty loves
+  night shifts", "Paul adore les gardes de nuit", "Jonas liebt die Nachtschicht") is that person's taste, not the
+  user's life, whatever the user says after it;
+- a person named: a relation whose "name" is itself followed by a copula and a name ("My lab PI is Dr. Sione
+  Taufa" read as the lab "PI"; "Mon chef CE est Paul", "Mi jefa RRHH es Ana", "Meine Chefin QA ist Frau Roth", "O
+  meu chefe TI é o Rui") took a word of the relation noun for the person: the person is the name after the copula;
+- a relation's own noun: a relation whose noun is only the first of a compound ("our new clinic manager is
+  Padraig" read as the clinic "Padraig", "notre cabinet comptable est Fidal") is the longer noun's, which its own
+  fact holds; a family relation said with an indefinite article ("Our new assistant is a mum, Folake
+  Adeyemi", "une mère, Awa", "una madre, Rosa", "eine Mutter, Jana", "uma mãe, Rita") describes the person, it names
+  no kin of the user's;
+- a person, not a title: a relation whose value is a title or an abbreviation alone ("Lá o chefe é o Enf. Vasco"
+  cut to "Enf.", "A minha enfermeira-chefe é a Enf.ª Lurdes" cut to "Enf", "Dr.", "Prof", "Herr", "Mme", "Sra.") is
+  a title cut from its name, no one;
 - a shift named: an English work shift is said with "shift" or in the plural ("on nights", "work weekends"); "on
   the day", "to the back room" and "on the Morning Tern" name none; the value itself is what must be said so ("from
   nights to the day rota" names the day rota, not a shift "day");
+- a role said as a noun: a role whose value opens with the user's own subject pronoun ("Torquil, I drive a gritter"
+  read as the role "a I drive a gritter"; "je conduis", "yo conduzco", "ich fahre", "eu conduzo") is a clause, not
+  a role noun: the clause's own readers say what it states;
 - a value said: a fact whose value is only function words ("Je suis maintenant avec Élodie" read as the role
   "avec") states nothing.
 """
@@ -20,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memoryd.write.grounding.lexicon import RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.text import STOP_WORDS, tokens
 
@@ -53,7 +74,9 @@ _WISHED_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM, FactKind.DECISIO
 #: Someone of the user's ("my wife", "ma fille", "Rosie") wanting the user to do something, or saying they should.
 _OTHERS_WISH = re.compile(
     r"(?:\b(?:my|our|mon|ma|mes|notre|mi|mis|nuestro|nuestra|mein|meine|unser|unsere|o meu|a minha|meu|minha)\s+"
-    r"[\w-]+(?:\s+[A-ZÀ-Þ][\w-]+)?|(?<![.!?]\s)(?<!^)\b(?-i:[A-ZÀ-Þ][a-zà-ÿ]+))\s+"
+    r"[\w-]+(?:\s+[A-ZÀ-Þ][\w-]+)?|\b(?:everyone|everybody|tout le monde|todo el mundo|alle|toda a gente|todos)|"
+    r"\b(?-i:(?!(?:Ich|Wir|Je|Nous|On|Yo|Nosotros|Nosotras|Eu|Nós|We|He|She|They|Il|Elle|Ils|Elles|Él|Ella|Er|Sie|"
+    r"Ele|Ela)\b)[A-ZÀ-Þ][a-zà-ÿ]+))\s+"
     r"(?:wants? (?:me|us) to|would like (?:me|us) to|keeps? (?:telling|asking) (?:me|us) to|"
     r"(?:says?|said|thinks?|reckons?|suggests?|keeps? saying) (?:that )?(?:I|we) should|"
     r"veut que (?:je|j'|nous|on)|voudrait que (?:je|j'|nous|on)|dit que je devrais|"
@@ -61,6 +84,105 @@ _OTHERS_WISH = re.compile(
     r"quer que (?:eu|nós|a gente)|acha que eu devia|diz que eu devia)\b",
     _I,
 )
+
+
+#: Another person liking or wanting something, opening a clause: a name or "my X" (Spanish and Portuguese with
+#: their dative or article: "a Fermín le encanta", "o Rui adora"), with each language's verbs of liking (not of
+#: wanting: "Helena wants the full draft by 15 January" is the user's deadline).
+_LIKING_VERBS = {
+    "en": r"likes?|loves?|adores?|enjoys?|prefers?|is (?:obsessed with|mad about|keen on)",
+    "fr": r"aime|adore|préfère|raffole de",
+    "es": r"(?:le |les )?(?:encanta|gusta|apetece|chifla)|prefiere|adora",
+    "de": r"mag|liebt|bevorzugt|steht auf",
+    "pt": r"(?:lhe )?agrada|gosta|adora|prefere|é doid[oa] por",
+}
+_OTHER_OPENS = (
+    r"^(?:(?:and|but|so|et|mais|y|pero|und|aber|e|mas)\s+)?(?:a |al |à |ao |o )?"
+    r"(?:(?:my|our|mon|ma|mes|notre|mi|mis|nuestro|nuestra|mein|meine|meinem|meiner|unser|unsere|meu|minha)\s+[\w-]+"
+    r"|(?-i:(?!(?:I|Ich|Wir|Je|Nous|On|Yo|Nosotros|Nosotras|Eu|Nós|We|Me|Mi|Moi|He|She|It|They|Il|Elle|Ils|Elles|"
+    r"Él|Ella|Er|Sie|Es|Ele|Ela)\b)[A-ZÀ-Þ][a-zà-ÿ]+))\s+"
+)
+_OTHERS_LIKING = {
+    lang: re.compile(rf"{_OTHER_OPENS}(?:{verbs})\b", _I) for lang, verbs in _LIKING_VERBS.items()
+}
+#: Where the other person's part of a clause ends: a comma, a semicolon or a conjunction.
+_PART_END = re.compile(r"[,;]|\s(?:and|but|et|mais|y|pero|und|aber|e|mas)\s", _I)
+
+
+def _others_liking(fact: GroundedFact, clause: str) -> bool:
+    """The fact's value said inside a clause part that opens with another person's liking (up to a comma or a
+    conjunction: "He wants a late opening on 16 May and I'm down to do the talks" is the user's too)."""
+    liking = _OTHERS_LIKING.get(fact.language)
+    part = _PART_END.split(clause.strip(), maxsplit=1)[0]
+    value = fact.value.strip().lower()
+    return liking is not None and bool(value) and value in part.lower() and liking.match(part) is not None
+
+
+#: A copula or naming verb and a capitalised word just after a relation's value, five languages.
+_THEN_NAMED = (
+    r"\s+(?:is|was|'s|est|s'appelle|es|se llama|ist|heißt|é|se chama|chama-se)\s+"
+    r"(?:(?:the|le|la|el|der|die|o|a)\s+)?(?-i:[A-ZÀ-Þ])"
+)
+
+
+def _value_is_a_noun_of_the_relation(fact: GroundedFact, evidence: Sequence[str]) -> bool:
+    if fact.kind is not FactKind.RELATION or not fact.value.strip():
+        return False
+    after = re.compile(rf"(?<![\w-]){re.escape(fact.value.strip())}{_THEN_NAMED}", _I)
+    return any(after.search(clause) for clause in evidence)
+
+
+#: The copulas a relation is said with ("is", "est", "es", "ist", "é").
+_COPULA = r"(?:is|was|'s|est|c'est|es|ist|é)"
+#: Family relations: kin of the user only with a possessive, never with "a"/"une"/"una"/"eine"/"uma".
+_KIN_KEYS = frozenset(
+    {
+        "partner",
+        "mother",
+        "father",
+        "child",
+        "sibling",
+        "cousin",
+        "grandparent",
+        "aunt_uncle",
+        "in_law",
+        "nephew_niece",
+    }
+)
+_KIN_WORDS = "|".join(
+    sorted((re.escape(w) for w, (key, _) in RELATIONS.items() if key in _KIN_KEYS), key=len, reverse=True)
+)
+_INDEFINITE = r"(?:a|an|un|une|una|ein|eine|einen|einer|um|uma)"
+
+
+def _not_the_relation_said(fact: GroundedFact, evidence: Sequence[str]) -> bool:
+    """The relation's noun is the head of a longer one ("clinic manager is Padraig"), or a kin noun said with an
+    indefinite article before the person ("a mum, Folake Adeyemi")."""
+    if fact.kind is not FactKind.RELATION or not fact.slot.startswith("relation.") or not fact.value.strip():
+        return False
+    key = fact.slot.split(".", 1)[1]
+    value = re.escape(fact.value.strip())
+    compound = re.compile(rf"\b{re.escape(key)}\s+[^\W\d_][\w-]*\s+{_COPULA}\s+(?:\w+\s+)?{value}", _I)
+    described = re.compile(rf"\b{_INDEFINITE}\s+(?:{_KIN_WORDS})\s*,?\s+{value}", _I)
+    kin = key in _KIN_KEYS
+    return any(compound.search(c) or (kin and described.search(c)) for c in evidence)
+
+
+#: A title or an abbreviation said alone (a name never ends with a period): "Dr.", "Enf.", "Herr", "Mme".
+_TITLE_ALONE = re.compile(
+    r"(?-i:[A-ZÀ-Þ][a-zà-ÿ]{0,4}\.|Dr|Dra|Mr|Mrs|Ms|Mx|Prof|Herr|Frau|Sr|Sra|Mme|Mlle|M)", _I
+)
+
+
+def _title_alone(fact: GroundedFact, evidence: Sequence[str]) -> bool:
+    """A title alone, or a short word the evidence says as an abbreviation before the name ("Enf.ª Lurdes")."""
+    value = fact.value.strip()
+    if fact.kind is not FactKind.RELATION or not value:
+        return False
+    if _TITLE_ALONE.fullmatch(value):
+        return True
+    cut = re.compile(rf"(?<![\w-]){re.escape(value)}\.[ªº]?\s+(?-i:[A-ZÀ-Þ])")
+    return len(value) <= 5 and " " not in value and any(cut.search(clause) for clause in evidence)
 
 
 def _someone_elses_clause(fact: GroundedFact, clause: str) -> bool:
@@ -81,6 +203,17 @@ def _names_no_shift(fact: GroundedFact, evidence: Sequence[str]) -> bool:
     )
     # The value itself said as a shift: "on days", "the night shift", "I work nights"; not "the day rota".
     return bool(value) and " " not in fact.value.strip() and not any(said.search(c) for c in evidence)
+
+
+#: The user's own subject pronoun inside a value, five languages ("I" only upper-case: a Roman numeral is rare).
+_OWN_SUBJECT = re.compile(r"(?-i:\bI\b)|\b(?:je|j'|yo|ich|eu)\b|\bj['’]", _I)
+
+
+def _role_is_a_clause(fact: GroundedFact) -> bool:
+    opening = " ".join(
+        fact.value.split()[:2]
+    )  # "a I drive …"; a tail ("… in Hereford and I keep bees") is no clause
+    return fact.slot == "identity.role" and _OWN_SUBJECT.search(opening) is not None
 
 
 def _no_value(fact: GroundedFact) -> bool:
@@ -113,8 +246,18 @@ def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
         return "someone_else"
     if fact.kind in _WISHED_KINDS and first and _OTHERS_WISH.search(first):
         return "someone_elses_wish"
+    if fact.kind is not FactKind.PREFERENCE and first and _others_liking(fact, first):
+        return "someone_elses_liking"
+    if _value_is_a_noun_of_the_relation(fact, evidence):
+        return "relation_noun_as_name"
+    if _not_the_relation_said(fact, evidence):
+        return "not_the_relation_said"
+    if _title_alone(fact, evidence):
+        return "title_alone"
     if _names_no_shift(fact, evidence):
         return "no_shift"
+    if _role_is_a_clause(fact):
+        return "role_is_a_clause"
     if _no_value(fact):
         return "no_value"
     return ""
