@@ -417,3 +417,13 @@ def test_a_date_said_of_it_belongs_to_the_event_said_before() -> None:
     assert (
         len([f for f in _run("The demo is on May 3.", "I love it, see you on May 9.").facts if f.slot]) == 1
     )
+
+
+def test_third_person_agrees_after_adverb_phrases_not_on_them() -> None:
+    """ "I no longer do the gigs" is "the user no longer does", never "the user noes longer do" (hand check, session
+    15); "now", "once", "first" are adverbs before the verb, not verbs ("nows")."""
+    assert third_person("I no longer do the gigs.") == "The user no longer does the gigs."
+    assert third_person("I now work at Acme.") == "The user now works at Acme."
+    assert third_person("I hardly ever drive.") == "The user hardly ever drives."
+    assert third_person("I once lived in Rome.") == "The user once lived in Rome."
+    assert third_person("I go to the gym.") == "The user goes to the gym."

@@ -298,3 +298,22 @@ def test_a_job_left_retires_the_workplace_and_the_boss_and_keeps_the_profession(
     agent.session("A oficina de Gaia já abriu. E já não trabalho para a Custódia, agora sou eu a chefe.")
     assert not agent.active("Rua das Flores") and not agent.active("Chefe do usuário"), agent.rows
     assert agent.active("restauradora"), agent.rows
+
+
+SESSION_15_MS = 1_795_000_000_000  # 2026-11-18
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I play at the Saturday market gigs in Camden.", "My Tuesday classes are full.", "our Sunday lunches"],
+)
+def test_a_weekday_naming_a_weekly_thing_is_no_date(text: str) -> None:
+    """ "the Saturday market gigs" (hand check, session 15: resolved as 2026-11-07 and stored as a plan)."""
+    assert find_dates(text, SESSION_15_MS) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["The Saturday meeting is cancelled.", "my Saturday plans changed", "I see her on Saturday."]
+)
+def test_a_weekday_naming_one_occasion_keeps_its_date(text: str) -> None:
+    assert [m.iso for m in find_dates(text, SESSION_15_MS)] == ["2026-11-21"]

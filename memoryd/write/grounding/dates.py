@@ -123,6 +123,14 @@ def _weekday_day(today: date, weekday: int, day: int) -> date | None:
 _RECURRING = re.compile(
     r"\b(?:every|each|chaque|tous les|cada|todos los|todas las|los|las|le|jeden|jede|immer|toda|todas as|todos os)\s+$"
 )
+#: An English weekday said as the name of a recurring thing: after "the" / a possessive and before a plural noun
+#: within three words ("the Saturday market gigs", "my Tuesday classes", "our Sunday lunches"): a habit, not one date.
+#: A singular thing ("the Saturday meeting") may be one occasion and keeps its date, and so does a plural that names
+#: what one occasion holds ("my Saturday plans", "the Friday errands").
+_HABIT_BEFORE = re.compile(r"\b(?:the|my|our|his|her|their|your)\s+$")
+_HABIT_AFTER = re.compile(
+    r"(?:\s+[a-z]+){0,2}?\s+(?!(?:plans|arrangements|errands|chores|things)\b)[a-z]+[^s'\s]s\b(?!')"
+)
 #: Two weekdays joined as a span of the week ("Monday to Thursday", "Sunday-Wednesday", "du lundi au vendredi", "de
 #: lunes a viernes", "Montag bis Freitag", "de segunda a sexta"): a weekly pattern, so neither day is a date.
 _WEEKDAY_RANGE = re.compile(
@@ -248,6 +256,8 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
             continue  # "am Dienstag, 10. März": the weekday names the date that follows it
         if _RECURRING.search(folded, 0, match.start()):
             continue  # "every Tuesday", "los martes", "le mercredi", "jeden Dienstag": a habit, not one date
+        if _HABIT_BEFORE.search(folded, 0, match.start()) and _HABIT_AFTER.match(folded, match.end()):
+            continue  # "the Saturday market gigs": the name of a weekly thing
         add(*match.span(), _next_weekday(today, WEEKDAYS[match[1]]), relative=True)
     for match in _PT_WEEKDAY.finditer(folded):
         if in_span(*match.span()):

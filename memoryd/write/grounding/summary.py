@@ -52,7 +52,7 @@ _EN_OBJECT = (
 
 
 _AFTER_USER = re.compile(
-    r"\bthe user ((?:(?:really|also|just|still|usually|often|never|always|actually|only|even|already|sometimes|"
+    r"\bthe user ((?:(?:no longer|no more|not only|not just|hardly ever|ever|now|then|once|soon|first|later|really|also|just|still|usually|often|never|always|actually|only|even|already|sometimes|"
     r"rarely|normally|generally|mostly|finally|definitely|probably|honestly|basically|literally|seriously|totally|"
     r"absolutely|certainly|currently|recently|genuinely|simply|mainly|typically|occasionally|hardly|barely) )+)?"
     r"([a-z]+)\b(?![-'’])"
@@ -76,6 +76,10 @@ _NOT_VERBS = frozenset(
         "may",
         "did",
         "does",
+        # Never a verb after "I": "I no longer …" is not "the user noes longer" (the adverbs above take the phrase).
+        "no",
+        "not",
+        "nor",
         "and",
         "or",
         "who",
