@@ -11,12 +11,13 @@ from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.owner import someone_elses
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
-from memoryd.write.grounding.skeleton import masked
+from memoryd.write.grounding.skeleton import Masked, masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import (
@@ -305,12 +306,23 @@ def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact])
         and _DAY_OF_YEAR.search(fold(e.content))  # "27 février", "3 de março": months said with accents
         and (old := masked(e.content)).dated
         and _shares_family(old.skeleton, said, new.skeleton - _TIME_WORDS)
+        # "A Andrés le han ofrecido trabajo en Alicante y nos mudamos en septiembre": one word shared with the
+        # user's work schedule, but the husband's (grounding/owner.py).
+        and not _someone_elses_word(fact.text, old, new)
         and old.relations == new.relations
         and old.values - new.values
         and not (new.values <= old.values)
         # A weekly schedule gives no new day to a one-off event (grounding/recurring.py).
         and not keeps_one_off(e.content, fact.text)
     ]
+
+
+def _someone_elses_word(text: str, old: Masked, new: Masked) -> bool:
+    """Whether the one word a changed date's fact shares with an older plan is someone else's ("A Andrés le han
+    ofrecido trabajo …" after the user's "trabajo de mañana"; grounding/owner.py). Two shared words or more decide
+    as before."""
+    shared = frozenset(w for w in old.skeleton & new.skeleton if w not in _TIME_WORDS)
+    return len(shared) == 1 and someone_elses(text, shared, frozenset(new.values - old.values))
 
 
 def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:

@@ -72,6 +72,7 @@ from memoryd.write.grounding.negated import (
     states_profession,
     trade_of,
 )
+from memoryd.write.grounding.owner import someone_elses
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
@@ -284,6 +285,10 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked, o
         )
     if len(shared) >= MIN_SHARED:
         return True
+    # One shared word makes one topic only in a clause about the user: "A Andrés le han ofrecido trabajo en
+    # Alicante" is the husband's job, not the user's work schedule.
+    if len(shared) == 1 and someone_elses(clause, shared, _names(values - old.values)):
+        return False
     if _only_the_slot(shared, new) and not _other_units(clause, old_text):
         return True  # "So 4:30 is the target now" after "The user's goal: under four hours"
     if new.relations & old.relations and not _THEIR_RELATION.search(clause):
