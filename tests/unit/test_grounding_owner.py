@@ -1,0 +1,88 @@
+"""One word shared with an older fact makes one topic only when it is the user's word (grounding/owner.py): another
+person's job, offer or move is no revision of the user's work, plans or schedule (issue 22, session 15)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.write.grounding.owner import someone_elses
+from memoryd.write.grounding.revisions import _anchored, _masked
+from memoryd.write.grounding.text import light_stem
+from memoryd.write.grounding import SourceTurn, ground
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import plan_grounded
+from tests.support.grounded_agent import SESSION_MS, WEEK_MS
+
+
+def _shared(word: str) -> frozenset[str]:
+    return frozenset({light_stem(word)})
+
+
+@pytest.mark.parametrize(
+    ("said", "word", "names"),
+    [
+        ("A Andrés le han ofrecido trabajo en Alicante.", "trabajo", {"andres"}),
+        ("My husband got offered a job in Leeds.", "job", set()),
+        ("Mon mari a trouvé un travail à Lyon.", "travail", set()),
+        ("Ihm wurde eine Stelle in Köln angeboten.", "stelle", set()),
+        ("Ao Pedro ofereceram trabalho em Braga.", "trabalho", {"pedro"}),
+    ],
+)
+def test_a_word_of_someone_elses_is_theirs(said: str, word: str, names: set[str]) -> None:
+    assert someone_elses(said, _shared(word), frozenset(names))
+
+
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Me han ofrecido trabajo en Alicante.", "trabajo"),
+        ("I got offered a job in Leeds.", "job"),
+        ("On m'a proposé un travail à Lyon.", "travail"),
+        ("Mir wurde eine Stelle in Köln angeboten.", "stelle"),
+        ("My boss moved my review to Friday.", "review"),
+        ("Potatoes are going in on 11 April instead.", "potatoes"),
+        ("Ofereceram-me trabalho em Braga.", "trabalho"),
+    ],
+)
+def test_a_word_of_the_users_or_of_no_one_is_not(said: str, word: str) -> None:
+    assert not someone_elses(said, _shared(word), frozenset({"braga", "leeds", "lyon", "koln", "alicante"}))
+
+
+def test_a_name_after_a_place_preposition_is_where_not_who() -> None:
+    assert not someone_elses("I start work in Alicante in May.", _shared("work"), frozenset({"alicante"}))
+
+
+_SCHEDULE = "Plan: Cambio de horario: desde marzo (2027-03) trabajo de mañana todos los días."
+
+
+def test_another_persons_job_offer_does_not_anchor_to_the_users_work_schedule() -> None:
+    said = "A Andrés le han ofrecido trabajo en Alicante y nos mudamos en septiembre."
+    assert _anchored([said], [_masked(_SCHEDULE)], [_SCHEDULE])[0] == []
+
+
+def test_the_users_own_change_of_that_schedule_still_anchors() -> None:
+    said = "Me han movido el trabajo al turno de noche desde septiembre."
+    assert _anchored([said], [_masked(_SCHEDULE)], [_SCHEDULE])[0] == [0]
+    plan = "The user starts the job on 20 April (2027-04-20)."
+    assert _anchored(["I start the job on 4 May instead."], [_masked(plan)], [plan])[0] == [0]
+
+
+def _retired_by(said: str, older: str) -> list[str]:
+    turns = [SourceTurn(0, 7, said, "Okay.")]
+    facts = ground(turns, None, session_time_ms=SESSION_MS + 12 * WEEK_MS).facts
+    pinned = [ExistingFact("old", older, 0.7, 1, "plan.horari")]
+    plan = plan_grounded(facts, pinned, [], lambda idx: tuple(idx), turns=turns)
+    return [i for new in plan.facts.inserts for i in new.supersedes]
+
+
+def test_lucias_schedule_survives_her_husbands_job_offer() -> None:
+    """The shape of the main set's lucia-3: the husband's offer, said with a date and "nos mudamos", retired the
+    user's schedule plan through one shared word (changes.py's changed date, supersede.py `_older_dates`)."""
+    old = "Plan: Cambio de horario: desde marzo (2027-03) trabajo de mañana todos los días."
+    assert (
+        _retired_by("Hola. A Andrés le han ofrecido trabajo en Alicante y nos mudamos en septiembre.", old)
+        == []
+    )
+    assert _retired_by("Hola. Me han ofrecido trabajo en Alicante y nos mudamos en septiembre.", old) == [
+        "old"
+    ]
