@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from memoryd.write.grounding import SourceTurn, ground
 from memoryd.write.grounding.owner import someone_elses
 from memoryd.write.grounding.revisions import _anchored, _masked
 from memoryd.write.grounding.text import light_stem
-from memoryd.write.grounding import SourceTurn, ground
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
 from tests.support.grounded_agent import SESSION_MS, WEEK_MS
