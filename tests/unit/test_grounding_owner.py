@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryd.write.grounding import SourceTurn, ground
+from memoryd.write.grounding import SourceTurn, extract, ground
 from memoryd.write.grounding.owner import someone_elses
 from memoryd.write.grounding.revisions import _anchored, _masked
 from memoryd.write.grounding.text import light_stem
@@ -86,3 +86,35 @@ def test_lucias_schedule_survives_her_husbands_job_offer() -> None:
     assert _retired_by("Hola. Me han ofrecido trabajo en Alicante y nos mudamos en septiembre.", old) == [
         "old"
     ]
+
+
+# ------------------------------------------------------------------------- the town of a job is where one works
+@pytest.mark.parametrize(
+    ("said", "works", "lives"),
+    [
+        ("I'm Tom, a nurse in Leeds.", "The user works in Leeds.", "The user lives in Leeds."),
+        (
+            "Je suis Marie, infirmière à Lyon.",
+            "L'utilisateur travaille à Lyon.",
+            "L'utilisateur habite à Lyon.",
+        ),
+        ("Soy Ana, enfermera en Sevilla.", "El usuario trabaja en Sevilla.", "El usuario vive en Sevilla."),
+        (
+            "Ich bin Anna Weber, Gemeindereferentin in Fulda.",
+            "Der Nutzer arbeitet in Fulda.",
+            "Der Nutzer wohnt in Fulda.",
+        ),
+        ("Sou a Rita, enfermeira em Braga.", "O usuário trabalha em Braga.", "O usuário mora em Braga."),
+    ],
+)
+def test_the_town_of_a_job_held_is_where_the_user_works_not_where_they_live(
+    said: str, works: str, lives: str
+) -> None:
+    texts = [f.text for f in extract([SourceTurn(0, 0, said, "Okay.")], session_time_ms=SESSION_MS).facts]
+    assert works in texts and lives not in texts, texts
+
+
+def test_the_town_of_a_retired_role_stays_where_the_user_lives() -> None:
+    said = "I'm Dolores Finch, I'm 71 and a retired nurse in Norwich."
+    texts = [f.text for f in extract([SourceTurn(0, 0, said, "Okay.")], session_time_ms=SESSION_MS).facts]
+    assert "The user lives in Norwich." in texts and "The user works in Norwich." not in texts
