@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import RELATIONS
 from memoryd.write.grounding.text import detect_language, fold, light_stem
 
@@ -165,6 +166,81 @@ _PLACE_BEFORE = frozenset(
     ]
 )
 _RELATION_WORDS = frozenset(fold(w) for w in RELATIONS)
+#: Articles and determiners: a capitalised word after one is a thing ("die Tour", "the Kew trip", "le Salon"), not
+#: someone; a person's name stands bare or after a personal "a" ("A Andrés", "ao Pedro", "a Rita").
+_DETERMINERS = frozenset(
+    fold(w)
+    for w in [
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "an",
+        "le",
+        "la",
+        "les",
+        "un",
+        "une",
+        "ce",
+        "cette",
+        "ces",
+        "du",
+        "des",
+        "el",
+        "los",
+        "las",
+        "una",
+        "este",
+        "esta",
+        "ese",
+        "esa",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "einen",
+        "einem",
+        "einer",
+        "dieser",
+        "diese",
+        "dieses",
+        "os",
+        "as",
+        "um",
+        "uma",
+        "esse",
+        "essa",
+        "my",
+        "our",
+        "mon",
+        "ma",
+        "mes",
+        "notre",
+        "nos",
+        "mi",
+        "mis",
+        "nuestro",
+        "nuestra",
+        "mein",
+        "meine",
+        "meinen",
+        "unser",
+        "unsere",
+        "meu",
+        "minha",
+        "nosso",
+        "nossa",
+    ]
+)
+#: Words before a capitalised word that make it a place or a thing, not a person.
+_NOT_WHO = _PLACE_BEFORE | _DETERMINERS
+#: Days and months are no one.
+_CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 
 
 def someone_elses(clause: str, shared: frozenset[str], names: frozenset[str]) -> bool:
@@ -173,15 +249,21 @@ def someone_elses(clause: str, shared: frozenset[str], names: frozenset[str]) ->
     Read left to right up to that word, the last person named owns it: the user ("I", "we", "my", "me", "nos
     mudamos", "mir", "eu"; `_USER_WORDS`) or someone else: a third-person pronoun or clitic ("he", "she", "A Andrés
     le han ofrecido", "il", "ihm", "ela"; `_OTHER_WORDS`), a relation noun ("my husband's job", "ma sœur"), or a
-    name of `names` (the names the older fact does not hold), not after a place preposition ("in Leeds" is
-    where). "My husband got a new job" and "A Andrés le han ofrecido trabajo" are someone else's; "My boss moved my review", "Me han ofrecido
-    trabajo" and "Potatoes are going in on 11 April instead" (no person) are not."""
+    name of `names` (the names the older fact does not hold; no number, day or month), standing bare or after a
+    personal "a" ("A Andrés", "ao Pedro"), not after a place preposition or a determiner ("in Leeds" is where, "die
+    Tour" a thing). "My husband got a new job" and "A Andrés le han ofrecido trabajo" are someone else's; "My boss
+    moved my review", "Me han ofrecido trabajo", "Stefan kann nicht, wir verschieben die Tour" and "Potatoes are
+    going in on 11 April instead" (no person) are not."""
     words = [re.sub(r"['’]s$", "", fold(w)) for w in _WORDS.findall(clause)]
     stems = [light_stem(w) for w in words]
     at = next((i for i, stem in enumerate(stems) if stem in shared), -1)
     if at < 0:
         return False
-    firsts = {v.split()[0] for v in names}
+    firsts = {
+        v.split()[0]
+        for v in names
+        if not any(ch.isdigit() for ch in v) and v not in _CALENDAR and v.removesuffix("s") not in _CALENDAR
+    }
     others = _OTHER_WORDS | (_OTHER_CLITICS if detect_language(clause) == "es" else frozenset())
     owner = ""
     for i, word in enumerate(words[:at]):
@@ -190,7 +272,7 @@ def someone_elses(clause: str, shared: frozenset[str], names: frozenset[str]) ->
         elif (
             word in others
             or word in _RELATION_WORDS
-            or (word in firsts and not (i and words[i - 1] in _PLACE_BEFORE))
+            or (word in firsts and not (i and words[i - 1] in _NOT_WHO))
         ):
             owner = "other"
     return owner == "other"
