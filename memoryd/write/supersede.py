@@ -32,7 +32,7 @@ from memoryd.write.grounding.stale import (
     same_kind,
     stale_mentions,
 )
-from memoryd.write.grounding.templates import TEMPLATE_WORDS
+from memoryd.write.grounding.templates import TEMPLATE_WORDS, TOWN_OF_WORK, render
 from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
 from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact, ReplacedFact
@@ -467,10 +467,38 @@ def _supersedes(
         *_restatements(fact, replaced, pool),
         *mentioned,
         *_moved_schedules(fact, pool),
+        *_town_of_old_job(fact, pool),
     ]
     if not found:
         found = _same_skeleton(fact, pool)
     return tuple(dict.fromkeys(found))
+
+
+#: "The user works in ", "L'utilisateur travaille à ", …: a workplace stated as a town only.
+_WORKS_IN_TOWN = tuple(
+    render("works_in", lang, f"{prep} \0").split("\0")[0] for lang, prep in TOWN_OF_WORK.items()
+)
+
+
+def _town_of_old_job(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
+    """A new home in another town retires the older workplace stated only as a town ("Der Nutzer arbeitet in
+    Fulda.", read from "Gemeindereferentin in Fulda"): the town the job was placed in goes with the move, as the
+    home once guessed from it did. A workplace named otherwise ("works at a bakery") stays, and so does the town
+    the new home is in."""
+    if fact.slot != "identity.home" or not fact.value:
+        return []
+    return [
+        e.id
+        for e in pool
+        if e.slot == "identity.workplace"
+        and e.content.startswith(_WORKS_IN_TOWN)
+        and len(e.content.split()) <= _TOWN_FACT_WORDS
+        and not names_value(e.content, fact.value)
+    ]
+
+
+#: The most words a workplace-town fact has ("O usuário trabalha em Vila Nova de Gaia." is 8).
+_TOWN_FACT_WORDS = 9
 
 
 def _same_skeleton(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:

@@ -11,7 +11,7 @@ from memoryd.write.grounding.revisions import _anchored, _masked
 from memoryd.write.grounding.text import light_stem
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
-from tests.support.grounded_agent import SESSION_MS, WEEK_MS
+from tests.support.grounded_agent import SESSION_MS, WEEK_MS, Agent, kept
 
 
 def _shared(word: str) -> frozenset[str]:
@@ -118,3 +118,31 @@ def test_the_town_of_a_retired_role_stays_where_the_user_lives() -> None:
     said = "I'm Dolores Finch, I'm 71 and a retired nurse in Norwich."
     texts = [f.text for f in extract([SourceTurn(0, 0, said, "Okay.")], session_time_ms=SESSION_MS).facts]
     assert "The user lives in Norwich." in texts and "The user works in Norwich." not in texts
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "town"),
+    [
+        ("Hi, I'm Omar, a nurse in Birmingham.", "We've moved, I'm in Bristol now.", "Birmingham"),
+        ("Hola, soy Amparo, farmacéutica en Zaragoza.", "Vivo en Huesca desde marzo.", "Zaragoza"),
+        ("Je suis Marie, infirmière à Lyon.", "J'habite à Grenoble maintenant.", "Lyon"),
+    ],
+)
+def test_a_new_home_elsewhere_retires_the_town_the_job_was_placed_in(
+    first: str, then: str, town: str
+) -> None:
+    agent = Agent(with_turns=True)
+    agent.session(first)
+    assert [t for t in agent.active(town) if "works" in t or "trabaja" in t or "travaille" in t]
+    agent.session(then)
+    assert not [t for t in agent.active(town) if "works" in t or "trabaja" in t or "travaille" in t], (
+        agent.rows
+    )
+
+
+def test_a_home_in_the_same_town_or_a_workplace_named_otherwise_stays() -> None:
+    agent = Agent(with_turns=True)
+    agent.session("Ich bin Anna, Gemeindereferentin in Fulda.")
+    agent.session("Ich wohne in Fulda.")
+    assert "Der Nutzer arbeitet in Fulda." in agent.active("arbeitet")
+    kept("works at a bakery", "I work at a bakery.", then=("We've moved, I'm in Bristol now.",))

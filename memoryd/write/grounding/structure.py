@@ -29,7 +29,7 @@ from memoryd.write.grounding.lexicon import DIET_WORDS, HEDGE, NAME, NOT_ROLES, 
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.roles import masculine, role_key
 from memoryd.write.grounding.rules import is_name, to_third_person_en
-from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.templates import TOWN_OF_WORK, render
 from memoryd.write.grounding.text import STOP_WORDS, content_tokens, fold, tokens
 from memoryd.write.grounding.unfit import unfit_reason
 
@@ -524,7 +524,7 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
                 )
             )
         else:
-            at = f"{_IN_TOWN.get(lang, 'in')} {place}"
+            at = f"{TOWN_OF_WORK.get(lang, 'in')} {place}"
             out.append(
                 _fact(
                     FactKind.IDENTITY,
@@ -546,8 +546,6 @@ _RETIRED_ROLE = re.compile(
     r"aposentad[oa]|reformad[oa]|rente|pension|pensioniert|ehemalige[rn]?|rentner(?:in)?)\b|\bà la retraite\b",
     _I,
 )
-#: The preposition a town of work takes in each language ("works in Fulda", "travaille à Lyon", "trabaja en …").
-_IN_TOWN = {"en": "in", "fr": "à", "es": "en", "de": "in", "pt": "em"}
 
 
 #: The town of an apposition ("in Norwich", "based in Cardiff", "à Meursault", "en Valencia"); "at the Royal
