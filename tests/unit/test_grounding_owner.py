@@ -7,7 +7,7 @@ import pytest
 
 from memoryd.write.grounding import SourceTurn, extract, ground
 from memoryd.write.grounding.owner import someone_elses
-from memoryd.write.grounding.revisions import _anchored, _masked
+from memoryd.write.grounding.revisions import _anchored, _masked, revisions
 from memoryd.write.grounding.text import light_stem
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
@@ -146,3 +146,26 @@ def test_a_home_in_the_same_town_or_a_workplace_named_otherwise_stays() -> None:
     agent.session("Ich wohne in Fulda.")
     assert "Der Nutzer arbeitet in Fulda." in agent.active("arbeitet")
     kept("works at a bakery", "I work at a bakery.", then=("We've moved, I'm in Bristol now.",))
+
+
+# ------------------------------------------------------------------------------- a change named as a noun is a cue
+_WEEK = (
+    "Plan: Trabajo de mañana lunes (2026-01-26), miércoles (2026-01-28) y viernes (2026-01-30), y de tarde martes "
+    "(2026-01-27) y jueves (2026-01-29)."
+)
+
+
+def _retires(known: str, said: str) -> bool:
+    turns = [SourceTurn(0, 0, said, "Okay.")]
+    session = extract(turns, session_time_ms=SESSION_MS).facts
+    return any(0 in r.retired for r in revisions(turns, session, [known]))
+
+
+def test_a_change_named_as_a_noun_revises_the_users_schedule() -> None:
+    assert _retires(
+        _WEEK, "Cambio de horario: desde marzo trabajo de mañana todos los días, se acabaron las tardes."
+    )
+
+
+def test_a_change_of_subject_is_no_revision_of_the_schedule() -> None:
+    assert not _retires(_WEEK, "Cambio de tema: Marta empieza ballet los jueves a las cinco.")
