@@ -11,12 +11,13 @@ from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
+from memoryd.write.grounding.owner import someone_elses
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.revisions import revisions
 from memoryd.write.grounding.roles import ROLE_KEYS, role_key
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.schedule import changes_schedule, replaces_schedule
-from memoryd.write.grounding.skeleton import masked
+from memoryd.write.grounding.skeleton import Masked, masked
 from memoryd.write.grounding.skeleton import same_slot as same_skeleton
 from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import (
@@ -31,7 +32,7 @@ from memoryd.write.grounding.stale import (
     same_kind,
     stale_mentions,
 )
-from memoryd.write.grounding.templates import TEMPLATE_WORDS
+from memoryd.write.grounding.templates import TEMPLATE_WORDS, TOWN_OF_WORK, render
 from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.parse import Candidate
 from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact, ReplacedFact
@@ -305,12 +306,23 @@ def _older_dates(fact: GroundedFact, context: str, pool: Sequence[ExistingFact])
         and _DAY_OF_YEAR.search(fold(e.content))  # "27 février", "3 de março": months said with accents
         and (old := masked(e.content)).dated
         and _shares_family(old.skeleton, said, new.skeleton - _TIME_WORDS)
+        # "A Andrés le han ofrecido trabajo en Alicante y nos mudamos en septiembre": one word shared with the
+        # user's work schedule, but the husband's (grounding/owner.py).
+        and not _someone_elses_word(fact.text, old, new)
         and old.relations == new.relations
         and old.values - new.values
         and not (new.values <= old.values)
         # A weekly schedule gives no new day to a one-off event (grounding/recurring.py).
         and not keeps_one_off(e.content, fact.text)
     ]
+
+
+def _someone_elses_word(text: str, old: Masked, new: Masked) -> bool:
+    """Whether the one word a changed date's fact shares with an older plan is someone else's ("A Andrés le han
+    ofrecido trabajo …" after the user's "trabajo de mañana"; grounding/owner.py). Two shared words or more decide
+    as before."""
+    shared = frozenset(w for w in old.skeleton & new.skeleton if w not in _TIME_WORDS)
+    return len(shared) == 1 and someone_elses(text, shared, frozenset(new.values - old.values))
 
 
 def _older_tastes(fact: GroundedFact, value: str, pool: Sequence[ExistingFact]) -> list[str]:
@@ -455,10 +467,38 @@ def _supersedes(
         *_restatements(fact, replaced, pool),
         *mentioned,
         *_moved_schedules(fact, pool),
+        *_town_of_old_job(fact, pool),
     ]
     if not found:
         found = _same_skeleton(fact, pool)
     return tuple(dict.fromkeys(found))
+
+
+#: "The user works in ", "L'utilisateur travaille à ", …: a workplace stated as a town only.
+_WORKS_IN_TOWN = tuple(
+    render("works_in", lang, f"{prep} \0").split("\0")[0] for lang, prep in TOWN_OF_WORK.items()
+)
+
+
+def _town_of_old_job(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
+    """A new home in another town retires the older workplace stated only as a town ("Der Nutzer arbeitet in
+    Fulda.", read from "Gemeindereferentin in Fulda"): the town the job was placed in goes with the move, as the
+    home once guessed from it did. A workplace named otherwise ("works at a bakery") stays, and so does the town
+    the new home is in."""
+    if fact.slot != "identity.home" or not fact.value:
+        return []
+    return [
+        e.id
+        for e in pool
+        if e.slot == "identity.workplace"
+        and e.content.startswith(_WORKS_IN_TOWN)
+        and len(e.content.split()) <= _TOWN_FACT_WORDS
+        and not names_value(e.content, fact.value)
+    ]
+
+
+#: The most words a workplace-town fact has ("O usuário trabalha em Vila Nova de Gaia." is 8).
+_TOWN_FACT_WORDS = 9
 
 
 def _same_skeleton(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:

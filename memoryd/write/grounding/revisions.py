@@ -8,7 +8,7 @@ Here a sentence is read against what the agent already knows instead, so the old
 - **A revision sentence** is a user statement (no question, no hypothetical, nothing unfit to store: small talk, a
   secret, someone else's liking; grounding/unfit.py) with a change cue: a word saying a value changed, moved or was
   given up ("now", "instead", "moved", "pushed", "dropped", "left", "new", "from now on", in five languages;
-  `REVISION_CUE`). "Still" is no cue: "Dr Marsh-Kaye is still my consultant" changes nothing.
+  `REVISION_CUE`), or a change named as a noun ("cambio de horario", "changement", "Änderung", "mudança de"). "Still" is no cue: "Dr Marsh-Kaye is still my consultant" changes nothing.
 - **Values and skeletons** are grounding/skeleton.py's: numbers, dates, weekdays, quoted spans and capitalised names
   are values, and so are counting words ("second Saturday", "three days"); the other content words, stemmed, are
   the skeleton. A capital opening the sentence counts as a value when the older fact holds it as one ("Begoña ahora
@@ -72,6 +72,7 @@ from memoryd.write.grounding.negated import (
     states_profession,
     trade_of,
 )
+from memoryd.write.grounding.owner import someone_elses
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.redated import redated
 from memoryd.write.grounding.relocation import relocations, stays
@@ -110,11 +111,11 @@ _MOVE = (
     r"put back|switch|switched|switching|change|changed|changes|new|from now on|went down to|went up to|raised|"
     r"reduced|take over|took over|taken over|taking over|handed over|back to|earlier|later|"
     r"plus tôt|plus tard|más temprano|más tarde|früher|später|mais cedo|mais tarde|"
-    r"maintenant|désormais|repoussé|repoussée|reporté|reportée|décalé|décalée|avancé|avancée|changé|passés? à|"
+    r"maintenant|désormais|repoussé|repoussée|reporté|reportée|décalé|décalée|avancé|avancée|changé|changement|passés? à|"
     r"nouveau|nouvelle|nouvel|"
-    r"ahora|cambiado|cambié|pospuesto|aplazado|aplazada|retrasado|adelantado|pasado a|nuevo|nueva|"
-    r"jetzt|nun|verschoben|verlegt|vorverlegt|gewechselt|umgestellt|neue|neuer|neuen|neues|übernommen|"
-    r"agora|mudei|mudou|mudamos|troquei|trocamos|adiado|adiada|remarcado|remarcada|antecipado|reajustei|"
+    r"ahora|cambiado|cambié|cambio de|pospuesto|aplazado|aplazada|retrasado|adelantado|pasado a|nuevo|nueva|"
+    r"jetzt|nun|verschoben|verlegt|vorverlegt|gewechselt|umgestellt|neue|neuer|neuen|neues|übernommen|änderung|"
+    r"agora|mudei|mudou|mudamos|troquei|trocamos|mudança de|troca de|adiado|adiada|remarcado|remarcada|antecipado|reajustei|"
     r"novo|nova|passei a|passou a"
 )
 #: A change cue (module docstring); skeleton.py's cues are all in it.
@@ -284,6 +285,10 @@ def _same_topic(clause: str, new: Masked, values: frozenset[str], old: Masked, o
         )
     if len(shared) >= MIN_SHARED:
         return True
+    # One shared word makes one topic only in a clause about the user: "A Andrés le han ofrecido trabajo en
+    # Alicante" is the husband's job, not the user's work schedule.
+    if len(shared) == 1 and someone_elses(clause, shared, _names(values - old.values)):
+        return False
     if _only_the_slot(shared, new) and not _other_units(clause, old_text):
         return True  # "So 4:30 is the target now" after "The user's goal: under four hours"
     if new.relations & old.relations and not _THEIR_RELATION.search(clause):

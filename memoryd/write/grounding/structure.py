@@ -29,7 +29,7 @@ from memoryd.write.grounding.lexicon import DIET_WORDS, HEDGE, NAME, NOT_ROLES, 
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.roles import masculine, role_key
 from memoryd.write.grounding.rules import is_name, to_third_person_en
-from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.templates import TOWN_OF_WORK, render
 from memoryd.write.grounding.text import STOP_WORDS, content_tokens, fold, tokens
 from memoryd.write.grounding.unfit import unfit_reason
 
@@ -504,17 +504,48 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
             )
             break
         # "a retired nurse in Norwich": who the user is, and where they live (the place has a slot of its own,
-        # so a later move replaces it without retiring the role).
+        # so a later move replaces it without retiring the role). A town named only as the place of a job held
+        # ("Gemeindereferentin in Fulda", "pediatra en un centro de salud de Valencia") is where the user works:
+        # that they live there is a guess.
         bare = segment[: len(segment) - len(where)].strip()
         place = town.group("place").strip()
         out.append(
             _fact(FactKind.IDENTITY, render("role", lang, bare), "identity.role", bare, lang, identity=True)
         )
-        out.append(
-            _fact(FactKind.IDENTITY, render("home", lang, place), "identity.home", place, lang, identity=True)
-        )
+        if _RETIRED_ROLE.search(bare):
+            out.append(
+                _fact(
+                    FactKind.IDENTITY,
+                    render("home", lang, place),
+                    "identity.home",
+                    place,
+                    lang,
+                    identity=True,
+                )
+            )
+        else:
+            at = f"{TOWN_OF_WORK.get(lang, 'in')} {place}"
+            out.append(
+                _fact(
+                    FactKind.IDENTITY,
+                    render("works_in", lang, at),
+                    "identity.workplace",
+                    at,
+                    lang,
+                    identity=True,
+                )
+            )
         break
     return out
+
+
+#: A role no longer held ("a retired nurse", "infirmière à la retraite", "enfermera jubilada", "Lehrerin in Rente",
+#: "enfermeira aposentada"): its town is where the user lives, not where they work.
+_RETIRED_ROLE = re.compile(
+    r"\b(?:retired|semi-retired|former|ex|retraitée?|ancienne?|jubilad[oa]|retirad[oa]|antig[uo]a?|"
+    r"aposentad[oa]|reformad[oa]|rente|pension|pensioniert|ehemalige[rn]?|rentner(?:in)?)\b|\bà la retraite\b",
+    _I,
+)
 
 
 #: The town of an apposition ("in Norwich", "based in Cardiff", "à Meursault", "en Valencia"); "at the Royal

@@ -76,6 +76,10 @@ _T: dict[str, dict[str, str]] = {
                   "de": "Der Nutzer ist {v}.", "pt": "O usuário é {v}."},
 }  # fmt: skip
 
+#: The preposition a town takes after "works" per language ("works in Fulda", "travaille à Lyon", "trabaja en
+#: Valencia", "arbeitet in Kiel", "trabalha em Braga"): the town of a job held (grounding/structure.py).
+TOWN_OF_WORK = {"en": "in", "fr": "à", "es": "en", "de": "in", "pt": "em"}
+
 #: Words the templates add that only frame a fact ("standing instruction", "years old"): not checked for support.
 TEMPLATE_WORDS = frozenset(
     tokens(
@@ -101,4 +105,4 @@ def render(key: str, lang: str, value: str, **parts: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-__all__ = ["TEMPLATE_WORDS", "render"]
+__all__ = ["TEMPLATE_WORDS", "TOWN_OF_WORK", "render"]
