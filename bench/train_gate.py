@@ -1,14 +1,14 @@
 """Fit the evidence gate (issue 17): softmax regression over the read path's features, fitted on the TRAIN profiles
-of gate_v2 .. gate_v10, the feature set and every setting chosen on their DEV profiles, written to memoryd/retrieval/.
+of gate_v2 .. gate_v11, the feature set and every setting chosen on their DEV profiles, written to memoryd/retrieval/.
 
 History: gate-v1 was fitted on gate_v2 TRAIN and chosen on DEV; gate-v2 on all of gate_v2 with 6-fold CV by
 profile; gate-v3 on gate_v2 + gate_v3 with CV by profile; gate-v4 on the TRAIN profiles of gate_v2 .. gate_v5, chosen
 on their DEV profiles (it declined a pinned-only agent's fact, so it was never loaded); gate-v5 on gate_v2 ..
 gate_v6 with sparse agents; gate-v6 on gate_v2 .. gate_v7; gate-v7 on gate_v2 .. gate_v8; gate-v8 on gate_v2 ..
-gate_v9. gate-v9 (this script): gate_v10, run once in session 13, is fitting data too; the split is by PROFILE (never
-by query): DEV is gate_v2's dev split, each gate_v3 language's second profile and, of gate_v4 .. gate_v10, the en2,
-en5, fr2, es2, de2 and pt2 profiles (DEV_PROFILES: 53 profiles, 1,378 full-profile queries); TRAIN the other 95. The
-held-out set is gate_v11, which is never read here.
+gate_v9; gate-v9 on gate_v2 .. gate_v10. gate-v10 (this script): gate_v11, run once in session 14, is fitting data
+too; the split is by PROFILE (never by query): DEV is gate_v2's dev split, each gate_v3 language's second profile
+and, of gate_v4 .. gate_v11, the en2, en5, fr2, es2, de2 and pt2 profiles (DEV_PROFILES: 59 profiles, 1,540
+full-profile queries); TRAIN the other 105. The held-out set is gate_v12, which is never read here.
 
 Fitting data (bench/gate_fitdata.py, from the evidence bench/gate_collect.py recorded inside a real memoryd):
 every query against its full profile, and as augmentation the same queries against agents with sections missing
@@ -19,15 +19,15 @@ accuracy, penalised past the issue's false/missed targets; bench.gate_fit.object
 the sparse agents' lenient accuracy; a candidate that declines the single-section probe (PROBE), the
 section-by-answer probe (ANSWER_PROBE) or the personal-request probe (PERSONAL_PROBE) is never chosen.
 
-Outcome (2026-12-07, session 14): gate-v9's features (`slots`: gate-v8's plus the request's open slot — about the
-world, a task with its inputs, what was said, what was decided, an identity slot — and the identity's place,
-gate_slots.py), l2 0.01, augment 0.1, sparse 0.005, none_threshold 0.45 (objective 0.8044; DEV lenient 84.5%, false
-injection 5.9%, missed 9.4%); a candidate must also give LoCoMo's DEV questions (LOCOMO_DEV) a section; docs/gate.md
-has every candidate's figures.
+Outcome (2026-12-07, session 15): gate-v10's features (`recall`: gate-v9's plus what the request presupposes — a
+reminder, the value now, a tag question, no asker, a choice for the asker, a device's or technique's memory —
+gate_recall.py), l2 0.01, augment 0.05, sparse 0.01, none_threshold 0.45 (objective 0.8235; DEV lenient 85.9%,
+false injection 4.7%, missed 8.4%); a candidate must also give LoCoMo's DEV questions (LOCOMO_DEV) a section;
+docs/gate.md has every candidate's figures.
 
-Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.1 --sparse-weights 0.005
---feature-sets slots` (gate-v9's grid point, about 10 minutes on a loaded machine; writes
-memoryd/retrieval/gate_model_v9.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
+Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.05 --sparse-weights 0.01
+--feature-sets recall` (gate-v10's grid point, a few minutes on a loaded machine; writes
+memoryd/retrieval/gate_model_v10.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
 to print the DEV figures only, `--errors` to list the chosen model's DEV errors, `--false-of MODEL` to list a model
 file's DEV false injections with the features that decided them; `--feature-sets`, `--l2`, `--augment-weights`,
 `--sparse-weights` narrow or widen the grid; the defaults are gate-v6's grid, where no l2 0.003 candidate passes
