@@ -64,6 +64,7 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v8", ("test",)),
     (BENCH / "gate_v9", ("test",)),
     (BENCH / "gate_v10", ("test",)),
+    (BENCH / "gate_v11", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: The second collection: every set's pinned-subset agents (gate-v5's session also held gate_v6's four variants
@@ -78,8 +79,11 @@ V9_OUT = BENCH / "results" / "gate_fit_evidence_v9.jsonl.gz"
 #: gate-v9's addition: gate_v10 (run once with gate-v8 in session 13, fitting data since), collected on its own
 #: (`--v10`) like gate_v9.
 V10_OUT = BENCH / "results" / "gate_fit_evidence_v10.jsonl.gz"
+#: gate-v10's addition: gate_v11 (run once with gate-v9 in session 14, fitting data since), collected on its own
+#: (`--v11`) like gate_v10.
+V11_OUT = BENCH / "results" / "gate_fit_evidence_v11.jsonl.gz"
 #: Sets collected on their own file (never in OUT / SPARSE_OUT).
-OWN_FILE = {"gate_v8": V8_OUT, "gate_v9": V9_OUT, "gate_v10": V10_OUT}
+OWN_FILE = {"gate_v8": V8_OUT, "gate_v9": V9_OUT, "gate_v10": V10_OUT, "gate_v11": V11_OUT}
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "full": (),
@@ -252,12 +256,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"gate_v10 alone (its four variants and its pinned-subset agents) into {V10_OUT.name}",
     )
+    parser.add_argument(
+        "--v11",
+        action="store_true",
+        help=f"gate_v11 alone (its four variants and its pinned-subset agents) into {V11_OUT.name}",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    own = "gate_v8" if args.v8 else "gate_v9" if args.v9 else "gate_v10" if args.v10 else None
-    out = SPARSE_OUT if args.sparse else OWN_FILE[own] if own else args.out
-    if own:
-        rows = collect(out, list(VARIANTS)[:4], [own], [(own, v) for v in PINNED_FEW])
+    own = {"gate_v8": args.v8, "gate_v9": args.v9, "gate_v10": args.v10, "gate_v11": args.v11}
+    own_set = next((name for name, wanted in own.items() if wanted), None)
+    out = SPARSE_OUT if args.sparse else OWN_FILE[own_set] if own_set else args.out
+    if own_set:
+        rows = collect(out, list(VARIANTS)[:4], [own_set], [(own_set, v) for v in PINNED_FEW])
     elif args.sparse:
         extra = [(d.name, v) for d, _ in FIT_SETS if d.name not in OWN_FILE for v in PINNED_FEW]
         rows = collect(out, list(VARIANTS)[:4], [], extra)

@@ -25,6 +25,7 @@ from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_fl
 from memoryd.retrieval.gate_dates import without_dates
 from memoryd.retrieval.gate_own import own_names
 from memoryd.retrieval.gate_personal import FOR_USER_FEATURES, for_user_features
+from memoryd.retrieval.gate_recall import RECALL_FEATURES, recall_features
 from memoryd.retrieval.gate_slots import SLOT_FEATURES, slot_features
 from memoryd.retrieval.items import IdentitySnapshot, Section
 from memoryd.retrieval.terms import fold as term_fold
@@ -86,6 +87,9 @@ GATE_V8_FEATURES: tuple[str, ...] = FOR_USER_FEATURES
 #: gate-v9: the request's open slot — about the world or the user, what was said, what was decided, an identity
 #: slot, a task with its inputs given (gate_slots.py) — and whether the identity holds a place.
 GATE_V9_FEATURES: tuple[str, ...] = SLOT_FEATURES
+#: gate-v10: what the request presupposes — a fact told before (a reminder), its value as it stands now, or no
+#: asker at all (curiosity, not for me) — with their products (gate_recall.py).
+GATE_V10_FEATURES: tuple[str, ...] = RECALL_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -150,6 +154,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *GATE_V7_FEATURES,
     *GATE_V8_FEATURES,
     *GATE_V9_FEATURES,
+    *GATE_V10_FEATURES,
 )
 
 
@@ -324,6 +329,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         f["id_cos"] = max(evidence.identity_cosine, 0.0)
         f["id_cos_rel"] = evidence.identity_cosine - best_cosine if cosines else 0.0
     f.update(for_user_features(folded, f))
+    f.update(recall_features(folded, f))
     f.update(
         slot_features(
             folded,
@@ -374,6 +380,7 @@ __all__ = [
     "GATE_V7_FEATURES",
     "GATE_V8_FEATURES",
     "GATE_V9_FEATURES",
+    "GATE_V10_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

@@ -115,6 +115,10 @@ GREETING: tuple[str, ...] = (
     r"|servus|gruezi|gruss gott|oi|e ai)\b",
     r"\b(?:how are you|how's it going|what's up|ca va|comment vas-tu|comment allez-vous|que tal|como estas"
     r"|wie geht(?:'s| es)|tudo bem|todo bien|como vai)\b",
+    # a salutation that is the whole message (gate-v10: "evening", "G'day"; "morning routine tips?" is not one)
+    r"^(?:morning|evening|afternoon|g'?day|howdy|hiya|heya|bonne (?:journee|soiree)|buen dia|buenas noches"
+    r"|n'?abend|abend|mahlzeit|moinsen|boas|ola a todos|hola a todos)(?: (?:all|everyone|there|mate|tout le monde"
+    r"|a todos|zusammen|pessoal))?\s*[!.]*\s*$",
 )
 
 #: Words about memory itself ("why does my browser forget passwords", "how to memorise numbers"): memory-like
