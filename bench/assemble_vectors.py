@@ -78,9 +78,9 @@ def corpus_texts(store: Any) -> list[str]:
     texts: dict[str, None] = {}
     for kind in sorted(KINDS, key=lambda k: k != KIND_TRANSCRIPT):
         for agent_id in sorted(a for k, a in pending if k == kind):
-            texts.update(
-                (t, None) for _, t in store.rows.texts_to_embed(kind, agent_id, pending[kind, agent_id])
-            )
+            # By id: the store answers `id IN (…)` in its own order (PostgreSQL's differs from SQLite's).
+            rows = sorted(store.rows.texts_to_embed(kind, agent_id, pending[kind, agent_id]))
+            texts.update((t, None) for _, t in rows)
     return list(texts)
 
 
