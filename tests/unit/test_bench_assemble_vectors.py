@@ -190,3 +190,14 @@ def test_seed_gives_the_rows_the_modes_vectors_through_the_indexer(
     for (kind, row_id), (_, blob) in random.Random(1).sample(sorted(stored.items()), 40):
         text = app.store.db.query(f"{EMBED_TEXT_SQL[kind]} WHERE id = ?", (row_id,))[0][1]
         assert blob == np.asarray(expected.embed([text]).vectors[0], dtype=np.float32).tobytes()
+
+
+def test_the_sections_text_says_which_mode_ran() -> None:
+    from bench.assemble_services import ServiceRun, pg_note, vectors_sentence
+
+    assert "real MiniLM's vectors, as its queries do" in pg_note(av.MINILM)
+    assert "fake model" not in pg_note(av.MINILM).split("(benchvec)")[0]
+    assert "OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS=fake" in pg_note(av.FAKE)
+    assert "`minilm` mode" in vectors_sentence(ServiceRun(("sqlite",), {}, vectors_mode=av.MINILM))
+    assert "`fake` mode" in vectors_sentence(ServiceRun(("sqlite",), {}, vectors_mode=av.FAKE))
+    assert "`fake` mode" in av.FAKE_INFO.text()
