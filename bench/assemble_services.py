@@ -371,19 +371,21 @@ VECTORS_NOTE = {
     MINILM: (
         "This run's corpus rows carry the real MiniLM's vectors, as its queries do (benchvec): the earlier runs' rows"
         " were inferd's fake model's, and the transcript's HNSW walk cost more for queries from another space."
-        " Measured on the first 21,504 turns (bench/pg_vectors_probe.py, 80 dev queries, memoryd's HNSW as built,"
-        " ef_search = k = 100, EXPLAIN (ANALYZE, BUFFERS), load 5): MiniLM queries on MiniLM rows walk 2,372 buffers"
-        " p50 in 1.79 ms with recall@13 / @100 against the exact order 0.862 / 0.794, on the fake rows 2,969 buffers"
-        " in 2.50 ms with 0.446 / 0.404 (×0.80 buffers, ×0.72 ms; at 100k rows pgread9 measured the fake rows' walk"
-        " at 1.6-2.3× the same-space cost); SQLite's faiss IVF (22 of 293 lists) scans 1,489 against 1,372 vectors,"
-        " ~0.18 ms either way, recall@13 0.648 against 0.325."
+        " Measured on the first 21,504 / 35,840 turns (bench/pg_vectors_probe.py, 80 dev queries, memoryd's HNSW as"
+        " built, ef_search = k = 100, EXPLAIN (ANALYZE, BUFFERS), load 5 / 3.7): MiniLM queries on MiniLM rows walk"
+        " 2,372 / 2,513 buffers p50 in 1.79 / 2.54 ms with recall@13 against the exact order 0.862 / 0.835, on the"
+        " fake rows 2,969 / 3,139 buffers in 2.50 / 2.92 ms with 0.446 / 0.345 (×0.80 buffers both times; at 100k"
+        " rows pgread9 measured the fake rows' walk at 1.6-2.3× the same-space time); SQLite's faiss IVF (as shipped)"
+        " scans 1,489 / 2,716 vectors against 1,372 / 2,150 on the fake rows, 0.18-0.25 ms p50 either way, recall@13"
+        " 0.648 / 0.751 against 0.325 / 0.314."
     ),
     FAKE: (
         "This run's corpus rows carry inferd's fake model's vectors (OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS=fake)"
         " while its queries are the real MiniLM's: for such queries the transcript's HNSW walk costs more than a"
-        " deployment's (21,504 turns, bench/pg_vectors_probe.py: 2,969 against 2,372 buffers, 2.50 against 1.79 ms"
-        " p50, recall@13 0.446 against 0.862; pgread9 at 100k rows: 1.6-2.3×), which SQLite's faiss IVF does not see"
-        " (1,372 against 1,489 vectors scanned); the default `minilm` mode measures what a deployment sees."
+        " deployment's (bench/pg_vectors_probe.py, 35,840 turns: 3,139 against 2,513 buffers, 2.92 against 2.54 ms"
+        " p50, recall@13 0.345 against 0.835; pgread9 at 100k rows: 1.6-2.3× in time), which SQLite's faiss IVF"
+        " does not see (2,150 against 2,716 vectors scanned, the same time); the default `minilm` mode measures what"
+        " a deployment sees."
     ),
 }
 
