@@ -1,10 +1,10 @@
 """bench_assemble's synthetic store (issue 6), seeded the same way on SQLite and on PostgreSQL (issue 21).
 
 `populate` writes one agent's 100k turns, 10k pinned facts and 5k episodes (times `scale`) through the store's own
-statements; `seed` then gives every row a vector through memoryd's own Indexer. The corpus vectors are inferd's
-`fake` embedding model (hashed bag of words, 384-d: embedding 115k rows with MiniLM on this CPU takes ~10 minutes)
-stored under the name of the real model, all-MiniLM-L6-v2 (same dimension), so a memoryd reading the store embeds
-every query with the REAL MiniLM and searches it in these vectors (the scan's cost does not depend on the values).
+statements; `seed` then gives every row a vector through memoryd's own Indexer. Which vectors
+(OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS, bench/assemble_vectors.py): by default (`minilm`) the real all-MiniLM-L6-v2's,
+the model that embeds the queries, computed once through inferd and read from a cache file by every backend's seed;
+`fake` gives inferd's fake model's (hashed bag of words, 384-d) stored under MiniLM's name, as before benchvec.
 """
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inferd.client import Embeddings, InferenceClient
+from bench.assemble_vectors import (
+    FAKE_INFO,
+    CorpusVectorsInfo,
+    FakeCorpusVectors,
+    corpus_client,
+    vectors_mode,
+)
+from inferd.client import InferenceClient
 from inferd.config import FAKE_LLM
 from memoryd.consolidate.report import TASK_TYPE, PassReport
 from memoryd.vectors.embedding import Embedder
@@ -36,16 +43,8 @@ SEED = 606
 _BATCH = 500
 
 
-class CorpusVectors:
-    """An inferd client for memoryd's Embedder while seeding: the fake model's vectors, under the name the caller
-    (memory.json's embeddingModel) asks for. Only the label changes; the call and the reply are inferd's."""
-
-    def __init__(self, client: InferenceClient) -> None:
-        self.client = client
-
-    def embed(self, texts: Sequence[str], *, model: str = "", timeout_s: float | None = None) -> Embeddings:
-        reply = self.client.embed(texts, model=INDEX_MODEL, timeout_s=timeout_s)
-        return Embeddings(vectors=reply.vectors, model=model or QUERY_MODEL, dimension=reply.dimension)
+#: The fake-model client of `fake` mode (its name before bench/assemble_vectors.py).
+CorpusVectors = FakeCorpusVectors
 
 
 def write_config(home: Path) -> None:
@@ -65,20 +64,32 @@ class Seeded:
     insert_s: float
     indexed: int
     index_s: float
+    #: Which vectors the rows got (`minilm` from the cache, or `fake`); index_s excludes computing the cache.
+    vectors: CorpusVectorsInfo = FAKE_INFO
 
 
 def seed(
-    app: Any, client: InferenceClient, registry: VectorRegistry, scale: float, now_ms: int
+    app: Any,
+    client: InferenceClient,
+    registry: VectorRegistry,
+    scale: float,
+    now_ms: int,
+    *,
+    mode: str | None = None,
+    cache: Path | None = None,
 ) -> tuple[Corpus, Seeded]:
     """The rows (rng seed SEED, times relative to `now_ms`) and their vectors, through memoryd's Indexer into the
-    embeddings table and `registry`; then a consolidation pass is recorded as just done."""
+    embeddings table and `registry`; then a consolidation pass is recorded as just done. `mode`: the corpus vectors
+    (assemble_vectors.MODES; None: OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS); `cache`: the cache directory (None: its
+    default)."""
     rng = random.Random(SEED)
     corpus = make_corpus(rng)
     started = time.perf_counter()
     sizes = populate(app, corpus, rng, scale, now_ms)
     insert_s = time.perf_counter() - started
+    vectors, info = corpus_client(app.store, client, mode or vectors_mode(), cache)
     started = time.perf_counter()
-    indexer = Indexer(app.store, Embedder(CorpusVectors(client), app.config), registry)
+    indexer = Indexer(app.store, Embedder(vectors, app.config), registry)
     try:
         indexed = indexer.run_once()
     finally:
@@ -91,7 +102,7 @@ def seed(
         duration_ms=0,
         finished_ms=now_ms,
     )
-    return corpus, Seeded(sizes, insert_s, indexed, index_s)
+    return corpus, Seeded(sizes, insert_s, indexed, index_s, info)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ known-entity list and per-agent keyword statistics stay as the running service c
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import statistics
@@ -41,6 +42,7 @@ from bench.assemble_corpus import (
     seed,
     write_config,
 )
+from bench.assemble_vectors import FAKE, MINILM, vectors_mode
 from bench.backends import POSTGRES, SQLITE, label
 from bench.memoryd_process import memoryd_process, wait_until_idle
 from bench.report import BenchResult
@@ -101,6 +103,8 @@ class ServiceRun:
     settled: bool = True
     load: tuple[float, float] = (0.0, 0.0)
     seconds: float = 0.0
+    #: The corpus-vector mode the seeds ran in (bench/assemble_vectors.py).
+    vectors_mode: str = MINILM
 
 
 def fingerprint(store: Any) -> tuple[int, ...]:
@@ -113,6 +117,14 @@ def fingerprint(store: Any) -> tuple[int, ...]:
         )
         out += [int(v) for v in row[0]]
     out.append(int(store.db.scalar("SELECT count(*) FROM embeddings WHERE model = ?", (QUERY_MODEL,))))
+    # The vectors themselves (the same bytes on both backends: to_blob's float32), in a fixed order.
+    digest = hashlib.sha256()
+    for kind, row_id, vector in store.db.query(
+        "SELECT kind, row_id, vector FROM embeddings WHERE model = ? ORDER BY kind, row_id", (QUERY_MODEL,)
+    ):
+        digest.update(f"{kind}:{row_id}:".encode())
+        digest.update(bytes(vector))
+    out.append(int.from_bytes(digest.digest()[:6], "big"))
     return tuple(out)
 
 
@@ -221,7 +233,7 @@ def run_services(
     """Seed PostgreSQL (SQLite is seeded already when selected), start a memoryd per backend, time AssembleContext."""
     started = time.perf_counter()
     with _postgres(backends) as pg:
-        run = ServiceRun(tuple(backends), {})
+        run = ServiceRun(tuple(backends), {}, vectors_mode=vectors_mode())
         homes: dict[str, tuple[Path, str]] = {}
         if SQLITE in backends:
             homes[SQLITE] = (home / "sqlite", "")
@@ -352,11 +364,45 @@ def pinning_line(env: Mapping[str, str] | None = None) -> str:
 PG_NOTE = (
     "PostgreSQL (pgread9): memoryd binds the query vector in halfvec's binary form (storage/pg_halfvec.py: the same"
     " values as the text form, ~0.6 ms less Python per cache-miss assembly; server CPU unchanged; in-process A/B at"
-    " load 6-11, binary ÷ text p50 0.96-1.04, p95 0.83-1.23, inside the A/A spread of 0.98-1.01 / 0.76-1.40). This"
-    " bench embeds its queries with the real MiniLM and its rows with inferd's fake model: for such queries the"
-    " transcript's HNSW walk costs 1.6-2.3× what queries in the corpus's own space cost (EXPLAIN, 3,399 against"
-    " 2,960 buffers), which SQLite's faiss IVF does not see."
+    " load 6-11, binary ÷ text p50 0.96-1.04, p95 0.83-1.23, inside the A/A spread of 0.98-1.01 / 0.76-1.40)."
 )
+#: The corpus vectors' effect on the vector searches, per mode (bench/pg_vectors_probe.py; benchvec's runs).
+VECTORS_NOTE = {
+    MINILM: (
+        "This run's corpus rows carry the real MiniLM's vectors, as its queries do (benchvec): the earlier runs' rows"
+        " were inferd's fake model's, and the transcript's HNSW walk cost more for queries from another space."
+        " Measured on the first 21,504 / 35,840 turns (bench/pg_vectors_probe.py, 80 dev queries, memoryd's HNSW as"
+        " built, ef_search = k = 100, EXPLAIN (ANALYZE, BUFFERS), load 5 / 3.7): MiniLM queries on MiniLM rows walk"
+        " 2,372 / 2,513 buffers p50 in 1.79 / 2.54 ms with recall@13 against the exact order 0.862 / 0.835, on the"
+        " fake rows 2,969 / 3,139 buffers in 2.50 / 2.92 ms with 0.446 / 0.345 (×0.80 buffers both times; at 100k"
+        " rows pgread9 measured the fake rows' walk at 1.6-2.3× the same-space time); SQLite's faiss IVF (as shipped)"
+        " scans 1,489 / 2,716 vectors against 1,372 / 2,150 on the fake rows, 0.18-0.25 ms p50 either way, recall@13"
+        " 0.648 / 0.751 against 0.325 / 0.314."
+    ),
+    FAKE: (
+        "This run's corpus rows carry inferd's fake model's vectors (OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS=fake)"
+        " while its queries are the real MiniLM's: for such queries the transcript's HNSW walk costs more than a"
+        " deployment's (bench/pg_vectors_probe.py, 35,840 turns: 3,139 against 2,513 buffers, 2.92 against 2.54 ms"
+        " p50, recall@13 0.345 against 0.835; pgread9 at 100k rows: 1.6-2.3× in time), which SQLite's faiss IVF"
+        " does not see (2,150 against 2,716 vectors scanned, the same time); the default `minilm` mode measures what"
+        " a deployment sees."
+    ),
+}
+
+
+def pg_note(mode: str) -> str:
+    """PostgreSQL's note, with what the corpus vectors of `mode` do to the vector searches."""
+    return f"{PG_NOTE} {VECTORS_NOTE[mode]}"
+
+
+def vectors_sentence(run: ServiceRun) -> str:
+    """Which corpus vectors the stores hold: the PostgreSQL seed's own account when it ran, else the mode."""
+    seeded = run.seeded.get(POSTGRES)
+    if seeded is not None and seeded.vectors.mode == run.vectors_mode:
+        return seeded.vectors.text()
+    if run.vectors_mode == FAKE:
+        return "corpus vectors: `fake` mode, inferd's fake 384-d model stored under all-MiniLM-L6-v2's name"
+    return "corpus vectors: `minilm` mode, the real all-MiniLM-L6-v2's, read from one cache by every seed"
 
 
 def service_lines(run: ServiceRun) -> list[str]:
@@ -372,7 +418,9 @@ def service_lines(run: ServiceRun) -> list[str]:
         f"`python -m memoryd` per backend ({', '.join(run.backends)}), all running at once, each on its own store"
         f" holding the same rows ({run.sizes['transcript']:,} turns, {run.sizes['pinned']:,} pinned facts,"
         f" {run.sizes['episodes']:,} episodes for one agent, 1,000 facts of another), written by the same code"
-        " (bench/assemble_corpus.py) and given vectors by memoryd's Indexer; store fingerprints (row counts, content"
+        " (bench/assemble_corpus.py) and given vectors by memoryd's Indexer; "
+        + vectors_sentence(run)
+        + "; store fingerprints (row counts, content"
         f" lengths, last ids, vectors) {'identical' if same else 'DIFFERENT: ' + str(run.fingerprints)}."
         + (f" {seeds}{' (SQLite: below)' if SQLITE in run.backends else ''}." if seeds else "")
         + " SQLite: WAL, FTS5, per-agent faiss (the transcript through the approximate IVF index);"
@@ -405,7 +453,7 @@ def service_lines(run: ServiceRun) -> list[str]:
         )
     lines.append(pinning_line())
     if POSTGRES in run.ms:
-        lines.append(PG_NOTE)
+        lines.append(pg_note(run.vectors_mode))
     lines.append(
         f"1-minute load average of the {os.cpu_count()}-core machine (shared with other engineers' work) when the"
         f" timed calls started / ended: {run.load[0]:.1f} / {run.load[1]:.1f}; the service part took"

@@ -2,11 +2,13 @@
 on SQLite and, in the same run, on PostgreSQL (issue 21).
 
 Each backend's store is filled with the same synthetic rows (bench/assemble_corpus.py) and indexed by memoryd's
-Indexer through inferd running as its own process. The corpus vectors come from inferd's `fake` embedding model
-(hashed bag of words, 384-d; embedding 115k rows with MiniLM on this CPU takes ~10 minutes), stored under the real
-model's name. Every measured query is embedded by the REAL all-MiniLM-L6-v2 in that same inferd process, through
-memoryd's own Embedder (LRU cache, 150 ms query deadline) and a real gRPC hop, and searched among those vectors
-(same dimension; the scan's cost does not depend on the values).
+Indexer. The corpus vectors (OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS, bench/assemble_vectors.py) are by default
+(`minilm`) the real all-MiniLM-L6-v2's, as in a deployment: computed once through inferd (~2 h for the 116k rows on
+the shared 2-core machine at nice 10; `python -m bench.assemble_vectors fill` does it ahead) and read from a cache
+file by every backend's seed, so both backends hold the same vectors; `fake` gives inferd's fake model's vectors
+(hashed bag of words, 384-d) under MiniLM's name, fast to seed but in another space than the queries. Every measured
+query is embedded by the REAL all-MiniLM-L6-v2 in inferd running as its own process, through memoryd's own Embedder
+(LRU cache, 150 ms query deadline) and a real gRPC hop, and searched among those vectors.
 
 Two measurements:
 - the headline, per backend: AssembleContext over gRPC against a real `python -m memoryd` process per backend
@@ -21,6 +23,8 @@ Run alone: `python -m bench.bench_assemble`. Environment knobs:
   headline is the median of the rounds' p50 / p95 with their min–max (one round's figures move by ±3 / ±6 ms between
   runs of the same code, so a change is shown by the rounds, not by one figure).
 - OSAURUS_BENCH_BACKENDS (default `sqlite,postgresql` when the pgserver wheel is installed, else `sqlite`).
+- OSAURUS_BENCH_ASSEMBLE_CORPUS_VECTORS (`minilm`, the default, or `fake`): the corpus rows' vectors, above;
+  OSAURUS_BENCH_CACHE_DIR (default ~/.cache/osaurus-bench) holds the `minilm` cache.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from bench.assemble_services import (
     run_services,
     service_results,
 )
+from bench.assemble_vectors import FAKE_INFO, CorpusVectorsInfo
 from bench.backends import SQLITE, selected_backends
 from bench.child_process import stop
 from bench.report import BenchResult
@@ -309,6 +314,8 @@ class Measured:
     approximate_kinds: tuple[str, ...] = ()
     #: 1-minute load averages when the measured calls started and ended (the machine is shared).
     load: tuple[float, float] = (0.0, 0.0)
+    #: Which vectors the corpus rows got (bench/assemble_vectors.py).
+    vectors: CorpusVectorsInfo = FAKE_INFO
     #: Assemblies whose search ran without the query vector (it missed the 150 ms deadline): should be 0.
     fts_only: int = 0
     searched: int = 0
@@ -408,6 +415,7 @@ def measure(home: Path, inferd_target: str, scale: float, per_section: int = 40,
             exhaustive.assemble(AGENT, f"{q} (exhaustive)")
         m = Measured(sizes, insert_s, indexed, index_s, [], [], [], {}, {}, {}, [])
         m.approx_build_s, m.approximate_kinds = approx_build_s, tuple(approximate)
+        m.vectors = seeded.vectors
         settle_heap()  # as memoryd's entry point does once started (servicekit/gc_tuning.py)
         load_before = os.getloadavg()[0]
         with grpc_caller(path) as call_rpc:
@@ -473,7 +481,7 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         f" {m.sizes['episodes']:,} episodes (plus 1,000 facts of another agent), real memoryd storage (SQLite WAL,"
         " FTS5 mirrors with per-agent BM25, per-agent faiss, RRF + MMR via memoryd.read.search); inferd runs as its own"
         f" process. Bulk insert {m.insert_s:.1f} s; indexing {m.indexed:,} vectors through inferd"
-        f" {m.index_s:.1f} s (inferd's fake 384-d model, stored under all-MiniLM-L6-v2's name). Evidence gate (mode heuristic): the evidence pass starts"
+        f" {m.index_s:.1f} s; {m.vectors.text()}. Evidence gate (mode heuristic): the evidence pass starts"
         " first thing, on a helper thread (query embedding, then each section's faiss search, beside the sections'"
         " full keyword sides: the transcript's on a helper thread, the others one after the other) and feeds the"
         " learned model; the chosen section's search reuses"
@@ -484,7 +492,7 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         " timed calls, as memoryd's filler thread does after start). Every call is a cache miss: the assembly and known-entity caches are"
         " invalidated before it and every query text is unique, so each searching call embeds its query with the"
         " REAL all-MiniLM-L6-v2 in inferd (memoryd Embedder → gRPC → inferd's single-text fast path), searched among"
-        " those vectors (same dimension). In-process and gRPC calls alternate, with different queries,"
+        " the corpus vectors. In-process and gRPC calls alternate, with different queries,"
         " so neither warms the other's search caches.",
         "",
         "| path | calls | p50 ms | p95 ms | max ms |",
