@@ -28,7 +28,9 @@ def test_settle_heap_freezes_start_up_objects_and_raises_the_young_threshold() -
     built_at_start = [Node() for _ in range(100)]  # tracked by the collector (unlike a dict of ints)
     assert all(gc.is_tracked(node) for node in built_at_start)
     frozen = settle_heap()
-    assert frozen == gc.get_freeze_count() > len(built_at_start)
+    # Frozen objects are still freed when their last reference goes (another thread left by an earlier test may drop
+    # some between the two reads: CI at d9f8623 saw 424,313 returned and 424,309 counted), so the count only falls.
+    assert len(built_at_start) < gc.get_freeze_count() <= frozen
     assert gc.get_threshold() == (YOUNG_THRESHOLD, *OLDER_MULTIPLIERS)
     # A frozen object is no longer in any generation a collection scans.
     assert all(not any(obj is item for obj in gc.get_objects()) for item in built_at_start[:3])
