@@ -12,9 +12,12 @@ Two parts, each on its own temporary PostgreSQL (tests/support/postgres.py: Post
   transcript searches with the query vector already cached (storage and vector side only); HNSW recall against the
   exhaustive faiss index on the same vectors; table and index sizes.
 
-memoryd's gRPC service itself does not open a PostgreSQL store yet (the setting that selects it is pgstore's), so
-both backends are driven in-process through the same classes the service composes (app.py); bench_assemble's
-gRPC overhead (~2 ms) is not included on either side.
+Both backends are driven in-process through the same classes the service composes (app.py), and before every timed
+call `ReadPath.invalidate` drops the agent's cached block, entities, identity and corrections (the state after a
+write to the agent's facts or episodes, not a running service's cache miss: SQLite's p95 here is ~1.5x
+bench_assemble's). The issue-21 target (AssembleContext p95 <= 40 ms at 100k rows on PostgreSQL) is bench_assemble's
+row: over gRPC against `python -m memoryd --database-url`, deployment server settings, caches as a running service
+keeps them.
 
 `python -m bench bench_pg_search`; OSAURUS_BENCH_PG_PARTS=locomo|assemble (default both);
 OSAURUS_BENCH_ASSEMBLE_QUERIES (default 40 per intended section) and OSAURUS_BENCH_ASSEMBLE_SCALE (default 1.0) as
@@ -451,10 +454,11 @@ def _assemble_results(
     return [
         BenchResult(
             ISSUE,
-            "AssembleContext p95 at 100k rows per agent on PostgreSQL (in-process)",
+            "AssembleContext p95 at 100k rows per agent on PostgreSQL (in-process, every per-agent cache dropped before"
+            " each call)",
             f"{percentile(pg, 0.95):.1f} ms (p50 {statistics.median(pg):.1f}; SQLite "
             f"{percentile(assembled['SQLite'], 0.95):.1f} / {statistics.median(assembled['SQLite']):.1f})",
-            "<= 40 ms",
+            "- (the <= 40 ms target is bench_assemble's: over gRPC, per-agent caches kept as a running service keeps them)",
             "\n".join(lines),
         ),
         BenchResult(
