@@ -23,6 +23,7 @@ from memoryd.write.grounding.slotfill import SUCCESSOR
 from memoryd.write.grounding.stale import (
     ACTIVITY,
     EVENT,
+    HELD,
     JOB,
     LEFT_JOB,
     PERSON,
@@ -120,6 +121,14 @@ _THING_SLOTS = (
     "target",
     "favorite.",
     "instruction.",
+)
+#: Identity slots a place or holder the user is no longer with may have been stored in ("no longer at Acme").
+_HELD_SLOTS = (
+    "identity.home",
+    "identity.workplace",
+    "identity.employer",
+    "identity.business",
+    "identity.team",
 )
 _NAMES = re.compile(NAME)
 #: The slots a job is stored in: a job change retires both.
@@ -247,8 +256,17 @@ def _retired_by_mentions(fact: GroundedFact, pool: Sequence[ExistingFact]) -> tu
                     or slot == "identity.employer"
                     or (not slot and bool(_relation_keys(existing.content) & _ROLES))
                 )
+            elif scope == HELD:
+                # A place or holder the user is no longer with ("nicht mehr für Petershausen"): where they live or
+                # work, their employer, or a role held by no one of their family (a supplier, a district).
+                fits = bool(_role(slot)) or slot in _HELD_SLOTS
             else:
-                fits = scope in (THING, ACTIVITY) and (not slot or slot.startswith(_THING_SLOTS))
+                # A thing dropped may have been a role's holder that is no person: a supplier or a district held
+                # ("I've stopped using Zest" retires "The user's supplier is Zest Flowers"); kin and friends, whose
+                # slots name the person, never are.
+                fits = scope in (THING, ACTIVITY) and (
+                    not slot or slot.startswith(_THING_SLOTS) or bool(_role(slot))
+                )
             if fits:
                 out.append(existing.id)
     return tuple(out)

@@ -50,6 +50,8 @@ _NOT_EVENT = frozenset(
         "nueva previsto prevista será "
         "verschoben verlegt vorgezogen geändert jetzt neu neue neuer neuen endlich findet statt beginnt wurde "
         "adiado adiámos adiamos atrasámos remarcado remarcaram mudou mudaram agora afinal novo nova passou "
+        # moved to, said with "pass" ("est passée au 16 juin", "pasó al 8", "passaram para") and the "so" before it
+        "passée passées passés pasó pasaron passaram isso así asi deshalb daher darum alors então entao "
         # when, said relative to the usual ("this year it starts earlier", "este ano começa mais cedo")
         "earlier later early late sooner cedo tarde antes depois plus tôt plus tard früher später temprano "
         "year ano año année jahr este esta cette dieses diesem "
@@ -73,6 +75,15 @@ _MOVED = re.compile(
     r"brought forward|bumped|changed|extend(?:s|ed)?|slipped|prolongé|ampliado|prorrogado|verlängert|prolongado|déplacé|décalé|reporté|repoussé|avancé|changé|movido|pospuesto|aplazado|"
     r"cambiado|cambiaron|cambió|retrasado|adelantado|atrasado|verschoben|verlegt|vorgezogen|adiado|adiámos|adiamos|"
     r"atrasámos|remarcado|remarcaram|mudaram|mudámos)\b",
+    re.IGNORECASE,
+)
+#: A date said as where the event moved to, after the verb: "the harvest moved to June 16", "est passé au 16 juin",
+#: "pasó al 16 de junio", "wurde auf den 16. Juni verschoben", "a tiragem passou para 16 de junho".
+_MOVED_TO = re.compile(
+    _MOVED.pattern.removesuffix(r")\b") + r"|passou|passaram|pasó|pasaron|(?:est|sont) passée?s?)\b"
+    r"(?:\s+\w+){0,2}?\s+(?:to|until|till|into|à|au|al|a|para|pra|auf|zum|zur|en)\s+[^\x00]{0,20}\x00"
+    # German puts the verb last: "wurde auf den 16. Juni verschoben"
+    r"|\b(?:auf|zum|zur)\s+[^\x00]{0,20}\x00\s*(?:\w+\s+){0,2}?(?:verschoben|verlegt|vorgezogen)\b",
     re.IGNORECASE,
 )
 
@@ -125,7 +136,11 @@ def event_key(text: str) -> frozenset[str]:
     that clause names nothing ("New launch date: May 3" → {launch})."""
     bare = _RESOLVED.sub(" (DATE)", text)
     clauses = _clauses(bare.replace("(DATE)", "\x00"))
-    dated = next((i for i, c in enumerate(clauses) if "\x00" in c), None)
+    # The clause that says the event moved to its date names it, not an earlier date said in passing ("It rained a
+    # lot in May, so the harvest moved to June 16": the harvest, not the rain).
+    dated = next((i for i, c in enumerate(clauses) if _MOVED_TO.search(c)), None)
+    if dated is None:
+        dated = next((i for i, c in enumerate(clauses) if "\x00" in c), None)
     if dated is None:
         return _event_words(" ".join(clauses))
     clause = clauses[dated]

@@ -43,6 +43,12 @@ ACTIVITY = "activity"
 #: of work went with the job), and the person, said as `person` too, leaves a role they held for the user.
 LEFT_JOB = "left_job"
 
+#: A place, district or holder the user is no longer with, said after a preposition ("responsible for Radolfzell
+#: now, no longer for Petershausen", "ya no en Mercabarna", "nicht mehr für Petershausen"): the value is the name,
+#: and only an older fact that stored it as where the user lives or works, their employer, or a role's holder that
+#: is no person of their family (a supplier, a district) is retired, never a plan or a friend that names it.
+HELD = "held"
+
 _I = re.IGNORECASE
 #: The old value when it is a name: "Dr. Harris", "YNAB", "Actual Budget", "Frau Wolf".
 _X = (
@@ -129,6 +135,16 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (THING, rf"\b(?:décidé|décide|vais|allons|veux) (?:d'|de )?(?:arrêter|abandonner|lâcher|laisser tomber) "
                 rf"{_ART}{_X}"),
         (THING, rf"\b(?:statt|anstatt|anstelle von|nicht mehr mit|nicht mehr über|benutzen kein(?:e|en)?) {_ART}{_X}"),
+        # --- a place, district or holder no longer the user's, after a preposition: "no longer for Petershausen",
+        # "not at Zest any more", "…, plus pour Petershausen", "ya no para Ortún", "nicht mehr für Petershausen",
+        # "já não para a Tejo Sul"
+        (HELD, rf"\b(?:no longer|not any ?more|no more) (?:for|in|at|with|from|on) {_ART}{_X}"),
+        (HELD, rf"\bnot (?:for|in|at|with|from|on) {_ART}{_X},? any ?more\b"),
+        (HELD, rf"(?<=, )plus (?:pour|chez|avec|à|au|aux|dans) {_ART}{_X}"),
+        (HELD, rf"\bn(?:e |')[\w']+ plus (?:pour|chez|avec|à|au|aux|dans) {_ART}{_X}"),
+        (HELD, rf"\bya no (?:para|en|con|de|del|al) {_ART}{_X}"),
+        (HELD, rf"\bnicht mehr (?:für|in|im|bei|beim|mit|von|vom|aus|am|an) {_ART}{_X}"),
+        (HELD, rf"\b(?:já não|não mais) (?:para|em|no|na|com|de|do|da|ao|à) {_ART}{_X}"),
         (THING, rf"\b(?:deixámos|deixamos|deixei|em vez (?:de|do|da)|já não (?:uso|usamos|utilizo)|"
                 rf"(?:vamos passar|passámos|passamos|mudámos|mudamos) (?:da|do|de)) {_ART}{_X}"),
     )
@@ -334,7 +350,7 @@ def _sentence_mentions(said: str) -> list[StaleMention]:
     found: list[StaleMention] = []
     for scope, pattern in _MARKERS:
         for match in pattern.finditer(said):
-            if scope in (THING, ACTIVITY) and _someone_else(said, match.start()):
+            if scope in (THING, ACTIVITY, HELD) and _someone_else(said, match.start()):
                 continue
             value = _trimmed((match.groupdict().get("x") or "").strip(" '\""))
             if not value or fold(value.split()[0]) in _EMPTY:
@@ -365,6 +381,7 @@ __all__ = [
     "ACTIVITY",
     "CHANGE_MARKER",
     "EVENT",
+    "HELD",
     "JOB",
     "LEFT_JOB",
     "PERSON",
