@@ -289,7 +289,8 @@ SINGLE += [
     ("I'm at the gym.", None),
     ("I'm 100% sure about that.", None),
     ("I'm a bit tired today.", None),
-    ("I work from home on Fridays.", None),
+    # A weekly habit, read as "every Friday" is (distill40: English plural weekdays); never a workplace "home".
+    ("I work from home on Fridays.", "routine."),
     ("I live in hope.", None),
     ("Call me when you can.", None),
     ("Call me on Tuesday.", None),

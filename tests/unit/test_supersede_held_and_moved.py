@@ -15,6 +15,7 @@ import pytest
 
 from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn, ground
 from memoryd.write.grounding.event import event_key, same_event
+from memoryd.write.grounding.schedule import replaces_schedule
 from memoryd.write.grounding.stale import HELD, THING, stale_mentions
 from memoryd.write.store_protocol import ExistingFact
 from memoryd.write.supersede import plan_grounded
@@ -145,3 +146,57 @@ def test_a_moved_harvest_replaces_its_plan_not_another_events() -> None:
         [(old, "plan.ano"), (other, "plan.feira")],
     )
     assert retired == {"1"}
+
+
+# --- weekly schedules: an English plural day is a habit ("on Tuesdays"), and a day given up is the day left
+
+
+def _facts(said: str) -> list[tuple[str, str]]:
+    turns = [SourceTurn(0, 900, said, "Ok.")]
+    return [(f.slot, f.text) for f in ground(turns, None, session_time_ms=SESSION_MS).facts]
+
+
+def test_a_habit_on_plural_weekdays_is_read() -> None:
+    facts = _facts("I go to the walking club on Tuesdays and Thursdays, round the canal.")
+    assert (
+        "routine.club",
+        "The user goes to the walking club on Tuesdays and Thursdays, round the canal.",
+    ) in facts
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I hate Mondays.",  # no activity said with the day
+        "Anna goes to the walking club on Tuesdays.",  # someone else's habit (family habits are kept by design)
+        "I used to go to the walking club on Tuesdays.",  # past
+        "My teacher is Mererid, she comes on Thursdays.",  # the teacher's schedule, not the user's habit
+        "I've booked a tutor, Sensei Hanae, Mondays and Thursdays at 8am.",  # when she is met, no "on"
+    ],
+)
+def test_a_plural_weekday_without_a_habit_of_the_users_is_no_routine(said: str) -> None:
+    assert not [slot for slot, _ in _facts(said) if slot.startswith("routine.")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "The user is open Tuesday to Saturday, ten till five.",
+            "From April the user is dropping Saturdays: the user will work Monday to Thursday instead.",
+        ),
+        ("Ouvert du mardi au samedi.", "J'arrête le samedi : maintenant je travaille du lundi au jeudi."),
+        ("Abro de martes a sábado.", "Dejo los sábados: ahora trabajo de lunes a jueves."),
+        ("Geöffnet Dienstag bis Samstag.", "Samstag fällt weg, jetzt arbeite ich Montag bis Donnerstag."),
+        ("Abro de terça a sábado.", "Deixo os sábados: agora trabalho de segunda a quinta."),
+    ],
+)
+def test_a_day_given_up_is_the_day_the_new_schedule_leaves(old: str, new: str) -> None:
+    assert replaces_schedule(old, new)
+
+
+def test_a_day_kept_is_not_left() -> None:
+    # Nothing given up, and the days are an addition: the old schedule stands.
+    assert not replaces_schedule(
+        "The user is open Tuesday to Saturday.", "The user also works Mondays now, as well as Saturdays."
+    )

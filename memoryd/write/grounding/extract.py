@@ -997,6 +997,11 @@ _HABIT_DAY = re.compile(
     r"(?:todas as|às|aos) (?:segundas|terças|quartas|quintas|sextas|sábados|domingos))\b",
     re.IGNORECASE,
 )
+#: "on Tuesdays and Thursdays": an English plural weekday, the English of "dienstags", read as a habit only when the
+#: user is its subject ("I go to the walking club on Tuesdays"); "my teacher …, she comes on Thursdays" is the
+#: teacher's, and a bare "Mondays and Thursdays" after a name is who is met then, not a habit.
+_EN_PLURAL_DAY = re.compile(r"\bon (?-i:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days)\b", re.IGNORECASE)
+_EN_USER_SUBJECT = re.compile(r"^(?:I|I've|I'm|we|we've|we're)\b", re.IGNORECASE)
 #: Whose habit it is: the user or someone of theirs ("I", "my daughter", "mi hija", "meine Tochter").
 _OWN_SUBJECT = re.compile(
     r"^(?:I|I've|we|we've|my|our|je|j'|on|nous|mon|ma|mes|notre|nos|yo|mi|mis|nuestro|nuestra|tengo|tenemos|ich|wir|"
@@ -1009,6 +1014,8 @@ def _routine(clause: str, lang: str) -> tuple[str, str] | None:
     """(text, slot) of a weekly habit of the user or their family ("My daughter has swimming every Tuesday", "we're
     open Tuesday to Sunday": a span of the week is a habit too, dates.py `weekday_span`)."""
     habit = _HABIT_DAY.search(clause)
+    if habit is None and _EN_USER_SUBJECT.match(LEAD_FILLER.sub("", clause.strip())):
+        habit = _EN_PLURAL_DAY.search(clause)
     # A span read as a shift's days ("on nights Sunday to Wednesday") is the shift's, stored with it (slotfill.py).
     span = habit.span() if habit is not None else None if shift(clause, 0, lang) else weekday_span(clause)
     said = LEAD_FILLER.sub("", clause.strip()).rstrip(".!").strip()

@@ -64,7 +64,12 @@ _LEFT_DAY = re.compile(
     r"en vez del?|en lugar del?|ya no los|statt|anstatt|nicht mehr|em vez de|em vez do|já não (?:à|às|ao|aos))\s+"
     r"(?:the |le |la |el |los |las |o |a |os |as |am |an )?(?P<day>[^\W\d_]+)|"
     r"(?P<day2>[^\W\d_]+) (?:clash|clashes|don't work|doesn't work|are out|is out|ne marche plus|no funciona|"
-    r"geht nicht mehr|não dá)\b",
+    r"geht nicht mehr|não dá)\b|"
+    # a day given up: "I'm dropping Saturdays", "j'arrête le samedi", "dejo los sábados", "ich höre samstags auf",
+    # "deixo os sábados"
+    r"\b(?:dropp(?:ing|ed)|stopp(?:ing|ed)|giv(?:ing|en) up|gave up|cutting|cut out|no more|arrête|arrêter|"
+    r"laisse tomber|dejo|dejamos|dejar|ya no abro|deixo|deixamos|deixar)\s+(?:the |le |la |les |los |las |os |as )?"
+    r"(?P<day3>[^\W\d_]+)|\b(?P<day4>[^\W\d_]+) (?:höre ich auf|fallen weg|fällt weg|nicht mehr)\b",
     _I,
 )
 #: Words of a schedule that are no activity: times of day and the words around them.
@@ -119,7 +124,9 @@ def _activity(text: str) -> frozenset[str]:
 def _left_days(text: str) -> frozenset[int]:
     found = set()
     for match in _LEFT_DAY.finditer(text):
-        word = fold(match.group("day") or match.group("day2") or "")
+        word = fold(
+            match.group("day") or match.group("day2") or match.group("day3") or match.group("day4") or ""
+        )
         if word in _DAY_FORMS:
             found.add(_DAY_FORMS[word])
     # "no domingo não teve movimento", "le lundi personne ne venait": a day said with a negation is the one left.
