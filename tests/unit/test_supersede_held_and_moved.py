@@ -200,3 +200,41 @@ def test_a_day_kept_is_not_left() -> None:
     assert not replaces_schedule(
         "The user is open Tuesday to Saturday.", "The user also works Mondays now, as well as Saturdays."
     )
+
+
+# --- a weekly schedule said with "it" of the activity the sentence before says changed (grounding/reschedule.py)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The walking club's changed days on me. It's Mondays and Wednesdays now, the leader has a new job.",
+        "Le club de marche a changé de jours. C'est le lundi et le mercredi maintenant.",
+        "El club de marcha cambió los días. Ahora son los lunes y los miércoles.",
+        "Der Wanderclub hat die Tage geändert. Jetzt ist es montags und mittwochs.",
+        "O clube de caminhada mudou os dias. Agora é às segundas e quartas.",
+    ],
+)
+def test_a_schedule_said_with_it_after_its_activity_changed_is_read(said: str) -> None:
+    assert [slot for slot, _ in _facts(said) if slot.startswith("routine.")]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The walking club changed its leader. It's Mondays and Wednesdays, as always.",  # no change said of days
+        "The walking club's changed days. Is it Mondays and Wednesdays now?",  # a question
+        "The walking club might change days. It's Mondays and Wednesdays now, maybe.",  # a hedge
+    ],
+)
+def test_a_schedule_said_with_it_and_no_change_is_not_read(said: str) -> None:
+    assert not [slot for slot, _ in _facts(said) if slot.startswith("routine.")]
+
+
+def test_the_walking_club_said_with_it_replaces_its_older_days() -> None:
+    old = "The user goes to the walking club on Tuesdays and Thursdays, round the canal."
+    retired = _later(
+        ["The walking club's changed days on me. It's Mondays and Wednesdays now, the leader has a new job."],
+        [(old, "routine.club"), ("The user swims on Saturdays.", "routine.swim")],
+    )
+    assert retired == {"1"}

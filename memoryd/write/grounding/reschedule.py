@@ -19,6 +19,10 @@ from memoryd.write.grounding.dates import find_dates, with_resolved_dates
 from memoryd.write.grounding.event import event_key
 from memoryd.write.grounding.lexicon import HEDGE, HYPOTHETICAL
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.schedule import activity as schedule_activity
+from memoryd.write.grounding.schedule import weekdays
+from memoryd.write.grounding.stale import CHANGE_MARKER
+from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import detect_language, light_stem, sentences
 
@@ -50,6 +54,39 @@ _INSTEAD = re.compile(
 
 _PARTS = re.compile(r"[,;:]\s*")
 
+#: A weekly schedule said of the activity named just before: "The walking club's changed days on me. It's Mondays
+#: and Wednesdays now", "Le club a changé de jours. C'est le lundi et le mercredi maintenant", "El club cambió los
+#: días. Ahora son los lunes y los miércoles", "Der Chor hat die Tage geändert. Jetzt ist es montags und mittwochs",
+#: "O clube mudou os dias. Agora é às segundas e quartas".
+_IT_DAYS = re.compile(
+    r"^(?:(?:so|and|but|yes|yeah|oh|ok|okay|well|donc|et|bon|pues|y|also|und|então|e)[,!]?\s+)?"
+    r"(?:now\s+)?(?:it's|it is|they're|they are|c'est|ce sont|maintenant c'est|ahora es|ahora son|es|son|"
+    r"jetzt ist es|es ist|jetzt sind es|agora é|agora são|é|são)\b",
+    _I,
+)
+#: A day of the calendar: the change is of one occurrence, not of the weekly schedule.
+_ONE_DATE = re.compile(r"\d")
+
+
+def _moved_weekly(before: str, sentence: str, turn: SourceTurn, session_lang: str) -> GroundedFact | None:
+    """A weekly schedule said with "it" of the activity the sentence before says changed, in the words of both."""
+    part = _PARTS.split(sentence.strip())[0].strip(" .!")
+    if not _IT_DAYS.match(part) or not weekdays(part) or _ONE_DATE.search(part):
+        return None
+    if CHANGE_MARKER.search(part) is None:
+        return None  # "It's Mondays and Wednesdays" with no "now" says no change
+    moved = next(p for p in _PARTS.split(before) if _MOVED.search(p)).strip(" ,;.!")
+    activity = sorted(schedule_activity(moved))
+    if not activity:
+        return None
+    lang = detect_language(f"{moved} {part}", default="") or session_lang
+    said = f"{moved[:1].upper()}{moved[1:]}. {part}"
+    shown = third_person(said) if lang == "en" else said
+    text = render("plan", lang, shown[:1].upper() + shown[1:])
+    return GroundedFact(
+        FactKind.PLAN, text, f"routine.{activity[0]}", part, (turn.index,), 0.6, False, "extractor", lang
+    )
+
 
 def moved_events(
     turns: Sequence[SourceTurn], session_lang: str, session_time_ms: int
@@ -60,6 +97,14 @@ def moved_events(
         said = sentences(turn.user.replace("’", "'"))
         for before, sentence in pairwise(said):
             if not _MOVED.search(before):
+                continue
+            if any(p.search(s) for p in (HYPOTHETICAL, HEDGE) for s in (before, sentence)):
+                continue
+            if sentence.rstrip().endswith("?"):
+                continue
+            weekly = _moved_weekly(before, sentence, turn, session_lang)
+            if weekly is not None:
+                out.append((weekly, (before, sentence)))
                 continue
             if not _IT_NOW.search(sentence.strip()) and not (
                 _INSTEAD.search(sentence) and not find_dates(before, session_time_ms)

@@ -110,6 +110,11 @@ def weekdays(text: str) -> frozenset[int]:
     return frozenset(found)
 
 
+def activity(text: str) -> frozenset[str]:
+    """The content stems naming a schedule's activity: no days, numbers, times of day or words of change."""
+    return _activity(text)
+
+
 def _activity(text: str) -> frozenset[str]:
     stems = set()
     for token in content_tokens(text):
