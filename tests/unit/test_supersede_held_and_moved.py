@@ -238,3 +238,31 @@ def test_the_walking_club_said_with_it_replaces_its_older_days() -> None:
         [(old, "routine.club"), ("The user swims on Saturdays.", "routine.swim")],
     )
     assert retired == {"1"}
+
+
+# --- a start date said with "we" keeps the sentence before that names the work (grounding/antecedent.py)
+
+
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Big job this year: the chapel roof at Saint-Patern. We begin on April 6.", "chapel"),
+        ("Gros chantier cette année : la toiture de la chapelle. On démarre le 6 avril.", "chapelle"),
+        ("Gran obra este año: el tejado de la capilla. Empezamos el 6 de abril.", "capilla"),
+        ("Große Baustelle dieses Jahr: das Dach der Kapelle. Wir starten am 6. April.", "Kapelle"),
+        ("Grande obra este ano: o telhado da capela. Começamos a 6 de abril.", "capela"),
+    ],
+)
+def test_a_start_date_said_with_we_keeps_the_work_named_before(said: str, word: str) -> None:
+    assert any(word in text for slot, text in _facts(said) if slot.startswith("plan."))
+
+
+def test_a_start_date_with_its_work_said_keeps_no_sentence_before() -> None:
+    facts = _facts("It's freezing today. We start the chapel roof on 6 April.")
+    assert [text for slot, text in facts if slot.startswith("plan.") and "freezing" in text] == []
+
+
+def test_a_start_verb_or_a_negation_names_no_event() -> None:
+    # "la chapelle ne démarre que le 4 mai" is the chapel's date: neither "démarre" nor "ne" is the event.
+    assert event_key("Prévu : la chapelle ne démarre que le 4 mai (2026-05-04).") == {"chapel"}
+    assert event_key("Planejado: a obra da capela começa a 4 de maio (2026-05-04).") == {"obra", "capel"}

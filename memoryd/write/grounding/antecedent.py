@@ -56,6 +56,12 @@ _PRONOUN = re.compile(
 _UNSAID_SUBJECT = re.compile(
     r"^(?:starts|begins|ends|finishes|opens|closes|runs|kicks off|commence|débute|démarre|finit|se termine|ouvre|"
     r"empieza|comienza|termina|acaba|abre|beginnt|startet|endet|läuft|fängt|começa|termina|acaba|abre|arranca)\b|"
+    # the same with "we" as the subject and the work left unsaid: "We start on 6 April", "On démarre le 6 avril",
+    # "Empezamos el 6 de abril", "Wir starten am 6. April", "Começamos a 6 de abril" (after "Big job this year: the
+    # chapel roof")
+    r"^(?:we(?:'re| are| will|'ll)? (?:start|starting|begin|beginning|kick off)|on (?:démarre|commence|débute|attaque)|"
+    r"nous (?:démarrons|commençons|débutons)|empezamos|comenzamos|arrancamos|wir (?:starten|beginnen|fangen)|"
+    r"começamos|arrancamos|iniciamos)\b|"
     r"\b(?:ahí|allí|allá|là-bas|dort|dorthin|lá|ali)\b|\b(?:j'y|on y|nous y)\b|"
     r"\bthere\b(?!\s*(?:is|are|was|were|will|'s|’s|has|have|had|might|may|must|should|could|would)\b)|"
     # "Same date, 28 March", "Même date", "Misma fecha", "Gleiches Datum", "Mesma data": the thing is the one before

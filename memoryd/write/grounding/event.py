@@ -44,6 +44,9 @@ _NOT_EVENT = frozenset(
         # auxiliaries the stop words miss ("a été repoussé", "ha sido aplazada", "ist verschoben worden")
         "été sido worden ist sind hat haben han ha foi foram será sera "
         "place going gonna will start starts begin begins end ends "
+        # starting, in the other languages: "la chapelle ne démarre que le 4 mai" is the chapel's date
+        "démarre démarrent démarrer démarrage débute débuter empieza empiezan comienza comienzan arranca arrancan "
+        "startet starten começa começam arranque ne que "
         "déplacé décalé décale reporté repoussé avancé changé finalement maintenant nouveau nouvelle prévu prévue "
         "aura lieu commence "
         "movido pospuesto aplazado cambiado cambiaron cambió retrasado adelantado atrasado ahora finalmente nuevo "
