@@ -17,7 +17,6 @@ import argparse
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,12 +27,10 @@ from pathlib import Path
 
 import grpc
 
-from bench.assemble_corpus import AGENT, SEED, make_corpus, make_queries
-from bench.assemble_services import percentile
+from bench.assemble_corpus import SEED, make_corpus, make_queries
 from bench.bench_assemble import inferd_process
 from bench.child_process import stop
-from bench.memoryd_process import wait_until_idle
-from osaurus.memory.v1 import memory_pb2 as pb
+from bench.served_ab import print_arms, time_arms
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 
 HERE = Path(__file__).resolve().parents[1]
@@ -75,9 +72,6 @@ def main() -> None:
     corpus = make_corpus(random.Random(SEED))
     warm = [q for _, q in make_queries(corpus, random.Random(SEED + 13), 2)]
     queries = [q for _, q in make_queries(corpus, random.Random(SEED + 17), args.queries)]
-    ms: dict[str, list[float]] = {name: [] for name in arms}
-    decided: dict[str, list[tuple[int, tuple[str, ...], int]]] = {name: [] for name in arms}
-    late = dict.fromkeys(arms, 0)
     try:
         with ExitStack() as stack:
             target = stack.enter_context(inferd_process(work / "inferd"))
@@ -89,44 +83,10 @@ def main() -> None:
                 for n, (_, t) in running.items()
             }
             pids = [pid for pid, _ in running.values()]
-            for i, q in enumerate(warm):
-                for name in stubs:
-                    stubs[name].AssembleContext(
-                        pb.AssembleContextRequest(agent_id=AGENT, query=q), timeout=900
-                    )
-                if i == len(warm) // 2:
-                    wait_until_idle(pids)
-            waited, quiet = wait_until_idle(pids, timeout_s=300.0)
-            load = os.getloadavg()[0]
-            names = list(stubs)
-            for i, q in enumerate(queries):
-                for name in names if i % 2 == 0 else names[::-1]:
-                    started = time.perf_counter()
-                    reply = stubs[name].AssembleContext(
-                        pb.AssembleContextRequest(agent_id=AGENT, query=q), timeout=30
-                    )
-                    ms[name].append((time.perf_counter() - started) * 1000)
-                    placed = tuple(sorted(f"{p.kind}:{p.id}" for p in reply.placed))
-                    decided[name].append((reply.section, placed, reply.block_tokens))
-                    late[name] += "fts_only" in reply.reason
-            print(
-                f"{len(queries)} queries per process, idle wait {waited:.0f} s (quiet: {quiet}),"
-                f" load {load:.1f} -> {os.getloadavg()[0]:.1f}"
-            )
+            times = time_arms(stubs, pids, warm, queries, "process")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    b50, b95 = statistics.median(ms["base"]), percentile(ms["base"], 0.95)
-    for name in arms:
-        p50, p95 = statistics.median(ms[name]), percentile(ms[name], 0.95)
-        print(
-            f"{name}: p50 {p50:.1f} p95 {p95:.1f} max {max(ms[name]):.1f} ms (x{p50 / b50:.2f} / x{p95 / b95:.2f});"
-            f" query vector late: {late[name]}"
-        )
-    pairs = list(zip(decided["base"], decided["new"], strict=True))
-    print(
-        f"decisions identical (section, placed): {sum(a[:2] == b[:2] for a, b in pairs)}/{len(pairs)};"
-        f" block tokens equal: {sum(a[2] == b[2] for a, b in pairs)}/{len(pairs)}"
-    )
+    print_arms(times, "base", "new")
 
 
 if __name__ == "__main__":

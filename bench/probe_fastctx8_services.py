@@ -23,20 +23,17 @@ import argparse
 import os
 import random
 import shutil
-import statistics
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import grpc
 
-from bench.assemble_corpus import AGENT, SEED, make_corpus, make_queries
-from bench.assemble_services import percentile
+from bench.assemble_corpus import SEED, make_corpus, make_queries
 from bench.bench_assemble import inferd_process
-from bench.memoryd_process import memoryd_process, wait_until_idle
-from osaurus.memory.v1 import memory_pb2 as pb
+from bench.memoryd_process import memoryd_process
+from bench.served_ab import print_arms, time_arms
 from osaurus.memory.v1 import memory_pb2_grpc as pb_grpc
 
 #: pair → (memoryd's OSAURUS_MEMORYD_CPUS, inferd's OSAURUS_INFERD_CPUS); "" = not pinned.
@@ -76,9 +73,6 @@ def main() -> None:
     corpus = make_corpus(random.Random(SEED))
     warm = [q for _, q in make_queries(corpus, random.Random(SEED + 13), 2)]
     queries = [q for _, q in make_queries(corpus, random.Random(SEED + 19), args.queries)]
-    ms: dict[str, list[float]] = {name: [] for name in PAIRS}
-    decided: dict[str, list[tuple[int, tuple[str, ...], int]]] = {name: [] for name in PAIRS}
-    late = dict.fromkeys(PAIRS, 0)
     try:
         with ExitStack() as stack:
             stubs = {}
@@ -92,42 +86,10 @@ def main() -> None:
                 stubs[name] = pb_grpc.MemoryServiceStub(
                     stack.enter_context(grpc.insecure_channel(served.target))
                 )
-            for i, q in enumerate(warm):
-                for stub in stubs.values():
-                    stub.AssembleContext(pb.AssembleContextRequest(agent_id=AGENT, query=q), timeout=900)
-                if i == len(warm) // 2:
-                    wait_until_idle(pids)
-            waited, quiet = wait_until_idle(pids, timeout_s=300.0)
-            load = os.getloadavg()[0]
-            names = list(stubs)
-            for i, q in enumerate(queries):
-                for name in names if i % 2 == 0 else names[::-1]:
-                    started = time.perf_counter()
-                    reply = stubs[name].AssembleContext(
-                        pb.AssembleContextRequest(agent_id=AGENT, query=q), timeout=30
-                    )
-                    ms[name].append((time.perf_counter() - started) * 1000)
-                    placed = tuple(sorted(f"{p.kind}:{p.id}" for p in reply.placed))
-                    decided[name].append((reply.section, placed, reply.block_tokens))
-                    late[name] += "fts_only" in reply.reason
-            print(
-                f"{len(queries)} queries per pair, idle wait {waited:.0f} s (quiet: {quiet}),"
-                f" load {load:.1f} -> {os.getloadavg()[0]:.1f}"
-            )
+            times = time_arms(stubs, pids, warm, queries, "pair")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    b50, b95 = statistics.median(ms["free"]), percentile(ms["free"], 0.95)
-    for name in PAIRS:
-        p50, p95 = statistics.median(ms[name]), percentile(ms[name], 0.95)
-        print(
-            f"{name}: p50 {p50:.1f} p95 {p95:.1f} max {max(ms[name]):.1f} ms (x{p50 / b50:.2f} / x{p95 / b95:.2f});"
-            f" query vector late: {late[name]}"
-        )
-    pairs = list(zip(decided["free"], decided["pin"], strict=True))
-    print(
-        f"decisions identical (section, placed): {sum(a[:2] == b[:2] for a, b in pairs)}/{len(pairs)};"
-        f" block tokens equal: {sum(a[2] == b[2] for a, b in pairs)}/{len(pairs)}"
-    )
+    print_arms(times, "free", "pin")
 
 
 if __name__ == "__main__":
