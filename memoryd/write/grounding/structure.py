@@ -419,7 +419,7 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
     name = found.group("name").strip()
     if DIET_WORDS.match(name) or fold(name) in NOT_ROLES:
         return []  # "ich bin Veganer, …": a capitalised German noun, no name
-    out = [_fact(FactKind.IDENTITY, render("name", lang, name), "identity.name", name, lang, identity=True)]
+    out = [_identity("name", "identity.name", name, lang)]
     for segment in _segments(found.group("rest")):
         if not segment:
             continue
@@ -427,42 +427,15 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
         if age is not None:
             value = age.group("age")
             if 5 <= int(value) <= 110:
-                out.append(
-                    _fact(
-                        FactKind.IDENTITY,
-                        render("age", lang, value),
-                        "identity.age",
-                        value,
-                        lang,
-                        identity=True,
-                    )
-                )
+                out.append(_identity("age", "identity.age", value, lang))
             continue
         living = _LIVING.match(segment)
         if living is not None:
             place = living.group("place")
-            out.append(
-                _fact(
-                    FactKind.IDENTITY,
-                    render("home", lang, place),
-                    "identity.home",
-                    place,
-                    lang,
-                    identity=True,
-                )
-            )
+            out.append(_identity("home", "identity.home", place, lang))
             continue
         if _RETIRED.match(segment):
-            out.append(
-                _fact(
-                    FactKind.IDENTITY,
-                    render("role", lang, segment),
-                    "identity.role",
-                    segment,
-                    lang,
-                    identity=True,
-                )
-            )
+            out.append(_identity("role", "identity.role", segment, lang))
             continue
         if _CLAUSE_START.match(segment):
             break
@@ -492,16 +465,7 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
             # where the user lives; the role keeps it in its words, no home is stated.
             town = None
         if town is None:
-            out.append(
-                _fact(
-                    FactKind.IDENTITY,
-                    render("role", lang, segment),
-                    "identity.role",
-                    segment,
-                    lang,
-                    identity=True,
-                )
-            )
+            out.append(_identity("role", "identity.role", segment, lang))
             break
         # "a retired nurse in Norwich": who the user is, and where they live (the place has a slot of its own,
         # so a later move replaces it without retiring the role). A town named only as the place of a job held
@@ -509,32 +473,12 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
         # that they live there is a guess.
         bare = segment[: len(segment) - len(where)].strip()
         place = town.group("place").strip()
-        out.append(
-            _fact(FactKind.IDENTITY, render("role", lang, bare), "identity.role", bare, lang, identity=True)
-        )
+        out.append(_identity("role", "identity.role", bare, lang))
         if _RETIRED_ROLE.search(bare):
-            out.append(
-                _fact(
-                    FactKind.IDENTITY,
-                    render("home", lang, place),
-                    "identity.home",
-                    place,
-                    lang,
-                    identity=True,
-                )
-            )
+            out.append(_identity("home", "identity.home", place, lang))
         else:
             at = f"{TOWN_OF_WORK.get(lang, 'in')} {place}"
-            out.append(
-                _fact(
-                    FactKind.IDENTITY,
-                    render("works_in", lang, at),
-                    "identity.workplace",
-                    at,
-                    lang,
-                    identity=True,
-                )
-            )
+            out.append(_identity("works_in", "identity.workplace", at, lang))
         break
     return out
 
@@ -1035,6 +979,11 @@ _SALIENCE = {FactKind.RELATION: 0.7, FactKind.IDENTITY: 0.85, FactKind.ACTION_IT
 
 def _fact(kind: FactKind, text: str, slot: str, value: str, lang: str, *, identity: bool) -> GroundedFact:
     return GroundedFact(kind, text, slot, value, (), _SALIENCE.get(kind, 0.7), identity, "extractor", lang)
+
+
+def _identity(template: str, slot: str, value: str, lang: str) -> GroundedFact:
+    """An identity fact from an introduction: `value` said with the language's `template`, in `slot`."""
+    return _fact(FactKind.IDENTITY, render(template, lang, value), slot, value, lang, identity=True)
 
 
 #: The assistant's belief put in words by the user ("Du denkst bestimmt, ich bin Veganer, aber nein").
