@@ -7,7 +7,9 @@ user meant is read like any other statement. Two shapes:
 
 - the repair starts with a value (a name, a number, a date): it replaces the value the text before the marker ended
   with ("Dr. Roisin… no sorry, Dr. Sinead Walsh" → "Dr. Sinead Walsh");
-- otherwise the repair is a clause of its own, and the clause it repairs is dropped.
+- otherwise the repair is a clause of its own, and the clause it repairs is dropped;
+- a sentence taken back with nothing in its place ("Book me in at Fazioli? No, forget it, just thinking aloud.",
+  "laisse tomber", "olvídalo", "vergiss es", "esquece"): it is dropped with the words taking it back (`withdrawn`).
 
 A marker needs a pause before it (an ellipsis, a comma, a dash) and a word that takes something back ("sorry",
 "I mean", "wait", "pardon", "perdón", "espera", "ich meine", "desculpa", "quer dizer" …) or an ellipsis followed by
@@ -136,9 +138,44 @@ def _repair_once(text: str) -> str | None:
     return None
 
 
+#: A sentence that takes back the one before it and says nothing else: "No, forget it, just thinking aloud.",
+#: "Never mind.", "Non, laisse tomber, je réfléchis à voix haute.", "Olvídalo, da igual.", "Nein, vergiss es, nur
+#: laut gedacht.", "Não, esquece, deixa para lá.".
+_WITHDRAW_PHRASE = (
+    r"(?:forget (?:it|that|about it)|never ?mind|ignore that|(?:I'm |I was )?just thinking (?:aloud|out loud)|"
+    r"thinking (?:aloud|out loud)|laisse[zr]? tomber|oublie[sz]?(?: ça| cela)?|(?:je )?(?:réfléchis|pense) à voix haute|"
+    r"olv[íi]dalo|olvida eso|d[ée]jalo|da igual|(?:solo |sólo )?(?:estoy )?pensando en voz alta|"
+    r"vergiss (?:es|das)|vergessen sie (?:es|das)|schon gut|(?:ich )?(?:denke )?nur laut(?: gedacht)?|"
+    r"esquece|esqueça|deixa (?:pra|para) lá|deixa estar|(?:estou )?(?:só )?a pensar alto|(?:só )?pensando alto)"
+)
+_WITHDRAWAL = re.compile(
+    rf"(?:^|(?<=[.!?…])\s+)(?:{_NO}[,!.]?\s+)?{_WITHDRAW_PHRASE}(?:[,;]?\s+(?:{_NO}[,!.]?\s+)?{_WITHDRAW_PHRASE})*"
+    rf"\s*[.!…]*\s*(?=$|(?<=[.!…])\s)",
+    _I,
+)
+#: The sentence before a withdrawal: from the previous sentence end (or the turn's start) to the withdrawal.
+_SENTENCE_BEFORE = re.compile(r"(?:^|(?<=[.!?…])\s+)[^.!?…]+[.!?…]+\s*$")
+
+
+def withdrawn(text: str) -> str:
+    """The turn without a sentence the user took back at once and the words taking it back ("Book me in for a
+    regulation course at Fazioli? No, forget it, just thinking aloud." → ""): a request or plan withdrawn is no
+    task, no plan and names no entity. A withdrawal opening the turn takes back something said earlier, and a
+    withdrawal with more words after it ("Never mind, I'll call them myself") is a statement: both stay."""
+    for match in _WITHDRAWAL.finditer(text):
+        before = text[: match.start()]
+        said = _SENTENCE_BEFORE.search(before)
+        if said is None or not said.group(0).strip():
+            continue
+        return withdrawn((before[: said.start()] + " " + text[match.end() :]).strip())
+    return text
+
+
 @lru_cache(maxsize=4_096)
 def repaired(text: str) -> str:
-    """The turn as the user meant it: each self-repair applied (module docstring)."""
+    """The turn as the user meant it: each self-repair applied, and a sentence withdrawn at once left out (module
+    docstring, `withdrawn`)."""
+    text = withdrawn(text)
     for _ in range(4):  # a turn repairs itself a few times at most
         fixed = _repair_once(text)
         if fixed is None or fixed == text:
@@ -147,4 +184,4 @@ def repaired(text: str) -> str:
     return text
 
 
-__all__ = ["repaired"]
+__all__ = ["repaired", "withdrawn"]

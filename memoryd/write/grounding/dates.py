@@ -43,10 +43,12 @@ _PT_SHORT_RE = "|".join(_PT_SHORT)
 _ORD = r"(?:st|nd|rd|th|er|º|o|\.)?"
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+#: A day number is never the fraction or the whole part of a decimal: "kostet ab März 3,50", "£2.80 since 3 May"
+#: ("3,50" is a price, not 3 March; a comma or point with a digit on both sides joins one number).
 _DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}}){_ORD}\s*(?:of\s+|de\s+)?({_MONTH_RE})\b\.?(?:,?\s*(?:de\s+)?(\d{{4}}))?"
+    rf"(?<!\d[.,])\b(\d{{1,2}}){_ORD}\s*(?:of\s+|de\s+)?({_MONTH_RE})\b\.?(?:,?\s*(?:de\s+)?(\d{{4}}))?"
 )
-_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(\d{{4}}))?")
+_MONTH_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]\d)(?:,?\s*(\d{{4}}))?")
 _RELATIVE_DAYS = (
     (
         re.compile(
@@ -140,7 +142,7 @@ _WEEKDAY_RANGE = re.compile(
 _PT_WEEKDAY = re.compile(rf"\b(?:na|proxima|ate a)\s+({_PT_SHORT_RE})\b|\b({_PT_SHORT_RE})\s+que vem\b")
 #: A month said alone after a preposition ("in September", "em setembro", "en juillet"): its first day.
 _IN_MONTH = re.compile(
-    rf"\b(?:in|en|em|im|no|for|until|by|from|to|starting|desde|a partir de|ab|para|pour|au|al|hasta|até|auf|bis|à)\s+(?:(?:le |el |o |den )?mois (?:de |d.)?|(?:el |o )?mes de |(?:den )?monat )?({_MONTH_RE})\b(?!\s*\d)"
+    rf"\b(?:in|en|em|im|no|for|until|by|from|to|starting|desde|a partir de|ab|para|pour|au|al|hasta|até|auf|bis|à)\s+(?:(?:le |el |o |den )?mois (?:de |d.)?|(?:el |o )?mes de |(?:den )?monat )?({_MONTH_RE})\b(?!\s*\d(?!\d?[.,]\d))"
 )
 #: A capitalised word right after a month said alone: the month word is part of a name ("Mayo University
 #: Hospital", "March Road"), not a date.

@@ -4,6 +4,13 @@ A name the user says only to deny the assistant's guess ("You're a Glasgow lad o
 in Glasgow in my life"; "Jamais habité à Lyon", "Nunca he vivido en Madrid", "Nie in Köln gewohnt", "Nunca morei em
 Lisboa") is the assistant's word, not a name of the user's session: a name of the assistant's turn just before that
 follows a negation in its own clause names nothing ("I live in Glasgow, not Edinburgh" still names Glasgow).
+
+Capitalised words that are no names (`_is_plain_word`), five languages: greetings and thanks ("Guten Tag",
+"Buenos días"), languages ("auf Deutsch"), currencies ("in Euro"), the acronyms of money forms and taxes ("IBAN",
+"PIN", "VAT", "TVA", "IVA", "MwSt"), weekdays and months said in the plural ("on Saturdays", "los sábados"); a
+single capitalised word after a German indefinite or negative article ("ein Café", "kein Café") is a common noun;
+a request opening its sentence before "please"/"bitte"/"por favor" ("Nenn Preise bitte …", "Ask Marta please")
+starts with a verb, no name.
 """
 
 from __future__ import annotations
@@ -57,6 +64,33 @@ _NOT_ENTITIES = frozenset(
 )
 
 
+#: Capitalised words that name no one and nothing of the session, five languages: greetings and thanks ("Guten
+#: Tag", "Buenos días"), the names of languages ("antworte auf Deutsch"), currencies ("in Euro netto") and the
+#: acronyms of money forms and taxes ("Mon IBAN", "VAT shown separately", "bank PIN", "TVA", "IVA", "MwSt").
+_GENERIC_WORDS = frozenset(
+    fold(w)
+    for w in (  # noqa: SIM905
+        "morning afternoon evening cheers bonjour bonsoir salut merci buenos buenas días tardes noches gracias "
+        "hallo guten tag morgen abend danke servus moin grüß olá oi dia tarde noite obrigado obrigada "
+        "english french spanish german portuguese italian français anglais espagnol allemand portugais italien "
+        "inglés francés español alemán portugués italiano englisch französisch spanisch deutsch portugiesisch "
+        "italienisch inglês francês espanhol alemão português "
+        "euro euros pound pounds sterling dollar dollars francs "
+        "eur gbp usd chf vat tva iva mwst ust iban bic swift pin"
+    ).split()
+)
+#: German articles: a capitalised word right after one is a common noun ("ein Café", "kein Café"), not a name.
+_GERMAN_ARTICLE = frozenset("ein eine einen einem einer eines kein keine keinen keinem keiner".split())  # noqa: SIM905
+#: A politeness word right after a run that opens the sentence: the run is a request ("Nenn Preise bitte …",
+#: "Send Invoices please"), a verb and its object, not a name.
+_POLITE = frozenset(fold(w) for w in "please bitte s'il plaît por favor favour pf".split())  # noqa: SIM905
+
+
+def _is_calendar_plural(folded: str) -> bool:
+    """ "Saturdays", "Fridays", "samedis", "sábados", "sextas": a weekday said as a habit names no entity."""
+    return folded.endswith("s") and (folded[:-1] in WEEKDAYS or folded[:-1] in MONTHS)
+
+
 def _is_capitalised(token: str) -> bool:
     return token[:1].isupper() or any(ch.isupper() for ch in token[1:])
 
@@ -76,6 +110,8 @@ def _is_plain_word(token: str) -> bool:
         or folded in MONTHS
         or folded in WEEKDAYS
         or folded in TEMPLATE_WORDS
+        or folded in _GENERIC_WORDS
+        or _is_calendar_plural(folded)
         or (token.isupper() and len(token) <= 2)
     )
 
@@ -85,12 +121,24 @@ def _candidates(sentence: str) -> list[tuple[str, bool]]:
     found: list[tuple[str, bool]] = []
     run: list[str] = []
     run_start = False
+    run_at = 0
     matches = list(_TOKEN.finditer(sentence))
 
-    def flush() -> None:
+    def flush(position: int) -> None:
         nonlocal run_start
+        after = fold(matches[position].group()) if position < len(matches) else ""
+        before = fold(matches[run_at - 1].group()) if run_at > 0 else ""
+        if run and run_start and after in _POLITE:
+            # "Nenn Preise bitte immer in Euro", "Ask Marta please": a request opening the sentence, its verb no
+            # name; after "bitte" (German) a word with a common noun's ending is no name either.
+            run.pop(0)
+            run_start = False
+            if after == "bitte" and len(run) == 1 and _GERMAN_NOUN_ENDING.search(run[0].lower()):
+                run.clear()
         while run and (run[-1].lower() in _CONNECTORS or _is_plain_word(run[-1])):
             run.pop()
+        if len(run) == 1 and before in _GERMAN_ARTICLE and not _is_marked(run[0]):
+            run.clear()  # "kein Café": a German common noun
         while run and _is_plain_word(run[0]):
             run.pop(0)
             run_start = False  # the name does not open the sentence: a word was stripped before it
@@ -103,12 +151,13 @@ def _candidates(sentence: str) -> list[tuple[str, bool]]:
         if token and _is_capitalised(token):
             if not run:
                 run_start = position == 0
+                run_at = position
             run.append(token)
         elif run and token.lower() in _CONNECTORS and position + 1 < len(matches):
             run.append(token)
         else:
-            flush()
-    flush()
+            flush(position)
+    flush(len(matches))
     return found
 
 

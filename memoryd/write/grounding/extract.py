@@ -584,7 +584,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     resolved: set[str] = set()
     for turn in turns:
         opening = introduced(
-            joined_greetings(sentences(turn.user)), session_lang, first_turn=turn is turns[0]
+            joined_greetings(sentences(turn.user)),
+            session_lang,
+            first_turn=turn is turns[0],
+            reply=turn.assistant,
         )
         for sentence in opening:
             for clause in statement_clauses(sentence):

@@ -565,8 +565,13 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "target", _K.PLAN, "target", r"\b(?:o meu objetivo|meu objetivo|a minha meta|minha meta|o objetivo) (?:agora )?é(?: agora)? (?P<v>[^.;!?]+)", ""),
 ]  # fmt: skip
 
+#: What a value runs to: the clause's end (".;!?"), where a point between two digits ends nothing ("order more
+#: 23.5 carat leaf by Friday", "on passe à 2.5 kg"): it joins the parts of one decimal number.
+_TO_CLAUSE_END = "[^.;!?]"
+_DECIMAL_SAFE = r"(?:[^.;!?]|(?<=\d)\.(?=\d))"
+
 RULES: tuple[Rule, ...] = tuple(
-    Rule(lang, key, kind, slot, re.compile(pattern, _I), verb)
+    Rule(lang, key, kind, slot, re.compile(pattern.replace(_TO_CLAUSE_END, _DECIMAL_SAFE), _I), verb)
     for lang, key, kind, slot, pattern, verb in _RULES_SPEC
 )
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"

@@ -632,10 +632,38 @@ def _stated_change(
     )
     if _departure_only(sentence) and not (values - _near_departure(sentence)):
         return []  # "Y hemos dejado Booking": only the value that went
+    if not retired and not _says_what(values, _masked(sentence).skeleton):
+        return []  # "It's the 31st of March now": a new day of something this sentence does not name
     for fact in session:
         if turn in fact.turns and sum(v in fold(fact.text) for v in values) * 2 >= len(values):
             return [Revision(fact, retired, is_new=False)] if retired else []
     return [Revision(_fact(_text([sentence], lang), (turn,), lang, " ".join(sorted(values))), retired, True)]
+
+
+#: Words that name no topic of a change: negations and the words for a day or a date ("Not the 17th any more",
+#: "Agora é dia 4", "C'est le jour 12", "Neues Datum: 4. April" names the date, not the event).
+_NO_TOPIC = frozenset(
+    "not no pas nicht não nao day days dia días dias jour jours tag tage date dates fecha datum data".split()  # noqa: SIM905
+)
+
+
+def _calendar_or_number(value: str) -> bool:
+    """A value that is a day, a month, a weekday (plural too) or a number: it says when or how much, not what."""
+    word = fold(value)
+    return bool(re.fullmatch(r"\d+(?:[.,:]\d+)?(?:st|nd|rd|th|er|e|º|o|a)?", word)) or any(
+        w in MONTHS or w in WEEKDAYS for w in (word, word.rstrip("s"))
+    )
+
+
+def _says_what(values: frozenset[str], skeleton: frozenset[str]) -> bool:
+    """A change said plainly names what changed: a content word beyond the negation and "day"/"date" ("Kasia now
+    comes on Fridays", "Now ordering from Extra UK"), or a value that is a name, not a date or a number. "It's the
+    31st of March now", "Not the 17th any more, they moved it again", "C'est le 12 mai maintenant", "Ahora es el 3
+    de mayo", "Jetzt ist es der 4. April", "Agora é dia 4 de abril" say a new day of something said before: alone,
+    they are no fact (the readers that know the event, `_anchored` and event.py's moves, still read them)."""
+    if skeleton - _NO_TOPIC:
+        return True
+    return not all(_calendar_or_number(v) for v in values)
 
 
 def _one_old_value(

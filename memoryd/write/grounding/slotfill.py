@@ -247,6 +247,14 @@ _SWITCH_DE = re.compile(
 )
 _SWITCH_STOP = frozenset(fold(w) for w in "the a an our my it them this that".split())  # noqa: SIM905
 
+
+def _calendar_word(word: str) -> bool:
+    """A weekday (singular or plural) or a month, in any of the five languages: what a schedule moves to ("I've
+    swapped my courses to Thursdays and Fridays", "on est passés au jeudi"), never a tool or a provider chosen."""
+    folded = fold(word.strip(",.;:"))
+    return any(w in WEEKDAYS or w in MONTHS for w in (folded, folded.removesuffix("s")))
+
+
 # --- a corrected alternative said alongside the new value
 #: What a corrected alternative can be: a name, a number or day of the month, a weekday or a month ("Tuesdays",
 #: "the 24th", "Osaka"); "grams, not cups" or "casual, no corporate speak" are part of what the user asks for.
@@ -483,7 +491,7 @@ def switched(clause: str, turn: int, lang: str, *, corrected: bool = False) -> G
     if match is None or not is_name(match.group("v")) or _rel_key(match.group("v")):
         return None
     name = match.group("v")
-    if fold(name.split()[0]) in _SWITCH_STOP:
+    if fold(name.split()[0]) in _SWITCH_STOP or _calendar_word(name.split()[0]):
         return None
     what = match.groupdict().get("what") or ""
     slot = f"choice.{canonical_purpose('_'.join(light_stem(fold(w)) for w in what.split()))}" if what else ""

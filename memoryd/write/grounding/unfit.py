@@ -80,7 +80,17 @@ _SPECTATOR = re.compile(
     r"the (?:match|game|derby|final|race) (?:last night|yesterday|at the weekend)|binge-?watch\w*|"
     r"(?:le|du) match (?:d'hier|hier|de ce soir)|el partido (?:de ayer|de anoche|de hoy)|das spiel (?:gestern|heute)|"
     r"o jogo (?:de ontem|ontem|de hoje)|six nations|world cup|champions league|premier league|eurovision|super bowl|"
-    r"coupe du monde|ligue des champions|copa del mundo|mundial|bundesliga|la liga|brasileirão)\b",
+    r"coupe du monde|ligue des champions|copa del mundo|mundial|bundesliga|la liga|brasileirão)\b"
+    # A named side's result said on its own ("Wednesday lost again", "Arsenal won.", "Le Stade a encore perdu",
+    # "El Betis perdió otra vez", "Der HSV hat wieder verloren", "O Galo perdeu de novo"): a capitalised subject that
+    # is not the user ("We lost again" is left to the other rules), a result verb, then "again" or the end of the
+    # clause (not "Tom won the raffle", a fact about Tom the other rules weigh; a score is a number, see _reason).
+    r"|(?-i:(?<![\w-])(?!(?:I|We|Je|Nous|On|Yo|Nosotros|Ich|Wir|Eu|Nós)\b)[A-ZÀ-ÖØ-Þ][\w'’-]+)\s+(?:"
+    r"(?:lost|won|drew)|(?:a|ont)(?: encore| de nouveau)? (?:perdu|gagné|fait match nul)|"
+    r"(?:perdió|ganó|empató)|(?:hat|haben)(?: schon)?(?: wieder| schon wieder)? (?:verloren|gewonnen)|"
+    r"(?:perdeu|ganhou|empatou))"
+    r"(?:\s+(?:again|encore|à nouveau|de nouveau|otra vez|de nuevo|wieder|schon wieder|outra vez|de novo)\b|"
+    r"(?=\s*(?:[,.;!]|$)))",
     _I,
 )
 #: The user's own doing that a spectator remark may carry ("I'm running the Tour de France sportive on July 5").
@@ -137,9 +147,15 @@ _OPINION_VERB = (
     r"(?:ne )?jure (?:que )?par|jura por|schwört auf|schwören auf|"
     r"hasst|gosta|prefere|odeia)"
 )
+_OTHER_WORD = r"(?!(?:and|et|y|und|e|or|ou|o|oder|I)\b)[\w-]+"
 _OTHER_PERSON = (
     r"(?:(?:my|our|mon|ma|mes|notre|mi|mis|nuestro|nuestra|mein|meine|unser|unsere|o meu|a minha|meu|minha)\s+"
-    r"[\w-]+(?:\s+[\w-]+)?|(?-i:[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+))"
+    # up to three words, "de" aside ("my new practice manager", "ma nouvelle cheffe de service"); never across "and"
+    # ("my husband and I love …" is the user's own liking)
+    + _OTHER_WORD
+    + r"(?:\s+(?:(?:de|du|des|da|do|del|of)\s+)?"
+    + _OTHER_WORD
+    + r"){0,2}|(?-i:[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+))"
 )
 _THIRD_PARTY_OPINION = re.compile(rf"\b{_OTHER_PERSON}\s+{_OPINION_VERB}\b", _I)
 _NOT_OTHERS = re.compile(r"^(?:I|We|Je|Yo|Ich|Wir|Eu|Nous|On)$", _I)
