@@ -237,7 +237,11 @@ def test_a_relation_noun_before_a_copula_and_a_number_names_no_holder(turn: str)
 
 @pytest.mark.parametrize(
     ("turn", "name"),
-    [("My bank is Nationwide.", "Nationwide"), ("My vet is Anna, she is 42.", "Anna")],
+    [
+        ("My bank is Nationwide.", "Nationwide"),
+        ("My vet is Anna, she is 42.", "Anna"),
+        ("My son Leo is 7.", "Leo"),
+    ],
 )
 def test_a_relation_with_its_holder_named_stays(turn: str, name: str) -> None:
     assert name in _texts(turn)
@@ -340,3 +344,31 @@ def test_a_full_names_age_is_read_as_said() -> None:
 def test_a_full_name_later_in_the_session_is_no_introduction() -> None:
     said = _texts("I need a hand with the rota.", "Ezekiel Thwaite. I run the kennels with him.")
     assert "user's name" not in said
+
+
+# --- a reminder asked for with a noun ("set me a reminder to …")
+@pytest.mark.parametrize(
+    ("turn", "wanted"),
+    [
+        ("Set me a reminder to revise the rule book two days before the assessment.", "revise the rule book"),
+        ("Please set a reminder to call Bob on Friday.", "call Bob"),
+        ("Mets-moi un rappel pour appeler le comptable vendredi.", "appeler le comptable"),
+        ("Ponme un recordatorio para llamar al gestor el viernes.", "llamar al gestor"),
+        ("Stell mir bitte eine Erinnerung für die Steuererklärung am 3. Mai.", "Steuererklärung am 3. Mai"),
+        ("Põe-me um lembrete para ligar ao contabilista na sexta.", "ligar ao contabilista"),
+    ],
+)
+def test_a_reminder_asked_for_with_a_noun_is_an_action_item(turn: str, wanted: str) -> None:
+    assert wanted in _texts(turn)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "I set a reminder to call Bob, it worked.",
+        "We set a reminder for the vet.",
+        "The reminder to call Bob was useful.",
+    ],
+)
+def test_a_reminder_the_user_set_themselves_is_no_request(turn: str) -> None:
+    assert "remind" not in _texts(turn)

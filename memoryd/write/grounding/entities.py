@@ -76,7 +76,7 @@ _GENERIC_WORDS = frozenset(
         "inglés francés español alemán portugués italiano englisch französisch spanisch deutsch portugiesisch "
         "italienisch inglês francês espanhol alemão português "
         "euro euros pound pounds sterling dollar dollars francs "
-        "eur gbp usd chf vat tva iva mwst ust iban bic swift pin"
+        "eur gbp usd chf vat tva iva mwst ust iban bic pin"
     ).split()
 )
 #: German articles: a capitalised word right after one is a common noun ("ein Café", "kein Café"), not a name.

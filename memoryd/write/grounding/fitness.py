@@ -17,8 +17,8 @@ Two structural checks, each one rule in five languages, applied after every read
 - a person named: a relation whose "name" is itself followed by a copula and a name ("My lab PI is Dr. Sione
   Taufa" read as the lab "PI"; "Mon chef CE est Paul", "Mi jefa RRHH es Ana", "Meine Chefin QA ist Frau Roth", "O
   meu chefe TI é o Rui") took a word of the relation noun for the person: the person is the name after the copula;
-  so did one followed by a copula and a number ("My bank PIN is 0415", "Mon code banque PIN est 1234", "Mi banco PIN
-  es 1234", "Meine Bank PIN ist 1234", "O meu banco PIN é 1234"): "PIN" is no bank;
+  so did a value in capitals followed by a copula and a number ("My bank PIN is 0415", "Mi banco PIN es 1234",
+  "Meine Bank PIN ist 1234", "O meu banco PIN é 1234"): "PIN" is no bank ("My son Leo is 7" is his age);
 - a relation's own noun: a relation whose noun is only the first of a compound ("our new clinic manager is
   Padraig" read as the clinic "Padraig", "notre cabinet comptable est Fidal") is the longer noun's, which its own
   fact holds; a family relation said with an indefinite article ("Our new assistant is a mum, Folake
@@ -120,18 +120,21 @@ def _others_liking(fact: GroundedFact, clause: str) -> bool:
     return liking is not None and bool(value) and value in part.lower() and liking.match(part) is not None
 
 
-#: A copula or naming verb and a capitalised word or a number just after a relation's value, five languages ("My
-#: bank PIN is 0415" read as the bank "PIN": the number is what the compound noun "bank PIN" holds).
-_THEN_NAMED = (
-    r"\s+(?:is|was|'s|est|s'appelle|es|se llama|ist|heißt|é|se chama|chama-se)\s+"
-    r"(?:(?:the|le|la|el|der|die|o|a)\s+)?(?:(?-i:[A-ZÀ-Þ])|\d)"
-)
+_COPULA_NAMING = r"\s+(?:is|was|'s|est|s'appelle|es|se llama|ist|heißt|é|se chama|chama-se)\s+"
+#: A copula or naming verb and a capitalised word just after a relation's value, five languages.
+_THEN_NAMED = _COPULA_NAMING + r"(?:(?:the|le|la|el|der|die|o|a)\s+)?(?-i:[A-ZÀ-Þ])"
+#: The same before a number, after a value in capitals ("My bank PIN is 0415" read as the bank "PIN": the number is
+#: what the compound noun "bank PIN" holds); a name before a number is a person's age ("My son Leo is 7").
+_THEN_NUMBER = _COPULA_NAMING + r"\d"
 
 
 def _value_is_a_noun_of_the_relation(fact: GroundedFact, evidence: Sequence[str]) -> bool:
     if fact.kind is not FactKind.RELATION or not fact.value.strip():
         return False
-    after = re.compile(rf"(?<![\w-]){re.escape(fact.value.strip())}{_THEN_NAMED}", _I)
+    value = fact.value.strip()
+    after = re.compile(rf"(?<![\w-]){re.escape(value)}{_THEN_NAMED}", _I)
+    if value.isupper() and len(value) > 1:
+        after = re.compile(rf"(?<![\w-]){re.escape(value)}(?:{_THEN_NAMED}|{_THEN_NUMBER})", _I)
     return any(after.search(clause) for clause in evidence)
 
 

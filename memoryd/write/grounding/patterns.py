@@ -222,7 +222,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "action", _K.ACTION_ITEM, "",
      rf"(?:\b(?:he|she|they)|{_BARE_NAME}|\bmy [\w-]+) (?:also |has |have )?(?:asked|wants|told|needs) me to (?P<v>[^.;!?]+)", ""),
     ("en", "remind", _K.ACTION_ITEM, "",
-     r"\b(?:remind me|don't let me forget|do not let me forget) (?:to |about )(?P<v>[^.;!?]+)", ""),
+     r"\b(?:remind me|don't let me forget|do not let me forget|(?:set|put in|add) me a reminder|(?<!\bi )(?<!\bwe )(?<!\bthey )(?:set|put in|add) a reminder) (?:to |about |for )(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target.{what}",
      r"\bmy (?:new |current )?(?P<noun>goal|target|aim) (?:for )?(?P<what>[\w -]{2,30}?) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
     ("en", "target", _K.PLAN, "target", r"\bmy (?:new |current )?(?:goal|target|aim) is(?: now)? (?:to )?(?P<v>[^.;!?]+)", ""),
@@ -443,7 +443,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "action", _K.ACTION_ITEM, "",
      r"\b(?:je dois|il faut que je|j'ai besoin de|je vais devoir|(?:il|elle|on) m'a demandé de) (?:absolument |vraiment |encore |aussi |toujours |juste |seulement |d'abord )?(?P<v>[^.;!?]+)", ""),
     ("fr", "remind", _K.ACTION_ITEM, "",
-     r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
+     r"\b(?:rappelle-moi|rappelez-moi|fais-moi penser à|n'oublie pas de me rappeler|(?:mets|mettez)-moi un rappel pour) (?:de |d'|que )?(?P<v>[^.;!?]+)", ""),
     ("fr", "target", _K.PLAN, "target", r"\b(?:mon|notre|l') ?(?:nouvel )?(?:objectif|but) (?:est|c'est)(?: maintenant| désormais)? (?:de |d')?(?P<v>[^.;!?]+)", ""),
     # --- Spanish
     ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
@@ -478,7 +478,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"nos hemos decidido por|optamos por|opté por|me quedo con|voy a usar|"
      r"iremos con)\s[^.;!?]+)", ""),
     ("es", "action", _K.ACTION_ITEM, "", r"\b(?:tengo que|necesito|debo) (?:también |todavía |aún |sí o sí |solo |primero )?(?P<v>[^.;!?]+)", ""),
-    ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame) (?:que |de )?(?P<v>[^.;!?]+)", ""),
+    ("es", "remind", _K.ACTION_ITEM, "", r"\b(?:recuérdame|recuerdame|ponme un recordatorio para) (?:que |de )?(?P<v>[^.;!?]+)", ""),
     ("es", "target", _K.PLAN, "target", r"\b(?:mi|el|nuestro|nuestra|la) (?:nuevo |nueva )?(?:objetivo|meta) (?:ahora )?es(?: ahora)? (?P<v>[^.;!?]+)", ""),
     # --- German
     ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
@@ -528,6 +528,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     # "bis zum 30. Juni zu kündigen": a German ordinal's dot does not end the task.
     ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
+    # "Stell mir eine Erinnerung: Steuer abgeben am 3. Mai": a reminder asked for with a noun, as "set me a reminder to".
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:stell|stelle|setz|setze) mir (?:bitte )?eine Erinnerung(?: ein)?,? (?:für |an |daran,? |dass |:\s*)?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
     ("de", "target", _K.PLAN, "target", r"\b(?:mein|unser|das) (?:neues )?Ziel ist(?: jetzt| nun)?(?: es)?,? (?P<v>[^.;!?]+)", ""),
     # --- Portuguese
     ("pt", "name", _K.IDENTITY, "identity.name", rf"\b(?:meu nome é|me chamo|chamo-me|eu me chamo) {NAME}", ""),
@@ -561,7 +563,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
      r"\b(?P<v>(?:vamos usar|vamos com|vamos ficar com|ficamos com|decidi|decidimos|escolhi|escolhemos|optamos por|"
      r"optei por|vou usar|vou ficar com)\s[^.;!?]+)", ""),
     ("pt", "action", _K.ACTION_ITEM, "", r"\b(?:(?:eu )?preciso|tenho que|tenho de|devo) (?:também |ainda |mesmo |só |apenas |primeiro )?(?P<v>[^.;!?]+)", ""),
-    ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:me lembra|me lembre|lembre-me|lembra-me) de (?P<v>[^.;!?]+)", ""),
+    ("pt", "remind", _K.ACTION_ITEM, "", r"\b(?:(?:me lembra|me lembre|lembre-me|lembra-me) de|(?:põe-me|poe-me|me põe) um lembrete para) (?P<v>[^.;!?]+)", ""),
     ("pt", "target", _K.PLAN, "target", r"\b(?:o meu objetivo|meu objetivo|a minha meta|minha meta|o objetivo) (?:agora )?é(?: agora)? (?P<v>[^.;!?]+)", ""),
 ]  # fmt: skip
 
