@@ -372,3 +372,27 @@ def test_a_reminder_asked_for_with_a_noun_is_an_action_item(turn: str, wanted: s
 )
 def test_a_reminder_the_user_set_themselves_is_no_request(turn: str) -> None:
     assert "remind" not in _texts(turn)
+
+
+# --- a role said after its holder's name, closing the clause
+@pytest.mark.parametrize(
+    ("turn", "name"),
+    [
+        ("Her hip is bad, so Maureen Threlfall is our skip for now.", "Maureen Threlfall"),
+        ("Paul Girard est notre chef d'équipe pour l'instant.", "Paul Girard"),
+        ("Ana Ruiz es nuestra gestora ahora.", "Ana Ruiz"),
+        ("Frau Roth ist unsere Patin.", "Frau Roth"),
+        ("A Rita é a nossa contabilista.", "Rita"),
+    ],
+)
+def test_a_role_said_after_its_holder_is_a_relation(turn: str, name: str) -> None:
+    done = extract([SourceTurn(0, 900, turn, "Okay.")], session_time_ms=SESSION_MS)
+    assert any(f.kind.value == "relation" and name in f.text for f in done.facts)
+
+
+@pytest.mark.parametrize(
+    "turn", ["Friday is our deadline.", "I think Anna is my best bet.", "Paris is my favourite."]
+)
+def test_a_day_or_a_clause_inside_another_is_no_holder(turn: str) -> None:
+    done = extract([SourceTurn(0, 900, turn, "Okay.")], session_time_ms=SESSION_MS)
+    assert not any(f.kind.value == "relation" for f in done.facts)

@@ -7,7 +7,9 @@ structure of a first-person clause instead, over any noun:
   supervising social worker is Owain Rees", "Mi nueva gestora es Marisa Ortún", "Meine neue Patin im Verein ist
   Frau Yildiz", "Mon nouvel œnologue, c'est M. Karim Benali", "A nova barista-chefe é a Raíssa"), the same noun
   phrase as an apposition ("my bridesmaid Ottilie is …", "A minha mulher, Filipa, é …") or after "has taken over
-  as my";
+  as my"; or the name first and the role closing the clause ("…, so Maureen Threlfall is our skip for now", "Paul
+  Girard est notre chef d'équipe", "Ana Ruiz es nuestra gestora", "Frau Roth ist unsere Patin", "A Rita é a nossa
+  contabilista"; not "Tom is my brother's friend", not "Friday is our deadline");
 - a **self-introduction** continued by appositions after the name: "I'm Ruth, 52, a retired nurse in Norwich",
   "soy Inés, dentista", "ich bin Jana, 47, Lehrerin in Kassel", "Bonjour, Gaspard, vigneron à Meursault";
 - a **business or study of the user's**: "I run a micro-bakery … in Galway", "Tengo un taller mecánico en Zaragoza",
@@ -25,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import DIET_WORDS, HEDGE, NAME, NOT_ROLES, RELATIONS
 from memoryd.write.grounding.model import FactKind, GroundedFact
 from memoryd.write.grounding.roles import masculine, role_key
@@ -79,6 +82,23 @@ _COPULA = {
 }
 
 
+#: Where a clause of its own starts after a joining word ("…, so Maureen Threlfall is our skip").
+_AFTER_JOIN = (
+    "(?:" + "|".join(rf"(?<=\b{w} )" for w in ("so", "and", "et", "y", "und", "e", "donc", "also")) + ")"
+)
+#: A role said after its holder: up to three lower-case words, never a word of time ("our skip for now").
+_TIME_WORD = r"(?!(?:now|for|these|since|from|maintenant|pour|ahora|por|jetzt|agora)\b)"
+_INVERSE_ROLE = rf"(?P<rel>{_TIME_WORD}{_ROLE_WORD}(?:\s+{_TIME_WORD}{_ROLE_WORD}){{0,2}})"
+#: The copulas of a role said after its holder's name ("Maureen Threlfall is our skip").
+_INVERSE_COPULA = {
+    "en": r"(?:is|'s|will be)",
+    "fr": r"(?:est|sera)",
+    "es": r"(?:es|será)",
+    "pt": r"(?:é|será)",
+    "de": r"(?:ist|wird)",
+}
+
+
 #: A person introduced by what they are before their name ("a lad called Piran Trewin", "une dame qui s'appelle
 #: Odile", "una chica que se llama Nuria", "ein Mann namens Jörg", "um rapaz chamado Rui"): the name is the value.
 _CALLED = (
@@ -116,6 +136,22 @@ def _named_role_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
                 ),
             )
         )
+        # "Maureen Threlfall is our skip for now", "Paul est notre chef d'équipe", "Ana es nuestra gestora", "Frau
+        # Roth ist unsere Patin", "A Rita é a nossa contabilista": the name first, the role after the copula, ending
+        # the clause (or followed by "now"/"for now"/"since …"): not "Tom is my brother's friend".
+        out.append(
+            (
+                lang,
+                re.compile(
+                    rf"(?:^|(?<=[,;:]\s)|{_AFTER_JOIN})(?:{_ARTICLE}){_WHO}\s+"
+                    rf"{_INVERSE_COPULA[lang]}\s+(?:now\s+)?{own}\s+(?:{_NEW}\s+)?"
+                    rf"{_ROLE_DE if lang == 'de' else _INVERSE_ROLE}"
+                    rf"(?=\s*(?:[.;!]|,|$)|\s+(?:now|for now|these days|since|from|maintenant|désormais|pour l'instant|"
+                    rf"ahora|por ahora|jetzt|vorerst|agora|por agora)\b)",
+                    _I,
+                ),
+            )
+        )
     # "Dr. Funmilayo Adeyemi has taken over as my PI", "X est devenu mon …".
     out.append(
         (
@@ -130,6 +166,8 @@ def _named_role_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 _NAMED_ROLES = _named_role_patterns()
+#: The patterns of a role said after its holder (`_INVERSE_COPULA`; German reads capitalised role nouns instead).
+_INVERSE_PATTERNS = frozenset(p.pattern for _lang, p in _NAMED_ROLES if "(?P<rel>(?!(?:now" in p.pattern)
 #: A role noun of the lexicon opening the sentence with no possessive (the user's own, said in passing:
 #: "Supervisor is Shona Grant", "New supervisor there is Calum Reid", "Nuevo gestor es Ramón Díaz"), or after
 #: "the" when the name is introduced as a person ("The volunteer coordinator is a woman called Philomena Pell").
@@ -330,6 +368,10 @@ def _named_roles(clause: str, lang: str) -> list[GroundedFact]:
                 continue  # "my wife thinks I'm …": a verb inside the noun phrase
             if not is_name(name) or fold(name.split()[0]) in STOP_WORDS or "'" in name.split()[0]:
                 continue
+            if pattern.pattern in _INVERSE_PATTERNS and ("'" in rel or "’" in rel):
+                continue  # "Tom is my brother's friend": someone else's role
+            if any(fold(w) in MONTHS or fold(w).rstrip("s") in WEEKDAYS for w in name.split()):
+                continue  # "Friday is our deadline": a day, no holder
             key = _role_key(rel)
             if not key:
                 continue
