@@ -518,7 +518,12 @@ _TAKEOVER = (
     r"hired|have hired|took on|have taken on|brought in|contratei|contratámos|contratamos|contraté|he contratado|"
     r"hemos contratado|j'ai embauché|on a embauché|nous avons embauché|"
     # doing the absent person's work: "Carla Nguyen is running the job now", "it's Catriona Bell who runs training"
-    r"is running|is now running|runs|is handling|handles|is in charge of|is doing the)"
+    r"is running|is now running|runs|is handling|handles|is in charge of|is doing the|"
+    # chosen by others for the role the person left: "Riz stepped down as captain. The team voted Tomasz in",
+    # "le club a élu Chloé", "el equipo eligió a Marta", "die Mannschaft hat Jana gewählt", "a equipa elegeu a Rita"
+    r"voted|have voted|elected|have elected|appointed|have appointed|a élu|ont élu|a nommé|ont nommé|eligió a|"
+    r"eligieron a|nombró a|nombraron a|gewählt|wählte|wählten|ernannt|elegeu|elegeram|"
+    r"nomeou|nomearam)"
 )
 _NEW_BEFORE = re.compile(
     # "c'est Bastien qui la remplace", "it's Catriona Bell who runs training"

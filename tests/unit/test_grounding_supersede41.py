@@ -1,0 +1,96 @@
+"""Supersession in the general case (distill41): readers that name a slot by its noun, whatever verb says the change.
+
+- A person said to hold a role now (grounding/roles.py `_holder_now`): "Aoife Brennan is captain now", "Karim est
+  maintenant notre comptable", "Ahora Marta es la capitana", "Jetzt ist Jana unsere Kapitänin" (German verb-second
+  read like the English order), "A Rita é agora a capitã".
+- Someone chosen by others for the role a person left (grounding/slotfill.py `_TAKEOVER`): "Riz stepped down as
+  captain. The team voted Tomasz Wojcik in" names the successor.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.write.grounding import FactKind, SourceTurn
+from memoryd.write.grounding.extract import extract
+from memoryd.write.grounding.roles import read_roles
+from memoryd.write.grounding.slotfill import SUCCESSOR
+
+#: 2026-12-02, a Wednesday, 00:00 UTC.
+SESSION_MS = 1_796_169_600_000
+
+
+def _facts(*said: str) -> list[tuple[str, str]]:
+    turns = [SourceTurn(i, i, text, "OK.") for i, text in enumerate(said)]
+    return [(f.slot, f.value) for f in extract(turns, session_time_ms=SESSION_MS).facts]
+
+
+@pytest.mark.parametrize(
+    ("said", "lang", "slot", "name"),
+    [
+        ("Captain changed again, Tomasz graduated early, Aoife Brennan is captain now.", "en", "relation.captain",
+         "Aoife Brennan"),
+        ("Aoife Brennan is now my accountant.", "en", "relation.accountant", "Aoife Brennan"),
+        ("Karim est maintenant notre comptable.", "fr", "relation.accountant", "Karim"),
+        ("Ahora Marta es la capitana.", "es", "relation.captain", "Marta"),
+        ("Jetzt ist Jana unsere Kapitänin.", "de", "relation.captain", "Jana"),
+        ("Nun ist Herr Öz mein Steuerberater.", "de", "relation.accountant", "Herr Öz"),
+        ("A Rita é agora a capitã.", "pt", "relation.captain", "Rita"),
+    ],
+)  # fmt: skip
+def test_a_person_said_to_hold_a_role_now_holds_it(said: str, lang: str, slot: str, name: str) -> None:
+    assert (slot, name) in [(f.slot, f.value) for f in read_roles(said, 0, lang)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Aoife is also captain now.",  # a second holder
+        "Tom is a captain now.",  # a profession
+        "Tom is co-captain now.",  # a shared role
+        "Aoife is captain of her college team now.",  # someone else's team
+        "Tom is now Ana's manager.",  # someone else's manager
+        "If Aoife were captain now, we'd win more.",  # a hypothetical
+        "Is Aoife captain now?",  # a question
+        "My friend Tom now lives in Leeds.",  # no role
+    ],
+)
+def test_a_second_holder_a_profession_or_someone_elses_role_is_not_held_now(said: str) -> None:
+    assert read_roles(said, 0, "en") == []
+
+
+def test_the_plain_possessive_role_still_reads_without_now() -> None:
+    assert ("relation.captain", "Riz Chaudhry") in _facts(
+        "Our captain is Riz Chaudhry, he calls the rotations."
+    )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Riz stepped down as captain, exam stress, fair enough. The team voted Tomasz Wojcik in.",
+        "Riz stepped down as captain. The club elected Tomasz Wojcik.",
+        "Riz a démissionné. Le club a élu Tomasz Wojcik.",
+        "Riz dimitió. El equipo eligió a Tomasz Wojcik.",
+        "Riz ist zurückgetreten. Die Mannschaft hat Tomasz Wojcik gewählt.",
+        "O Riz demitiu-se. A equipa elegeu o Tomasz Wojcik.",
+    ],
+)
+def test_someone_voted_in_after_a_holder_left_is_the_successor(said: str) -> None:
+    assert (SUCCESSOR, "Tomasz Wojcik") in _facts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The team voted Tomasz Wojcik in.",  # no one left the role: a vote is no change of holder
+        "Riz is still captain. The team voted Tomasz Wojcik player of the year.",
+    ],
+)
+def test_a_vote_with_no_holder_leaving_names_no_successor(said: str) -> None:
+    assert SUCCESSOR not in [slot for slot, _ in _facts(said)]
+
+
+def test_a_relation_fact_is_what_the_holder_rule_yields() -> None:
+    [fact] = read_roles("Aoife Brennan is captain now.", 3, "en")
+    assert fact.kind is FactKind.RELATION and fact.turns == (3,)
