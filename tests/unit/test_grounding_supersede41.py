@@ -13,6 +13,7 @@ import pytest
 
 from memoryd.write.grounding import FactKind, SourceTurn
 from memoryd.write.grounding.extract import extract
+from memoryd.write.grounding.revisions import _masked, _named_swap
 from memoryd.write.grounding.roles import read_roles
 from memoryd.write.grounding.slotfill import SUCCESSOR
 
@@ -94,3 +95,63 @@ def test_a_vote_with_no_holder_leaving_names_no_successor(said: str) -> None:
 def test_a_relation_fact_is_what_the_holder_rule_yields() -> None:
     [fact] = read_roles("Aoife Brennan is captain now.", 3, "en")
     assert fact.kind is FactKind.RELATION and fact.turns == (3,)
+
+
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        (
+            "Hello! We finally moved house, I'm in a flat in Hoole now, walking distance from the station.",
+            "Hoole",
+        ),
+        ("On habite maintenant dans un appartement à Villeurbanne.", "Villeurbanne"),
+        ("Ahora vivo en un piso en Gijón.", "Gijón"),
+        ("Jetzt wohnen wir in einer Wohnung in Kiel.", "Kiel"),
+        ("Agora moro num apartamento em Braga.", "Braga"),
+    ],
+)
+def test_a_home_named_by_its_kind_places_the_user(said: str, place: str) -> None:
+    assert ("identity.home", place) in _facts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My friend is in a flat in Hoole now.",  # someone else's home
+        "My sister lives in a flat in Hoole.",
+        "A minha irmã mora num apartamento em Braga.",
+        "I'm in a meeting in London now.",  # no dwelling
+        "If I were in a flat in Hoole, I'd walk to work.",  # a hypothetical
+    ],
+)
+def test_someone_elses_home_a_meeting_or_a_hypothetical_places_no_one(said: str) -> None:
+    assert "identity.home" not in [slot for slot, _ in _facts(said)]
+
+
+_DOCTOR = "The user's doctor is Dr Hanlon."
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Dr Hanlon's after going part-time, so they've put me with Dr Ferris instead.",
+        "Le Dr Hanlon est à mi-temps, ils m'ont mis avec le Dr Ferris maintenant.",
+        "El Dr Hanlon trabaja a media jornada, me han pasado al Dr Ferris ahora.",
+        "Dr Hanlon arbeitet Teilzeit, sie haben mich jetzt an Dr Ferris überwiesen.",
+        "O Dr Hanlon está em part-time, passaram-me para o Dr Ferris agora.",
+    ],
+)
+def test_a_holder_swapped_by_someone_else_for_the_user_is_replaced(said: str) -> None:
+    assert _named_swap(said, [_masked(_DOCTOR)], [_DOCTOR])[0] == [0]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Dr Hanlon's after going part-time, so they've put my husband with Dr Ferris instead.",  # someone else
+        "Dr Hanlon's away, they've put me with Dr Ferris for now.",  # for a while
+        "Dr Hanlon's great, they've also put me with Dr Ferris now.",  # a second holder
+    ],
+)
+def test_a_swap_for_someone_else_for_a_while_or_added_replaces_no_one(said: str) -> None:
+    assert _named_swap(said, [_masked(_DOCTOR)], [_DOCTOR])[0] == []
