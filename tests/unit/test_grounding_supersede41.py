@@ -155,3 +155,26 @@ def test_a_holder_swapped_by_someone_else_for_the_user_is_replaced(said: str) ->
 )
 def test_a_swap_for_someone_else_for_a_while_or_added_replaces_no_one(said: str) -> None:
     assert _named_swap(said, [_masked(_DOCTOR)], [_DOCTOR])[0] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "slot", "name"),
+    [
+        ("And I've swapped accountants, Carys got too busy, I'm with Gethin Rowlands at Usk Valley Accounts.",
+         "relation.accountant", "Gethin Rowlands"),
+        ("We've switched dentists, we're now with Anna Kowalski in town.", "relation.dentist", "Anna Kowalski"),
+    ],
+)  # fmt: skip
+def test_a_relation_swapped_names_the_one_the_user_is_with(said: str, slot: str, name: str) -> None:
+    assert (slot, name) in _facts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "We swapped shifts with Tom.",  # no relation noun
+        "I've swapped accountants? No, Carys is still with us.",  # a question
+    ],
+)
+def test_a_swap_of_no_relation_names_no_holder(said: str) -> None:
+    assert not [slot for slot, _ in _facts(said) if slot.startswith("relation.")]

@@ -367,7 +367,8 @@ def _happened(sentence: str, mentions: Sequence[DateMention], session_time_ms: i
 _CHANGE_REL = (
     # The noun ends its phrase ("changing vets:"), so "changed the manager rota" changes a rota, not a manager.
     re.compile(
-        r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
+        r"\b(?:chang(?:e|es|ed|ing)|switch(?:es|ed|ing)?|swap(?:s|ped|ping)?) (?:our |my |the )?(?P<rel>[\w-]+)"
+        r"(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
         r"recently|because|since|as|and|but|today|this|last)\b)",
         re.IGNORECASE,
     ),
@@ -380,6 +381,9 @@ _NEW_ONE = re.compile(
     rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
     # "We've switched vets, we now see Dr. Alvarez": who the user goes to now.
     rf"(?:we|I) (?:now )?(?:see|go to|use|have)(?: now)?|"
+    # "I've swapped accountants, Carys got too busy, I'm with Gethin Rowlands": the one the user is with now.
+    rf"(?:I'm|I am|we're|we are) (?:now )?with|je suis (?:maintenant )?(?:chez|avec)|on est (?:maintenant )?chez|"
+    rf"(?:ahora )?estoy con|ich bin (?:jetzt )?bei|(?:agora )?estou com|"
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
     # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
     rf"(?<!n')c'est(?: le| la)?|"
