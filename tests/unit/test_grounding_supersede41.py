@@ -16,6 +16,7 @@ from memoryd.write.grounding.extract import extract
 from memoryd.write.grounding.revisions import _masked, _named_swap
 from memoryd.write.grounding.roles import read_roles
 from memoryd.write.grounding.slotfill import SUCCESSOR
+from memoryd.write.grounding.verb_second import subject_first
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
 SESSION_MS = 1_796_169_600_000
@@ -178,3 +179,35 @@ def test_a_relation_swapped_names_the_one_the_user_is_with(said: str, slot: str,
 )
 def test_a_swap_of_no_relation_names_no_holder(said: str) -> None:
     assert not [slot for slot, _ in _facts(said) if slot.startswith("relation.")]
+
+
+@pytest.mark.parametrize(
+    ("said", "reordered"),
+    [
+        ("Geöffnet haben wir Montag bis Freitag, 7 bis 16 Uhr.", "Wir haben Montag bis Freitag geöffnet, 7 bis 16 Uhr."),
+        ("Notdienst habe ich jedes zweite Wochenende.", "Ich habe jedes zweite Wochenende Notdienst."),
+        ("Schwimmen gehe ich jeden Dienstag.", "Ich gehe jeden Dienstag Schwimmen."),
+    ],
+)  # fmt: skip
+def test_a_german_verb_second_clause_is_read_subject_first(said: str, reordered: str) -> None:
+    assert subject_first(said) == reordered
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Wenn ich Zeit habe, gehe ich laufen.",  # a subordinate clause opens it
+        "Haben wir morgen frei?",  # a question
+        "Notdienst hat meine Kollegin jedes Wochenende.",  # someone else is the subject
+        "Wir haben Montag bis Freitag geöffnet.",  # already subject first
+        "I go swimming on Tuesdays.",  # not German
+    ],
+)
+def test_a_subordinate_clause_a_question_or_someone_elses_clause_is_left_as_said(said: str) -> None:
+    assert subject_first(said) == ""
+
+
+def test_opening_hours_said_verb_second_are_a_routine_in_the_users_words() -> None:
+    turns = [SourceTurn(0, 0, "Geöffnet haben wir Montag bis Freitag, 7 bis 16 Uhr.", "OK.")]
+    [fact] = [f for f in extract(turns, session_time_ms=SESSION_MS).facts if f.slot.startswith("routine.")]
+    assert "Geöffnet haben wir Montag bis Freitag" in fact.text

@@ -107,6 +107,7 @@ from memoryd.write.grounding.text import (
 )
 from memoryd.write.grounding.titles import title_changes
 from memoryd.write.grounding.unfit import unfit_reason
+from memoryd.write.grounding.verb_second import subject_first
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
 SALIENCE = {
@@ -604,6 +605,18 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                if not clause_facts and lang == "de" and (reordered := subject_first(clause)):
+                    # "Geöffnet haben wir Montag bis Freitag": read as "Wir haben Montag bis Freitag geöffnet",
+                    # kept in the user's words where a fact quotes the clause.
+                    said_as = clause.strip().rstrip(".!")
+                    clause_facts = [
+                        replace(
+                            f,
+                            text=f.text.replace(reordered.rstrip(".!"), said_as),
+                            value=f.value.replace(reordered.rstrip(".!"), said_as),
+                        )
+                        for f in _clause_facts(reordered, lang, languages, turn.index, session_time_ms)
+                    ]
                 if corrected:
                     clause_facts = [
                         replace(f, replaces=(*f.replaces, (THING, corrected))) for f in clause_facts
