@@ -16,6 +16,7 @@ from memoryd.write.grounding.extract import extract
 from memoryd.write.grounding.revisions import _masked, _named_swap
 from memoryd.write.grounding.roles import read_roles
 from memoryd.write.grounding.slotfill import SUCCESSOR
+from memoryd.write.grounding.stale import THING, stale_mentions
 from memoryd.write.grounding.verb_second import subject_first
 
 #: 2026-12-02, a Wednesday, 00:00 UTC.
@@ -211,3 +212,30 @@ def test_opening_hours_said_verb_second_are_a_routine_in_the_users_words() -> No
     turns = [SourceTurn(0, 0, "Geöffnet haben wir Montag bis Freitag, 7 bis 16 Uhr.", "OK.")]
     [fact] = [f for f in extract(turns, session_time_ms=SESSION_MS).facts if f.slot.startswith("routine.")]
     assert "Geöffnet haben wir Montag bis Freitag" in fact.text
+
+
+@pytest.mark.parametrize(
+    ("said", "month"),
+    [
+        ("Progress report: I'm halfway through Genki 1, but honestly N4 in July is too soon.", "July"),
+        ("Juillet, c'est trop tôt, je passe à la session de décembre.", "Juillet"),
+        ("Julio es demasiado pronto, me cambio a diciembre.", "Julio"),
+        ("Juli ist zu früh, ich nehme den Dezember-Termin.", "Juli"),
+        ("Julho é cedo demais, mudei para dezembro.", "Julho"),
+    ],
+)
+def test_a_date_said_unfit_is_the_old_value(said: str, month: str) -> None:
+    assert (THING, month) in [(m.scope, m.value) for m in stale_mentions(said)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "If July is too soon, we could switch.",  # a hypothetical
+        "Is July too soon?",  # a question
+        "For Tom, July is too late.",  # someone else's
+        "My sister says July is too early.",
+    ],
+)
+def test_a_date_doubted_or_unfit_for_someone_else_is_not_the_old_value(said: str) -> None:
+    assert [m for m in stale_mentions(said) if m.value in ("July",)] == []

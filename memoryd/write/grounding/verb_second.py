@@ -22,11 +22,17 @@ _I = re.IGNORECASE
 
 #: Words that open a subordinate clause or a question, never the fronted part of a statement.
 _NOT_FRONT = frozenset(
-    ["wenn", "ob", "weil", "dass", "da", "als", "bevor", "nachdem", "falls", "obwohl", "während", "wann", "wo", "wie", "was", "warum", "wer", "welche", "welcher", "welches", "wieso", "weshalb", "und", "aber", "oder", "denn", "sondern"]
+    (  # noqa: SIM905
+        "wenn ob weil dass da als bevor nachdem falls obwohl während wann wo wie was warum wer welche welcher "
+        "welches wieso weshalb und aber oder denn sondern"
+    ).split()
 )
 #: Adverbs and prepositions that open a German sentence; lower-cased when moved ("Jetzt", "Am Freitag").
 _ADVERBS = frozenset(
-    ["jetzt", "nun", "heute", "morgen", "gestern", "dann", "hier", "dort", "seit", "am", "im", "ab", "bis", "zurzeit", "inzwischen", "momentan", "immer", "meistens", "normalerweise", "sonst", "außerdem", "trotzdem", "deshalb", "also", "auch", "jeden", "jede", "jedes"]
+    (  # noqa: SIM905
+        "jetzt nun heute morgen gestern dann hier dort seit am im ab bis zurzeit inzwischen momentan immer meistens "
+        "normalerweise sonst außerdem trotzdem deshalb also auch jeden jede jedes"
+    ).split()
 )
 #: A past participle ("geöffnet", "gearbeitet", "umgezogen"): lower-case, it only opened the sentence.
 _PARTICIPLE = re.compile(r"^(?:[a-zäöü]+)?ge[a-zäöüß]+(?:t|en)$", _I)
