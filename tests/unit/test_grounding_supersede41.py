@@ -239,3 +239,36 @@ def test_a_date_said_unfit_is_the_old_value(said: str, month: str) -> None:
 )
 def test_a_date_doubted_or_unfit_for_someone_else_is_not_the_old_value(said: str) -> None:
     assert [m for m in stale_mentions(said) if m.value in ("July",)] == []
+
+
+def _session(*exchanges: tuple[str, str]) -> list[tuple[str, str]]:
+    turns = [SourceTurn(i, i, user, reply) for i, (user, reply) in enumerate(exchanges)]
+    return [(f.slot, f.text) for f in extract(turns, session_time_ms=SESSION_MS).facts]
+
+
+def test_it_dated_anew_after_the_reply_is_said_old_is_the_replys_event() -> None:
+    facts = _session(
+        ("Can you remind me what's coming up for me?", "You've got your BIAZA talk on 21 December."),
+        (
+            "No, that's old, they moved it again. It's on the 4th of January now, at the Bristol Zoo Project.",
+            "OK.",
+        ),
+    )
+    assert ("plan.talk", "The user's BIAZA talk is on 4th of January (2027-01-04).") in facts
+
+
+@pytest.mark.parametrize(
+    ("reply", "user"),
+    [
+        # the reply is not said to be wrong
+        ("You've got your BIAZA talk on 21 December.", "Great. It's on the 4th of January too, the party."),
+        # two dated events: which one moved is unknown
+        (
+            "You've got your BIAZA talk on 21 December and your dentist appointment on 22 December.",
+            "No, that's old, they moved it. It's on the 4th of January now.",
+        ),
+    ],
+)
+def test_a_reply_not_said_old_or_naming_two_events_dates_nothing_of_it(reply: str, user: str) -> None:
+    facts = _session(("What's coming up?", reply), (user, "OK."))
+    assert not [text for _, text in facts if "BIAZA" in text or "dentist" in text]
