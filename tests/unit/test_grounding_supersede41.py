@@ -272,3 +272,25 @@ def test_it_dated_anew_after_the_reply_is_said_old_is_the_replys_event() -> None
 def test_a_reply_not_said_old_or_naming_two_events_dates_nothing_of_it(reply: str, user: str) -> None:
     facts = _session(("What's coming up?", reply), (user, "OK."))
     assert not [text for _, text in facts if "BIAZA" in text or "dentist" in text]
+
+
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("So we're selling the house in Clevedon and renting in Crawley.", "Crawley"),
+        ("On loue maintenant un appartement à Rennes.", "Rennes"),
+        ("Alquilamos un piso en Gijón.", "Gijón"),
+        ("Wir wohnen jetzt zur Miete in Kiel.", "Kiel"),
+        ("Arrendamos uma casa em Braga.", "Braga"),
+    ],
+)
+def test_renting_where_one_lives_places_the_user(said: str, place: str) -> None:
+    assert ("identity.home", place) in _facts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["We're renting a car in Crawley.", "My sister is selling her flat and renting in Crawley."],
+)
+def test_renting_a_thing_or_someone_elses_renting_places_no_one(said: str) -> None:
+    assert "identity.home" not in [slot for slot, _ in _facts(said)]
