@@ -294,3 +294,30 @@ def test_renting_where_one_lives_places_the_user(said: str, place: str) -> None:
 )
 def test_renting_a_thing_or_someone_elses_renting_places_no_one(said: str) -> None:
     assert "identity.home" not in [slot for slot, _ in _facts(said)]
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("O Joaquim reformou-se no fim, e para o ano o capataz vai ser o Zé Tavares, o sobrinho dele.", "Zé Tavares"),
+        ("Dana retired, the head gardener will be Sam Okoro.", "Sam Okoro"),
+        ("Dana a pris sa retraite, le chef d'équipe sera Paul Morel.", "Paul Morel"),
+        ("Dana se jubiló, el encargado va a ser Luis Gil.", "Luis Gil"),
+        ("Dana ist in Rente gegangen, der Vorarbeiter wird Jens Roth.", "Jens Roth"),
+    ],
+)  # fmt: skip
+def test_the_role_said_to_have_a_new_holder_after_someone_left_names_the_successor(
+    said: str, name: str
+) -> None:
+    assert (SUCCESSOR, name) in _facts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The head gardener will be Sam Okoro.",  # no one left: the plain readers' business, not a successor
+        "Dana retired, the party will be Saturday.",  # a day, no person
+    ],
+)
+def test_a_role_given_with_no_one_leaving_or_a_day_names_no_successor(said: str) -> None:
+    assert SUCCESSOR not in [slot for slot, _ in _facts(said)]
