@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import time
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from bench import probe_fastctx8_ab as ab8
 from bench.assemble_corpus import AGENT, QUERY_MODEL, SEED, make_corpus, make_queries
+from bench.assemble_services import percentile
 from bench.bench_assemble import inferd_process
 from bench.probe_fastctx8_trace import Tracer
 from inferd.client import InferenceClient
@@ -59,13 +61,22 @@ class Unkept(CommonMatches):
         return self._fts.search(kind, agent_id, terms, limit, agent_in_match=agent_in_match)
 
 
+#: Per arm: this process's CPU time (ms, every thread: the read path's; inferd's forward is another process) of each
+#: timed call, less sensitive than the wall time to the other work on the shared machine.
+cpu_ms: dict[str, list[float]] = {"base": [], "keep": []}
+
+
 def call(arm: ab8.AbArm, query: str, tracer: Tracer, reasons: list[str]) -> None:
-    """probe_fastctx8_ab's cache-miss call, the assembly's reason kept (a late query vector says fts_only)."""
+    """probe_fastctx8_ab's cache-miss call, the assembly's reason kept (a late query vector says fts_only) and the
+    process's CPU time during it (cpu_ms)."""
     arm.arm.path.transcript_changed(AGENT)
     tracer.events.clear()
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     assembly = arm.arm.path.assemble(AGENT, query)
     ms = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_ms[arm.name].append(1000 * (after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime))
     section = assembly.section.value if assembly.placed or assembly.block else "none"
     arm.calls.append((section, ms, ab8.stages(list(tracer.events))))
     placed = tuple(sorted(f"{p.kind.value}:{p.id}" for p in assembly.placed))
@@ -142,7 +153,7 @@ def main() -> None:
             rng = random.Random(SEED + args.seed)
             for _, q in make_queries(corpus, rng, 3):  # warm every arm (not measured)
                 for arm_ in arms:
-                    ab8.call(arm_, q, tracer)
+                    call(arm_, q, tracer, [])
             for r in range(args.rounds):
                 if r and args.append:
                     append_turns(app, args.append, rng)
@@ -151,6 +162,8 @@ def main() -> None:
                     arm_.decisions.clear()
                 queries = [q for _, q in make_queries(corpus, rng, args.queries)]
                 reasons: dict[str, list[str]] = {arm_.name: [] for arm_ in arms}
+                for spent in cpu_ms.values():
+                    spent.clear()
                 settle_heap()
                 load = os.getloadavg()[0]
                 tracer.install()
@@ -164,6 +177,12 @@ def main() -> None:
                 for line in ab8.report(arms):
                     if not line.startswith("  "):
                         print(line, flush=True)
+                b50, b95 = statistics.median(cpu_ms["base"]), percentile(cpu_ms["base"], 0.95)
+                k50, k95 = statistics.median(cpu_ms["keep"]), percentile(cpu_ms["keep"], 0.95)
+                print(
+                    f"CPU ms per call p50/p95: base {b50:.1f}/{b95:.1f}, keep {k50:.1f}/{k95:.1f}"
+                    f" (x{k50 / b50:.2f}/x{k95 / b95:.2f})"
+                )
                 common = [i for i, q in enumerate(queries) if common_only(arms[1].arm.search, q)]
                 base_ms = [arms[0].calls[i][1] for i in common]
                 keep_ms = [arms[1].calls[i][1] for i in common]
