@@ -10,7 +10,8 @@ rowid) and merged in by score. Transcript rows are never edited and their ids on
 row added the answer is exactly the one FTS5 gives; with rows added, the kept rows keep the scores of the statistics
 they were ranked under, as the keyword statistics keep their document frequencies (keyword_stats.py): a kept ranking
 serves while the agent grew by less than GROWTH_TOLERANCE since, and any invalidation (deletes, re-ingests, an agent
-changed) drops the agent's rankings.
+changed) drops the agent's rankings. A turn deleted before its invalidation arrives (a consolidation pass calls it once
+the pass is done) is still listed until then, and dropped where the search reads its candidates' rows.
 """
 
 from __future__ import annotations
