@@ -1,4 +1,5 @@
-"""Per-agent keyword statistics (row count, mean length, document frequencies), cached between writes."""
+"""Per-agent keyword statistics (row count, mean length, document frequencies), cached between writes, and the kept
+FTS5 rankings of common-term matches (common_matches.py), dropped with them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memoryd.read.common_matches import CommonMatches
 from memoryd.retrieval.hybrid import AgentCorpus
 from memoryd.storage.fts import FtsIndex
 
@@ -47,6 +49,8 @@ class KeywordStats:
         self._corpus: dict[tuple[str, str], tuple[AgentCorpus, float, int]] = {}
         self._table: dict[str, tuple[int, float, int]] = {}
         self._df: dict[tuple[str, str, str], tuple[int, int]] = {}
+        #: FTS5's rankings of matches of common terms only, dropped by invalidate() as the statistics are.
+        self.common_matches = CommonMatches(fts)
 
     def _fresh(self, stamp: float, generation: int) -> bool:
         return generation == self._generation() or self._clock() - stamp < REFRESH_S
@@ -150,7 +154,8 @@ class KeywordStats:
         return {term: found[term] for term in terms}
 
     def invalidate(self, agent_id: str | None = None) -> None:
-        """Forget cached statistics (after deletes), for one agent or all."""
+        """Forget cached statistics and kept rankings (after deletes), for one agent or all."""
+        self.common_matches.invalidate(agent_id)
         with self._lock:
             self._epoch += 1
             self._table.clear()

@@ -596,9 +596,23 @@ class MemorySearch:
             return side
         # Restrict inside FTS5 when the agent is a small part of the table; else filter in the join.
         agent_in_match = corpus.rows * 2 < stats.table_rows(kind)
-        candidates = self._store.fts.search(
-            kind, agent_id, match_terms, self.settings.fts_candidates, agent_in_match=agent_in_match
+        common = hybrid.common_limit(
+            corpus.rows, self.settings.common_term_fraction, self.settings.common_term_floor
         )
+        if all(dfs[term] > common for term in match_terms):
+            # Every term common: the same ranking, kept between requests (read/common_matches.py).
+            candidates = stats.common_matches.search(
+                kind,
+                agent_id,
+                match_terms,
+                self.settings.fts_candidates,
+                corpus.rows,
+                agent_in_match=agent_in_match,
+            )
+        else:
+            candidates = self._store.fts.search(
+                kind, agent_id, match_terms, self.settings.fts_candidates, agent_in_match=agent_in_match
+            )
         side.candidates = len(candidates)
         if not candidates:
             return side

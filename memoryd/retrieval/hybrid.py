@@ -44,9 +44,14 @@ def candidate_terms(
     count when the candidates are re-scored. If every term is common, the `keep` rarest are used.
     """
     present = [t for t in terms if dfs.get(t, 0) > 0]
-    limit = max(max_fraction * rows, floor)
+    limit = common_limit(rows, max_fraction, floor)
     selective = [t for t in present if dfs[t] <= limit]
     return selective or sorted(present, key=lambda t: dfs[t])[:keep]
+
+
+def common_limit(rows: int, max_fraction: float = 0.02, floor: int = 50) -> float:
+    """The document frequency above which a term is common in an agent's `rows` rows: max(fraction x rows, floor)."""
+    return max(max_fraction * rows, floor)
 
 
 def idf(rows: int, df: int) -> float:

@@ -132,6 +132,37 @@ class FtsIndex:
         # Best first (a stable sort: ties keep FTS5's order).
         return sorted(mine, key=lambda hit: -hit[1])[:limit]
 
+    def search_after(
+        self,
+        kind: str,
+        agent_id: str,
+        terms: Sequence[str],
+        limit: int,
+        after_id: int,
+        *,
+        agent_in_match: bool = True,
+    ) -> list[tuple[int, float]]:
+        """search() over the rows whose id is above `after_id` only (FTS5 seeks to them: the cost is that of the
+        newer rows, not of the whole match). Same statement, scores and order as search()'s full ranking."""
+        m = MIRRORS[kind]
+        weights = ", ".join(f"{w:g}" for w in (*m.weights, 0.0))
+        expression = (
+            match_expression(agent_id, terms, m.columns)
+            if agent_in_match
+            else terms_expression(terms, m.columns)
+        )
+        rows = self._db.query(
+            f"SELECT f.rowid, f.rank FROM {m.fts} AS f JOIN {m.source} AS s ON s.id = f.rowid "
+            f"WHERE {m.fts} MATCH ? AND f.rank MATCH 'bm25({weights})' AND f.rowid > ? AND +s.agent_id = ? "
+            f"AND {m.active_filter} ORDER BY f.rank LIMIT ?",
+            (expression, after_id, agent_id, limit),
+        )
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def last_id(self, kind: str) -> int:
+        """The highest row id of the source table (all agents; 0 when empty)."""
+        return int(self._db.scalar(f"SELECT max(id) FROM {MIRRORS[kind].source}") or 0)
+
     def table_rows(self, kind: str) -> int:
         """Rows of the source table across all agents."""
         return int(self._db.scalar(f"SELECT count(*) FROM {MIRRORS[kind].source}") or 0)

@@ -205,6 +205,36 @@ def test_the_pre_join_ranking_gives_the_joined_ranking_or_defers_to_it(tmp_path:
     store.close()
 
 
+def test_ranking_after_an_id_gives_the_newer_rows_as_the_whole_ranking_scores_them(tmp_path: Path) -> None:
+    """SQLite: search_after() ranks only the agent's rows above an id, with the scores and order the whole ranking
+    gives them (both ways of restricting to the agent); last_id() is the table's highest id."""
+    store = open_store(tmp_path / "memory.sqlite")
+    fts: FtsIndex = store.fts
+    assert fts.last_id(KIND_TRANSCRIPT) == 0
+    ids = []
+    with store.db.write():
+        for i in range(30):
+            text = "heron " * (i % 3 + 1) + "and filler " * (i % 4)
+            cursor = store.db.execute(
+                "INSERT INTO transcript (agent_id, conversation_id, chunk_index, role, created_at_ms, content) "
+                "VALUES (?, 'c', ?, 'user', 1, ?)",
+                ("b" if i % 5 == 0 else "a", i, text),
+            )
+            ids.append(int(cursor.lastrowid or 0))
+    assert fts.last_id(KIND_TRANSCRIPT) == ids[-1]
+    after = ids[19]
+    for in_match in (True, False):
+        whole = fts.search(KIND_TRANSCRIPT, "a", ["heron"], 100, agent_in_match=in_match)
+        newer = fts.search_after(KIND_TRANSCRIPT, "a", ["heron"], 100, after, agent_in_match=in_match)
+        assert newer and sorted(newer) == sorted(hit for hit in whole if hit[0] > after)
+        assert [s for _, s in newer] == sorted((s for _, s in newer), reverse=True)
+        assert (
+            fts.search_after(KIND_TRANSCRIPT, "a", ["heron"], 2, after, agent_in_match=in_match) == newer[:2]
+        )
+    assert fts.search_after(KIND_TRANSCRIPT, "a", ["heron"], 5, ids[-1]) == []
+    store.close()
+
+
 def test_rows_in_five_languages_are_stemmed_in_their_own(pg: PgSql) -> None:  # noqa: F811
     schema = new_search_schema(pg)
     fts = PgFtsIndex(pg, schema)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import pytest
 from inferd.client import InferenceClient
 from memoryd.config import ConfigStore
 from memoryd.domain import KIND_EPISODE, KIND_PINNED, KIND_TRANSCRIPT
+from memoryd.read.common_matches import CommonMatches
 from memoryd.read.search import MemorySearch, SearchSettings
 from memoryd.storage.store import Store, open_store
 from memoryd.vectors.embedding import Embedder
@@ -113,7 +114,9 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
 
 
 def _count_fts(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
-    """(kind, whether on the calling thread) of every FTS5 candidate query from now on (the real query runs)."""
+    """(kind, whether on the calling thread) of every FTS5 candidate query from now on (the real query runs). Kept
+    rankings of common-term matches (read/common_matches.py) are not used from then on: every candidate query the
+    search makes reaches FTS5, so what is counted is the search's own reuse."""
     queried: list[tuple[str, bool]] = []
     search_fts = store.fts.search
     caller = threading.current_thread()
@@ -122,7 +125,20 @@ def _count_fts(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str,
         queried.append((kind, threading.current_thread() is caller))
         return search_fts(kind, *args, **kwargs)
 
+    def unkept(
+        self: CommonMatches,
+        kind: str,
+        agent_id: str,
+        terms: Sequence[str],
+        limit: int,
+        rows_now: int,
+        *,
+        agent_in_match: bool = True,
+    ) -> list[tuple[int, float]]:
+        return counted(kind, agent_id, terms, limit, agent_in_match=agent_in_match)
+
     monkeypatch.setattr(store.fts, "search", counted)
+    monkeypatch.setattr(CommonMatches, "search", unkept)
     return queried
 
 

@@ -107,6 +107,7 @@ from memoryd.write.grounding.text import (
 )
 from memoryd.write.grounding.titles import title_changes
 from memoryd.write.grounding.unfit import unfit_reason
+from memoryd.write.grounding.verb_second import subject_first
 
 #: Salience by kind: who the user is and what they asked for outrank a passing plan.
 SALIENCE = {
@@ -367,7 +368,8 @@ def _happened(sentence: str, mentions: Sequence[DateMention], session_time_ms: i
 _CHANGE_REL = (
     # The noun ends its phrase ("changing vets:"), so "changed the manager rota" changes a rota, not a manager.
     re.compile(
-        r"\b(?:chang|switch)(?:e|es|ed|ing) (?:our |my |the )?(?P<rel>[\w-]+)(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
+        r"\b(?:chang(?:e|es|ed|ing)|switch(?:es|ed|ing)?|swap(?:s|ped|ping)?) (?:our |my |the )?(?P<rel>[\w-]+)"
+        r"(?=\s*(?:[:,.;!—-]|$)|\s+(?:again|"
         r"recently|because|since|as|and|but|today|this|last)\b)",
         re.IGNORECASE,
     ),
@@ -380,6 +382,9 @@ _NEW_ONE = re.compile(
     rf"\b(?:(?:the |our |my )?new (?:one|[\w-]+)(?: is|'s)|now (?:it's|it is)|agora é(?: o| a)?|a nova é|o novo é|"
     # "We've switched vets, we now see Dr. Alvarez": who the user goes to now.
     rf"(?:we|I) (?:now )?(?:see|go to|use|have)(?: now)?|"
+    # "I've swapped accountants, Carys got too busy, I'm with Gethin Rowlands": the one the user is with now.
+    rf"(?:I'm|I am|we're|we are) (?:now )?with|je suis (?:maintenant )?(?:chez|avec)|on est (?:maintenant )?chez|"
+    rf"(?:ahora )?estoy con|ich bin (?:jetzt )?bei|(?:agora )?estou com|"
     rf"maintenant c'est(?: le| la)?|c'est maintenant(?: le| la)?|le nouveau(?: c'est| est)|la nouvelle(?: c'est| est)|"
     # "j'ai changé de dentiste : ce n'est plus le Dr Martin, c'est la Dr Roux maintenant"
     rf"(?<!n')c'est(?: le| la)?|"
@@ -603,6 +608,18 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
                         resolved.add(mention.iso)
                         resolved.add(mention.iso[:7])
                 clause_facts = _clause_facts(clause, lang, languages, turn.index, session_time_ms)
+                if not clause_facts and lang == "de" and (reordered := subject_first(clause)):
+                    # "Geöffnet haben wir Montag bis Freitag": read as "Wir haben Montag bis Freitag geöffnet",
+                    # kept in the user's words where a fact quotes the clause.
+                    said_as = clause.strip().rstrip(".!")
+                    clause_facts = [
+                        replace(
+                            f,
+                            text=f.text.replace(reordered.rstrip(".!"), said_as),
+                            value=f.value.replace(reordered.rstrip(".!"), said_as),
+                        )
+                        for f in _clause_facts(reordered, lang, languages, turn.index, session_time_ms)
+                    ]
                 if corrected:
                     clause_facts = [
                         replace(f, replaces=(*f.replaces, (THING, corrected))) for f in clause_facts
@@ -1264,12 +1281,66 @@ _EVENT_NAMED = re.compile(
 )
 
 
+#: The reply before a user's turn naming one of the user's events with its date ("You've got your BIAZA talk on 21
+#: March.", "Your dentist appointment is on the 3rd").
+_REPLY_EVENT = re.compile(
+    r"\byour (?P<e>(?:[\w'-]+ ){0,4}?(?:talk|marathon|race|run|triathlon|wedding|party|concert|exam|interview|"
+    r"appointment|meeting|trip|conference|recital|match|tournament|show|festival|launch|demo|review|surgery|"
+    r"operation|check-up|checkup|visit|event|dinner|course|workshop|ceremony|presentation|deadline|test|hearing))"
+    r"(?: is| was)? (?:on|for) ",
+    re.IGNORECASE,
+)
+#: A user turn that opens by saying the reply's date is wrong or old ("No, that's old", "Not any more", "Nope").
+_SAYS_OLD = re.compile(
+    r"^\W*(?:no|nope|not any ?more|not anymore|that's old|that's out of date|that's changed|actually no)\b",
+    re.IGNORECASE,
+)
+
+
+def _corrected_reminder(
+    turns: Sequence[SourceTurn], turn: SourceTurn, sentence: str, when: DateMention, session_time_ms: int
+) -> _Found | None:
+    """ "You've got your BIAZA talk on 21 March." — "No, that's old, they moved it again. It's on the 4th of April
+    now": when the user's turn opens by saying the reply before it is wrong or old, the "it" given a new date is the
+    one event that reply named with a date of the user's ("your … talk / appointment / exam … on <date>"). English
+    replies only; a reply naming two dated events, or none, leaves "it" unread, and a turn that does not say the
+    reply is wrong ("Great. It's on the 4th too") dates nothing of the reply's."""
+    reply = next((u.assistant for u in turns if u.index == turn.index - 1), "")
+    if not reply or not _SAYS_OLD.match(turn.user.replace("’", "'")):
+        return None
+    events = [
+        m for m in _REPLY_EVENT.finditer(reply) if find_dates(reply[m.end() : m.end() + 30], session_time_ms)
+    ]
+    if len(events) != 1 or detect_language(turn.user) != "en":
+        return None
+    event = events[0].group("e")
+    said = sentence[when.start : when.end]
+    body = f"The user's {event} is on {said}"
+    text_out = with_resolved_dates(body, find_dates(body, session_time_ms)) + "."
+    head = content_tokens(event)[-1]
+    fact = GroundedFact(
+        FactKind.PLAN,
+        text_out,
+        f"plan.{light_stem(head)}",
+        f"{event} {said}",
+        (turn.index - 1, turn.index),
+        SALIENCE[FactKind.PLAN],
+        False,
+        "extractor",
+        "en",
+    )
+    return _Found(fact, (reply, sentence))
+
+
 def _named_event(
     turns: Sequence[SourceTurn], turn: SourceTurn, sentence: str, when: DateMention, session_time_ms: int
 ) -> _Found | None:
     """ "It's on April 19" after "I've signed up for the York half marathon": the event, in the user's words."""
     before_here = turn.user[: turn.user.find(sentence)] if sentence in turn.user else ""
     previous = [u.user for u in turns if u.index == turn.index - 1]
+    corrected = _corrected_reminder(turns, turn, sentence, when, session_time_ms)
+    if corrected is not None:
+        return corrected
     for text in (before_here, *previous):
         events = list(_EVENT_NAMED.finditer(text))
         if not events or detect_language(text) != "en":

@@ -24,6 +24,24 @@ from memoryd.write.grounding.model import FactKind
 _I = re.IGNORECASE
 
 
+#: A home named by its kind between the user's "in" and the place ("I'm in a flat in Hoole now", "on habite dans
+#: un appartement à Lyon", "vivo en un piso en Gijón", "wir wohnen jetzt in einer Wohnung in Kiel", "moro num
+#: apartamento em Braga"): the place is where the user lives. The kinds are a closed class of dwellings, so "I'm in
+#: a meeting in London" or "in a hotel in Paris" is no home.
+_DWELLING = {
+    "en": r"(?:a|an|my|our|the) (?:new |small |tiny |little |rented |shared )?(?:(?:one|two|three|1|2|3)-bed(?:room)? )?"
+    r"(?:flat|apartment|house|cottage|bungalow|terrace|studio|bedsit|maisonette|condo|houseboat) (?:in|on the edge of) ",
+    "fr": r"(?:un|une|notre|mon|ma|le|la|l') ?(?:nouvel |nouveau |nouvelle |petit |petite )?"
+    r"(?:appartement|appart|maison|studio|logement|pavillon) (?:à|a|en|dans) ",
+    "es": r"(?:un|una|el|la|mi|nuestro|nuestra) (?:nuevo |nueva |pequeño |pequeña )?(?:piso|casa|apartamento|estudio|"
+    r"ático|chalet) (?:en|de) ",
+    "de": r"(?:einer|einem|der|dem|meiner|meinem|unserer|unserem) (?:neuen |kleinen )?(?:Wohnung|Haus|WG|"
+    r"Mietwohnung|Doppelhaushälfte|Reihenhaus) in ",
+    "pt": r"(?:novo |nova |pequeno |pequena )?(?:apartamento|casa|moradia|"
+    r"estúdio|t[0-4]) (?:em|no|na) ",
+}
+
+
 @dataclass(frozen=True)
 class Rule:
     """One pattern: `key` names the template (and the handling), `slot` may hold "{v}" / "{what}"."""
@@ -117,6 +135,9 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("en", "here_in", _K.IDENTITY, "identity.home", rf"\b(?:here|based) in {PLACE}(?=\s*[.,;!]|$)", ""),
     ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) (?:now )?in {PLACE}(?= now\b)", ""),
     ("en", "now_in", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) now (?:living |based )?in {PLACE}", ""),
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am|'ve| have)? (?:now |currently |still |finally )?(?:living |based |settled |renting |got |bought )?in {_DWELLING['en']}{PLACE}", ""),
+    # Renting where one lives: "we're selling the house in Clevedon and renting in Crawley" (not "renting a car in …").
+    ("en", "home", _K.IDENTITY, "identity.home", rf"\b(?:we|I)(?:'re| are|'m| am) (?:now |currently )?(?:[\w'-]+ (?:[\w'-]+ ){{0,5}}?and )?renting in {PLACE}", ""),
     ("en", "origin", _K.IDENTITY, "identity.origin", rf"\bI(?:'m| am) (?:originally )?from {PLACE}", ""),
     ("en", "age", _K.IDENTITY, "identity.age", rf"\bI(?:'m| am) (?:actually |now |only |already |just )?(?P<v>\d{{1,3}}){_AGE_END}", ""),
     ("en", "age", _K.IDENTITY, "identity.age", r"\bI (?:just )?turned (?P<v>\d{1,3})\b", ""),
@@ -403,6 +424,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("fr", "name", _K.IDENTITY, "identity.name", rf"\bmon (?:pr[ée]nom|nom) (?:est|c'est) {NAME}", ""),
     ("fr", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:appelle-moi|appelez-moi|tu peux m'appeler|vous pouvez m'appeler|on m'appelle) {NAME}", ""),
+    ("fr", "home", _K.IDENTITY, "identity.home", rf"\b(?:on loue|nous louons|je loue|on est en location|je suis en location|nous sommes en location) (?:maintenant )?(?:(?:un|une) (?:appartement|appart|maison|studio) )?(?:à|a) {PLACE}", ""),
+    ("fr", "home", _K.IDENTITY, "identity.home", rf"\b(?:je suis|on est|nous sommes|j'habite|on habite|nous habitons|je vis|on vit|nous vivons) (?:maintenant |désormais |enfin )?dans {_DWELLING['fr']}{PLACE}", ""),
     ("fr", "home", _K.IDENTITY, "identity.home",
      rf"\b(?:j'habite|je vis|je réside|on (?:vit|habite)|nous (?:vivons|habitons))(?: maintenant| actuellement| toujours| désormais)?(?: avec (?:mon|ma|mes|notre) [\w' -]{{2,30}}?)? (?:à|a|en|au|aux|dans) {PLACE}", ""),
     ("fr", "moved", _K.IDENTITY, "identity.home",
@@ -448,6 +471,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- Spanish
     ("es", "name", _K.IDENTITY, "identity.name", rf"\b(?:me llamo|mi nombre es) {NAME}", ""),
     ("es", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:llámame|llamame|puedes llamarme) {NAME}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:alquilamos|alquilo|vivimos de alquiler|vivo de alquiler|estamos de alquiler|estoy de alquiler) (?:ahora )?(?:(?:un piso|una casa|un apartamento) )?en {PLACE}", ""),
+    ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:estoy|estamos|vivo|vivimos) (?:ahora |ya )?en {_DWELLING['es']}{PLACE}", ""),
     ("es", "home", _K.IDENTITY, "identity.home", rf"\b(?:vivo|resido|estoy viviendo)(?: ahora| actualmente)?(?: con (?:mi|mis|nuestro|nuestra) [\w -]{{2,30}}?)? en {PLACE}", ""),
     ("es", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me|nos) (?:mudé|mudamos|he mudado|hemos mudado|acabo de mudar|acabamos de mudar) a {PLACE}", ""),
     ("es", "moving", _K.IDENTITY, "identity.home", rf"\b(?:me voy a mudar|me mudo|nos mudamos|nos vamos a mudar) a {PLACE}", ""),
@@ -483,6 +508,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     # --- German
     ("de", "name", _K.IDENTITY, "identity.name", rf"\b(?:ich heiße|ich heisse|mein Name ist) {NAME}", ""),
     ("de", "address_as", _K.IDENTITY, "identity.address_as", rf"\b(?:nenn|nenne|nennt|nennen Sie) mich {NAME}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich wohne|wir wohnen|wohne ich|wohnen wir) (?:jetzt |nun )?zur Miete in {PLACE}", ""),
+    ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich (?:wohne|lebe|bin)|wir (?:wohnen|leben|sind)|(?:wohne|lebe|bin) ich|(?:wohnen|leben|sind) wir) (?:jetzt |nun |endlich |inzwischen )?in {_DWELLING['de']}{PLACE}", ""),
     ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:ich|und) (?:wohne|lebe)(?: jetzt| derzeit| seit [\w ]+?)?(?: mit (?:meinem|meiner|meinen|unserem|unserer|unseren) [\w -]{{2,30}}?)? in {PLACE}", ""),
     ("de", "home", _K.IDENTITY, "identity.home", rf"\b(?:wohne|lebe) ich (?:jetzt |derzeit |seit [\w ]+? )?in {PLACE}", ""),
     ("de", "works_as", _K.IDENTITY, "identity.role", r"\barbeite ich (?:jetzt |seit [\w ]+? )?als (?P<v>[^.,;!?]{2,40}?)(?=\s+(?:bei|in|für)\b|[.,;!]|$)", ""),
@@ -536,6 +563,8 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("pt", "address_as", _K.IDENTITY, "identity.address_as",
      rf"\b(?:pode me chamar de|podes chamar-me|me chame de|me chama de|pode me tratar por|podes tratar-me por|"
      rf"trata-me por|trate-me por) {NAME}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:arrendamos|arrendo|alugamos|alugo|estamos a arrendar|estou a arrendar) (?:agora )?(?:(?:uma casa|um apartamento) )?(?:em|no|na) {PLACE}", ""),
+    ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:estou|estamos|moro|moramos|vivo|vivemos) (?:agora |já )?(?:num|numa|em um|em uma) {_DWELLING['pt']}{PLACE}", ""),
     ("pt", "home", _K.IDENTITY, "identity.home", rf"\b(?:eu )?(?:moro|vivo|resido|estou a morar|estou morando|estou a viver|estou vivendo)(?: agora| atualmente)?(?: com (?:o meu|a minha|os meus|as minhas|meu|minha) [\w -]{{2,30}}?)? (?:em|no|na|nos|nas) {PLACE}", ""),
     ("pt", "moved", _K.IDENTITY, "identity.home", rf"\b(?:me mudei|mudei-me|acabei de me mudar|mudámo-nos|mudamo-nos|nos mudamos|mudámos-nos|mudamos-nos|acabámos de nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),
     ("pt", "moving", _K.IDENTITY, "identity.home", rf"\b(?:vou mudar-me|vou me mudar|vamos mudar-nos|vamos nos mudar) (?:para|pra) (?:o |a )?{PLACE}", ""),

@@ -481,6 +481,14 @@ _THEN = re.compile(
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|we|we've|we're|je|j'|j’|on|nous|yo|he|hemos|ich|wir|eu|nós)\b", _I
 )
+#: The user as the object of someone else's change of holder: "they've put me with Dr Ferris instead", "ils m'ont
+#: mis avec le Dr Roux maintenant", "me han pasado a la Dra. Gil", "sie haben mich jetzt an Dr. Roth überwiesen",
+#: "passaram-me para a Dra. Pires agora". Only `_named_swap` reads it, where the older fact is a service's holder.
+_USER_AS_OBJECT = re.compile(
+    r"\b(?:(?:put|moved|switched|transferred|passed|sent|assigned|given|referred) me|m'ont|me han|me ha|mich|"
+    r"mir|puseram-me|passaram-me|mudaram-me|transferiram-me|me puseram|me passaram)\b",
+    _I,
+)
 
 
 def _opens_with(clause: str, value: str) -> bool:
@@ -757,7 +765,7 @@ def _named_swap(
     Glen Affric Hardwoods now" after "The user's supplier is Strathearn Sawmill".
 
     One part of the sentence names the older fact's only name, with no change cue; another part, said by the user
-    ("I", "we") with a change cue of its own ("now", "instead", "from now on"; not "for now"), names a new one, no
+    ("I", "we") or of the user by whoever made the change ("they've put me with Dr Ferris instead") with a change cue of its own ("now", "instead", "from now on"; not "for now"), names a new one, no
     relation and no single-valued slot the older fact does not hold ("Birmingham is lovely, I'm working at Selly Oak
     now" is about work, not where the user lives); nothing says a holder is added ("also", "another", "as well"). The older fact must be about one
     holder of one role: a short fact (at most `_ROLE_WORDS` skeleton words) whose relation, if it names one, is a
@@ -790,7 +798,7 @@ def _named_swap(
                     and not single_valued(new.skeleton - old.skeleton - _GENERIC, dated=False)
                     and STATED_CHANGE.search(other)
                     and not _departure_only(other)
-                    and _FIRST_PERSON.search(other)
+                    and (_FIRST_PERSON.search(other) or _USER_AS_OBJECT.search(other))
                 ):
                     return [index], [other], set(added)
     return [], [], set()

@@ -59,6 +59,7 @@ for _key, _words in (
     ("shooter", "shooter"),
     ("barista", "barista"),
     ("consultant", "consultant consultante specialist spécialiste especialista facharzt fachärztin"),
+    ("captain", "captain skipper capitaine capitán capitana kapitän kapitänin kapitan capitão capitã"),
     ("care_service", "pflegedienst|diakoniestation|sozialstation|pflegestation|care agency|home care|"
                      "service de soins|servicio de ayuda|serviço de apoio"),
 ):  # fmt: skip
@@ -130,6 +131,115 @@ _TAKEN_OVER = re.compile(
     rf"es ahora|ahora es|ist jetzt|ist nun|é agora|agora é)\s+{_DET}\s+(?:{_CHANGE}\s+)?(?P<role>{_ROLE_ALT})\b",
     _I,
 )
+#: The single-valued role nouns of the relation lexicon (lexicon.RELATIONS: manager, vet, accountant…) and of this
+#: module: a holder said with "now" may be named with either.
+_HELD_ALT = "|".join(
+    sorted(
+        {re.escape(w) for w, (_, single) in RELATIONS.items() if single}
+        | set(_ROLE_ALT.split("|"))
+        | {re.escape(w) for w in ["capitán", "kapitän", "kapitänin", "capitão", "capitã"]},
+        key=len,
+        reverse=True,
+    )
+)
+_NOW_ALT = r"(?:now|maintenant|désormais|ahora|jetzt|nun|agora)"
+#: "Aoife Brennan is captain now", "Gethin is now our accountant", "Karim est maintenant le comptable", "Ahora Marta
+#: es la capitana", "Jetzt ist Jana unsere Kapitänin", "A Rita é agora a capitã": a person named, a copula, a role
+#: noun (bare, the user's, or with the definite article) and a "now" word before or after the role. Nothing may
+#: stand between the copula and the role but "now", the determiner and "new": "Aoife is also captain now" is a
+#: second holder, "Tom is a captain now" a profession, "Tom is now Ana's manager" someone else's, "co-captain" a
+#: shared role. The role ends its phrase ("captain of her college team now" is someone else's team).
+_HOLDER_NOW = re.compile(
+    rf"(?:^|(?<=[\s,;:(—–-]))(?:(?P<now1>{_NOW_ALT})\s+)?(?:(?:o|a|le|la|el|der|die)\s+)?{NAME}\s+"
+    rf"(?:is|'s|est|es|ist|é|será|sera|will be)\s+(?:(?P<now2>{_NOW_ALT})\s+)?"
+    rf"(?:(?P<det>{_DET}|the|le|la|l'|el|der|die|o|a)\s+)?(?:(?P<chg>{_CHANGE})\s+)?(?P<role>{_HELD_ALT})"
+    rf"(?:\s+(?P<now3>{_NOW_ALT}))?(?=\s*(?:[.,;:!?)—–]|$)|\s+(?:and|but|so|since|because|et|mais|y|pero|und|aber|"
+    rf"e|mas)\b)",
+    _I,
+)
+
+
+#: Verb-second order, the copula before the name after "now": "Jetzt ist Jana unsere Kapitänin", "Nun ist Herr Öz
+#: mein Steuerberater" (German), read like "Jana is our captain now".
+_HOLDER_NOW_V2 = re.compile(
+    rf"(?:^|(?<=[\s,;:(—–-]))(?P<now1>jetzt|nun|now|maintenant|ahora|agora)\s+(?:ist|is|est|es|é)\s+"
+    rf"(?:(?:o|a|le|la|el|der|die)\s+)?{NAME}\s+(?:(?P<det>{_DET}|the|le|la|l'|el|der|die|o|a)\s+)?"
+    rf"(?:(?P<chg>{_CHANGE})\s+)?(?P<role>{_HELD_ALT})(?=\s*(?:[.,;:!?)—–]|$)|\s+(?:and|but|so|und|aber|et|mais|y|"
+    rf"pero|e|mas)\b)",
+    _I,
+)
+
+
+def _holder_now(sentence: str, turn: int, lang: str) -> list[GroundedFact | None]:
+    """A person said to hold a role now: the role's new holder, whatever verb said the change.
+
+    "Aoife Brennan is captain now", "Karim est maintenant notre comptable", "Ahora Marta es la capitana", "Jana ist
+    jetzt unsere Kapitänin", "A Rita é agora a capitã": the name, a copula, a single-valued role noun of the lexicon
+    and "now" (or "new") in that phrase name the role's holder, with no "my" needed. A question, a hypothetical or a
+    hedge names no one (read_roles), nor a role held with "also", an indefinite article, a co- prefix, another
+    person's possessive, or a qualifier after the noun ("captain of her team")."""
+    out: list[GroundedFact | None] = []
+    matches = [*_HOLDER_NOW.finditer(sentence), *_HOLDER_NOW_V2.finditer(sentence)]
+    for match in matches:
+        said_now = [match.groupdict().get(g) for g in ("now1", "now2", "now3", "chg")]
+        if not any(said_now):
+            continue
+        if lang == "en" and (match.group("det") or "").lower() == "a":
+            continue  # "Tom is a captain now": a profession, English "a" is no Portuguese article
+        name = match.group("v")
+        if fold(name.split()[0]) in _NOT_HOLDER or name.endswith(("'s", "’s")):
+            continue
+        if sentence.rstrip().endswith("?"):
+            continue
+        role = match.group("role")
+        out.append(_fact(role, role_key(role), name, turn, lang))
+    return out
+
+
+#: Capitalised words that open a sentence and name no one ("Now is …", "This is …").
+_NOT_HOLDER = frozenset(
+    fold(w)
+    for w in [
+        "now",
+        "this",
+        "that",
+        "it",
+        "there",
+        "here",
+        "he",
+        "she",
+        "they",
+        "who",
+        "what",
+        "which",
+        "everyone",
+        "nobody",
+        "someone",
+        "everybody",
+        "maintenant",
+        "ahora",
+        "jetzt",
+        "agora",
+        "ce",
+        "cela",
+        "ça",
+        "esto",
+        "eso",
+        "das",
+        "dies",
+        "isso",
+        "isto",
+        "il",
+        "elle",
+        "ella",
+        "er",
+        "sie",
+        "ele",
+        "ela",
+    ]
+)
+
+
 #: Buying from a firm names the user's supplier: "I buy my flour from Oakmill", "compro café da Fazenda Santa Inês",
 #: "Los recambios los compro casi todos a Recambios Ebro", "ich beziehe das Futter bei Heu-Müller".
 _BUY_FROM = re.compile(
@@ -247,6 +357,7 @@ def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
         role = match.group("role") or match.group("role2")
         out.append(_fact(role, role_key(role), match.group("v") or match.group("v2"), turn, lang))
     out.extend(_changed_holder(sentence, turn, lang))
+    out.extend(_holder_now(sentence, turn, lang))
     if not user and not fragment:
         return [f for f in out if f is not None]
     if not out:

@@ -526,7 +526,12 @@ _TAKEOVER = (
     r"hired|have hired|took on|have taken on|brought in|contratei|contratámos|contratamos|contraté|he contratado|"
     r"hemos contratado|j'ai embauché|on a embauché|nous avons embauché|"
     # doing the absent person's work: "Carla Nguyen is running the job now", "it's Catriona Bell who runs training"
-    r"is running|is now running|runs|is handling|handles|is in charge of|is doing the)"
+    r"is running|is now running|runs|is handling|handles|is in charge of|is doing the|"
+    # chosen by others for the role the person left: "Riz stepped down as captain. The team voted Tomasz in",
+    # "le club a élu Chloé", "el equipo eligió a Marta", "die Mannschaft hat Jana gewählt", "a equipa elegeu a Rita"
+    r"voted|have voted|elected|have elected|appointed|have appointed|a élu|ont élu|a nommé|ont nommé|eligió a|"
+    r"eligieron a|nombró a|nombraron a|gewählt|wählte|wählten|ernannt|elegeu|elegeram|"
+    r"nomeou|nomearam)"
 )
 _NEW_BEFORE = re.compile(
     # "c'est Bastien qui la remplace", "it's Catriona Bell who runs training"
@@ -536,6 +541,15 @@ _NEW_BEFORE = re.compile(
 )
 #: German and Romance inversion: "jetzt übernimmt sein Kollege Herr Yilmaz die Fliesen".
 _NEW_AFTER = re.compile(rf"\b{_TAKEOVER} (?:(?!{_TAKEOVER})[\w'-]+ ){{0,3}}?{NAME}", _I)
+#: The role said to have a new holder after someone left it: "O Joaquim reformou-se, e para o ano o capataz vai ser
+#: o Zé Tavares", "Dana retired, the head gardener will be Sam Okoro", "le chef d'équipe sera Paul Morel", "el
+#: encargado va a ser Luis Gil", "der Vorarbeiter wird Jan Roth", "o capataz passa a ser o Rui Sá": the role noun
+#: with its article, a copula of the future or of "now", and the name.
+_ROLE_WILL_BE = re.compile(
+    rf"\b(?:the|le|la|el|der|die|o|a)\s+(?:[\w'-]+\s+){{0,2}}?(?:will be|is now|is going to be|sera|va être|será|"
+    rf"va a ser|es ahora|wird|ist jetzt|vai ser|é agora|passa a ser)\s+(?:(?:o|a|el|la|le|der|die)\s+)?{NAME}",
+    _I,
+)
 #: Someone away from the role for now: "Herr Böhm ist krank", "Dana is off sick", "la Dra. Gil está de baja".
 _AWAY = re.compile(
     rf"{NAME} (?:is|'s|ist|est|está|esta|anda) (?:off |now |jetzt |leider )?(?:sick|ill|on leave|krank|"
@@ -575,7 +589,7 @@ def successors(sentence: str, gone: Sequence[str]) -> list[tuple[str, str]]:
     if not away:
         return []
     out: list[tuple[str, str]] = []
-    for pattern in (_NEW_BEFORE, _NEW_AFTER):
+    for pattern in (_NEW_BEFORE, _NEW_AFTER, _ROLE_WILL_BE):
         for match in pattern.finditer(sentence):
             new = match.group("v")
             if (

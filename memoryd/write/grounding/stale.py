@@ -55,6 +55,10 @@ _X = (
     r"(?-i:(?P<x>(?:(?:(?:Dr|Dra|Mr|Mrs|Ms|Prof|Herr|Frau|Sr|Sra|Mme|Mlle)\.?|M\.)\s+)?[A-ZÀ-ÖØ-Þ][\w'’-]*"
     r"(?:[ -][A-ZÀ-ÖØ-Þ][\w'’-]*){0,2}))"
 )
+#: Month names in lower case, as French, Spanish and Portuguese write them: the old value of a date said unfit.
+_MONTH_FR = r"(?P<x>janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)"
+_MONTH_ES = r"(?P<x>enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre)"
+_MONTH_PT = r"(?P<x>janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)"
 #: The old value when it is a common noun ("tea", "sugar", "the gym"), for the few markers that say so plainly.
 _NOUN = r"(?:(?:the|my|our) )?(?P<x>[^\W\d_][\w-]{1,30})"
 _ART = r"(?:(?:the|our|my|le|la|les|l'|el|los|las|o|a|os|as|den|die|das|der) )?"
@@ -330,6 +334,24 @@ def _someone_else(said: str, start: int) -> bool:
     )
 
 
+#: A month or a named date said to be unfit for a plan: "N4 in July is too soon" (then "I've switched to the December
+#: sitting"), "juillet, c'est trop tôt", "julio es demasiado pronto", "Juli ist zu früh", "julho é cedo demais". The
+#: turn's new dated fact carries it (a `thing`), and the older plan naming it is retired. The date is the subject, so
+#: only a person said before it in the clause ("For Tom, July is too late", "ma sœur trouve que…") makes it
+#: someone else's.
+_UNFIT_DATE = tuple(
+    re.compile(pattern, _I)
+    for pattern in (
+        rf"{_X},? (?:is|'s|was|would be) (?:too|way too|far too|much too) (?:soon|early|late)\b",
+        rf"\b(?:en |pour )?{_MONTH_FR},? (?:c'est|c'était|ce serait) (?:trop|bien trop|beaucoup trop) (?:tôt|tard)\b",
+        rf"\b(?:en |para )?{_MONTH_ES},? (?:es|era|sería) (?:demasiado|muy) (?:pronto|temprano|tarde)\b",
+        rf"{_X},? (?:ist|war|wäre) (?:zu|viel zu|etwas zu) (?:früh|spät)\b",
+        rf"\b(?:em |para )?{_MONTH_PT},? (?:é|era|seria) (?:cedo|tarde) demais\b",
+    )
+)
+_FOR_SOMEONE = re.compile(r"\b(?:for|pour|para|für)\s+(?-i:[A-ZÀ-Þ])", _I)
+
+
 @lru_cache(maxsize=4096)
 def stale_mentions(text: str) -> tuple[StaleMention, ...]:
     """Old values a user turn says are no longer current, in order, each once.
@@ -358,6 +380,15 @@ def _sentence_mentions(said: str) -> list[StaleMention]:
             if scope == PERSON and fold(value.split()[0]) in _FIRST_PERSON:
                 continue  # "We've moved to a new vet", "On a déménagé": the user moving, no one leaving a role
             mention = StaleMention(scope, value)
+            if mention not in found:
+                found.append(mention)
+    for pattern in _UNFIT_DATE:
+        for match in pattern.finditer(said):
+            starts = list(_CLAUSE_START.finditer(said, 0, match.start()))
+            before = said[starts[-1].end() if starts else 0 : match.start()]
+            if _OTHER_SUBJECT.search(before) or _FOR_SOMEONE.search(said[: match.start()]):
+                continue
+            mention = StaleMention(THING, match.group("x"))
             if mention not in found:
                 found.append(mention)
     return found
