@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.gate_collect import OUT as EVIDENCE_FILE
-from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT
+from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT
 from bench.gate_fit import (
     SECTIONS,
     Example,
@@ -83,7 +83,7 @@ DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
     | {
         f"{v}{p}"
-        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11")
+        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12")
         for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")
     }
 )
@@ -240,7 +240,7 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11))],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in range(2, 13))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
@@ -433,7 +433,7 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
 def query_texts() -> dict[str, str]:
     """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
-    for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11):
+    for n in range(2, 13):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
@@ -485,14 +485,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--evidence",
         type=Path,
         nargs="*",
-        default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT],
+        default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT],
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v10.json")
     parser.add_argument(
         "--baseline",
         type=Path,
         nargs="*",
-        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (8, 9)],
+        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (9, 10)],
         help="the 'before' model files",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
@@ -557,12 +557,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
     provenance = {
         "data": (
-            "bench/gate_v2 .. gate_v11 (frozen; v4, v5, v7, v8, v9, v10 and v11 reported once each, v6 twice) plus sparse"
+            "bench/gate_v2 .. gate_v12 (frozen; v4, v5, v7 .. v12 reported once each, v6 twice) plus sparse"
             " agents"
             f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
         ),
         "fitted_on": (
-            f"TRAIN profiles of gate_v2..gate_v11 ({train_n} queries on full profiles, with their augmented"
+            f"TRAIN profiles of gate_v2..gate_v12 ({train_n} queries on full profiles, with their augmented"
             " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
             " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
         ),
@@ -579,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sparse_false_injection": round(best.sparse.false_rate, 4),
             "sparse_missed": round(best.sparse.missed_rate, 4),
         },
-        "held_out": "bench/gate_v12 (blind, run once by the lead)",
+        "held_out": "bench/gate_v13 (blind, run once by the lead)",
         "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
     }
     args.out.write_text(best.model.to_json(provenance), encoding="utf-8")
