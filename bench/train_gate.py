@@ -20,15 +20,16 @@ accuracy, penalised past the issue's false/missed targets; bench.gate_fit.object
 the sparse agents' lenient accuracy; a candidate that declines the single-section probe (PROBE), the
 section-by-answer probe (ANSWER_PROBE) or the personal-request probe (PERSONAL_PROBE) is never chosen.
 
-Outcome (2026-12-07, session 15): gate-v10's features (`recall`: gate-v9's plus what the request presupposes — a
-reminder, the value now, a tag question, no asker, a choice for the asker, a device's or technique's memory —
-gate_recall.py), l2 0.01, augment 0.05, sparse 0.01, none_threshold 0.45 (objective 0.8235; DEV lenient 85.9%,
-false injection 4.7%, missed 8.4%); a candidate must also give LoCoMo's DEV questions (LOCOMO_DEV) a section;
-docs/gate.md has every candidate's figures.
+Outcome (2026-12-07, session 16): gate-v11's features (`asker`: gate-v10's plus whether the asker is the request's
+subject — a question about the asker, a document about the asker — gate_asker.py), l2 0.01, augment 0.1, sparse
+0.005, none_threshold 0.45 (objective 0.8205 against gate-v10's 0.8149 on the same DEV; DEV lenient 85.4%, false
+injection 5.4%, missed 9.3%); a candidate must also give LoCoMo's DEV questions (LOCOMO_DEV) a section; docs/gate.md
+has every candidate's figures. (Session 15, gate-v10: `recall`, l2
+0.01, augment 0.05, sparse 0.01, threshold 0.45.)
 
-Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.05 --sparse-weights 0.01
---feature-sets recall` (gate-v10's grid point, a few minutes on a loaded machine; writes
-memoryd/retrieval/gate_model_v10.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
+Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.1 --sparse-weights 0.005
+--feature-sets asker` (gate-v11's grid point, a few minutes on a loaded machine; writes
+memoryd/retrieval/gate_model_v11.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
 to print the DEV figures only, `--errors` to list the chosen model's DEV errors, `--false-of MODEL` to list a model
 file's DEV false injections with the features that decided them; `--feature-sets`, `--l2`, `--augment-weights`,
 `--sparse-weights` narrow or widen the grid; the defaults are gate-v6's grid, where no l2 0.003 candidate passes
@@ -146,8 +147,6 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "slots": SLOTS,
     "recall": RECALL,
     "asker": FEATURE_NAMES,
-    # gate-v11's candidates without the products of a request about the world (the identity frames alone).
-    "asker_frames": tuple(n for n in FEATURE_NAMES if not n.startswith("absent_x_")),
 }
 #: The gate's grid (gate-v6's final runs: l2 0.01 lost to 0.003 in every earlier run of this session).
 L2 = (3e-3,)

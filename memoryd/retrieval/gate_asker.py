@@ -1,33 +1,27 @@
-"""Is the asker the subject of the request (gate-v11)? Identity frames, and evidence that counts less without one.
+"""Is the asker the subject of the request (gate-v11)? A question about the asker, or a document about the asker.
 
-The blind gate_v12 (run once with gate-v10, session 15) sent 7 of its 16 identity questions to none and 20 of its 33
-false injections to the episodes. On the fitting sets' TRAIN profiles (gate_v2 .. gate_v12; DEV not read) gate-v10
-declines or misplaces identity questions whose subject is the asker but which name no identity slot gate-v9's
-`ask_id_slot` reads ("je suis d'où à la base ?", "qué idiomas hablo", "mit wem bin ich verheiratet", "where'd I grow
-up") and requests that fill in a document about the asker ("… pour le formulaire", "which languages should I put on
-the CV", "O que ponho em profissão no formulário do seguro?"); and it injects the episodes for requests that do not
-refer to the asker at all and name a place, a thing or a month an episode names ("is <town> warm in <month>", "how
-was <lake> formed"), because "the episodes hold the request's words" (`e_known`, `cue_date_known`) weighs the same
-whether or not the request is about the asker. Three general rules, in en/fr/es/de/pt on folded text (gate.fold);
-none decides alone, the model weighs them with the evidence:
+The blind gate_v12 (run once with gate-v10, session 15) sent 7 of its 16 identity questions to none. On the fitting
+sets' TRAIN profiles (gate_v2 .. gate_v12; DEV not read) gate-v10 declines or misplaces identity questions whose
+subject is the asker but which name no identity slot gate-v9's `ask_id_slot` reads ("je suis d'où à la base ?", "qué
+idiomas hablo", "mit wem bin ich verheiratet", "where'd I grow up") and requests that fill in a document about the
+asker ("… pour le formulaire", "which languages should I put on the CV", "O que ponho em profissão no formulário do
+seguro?"). Two general rules, in en/fr/es/de/pt on folded text (gate.fold); neither decides alone, the model weighs
+them with the evidence:
 
 - **ask_about_me**: a question (a "?" or a question word) whose subject is the asker in the singular: English "I",
   French "je" / "j'" / "suis-je", German "ich", Spanish "yo" and Portuguese "eu", or, since Spanish and Portuguese
   carry the person in the verb, a first-person-singular form of to be / to have / to live / to work / to do / to
   speak / to study / to be born / to grow up / to be called within three words after a question word ("en qué
-  barrio vivo", "de onde sou", "o que faço").
+  barrio vivo", "de onde sou", "o que faço"), unless another subject's verb comes between ("¿dónde hay trabajo?").
 - **ask_form**: the request writes or fills in a document about the asker: a form, an application, a CV, a profile,
   a bio, a lease, a registration or enrolment, a cover letter (formulaire, candidature, bail, inscription;
   formulario, solicitud, currículum, matrícula; Formular, Antrag, Bewerbung, Lebenslauf, Anmeldung; formulário,
   ficha, candidatura, currículo, inscrição), or asks what to put or write in one ("what do I put", "je mets quoi",
   "qué pongo", "was trage ich ein", "o que ponho").
-- **asker_absent**: no first- or second-person word, no "we" verb form and no first-person verb form as above: the
-  request is about the world. Its products with the share of the request's words each section holds
-  (`absent_x_{p,e,t}_known`) and with a month or weekday memory holds (`absent_x_date_known`) let the model weigh
-  "memory names this" less when nobody is asking about themselves.
 
 Products with the identity (`about_me_x_id_has`, `about_me_x_id_cos`, `form_x_id_has`) lower the evidence bar for
-the identity only.
+the identity only. (A third group, the sections' evidence times "the request refers to nobody", was offered to the
+DEV selection in session 16 and not chosen: docs/gate.md, "gate-v11".)
 """
 
 from __future__ import annotations
@@ -41,10 +35,6 @@ ASKER_FEATURES: tuple[str, ...] = (
     "about_me_x_id_has",
     "about_me_x_id_cos",
     "form_x_id_has",
-    "absent_x_p_known",
-    "absent_x_e_known",
-    "absent_x_t_known",
-    "absent_x_date_known",
 )
 
 #: A question word opening a clause (five languages, folded).
@@ -63,8 +53,9 @@ _FIRST_SUBJECT = re.compile(r"\bi\b|\bje\b|\bj'|\bsuis-je\b|\bai-je\b|\bich\b|\b
 #: an adjective ("¿dónde hay trabajo?", "onde tem trabalho?").
 _OTHER_VERB = r"(?:hay|es|esta|son|estan|tiene|tienen|ha|han|e|sao|tem|fica|existe|existen|hace|faz)"
 _FIRST_VERB = re.compile(
-    rf"\b{_QWORD}(?: (?!{_OTHER_VERB}\b)[\w']+){{0,3}} (?:soy|estoy|tengo|vivo|trabajo|curro|hago|hablo|estudio|naci|creci|vengo"
-    r"|me llamo|me dedico|sou|estou|tenho|moro|trabalho|faco|falo|estudo|nasci|cresci|venho|me chamo)\b"
+    rf"\b{_QWORD}(?: (?!{_OTHER_VERB}\b)[\w']+){{0,3}} (?:soy|estoy|tengo|vivo|trabajo|curro|hago|hablo|estudio"
+    r"|naci|creci|vengo|me llamo|me dedico|sou|estou|tenho|moro|trabalho|faco|falo|estudo|nasci|cresci|venho"
+    r"|me chamo)\b"
 )
 #: A document about the asker, or what to put in one.
 _FORM = re.compile(
@@ -107,11 +98,10 @@ def ask_form(folded: str) -> bool:
 
 
 def asker_features(folded: str, f: Mapping[str, float]) -> dict[str, float]:
-    """ASKER_FEATURES of one request: folded text (gate.fold) and the features already computed (f: `impersonal`,
-    `{p,e,t}_known`, `cue_date_known`, `id_has`, `id_cos`)."""
+    """ASKER_FEATURES of one request: folded text (gate.fold) and the features already computed (f: `id_has`,
+    `id_cos`)."""
     about_me = 1.0 if ask_about_me(folded) else 0.0
     form = 1.0 if ask_form(folded) else 0.0
-    absent = 1.0 if f.get("impersonal", 0.0) > 0 and not first_person_verb(folded) else 0.0
     id_has = f.get("id_has", 0.0)
     return {
         "ask_about_me": about_me,
@@ -119,10 +109,6 @@ def asker_features(folded: str, f: Mapping[str, float]) -> dict[str, float]:
         "about_me_x_id_has": about_me * id_has,
         "about_me_x_id_cos": about_me * f.get("id_cos", 0.0),
         "form_x_id_has": form * id_has,
-        "absent_x_p_known": absent * f.get("p_known", 0.0),
-        "absent_x_e_known": absent * f.get("e_known", 0.0),
-        "absent_x_t_known": absent * f.get("t_known", 0.0),
-        "absent_x_date_known": absent * f.get("cue_date_known", 0.0),
     }
 
 

@@ -91,8 +91,8 @@ GATE_V9_FEATURES: tuple[str, ...] = SLOT_FEATURES
 #: gate-v10: what the request presupposes — a fact told before (a reminder), its value as it stands now, or no
 #: asker at all (curiosity, not for me) — with their products (gate_recall.py).
 GATE_V10_FEATURES: tuple[str, ...] = RECALL_FEATURES
-#: gate-v11: whether the asker is the request's subject — identity frames (a question about the asker, a document
-#: about the asker) and the evidence products of a request about the world (gate_asker.py).
+#: gate-v11: whether the asker is the request's subject — a question about the asker, a document about the asker —
+#: with their products with the identity (gate_asker.py).
 GATE_V11_FEATURES: tuple[str, ...] = ASKER_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).

@@ -97,8 +97,8 @@ def test_the_recorded_probe_is_what_the_read_path_measures(memoryd: MemorydHandl
         assert live == pytest.approx(row["features"], abs=1e-6)
 
 
-@pytest.mark.parametrize("version", [5, 6, 8, 9, 10])
-def test_gate_v5_v6_v8_v9_v10_place_the_fact_and_keep_general_questions_out(
+@pytest.mark.parametrize("version", [5, 6, 8, 9, 10, 11])
+def test_gate_v5_v6_v8_v9_v10_v11_place_the_fact_and_keep_general_questions_out(
     memoryd: MemorydHandle, version: int
 ) -> None:
     model = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")

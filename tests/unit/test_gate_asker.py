@@ -1,5 +1,4 @@
-"""gate-v11's asker frames (gate_asker.py): a question about the asker, a document about the asker, and the evidence
-products of a request about the world.
+"""gate-v11's asker frames (gate_asker.py): a question about the asker and a document about the asker.
 
 Each rule is tested both ways, in the five languages, on requests written for these tests.
 """
@@ -106,26 +105,13 @@ def test_ordinary_requests_are_no_form(query: str) -> None:
     assert not ask_form(fold(query)), query
 
 
-def test_the_products_read_the_evidence() -> None:
-    known = {"impersonal": 1.0, "p_known": 0.5, "e_known": 0.7, "t_known": 0.2, "cue_date_known": 1.0}
-    f = asker_features(fold("is Menorca warm in March?"), known)
-    assert f["absent_x_e_known"] == pytest.approx(0.7)
-    assert f["absent_x_p_known"] == pytest.approx(0.5)
-    assert f["absent_x_t_known"] == pytest.approx(0.2)
-    assert f["absent_x_date_known"] == 1.0
-    # A person word (impersonal 0), or a Spanish / Portuguese first-person verb, puts the asker back.
-    assert (
-        asker_features(fold("when do we fly to Menorca in March?"), known | {"impersonal": 0.0})[
-            "absent_x_e_known"
-        ]
-        == 0.0
-    )
-    assert asker_features(fold("¿en qué hotel estoy en Menorca?"), known)["absent_x_e_known"] == 0.0
+def test_the_products_read_the_identity() -> None:
     with_identity = {"id_has": 1.0, "id_cos": 0.4}
     g = asker_features(fold("where did I grow up?"), with_identity)
     assert g["about_me_x_id_has"] == 1.0 and g["about_me_x_id_cos"] == pytest.approx(0.4)
     assert asker_features(fold("where did I grow up?"), {})["about_me_x_id_has"] == 0.0
     assert asker_features(fold("fill in the form for me"), with_identity)["form_x_id_has"] == 1.0
+    assert asker_features(fold("where was Napoleon born?"), with_identity)["about_me_x_id_has"] == 0.0
 
 
 def test_the_features_are_served() -> None:
