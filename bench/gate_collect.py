@@ -65,6 +65,7 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v9", ("test",)),
     (BENCH / "gate_v10", ("test",)),
     (BENCH / "gate_v11", ("test",)),
+    (BENCH / "gate_v12", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: The second collection: every set's pinned-subset agents (gate-v5's session also held gate_v6's four variants
@@ -82,8 +83,17 @@ V10_OUT = BENCH / "results" / "gate_fit_evidence_v10.jsonl.gz"
 #: gate-v10's addition: gate_v11 (run once with gate-v9 in session 14, fitting data since), collected on its own
 #: (`--v11`) like gate_v10.
 V11_OUT = BENCH / "results" / "gate_fit_evidence_v11.jsonl.gz"
+#: gate-v11's addition: gate_v12 (run once with gate-v10 in session 15, fitting data since), collected on its own
+#: (`--v12`) like gate_v11.
+V12_OUT = BENCH / "results" / "gate_fit_evidence_v12.jsonl.gz"
 #: Sets collected on their own file (never in OUT / SPARSE_OUT).
-OWN_FILE = {"gate_v8": V8_OUT, "gate_v9": V9_OUT, "gate_v10": V10_OUT, "gate_v11": V11_OUT}
+OWN_FILE = {
+    "gate_v8": V8_OUT,
+    "gate_v9": V9_OUT,
+    "gate_v10": V10_OUT,
+    "gate_v11": V11_OUT,
+    "gate_v12": V12_OUT,
+}
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "full": (),
@@ -261,9 +271,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"gate_v11 alone (its four variants and its pinned-subset agents) into {V11_OUT.name}",
     )
+    parser.add_argument(
+        "--v12",
+        action="store_true",
+        help=f"gate_v12 alone (its four variants and its pinned-subset agents) into {V12_OUT.name}",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    own = {"gate_v8": args.v8, "gate_v9": args.v9, "gate_v10": args.v10, "gate_v11": args.v11}
+    own = {
+        "gate_v8": args.v8,
+        "gate_v9": args.v9,
+        "gate_v10": args.v10,
+        "gate_v11": args.v11,
+        "gate_v12": args.v12,
+    }
     own_set = next((name for name, wanted in own.items() if wanted), None)
     out = SPARSE_OUT if args.sparse else OWN_FILE[own_set] if own_set else args.out
     if own_set:

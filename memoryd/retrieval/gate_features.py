@@ -22,6 +22,7 @@ from memoryd.retrieval import gate_signals as sig
 from memoryd.retrieval.answer_kinds import asked_kinds
 from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
+from memoryd.retrieval.gate_asker import ASKER_FEATURES, asker_features
 from memoryd.retrieval.gate_dates import without_dates
 from memoryd.retrieval.gate_own import own_names
 from memoryd.retrieval.gate_personal import FOR_USER_FEATURES, for_user_features
@@ -90,6 +91,9 @@ GATE_V9_FEATURES: tuple[str, ...] = SLOT_FEATURES
 #: gate-v10: what the request presupposes — a fact told before (a reminder), its value as it stands now, or no
 #: asker at all (curiosity, not for me) — with their products (gate_recall.py).
 GATE_V10_FEATURES: tuple[str, ...] = RECALL_FEATURES
+#: gate-v11: whether the asker is the request's subject — a question about the asker, a document about the asker —
+#: with their products with the identity (gate_asker.py).
+GATE_V11_FEATURES: tuple[str, ...] = ASKER_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -155,6 +159,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *GATE_V8_FEATURES,
     *GATE_V9_FEATURES,
     *GATE_V10_FEATURES,
+    *GATE_V11_FEATURES,
 )
 
 
@@ -339,6 +344,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
             identity_facts=[fact.text for fact in evidence.identity.facts],
         )
     )
+    f.update(asker_features(folded, f))
     return derive(f)
 
 
@@ -381,6 +387,7 @@ __all__ = [
     "GATE_V8_FEATURES",
     "GATE_V9_FEATURES",
     "GATE_V10_FEATURES",
+    "GATE_V11_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

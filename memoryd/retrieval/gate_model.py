@@ -1,10 +1,11 @@
 """The evidence gate's learned model: multinomial logistic regression over gate_features, loaded from a JSON file.
 
-The file the service loads is gate_model_v10.json next to this module, written by bench/train_gate.py: fitted on the
-TRAIN profiles of the frozen gate_v2 .. gate_v11 sets (plus agents with sections missing, timed-out query vectors
+The file the service loads is gate_model_v11.json next to this module, written by bench/train_gate.py: fitted on the
+TRAIN profiles of the frozen gate_v2 .. gate_v12 sets (plus agents with sections missing, timed-out query vectors
 and sparse agents derived from them), chosen on their DEV profiles among the candidates that pass the sparse,
-answer and personal-request probes and give LoCoMo's DEV questions a section (docs/gate.md, "gate-v10").
-gate_model_v9.json was the default before (gate-v9's features, without what the request presupposes: gate_recall.py).
+answer and personal-request probes and give LoCoMo's DEV questions a section (docs/gate.md, "gate-v11").
+gate_model_v10.json was the default before (gate-v10's features, without whether the asker is the request's subject:
+gate_asker.py). gate_model_v9.json was the default before (gate-v9's features, without what the request presupposes: gate_recall.py).
 gate_model_v8.json was the default before (gate-v8's features, without the open-slot ones of gate_slots.py).
 gate_model_v7.json was the default before gate-v8 (it reads gate-v8's code's own_name, whose rarity route now needs two
 rows, and then declines the four-fact sparse probe at P(none) 0.52). gate_model_v6.json missed
@@ -34,8 +35,8 @@ CLASSES: tuple[Section, ...] = (
     Section.EPISODES,
     Section.TRANSCRIPT,
 )
-#: The file the service loads (gate-v10; gate-v3 .. gate-v9 are kept for their figures: docs/gate.md).
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v10.json"
+#: The file the service loads (gate-v11; gate-v3 .. gate-v10 are kept for their figures: docs/gate.md).
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v11.json"
 
 
 class GateModelError(ValueError):
