@@ -105,3 +105,14 @@ def test_plan_grounded_retires_the_older_fact_in_its_own_table_only() -> None:
     [insert] = plan.facts.inserts
     assert insert.supersedes == ("1",)
     assert insert.supersedes_identity == ()
+
+
+def test_a_place_replaces_a_place_not_a_holder_of_the_same_noun() -> None:
+    """ "The stall's in Kemp Town now" retires where the stall was, not the stall's shop online."""
+    online = "The user is at the stall Friday to Sunday, and the user lists everything online on Depop."
+    place = "The user runs a vintage clothing stall in the North Laine in Brighton."
+    assert _retires("News: the North Laine lease ended, the stall's in Kemp Town now.", online, place) == [
+        place
+    ]
+    # A holder named anew is no place: "Suki does the stall now" does not move it.
+    assert _retires("The stall's in Kemp Town now.", online) == []

@@ -113,6 +113,23 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: A name said as where something is: after "in", "at", "à", "au", "en", "em", "no", "na", "im", "am", "bei".
+_AT_PLACE = re.compile(
+    r"\b(?:in|at|a|au|aux|en|em|no|na|nos|nas|im|am|bei)\s+(?:(?:the|le|la|les|el|los|las|o|a|os|as|der|dem|den)\s+)?"
+    + NAME
+)
+
+
+def _places(text: str) -> frozenset[str]:
+    """Names a fact says something is in or at (folded)."""
+    return frozenset(fold(m.group("v")) for m in _AT_PLACE.finditer(_a_grave(text)))
+
+
+def _a_grave(text: str) -> str:
+    """The text with "à" read as "a" and nothing else changed, so a name keeps its capital."""
+    return text.replace("à", "a").replace("À", "A")
+
+
 def _numbers(text: str) -> frozenset[str]:
     """Numbers said in a fact, outside its dates (ISO days, day-of-month numbers before a month)."""
     bare = _ISO.sub("", text)
@@ -222,7 +239,12 @@ def _kind_changed(new: str, old: str) -> str:
         and not new_dates
         and all(not any(a in b or b in a for b in old_names) for a in fresh)
     ):
-        return "name"
+        # A place for a place ("the stall's in Kemp Town now" / "a stall in the North Laine"), a holder for a
+        # holder: "lists everything on Depop" names no place the stall was in.
+        new_places, old_places = _places(new), _places(old)
+        if fresh & new_places:
+            return "place" if old_places - new_places else ""
+        return "name" if old_names - old_places else ""
     return ""
 
 
