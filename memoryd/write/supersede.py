@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from memoryd.write.dedup import Embedder, FactPlan, bumped_salience, normalize_tokens, plan_facts
 from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.changed_slot import changed_slot
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import events_of, moves_date, same_event
 from memoryd.write.grounding.lexicon import NAME, RELATIONS
@@ -708,8 +709,9 @@ def plan_grounded(
         other_repeat, other_slot = _slot_decision(fact, other_pool)
         supersedes = _supersedes(fact, same_slot, pool)
         more_same, more_other = retiring.take(fact, identity_table=fact.is_identity)
-        supersedes = tuple(dict.fromkeys((*supersedes, *more_same)))
-        other_slot = tuple(dict.fromkeys((*other_slot, *more_other)))
+        changed_same, changed_other = _changed_slot(fact, pool, other_pool, turns)
+        supersedes = tuple(dict.fromkeys((*supersedes, *more_same, *changed_same)))
+        other_slot = tuple(dict.fromkeys((*other_slot, *more_other, *changed_other)))
         if repeat is None and other_repeat is not None:
             # Said again in the slot the other table holds: that fact gains a source, nothing is duplicated.
             kept_history.extend((old, other_repeat.id, not fact.is_identity) for old in history)
@@ -824,6 +826,19 @@ def plan_grounded(
         insert_vectors=vectors,
     )
     return GroundedPlan(plan, tuple(identity_inserts), tuple(identity_bumps), superseded, tuple(kept_history))
+
+
+def _changed_slot(
+    fact: GroundedFact,
+    pool: Sequence[ExistingFact],
+    other_pool: Sequence[ExistingFact],
+    turns: Sequence[SourceTurn],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The one older fact, of either table, whose slot the fact says changed (grounding/changed_slot.py)."""
+    # Ids of the two tables may coincide: each is tagged with its table while the rule reads them.
+    older = [(f"s{e.id}", e.content) for e in pool] + [(f"o{e.id}", e.content) for e in other_pool]
+    found = changed_slot(fact.text, fact.turns, older, turns)
+    return tuple(key[1:] for key in found if key[0] == "s"), tuple(key[1:] for key in found if key[0] == "o")
 
 
 def _given_up(

@@ -1,0 +1,300 @@
+"""A newer fact said as a change retires the one older fact of its slot with another value.
+
+The general rule (session 16, distill43): a newer fact **said as a change** supersedes an older active fact when
+both hold a value of one kind, the newer one's value differs, and they share the slot:
+
+- *Said as a change*: a change marker or verb in the fact — "now", "these days", "instead", "moved", "pushed back",
+  "postponed", "finally", "in the end", "switched", "not 40" (the old value negated); "maintenant", "désormais", "à
+  la place", "passe au", "décalé", "reporté", "finalement", "pas 40"; "ahora", "ya no", "en cambio", "se retrasa",
+  "aplazado", "al final", "no 40"; "jetzt", "nun", "inzwischen", "stattdessen", "verschoben", "verlegt",
+  "schließlich", "nicht 40"; "agora", "hoje em dia", "em vez", "adiado", "passou para", "afinal", "no fim", "não 40".
+- *A value of one kind*: a date (the ISO day the extractor appends), a number said with a noun ("48 barriques", "la
+  séance … 65 euros"), or a name (a person, a place or a holder: "Ifor Pughe", "in Kemp Town").
+- *The same slot*: the two facts share a content word by word family (grounding's `same_family`: "livraison" /
+  "livrer", "vet" / "vets"), apart from names, numbers, words of time and the stored templates' words; an acronym
+  of the newer fact stands for the older one's words it abbreviates ("LOM" / "local operations manager"). A date
+  said with no such word ("It's been moved to 26 March", "c'est le 3 mars maintenant") belongs to the one older
+  dated fact the fact's own turn or the turn before it names.
+
+Guards: a question or a hypothetical changes nothing; a value added, not replaced ("also", "aussi", "también",
+"auch", "também", "as well") retires nothing; someone else's change (a third person before the marker: "my sister
+moved her wedding to June") retires nothing of the user's; and two older facts that fit the slot (two events, two
+prices) are ambiguous, so none is retired.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memoryd.write.grounding.dates import MONTHS
+from memoryd.write.grounding.event import plan_dates
+from memoryd.write.grounding.lexicon import HYPOTHETICAL, NAME
+from memoryd.write.grounding.model import SourceTurn
+from memoryd.write.grounding.recurring import keeps_one_off
+from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.templates import TEMPLATE_WORDS
+from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
+
+_I = re.IGNORECASE
+#: Change markers and verbs of the five languages, matched on folded text (see the module docstring).
+_MARKER = re.compile(
+    r"\b(?:now|these days|nowadays|instead|moved|pushed back|put back|brought forward|postponed|delayed|"
+    r"rescheduled|switched|swapped|changed|finally|in the end|no longer|"
+    r"maintenant|desormais|a la place|passe (?:a|au|aux)|passee (?:a|au)|decalee?s?|reportee?s?|repoussee?s?|"
+    r"avancee?s?|finalement|au final|plus maintenant|"
+    r"ahora|hoy en dia|ya no|en cambio|en vez|se retrasa|se adelanta|retrasad[oa]s?|aplazad[oa]s?|"
+    r"pospuest[oa]s?|adelantad[oa]s?|pasa (?:a|al)|al final|finalmente|"
+    r"jetzt|nun|inzwischen|mittlerweile|stattdessen|verschoben|verlegt|vorgezogen|schliesslich|letztendlich|"
+    r"nicht mehr|"
+    r"agora|hoje em dia|em vez|adiad[oa]s?|antecipad[oa]s?|passou para|passa para|afinal|no fim|ja nao)\b"
+    # A change verb with its new value: "je passe la séance à 65 euros", "pasamos la cena a las 9", "passou a
+    # reunião para dia 3".
+    r"|\bpass(?:e|ent|er|ons|a|amos|an|ou|amos)\b[^.;]{0,30}?\b(?:a|au|aux|al|para|pra)\s+(?:\d|l[ea]s?\b|el\b)"
+    # The old value negated after the new one: "48 barriques, pas 40", "not 40", "no 40", "nicht 40", "não 40".
+    r"|,\s*(?:not|pas|no|nicht|nao)\s+\d",
+    _I,
+)
+#: A value added beside the old one, not in its place.
+_ADDED = re.compile(r"\b(?:also|as well|too|aussi|egalement|tambien|ademas|auch|zusatzlich|tambem)\b", _I)
+#: Someone else's change: a third person before the marker ("my sister moved her wedding", "ma sœur a décalé").
+_OTHER = re.compile(
+    r"\b(?:he|she|they|his|her|their|il|elle|ils|elles|son|sa|ses|leur|el|ella|ellos|su|sus|er|sie|sein|seine|"
+    r"ihr|ihre|ele|ela|eles|seu|sua|dele|dela)\b|"
+    r"\b(?:my|our|ma|mon|mes|notre|mi|mis|nuestra|nuestro|mein|meine|unser|unsere|meu|minha|nosso|nossa)\s+"
+    r"(?:sister|brother|wife|husband|partner|friend|son|daughter|mother|father|mum|mom|dad|neighbour|neighbor|"
+    r"soeur|frere|femme|mari|ami|amie|fils|fille|mere|pere|hermana|hermano|esposa|marido|amigo|amiga|hijo|hija|"
+    r"madre|padre|schwester|bruder|frau|mann|freund|freundin|sohn|tochter|mutter|vater|irma|irmao|esposa|"
+    r"amigo|amiga|filho|filha|mae|pai)\b",
+    _I,
+)
+_NAMES = re.compile(NAME)
+#: A count or amount: not an ordinal or a number glued to a unit or a letter ("13th", "9h30", "10-inch").
+_NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)?(?![\w-])")
+_ISO = re.compile(r"\(\d{4}-\d{2}(?:-\d{2})?\)")
+_MONTH_WORDS = frozenset(fold(m) for m in MONTHS)
+#: Words that name no slot: time words, the markers' own words, copulas and light verbs of the five languages.
+_NO_SLOT = frozenset(
+    light_stem(w)
+    for w in (  # noqa: SIM905
+        "now days these nowadays instead moved move pushed back put brought forward postponed delayed rescheduled "
+        "switched swapped changed change finally end longer date day week month year time next last first weekend "
+        "morning evening night today maintenant desormais place passe passee decale decalee reporte repousse "
+        "avance finalement final jour semaine mois annee ahora dia hoy vez cambio retrasa adelanta pasa semana mes "
+        "ano jetzt nun inzwischen mittlerweile stattdessen verschoben verlegt tag woche monat jahr agora hoje "
+        "adiado passou semana mes ano fim afinal been got going went said says told know think will would "
+        "new nouveau nouvelle nuevo nueva neu neue novo nova old ancien viejo alt antigo "
+        "not no non nao nicht kein keine pas ne nunca never jamais nie nunca ja ya plus mehr more "
+        "cost costs coute coutent cuesta cuestan vale kostet kosten custa custam price prix precio preis preco "
+        "il est sont ete fait va vont hay esta estan sido ist sind war wird hat haben esta estao foi vai"
+    ).split()
+)
+
+
+def _said_as_change(text: str) -> bool:
+    """Whether a fact says its value as a change, and as the user's own, not added, not asked or imagined."""
+    folded = fold(_ISO.sub("", text))
+    marker = _MARKER.search(folded)
+    if marker is None or "?" in text or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
+        return False
+    return _OTHER.search(folded[: marker.start()]) is None
+
+
+def _names(text: str) -> frozenset[str]:
+    """Capitalised names of a fact (not its first word's capital alone, nor a month or a day)."""
+    out = set()
+    for match in _NAMES.finditer(_ISO.sub("", text)):
+        value = match.group("v")
+        first = match.start("v") == 0 or text[: match.start("v")].rstrip().endswith((":", ".", ";"))
+        if first and " " not in value:
+            continue
+        if is_name(value) and not (frozenset(tokens(value)) & _MONTH_WORDS):
+            out.add(fold(value))
+    return frozenset(out)
+
+
+#: A name said as where something is: after "in", "at", "à", "au", "en", "em", "no", "na", "im", "am", "bei".
+_AT_PLACE = re.compile(
+    r"\b(?:in|at|a|au|aux|en|em|no|na|nos|nas|im|am|bei)\s+(?:(?:the|le|la|les|el|los|las|o|a|os|as|der|dem|den)\s+)?"
+    + NAME
+)
+
+
+def _places(text: str) -> frozenset[str]:
+    """Names a fact says something is in or at (folded)."""
+    return frozenset(fold(m.group("v")) for m in _AT_PLACE.finditer(_a_grave(text)))
+
+
+def _a_grave(text: str) -> str:
+    """The text with "à" read as "a" and nothing else changed, so a name keeps its capital."""
+    return text.replace("à", "a").replace("À", "A")
+
+
+def _numbers(text: str) -> frozenset[str]:
+    """Numbers said in a fact, outside its dates (ISO days, day-of-month numbers before a month)."""
+    bare = _ISO.sub("", text)
+    folded = fold(bare)
+    out = set()
+    for match in _NUMBER.finditer(folded):
+        after = re.findall(r"[^\W\d_]+", folded[match.end() : match.end() + 16])
+        before = re.findall(r"[^\W\d_]+", folded[max(0, match.start() - 12) : match.start()])
+        near = {*after[:2], *before[-1:]}
+        if near & _MONTH_WORDS:  # "3 de noviembre", "12 février", "March 9"
+            continue
+        if before and before[-1] in ("not", "pas", "no", "nicht", "nao"):
+            continue  # the old value named as gone: "48 barriques, pas 40"
+        if (after and after[0].startswith(("h", ":"))) or re.match(r"\d+h", folded[match.start() :]):
+            continue  # a time of day is a schedule's, not a count's
+        out.add(match.group().replace(",", "."))
+    return frozenset(out)
+
+
+#: Where the user lives is one slot whatever verb says it: live, rent, be based, habiter, louer, vivir, alquilar,
+#: wohnen, mieten, morar, arrendar (stems); they read as one word, `_HOME`.
+_HOME_STEMS = (
+    "live",
+    "living",
+    "rent",
+    "based",
+    "habit",
+    "lou",
+    "viv",
+    "alquil",
+    "wohn",
+    "miet",
+    "mor",
+    "arrend",
+)
+_HOME = "@home"
+
+
+def _slot_word(token: str) -> str:
+    stem = light_stem(token)
+    return _HOME if token.startswith(_HOME_STEMS) and len(token) <= 9 else stem
+
+
+def _slot_words(text: str) -> frozenset[str]:
+    """Stemmed content words that may name a slot: no stop, template, time or marker words, numbers or names."""
+    names = {t for name in _names(text) for t in tokens(name)}
+    return frozenset(
+        _slot_word(t)
+        for t in tokens(_ISO.sub("", text))
+        if len(t) > 2
+        and not t.isdigit()
+        and t not in STOP_WORDS
+        and t not in TEMPLATE_WORDS
+        and t not in NUMBER_WORDS
+        and t not in _MONTH_WORDS
+        and t not in names
+        and light_stem(t) not in _NO_SLOT
+    )
+
+
+def _family(a: str, b: str) -> bool:
+    """One word family (supersede.same_family's rule, repeated here to keep this module below supersede.py)."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    common = 0
+    for x, y in zip(short, long_, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= 4 and (common == len(short) or (common >= 5 and common >= len(short) - 2))
+
+
+def _acronym_of(new: str, old: str) -> bool:
+    """Whether an acronym of the newer fact abbreviates consecutive words of the older one ("LOM" / "local
+    operations manager", "GP" / "general practitioner")."""
+    words = [t for t in tokens(old) if t not in STOP_WORDS or len(t) > 3]
+    initials = "".join(w[0] for w in words)
+    for acronym in re.findall(r"\b[A-Z]{2,5}\b", new):
+        if acronym.lower() in initials and not re.search(rf"\b{acronym}\b", old):
+            return True
+    return False
+
+
+def _shares_slot(new: str, old: str, new_words: frozenset[str]) -> bool:
+    old_words = _slot_words(old)
+    return any(_family(a, b) for a in new_words for b in old_words) or _acronym_of(new, old)
+
+
+def _kind_changed(new: str, old: str) -> str:
+    """The kind of value the newer fact gives the older one's slot anew: "date", "number", "name" or ""."""
+    new_dates, old_dates = plan_dates(new), plan_dates(old)
+    # A weekly schedule gives no new day to a one-off event ("classes on Wednesday evenings" / "the exam on 9
+    # March"; grounding/recurring.py).
+    if new_dates and old_dates and not new_dates <= old_dates and not keeps_one_off(old, new):
+        return "date"
+    new_numbers, old_numbers = _numbers(new), _numbers(old)
+    if new_numbers and old_numbers and new_numbers - old_numbers and old_numbers - new_numbers:
+        return "number"
+    new_names, old_names = _names(new), _names(old)
+    fresh = new_names - old_names
+    # The new name is not merely the old one said longer ("Rao" / "Dr Priyamvada Rao").
+    if (
+        fresh
+        and old_names
+        and not new_numbers - old_numbers
+        and not new_dates
+        and all(not any(a in b or b in a for b in old_names) for a in fresh)
+    ):
+        # A place for a place ("the stall's in Kemp Town now" / "a stall in the North Laine"), a holder for a
+        # holder: "lists everything on Depop" names no place the stall was in.
+        new_places, old_places = _places(new), _places(old)
+        if fresh & new_places:
+            return "place" if old_places - new_places else ""
+        return "name" if old_names - old_places else ""
+    return ""
+
+
+def _named_words(text: str) -> frozenset[str]:
+    """Slot words and names (an event is often named by who it is for: "la date Delamain")."""
+    return _slot_words(text) | frozenset(t for name in _names(text) for t in tokens(name))
+
+
+def _context_words(fact_turns: Sequence[int], turns: Sequence[SourceTurn]) -> frozenset[str]:
+    """Slot words and names of the fact's own turns and the exchange before the first of them."""
+    if not fact_turns or not turns:
+        return frozenset()
+    by_index = {t.index: i for i, t in enumerate(turns)}
+    out: set[str] = set()
+    for index in fact_turns:
+        at = by_index.get(index)
+        if at is None:
+            continue
+        for turn in turns[max(0, at - 1) : at + 1]:
+            out |= _named_words(turn.user) | _named_words(turn.assistant)
+    return frozenset(out)
+
+
+def changed_slot(
+    text: str,
+    fact_turns: Sequence[int],
+    older: Sequence[tuple[str, str]],
+    turns: Sequence[SourceTurn] = (),
+) -> tuple[str, ...]:
+    """Ids of `older` facts ((id, content), the agent's active ones) the newer fact `text`, said as a change,
+    gives a new value in their slot (module docstring); none when two fit, or the fact says no change."""
+    if not _said_as_change(text):
+        return ()
+    new_words = _slot_words(text)
+    found = []
+    for fact_id, content in older:
+        if fold(content) == fold(text):
+            continue
+        kind = _kind_changed(text, content)
+        if kind and _shares_slot(text, content, new_words):
+            found.append((fact_id, kind))
+    if not found and plan_dates(text) and not _names(text):
+        # A date said with no noun or name of its own: the one older dated fact the turns around it name.
+        context = _context_words(fact_turns, turns)
+        found = [
+            (fact_id, "date")
+            for fact_id, content in older
+            if _kind_changed(text, content) == "date" and _named_words(content) & context
+        ]
+    return (found[0][0],) if len(found) == 1 else ()
+
+
+__all__ = ["changed_slot"]

@@ -1,0 +1,118 @@
+"""Supersession by slot and change marker (distill43, grounding/changed_slot.py).
+
+A newer fact said as a change (now, moved, pushed back, finally, "pas 40", maintenant, décalé, ahora, se retrasa,
+jetzt, verschoben, agora, adiado…) whose value (a date, a number with its noun, a name) differs from an older
+active fact sharing its slot (a content word by word family, an acronym, the home, or for a date said with no noun
+the one dated fact the turns around it name) supersedes that older fact; never for someone else's change, a
+question, a hypothetical, a value added, or when two older facts fit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.changed_slot import changed_slot
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import plan_grounded
+
+
+def _retires(
+    new: str, *old: str, turns: tuple[SourceTurn, ...] = (), fact_turns: tuple[int, ...] = ()
+) -> list[str]:
+    """The contents of the older facts the newer one retires."""
+    ids = changed_slot(new, fact_turns, [(str(i), text) for i, text in enumerate(old)], turns)
+    return [old[int(i)] for i in ids]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # en: a date by its event noun, a holder by the acronym of its role, the home by any verb that says it.
+        ("The install is now 17 March. (2026-03-17)", "Install booked for 24 February (2026-02-24) at Hartley's."),
+        ("Ifor Pughe is our LOM now.", "The user's local operations manager is Bronagh Keane."),
+        ("The user is out of Stonehouse, renting in Plymstock these days.", "The user lives in Stonehouse."),
+        ("The stall's in Kemp Town now.", "The user runs a vintage clothing stall in the North Laine in Brighton."),
+        # fr: the family of "livraison" / "livrer", a price by its noun, a count with the old one negated.
+        ("La livraison Delamain passe au 19 février (2026-02-19).",
+         "On doit livrer des fûts à la maison Delamain le 12 février. (2026-02-12)"),
+        ("Je passe la séance à 65 euros.", "La séance est à 60 euros."),
+        ("Et finalement ils veulent 48 barriques, pas 40.", "On doit livrer 40 barriques à Delamain."),
+        # es, de, pt: a date moved with its event noun.
+        ("La campaña se retrasa al 3 de noviembre (2026-11-03).", "La campaña empieza el 20 de octubre. (2026-10-20)"),
+        ("Die Prüfung ist jetzt am 9. Juni (2026-06-09).", "Die Prüfung ist am 28. Mai (2026-05-28)."),
+        ("A vistoria foi adiada para 22 de abril (2026-04-22).", "A vistoria é a 8 de abril (2026-04-08)."),
+    ],
+)  # fmt: skip
+def test_a_value_said_as_changed_retires_the_older_fact_of_its_slot(new: str, old: str) -> None:
+    assert _retires(new, old) == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("The install is 17 March. (2026-03-17)", "Install booked for 24 February (2026-02-24)."),  # no marker
+        ("Is the install now 17 March? (2026-03-17)", "Install booked for 24 February (2026-02-24)."),  # a question
+        ("If the install is moved to 17 March (2026-03-17), fine.", "Install booked for 24 February (2026-02-24)."),
+        ("My sister moved her install to 17 March (2026-03-17).", "Install booked for 24 February (2026-02-24)."),
+        ("We now also run a stall in Kemp Town.", "The user runs a stall in the North Laine."),  # added, not replaced
+        ("La formation est décalée au 16 mai (2026-05-16).", "La séance est à 60 euros."),  # another slot
+        ("Ahora el aceite sale a 9 euros.", "La campaña empieza el 20 de octubre. (2026-10-20)"),  # another kind
+        ("Jetzt kostet die Torte 30 Euro.", "Die Eierschecke kostet 3,20."),  # another noun
+        ("Agora o Rui Tavares é o meu contabilista.", "O meu mestre é o Sr. Albano."),  # another role
+    ],
+)  # fmt: skip
+def test_what_says_no_change_of_that_slot_retires_nothing(new: str, old: str) -> None:
+    assert _retires(new, old) == []
+
+
+def test_two_older_facts_of_the_slot_are_ambiguous() -> None:
+    new = "The exam has been moved to 9 June. (2026-06-09)"
+    assert (
+        _retires(
+            new, "The written exam is on 28 May. (2026-05-28)", "The oral exam is on 2 June. (2026-06-02)"
+        )
+        == []
+    )
+
+
+def test_a_date_said_with_no_noun_belongs_to_the_event_the_turn_before_names() -> None:
+    turns = (
+        SourceTurn(0, 0, "Hiya.", "Good luck with the exam on 12 March."),
+        SourceTurn(1, 1, "It's been moved to 26 March, the board changed it.", "Sorry, 26 March."),
+    )
+    exam = "The user's radiography exam is on 12 March. (2026-03-12)"
+    party = "Team dinner on 14 March. (2026-03-14)"
+    new = "It's been moved to 26 March (2026-03-26), the board changed it."
+    assert _retires(new, exam, party, turns=turns, fact_turns=(1,)) == [exam]
+    # Without turns naming it, the date belongs to no event.
+    assert _retires(new, exam, party) == []
+    # "c'est le 3 mars maintenant" after "la date Delamain": a name names the event too.
+    fr = (SourceTurn(0, 0, "Tu peux me rappeler la date Delamain ?", "Le 19 février."),
+          SourceTurn(1, 1, "Non, encore décalée : c'est le 3 mars maintenant.", "Pardon, le 3 mars."))  # fmt: skip
+    old = "La livraison Delamain passe au 19 février (2026-02-19)."
+    assert _retires(
+        "Encore décalée : c'est le 3 mars (2026-03-03) maintenant.", old, turns=fr, fact_turns=(1,)
+    ) == [old]
+
+
+def test_plan_grounded_retires_the_older_fact_in_its_own_table_only() -> None:
+    """Pinned and identity ids may coincide: the retired fact is the one of the table that holds it."""
+    pinned = [ExistingFact("1", "The user's local operations manager is Bronagh Keane.", 0.5, 1)]
+    identity = [ExistingFact("1", "The user's name is Lysander Pike.", 0.5, 1, "identity.name")]
+    fact = GroundedFact(FactKind.RELATION, "Ifor Pughe is our LOM now.", "", "Ifor Pughe", (0,), 0.6, False)
+    plan = plan_grounded([fact], pinned, identity, lambda turns: tuple(turns))
+    [insert] = plan.facts.inserts
+    assert insert.supersedes == ("1",)
+    assert insert.supersedes_identity == ()
+
+
+def test_a_place_replaces_a_place_not_a_holder_of_the_same_noun() -> None:
+    """ "The stall's in Kemp Town now" retires where the stall was, not the stall's shop online."""
+    online = "The user is at the stall Friday to Sunday, and the user lists everything online on Depop."
+    place = "The user runs a vintage clothing stall in the North Laine in Brighton."
+    assert _retires("News: the North Laine lease ended, the stall's in Kemp Town now.", online, place) == [
+        place
+    ]
+    # A holder named anew is no place: "Suki does the stall now" does not move it.
+    assert _retires("The stall's in Kemp Town now.", online) == []
