@@ -258,6 +258,24 @@ def test_a_weekday_before_its_date_names_that_date() -> None:
 
 
 @pytest.mark.parametrize(
+    "said",
+    [
+        "We are singing on Saturday the 11th of July instead.",
+        "On chante samedi le 11 juillet.",
+        "Cantamos el sábado, el 11 de julio.",
+        "Wir singen am Samstag, den 11. Juli.",
+        "Cantamos no sábado, dia 11 de julho.",
+    ],
+)
+def test_a_weekday_joined_to_its_date_by_an_article_is_one_date(said: str) -> None:
+    assert [m.iso for m in find_dates(said, SESSION_MS)] == ["2026-07-11"]
+
+
+def test_a_weekday_and_a_date_said_apart_stay_two_dates() -> None:
+    assert len(find_dates("We meet on Saturday, and then again on the 11th of July.", SESSION_MS)) == 2
+
+
+@pytest.mark.parametrize(
     ("said", "value"),
     [
         ("Can you keep the answers short from now on?", "keep the answers short from now on"),

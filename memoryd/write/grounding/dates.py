@@ -84,6 +84,9 @@ _WEEKDAY_DAY = re.compile(
     rf"\b({_WEEKDAY_RE}),?\s+(?:the\s+|le\s+|el\s+|den\s+|dia\s+)?(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?(?!\s*(?:h\b|:|am\b|pm\b|uhr\b|\d))"
 )
 
+#: What may stand between a weekday and the date it names: spaces, a comma, one article ("the", "le", "el", "den",
+#: "dia", "o").
+_NAMES_NEXT_DATE = re.compile(r",?\s*(?:(?:the|le|el|den|dia|o)\s+)?")
 
 _DAY_ONLY = re.compile(
     r"\bthe (\d{1,2})(?:st|nd|rd|th)(?=\s*(?:[.,;!?)]|$|at\b|in\b|and\b|or\b|to\b|until\b|for\b|then\b|so\b|"
@@ -254,8 +257,12 @@ def _find_dates(text: str, today: date) -> tuple[DateMention, ...]:
     for match in _WEEKDAY.finditer(folded):
         if in_span(*match.span()):
             continue  # "on nights Sunday to Wednesday": a weekly span, not one date
-        if any(0 <= m.start - match.end() <= 3 for m in found):
-            continue  # "am Dienstag, 10. März": the weekday names the date that follows it
+        if any(
+            _NAMES_NEXT_DATE.fullmatch(folded, match.end(), m.start) for m in found if m.start >= match.end()
+        ):
+            # "am Dienstag, 10. März", "Saturday the 11th of July", "samedi le 11 juillet", "sábado, dia 11 de
+            # julho": the weekday names the date that follows it (after a comma or an article), not a second date
+            continue
         if _RECURRING.search(folded, 0, match.start()):
             continue  # "every Tuesday", "los martes", "le mercredi", "jeden Dienstag": a habit, not one date
         if _HABIT_BEFORE.search(folded, 0, match.start()) and _HABIT_AFTER.match(folded, match.end()):
