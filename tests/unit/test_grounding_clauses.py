@@ -385,3 +385,30 @@ def test_a_role_keeps_its_field_and_workplace(said: str, text: str) -> None:
 )
 def test_pets_named_in_a_list_or_by_a_female_noun(said: str, slots: list[str]) -> None:
     assert [f.slot for f in _facts(said)] == slots
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "You'd told me the inspection was in June, that's wrong, it's next year.",
+        "Tu m'avais dit que Lilian passait son CAP en juin, c'est faux, c'est l'an prochain.",
+        "Me habías dicho que la inspección era en junio, no es así, es el año que viene.",
+        "Du hattest gesagt, die Prüfung ist im Juni, das stimmt nicht.",
+        "Você me disse que a inspeção era em junho, não é verdade, é no ano que vem.",
+    ],
+)
+def test_the_assistant_s_words_quoted_back_in_the_past_perfect_are_no_plan(said: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value == "plan"] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Ma mère m'avait dit que le contrôle est en juin.",
+        "Mi hermana me había dicho que la inspección es en junio.",
+        "Meine Chefin hatte gesagt, die Prüfung ist im Juni.",
+        "A minha irmã me disse que a inspeção é em junho.",
+    ],
+)
+def test_what_someone_else_told_the_user_is_no_report_of_the_assistant(said: str) -> None:
+    assert [f.kind.value for f in _facts(said)].count("plan") == 1

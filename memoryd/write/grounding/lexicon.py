@@ -316,13 +316,17 @@ ABOUT_ASSISTANT = re.compile(
     r"vous êtes|t'es|tú eres|eres|du bist|bist du|você é|você deve|você tem|tu tens)\b",
     re.IGNORECASE,
 )
-#: A sentence reporting the assistant's words ("You said …", "tu m'as proposé …", "me dijiste …", "du meintest …"):
-#: what is reported is the assistant's, answered by what follows it.
+#: A sentence reporting the assistant's words ("You said …", "tu m'as proposé …", "me dijiste …", "du meintest …"),
+#: in the simple past, the perfect or the past perfect ("you'd told me …", "tu m'avais dit …", "me habías dicho …",
+#: "du hattest gesagt …", "você me disse / tinha dito …"): what is reported is the assistant's, answered by what
+#: follows it.
 ASSISTANT_SAID = re.compile(
-    r"\b(?:you (?:suggested|said|asked|mentioned|thought|assumed|guessed|recommended|wrote|told me)|"
-    r"tu (?:m'as|as) (?:proposé|dit|suggéré|écrit)|vous (?:m'avez|avez) (?:proposé|dit|suggéré|écrit)|"
-    r"(?:vos |tú )?me (?:dijiste|sugeriste|propusiste|escribiste)|du hast (?:gesagt|vorgeschlagen|geschrieben)|"
-    r"du (?:meintest|sagtest|dachtest)|(?:você|tu) (?:sugeriu|disse|sugeriste|disseste|escreveu))\b",
+    r"\b(?:you(?:'d| had)? (?:suggested|said|asked|mentioned|thought|assumed|guessed|recommended|wrote|written|"
+    r"told me)|tu (?:m'as|as|m'avais|avais) (?:proposé|dit|suggéré|écrit)|"
+    r"vous (?:m'avez|avez|m'aviez|aviez) (?:proposé|dit|suggéré|écrit)|"
+    r"(?:vos |tú )?me (?:dijiste|sugeriste|propusiste|escribiste|habías (?:dicho|sugerido|propuesto|escrito))|"
+    r"du (?:hast|hattest) (?:gesagt|vorgeschlagen|geschrieben|gemeint)|du (?:meintest|sagtest|dachtest)|"
+    r"(?:você|tu) (?:me )?(?:sugeriu|disse|sugeriste|disseste|escreveu|tinhas? (?:dito|sugerido|escrito)))\b",
     re.IGNORECASE,
 )
 PAST = re.compile(
