@@ -145,7 +145,16 @@ _OPINION_VERB = (
     r"loves|likes|prefers|hates|swears by|adore|aime|préfère|déteste|ama|adora|prefiere|odia|liebt|mag|bevorzugt|"
     # "swears by" in the other languages: "ne jure que par", "jura por", "schwört auf", "jura por" / "não passa sem".
     r"(?:ne )?jure (?:que )?par|jura por|schwört auf|schwören auf|"
-    r"hasst|gosta|prefere|odeia)"
+    r"hasst|gosta|prefere|odeia|"
+    # their wish for the user, said as pressure or a preference about what the user does ("my sister's been on at me
+    # to move", "Emyr would rather I quit", "ma mère voudrait que je", "mi madre preferiría que", "meine Mutter hätte
+    # lieber, dass ich", "a minha mãe preferia que eu"): the wish is theirs, not the user's plan
+    r"(?:'s|’s|has|is|keeps?)?\s*(?:been\s+)?(?:on at|nagging|pushing|pressuring|pressing|begging|urging|"
+    r"telling|asking|at) (?:me|us) (?:to|about)|(?:'d|’d|would) (?:rather|prefer|like it if) (?:I|we)|"
+    r"voudrait que|aimerait que|préférerait que|insiste pour que|me pousse à|nous pousse à|"
+    r"querría que|quisiera que|preferiría que|insiste en que|me presiona para|"
+    r"möchte,? dass|hätte (?:lieber|gern),? (?:dass|wenn)|drängt (?:mich|uns)|"
+    r"queria que|preferia que|insiste (?:para|em) que|pressiona-me|me pressiona)"
 )
 _OTHER_WORD = r"(?!(?:and|et|y|und|e|or|ou|o|oder|I)\b)[\w-]+"
 _OTHER_PERSON = (
@@ -157,7 +166,7 @@ _OTHER_PERSON = (
     + _OTHER_WORD
     + r"){0,2}|(?-i:[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+))"
 )
-_THIRD_PARTY_OPINION = re.compile(rf"\b{_OTHER_PERSON}\s+{_OPINION_VERB}\b", _I)
+_THIRD_PARTY_OPINION = re.compile(rf"\b{_OTHER_PERSON}(?:\s+|(?=['’]s\s)){_OPINION_VERB}\b", _I)
 _NOT_OTHERS = re.compile(r"^(?:I|We|Je|Yo|Ich|Wir|Eu|Nous|On)$", _I)
 
 #: The assistant's guess, repeated or denied by the user: "you're probably thinking I'm the tech lead, but I'm not".
