@@ -1,5 +1,5 @@
 """Issue 22, distill44: what the blind set v13 found — someone else's wish for the user said as pressure or a
-preference about what the user does.
+preference about what the user does; a plan or task whose verb or object is in another sentence (no topic).
 
 Every rule is tested both ways: what it must change or reject, and a near sentence it must leave alone."""
 
@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import pytest
 
+from memoryd.write.grounding import GroundedFact, SourceTurn, ground
 from memoryd.write.grounding.unfit import unfit_reason
+
+#: 2026-03-02, a Monday, 12:00 UTC.
+SESSION_MS = 1_772_452_800_000
+
+
+def _facts(said: str) -> list[GroundedFact]:
+    return list(ground([SourceTurn(0, 100, said, "Okay.")], None, session_time_ms=SESSION_MS).facts)
 
 
 @pytest.mark.parametrize(
@@ -40,3 +48,44 @@ def test_someone_elses_wish_for_the_user_is_theirs(sentence: str) -> None:
 )
 def test_the_users_own_wish_or_another_persons_news_is_not_a_third_party_wish(sentence: str) -> None:
     assert unfit_reason(sentence) == ""
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Aoife keeps saying we should open Sundays, she'd love that. I won't, Sunday's for the kids.",
+        "Moi non, samedi c'est pour les enfants.",
+        "Yo no, el domingo es para los niños.",
+        "Ich nicht, der Sonntag ist für die Kinder.",
+        "Eu não, o domingo é para os miúdos.",
+    ],
+)
+def test_an_auxiliary_alone_names_no_plan(said: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value in ("plan", "decision", "action_item")] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'll stay at the Premier Inn in Preston. Can you remind me to book that?",
+        "Rappelle-moi de le réserver.",
+        "Recuérdame de reservarlo.",
+        "Erinnere mich daran, das zu buchen.",
+        "Lembra-me de reservar isso.",
+    ],
+)
+def test_a_task_whose_only_object_points_back_names_no_topic(said: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value == "action_item"] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("I won't open on Sundays, they're for the kids.", "plan"),
+        ("Can you remind me to book the Premier Inn?", "action_item"),
+        ("Rappelle-moi de réserver l'hôtel.", "action_item"),
+        ("Erinnere mich daran, das Hotel zu buchen.", "action_item"),
+    ],
+)
+def test_a_plan_or_task_with_its_own_verb_and_object_stays(said: str, kind: str) -> None:
+    assert [f.kind.value for f in _facts(said)].count(kind) == 1
