@@ -89,3 +89,27 @@ def test_a_task_whose_only_object_points_back_names_no_topic(said: str) -> None:
 )
 def test_a_plan_or_task_with_its_own_verb_and_object_stays(said: str, kind: str) -> None:
     assert [f.kind.value for f in _facts(said)].count(kind) == 1
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Elle adore l'idée, moi je suis pas sûre.",
+        "Ma voisine veut une vitrine commune, moi, je ne sais pas.",
+        "My neighbour loves the idea; I'm not sure, though.",
+    ],
+)
+def test_a_doubt_alone_is_no_preference(said: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value == "preference"] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Elle adore les roses, moi je préfère les pivoines.",
+        "Elle adore l'idée, moi je suis pas sûre que ça marche, je préfère les vitrines seules.",
+        "Meine Nachbarin liebt die Idee, ich finde Einzelschaufenster besser.",
+    ],
+)
+def test_a_stance_that_says_a_taste_stays(said: str) -> None:
+    assert [f.kind.value for f in _facts(said)].count("preference") == 1

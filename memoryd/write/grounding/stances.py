@@ -16,7 +16,8 @@ Only the user's part is stored, so the other person's view never becomes the use
 another person's view ("I prefer tea" is the clause rules' matter), a part that is a question or a hypothetical,
 a bare disagreement ("I don't.", "Moi non."), a wish addressed to the assistant ("I want you to …"), a stance that
 agrees with the other person ("I agree", "moi aussi", "yo también", "ich auch", "eu também"), an idiom or a refusal
-("I'd rather die lol", "I'd rather not …"), an opinion of the other person's thing ("moi je trouve ça illisible").
+("I'd rather die lol", "I'd rather not …"), an opinion of the other person's thing ("moi je trouve ça illisible"),
+a doubt alone ("moi je suis pas sûre", "I'm not sure", "ich bin mir nicht sicher", "eu não tenho a certeza").
 
 An elided noun is restored from the other person's clause: "… turnos de 12 horas; eu prefiro os de 8" → "os turnos
 de 8 horas".
@@ -84,6 +85,15 @@ _NO_TASTE = re.compile(r"^I(?:'d| would)\s+(?:much\s+)?rather\s+(?:not\b|\w+$)",
 _JUDGES_THEIRS = re.compile(
     r"\b(?:trouve|find|finde|encuentro|acho)\s+(?:ça|cela|that|it|this|das|es|eso|esto|isso|isto)\b", _I
 )
+#: "moi je suis pas sûre", "I'm not sure", "yo no sé", "ich bin mir nicht sicher", "eu não tenho a certeza": the
+#: user's doubt alone, no taste (what is doubted is the other person's idea).
+_ONLY_UNSURE = re.compile(
+    r"^(?:moi,?\s+)?(?:I(?:'m| am) not (?:so |too |really )?sure|I don't know|je (?:ne )?(?:suis )?pas (?:trop |très )?"
+    r"s[ûu]re?|je (?:ne )?sais pas|j'sais pas|(?:yo )?no (?:estoy (?:tan |muy )?segur[oa]|lo sé|sé)|ich bin (?:mir )?"
+    r"(?:da )?nicht (?:so )?sicher|ich weiß (?:es )?nicht|(?:eu )?não (?:tenho (?:a )?certeza|sei|estou (?:tão )?"
+    r"segur[oa]))(?:\s+(?:about (?:it|that)|de ça|de eso|dabei|disso))?$",
+    _I,
+)
 _LEADS = {
     "fr": "Préférence de l'utilisateur : {v}.",
     "es": "Preferencia del usuario: {v}.",
@@ -138,7 +148,7 @@ def _stance(part: str) -> str:
     if match is None:
         return ""
     said = _LAUGHTER.sub("", match["s"].strip().rstrip(".!…").strip()).strip()
-    if _NO_TASTE.match(said) or _JUDGES_THEIRS.search(said):
+    if _NO_TASTE.match(said) or _JUDGES_THEIRS.search(said) or _ONLY_UNSURE.match(said):
         return ""
     return said if len(said.split()) >= _MIN_WORDS else ""
 
