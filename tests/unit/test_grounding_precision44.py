@@ -113,3 +113,31 @@ def test_a_doubt_alone_is_no_preference(said: str) -> None:
 )
 def test_a_stance_that_says_a_taste_stays(said: str) -> None:
     assert [f.kind.value for f in _facts(said)].count("preference") == 1
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Mein Kollege meinte, soll ich mal eine CNC-Fräse kaufen?",
+        "Ma mère disait que je devrais acheter une fraiseuse.",
+        "Mi jefe dijo que compre una fresadora.",
+        "O meu colega disse que eu devia comprar uma fresadora.",
+        "My colleague thought I should buy a CNC router.",
+    ],
+)
+def test_another_persons_view_told_in_the_past_is_theirs(sentence: str) -> None:
+    assert unfit_reason(sentence) == "third_party"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Ich meinte die große Fräse.",
+        "I thought the meeting was on Friday.",
+        "Je pensais acheter une fraiseuse.",
+        "Dije que compraría la fresadora.",
+        "Eu disse que ia comprar a fresadora.",
+    ],
+)
+def test_the_users_own_past_view_is_not_a_third_party(sentence: str) -> None:
+    assert unfit_reason(sentence) == ""

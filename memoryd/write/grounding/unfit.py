@@ -141,6 +141,9 @@ _OPINION_VERB = (
     r"(?:thinks?|reckons?|says?|said|believes?|suggests?|suggested|feels?|insists?|keeps? saying|wants? (?:me|us) to|"
     r"trouve|pense|dit|croit|veut que|suggère|estime|piensa|dice|cree|opina|quiere que|sugiere|"
     r"meint|findet|sagt|glaubt|will,? dass|schlägt vor|acha|diz|pensa|quer que|sugere|"
+    # the same view told in the past ("Mein Kollege meinte, soll ich …", "ma mère disait que", "mi jefe dijo que")
+    r"thought|a dit|disait|pensait|trouvait|croyait|a suggéré|dijo|decía|pensaba|creía|sugirió|"
+    r"meinte|sagte|fand|glaubte|schlug vor|disse|dizia|achava|pensava|sugeriu|"
     # a liking of theirs, said in the user's session: still theirs ("my colleague Bram swears by Prefect")
     r"loves|likes|prefers|hates|swears by|adore|aime|préfère|déteste|ama|adora|prefiere|odia|liebt|mag|bevorzugt|"
     # "swears by" in the other languages: "ne jure que par", "jura por", "schwört auf", "jura por" / "não passa sem".
