@@ -141,3 +141,31 @@ def test_another_persons_view_told_in_the_past_is_theirs(sentence: str) -> None:
 )
 def test_the_users_own_past_view_is_not_a_third_party(sentence: str) -> None:
     assert unfit_reason(sentence) == ""
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("Karen retired last week, Ben Ortiz heads the department now.", "Ben Ortiz heads the department."),
+        ("Élodie dirige maintenant notre atelier.", "Élodie dirige notre atelier."),
+        ("Marta lleva ahora la tienda.", "Marta lleva la tienda."),
+        ("Jetzt leitet Jana die Abteilung.", "Jana leitet die Abteilung."),
+        ("A Rita chefia agora o serviço.", "Rita chefia o serviço."),
+    ],
+)
+def test_a_role_said_with_its_verb_names_its_holder(said: str, text: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value == "relation"] == [text]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Ben Ortiz runs the risk of burning out.",
+        "Tom runs a pub in Leeds.",
+        "Does Ben head the department now?",
+        "Ben Ortiz heads the department at Google.",
+        "Maybe Ben Ortiz heads the department now.",
+    ],
+)
+def test_a_run_verb_without_a_role_of_the_users_names_no_holder(said: str) -> None:
+    assert [f.text for f in _facts(said) if f.kind.value == "relation"] == []

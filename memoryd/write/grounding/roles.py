@@ -11,6 +11,9 @@ from the role noun, so the older fact ("Mi higienista es Marisol") and the corre
 - **morphology** for specialists ("endocrinologist", "endocrinóloga", "Kardiologe" → the stem before -olog-);
 - an **open class** after a change adjective: "my new <noun> is <Name>" names a role whatever the noun;
 - **verb classes**: buying from a firm names the user's supplier ("compro café da Fazenda Santa Inês");
+- **a role said with its verb**: "Ben Ortiz heads the department now", "Élodie dirige maintenant notre atelier",
+  "Marta lleva ahora la tienda", "Jetzt leitet Jana die Abteilung", "A Rita chefia agora o serviço" (the slot is
+  what is run);
 - **changing the role's holder**: "switched suppliers / cambiar de proveedor / troquei de fornecedor" with the new
   holder named after it in the sentence.
 
@@ -168,6 +171,77 @@ _HOLDER_NOW_V2 = re.compile(
     rf"pero|e|mas)\b)",
     _I,
 )
+
+
+#: A role said with its verb rather than its noun: "Ben Ortiz heads the department now", "Lizzie is running the
+#: brewhouse now", "Élodie dirige maintenant notre atelier", "Marta lleva ahora la tienda", "Jetzt leitet Jana die
+#: Abteilung" / "Jana leitet jetzt unsere Abteilung", "A Rita chefia agora o serviço": a name, a verb of running or
+#: heading, a definite or first-person determiner and one to three words naming what is run, ending its phrase.
+_RUN_VERB = (
+    r"(?:heads|runs|manages|leads|is (?:now )?(?:heading|running|managing|leading|in charge of)|"
+    r"dirige|gère|pilote|est (?:maintenant )?(?:à la tête|responsable) (?:de|du|des)|"
+    r"lleva|gestiona|está (?:ahora )?al frente de|"
+    r"leitet|führt|"
+    r"chefia|gere|gerencia|lidera|está (?:agora )?à frente d[oa])"
+)
+_RUN_DET = (
+    r"(?:the|our|my|le|la|l'|notre|mon|ma|el|nuestro|nuestra|mi|die|den|das|unsere|unseren|unser|meine|meinen|mein|"
+    r"o|a|os|as|nosso|nossa|meu|minha)"
+)
+_RUNS = re.compile(
+    rf"(?:^|(?<=[\s,;:(—–-]))(?:(?P<now1>{_NOW_ALT})\s+)?(?:(?:o|a|le|la|el|der|die)\s+)?{NAME}\s+"
+    rf"(?:(?P<now2>{_NOW_ALT})\s+)?(?P<verb>{_RUN_VERB})\s+(?:(?P<now3>{_NOW_ALT})\s+)?"
+    rf"(?P<det>{_RUN_DET})\s*(?P<thing>[\w-]+(?:\s+[\w-]+){{0,2}}?)(?:\s+(?P<now4>{_NOW_ALT}))?"
+    rf"(?=\s*(?:[.,;:!?)—–]|$))",
+    _I,
+)
+#: German verb-second order after "now": "Jetzt leitet Jana die Abteilung", "Agora chefia a Rita o serviço".
+_RUNS_V2 = re.compile(
+    rf"(?:^|(?<=[\s,;:(—–-]))(?P<now1>jetzt|nun|agora|ahora|maintenant)\s+(?P<verb>leitet|führt|chefia|dirige|lleva)\s+"
+    rf"(?:(?:o|a|le|la|el|der|die)\s+)?{NAME}\s+(?P<det>{_RUN_DET})\s*(?P<thing>[\w-]+(?:\s+[\w-]+){{0,2}}?)"
+    rf"(?=\s*(?:[.,;:!?)—–]|$))",
+    _I,
+)
+_FIRST_PERSON_DET = re.compile(
+    r"^(?:our|my|notre|mon|ma|nuestro|nuestra|mi|unsere|unseren|unser|meine|meinen|mein|nosso|nossa|meu|minha)$",
+    _I,
+)
+
+
+def _runs(sentence: str, turn: int, lang: str) -> list[GroundedFact | None]:
+    """Who runs something of the user's, said with the verb ("Ben Ortiz heads the department now").
+
+    The holder is named by a capitalised name; what is run is a definite or first-person noun phrase that ends its
+    phrase. The user must own it ("our shop", "mi tienda") or the sentence says "now" (a change of who runs it:
+    "Karen retired last week, Ben Ortiz heads the department now"). The slot is what is run, so a later holder of
+    the same thing is a correction. Not read: a question, a name that is a pronoun or a possessive ("Ben's"), an
+    indefinite article ("runs a pub": a job, not a role of the user's life)."""
+    if sentence.rstrip().endswith("?"):
+        return []
+    out: list[GroundedFact | None] = []
+    for match in [*_RUNS.finditer(sentence), *_RUNS_V2.finditer(sentence)]:
+        said_now = any(match.groupdict().get(g) for g in ("now1", "now2", "now3", "now4"))
+        owned = _FIRST_PERSON_DET.match(match.group("det")) is not None
+        if not (said_now or owned):
+            continue
+        name = match.group("v")
+        if fold(name.split()[0]) in _NOT_HOLDER or name.endswith(("'s", "’s")) or not is_name(name):
+            continue
+        thing = match.group("thing").strip()
+        if not thing or thing.lower() in _NOT_RUN:
+            continue
+        text = " ".join(f"{name} {match.group('verb')} {match.group('det')} {thing}".split()) + "."
+        key = "_".join(fold(thing).split())
+        out.append(
+            GroundedFact(
+                FactKind.RELATION, text, f"relation.runs.{key}", name, (turn,), 0.7, False, "extractor", lang
+            )
+        )
+    return out
+
+
+#: Words after a determiner that name nothing run ("runs the risk", "leads the way").
+_NOT_RUN = frozenset(["risk", "way", "show", "same", "other", "rest", "most", "best"])
 
 
 def _holder_now(sentence: str, turn: int, lang: str) -> list[GroundedFact | None]:
@@ -358,6 +432,7 @@ def read_roles(sentence: str, turn: int, lang: str) -> list[GroundedFact]:
         out.append(_fact(role, role_key(role), match.group("v") or match.group("v2"), turn, lang))
     out.extend(_changed_holder(sentence, turn, lang))
     out.extend(_holder_now(sentence, turn, lang))
+    out.extend(_runs(sentence, turn, lang))
     if not user and not fragment:
         return [f for f in out if f is not None]
     if not out:
