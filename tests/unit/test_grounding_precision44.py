@@ -1,5 +1,6 @@
 """Issue 22, distill44: what the blind set v13 found — someone else's wish for the user said as pressure or a
-preference about what the user does; a plan or task whose verb or object is in another sentence (no topic).
+preference about what the user does; a view told in the past; a task whose object is in another sentence (no
+topic); a doubt alone; a role said with its verb.
 
 Every rule is tested both ways: what it must change or reject, and a near sentence it must leave alone."""
 
@@ -53,20 +54,6 @@ def test_the_users_own_wish_or_another_persons_news_is_not_a_third_party_wish(se
 @pytest.mark.parametrize(
     "said",
     [
-        "Aoife keeps saying we should open Sundays, she'd love that. I won't, Sunday's for the kids.",
-        "Moi non, samedi c'est pour les enfants.",
-        "Yo no, el domingo es para los niños.",
-        "Ich nicht, der Sonntag ist für die Kinder.",
-        "Eu não, o domingo é para os miúdos.",
-    ],
-)
-def test_an_auxiliary_alone_names_no_plan(said: str) -> None:
-    assert [f.text for f in _facts(said) if f.kind.value in ("plan", "decision", "action_item")] == []
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
         "I'll stay at the Premier Inn in Preston. Can you remind me to book that?",
         "Rappelle-moi de le réserver.",
         "Recuérdame de reservarlo.",
@@ -82,6 +69,7 @@ def test_a_task_whose_only_object_points_back_names_no_topic(said: str) -> None:
     ("said", "kind"),
     [
         ("I won't open on Sundays, they're for the kids.", "plan"),
+        ("Yo no: los domingos son sagrados, la clínica cerrada.", "plan"),
         ("Can you remind me to book the Premier Inn?", "action_item"),
         ("Rappelle-moi de réserver l'hôtel.", "action_item"),
         ("Erinnere mich daran, das Hotel zu buchen.", "action_item"),

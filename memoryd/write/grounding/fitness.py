@@ -35,8 +35,7 @@ Two structural checks, each one rule in five languages, applied after every read
   a role noun: the clause's own readers say what it states;
 - a value said: a fact whose value is only function words ("Je suis maintenant avec Élodie" read as the role
   "avec") states nothing;
-- a topic said: a plan, task or decision whose clause is an auxiliary alone ("I won't, Sunday's for the kids", "moi
-  non", "yo no", "ich nicht", "eu não") or whose only object is a pronoun pointing back at another sentence ("remind
+- a topic said: a plan, task or decision whose only object is a pronoun pointing back at another sentence ("remind
   me to book that", "de le réserver", "de reservarlo", "das zu buchen", "de reservar isso") names no topic.
 """
 
@@ -247,16 +246,6 @@ def speaks_of_user(sentence: str) -> bool:
     return _SPEAKER.search(sentence) is not None
 
 
-#: A clause whose verb the user left out, answering someone else's words with an auxiliary alone ("I won't, Sunday's
-#: for the kids", "moi non", "yo no", "ich nicht", "eu não"): what is refused or promised is in the other sentence,
-#: so the clause names no topic.
-_ELLIPTIC = re.compile(
-    r"^(?:(?:and|but|well|no|nah|et|mais|bon|non|y|pero|bueno|und|aber|nein|nee|e|mas|bem|não)[\s,]+)?"
-    r"(?:(?:I|we)\s+(?:won't|will not|will|can't|cannot|can|don't|do not|shan't|wouldn't|would|am not|'m not)|"
-    r"moi non|moi(?:,)? (?:je )?(?:ne )?(?:veux|peux) pas|nous non|yo no|nosotros no|ich nicht|wir nicht|"
-    r"ich (?:will|werde|kann) nicht|eu não|nós não)\s*(?=[,.;:!?—–]|$)",
-    _I,
-)
 #: A task or plan whose only object is a pronoun pointing back at another sentence ("remind me to book that",
 #: "de le réserver", "de reservarlo", "das zu buchen", "de reservar isso" / "reservá-lo"): its topic is elsewhere,
 #: so it names none.
@@ -270,11 +259,11 @@ _TOPIC_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM, FactKind.DECISION
 
 
 def _names_no_topic(fact: GroundedFact, evidence: Sequence[str]) -> bool:
-    """A plan, task or decision said as an auxiliary alone or with a pronoun for its only object: no topic."""
+    """A plan, task or decision with a pronoun pointing back for its only object: no topic."""
     if fact.kind not in _TOPIC_KINDS or not evidence:
         return False
     first = evidence[0].strip()
-    return bool(_ELLIPTIC.match(first)) or bool(_POINTS_BACK.search(first))
+    return bool(_POINTS_BACK.search(first))
 
 
 def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
