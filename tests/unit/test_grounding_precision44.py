@@ -157,3 +157,8 @@ def test_a_role_said_with_its_verb_names_its_holder(said: str, text: str) -> Non
 )
 def test_a_run_verb_without_a_role_of_the_users_names_no_holder(said: str) -> None:
     assert [f.text for f in _facts(said) if f.kind.value == "relation"] == []
+
+
+def test_a_noun_after_an_article_is_no_pronoun_pointing_back() -> None:
+    texts = [f.text for f in _facts("El 20 de marzo tengo el examen de la oposición.")]
+    assert texts == ["Plan: El 20 de marzo (2026-03-20) tengo el examen de la oposición."]

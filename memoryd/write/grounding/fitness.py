@@ -249,12 +249,17 @@ def speaks_of_user(sentence: str) -> bool:
 #: A task or plan whose only object is a pronoun pointing back at another sentence ("remind me to book that",
 #: "de le réserver", "de reservarlo", "das zu buchen", "de reservar isso" / "reservá-lo"): its topic is elsewhere,
 #: so it names none.
-_POINTS_BACK = re.compile(
-    r"(?:\bto\s+[a-z]+\s+(?:that|it|this|them)|\bde\s+(?:le|la|les)\s+[a-zà-ÿ]+|\bde\s+l['’][a-zà-ÿ]+|"
-    r"\b(?:de|que|a|para)\s+[a-zá-ú]+(?:ar|er|ir)(?:lo|la|los|las)|\b(?:das|es|dies)\s+zu\s+[a-zäöüß]+|"
-    r"\b(?:de|para)\s+[a-zá-ú]+\s+(?:isso|isto|aquilo)|\b[a-zá-ú]+[áêí]-(?:lo|la|los|las))\s*[.?!]*$",
-    _I,
-)
+_POINTS_BACK = {
+    "en": re.compile(r"\bto\s+[a-z]+\s+(?:that|it|this|them)\s*[.?!]*$", _I),
+    # an infinitive after the pronoun ("de le réserver", "de l'appeler"), not a noun ("de la réunion")
+    "fr": re.compile(r"\bde\s+(?:(?:le|la|les)\s+|l['’])[a-zà-ÿ]+(?:er|ir|re)\s*[.?!]*$", _I),
+    "es": re.compile(r"\b(?:de|que|a|para)\s+[a-zá-úñ]+(?:ar|er|ir)(?:lo|la|los|las)\s*[.?!]*$", _I),
+    "de": re.compile(r"\b(?:das|es|dies)\s+zu\s+[a-zäöüß]+\s*[.?!]*$", _I),
+    "pt": re.compile(
+        r"(?:\b(?:de|para)\s+[a-zá-ú]+(?:ar|er|ir)\s+(?:isso|isto|aquilo)|\b[a-zá-ú]+[áêí]-(?:lo|la|los|las))\s*[.?!]*$",
+        _I,
+    ),
+}
 _TOPIC_KINDS = frozenset({FactKind.PLAN, FactKind.ACTION_ITEM, FactKind.DECISION})
 
 
@@ -263,7 +268,8 @@ def _names_no_topic(fact: GroundedFact, evidence: Sequence[str]) -> bool:
     if fact.kind not in _TOPIC_KINDS or not evidence:
         return False
     first = evidence[0].strip()
-    return bool(_POINTS_BACK.search(first))
+    pattern = _POINTS_BACK.get(fact.language, _POINTS_BACK["en"])
+    return bool(pattern.search(first))
 
 
 def unfit_fact(fact: GroundedFact, evidence: Sequence[str]) -> str:
