@@ -1315,21 +1315,25 @@ def _corrected_reminder(
         return None
     event = events[0].group("e")
     said = sentence[when.start : when.end]
-    body = f"The user's {event} is on {said}"
-    text_out = with_resolved_dates(body, find_dates(body, session_time_ms)) + "."
-    head = content_tokens(event)[-1]
-    fact = GroundedFact(
+    fact = _event_on(
+        f"The user's {event} is on {said}", event, said, (turn.index - 1, turn.index), session_time_ms
+    )
+    return _Found(fact, (reply, sentence))
+
+
+def _event_on(body: str, event: str, said: str, turns: tuple[int, ...], session_time_ms: int) -> GroundedFact:
+    """The English plan "<event> is on <date>" (body), its dates resolved, slotted by the event's head noun."""
+    return GroundedFact(
         FactKind.PLAN,
-        text_out,
-        f"plan.{light_stem(head)}",
+        with_resolved_dates(body, find_dates(body, session_time_ms)) + ".",
+        f"plan.{light_stem(content_tokens(event)[-1])}",
         f"{event} {said}",
-        (turn.index - 1, turn.index),
+        turns,
         SALIENCE[FactKind.PLAN],
         False,
         "extractor",
         "en",
     )
-    return _Found(fact, (reply, sentence))
 
 
 def _named_event(
@@ -1347,20 +1351,8 @@ def _named_event(
             continue
         event = events[-1].group("e")
         said = sentence[when.start : when.end]
-        body = f"{third_person(event)} is on {said}"
-        text_out = with_resolved_dates(body, find_dates(body, session_time_ms)) + "."
-        head = content_tokens(event)[-1]
-        fact = GroundedFact(
-            FactKind.PLAN,
-            text_out,
-            f"plan.{light_stem(head)}",
-            f"{event} {said}",
-            (turn.index,) if text is before_here else (turn.index - 1, turn.index),
-            SALIENCE[FactKind.PLAN],
-            False,
-            "extractor",
-            "en",
-        )
+        source = (turn.index,) if text is before_here else (turn.index - 1, turn.index)
+        fact = _event_on(f"{third_person(event)} is on {said}", event, said, source, session_time_ms)
         return _Found(fact, (text, sentence))
     return None
 
