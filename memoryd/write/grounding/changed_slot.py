@@ -14,12 +14,16 @@ both hold a value of one kind, the newer one's value differs, and they share the
   "livrer", "vet" / "vets"), apart from names, numbers, words of time and the stored templates' words; an acronym
   of the newer fact stands for the older one's words it abbreviates ("LOM" / "local operations manager"). A date
   said with no such word ("It's been moved to 26 March", "c'est le 3 mars maintenant") belongs to the one older
-  dated fact the fact's own turn or the turn before it names.
+  dated fact the fact's own turn or the turn before it names; a date said beside the older fact's day named as the
+  one that was ("tinha 17 de abril, certo?", "Sie hatten den 3. April notiert", "plus le 12 février", "no el 28 de
+  marzo", "you've got it down as the 22nd of April") belongs to the one older fact of that day.
 
-Guards: a question or a hypothetical changes nothing; a value added, not replaced ("also", "aussi", "también",
-"auch", "também", "as well") retires nothing; someone else's change (a third person before the marker: "my sister
-moved her wedding to June") retires nothing of the user's; and two older facts that fit the slot (two events, two
-prices) are ambiguous, so none is retired.
+Guards: a question or a hypothetical changes nothing (the words the extractor appends in parentheses, often the
+assistant's question the fact answers, are no question of the user's; "not any more" / "isn't any more" is a
+marker); a one-off day gives no new day to a weekly schedule, nor a schedule to a one-off day; a value added, not
+replaced ("also", "aussi", "también", "auch", "também", "as well") retires nothing; someone else's change (a third
+person before the marker: "my sister moved her wedding to June") retires nothing of the user's; and two older facts
+that fit the slot (two events, two prices) are ambiguous, so none is retired.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ _I = re.IGNORECASE
 #: Change markers and verbs of the five languages, matched on folded text (see the module docstring).
 _MARKER = re.compile(
     r"\b(?:now|these days|nowadays|instead|moved|pushed back|put back|brought forward|postponed|delayed|"
-    r"rescheduled|switched|swapped|changed|finally|in the end|no longer|"
+    r"rescheduled|switched|swapped|changed|finally|in the end|no longer|(?:not|[a-z]+n['’]t) any ?more|"
     r"maintenant|desormais|a la place|passe (?:a|au|aux)|passee (?:a|au)|decalee?s?|reportee?s?|repoussee?s?|"
     r"avancee?s?|finalement|au final|plus maintenant|"
     r"ahora|hoy en dia|ya no|en cambio|en vez|se retrasa|se adelanta|retrasad[oa]s?|aplazad[oa]s?|"
@@ -91,11 +95,23 @@ _NO_SLOT = frozenset(
 )
 
 
+#: Words in parentheses other than a day: the antecedent the extractor appended (often the assistant's question the
+#: fact answers, "(So the practical - you've got it down as the 22nd, right?)"), not the user's own statement.
+_APPENDED = re.compile(r"\((?!\d{4}-\d{2})[^()]*\)")
+
+
+_POLITE_SIE = re.compile(r"(?<=[\w,] )(?:Sie|Ihnen|Ihr|Ihre)\b")
+
+
 def _said_as_change(text: str) -> bool:
-    """Whether a fact says its value as a change, and as the user's own, not added, not asked or imagined."""
-    folded = fold(_ISO.sub("", text))
+    """Whether a fact says its value as a change, and as the user's own, not added, not asked or imagined (the
+    words the extractor appended in parentheses are read for the slot and the guards, never as the user's
+    question)."""
+    # German "Sie" capitalised inside a sentence is the polite "you" (the assistant), no third person.
+    folded = fold(_POLITE_SIE.sub("", _ISO.sub("", text)))
     marker = _MARKER.search(folded)
-    if marker is None or "?" in text or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
+    asked = "?" in _APPENDED.sub("", text)
+    if marker is None or asked or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
         return False
     return _OTHER.search(folded[: marker.start()]) is None
 
@@ -223,8 +239,15 @@ def _kind_changed(new: str, old: str) -> str:
     """The kind of value the newer fact gives the older one's slot anew: "date", "number", "name" or ""."""
     new_dates, old_dates = plan_dates(new), plan_dates(old)
     # A weekly schedule gives no new day to a one-off event ("classes on Wednesday evenings" / "the exam on 9
-    # March"; grounding/recurring.py).
-    if new_dates and old_dates and not new_dates <= old_dates and not keeps_one_off(old, new):
+    # March"; grounding/recurring.py), nor a one-off day to a weekly schedule ("the practical is the 29th of
+    # April now" / "we do Thursdays now").
+    if (
+        new_dates
+        and old_dates
+        and not new_dates <= old_dates
+        and not keeps_one_off(old, new)
+        and not keeps_one_off(new, old)
+    ):
         return "date"
     new_numbers, old_numbers = _numbers(new), _numbers(old)
     if new_numbers and old_numbers and new_numbers - old_numbers and old_numbers - new_numbers:
@@ -294,7 +317,31 @@ def changed_slot(
             for fact_id, content in older
             if _kind_changed(text, content) == "date" and _named_words(content) & context
         ]
+    if not found:
+        # The old day named beside the new one ("tinha 17 de abril", "Sie hatten den 3. April notiert"): the one
+        # older dated fact of that day.
+        found = [
+            (fact_id, "date")
+            for fact_id, content in older
+            if _kind_changed(text, content) == "date"
+            and any(_names_day(text, day) for day in plan_dates(content))
+        ]
     return (found[0][0],) if len(found) == 1 else ()
+
+
+def _names_day(text: str, iso: str) -> bool:
+    """Whether a text names the day `iso` (YYYY-MM-DD): the ISO day, or its day of the month beside its month's
+    name in any of the five languages ("17 de abril", "the 22nd of April", "3. April", "April 3")."""
+    if f"({iso})" in text or len(iso) != 10:
+        return f"({iso})" in text
+    month, day = int(iso[5:7]), int(iso[8:10])
+    names = "|".join(sorted((re.escape(n) for n, m in MONTHS.items() if m == month), key=len, reverse=True))
+    folded = fold(_ISO.sub("", text))
+    ordinal = r"(?:st|nd|rd|th|er|º|o|\.)?"
+    return bool(
+        re.search(rf"(?<![\d.,]){day}{ordinal}\s+(?:of\s+|de\s+|d')?(?:{names})\b", folded)
+        or re.search(rf"\b(?:{names})\.?\s+(?:the\s+)?{day}{ordinal}(?![\d])", folded)
+    )
 
 
 __all__ = ["changed_slot"]
