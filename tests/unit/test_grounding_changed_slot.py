@@ -195,3 +195,91 @@ def test_a_one_off_day_gives_no_new_day_to_a_weekly_schedule() -> None:
     assert _retires(new, exam, practice) == [exam]
     # Both ways: a weekly schedule said anew retires no one-off day (recurring.keeps_one_off).
     assert _retires("We do Thursdays (2026-03-05) now for practice.", exam) == []
+
+
+# distill45: a holder replaced or gone, named in the newer fact beside a new person, retires the older fact of
+# that holder (the old holder's name is the slot, whatever noun or verb says the role).
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        (
+            "Poppy's off to uni in September, so from the autumn it's Daisy helping the user.",
+            "The user's assistant is Poppy Leadbetter.",
+        ),
+        (
+            "Anouk est partie à Nantes, c'est Inès Daoudi qui la remplace, trois jours aussi.",
+            "Ma salariée, c'est Anouk Le Goff, elle est là le mardi et le samedi.",
+        ),
+        (
+            "Rocío se fue a Madrid, ahora me ayuda Nerea Gil por las mañanas.",
+            "Mi ayudante es Rocío Martín, viene por las tardes.",
+        ),
+        (
+            "Herr Meinhold ist im Ruhestand, Frau Ute Kasperczak übernimmt die Abnahmen.",
+            "Der Orgelsachverständige des Nutzers ist Herr Meinhold.",
+        ),
+        (
+            "O Salgueiro saiu, agora quem acompanha as obras é a arquiteta Mafalda Quintela.",
+            "O engenheiro da obra é o Salgueiro.",
+        ),
+    ],
+)
+def test_a_holder_gone_or_replaced_by_a_new_person_retires_the_holders_fact(new: str, old: str) -> None:
+    assert _retires(new, old, "The user's wholesale contact is Ravi.") == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # Gone to a place, no new person: the role is not said to be anyone else's.
+        ("Anouk est partie à Nantes maintenant.", "Ma salariée, c'est Anouk Le Goff."),
+        # A fact of what someone is called holds no role.
+        ("The user's name is Bao Tran now, Le Van left.", "The user's name is Bao."),
+        # A question, and a new person added beside the holder.
+        ("Has Poppy left, so Daisy is helping now?", "The user's assistant is Poppy Leadbetter."),
+        ("Poppy now works with Daisy too on Saturdays.", "The user's assistant is Poppy Leadbetter."),
+        # No change said: the holder named beside someone else.
+        (
+            "Poppy Leadbetter and Daisy Kerr went to the flower show.",
+            "The user's assistant is Poppy Leadbetter.",
+        ),
+    ],
+)
+def test_no_holder_change_or_no_new_person_retires_nothing(new: str, old: str) -> None:
+    assert _retires(new, old) == []
+
+
+def test_a_place_named_again_is_no_holder_replaced() -> None:
+    """A town the older fact places the user in, said again as a new venue's name, holds no role."""
+    old = "The user is a secondary school history teacher in Bristol."
+    new = "The Hare & Compass closed, so we're at the Bristol Games Hub on Gloucester Road now."
+    assert _retires(new, old) == []
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # Kin are not handed on: the husband named in a trip moved, the sister in a day changed.
+        (
+            "We've rescheduled Japan, Clive's knee op got moved, so we go in April instead.",
+            "The user's husband is Clive.",
+        ),
+        ("Tabitha has started college so she can only do Wednesdays now.", "The user's sister is Tabitha."),
+        (
+            "Ma sœur Inès est partie à Nantes, c'est Marie Roux qui la garde maintenant.",
+            "La sœur de l'utilisateur est Inès.",
+        ),
+        # A template's capitalised words are no new person ("Ständige Anweisung des Nutzers").
+        (
+            "Ständige Anweisung des Nutzers: ab jetzt kürzere Antworten, Frau Weber liest mit.",
+            "Aufgabe des Nutzers: Frau Weber wegen des Kurses anrufen.",
+        ),
+        # A marker alone with a first name only: no new holder said in full.
+        (
+            "The Kew trip got moved, Tobiah had a work thing, we went in June instead.",
+            "The user asked to be reminded to order their reader's ticket for Kew.",
+        ),
+    ],
+)
+def test_kin_templates_and_bare_first_names_hand_no_role_on(new: str, old: str) -> None:
+    assert _retires(new, old) == []
