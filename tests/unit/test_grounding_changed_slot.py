@@ -116,3 +116,170 @@ def test_a_place_replaces_a_place_not_a_holder_of_the_same_noun() -> None:
     ]
     # A holder named anew is no place: "Suki does the stall now" does not move it.
     assert _retires("The stall's in Kemp Town now.", online) == []
+
+
+# distill45 (v13's misses): the words the extractor appends in parentheses are no question of the user's, "not any
+# more" is a change marker, and a new day said beside the old one names the one older fact of that day.
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # en: the appended antecedent ends in the assistant's question; "isn't any more" says the change.
+        (
+            "It isn't any more, the examiner's off sick, it's the 29th of April. (2026-04-29) "
+            "(So the practical - you've got it down as the 22nd, right?).",
+            "They have moved the practical, it's the 22nd of April (2026-04-22) now.",
+        ),
+        # pt: the old day named in the appended question, no shared noun.
+        (
+            "Afinal é a 8 de maio (2026-05-08), a arquiteta Quintela quer ver os testes primeiro "
+            "(Outra vez São Vicente: tinha 17 de abril, certo?).",
+            "A nova data de entrega é 17 de abril. (2026-04-17)",
+        ),
+        # de: the old day named beside the new one.
+        (
+            "Ich weiß, Sie hatten den 3. April (2026-04-03) notiert, jetzt ist es der 17. April (2026-04-17), Frau Roth "
+            "ist krank.",
+            "Die Abnahme in der Kirche ist verschoben, neuer Termin ist der 3. April. (2026-04-03)",
+        ),
+        # fr: "le 12 février" named as the day that was.
+        (
+            "Finalement c'est le 5 mars (2026-03-05), plus le 12 février, Mme Caron est en congé.",
+            "L'évaluation du module est le 12 février (2026-02-12) à Lyon.",
+        ),
+        # es: "el 28 de marzo" named as the day that was.
+        (
+            "Al final es el 4 de abril (2026-04-04), no el 28 de marzo, Toledo cambió las fechas.",
+            "La feria de artesanía es el 28 de marzo (2026-03-28).",
+        ),
+    ],
+)
+def test_the_old_day_named_or_the_appended_question_retire_the_fact_of_that_day(new: str, old: str) -> None:
+    assert _retires(new, old, "The user's name is Ana Ruiz.") == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # The user's own question stays a question, parentheses or not.
+        (
+            "Is it the 29th of April now? (2026-04-29) (you had the 22nd)",
+            "They have moved the practical, it's the 22nd of April (2026-04-22) now.",
+        ),
+        # Two older facts of the named day: ambiguous, none retired.
+        (
+            "Afinal é a 8 de maio (2026-05-08) (tinha 17 de abril, certo?).",
+            "A nova data de entrega é 17 de abril. (2026-04-17)",
+        ),
+        # No change marker: a second date beside the first is no change.
+        (
+            "Le 3 avril (2026-04-03) et le 17 avril (2026-04-17) Frau Roth est là.",
+            "Die Abnahme ist am 3. April. (2026-04-03)",
+        ),
+        # A day of another month is not the old day ("the 13th of April" / 3 April).
+        (
+            "Al final es el 4 de mayo (2026-05-04), no el 13 de abril.",
+            "La feria de artesanía es el 3 de abril (2026-04-03).",
+        ),
+    ],
+)
+def test_no_old_day_named_or_two_facts_of_it_retire_nothing(new: str, old: str) -> None:
+    olds = (old, "La cena de Pilar es el 17 de abril. (2026-04-17)") if "tinha" in new else (old,)
+    assert _retires(new, *olds) == []
+
+
+def test_a_one_off_day_gives_no_new_day_to_a_weekly_schedule() -> None:
+    """The practical's new day retires the practical's old day, not the practice nights said with a day too."""
+    new = "It isn't any more, it's the 29th of April. (2026-04-29) (So the practical - you had the 22nd, right?)."
+    exam = "They have moved the practical, it's the 22nd of April (2026-04-22) now."
+    practice = "Practice has moved, Tuesday (2026-03-03) nights are out so we do Thursdays now."
+    assert _retires(new, exam, practice) == [exam]
+    # Both ways: a weekly schedule said anew retires no one-off day (recurring.keeps_one_off).
+    assert _retires("We do Thursdays (2026-03-05) now for practice.", exam) == []
+
+
+# distill45: a holder replaced or gone, named in the newer fact beside a new person, retires the older fact of
+# that holder (the old holder's name is the slot, whatever noun or verb says the role).
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        (
+            "Poppy's off to uni in September, so from the autumn it's Daisy helping the user.",
+            "The user's assistant is Poppy Leadbetter.",
+        ),
+        (
+            "Anouk est partie à Nantes, c'est Inès Daoudi qui la remplace, trois jours aussi.",
+            "Ma salariée, c'est Anouk Le Goff, elle est là le mardi et le samedi.",
+        ),
+        (
+            "Rocío se fue a Madrid, ahora me ayuda Nerea Gil por las mañanas.",
+            "Mi ayudante es Rocío Martín, viene por las tardes.",
+        ),
+        (
+            "Herr Meinhold ist im Ruhestand, Frau Ute Kasperczak übernimmt die Abnahmen.",
+            "Der Orgelsachverständige des Nutzers ist Herr Meinhold.",
+        ),
+        (
+            "O Salgueiro saiu, agora quem acompanha as obras é a arquiteta Mafalda Quintela.",
+            "O engenheiro da obra é o Salgueiro.",
+        ),
+    ],
+)
+def test_a_holder_gone_or_replaced_by_a_new_person_retires_the_holders_fact(new: str, old: str) -> None:
+    assert _retires(new, old, "The user's wholesale contact is Ravi.") == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # Gone to a place, no new person: the role is not said to be anyone else's.
+        ("Anouk est partie à Nantes maintenant.", "Ma salariée, c'est Anouk Le Goff."),
+        # A fact of what someone is called holds no role.
+        ("The user's name is Bao Tran now, Le Van left.", "The user's name is Bao."),
+        # A question, and a new person added beside the holder.
+        ("Has Poppy left, so Daisy is helping now?", "The user's assistant is Poppy Leadbetter."),
+        ("Poppy now works with Daisy too on Saturdays.", "The user's assistant is Poppy Leadbetter."),
+        # No change said: the holder named beside someone else.
+        (
+            "Poppy Leadbetter and Daisy Kerr went to the flower show.",
+            "The user's assistant is Poppy Leadbetter.",
+        ),
+    ],
+)
+def test_no_holder_change_or_no_new_person_retires_nothing(new: str, old: str) -> None:
+    assert _retires(new, old) == []
+
+
+def test_a_place_named_again_is_no_holder_replaced() -> None:
+    """A town the older fact places the user in, said again as a new venue's name, holds no role."""
+    old = "The user is a secondary school history teacher in Bristol."
+    new = "The Hare & Compass closed, so we're at the Bristol Games Hub on Gloucester Road now."
+    assert _retires(new, old) == []
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # Kin are not handed on: the husband named in a trip moved, the sister in a day changed.
+        (
+            "We've rescheduled Japan, Clive's knee op got moved, so we go in April instead.",
+            "The user's husband is Clive.",
+        ),
+        ("Tabitha has started college so she can only do Wednesdays now.", "The user's sister is Tabitha."),
+        (
+            "Ma sœur Inès est partie à Nantes, c'est Marie Roux qui la garde maintenant.",
+            "La sœur de l'utilisateur est Inès.",
+        ),
+        # A template's capitalised words are no new person ("Ständige Anweisung des Nutzers").
+        (
+            "Ständige Anweisung des Nutzers: ab jetzt kürzere Antworten, Frau Weber liest mit.",
+            "Aufgabe des Nutzers: Frau Weber wegen des Kurses anrufen.",
+        ),
+        # A marker alone with a first name only: no new holder said in full.
+        (
+            "The Kew trip got moved, Tobiah had a work thing, we went in June instead.",
+            "The user asked to be reminded to order their reader's ticket for Kew.",
+        ),
+    ],
+)
+def test_kin_templates_and_bare_first_names_hand_no_role_on(new: str, old: str) -> None:
+    assert _retires(new, old) == []

@@ -14,12 +14,23 @@ both hold a value of one kind, the newer one's value differs, and they share the
   "livrer", "vet" / "vets"), apart from names, numbers, words of time and the stored templates' words; an acronym
   of the newer fact stands for the older one's words it abbreviates ("LOM" / "local operations manager"). A date
   said with no such word ("It's been moved to 26 March", "c'est le 3 mars maintenant") belongs to the one older
-  dated fact the fact's own turn or the turn before it names.
+  dated fact the fact's own turn or the turn before it names; a date said beside the older fact's day named as the
+  one that was ("tinha 17 de abril, certo?", "Sie hatten den 3. April notiert", "plus le 12 février", "no el 28 de
+  marzo", "you've got it down as the 22nd of April") belongs to the one older fact of that day.
 
-Guards: a question or a hypothetical changes nothing; a value added, not replaced ("also", "aussi", "también",
-"auch", "também", "as well") retires nothing; someone else's change (a third person before the marker: "my sister
-moved her wedding to June") retires nothing of the user's; and two older facts that fit the slot (two events, two
-prices) are ambiguous, so none is retired.
+A holder replaced: a newer fact that names the one person an older fact holds (not a place it is in), beside a new
+person, with the holder gone or replaced ("left", "off to", "retired", "replaces", "takes over"; "est partie",
+"remplace", "reprend"; "se fue", "se jubiló", "reemplaza", "sustituye"; "ist weg", "im Ruhestand", "ersetzt",
+"übernimmt"; "saiu", "foi para", "substitui", "assumiu") or a change marker, retires that older fact, whatever
+noun or verb says the role ("Poppy's off to uni, so it's Daisy helping the user" / "The user's assistant is Poppy
+Leadbetter"). Not a fact of what someone is called, nor a newer fact whose only new name is a place.
+
+Guards: a question or a hypothetical changes nothing (the words the extractor appends in parentheses, often the
+assistant's question the fact answers, are no question of the user's; "not any more" / "isn't any more" is a
+marker); a one-off day gives no new day to a weekly schedule, nor a schedule to a one-off day; a value added, not
+replaced ("also", "aussi", "también", "auch", "também", "as well") retires nothing; someone else's change (a third
+person before the marker: "my sister moved her wedding to June") retires nothing of the user's; and two older facts
+that fit the slot (two events, two prices) are ambiguous, so none is retired.
 """
 
 from __future__ import annotations
@@ -40,7 +51,7 @@ _I = re.IGNORECASE
 #: Change markers and verbs of the five languages, matched on folded text (see the module docstring).
 _MARKER = re.compile(
     r"\b(?:now|these days|nowadays|instead|moved|pushed back|put back|brought forward|postponed|delayed|"
-    r"rescheduled|switched|swapped|changed|finally|in the end|no longer|"
+    r"rescheduled|switched|swapped|changed|finally|in the end|no longer|(?:not|[a-z]+n['’]t) any ?more|"
     r"maintenant|desormais|a la place|passe (?:a|au|aux)|passee (?:a|au)|decalee?s?|reportee?s?|repoussee?s?|"
     r"avancee?s?|finalement|au final|plus maintenant|"
     r"ahora|hoy en dia|ya no|en cambio|en vez|se retrasa|se adelanta|retrasad[oa]s?|aplazad[oa]s?|"
@@ -91,11 +102,23 @@ _NO_SLOT = frozenset(
 )
 
 
+#: Words in parentheses other than a day: the antecedent the extractor appended (often the assistant's question the
+#: fact answers, "(So the practical - you've got it down as the 22nd, right?)"), not the user's own statement.
+_APPENDED = re.compile(r"\((?!\d{4}-\d{2})[^()]*\)")
+
+
+_POLITE_SIE = re.compile(r"(?<=[\w,] )(?:Sie|Ihnen|Ihr|Ihre)\b")
+
+
 def _said_as_change(text: str) -> bool:
-    """Whether a fact says its value as a change, and as the user's own, not added, not asked or imagined."""
-    folded = fold(_ISO.sub("", text))
+    """Whether a fact says its value as a change, and as the user's own, not added, not asked or imagined (the
+    words the extractor appended in parentheses are read for the slot and the guards, never as the user's
+    question)."""
+    # German "Sie" capitalised inside a sentence is the polite "you" (the assistant), no third person.
+    folded = fold(_POLITE_SIE.sub("", _ISO.sub("", text)))
     marker = _MARKER.search(folded)
-    if marker is None or "?" in text or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
+    asked = "?" in _APPENDED.sub("", text)
+    if marker is None or asked or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
         return False
     return _OTHER.search(folded[: marker.start()]) is None
 
@@ -223,8 +246,15 @@ def _kind_changed(new: str, old: str) -> str:
     """The kind of value the newer fact gives the older one's slot anew: "date", "number", "name" or ""."""
     new_dates, old_dates = plan_dates(new), plan_dates(old)
     # A weekly schedule gives no new day to a one-off event ("classes on Wednesday evenings" / "the exam on 9
-    # March"; grounding/recurring.py).
-    if new_dates and old_dates and not new_dates <= old_dates and not keeps_one_off(old, new):
+    # March"; grounding/recurring.py), nor a one-off day to a weekly schedule ("the practical is the 29th of
+    # April now" / "we do Thursdays now").
+    if (
+        new_dates
+        and old_dates
+        and not new_dates <= old_dates
+        and not keeps_one_off(old, new)
+        and not keeps_one_off(new, old)
+    ):
         return "date"
     new_numbers, old_numbers = _numbers(new), _numbers(old)
     if new_numbers and old_numbers and new_numbers - old_numbers and old_numbers - new_numbers:
@@ -277,7 +307,8 @@ def changed_slot(
     """Ids of `older` facts ((id, content), the agent's active ones) the newer fact `text`, said as a change,
     gives a new value in their slot (module docstring); none when two fit, or the fact says no change."""
     if not _said_as_change(text):
-        return ()
+        holders = _holder_replaced(text, older)
+        return tuple(holders) if len(holders) == 1 else ()
     new_words = _slot_words(text)
     found = []
     for fact_id, content in older:
@@ -294,7 +325,114 @@ def changed_slot(
             for fact_id, content in older
             if _kind_changed(text, content) == "date" and _named_words(content) & context
         ]
+    if not found:
+        # The old day named beside the new one ("tinha 17 de abril", "Sie hatten den 3. April notiert"): the one
+        # older dated fact of that day.
+        found = [
+            (fact_id, "date")
+            for fact_id, content in older
+            if _kind_changed(text, content) == "date"
+            and any(_names_day(text, day) for day in plan_dates(content))
+        ]
+    if not found:
+        found = [(fact_id, "holder") for fact_id in _holder_replaced(text, older)]
     return (found[0][0],) if len(found) == 1 else ()
+
+
+#: A holder replaced or gone: "replaces", "takes over", "covering for", "remplace", "reprend", "reemplaza",
+#: "sustituye", "ersetzt", "übernimmt", "vertritt", "substitui", "assume"; "left", "off to", "gone to", "retired",
+#: "est parti(e)", "a quitté", "se fue", "se jubiló", "ist weg", "aufgehört", "in Rente", "saiu", "foi para",
+#: "reformou-se".
+_REPLACED = re.compile(
+    r"\b(?:replac(?:es|ed|ing)|tak(?:es|ing)\s+over|took\s+over|covering\s+for|remplacee?s?|remplacant|"
+    r"reprend|reemplaza(?:do|da)?|sustituye|ersetzt|ubernimmt|ubernommen|vertritt|substitui|substituiu|"
+    r"assumiu)\b"
+)
+_LEFT = re.compile(
+    r"\b(?:left|off\s+to|gone\s+to|retired|est\s+partie?|a\s+quitte|se\s+(?:fue|ha\s+ido|jubilo|marcho)|"
+    r"ist\s+weg|aufgehort|in\s+rente|im\s+ruhestand|saiu|foi\s+para|reformou)\b"
+)
+#: A fact of what someone is called names no role held ("The user's name is Bao", "s'appelle", "se llama").
+_CALLED = re.compile(r"\b(?:name|called|nom|appelle|nombre|llama|heisst|heisse|nome|chama)\b")
+
+
+#: Where someone goes: "to", "à", "a", "nach", "para", "pra" before a name ("moved to Nantes", "foi para o Porto").
+_GOES_TO = re.compile(r"\b(?:to|a|au|nach|zu|para|pra)\s+(?:(?:the|le|la|el|o|a|den|die|das)\s+)?" + NAME)
+
+
+def _goes_to(text: str) -> frozenset[str]:
+    """Names a fact says someone goes to (folded)."""
+    return frozenset(fold(m.group("v")) for m in _GOES_TO.finditer(_a_grave(text)))
+
+
+#: Kin, in the five languages: no one replaces a sister.
+_KIN = re.compile(
+    r"\b(?:sister|brother|wife|husband|partner|son|daughter|mother|father|mum|mom|dad|grand\w*|aunt|uncle|"
+    r"cousin|niece|nephew|boyfriend|girlfriend|soeur|sœur|frere|femme|mari|fils|fille|mere|pere|tante|oncle|cousine?|"
+    r"hermana|hermano|esposa|esposo|marido|hij[oa]|madre|padre|abuel[oa]|ti[oa]|prim[oa]|novi[oa]|schwester|"
+    r"bruder|ehemann|ehefrau|sohn|tochter|mutter|vater|oma|opa|tante|onkel|irma|irmao|filh[oa]|mae|"
+    r"pai|avo|namorad[oa])\b"
+)
+
+
+def _holder_replaced(text: str, older: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of older facts whose one named holder the newer fact names with a new person in the role: the holder
+    gone or replaced, or a change marker ("Anouk est partie à Nantes, c'est Inès Daoudi qui la remplace" /
+    "Ma salariée, c'est Anouk Le Goff"; "Poppy's off to uni, so it's Daisy helping the user" / "The user's
+    assistant is Poppy Leadbetter"). Not for a question or a hypothetical, a fact of what someone is called, nor
+    a newer fact that names no one new outside a place ("Anouk moved to Nantes")."""
+    own = _APPENDED.sub("", text)
+    folded = fold(own)
+    if "?" in own or HYPOTHETICAL.search(folded):
+        return []
+    # The holder's own change is no one else's: the third person guard of `_said_as_change` is not read here.
+    marked = _MARKER.search(fold(_ISO.sub("", own))) is not None and not _ADDED.search(folded)
+    gone = _REPLACED.search(folded) is not None or _LEFT.search(folded) is not None
+    if not (gone or marked):
+        return []
+    said = set(tokens(own))
+    placed = {t for place in _places(own) | _goes_to(own) for t in tokens(place)}
+    # A name opening the fact or its template ("Ständige Anweisung des Nutzers: …") is no one new.
+    opening = fold(re.split(r"[:,]", own, maxsplit=1)[0]) if ":" in own[:40] else ""
+    new_names = frozenset(
+        n for n in _names(own) if not fold(own).startswith(n) and not (opening and n in opening)
+    )
+    # With a change marker alone (no holder gone or replaced), the new person is said in full ("Gwenaëlle Tanguy").
+    new_names = new_names if gone else frozenset(n for n in new_names if " " in n)
+    out = []
+    for fact_id, content in older:
+        # A fact of what someone is called, or of kin (a sister stays a sister), holds no role to hand on.
+        if _CALLED.search(fold(content)) or _KIN.search(fold(content)):
+            continue
+        # The one name of the older fact the newer one says (German nouns are capitalised too), a holder, not a
+        # place either fact says something is in ("a teacher in Bristol" / "at the Bristol Games Hub now").
+        named = [
+            n
+            for n in _names(content) - _places(content)
+            if {t for t in tokens(n) if len(t) > 2} & (said - placed)
+        ]
+        if len(named) != 1:
+            continue
+        held = {t for t in tokens(named[0]) if len(t) > 2}
+        fresh = {n for n in new_names - _places(own) - _goes_to(own) if not set(tokens(n)) & held}
+        if fresh:
+            out.append(fact_id)
+    return out
+
+
+def _names_day(text: str, iso: str) -> bool:
+    """Whether a text names the day `iso` (YYYY-MM-DD): the ISO day, or its day of the month beside its month's
+    name in any of the five languages ("17 de abril", "the 22nd of April", "3. April", "April 3")."""
+    if f"({iso})" in text or len(iso) != 10:
+        return f"({iso})" in text
+    month, day = int(iso[5:7]), int(iso[8:10])
+    names = "|".join(sorted((re.escape(n) for n, m in MONTHS.items() if m == month), key=len, reverse=True))
+    folded = fold(_ISO.sub("", text))
+    ordinal = r"(?:st|nd|rd|th|er|º|o|\.)?"
+    return bool(
+        re.search(rf"(?<![\d.,]){day}{ordinal}\s+(?:of\s+|de\s+|d')?(?:{names})\b", folded)
+        or re.search(rf"\b(?:{names})\.?\s+(?:the\s+)?{day}{ordinal}(?![\d])", folded)
+    )
 
 
 __all__ = ["changed_slot"]
