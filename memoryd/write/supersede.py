@@ -36,6 +36,7 @@ from memoryd.write.grounding.stale import (
 )
 from memoryd.write.grounding.templates import TEMPLATE_WORDS, TOWN_OF_WORK, render
 from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
+from memoryd.write.grounding.word_family import same_family
 from memoryd.write.parse import Candidate
 from memoryd.write.store_protocol import ExistingFact, FactBump, NewFact, NewIdentityFact, ReplacedFact
 
@@ -285,22 +286,6 @@ _DAY_OF_YEAR = re.compile(
     + r")\b|\b\d{1,2}(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
-
-
-def same_family(a: str, b: str) -> bool:
-    """Whether two stems are one word family, a noun and its verb in any of the five languages ("livr" of "livrer"
-    and "livraison", "deliv" / "deliveri", "entreg" / "entregar", "liefer" / "liefern", "inspeçã" / "inspecionar"):
-    one is the start of the other (four letters at least), or they share five letters and differ in at most two
-    of the shorter's."""
-    if a == b:
-        return True
-    short, long_ = sorted((a, b), key=len)
-    common = 0
-    for x, y in zip(short, long_, strict=False):
-        if x != y:
-            break
-        common += 1
-    return common >= 4 and (common == len(short) or (common >= 5 and common >= len(short) - 2))
 
 
 def _shares_family(old: frozenset[str], said: frozenset[str], own: frozenset[str]) -> bool:

@@ -13,7 +13,7 @@ from memoryd.write.grounding import FactKind, SourceTurn, extract
 from memoryd.write.grounding.dates import find_dates, weekday_span
 from memoryd.write.grounding.stale import ACTIVITY, LEFT_JOB, PERSON, stale_mentions
 from memoryd.write.grounding.text import fold, light_stem
-from memoryd.write.supersede import same_family
+from memoryd.write.grounding.word_family import same_family
 from tests.support.grounded_agent import SESSION_MS, Agent, corrected, kept
 
 

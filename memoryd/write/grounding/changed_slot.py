@@ -10,7 +10,7 @@ both hold a value of one kind, the newer one's value differs, and they share the
   "schließlich", "nicht 40"; "agora", "hoje em dia", "em vez", "adiado", "passou para", "afinal", "no fim", "não 40".
 - *A value of one kind*: a date (the ISO day the extractor appends), a number said with a noun ("48 barriques", "la
   séance … 65 euros"), or a name (a person, a place or a holder: "Ifor Pughe", "in Kemp Town").
-- *The same slot*: the two facts share a content word by word family (grounding's `same_family`: "livraison" /
+- *The same slot*: the two facts share a content word by word family (`grounding/word_family.py` `same_family`: "livraison" /
   "livrer", "vet" / "vets"), apart from names, numbers, words of time and the stored templates' words; an acronym
   of the newer fact stands for the older one's words it abbreviates ("LOM" / "local operations manager"). A date
   said with no such word ("It's been moved to 26 March", "c'est le 3 mars maintenant") belongs to the one older
@@ -46,6 +46,7 @@ from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.rules import is_name
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
+from memoryd.write.grounding.word_family import same_family
 
 _I = re.IGNORECASE
 #: Change markers and verbs of the five languages, matched on folded text (see the module docstring).
@@ -213,19 +214,6 @@ def _slot_words(text: str) -> frozenset[str]:
     )
 
 
-def _family(a: str, b: str) -> bool:
-    """One word family (supersede.same_family's rule, repeated here to keep this module below supersede.py)."""
-    if a == b:
-        return True
-    short, long_ = sorted((a, b), key=len)
-    common = 0
-    for x, y in zip(short, long_, strict=False):
-        if x != y:
-            break
-        common += 1
-    return common >= 4 and (common == len(short) or (common >= 5 and common >= len(short) - 2))
-
-
 def _acronym_of(new: str, old: str) -> bool:
     """Whether an acronym of the newer fact abbreviates consecutive words of the older one ("LOM" / "local
     operations manager", "GP" / "general practitioner")."""
@@ -239,7 +227,7 @@ def _acronym_of(new: str, old: str) -> bool:
 
 def _shares_slot(new: str, old: str, new_words: frozenset[str]) -> bool:
     old_words = _slot_words(old)
-    return any(_family(a, b) for a in new_words for b in old_words) or _acronym_of(new, old)
+    return any(same_family(a, b) for a in new_words for b in old_words) or _acronym_of(new, old)
 
 
 def _kind_changed(new: str, old: str) -> str:
