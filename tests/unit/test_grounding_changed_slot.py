@@ -42,6 +42,9 @@ def _retires(
         ("La campaña se retrasa al 3 de noviembre (2026-11-03).", "La campaña empieza el 20 de octubre. (2026-10-20)"),
         ("Die Prüfung ist jetzt am 9. Juni (2026-06-09).", "Die Prüfung ist am 28. Mai (2026-05-28)."),
         ("A vistoria foi adiada para 22 de abril (2026-04-22).", "A vistoria é a 8 de abril (2026-04-08)."),
+        # es: the article "el" before the marker is no third person ("él" is).
+        ("La cita con el dentista ahora es el 10 de junio (2026-06-10).",
+         "La cita con el dentista es el 3 de junio (2026-06-03)."),
     ],
 )  # fmt: skip
 def test_a_value_said_as_changed_retires_the_older_fact_of_its_slot(new: str, old: str) -> None:
@@ -55,6 +58,8 @@ def test_a_value_said_as_changed_retires_the_older_fact_of_its_slot(new: str, ol
         ("Is the install now 17 March? (2026-03-17)", "Install booked for 24 February (2026-02-24)."),  # a question
         ("If the install is moved to 17 March (2026-03-17), fine.", "Install booked for 24 February (2026-02-24)."),
         ("My sister moved her install to 17 March (2026-03-17).", "Install booked for 24 February (2026-02-24)."),
+        ("Él movió la cita con el dentista, ahora es el 10 de junio (2026-06-10).",
+         "La cita con el dentista es el 3 de junio (2026-06-03)."),  # "él": someone else's change
         ("We now also run a stall in Kemp Town.", "The user runs a stall in the North Laine."),  # added, not replaced
         ("La formation est décalée au 16 mai (2026-05-16).", "La séance est à 60 euros."),  # another slot
         ("Ahora el aceite sale a 9 euros.", "La campaña empieza el 20 de octubre. (2026-10-20)"),  # another kind

@@ -67,11 +67,14 @@ _MARKER = re.compile(
     r"|,\s*(?:not|pas|no|nicht|nao)\s+\d",
     _I,
 )
+#: Spanish "el" folded: the article, or "él" (he) when the fact writes the accent (`_HE_ES`).
+_EL = re.compile(r"\bel\b")
+_HE_ES = re.compile(r"(?<!\w)él(?!\w)", _I)
 #: A value added beside the old one, not in its place.
 _ADDED = re.compile(r"\b(?:also|as well|too|aussi|egalement|tambien|ademas|auch|zusatzlich|tambem)\b", _I)
 #: Someone else's change: a third person before the marker ("my sister moved her wedding", "ma sœur a décalé").
 _OTHER = re.compile(
-    r"\b(?:he|she|they|his|her|their|il|elle|ils|elles|son|sa|ses|leur|el|ella|ellos|su|sus|er|sie|sein|seine|"
+    r"\b(?:he|she|they|his|her|their|il|elle|ils|elles|son|sa|ses|leur|ella|ellos|su|sus|er|sie|sein|seine|"
     r"ihr|ihre|ele|ela|eles|seu|sua|dele|dela)\b|"
     r"\b(?:my|our|ma|mon|mes|notre|mi|mis|nuestra|nuestro|mein|meine|unser|unsere|meu|minha|nosso|nossa)\s+"
     r"(?:sister|brother|wife|husband|partner|friend|son|daughter|mother|father|mum|mom|dad|neighbour|neighbor|"
@@ -121,7 +124,11 @@ def _said_as_change(text: str) -> bool:
     asked = "?" in _APPENDED.sub("", text)
     if marker is None or asked or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
         return False
-    return _OTHER.search(folded[: marker.start()]) is None
+    before = folded[: marker.start()]
+    if _OTHER.search(before):
+        return False
+    # Folded, Spanish "él" (he) is the article "el": a third person only where the fact writes the accent.
+    return not (_EL.search(before) and _HE_ES.search(text))
 
 
 def _names(text: str) -> frozenset[str]:
