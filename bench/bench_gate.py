@@ -11,8 +11,9 @@ gate's fallback when no model is loaded, and one feature of the evidence gate) a
 llm gate with the real core model when OSAURUS_BENCH_GATE_LLM_QUERIES is set (default 0: skipped; "all" runs every
 query; a 135M model on CPU takes seconds per call).
 
-gate_v13 is written blind in session 16 before any gate ran on it; it is never fitted, tuned or chosen on. gate_v12
-(written blind in session 15, frozen at b1cbc94, run once with gate-v10) is fitting data since session 16. gate_v11
+gate_v14 is written blind in session 17 before any gate ran on it; it is never fitted, tuned or chosen on. gate_v13
+(written blind in session 16, frozen at baa0726, run once with gate-v10 and gate-v11) is fitting data since session 17.
+gate_v12 (written blind in session 15, frozen at b1cbc94, run once with gate-v10) is fitting data since session 16. gate_v11
 (written blind in session 14, frozen at 2381b3f, run once with gate-v9) is fitting data since session 15. gate_v10
 (written blind in session 13, frozen at 239b0a6, run once with gate-v8) is fitting data since gate-v9. gate_v9
 (written blind in session 12, frozen at 3549e28, run once with gate-v7) is fitting data since gate-v8. gate_v8
@@ -23,7 +24,7 @@ and gate_v4 (frozen at d6dae9f) were the held-out sets of sessions 8 and 7, each
 on them; since session 9 they are fitting data like gate_v3 and gate_v2, so `--set v10|…|v2` are fit checks, not
 held-out figures; `--set all` runs every set and the regression check.
 
-Run alone: `python -m bench.bench_gate [--set v2|…|v13|all]` (default v13, with the regression
+Run alone: `python -m bench.bench_gate [--set v2|…|v14|all]` (default v14, with the regression
 check, as `make bench`).
 """
 
@@ -46,14 +47,14 @@ from memoryd.retrieval.items import Section
 
 ISSUE = 6
 GATE_SET = Path(__file__).resolve().parent / "gate_set.jsonl"
-#: The held-out set of this session: the headline, and the default of `--set`. gate_v13 was written blind in
-#: session 16 and frozen (bench/gate_v13/README.md) before any gate ran on it; gate_v2..v12 are fitting data.
-HELD_OUT = "v13"
+#: The held-out set of this session: the headline, and the default of `--set`. gate_v14 was written blind in
+#: session 17 and frozen (bench/gate_v14/README.md) before any gate ran on it; gate_v2..v13 are fitting data.
+HELD_OUT = "v14"
 #: Every labelled set with gate_v2's schema, newest first: its name and directory (None: gate_v2's own).
 GATE_SETS: dict[str, Path | None] = {
     **{
         f"v{n}": Path(__file__).resolve().parent / f"gate_v{n}"
-        for n in range(13, 2, -1)
+        for n in range(14, 2, -1)
         if (Path(__file__).resolve().parent / f"gate_v{n}").is_dir()
     },
     "v2": None,
