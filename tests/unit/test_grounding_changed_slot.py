@@ -343,3 +343,41 @@ def test_a_schedule_a_dated_place_or_a_head_noun_said_as_changed_retires_the_old
 )  # fmt: skip
 def test_no_schedule_change_of_that_slot_retires_nothing(new: str, old: str) -> None:
     assert _retires(new, old) == []
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # The form of address: one slot, two values; the newer says which, with or without a marker.
+        ("Consigne permanente de l'utilisateur : vous pouvez me tutoyer.",
+         "Consigne permanente de l'utilisateur : je préfère qu'on me vouvoie."),
+        ("Ständige Anweisung des Nutzers: du kannst mich duzen.", "Ständige Anweisung des Nutzers: siezen Sie mich."),
+        ("Instrucción permanente del usuario: puedes tutearme.",
+         "Instrucción permanente del usuario: prefiero que me hable de usted."),
+        ("Instrução permanente do usuário: pode tratar-me por tu.",
+         "Instrução permanente do usuário: trate-me por senhora."),
+        # The user's move of home or business gives a new place to the older fact that places them.
+        ("Geplant: Wir sind umgezogen: die Konditorei ist jetzt in Schleußig, größere Backstube.",
+         "Der Nutzer arbeitet in Leipzig-Gohlis."),
+        ("We've moved, the studio is in Totnes now.", "The user works in Dartington."),
+        # A synonym class names the slot ("vendor" / "supplier").
+        ("Our vendor is Brakes now, since March.", "The user's supplier is Bidfood."),
+    ],
+)  # fmt: skip
+def test_an_address_form_a_move_or_a_synonym_retires_the_older_fact(new: str, old: str) -> None:
+    assert _retires(new, old) == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # The same form again, a negated form, or someone else's address.
+        ("Consigne permanente de l'utilisateur : vous pouvez me tutoyer.", "Tu peux me tutoyer."),
+        ("Ne me tutoyez pas.", "Consigne permanente de l'utilisateur : je préfère qu'on me vouvoie."),
+        # A move said by someone else, or a place that is not where the user lives or works.
+        ("My sister moved, she's in Leeds now.", "The user works in York."),
+        ("We've moved, the studio is in Totnes now.", "The user's mother lives in Dartington."),
+    ],
+)  # fmt: skip
+def test_no_address_form_change_or_move_of_the_user_retires_nothing(new: str, old: str) -> None:
+    assert _retires(new, old) == []

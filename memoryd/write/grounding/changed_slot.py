@@ -46,6 +46,7 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, NAME
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.synonyms import canonical
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
 from memoryd.write.grounding.when_values import changed_clause, day_parts, weekdays
@@ -333,6 +334,12 @@ def changed_slot(
 ) -> tuple[str, ...]:
     """Ids of `older` facts ((id, content), the agent's active ones) the newer fact `text`, said as a change,
     gives a new value in their slot (module docstring); none when two fit, or the fact says no change."""
+    form = address_form(text)
+    if form:
+        # The form of address is one slot with two values: the newer one said replaces the other, marker or not.
+        other = [fact_id for fact_id, content in older if address_form(content) not in ("", form)]
+        if len(other) == 1:
+            return (other[0],)
     if not _said_as_change(text):
         holders = _holder_replaced(text, older)
         return tuple(holders) if len(holders) == 1 else ()
@@ -366,6 +373,25 @@ def changed_slot(
     if not found:
         found = [(fact_id, "holder") for fact_id in _holder_replaced(text, older)]
     return (found[0][0],) if len(found) == 1 else ()
+
+
+#: The familiar and the polite form of address (distill48): "tutoyer" / "vouvoyer", "tutear" / "de usted", "duzen" /
+#: "siezen", "tratar por tu" / "tratar por senhor(a)"; a negated one says nothing sure ("ne me tutoyez pas").
+_FAMILIAR = re.compile(r"\b(?:tutoi\w*|tutoy\w*|tute[aeo]\w*|duzen|duz\w*|trat\w*(?:-me)? por tu)\b")
+_POLITE = re.compile(
+    r"\b(?:vouvoi\w*|vouvoy\w*|siezen|siez\w*|(?:habl|trat)\w*\s+de usted|"
+    r"trat\w*(?:-me)? (?:por|de) (?:o |a )?(?:senhor|senhora|dona))\b"
+)
+_NEGATED = re.compile(r"\b(?:ne|pas|no|nicht|nie|nao|never|jamais|nunca)\b")
+
+
+def address_form(text: str) -> str:
+    """ "familiar" or "polite" when a fact says how the user wants to be addressed, else ""."""
+    folded = fold(text)
+    familiar, polite = _FAMILIAR.search(folded), _POLITE.search(folded)
+    if bool(familiar) == bool(polite) or _NEGATED.search(folded):
+        return ""
+    return "familiar" if familiar else "polite"
 
 
 def _when_changed(new: str, old: str) -> str:
@@ -438,9 +464,33 @@ def _widened(text: str, older: Sequence[tuple[str, str]]) -> list[tuple[str, str
         if not kind:
             continue
         old_words = _slot_words(content)
-        if any(same_family(a, b) or _compound_of(a, b) for a in new_words for b in old_words):
+        if any(
+            same_family(a, b) or _compound_of(a, b) or canonical(a) == canonical(b) != a
+            for a in new_words
+            for b in old_words
+        ) or (kind == "place" and _relocated(text) and _PLACE_OF_USER.search(fold(content))):
             found.append((fact_id, kind))
     return found
+
+
+#: The user's own move of home or business: "we've moved", "wir sind umgezogen", "on a déménagé", "nos mudamos",
+#: "mudámo-nos", "I moved".
+_RELOCATED = re.compile(
+    r"\b(?:we(?:'ve| have)? moved|I(?:'ve| have)? moved|we relocated|wir sind umgezogen|ich bin umgezogen|"
+    r"on a demenage|nous avons demenage|j'ai demenage|nos (?:hemos )?mudado|nos mudamos|me (?:he )?mudado|me mude|"
+    r"mudamo-nos|mudei-me|mudamos)\b"
+)
+#: An older fact that places the user: where they live or work ("Der Nutzer arbeitet in Leipzig-Gohlis", "The user
+#: lives in Leeds", "L'utilisateur travaille à Rennes").
+_PLACE_OF_USER = re.compile(
+    r"\b(?:user|utilisateur|utilisatrice|usuario|usuaria|nutzer|nutzerin|utilizador|utilizadora)\s+(?:now\s+|still\s+)?"
+    r"(?:lives?|works?|is based|habite|vit|travaille|vive|trabaja|wohnt|arbeitet|mora|vive|trabalha)\b"
+)
+
+
+def _relocated(text: str) -> bool:
+    """Whether a fact says the user (or their business, "we") moved."""
+    return _RELOCATED.search(fold(text)) is not None
 
 
 #: A holder replaced or gone: "replaces", "takes over", "covering for", "remplace", "reprend", "reemplaza",
@@ -539,4 +589,4 @@ def _names_day(text: str, iso: str) -> bool:
     )
 
 
-__all__ = ["changed_slot"]
+__all__ = ["address_form", "changed_slot"]
