@@ -312,8 +312,8 @@ def test_kin_templates_and_bare_first_names_hand_no_role_on(new: str, old: str) 
         ("Die Besprechung machen wir seit Februar dienstags, montags sind zu viele auf Montage.",
          "Unsere Werkstattbesprechung ist jeden Montag um halb acht."),
         ("Den Wochenmarkt haben wir auf samstags umgestellt.", "Der Wochenmarkt ist freitags."),
-        # pt: the part of the day changed with "mudámos", a weekday with "desde março".
-        ("Mudámos as entregas para a manhã.", "As entregas são à noite."),
+        # pt: the part of the day changed with "trocámos", a weekday with "desde março".
+        ("Trocámos as entregas para a manhã.", "As entregas são à noite."),
         ("As aulas de azulejo são às quintas desde março.", "As aulas de azulejo são às terças."),
     ],
 )  # fmt: skip

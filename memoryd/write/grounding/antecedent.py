@@ -70,13 +70,10 @@ _UNSAID_SUBJECT = re.compile(
     # "Nova data é 9 de março": the date of the thing the sentence before names (distill48)
     r"^(?:the\s+|la\s+|el\s+|der\s+|a\s+)?(?:new|nouvelle|nouveau|nueva|nuevo|neuer?|neues|nova|novo)\s+"
     r"(?:date|time|day|heure|jour|fecha|hora|d[ií]a|termin|datum|tag|data)\b|"
-    # "…, now it's the 2nd of June", "c'est le 3 mars maintenant", "ahora es el 10", "jetzt ist es der 17. April",
-    # "agora é dia 10": a date said of "it", the thing the sentence before names
-    r"\b(?:now it(?:'s|’s| is)|it(?:'s|’s| is) now|c'est (?:maintenant |désormais )?le|ahora es el|"
-    r"(?:jetzt|nun) ist es (?:der|am)|ist es (?:jetzt|nun) (?:der|am)|agora (?:é|e) (?:dia|o|a))\s+\d|"
-    # "…, same place", "même endroit", "mismo sitio", "gleicher Ort", "mesmo sítio": the thing is the one before
-    r",\s*(?:same|même|mismo|misma|gleiche[rsn]?|selbe[rsn]?|mesmo|mesma)\s+(?:place|venue|room|time|endroit|lieu|"
-    r"salle|heure|sitio|lugar|sala|hora|ort|saal|zeit|s[ií]tio|local)\b|"
+    # "Now it's the 2nd of June", "C'est le 3 mars maintenant", "Ahora es el 10", "Jetzt ist es der 17. April",
+    # "Agora é dia 10": a date said of "it" opening the sentence, the thing the sentence before names
+    r"^(?:now it(?:'s|’s| is)|it(?:'s|’s| is) now|c'est (?:maintenant |désormais )?le|ahora es el|"
+    r"(?:jetzt|nun) ist es (?:der|am)|agora (?:é|e) (?:dia|o|a))\s+(?:the\s+)?\d|"
     # "The exam is on Tuesday 12 May", "L'examen est le 12 mai": a bare "the <noun> is" names it by the sentence before
     r"^(?:the|l'|le|la|el|die|der|das|o|a)\s*[^\W\d_]+\s+(?:is|est|es|ist|é)\s+(?:on|le|el|am|a|no|em)?\s*(?:\w+\s+)?\d",
     re.IGNORECASE,

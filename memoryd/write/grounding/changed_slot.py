@@ -25,6 +25,20 @@ person, with the holder gone or replaced ("left", "off to", "retired", "replaces
 noun or verb says the role ("Poppy's off to uni, so it's Daisy helping the user" / "The user's assistant is Poppy
 Leadbetter"). Not a fact of what someone is called, nor a newer fact whose only new name is a place.
 
+Widened, when nothing above matched (distill48, `_widened`): a schedule's value is a day of the week or a part of the
+day, read in the clauses of the change ("Out-apiary inspections have gone to Wednesday mornings" / "on Sundays";
+"the user wants them at lunchtime now, the evenings have gone mad" / "the evening before"; `when_values.py`), never
+against an older fact whose days each hold their own thing ("the home apiary on Saturdays and the out-apiaries on
+Sundays"); a new name said with its date of effect ("me voy a una nave en el polígono Torrehierro, a partir del 15
+de julio") replaces an older undated one; the slot may be named by a name's head ("Ashville Vets" / "vet"), a
+compound's head ("Werkstattbesprechung" / "Besprechung") or a synonym class (`synonyms.py`); the user's own move
+("wir sind umgezogen", "we've moved", "nos mudamos") gives a new place to the older fact of where they live or
+work. The change is also said by "gone to", "got pushed", the verbs of change of the other four languages
+("changé", "cambiado", "gewechselt", "umgestellt", "mudei", "trocámos"), "ab sofort", "dorénavant",
+"since / depuis / desde / seit" a month, and a decision to move or switch ("decided to move the dogs to…"). The form
+of address is one slot with two values (tutoyer / vouvoyer, duzen / siezen, tutear / de usted, tratar por tu / por
+senhora): the newer says which, marker or not.
+
 Guards: a question or a hypothetical changes nothing (the words the extractor appends in parentheses, often the
 assistant's question the fact answers, are no question of the user's; "not any more" / "isn't any more" is a
 marker); a one-off day gives no new day to a weekly schedule, nor a schedule to a one-off day; a value added, not
@@ -67,12 +81,12 @@ _MARKER = re.compile(
     # Gone to another value ("Out-apiary inspections have gone to Wednesday mornings", "That's gone to Thursday"),
     # or pushed ("So NIPE got pushed").
     r"|\b(?:has|have|'s|’s|is|are) gone (?:to|up|down|back)\b|\b(?:got|been|was|were) pushed\b"
-    # Changed, said by its verb in the other four languages as "changed" / "switched" / "moved" are in English: "j'ai
-    # changé", "on a déménagé"; "he cambiado", "me lo cambio", "nos mudamos"; "gewechselt", "umgestellt",
-    # "umgezogen"; "mudei", "mudámos", "trocámos".
-    r"|\b(?:change|changee?s?|changeons|demenage|demenagee?s?|demenageons|"
-    r"cambiad[oa]s?|cambio|cambiamos|cambie|mudad[oa]s?|mudamos|"
-    r"gewechselt|geandert|umgestellt|umgezogen|ab sofort|"
+    # Changed, said by its verb in the other four languages as "changed" / "switched" are in English: "j'ai
+    # changé"; "he cambiado", "me lo cambio"; "gewechselt", "umgestellt"; "mudei", "trocámos". Moving house is no
+    # marker ("nos mudamos en septiembre" is a plan; the user's move is read for places only, `_RELOCATED`).
+    r"|\b(?:change|changee?s?|changeons|"
+    r"cambiad[oa]s?|cambio|cambiamos|cambie|"
+    r"gewechselt|geandert|umgestellt|ab sofort|"
     r"mudei|mudou|mudaram|trocad[oa]s?|troquei|trocamos|trocou|dorenavant)\b"
     # Since a time: a state said as begun then ("seit Februar dienstags", "since March", "depuis janvier", "desde
     # julio", "desde março"): the value before is gone.
@@ -386,7 +400,7 @@ _NEGATED = re.compile(r"\b(?:ne|pas|no|nicht|nie|nao|never|jamais|nunca)\b")
 
 
 def address_form(text: str) -> str:
-    """ "familiar" or "polite" when a fact says how the user wants to be addressed, else ""."""
+    """The form of address a fact asks for: "familiar", "polite", or "" (none said, both, or negated)."""
     folded = fold(text)
     familiar, polite = _FAMILIAR.search(folded), _POLITE.search(folded)
     if bool(familiar) == bool(polite) or _NEGATED.search(folded):
