@@ -288,3 +288,96 @@ def test_a_place_named_again_is_no_holder_replaced() -> None:
 )
 def test_kin_templates_and_bare_first_names_hand_no_role_on(new: str, old: str) -> None:
     assert _retires(new, old) == []
+
+
+# distill48: a schedule's day or part of the day, a name with its date of effect, a slot named by a name's head or a
+# compound's head, and a change said by its verb in each of the five languages.
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # en: the day of the week gone to another, the part of the day in the clause of the change (the evenings
+        # in the reason clause are not the value), a decision to move naming the kind by the name's head.
+        ("Out-apiary inspections have gone to Wednesday mornings.", "The user does the out-apiaries on Sundays."),
+        ("Change the reminders: the user wants them at lunchtime now, the evenings have gone mad.",
+         "The user likes their reminders the evening before."),
+        ("The user decided to move the dogs to Ashville Vets.", "The user's vet is Dr Priyamvada Rao."),
+        # fr: a day changed with "désormais", a part of the day with "depuis mars".
+        ("Le marché, je le fais désormais le jeudi.", "Le marché, je le fais le mardi."),
+        ("Les livraisons arrivent le matin depuis mars.", "Les livraisons arrivent le soir."),
+        # es: a place with its date of effect ("a partir del 15 de julio"), a weekday changed by its verb.
+        ("El taller me lo cambio: me voy a una nave en el polígono Torrehierro, a partir del 15 de julio. "
+         "(2026-07-15)", "El usuario lleva un taller pequeño en la calle Carnicerías."),
+        ("He cambiado las clases de cerámica a los jueves.", "Las clases de cerámica son los martes."),
+        # de: a compound's head ("Werkstattbesprechung" / "Besprechung"), "seit Februar" said as the change.
+        ("Die Besprechung machen wir seit Februar dienstags, montags sind zu viele auf Montage.",
+         "Unsere Werkstattbesprechung ist jeden Montag um halb acht."),
+        ("Den Wochenmarkt haben wir auf samstags umgestellt.", "Der Wochenmarkt ist freitags."),
+        # pt: the part of the day changed with "trocámos", a weekday with "desde março".
+        ("Trocámos as entregas para a manhã.", "As entregas são à noite."),
+        ("As aulas de azulejo são às quintas desde março.", "As aulas de azulejo são às terças."),
+    ],
+)  # fmt: skip
+def test_a_schedule_a_dated_place_or_a_head_noun_said_as_changed_retires_the_older_fact(
+    new: str, old: str
+) -> None:
+    assert _retires(new, old) == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # Two days each for its own thing: a change of one leaves the other true.
+        ("Out-apiary inspections have gone to Wednesday mornings.",
+         "The user does the home apiary on Saturdays and the two out-apiaries on Sundays."),
+        # No change said: a schedule told again with another day is not read as a change.
+        ("Les livraisons arrivent le matin.", "Les livraisons arrivent le soir."),
+        # A date that is no date of effect ("for Saturday weddings") keeps the name rule's date guard.
+        ("Florismart's now Thursdays, which suits the user better for Saturday (2026-09-05) weddings.",
+         "The user runs Petal and Stem, a florist's on Cold Bath Road in Harrogate."),
+        # Another slot: the day changed is not the older fact's.
+        ("Die Chorprobe ist jetzt dienstags.", "Unsere Werkstattbesprechung ist jeden Montag um halb acht."),
+        # es: "mañana" alone is tomorrow, no part of the day; pt: a one-off day is no weekly schedule.
+        ("Ahora la reunión es mañana.", "La reunión es por la tarde."),
+        ("A reunião passou para 3 de março (2026-03-03).", "A reunião é às terças."),
+    ],
+)  # fmt: skip
+def test_no_schedule_change_of_that_slot_retires_nothing(new: str, old: str) -> None:
+    assert _retires(new, old) == []
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # The form of address: one slot, two values; the newer says which, with or without a marker.
+        ("Consigne permanente de l'utilisateur : vous pouvez me tutoyer.",
+         "Consigne permanente de l'utilisateur : je préfère qu'on me vouvoie."),
+        ("Ständige Anweisung des Nutzers: du kannst mich duzen.", "Ständige Anweisung des Nutzers: siezen Sie mich."),
+        ("Instrucción permanente del usuario: puedes tutearme.",
+         "Instrucción permanente del usuario: prefiero que me hable de usted."),
+        ("Instrução permanente do usuário: pode tratar-me por tu.",
+         "Instrução permanente do usuário: trate-me por senhora."),
+        # The user's move of home or business gives a new place to the older fact that places them.
+        ("Geplant: Wir sind umgezogen: die Konditorei ist jetzt in Schleußig, größere Backstube.",
+         "Der Nutzer arbeitet in Leipzig-Gohlis."),
+        ("We've moved, the studio is in Totnes now.", "The user works in Dartington."),
+        # A synonym class names the slot ("vendor" / "supplier").
+        ("Our vendor is Brakes now, since March.", "The user's supplier is Bidfood."),
+    ],
+)  # fmt: skip
+def test_an_address_form_a_move_or_a_synonym_retires_the_older_fact(new: str, old: str) -> None:
+    assert _retires(new, old) == [old]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # The same form again, a negated form, or someone else's address.
+        ("Consigne permanente de l'utilisateur : vous pouvez me tutoyer.", "Tu peux me tutoyer."),
+        ("Ne me tutoyez pas.", "Consigne permanente de l'utilisateur : je préfère qu'on me vouvoie."),
+        # A move said by someone else, or a place that is not where the user lives or works.
+        ("My sister moved, she's in Leeds now.", "The user works in York."),
+        ("We've moved, the studio is in Totnes now.", "The user's mother lives in Dartington."),
+    ],
+)  # fmt: skip
+def test_no_address_form_change_or_move_of_the_user_retires_nothing(new: str, old: str) -> None:
+    assert _retires(new, old) == []

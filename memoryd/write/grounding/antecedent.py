@@ -66,6 +66,14 @@ _UNSAID_SUBJECT = re.compile(
     r"\bthere\b(?!\s*(?:is|are|was|were|will|'s|’s|has|have|had|might|may|must|should|could|would)\b)|"
     # "Same date, 28 March", "Même date", "Misma fecha", "Gleiches Datum", "Mesma data": the thing is the one before
     r"^(?:same|même|mismo|misma|gleiche[sn]?|selbe[sn]?|mesmo|mesma)\b|"
+    # "New date is the 5th of March", "Nouvelle date : le 3 mai", "Nueva fecha, el 10", "Neuer Termin ist der 3.",
+    # "Nova data é 9 de março": the date of the thing the sentence before names (distill48)
+    r"^(?:the\s+|la\s+|el\s+|der\s+|a\s+)?(?:new|nouvelle|nouveau|nueva|nuevo|neuer?|neues|nova|novo)\s+"
+    r"(?:date|time|day|heure|jour|fecha|hora|d[ií]a|termin|datum|tag|data)\b|"
+    # "Now it's the 2nd of June", "C'est le 3 mars maintenant", "Ahora es el 10", "Jetzt ist es der 17. April",
+    # "Agora é dia 10": a date said of "it" opening the sentence, the thing the sentence before names
+    r"^(?:now it(?:'s|’s| is)|it(?:'s|’s| is) now|c'est (?:maintenant |désormais )?le|ahora es el|"
+    r"(?:jetzt|nun) ist es (?:der|am)|agora (?:é|e) (?:dia|o|a))\s+(?:the\s+)?\d|"
     # "The exam is on Tuesday 12 May", "L'examen est le 12 mai": a bare "the <noun> is" names it by the sentence before
     r"^(?:the|l'|le|la|el|die|der|das|o|a)\s*[^\W\d_]+\s+(?:is|est|es|ist|é)\s+(?:on|le|el|am|a|no|em)?\s*(?:\w+\s+)?\d",
     re.IGNORECASE,

@@ -25,6 +25,20 @@ person, with the holder gone or replaced ("left", "off to", "retired", "replaces
 noun or verb says the role ("Poppy's off to uni, so it's Daisy helping the user" / "The user's assistant is Poppy
 Leadbetter"). Not a fact of what someone is called, nor a newer fact whose only new name is a place.
 
+Widened, when nothing above matched (distill48, `_widened`): a schedule's value is a day of the week or a part of the
+day, read in the clauses of the change ("Out-apiary inspections have gone to Wednesday mornings" / "on Sundays";
+"the user wants them at lunchtime now, the evenings have gone mad" / "the evening before"; `when_values.py`), never
+against an older fact whose days each hold their own thing ("the home apiary on Saturdays and the out-apiaries on
+Sundays"); a new name said with its date of effect ("me voy a una nave en el polígono Torrehierro, a partir del 15
+de julio") replaces an older undated one; the slot may be named by a name's head ("Ashville Vets" / "vet"), a
+compound's head ("Werkstattbesprechung" / "Besprechung") or a synonym class (`synonyms.py`); the user's own move
+("wir sind umgezogen", "we've moved", "nos mudamos") gives a new place to the older fact of where they live or
+work. The change is also said by "gone to", "got pushed", the verbs of change of the other four languages
+("changé", "cambiado", "gewechselt", "umgestellt", "mudei", "trocámos"), "ab sofort", "dorénavant",
+"since / depuis / desde / seit" a month, and a decision to move or switch ("decided to move the dogs to…"). The form
+of address is one slot with two values (tutoyer / vouvoyer, duzen / siezen, tutear / de usted, tratar por tu / por
+senhora): the newer says which, marker or not.
+
 Guards: a question or a hypothetical changes nothing (the words the extractor appends in parentheses, often the
 assistant's question the fact answers, are no question of the user's; "not any more" / "isn't any more" is a
 marker); a one-off day gives no new day to a weekly schedule, nor a schedule to a one-off day; a value added, not
@@ -35,8 +49,10 @@ that fit the slot (two events, two prices) are ambiguous, so none is retired.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from memoryd.write.grounding.dates import MONTHS
 from memoryd.write.grounding.event import plan_dates
@@ -44,8 +60,10 @@ from memoryd.write.grounding.lexicon import HYPOTHETICAL, NAME
 from memoryd.write.grounding.model import SourceTurn
 from memoryd.write.grounding.recurring import keeps_one_off
 from memoryd.write.grounding.rules import is_name
+from memoryd.write.grounding.synonyms import canonical
 from memoryd.write.grounding.templates import TEMPLATE_WORDS
 from memoryd.write.grounding.text import NUMBER_WORDS, STOP_WORDS, fold, light_stem, tokens
+from memoryd.write.grounding.when_values import changed_clause, day_parts, weekdays
 from memoryd.write.grounding.word_family import same_family
 
 _I = re.IGNORECASE
@@ -60,6 +78,24 @@ _MARKER = re.compile(
     r"jetzt|nun|inzwischen|mittlerweile|stattdessen|verschoben|verlegt|vorgezogen|schliesslich|letztendlich|"
     r"nicht mehr|"
     r"agora|hoje em dia|em vez|adiad[oa]s?|antecipad[oa]s?|passou para|passa para|afinal|no fim|ja nao)\b"
+    # Gone to another value ("Out-apiary inspections have gone to Wednesday mornings", "That's gone to Thursday"),
+    # or pushed ("So NIPE got pushed").
+    r"|\b(?:has|have|'s|’s|is|are) gone (?:to|up|down|back)\b|\b(?:got|been|was|were) pushed\b"
+    # Changed, said by its verb in the other four languages as "changed" / "switched" are in English: "j'ai
+    # changé"; "he cambiado", "me lo cambio"; "gewechselt", "umgestellt"; "mudei", "trocámos". Moving house is no
+    # marker ("nos mudamos en septiembre" is a plan; the user's move is read for places only, `_RELOCATED`).
+    r"|\b(?:change|changee?s?|changeons|"
+    r"cambiad[oa]s?|cambio|cambiamos|cambie|"
+    r"gewechselt|geandert|umgestellt|ab sofort|"
+    r"mudei|mudou|mudaram|trocad[oa]s?|troquei|trocamos|trocou|dorenavant)\b"
+    # Since a time: a state said as begun then ("seit Februar dienstags", "since March", "depuis janvier", "desde
+    # julio", "desde março"): the value before is gone.
+    r"|\b(?:since|depuis|desde|seit)\s+(?:(?:the|le|la|l'|el|o|a|dem|den|last|dernier|pasado|passado|letzte[nm]?)\s+)?"
+    r"(?:" + "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True)) + r")\b"
+    # A decision to change ("The user decided to move the dogs to Ashville Vets", "décidé de passer à", "decidí
+    # cambiar", "beschlossen … zu wechseln", "decidi mudar").
+    r"|\bdecided to (?:move|switch|change|swap)\b|\bdecide\w* de (?:passer|changer)\b|"
+    r"\bdecidi\w* (?:cambiar|pasar|mudar|trocar|passar)\b|\bbeschlossen\b[^.]{0,40}\bzu wechseln\b"
     # A change verb with its new value: "je passe la séance à 65 euros", "pasamos la cena a las 9", "passou a
     # reunião para dia 3".
     r"|\bpass(?:e|ent|er|ons|a|amos|an|ou|amos)\b[^.;]{0,30}?\b(?:a|au|aux|al|para|pra)\s+(?:\d|l[ea]s?\b|el\b)"
@@ -70,6 +106,7 @@ _MARKER = re.compile(
 #: Spanish "el" folded: the article, or "él" (he) when the fact writes the accent (`_HE_ES`).
 _EL = re.compile(r"\bel\b")
 _HE_ES = re.compile(r"(?<!\w)él(?!\w)", _I)
+_HE_PERFECT_ES = re.compile(r"\bhe\s+(?=\w+(?:ado|ido)\b)")
 #: A value added beside the old one, not in its place.
 _ADDED = re.compile(r"\b(?:also|as well|too|aussi|egalement|tambien|ademas|auch|zusatzlich|tambem)\b", _I)
 #: Someone else's change: a third person before the marker ("my sister moved her wedding", "ma sœur a décalé").
@@ -124,7 +161,8 @@ def _said_as_change(text: str) -> bool:
     asked = "?" in _APPENDED.sub("", text)
     if marker is None or asked or HYPOTHETICAL.search(folded) or _ADDED.search(folded):
         return False
-    before = folded[: marker.start()]
+    # Spanish "he" before a participle is "I have" ("he cambiado"), no English "he".
+    before = _HE_PERFECT_ES.sub(lambda m: " " * len(m.group()), folded)[: marker.start()]
     if _OTHER.search(before):
         return False
     # Folded, Spanish "él" (he) is the article "el": a third person only where the fact writes the accent.
@@ -237,8 +275,17 @@ def _shares_slot(new: str, old: str, new_words: frozenset[str]) -> bool:
     return any(same_family(a, b) for a in new_words for b in old_words) or _acronym_of(new, old)
 
 
-def _kind_changed(new: str, old: str) -> str:
-    """The kind of value the newer fact gives the older one's slot anew: "date", "number", "name" or ""."""
+#: A date of effect: "from 1 July", "starting", "as of", "à partir du", "dès le", "a partir del", "desde el", "ab dem",
+#: "ab 1. Juli", "a partir de".
+_EFFECT = re.compile(
+    r"\b(?:from|starting|as of|a partir d\w*|des le|desde el|ab (?:dem|den|\d))\b[^.;]{0,12}?\d"
+)
+
+
+def _kind_changed(new: str, old: str, *, date_of_effect: bool = False) -> str:
+    """The kind of value the newer fact gives the older one's slot anew: "date", "number", "name" or "". With
+    `date_of_effect`, a newer name said with a date is still a new name when the older fact holds no date ("me voy a
+    una nave en el polígono Torrehierro, a partir del 15 de julio" / "un taller en la calle Carnicerías")."""
     new_dates, old_dates = plan_dates(new), plan_dates(old)
     # A weekly schedule gives no new day to a one-off event ("classes on Wednesday evenings" / "the exam on 9
     # March"; grounding/recurring.py), nor a one-off day to a weekly schedule ("the practical is the 29th of
@@ -261,7 +308,7 @@ def _kind_changed(new: str, old: str) -> str:
         fresh
         and old_names
         and not new_numbers - old_numbers
-        and not new_dates
+        and (not new_dates or (date_of_effect and not old_dates and _EFFECT.search(fold(new)) is not None))
         and all(not any(a in b or b in a for b in old_names) for a in fresh)
     ):
         # A place for a place ("the stall's in Kemp Town now" / "a stall in the North Laine"), a holder for a
@@ -301,6 +348,12 @@ def changed_slot(
 ) -> tuple[str, ...]:
     """Ids of `older` facts ((id, content), the agent's active ones) the newer fact `text`, said as a change,
     gives a new value in their slot (module docstring); none when two fit, or the fact says no change."""
+    form = address_form(text)
+    if form:
+        # The form of address is one slot with two values: the newer one said replaces the other, marker or not.
+        other = [fact_id for fact_id, content in older if address_form(content) not in ("", form)]
+        if len(other) == 1:
+            return (other[0],)
     if not _said_as_change(text):
         holders = _holder_replaced(text, older)
         return tuple(holders) if len(holders) == 1 else ()
@@ -330,8 +383,128 @@ def changed_slot(
             and any(_names_day(text, day) for day in plan_dates(content))
         ]
     if not found:
+        found = _widened(text, older)
+    if not found:
         found = [(fact_id, "holder") for fact_id in _holder_replaced(text, older)]
     return (found[0][0],) if len(found) == 1 else ()
+
+
+#: The familiar and the polite form of address (distill48): "tutoyer" / "vouvoyer", "tutear" / "de usted", "duzen" /
+#: "siezen", "tratar por tu" / "tratar por senhor(a)"; a negated one says nothing sure ("ne me tutoyez pas").
+_FAMILIAR = re.compile(r"\b(?:tutoi\w*|tutoy\w*|tute[aeo]\w*|duzen|duz\w*|trat\w*(?:-me)? por tu)\b")
+_POLITE = re.compile(
+    r"\b(?:vouvoi\w*|vouvoy\w*|siezen|siez\w*|(?:habl|trat)\w*\s+de usted|"
+    r"trat\w*(?:-me)? (?:por|de) (?:o |a )?(?:senhor|senhora|dona))\b"
+)
+_NEGATED = re.compile(r"\b(?:ne|pas|no|nicht|nie|nao|never|jamais|nunca)\b")
+
+
+def address_form(text: str) -> str:
+    """The form of address a fact asks for: "familiar", "polite", or "" (none said, both, or negated)."""
+    folded = fold(text)
+    familiar, polite = _FAMILIAR.search(folded), _POLITE.search(folded)
+    if bool(familiar) == bool(polite) or _NEGATED.search(folded):
+        return ""
+    return "familiar" if familiar else "polite"
+
+
+def _when_changed(new: str, old: str) -> str:
+    """ "day" or "part" when the newer fact's change clause names another day of the week or part of the day than
+    the older fact ("have gone to Wednesday mornings" / "on Sundays"; "at lunchtime now" / "the evening before"),
+    neither fact naming a day of the year the other lacks; else ""."""
+    if plan_dates(old) and not plan_dates(new):
+        return ""
+    clause = changed_clause(_ISO.sub("", _APPENDED.sub("", new)), _MARKER)
+    for kind, read in (("day", weekdays), ("part", day_parts)):
+        said, held = read(clause), read(old)
+        if said and held and said - held and held - said and not _each_its_own(old, read):
+            return kind
+    return ""
+
+
+def _each_its_own(old: str, read: Callable[[str], frozenset[Any]]) -> bool:
+    """Whether an older fact names two days (or parts of the day) each for its own thing ("the home apiary on
+    Saturdays and the two out-apiaries on Sundays"): a change of one leaves the other true, so it is not retired.
+    Days said together ("Mondays and Wednesdays", "lundi et mercredi") are one value."""
+    words = re.findall(r"[^\W\d_]+", fold(_ISO.sub("", old)))
+    at = [i for i, w in enumerate(words) if read(w)]
+    if len(read(old)) < 2 or len(at) < 2:
+        return False
+    joins = {
+        "and",
+        "or",
+        "et",
+        "ou",
+        "y",
+        "o",
+        "und",
+        "oder",
+        "e",
+        "the",
+        "le",
+        "la",
+        "les",
+        "el",
+        "los",
+        "las",
+    }
+    return any(set(words[a + 1 : b]) - joins for a, b in itertools.pairwise(at))
+
+
+def _name_heads(text: str) -> frozenset[str]:
+    """The last word of each name of two words or more, stemmed: the kind of thing it names ("Ashville Vets",
+    "Harlow Forge Supplies", "Bristol Games Hub")."""
+    return frozenset(light_stem(tokens(name)[-1]) for name in _names(text) if len(tokens(name)) > 1)
+
+
+def _compound_of(a: str, b: str) -> bool:
+    """Whether one stem is a compound ending in the other, as German nouns are ("werkstattbesprech" /
+    "besprech"): six letters at least for the head."""
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 6 and len(long_) > len(short) and long_.endswith(short)
+
+
+def _widened(text: str, older: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The older facts a change said with the slot's holder or head noun, or a value of the kinds of a schedule,
+    retires when nothing matched by the stricter tests (see `changed_slot`): a day of the week or a part of the
+    day changed, a name given a date of effect; the slot shared by a name's head ("Ashville Vets" / "vet") or by
+    a compound's head ("Werkstattbesprechung" / "Besprechung")."""
+    new_words = _slot_words(text) | _name_heads(text)
+    found = []
+    for fact_id, content in older:
+        if fold(content) == fold(text):
+            continue
+        kind = _kind_changed(text, content, date_of_effect=True) or _when_changed(text, content)
+        if not kind:
+            continue
+        old_words = _slot_words(content)
+        if any(
+            same_family(a, b) or _compound_of(a, b) or canonical(a) == canonical(b) != a
+            for a in new_words
+            for b in old_words
+        ) or (kind == "place" and _relocated(text) and _PLACE_OF_USER.search(fold(content))):
+            found.append((fact_id, kind))
+    return found
+
+
+#: The user's own move of home or business: "we've moved", "wir sind umgezogen", "on a déménagé", "nos mudamos",
+#: "mudámo-nos", "I moved".
+_RELOCATED = re.compile(
+    r"\b(?:we(?:'ve| have)? moved|I(?:'ve| have)? moved|we relocated|wir sind umgezogen|ich bin umgezogen|"
+    r"on a demenage|nous avons demenage|j'ai demenage|nos (?:hemos )?mudado|nos mudamos|me (?:he )?mudado|me mude|"
+    r"mudamo-nos|mudei-me|mudamos)\b"
+)
+#: An older fact that places the user: where they live or work ("Der Nutzer arbeitet in Leipzig-Gohlis", "The user
+#: lives in Leeds", "L'utilisateur travaille à Rennes").
+_PLACE_OF_USER = re.compile(
+    r"\b(?:user|utilisateur|utilisatrice|usuario|usuaria|nutzer|nutzerin|utilizador|utilizadora)\s+(?:now\s+|still\s+)?"
+    r"(?:lives?|works?|is based|habite|vit|travaille|vive|trabaja|wohnt|arbeitet|mora|vive|trabalha)\b"
+)
+
+
+def _relocated(text: str) -> bool:
+    """Whether a fact says the user (or their business, "we") moved."""
+    return _RELOCATED.search(fold(text)) is not None
 
 
 #: A holder replaced or gone: "replaces", "takes over", "covering for", "remplace", "reprend", "reemplaza",
@@ -430,4 +603,4 @@ def _names_day(text: str, iso: str) -> bool:
     )
 
 
-__all__ = ["changed_slot"]
+__all__ = ["address_form", "changed_slot"]

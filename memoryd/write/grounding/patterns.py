@@ -606,6 +606,9 @@ RULES: tuple[Rule, ...] = tuple(
     for lang, key, kind, slot, pattern, verb in _RULES_SPEC
 )
 _MOD = r"(?:(?P<mod>[^\W\d_][\w-]*) )?"
+#: "da ist der Herr Weidinger mein Mann für alles", "he's my man for everything", "mon homme à tout faire": a
+#: go-to person, no husband (distill48).
+_FOR_ALL = r"(?!\s+(?:für|for|pour|para|à)\s+(?:alles|all|everything|anything|tout|todo|tudo)\b)"
 _REL_SPEC = (
     ("en", rf"\b(?P<poss>my|our) {_MOD}(?P<rel>{EN_REL_RE})(?:'s name)?(?:,)?(?: (?:is|'s)(?: now| currently| still)?(?: an? (?:guy|man|woman|lady|chap|bloke|fellow|person))?(?: called| named)?| (?:called|named)|,)? {NAME}"),
     ("fr", rf"\b(?P<poss>mon|ma|notre) {_MOD}(?P<rel>{REL_RE})(?:,? (?:s'appelle|est|c'est)(?: maintenant| désormais)?(?: le| la)?|,)?(?: (?:docteur|docteure|doctoresse|maître|professeur|professeure))? {NAME}"),
@@ -613,7 +616,7 @@ _REL_SPEC = (
     ("de", rf"\b(?P<poss>mein|meine|meinem|meinen|meiner|unser|unsere|unserem|unseren|unserer) {_MOD}(?P<rel>{REL_RE})(?:,? (?:heißt|heisst|ist)(?: jetzt| nun)?|,)? {NAME}"),
     ("pt", rf"\b(?P<poss>meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})(?:,? (?:agora )?(?:se chama|chama-se|é)(?: agora)?(?: o| a)?|,(?: o| a)?)?(?: (?:doutor|doutora|professor|professora))? {NAME}"),
     # "Imaging is my friend Tariq's thing": a name after the relation noun is who the relation is, not the subject.
-    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
+    ("en", rf"{NAME},? (?:is )?(?:my|our) {_MOD}(?P<rel>{EN_REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ])){_FOR_ALL}"),
     ("en", rf"\bthe new (?P<rel>{EN_REL_RE}) (?:is|will be|'s|is going to be)(?: now)? {NAME}"),
     ("fr", rf"\b(?:le nouveau|la nouvelle) (?P<rel>{REL_RE}) (?:est|sera|c'est)(?: le| la)? {NAME}"),
     ("es", rf"\b(?:el nuevo|la nueva) (?P<rel>{REL_RE}) (?:es|será)(?: el| la)? {NAME}"),
@@ -639,10 +642,10 @@ _REL_SPEC = (
     ("es", rf"\b(?:adopté|adoptamos|tengo|tenemos) (?:una? ){_MOD}(?P<rel>{REL_RE}),? (?:que se llama |llamad[oa] )?{NAME}"),
     ("pt", rf"\b(?:adotei|adotámos|adotamos|tenho|temos) (?:uma? ){_MOD}(?P<rel>{REL_RE}),? (?:a |o )?(?:chamad[oa] |que se chama )?{NAME}"),
     ("de", rf"\b(?:ich habe|wir haben) (?:eine?n? ){_MOD}(?P<rel>{REL_RE}),? (?:namens |die |der )?(?:heißt )?{NAME}"),
-    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
-    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
-    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
-    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ]))"),
+    ("fr", rf"{NAME},? (?:est )?(?:mon|ma|notre) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ])){_FOR_ALL}"),
+    ("es", rf"{NAME},? (?:es )?(?:mi|nuestro|nuestra) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ])){_FOR_ALL}"),
+    ("de", rf"{NAME},? (?:ist )?(?:mein|meine|unser|unsere) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ])){_FOR_ALL}"),
+    ("pt", rf"{NAME},? (?:é )?(?:o |a )?(?:meu|minha|nosso|nossa) {_MOD}(?P<rel>{REL_RE})\b(?!,?\s+(?-i:[A-ZÀ-ÖØ-Þ])){_FOR_ALL}"),
 )  # fmt: skip
 RELATION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (lang, re.compile(p, _I)) for lang, p in _REL_SPEC

@@ -29,6 +29,7 @@ from memoryd.write.grounding.lexicon import (
 )
 from memoryd.write.grounding.model import FactKind
 from memoryd.write.grounding.patterns import RELATION_RULES, RULES, Rule
+from memoryd.write.grounding.reasons import without_reason
 from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import NEGATIONS, STOP_WORDS, content_tokens, fold, tokens, word_set
 
@@ -522,6 +523,8 @@ def _hit(rule: Rule, match: re.Match[str], sentence: str) -> Hit | None:
         if more:
             groups["v"] = raw.rstrip() + "." + more.group(1)
     value = _clean(groups.get("v") or "")
+    if rule.kind is FactKind.DECISION:
+        value = without_reason(value)  # "…, a cal não seca bem": why it was decided is no part of it
     if not value:
         return None
     lang, key = rule.lang, rule.key
