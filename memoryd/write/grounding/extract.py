@@ -63,6 +63,7 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.noted_tasks import noted_tasks
 from memoryd.write.grounding.past import past_dates_only, this_year
 from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.reminder_questions import asked_reminders
@@ -660,6 +661,10 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(
         _Found(f, e)
         for f, e in asked_reminders(turns, session_lang, session_time_ms, [i.fact for i in found])
+    )
+    # "Put down: write my reflective accounts by May", "Note-moi : commander les étiquettes": a task dictated.
+    found.extend(
+        _Found(f, e) for f, e in noted_tasks(turns, session_lang, session_time_ms, [i.fact for i in found])
     )
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
