@@ -65,6 +65,7 @@ from memoryd.write.grounding.lexicon import (
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.noted_tasks import noted_tasks
 from memoryd.write.grounding.past import past_dates_only, this_year
+from memoryd.write.grounding.prices import holds_amount, price_facts
 from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.reminder_questions import asked_reminders
 from memoryd.write.grounding.requests import standing_request, when_you
@@ -666,6 +667,8 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     found.extend(
         _Found(f, e) for f, e in noted_tasks(turns, session_lang, session_time_ms, [i.fact for i in found])
     )
+    # "Dilston full sets are £105 from this month", "El plato grande lo he subido a 50": a price the user states.
+    found = _with_prices(found, price_facts(turns, session_lang, session_time_ms))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
@@ -704,6 +707,41 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+#: Kinds of a fact that a price read from the same turn restates: a plan ("From next month it's £95 a tuning") or
+#: a statement; a task, decision, instruction, relation or identity fact holding the amount says something else.
+_PRICE_RESTATES = frozenset({FactKind.PLAN, FactKind.PREFERENCE})
+
+
+def _with_prices(found: list[_Found], prices: Sequence[tuple[GroundedFact, tuple[str, ...]]]) -> list[_Found]:
+    """The found facts with the prices the user stated: a price is one slot (`price.<noun>`), so a fact another
+    reader made of the same turn's amount without that slot (a plan with its date of effect, a change said in the
+    user's words) is replaced by the price fact, which a later price of the same thing replaces in turn; a price
+    some other kind of fact of the turn already states is not stored again."""
+    out = list(found)
+    for price, evidence in prices:
+        holders = [
+            i
+            for i, item in enumerate(out)
+            if set(price.turns) & set(item.fact.turns) and holds_amount(item.fact.text, price.value)
+        ]
+        if any(
+            out[i].fact.kind not in _PRICE_RESTATES or out[i].fact.slot.startswith("price.") for i in holders
+        ):
+            continue
+        if any(out[i].fact.slot and not out[i].fact.slot.startswith("plan.") for i in holders):
+            continue
+        if holders:
+            # The other reader's fact stays as it was said and read (a plan keeps its date of effect), in the
+            # price's slot.
+            out = [
+                _Found(replace(item.fact, slot=price.slot), item.evidence) if i in holders else item
+                for i, item in enumerate(out)
+            ]
+            continue
+        out.append(_Found(price, evidence))
+    return out
 
 
 def _current_evidence(found: Sequence[_Found]) -> list[str]:
