@@ -70,6 +70,7 @@ from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.reminder_questions import asked_reminders
 from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
+from memoryd.write.grounding.role_towns import role_towns
 from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.selfemployed import self_employment
@@ -673,6 +674,13 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
     found.extend(_Found(f, evidence) for f, evidence in title_changes(turns, roles_read))
+    # "I'm a farrier, working out of Hexham", "soy ceramista en Talavera de la Reina": the job's town.
+    found.extend(
+        _Found(f, e)
+        for f, e in role_towns(
+            [(i.fact, i.evidence[0]) for i in found if i.evidence], [i.fact for i in found]
+        )
+    )
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
     read = [clause for item in found for clause in item.evidence]
