@@ -99,3 +99,17 @@ def test_a_move_retires_the_town_said_with_the_role() -> None:
     assert [t for t in agent.active("Clusaz") if "travaille" in t]
     agent.session("J'habite à Annecy maintenant.")
     assert not [t for t in agent.active("Clusaz") if "travaille" in t], agent.rows
+
+
+def test_a_role_already_said_with_its_town_is_not_said_again() -> None:
+    held = GroundedFact(
+        FactKind.IDENTITY,
+        "The user is an independent town councillor in Frome.",
+        "",
+        "an independent town councillor in Frome",
+        (0,),
+        0.9,
+        True,
+    )
+    clause = "I'm a retired librarian and an independent town councillor in Frome."
+    assert role_towns([(_role("an independent town councillor", "en"), clause)], [held]) == []

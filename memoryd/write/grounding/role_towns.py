@@ -15,7 +15,8 @@ Fulda" (grounding/structure.py).
 Not read: a workplace named with "at" / "chez" / "bei" ("a nurse at St Mary's": the place is the workplace, kept in
 the role's words), a retired role's town (that is where the user lives), a town after another clause ("I'm a nurse
 and my sister lives in Leeds"), a role of someone else (the grammar rules read only the user's), a turn whose facts
-already say where the user works or lives in that town.
+already say where the user works or lives in that town, or already say the role in that town ("The user is an
+independent town councillor in Frome.").
 """
 
 from __future__ import annotations
@@ -96,10 +97,11 @@ def role_towns(
             continue
         words, place = got
         if any(
-            f.slot in ("identity.workplace", "identity.home") and fold(place) in fold(f.text)
+            fold(place) in fold(f.text)
+            and (f.slot in ("identity.workplace", "identity.home") or fold(role.value) in fold(f.text))
             for f in (*held, *(o for o, _ in out))
         ):
-            continue
+            continue  # the town is placed already, or a fact says the role in that town ("… councillor in Frome.")
         lang = role.language
         at = f"{TOWN_OF_WORK.get(lang, 'in')} {place}"
         text = render("works_as", lang, f"{words} {at}")
