@@ -484,19 +484,43 @@ _WORKS_IN_TOWN = tuple(
 )
 
 
+#: "The user works as ", "Der Nutzer arbeitet als ", …: a workplace said with the role held there (distill47:
+#: "The user works as a farrier in Hexham.", grounding/role_towns.py and the introduction reader).
+_WORKS_AS = tuple(render("works_as", lang, "\0").split("\0")[0] for lang in TOWN_OF_WORK)
+#: Such a fact ends with the job's town ("… in Hexham.", "… à La Clusaz.", "… de Valencia.").
+_ENDS_IN_TOWN = re.compile(
+    r"\s(?:in|à|en|em|de|da|do)\s+[A-ZÀ-ÖØ-Þ][\w'’-]*(?:[ -]+(?:(?:de|del|la|le|da|do|upon|am|sur)\s+)*"
+    r"[A-ZÀ-ÖØ-Þ][\w'’-]*)*\.$"
+)
+#: The most words a role said with its town adds to a workplace-town fact.
+_ROLE_WORDS = 8
+
+
+def _is_town_of_job(content: str) -> bool:
+    """A workplace stated as a town only, or as the role held in that town."""
+    words = len(content.split())
+    if content.startswith(_WORKS_IN_TOWN):
+        return words <= _TOWN_FACT_WORDS
+    return (
+        content.startswith(_WORKS_AS)
+        and _ENDS_IN_TOWN.search(content) is not None
+        and words <= _TOWN_FACT_WORDS + _ROLE_WORDS
+    )
+
+
 def _town_of_old_job(fact: GroundedFact, pool: Sequence[ExistingFact]) -> list[str]:
     """A new home in another town retires the older workplace stated only as a town ("Der Nutzer arbeitet in
-    Fulda.", read from "Gemeindereferentin in Fulda"): the town the job was placed in goes with the move, as the
-    home once guessed from it did. A workplace named otherwise ("works at a bakery") stays, and so does the town
-    the new home is in."""
+    Fulda.", read from "Gemeindereferentin in Fulda") or as the role held in that town ("Der Nutzer arbeitet als
+    Gemeindereferentin in Fulda."): the town the job was placed in goes with the move, as the home once guessed
+    from it did. A workplace named otherwise ("works at a bakery") stays, and so does the town the new home is
+    in."""
     if fact.slot != "identity.home" or not fact.value:
         return []
     return [
         e.id
         for e in pool
         if e.slot == "identity.workplace"
-        and e.content.startswith(_WORKS_IN_TOWN)
-        and len(e.content.split()) <= _TOWN_FACT_WORDS
+        and _is_town_of_job(e.content)
         and not names_value(e.content, fact.value)
     ]
 

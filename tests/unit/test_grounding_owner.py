@@ -92,19 +92,27 @@ def test_lucias_schedule_survives_her_husbands_job_offer() -> None:
 @pytest.mark.parametrize(
     ("said", "works", "lives"),
     [
-        ("I'm Tom, a nurse in Leeds.", "The user works in Leeds.", "The user lives in Leeds."),
+        ("I'm Tom, a nurse in Leeds.", "The user works as a nurse in Leeds.", "The user lives in Leeds."),
         (
             "Je suis Marie, infirmière à Lyon.",
-            "L'utilisateur travaille à Lyon.",
+            "L'utilisateur travaille comme infirmière à Lyon.",
             "L'utilisateur habite à Lyon.",
         ),
-        ("Soy Ana, enfermera en Sevilla.", "El usuario trabaja en Sevilla.", "El usuario vive en Sevilla."),
+        (
+            "Soy Ana, enfermera en Sevilla.",
+            "El usuario trabaja como enfermera en Sevilla.",
+            "El usuario vive en Sevilla.",
+        ),
         (
             "Ich bin Anna Weber, Gemeindereferentin in Fulda.",
-            "Der Nutzer arbeitet in Fulda.",
+            "Der Nutzer arbeitet als Gemeindereferentin in Fulda.",
             "Der Nutzer wohnt in Fulda.",
         ),
-        ("Sou a Rita, enfermeira em Braga.", "O usuário trabalha em Braga.", "O usuário mora em Braga."),
+        (
+            "Sou a Rita, enfermeira em Braga.",
+            "O usuário trabalha como enfermeira em Braga.",
+            "O usuário mora em Braga.",
+        ),
     ],
 )
 def test_the_town_of_a_job_held_is_where_the_user_works_not_where_they_live(
@@ -133,7 +141,10 @@ def test_a_new_home_elsewhere_retires_the_town_the_job_was_placed_in(
 ) -> None:
     agent = Agent(with_turns=True)
     agent.session(first)
-    assert [t for t in agent.active(town) if "works" in t or "trabaja" in t or "travaille" in t]
+    # The job's town is stored: as the workplace said with the role ("… travaille comme infirmière à Lyon."), or,
+    # where the role fact already says it ("The user is a nurse in Birmingham."), in the role's words (the
+    # workplace said with the same role and town is then the same statement, not stored twice).
+    assert agent.active(town)
     agent.session(then)
     assert not [t for t in agent.active(town) if "works" in t or "trabaja" in t or "travaille" in t], (
         agent.rows
@@ -144,7 +155,7 @@ def test_a_home_in_the_same_town_or_a_workplace_named_otherwise_stays() -> None:
     agent = Agent(with_turns=True)
     agent.session("Ich bin Anna, Gemeindereferentin in Fulda.")
     agent.session("Ich wohne in Fulda.")
-    assert "Der Nutzer arbeitet in Fulda." in agent.active("arbeitet")
+    assert "Der Nutzer arbeitet als Gemeindereferentin in Fulda." in agent.active("arbeitet")
     kept("works at a bakery", "I work at a bakery.", then=("We've moved, I'm in Bristol now.",))
 
 

@@ -90,7 +90,7 @@ def test_an_introduction_is_read_segment_by_segment_in_five_languages() -> None:
     assert "Der Nutzer ist Projektleiter bei einem Maschinenbauer in Stuttgart." in jonas
     assert "Der Nutzer wohnt in Stuttgart." not in jonas
     # The town of the job held is where the user works, not (a guess) where they live.
-    assert "El usuario trabaja en Valencia." in _texts(
+    assert "El usuario trabaja como pediatra en un centro de salud de Valencia." in _texts(
         "Hola, soy Lucía Fernández, pediatra en un centro de salud de Valencia."
     )
     luc = _texts("Salut. Luc Marchand, 67 ans, à la retraite.")

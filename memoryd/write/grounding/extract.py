@@ -63,11 +63,14 @@ from memoryd.write.grounding.lexicon import (
     SMALL_TALK,
 )
 from memoryd.write.grounding.model import Extraction, FactKind, GroundedFact, SourceTurn
+from memoryd.write.grounding.noted_tasks import noted_tasks
 from memoryd.write.grounding.past import past_dates_only, this_year
+from memoryd.write.grounding.prices import holds_amount, price_facts
 from memoryd.write.grounding.quantities import quantity
 from memoryd.write.grounding.reminder_questions import asked_reminders
 from memoryd.write.grounding.requests import standing_request, when_you
 from memoryd.write.grounding.reschedule import moved_events
+from memoryd.write.grounding.role_towns import role_towns
 from memoryd.write.grounding.roles import role_facts
 from memoryd.write.grounding.rules import Hit, apply_rules, canonical_purpose, is_name
 from memoryd.write.grounding.selfemployed import self_employment
@@ -661,10 +664,23 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         _Found(f, e)
         for f, e in asked_reminders(turns, session_lang, session_time_ms, [i.fact for i in found])
     )
+    # "Put down: write my reflective accounts by May", "Note-moi : commander les étiquettes": a task dictated.
+    found.extend(
+        _Found(f, e) for f, e in noted_tasks(turns, session_lang, session_time_ms, [i.fact for i in found])
+    )
+    # "Dilston full sets are £105 from this month", "El plato grande lo he subido a 50": a price the user states.
+    found = _with_prices(found, price_facts(turns, session_lang, session_time_ms))
     found.extend(_Found(fact, evidence) for fact, evidence in role_facts(turns, session_lang))
     # "I'm Chief Product Officer now": a bare title said as the role held now, where no role was read in the turn.
     roles_read = [t for item in found if item.fact.slot == "identity.role" for t in item.fact.turns]
     found.extend(_Found(f, evidence) for f, evidence in title_changes(turns, roles_read))
+    # "I'm a farrier, working out of Hexham", "soy ceramista en Talavera de la Reina": the job's town.
+    found.extend(
+        _Found(f, e)
+        for f, e in role_towns(
+            [(i.fact, i.evidence[0]) for i in found if i.evidence], [i.fact for i in found]
+        )
+    )
     found.extend(_Found(f, evidence) for f, evidence in moved_events(turns, session_lang, session_time_ms))
     # "— What kit are you brewing on? — A Grainfather G30.": the question names the slot, the reply the value.
     read = [clause for item in found for clause in item.evidence]
@@ -699,6 +715,41 @@ def extract(turns: Sequence[SourceTurn], *, session_time_ms: int) -> Extraction:
         summary_turns=summary_turns,
         topics=topics,
     )
+
+
+#: Kinds of a fact that a price read from the same turn restates: a plan ("From next month it's £95 a tuning") or
+#: a statement; a task, decision, instruction, relation or identity fact holding the amount says something else.
+_PRICE_RESTATES = frozenset({FactKind.PLAN, FactKind.PREFERENCE})
+
+
+def _with_prices(found: list[_Found], prices: Sequence[tuple[GroundedFact, tuple[str, ...]]]) -> list[_Found]:
+    """The found facts with the prices the user stated: a price is one slot (`price.<noun>`), so a fact another
+    reader made of the same turn's amount without that slot (a plan with its date of effect, a change said in the
+    user's words) is replaced by the price fact, which a later price of the same thing replaces in turn; a price
+    some other kind of fact of the turn already states is not stored again."""
+    out = list(found)
+    for price, evidence in prices:
+        holders = [
+            i
+            for i, item in enumerate(out)
+            if set(price.turns) & set(item.fact.turns) and holds_amount(item.fact.text, price.value)
+        ]
+        if any(
+            out[i].fact.kind not in _PRICE_RESTATES or out[i].fact.slot.startswith("price.") for i in holders
+        ):
+            continue
+        if any(out[i].fact.slot and not out[i].fact.slot.startswith("plan.") for i in holders):
+            continue
+        if holders:
+            # The other reader's fact stays as it was said and read (a plan keeps its date of effect), in the
+            # price's slot.
+            out = [
+                _Found(replace(item.fact, slot=price.slot), item.evidence) if i in holders else item
+                for i, item in enumerate(out)
+            ]
+            continue
+        out.append(_Found(price, evidence))
+    return out
 
 
 def _current_evidence(found: Sequence[_Found]) -> list[str]:

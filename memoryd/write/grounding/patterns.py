@@ -554,7 +554,7 @@ _RULES_SPEC: list[tuple[str, str, FactKind, str, str, str]] = [
     ("de", "action", _K.ACTION_ITEM, "", r"\bich (?:muss|sollte unbedingt) (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     ("de", "action", _K.ACTION_ITEM, "", r"\b(?:muss|sollte) ich (?:auch |noch |unbedingt |dringend )?(?P<v>[^.;!?]+)", ""),
     # "bis zum 30. Juni zu kündigen": a German ordinal's dot does not end the task.
-    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
+    ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:erinnere|erinner|erinnern Sie) mich(?: bitte)?,? (?:daran,? )?(?:dass )?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
     # "Stell mir eine Erinnerung: Steuer abgeben am 3. Mai": a reminder asked for with a noun, as "set me a reminder to".
     ("de", "remind", _K.ACTION_ITEM, "", r"\b(?:stell|stelle|setz|setze) mir (?:bitte )?eine Erinnerung(?: ein)?,? (?:für |an |daran,? |dass |:\s*)?(?P<v>(?:[^.;!?]|(?<=\d)\.(?= \w))+)", ""),
     ("de", "target", _K.PLAN, "target", r"\b(?:mein|unser|das) (?:neues )?Ziel ist(?: jetzt| nun)?(?: es)?,? (?P<v>[^.;!?]+)", ""),

@@ -519,8 +519,11 @@ def _introduction(clause: str, lang: str) -> list[GroundedFact]:
         if _RETIRED_ROLE.search(bare):
             out.append(_identity("home", "identity.home", place, lang))
         else:
+            # Said with the role ("Der Nutzer arbeitet als Gemeindereferentin in Fulda."): the job and its town
+            # are one statement of the user's; the slot and value stay the town's, so a move retires it alone.
             at = f"{TOWN_OF_WORK.get(lang, 'in')} {place}"
-            out.append(_identity("works_in", "identity.workplace", at, lang))
+            works = render("works_as", lang, f"{bare} {at}" if where else bare)
+            out.append(_fact(FactKind.IDENTITY, works, "identity.workplace", at, lang, identity=True))
         break
     return out
 
