@@ -1,4 +1,4 @@
-"""fastctx10's A/B probe (issue 17 item 4): two cuts of a cache miss's serial work on SQLite against main before them,
+"""fastctx10's A/B probe (issue 17 item 4): three cuts of a cache miss's serial work on SQLite against main before them,
 on bench_assemble's store, in one process (probe_fastctx9's set-up and calls, probe_fastctx8_ab's arms and report).
 
 - `rows`: each kind's nearest rows (the first VECTOR_ROWS, those the evidence reads) are loaded on the thread that
@@ -6,7 +6,10 @@ on bench_assemble's store, in one process (probe_fastctx9's set-up and calls, pr
   sides have ended, one kind after the other (for the kinds on the evidence thread);
 - `mmr`: an MMR pool's uncached texts are shingled in one numpy pass (mmr.pool_shingle_keys) instead of one numpy
   pass per text (~35 us each, most of it numpy's per-call overhead: ~2.5 ms for a cold 72-turn pool);
-- `new`: both, as memoryd now builds it; `base`: neither (main before fastctx10).
+- `send`: a prefetched evidence pass starts its keyword sides once the vector side's thread is about to send the
+  query embedding's request (SearchSettings.keywords_after_send_s, at most 5 ms), instead of beside it, where their
+  Python could hold the GIL while the request waited to leave;
+- `both`: rows and mmr; `new`: all three, as memoryd now builds it; `base`: none (main before fastctx10).
 
 Every arm has its own MemorySearch, Embedder and caches; the arms run one after the other on each query, the first
 arm alternating (probe_fastctx9.call: the reason and this process's CPU time kept). `--rounds R` draws R sets of
@@ -30,6 +33,7 @@ import statistics
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -52,17 +56,30 @@ from memoryd.retrieval import mmr
 from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.retrieval.terms import tokens
 from memoryd.retrieval.tokens import InferdTokenCounter
+from memoryd.storage.store import Store
 from memoryd.text import shingles
 from servicekit.gc_tuning import settle_heap
 
 
-class RowsAfterward(MemorySearch):
-    """Main before fastctx10: the nearest rows are not read with the scan; the evidence step loads them."""
+class SendTogether(MemorySearch):
+    """A prefetched pass's keyword sides start at once, beside the vector side's send (keywords_after_send_s 0)."""
+
+    def __init__(self, store: Store, **kwargs: Any) -> None:
+        super().__init__(store, **kwargs)
+        self.settings = replace(self.settings, keywords_after_send_s=0.0)
+
+
+class RowsAfterwardWaiting(MemorySearch):
+    """The nearest rows not read with the scan; the evidence step loads them (main before fastctx10)."""
 
     def _nearest_rows(
         self, agent_id: str, kind: str, hits: Sequence[tuple[int, float]]
     ) -> dict[int, MemoryRow]:
         return {}
+
+
+class RowsAfterward(SendTogether, RowsAfterwardWaiting):
+    """Main before fastctx10: the nearest rows loaded by the evidence step, the keyword sides started at once."""
 
 
 def one_text_keys(text: str) -> npt.NDArray[np.int64]:
@@ -124,14 +141,17 @@ def batched_keys() -> Callable[[], Any]:
 #: name → (search class, what makes the wrapper of each of its calls).
 ARMS: dict[str, tuple[type[MemorySearch], Callable[[], Callable[[], Any]]]] = {
     "base": (RowsAfterward, one_text_at_a_time),
-    "rows": (MemorySearch, one_text_at_a_time),
+    "rows": (SendTogether, one_text_at_a_time),
     "mmr": (RowsAfterward, batched_keys),
+    "send": (RowsAfterwardWaiting, one_text_at_a_time),
+    "both": (SendTogether, batched_keys),
     "new": (MemorySearch, batched_keys),
 }
 
 
 def cut_stages(events: Sequence[Event], main_tid: int) -> dict[str, float]:
-    """What each cut shortens, per call (ms): `after embed`, the evidence pass's end after the query embedding's
+    """What each cut shortens, per call (ms): `send`, the call's start to the query embedding's request (`send`;
+    `embed back`: to its reply), `after embed`, the evidence pass's end after the query embedding's
     return (the vector scans, the nearest rows' loads and the evidence: `rows`), and `post cpu`, the main thread's
     CPU time after the evidence (features, gate, planner with the placed section's search, block: `mmr`), which,
     unlike wall times, the other work of a shared machine does not lengthen."""
@@ -139,6 +159,10 @@ def cut_stages(events: Sequence[Event], main_tid: int) -> dict[str, float]:
     rpc = next((e for e in events if e[0] == "embed_rpc"), None)
     passed = next((e for e in events if e[0] == "evidence_pass"), None)
     wait = next((e for e in events if e[0] == "evidence_wait"), None)
+    call = next((e for e in events if e[0] == "call"), None)
+    if rpc is not None and call is not None:
+        out["send"] = (rpc[2] - call[2]) * 1000
+        out["embed back"] = (rpc[3] - call[2]) * 1000
     if rpc is not None and passed is not None:
         out["after embed"] = (passed[3] - rpc[3]) * 1000
     if wait is not None:
@@ -230,7 +254,7 @@ def main() -> None:
                 base = arms[0].name
                 measures = {arm_.name: {"process cpu": fc9.cpu_ms[arm_.name]} for arm_ in arms}
                 for arm_ in arms:
-                    for stage in ("after embed", "post cpu"):
+                    for stage in ("send", "embed back", "after embed", "post cpu"):
                         measures[arm_.name][stage] = stage_values(arm_, stage)
                 for arm_ in arms:
                     shown = []
