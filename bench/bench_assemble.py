@@ -151,6 +151,37 @@ FASTCTX9_NOTE = (
     "weights (x0.98). Left: a match's first ranking (per agent and terms) still costs what it did; PostgreSQL ranks"
     " such matches from their strong rows (pg_fts.py)."
 )
+#: fastctx10's note (three cuts of a cache miss's serial work; bench/probe_fastctx10.py holds the runs), after
+#: fastctx9's.
+FASTCTX10_NOTE = (
+    "**fastctx10** (where a cache miss's time goes after fastctx9, SQLite, 100k rows; bench/probe_fastctx8_stages.py"
+    " for the trace, bench/probe_fastctx10.py for the A/B: in-process, unique cache-miss calls, the arms alternated "
+    "query by query, on the shared 2-core machine at load 6-16). Trace at load 6, p50 / p95 ms: the call 26.8 / 46.7;"
+    " the query embedding's round trip 18.3 / 32.0 against 11.5 / 24.8 alone (inferd's forward ran 8.4 ms and waited "
+    "8.7 / 22.9 ms for a core) while memoryd's threads spent 19.4 / 26.9 ms of CPU, 10.0 / 15.2 of it in the keyword "
+    "sides (FTS5 4.8 / 6.5); the request left 0.5 / 6.2 ms after the call started; after the embedding the vector "
+    "scans 1.9 / 5.0, the nearest rows' loads 1.3 / 2.0, then the main thread 1.5 / 6.6 (features 0.8, gate 0.2, "
+    "planner 0.16 / 5.2: the placed section's search 0 / 4.0, priors 1.7 and MMR 2.0 at p95, MMR's shingling of a "
+    "cold 72-turn pool ~2.5 ms of numpy per-call overhead). Kept, decisions and blocks identical in every run (the "
+    "only differences: a query vector past the 150 ms deadline in one arm, 0-3 of 200 a round at load 10-16): "
+    "(1) an MMR pool's uncached texts shingled in one numpy pass (mmr.pool_shingle_keys, the same keys): a cold pool "
+    "x0.40; the main thread's CPU after the evidence p95 x0.87, x0.93 (alone), x0.85-x0.98 (with the others); "
+    "(2) each kind's nearest rows read on its scan's thread right after the scan (MemorySearch._nearest_rows), not by "
+    "the evidence step once both sides ended: the evidence's end after the embedding p95 x0.74, x0.75 alone (load "
+    "10-12); against all three less this one (5 rounds, load 13-16) the call's p50 x1.03, x0.97, x1.03, x0.96, "
+    "x0.97, p95 x1.59, x0.92, x0.86, x1.00, x0.77 (kept on the median; at that load p95 ratios swing by +-50%); "
+    "(3) a prefetched pass's keyword sides start once the vector side's thread is about to send the request, at most "
+    "5 ms later (SearchSettings.keywords_after_send_s): the request's start p95 x0.46, x1.08, x0.57, x0.55, x0.29 "
+    "against main, x0.91-x1.30 without it. All three against main (5 rounds x 200, load 10-15): p50 x0.98, x0.91, "
+    "x0.96, x0.89, x1.07, p95 x0.98, x1.39, x0.74, x1.03, x0.95; this process's CPU per call p50 x0.95-x1.03. Over "
+    "gRPC (probe_fastctx9_services, base = main's checkout, 3 x 200, load 12-14), (1) and (2): p50 x1.00, x0.99, "
+    "x1.04, p95 x0.82, x0.97, x0.80, decisions and block tokens 599 / 600 (one late query vector); all three: "
+    "SERVICES2. Gate sets through a real memoryd (bench/read_decisions --set, 5 s embedding deadline), main vs this "
+    "branch: v2 0 of 128, v12 0 of 454, v13 0 of 449 decisions differ (section, placed rows). LOCOMO. Left: the "
+    "keyword sides' ~10 ms of CPU beside the embedding (FTS5 4.8, per-agent BM25 of ~120 uncached rows, ~220 rows "
+    "built) keep inferd's forward waiting for a core; the gate's features (0.8 ms, most of it the query's own "
+    "regexes) still run after the evidence."
+)
 #: Names bench_pg_search imports from here (the corpus moved to bench/assemble_corpus.py).
 __all__ = [
     "AGENT",
@@ -578,6 +609,8 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         FASTCTX8_NOTE,
         "",
         FASTCTX9_NOTE,
+        "",
+        FASTCTX10_NOTE,
     ]
     return service_results(services, lines)
 

@@ -9,7 +9,7 @@ on bench_assemble's store, in one process (probe_fastctx9's set-up and calls, pr
 - `send`: a prefetched evidence pass starts its keyword sides once the vector side's thread is about to send the
   query embedding's request (SearchSettings.keywords_after_send_s, at most 5 ms), instead of beside it, where their
   Python could hold the GIL while the request waited to leave;
-- `both`: rows and mmr; `new`: all three, as memoryd now builds it; `base`: none (main before fastctx10).
+- `both`: rows and mmr; `norows`: mmr and send; `new`: all three, as memoryd now builds it; `base`: none (main before fastctx10).
 
 Every arm has its own MemorySearch, Embedder and caches; the arms run one after the other on each query, the first
 arm alternating (probe_fastctx9.call: the reason and this process's CPU time kept). `--rounds R` draws R sets of
@@ -145,6 +145,7 @@ ARMS: dict[str, tuple[type[MemorySearch], Callable[[], Callable[[], Any]]]] = {
     "mmr": (RowsAfterward, batched_keys),
     "send": (RowsAfterwardWaiting, one_text_at_a_time),
     "both": (SendTogether, batched_keys),
+    "norows": (RowsAfterwardWaiting, batched_keys),
     "new": (MemorySearch, batched_keys),
 }
 

@@ -144,7 +144,7 @@ class SearchSettings:
     #: keyword sides' Python could hold the GIL while the request waited to leave (the `send` stage of
     #: bench/probe_fastctx8_stages: 0.5 ms p50, 6.2 ms p95 at load 6), and inferd's forward started that much later;
     #: the keyword sides end ~2-3 ms before the embedding at p50, so starting them after the send costs nothing
-    #: there. Same evidence either way (fastctx10).
+    #: there. Same evidence either way (fastctx10). PostgreSQL: 0 (default_settings).
     keywords_after_send_s: float = 0.005
 
 
@@ -154,9 +154,13 @@ POSTGRES_KEYWORD_THREAD_ROWS = 1
 
 
 def default_settings(store: Store) -> SearchSettings:
-    """The service's settings for `store`'s backend (only where the kinds' keyword sides run differs)."""
+    """The service's settings for `store`'s backend (only where and when the kinds' keyword sides run differs).
+
+    On PostgreSQL the keyword sides start at once (keywords_after_send_s 0): their statements run in server
+    processes and end after the query embedding (fastctx8), so holding them back would lengthen the call; the wait
+    was measured on SQLite only (fastctx10)."""
     if store.db.dialect.is_postgres:
-        return SearchSettings(keyword_thread_rows=POSTGRES_KEYWORD_THREAD_ROWS)
+        return SearchSettings(keyword_thread_rows=POSTGRES_KEYWORD_THREAD_ROWS, keywords_after_send_s=0.0)
     return SearchSettings()
 
 
