@@ -1,15 +1,14 @@
-"""fastctx10's A/B probe (issue 17 item 4): three cuts of a cache miss's serial work on SQLite against main before them,
-on bench_assemble's store, in one process (probe_fastctx9's set-up and calls, probe_fastctx8_ab's arms and report).
+"""fastctx10's A/B probe (issue 17 item 4): cuts of a cache miss's serial work on SQLite against main before them, on
+bench_assemble's store, in one process (probe_fastctx9's set-up and calls, probe_fastctx8_ab's arms and report).
 
-- `rows`: each kind's nearest rows (the first VECTOR_ROWS, those the evidence reads) are loaded on the thread that
-  scanned the kind, right after its scan (MemorySearch._nearest_rows), instead of by the evidence step once both
-  sides have ended, one kind after the other (for the kinds on the evidence thread);
 - `mmr`: an MMR pool's uncached texts are shingled in one numpy pass (mmr.pool_shingle_keys) instead of one numpy
   pass per text (~35 us each, most of it numpy's per-call overhead: ~2.5 ms for a cold 72-turn pool);
 - `send`: a prefetched evidence pass starts its keyword sides once the vector side's thread is about to send the
   query embedding's request (SearchSettings.keywords_after_send_s, at most 5 ms), instead of beside it, where their
   Python could hold the GIL while the request waited to leave;
-- `both`: rows and mmr; `norows`: mmr and send; `new`: all three, as memoryd now builds it; `base`: none (main before fastctx10).
+- `new`: both, as memoryd now builds it; `base`: neither (main before fastctx10).
+- Tried and removed (its arm with it): each kind's nearest rows read on its scan's thread right after the scan,
+  instead of by the evidence step once both sides ended; see FASTCTX10_NOTE.
 
 Every arm has its own MemorySearch, Embedder and caches; the arms run one after the other on each query, the first
 arm alternating (probe_fastctx9.call: the reason and this process's CPU time kept). `--rounds R` draws R sets of
@@ -49,7 +48,6 @@ from bench.assemble_services import percentile
 from bench.bench_assemble import inferd_process
 from bench.probe_fastctx8_trace import Event, Tracer
 from inferd.client import InferenceClient
-from memoryd.domain import MemoryRow
 from memoryd.read.line_token_filler import LineTokenFiller
 from memoryd.read.search import MemorySearch
 from memoryd.retrieval import mmr
@@ -62,24 +60,12 @@ from servicekit.gc_tuning import settle_heap
 
 
 class SendTogether(MemorySearch):
-    """A prefetched pass's keyword sides start at once, beside the vector side's send (keywords_after_send_s 0)."""
+    """A prefetched pass's keyword sides start at once, beside the vector side's send (keywords_after_send_s 0, main
+    before fastctx10)."""
 
     def __init__(self, store: Store, **kwargs: Any) -> None:
         super().__init__(store, **kwargs)
         self.settings = replace(self.settings, keywords_after_send_s=0.0)
-
-
-class RowsAfterwardWaiting(MemorySearch):
-    """The nearest rows not read with the scan; the evidence step loads them (main before fastctx10)."""
-
-    def _nearest_rows(
-        self, agent_id: str, kind: str, hits: Sequence[tuple[int, float]]
-    ) -> dict[int, MemoryRow]:
-        return {}
-
-
-class RowsAfterward(SendTogether, RowsAfterwardWaiting):
-    """Main before fastctx10: the nearest rows loaded by the evidence step, the keyword sides started at once."""
 
 
 def one_text_keys(text: str) -> npt.NDArray[np.int64]:
@@ -140,12 +126,9 @@ def batched_keys() -> Callable[[], Any]:
 
 #: name → (search class, what makes the wrapper of each of its calls).
 ARMS: dict[str, tuple[type[MemorySearch], Callable[[], Callable[[], Any]]]] = {
-    "base": (RowsAfterward, one_text_at_a_time),
-    "rows": (SendTogether, one_text_at_a_time),
-    "mmr": (RowsAfterward, batched_keys),
-    "send": (RowsAfterwardWaiting, one_text_at_a_time),
-    "both": (SendTogether, batched_keys),
-    "norows": (RowsAfterwardWaiting, batched_keys),
+    "base": (SendTogether, one_text_at_a_time),
+    "mmr": (SendTogether, batched_keys),
+    "send": (MemorySearch, one_text_at_a_time),
     "new": (MemorySearch, batched_keys),
 }
 

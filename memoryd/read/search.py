@@ -669,8 +669,7 @@ class MemorySearch:
         rows_out: dict[int, MemoryRow] | None = None,
     ) -> list[tuple[int, float]] | None:
         """(row id, cosine) nearest first, or None when vectors are off or unavailable (search then uses FTS alone).
-        The active rows among the first VECTOR_ROWS (a RowVectorSearcher's, read by its statement; else
-        _nearest_rows) are added to `rows_out`."""
+        A RowVectorSearcher's rows among them are added to `rows_out`."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
             return None
         try:
@@ -691,7 +690,6 @@ class MemorySearch:
                 hits, read = self._vectors.search_with_rows(agent_id, kind, model, vector, k, VECTOR_ROWS)
             else:
                 hits = self._vectors.search(agent_id, kind, model, vector, k)
-                read = self._nearest_rows(agent_id, kind, hits)
             self._remember(key, list(hits), read)
             if rows_out is not None:
                 rows_out.update(read)
@@ -699,16 +697,6 @@ class MemorySearch:
             _log.warning("vector search failed (%s); using full-text search only", type(error).__name__)
             return None
         return list(hits)
-
-    def _nearest_rows(
-        self, agent_id: str, kind: str, hits: Sequence[tuple[int, float]]
-    ) -> dict[int, MemoryRow]:
-        """The active rows among the first VECTOR_ROWS nearest (those the evidence reads), loaded right after the
-        kind's scan on the thread that ran it: the kinds' loads then overlap one another, and a kind whose keyword
-        side ends after the query embedding no longer loads them after it (on SQLite they were read one kind after
-        the other once both sides had ended: 0.8-1.3 ms of a cache miss after the embedding, fastctx10). The same
-        rows the evidence would load (_evidence: `_load` of the same ids)."""
-        return self._store.rows.fetch(kind, agent_id, [row_id for row_id, _ in hits[:VECTOR_ROWS]])
 
     def _vector_rankings(
         self,

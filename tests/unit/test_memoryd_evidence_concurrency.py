@@ -335,54 +335,6 @@ def test_forget_recent_ends_the_reuse_for_that_agent_only(rig: Rig, monkeypatch:
     assert (KIND_TRANSCRIPT, True) in queried
 
 
-class RowsAfterward(MemorySearch):
-    """As before fastctx10: the nearest rows are not read with the scan, the evidence loads them afterwards."""
-
-    def _nearest_rows(self, agent_id: str, kind: str, hits: Sequence[tuple[int, float]]) -> dict[int, Any]:
-        return {}
-
-
-def test_each_kinds_nearest_rows_are_read_with_its_scan_and_measure_the_same_evidence(
-    rig: Rig, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The nearest rows the evidence reads are loaded on the thread that scanned the kind, right after its scan (the
-    kinds' loads overlap), never by the evidence step after both sides; what is measured and found is the same."""
-    from memoryd.vectors.indexer import Indexer
-
-    indexer = Indexer(rig.store, rig.embedder, rig.vectors)
-    try:
-        assert indexer.run_once() > 0
-    finally:
-        indexer.close()
-    early = rig.search()
-    late = RowsAfterward(rig.store, rig.embedder, rig.vectors, SearchSettings())
-    rig.searches.append(late)
-    fetch = rig.store.rows.fetch
-    fetched: list[tuple[str, str, int]] = []  # (kind, thread name, ids)
-
-    def counted(kind: str, agent_id: str, ids: Sequence[int]) -> Any:
-        fetched.append((kind, threading.current_thread().name, len(ids)))
-        return fetch(kind, agent_id, ids)
-
-    monkeypatch.setattr(rig.store.rows, "fetch", counted)
-    for query in QUERIES[:-1]:
-        for search in (late, early):
-            fetched.clear()
-            measured = search.evidence_many(AGENT, KINDS, query)
-            scans = [f for f in fetched if f[1].startswith(("memoryd-scan", "memoryd-search"))]
-            if search is early:
-                assert sorted(f[0] for f in scans) == sorted(KINDS), (query, fetched)
-            else:
-                assert scans == [], (query, fetched)  # read afterwards by the evidence thread
-            if search is late:
-                afterwards = measured
-        assert measured == afterwards, query
-        for kind in KINDS:
-            assert [(h.row.id, h.score) for h in early.search(AGENT, kind, query, 8).hits] == [
-                (h.row.id, h.score) for h in late.search(AGENT, kind, query, 8).hits
-            ], (query, kind)
-
-
 def _order_of_starts(
     search: MemorySearch, monkeypatch: pytest.MonkeyPatch, vector_delay_s: float
 ) -> list[str]:
