@@ -177,7 +177,7 @@ FASTCTX10_NOTE = (
     "(probe_fastctx9_services, base = main's checkout, 3 rounds x 200, load 10-14): with (3), p50 x0.97, x0.93, x0.93,"
     " p95 x1.05, x1.03, x0.99, decisions and block tokens 599 / 600 (one late query vector); SERVICES3. Gate sets "
     "through a real memoryd (bench/read_decisions --set, 5 s embedding deadline), main vs this branch: v2 0 of 128, v12 0 of 454, v13 0 of 449 decisions differ (section, "
-    "placed rows). 
+    "placed rows). "
     "LoCoMo e2e (fake model): LOCOMO. Tried and not kept: (3) each kind's nearest rows read on its scan's thread right"
     " after the scan instead of by the evidence step once both sides ended: the evidence's end after the embedding p95"
     " x0.74, x0.75 (load 10-12) but against (1)+(2) alone at load 5 the call p50 x1.14, x0.93, x1.02, p95 x1.11, "
