@@ -151,7 +151,10 @@ def _ascii_keys(texts_words: Sequence[Sequence[str]]) -> list[npt.NDArray[np.int
     for window in windows[1:]:
         packed = packed << 8 | window
     # Windows: no space among their 4 bytes.
-    inside = ~(is_space[0] | is_space[1] | is_space[2] | is_space[3])
+    spaced = is_space[0].copy()
+    for space in is_space[1:]:
+        spaced |= space
+    inside = ~spaced
     at = np.flatnonzero(inside)
     grams = packed[at] | (SHINGLE_CHARS << 32)
     # Words of 1-3 bytes: a byte that starts a word (after a space or at 0) followed by a space within 3 bytes.
