@@ -151,6 +151,47 @@ FASTCTX9_NOTE = (
     "weights (x0.98). Left: a match's first ranking (per agent and terms) still costs what it did; PostgreSQL ranks"
     " such matches from their strong rows (pg_fts.py)."
 )
+#: fastctx10's note (cuts of a cache miss's serial work; bench/probe_fastctx10.py holds the runs), after fastctx9's.
+FASTCTX10_NOTE = (
+    "**fastctx10** (where a cache miss's time goes after fastctx9, SQLite, 100k rows; bench/probe_fastctx8_stages.py"
+    " for the trace, bench/probe_fastctx10.py for the A/B: in-process, 200 unique cache-miss calls per arm and round,"
+    " the arms alternated query by query, on the shared 2-core machine at load 3-16). Trace at load 6, p50 / p95 ms:"
+    " the call 26.8 / 46.7; the query embedding's round trip 18.3 / 32.0 against 11.5 / 24.8 alone (inferd's forward"
+    " ran 8.4 ms and waited 8.7 / 22.9 ms for a core) while memoryd's threads spent 19.4 / 26.9 ms of CPU, 10.0 / 15.2"
+    " of it in the keyword sides (FTS5 4.8 / 6.5); the request left 0.5 / 6.2 ms after the call started (its thread "
+    "waiting for the GIL the keyword sides held); after the embedding the vector scans 1.9 / 5.0, the nearest rows' "
+    "loads 1.3 / 2.0, then the main thread 1.5 / 6.6 (features 0.8, gate 0.2, planner 0.16 / 5.2: the placed "
+    "section's search 0 / 4.0, priors 1.7 and MMR 2.0 at p95, MMR's shingling of a cold 72-turn pool ~2.5 ms, mostly "
+    "numpy's per-call overhead). Kept, decisions and blocks identical in every round (the only differences: a query "
+    "vector past the 150 ms deadline in one arm, 0-3 of 200 a round at load 7-16): (1) an MMR pool's uncached texts "
+    "shingled in one numpy pass (mmr.pool_shingle_keys, the same keys): a cold pool x0.40; the main thread's CPU after"
+    " the evidence p95 x0.87, x0.93 (load 11-12), x0.99, x0.95, x1.04 (load 5-6); (2) a prefetched pass's keyword "
+    "sides start once the vector side's thread is about to send the request, at most 5 ms later "
+    "(SearchSettings.keywords_after_send_s; PostgreSQL 0, not measured there): the request's start p95 x0.46, x1.08, "
+    "x0.57, x0.55, x0.29 (load 10-15), x0.75, x0.33, x0.24, x0.32, x0.11 (load 7-8), x0.16, x0.27, x0.10 (load 3-4) "
+    "against main, and its reply from the call's start p95 x0.79, x0.98, x0.90 (load 5-6). The whole call, both "
+    "against main: p50 x0.97, x1.01, x1.06, p95 x0.91, x1.13, x1.11 (load 5-6); with (3) below, p50 x0.96, x0.97, "
+    "x0.96, p95 x1.06, x0.93, x0.95 (load 3-4) and p50 x1.00, x1.00, x1.07, x1.00, x1.02, p95 x0.92, x1.12, x1.07, "
+    "x1.07, x0.96 (load 7-8): on this shared machine the call's p95 does not resolve them (the lead's quiet "
+    "bench_assemble will); both are less work or earlier work on the serial path, same answers. Over gRPC "
+    "(probe_fastctx9_services, base = main's checkout, 3 rounds x 200, load 10-14): with (3), p50 x0.97, x0.93, x0.93,"
+    " p95 x1.05, x1.03, x0.99, decisions and block tokens 599 / 600 (one late query vector); the final code ((1) and (2)), 3 rounds x 200 at load 10-12: p50 x1.07, x0.97, "
+    "x0.92, p95 x0.65, x0.62, x0.68, decisions and block tokens 600 / 600, and again at load 13-14: p50 x0.94, "
+    "x1.00, x0.94, p95 x1.05, x1.19, x2.00, 598 / 600 (late query vectors in both arms). Gate sets "
+    "through a real memoryd (bench/read_decisions --set, 5 s embedding deadline), main vs this branch: v2 0 of 128, v12 0 of 454, v13 0 of 449 decisions differ (section, "
+    "placed rows). "
+    "LoCoMo e2e (fake model, main and this branch run side by side, 5 s embedding deadline): evidence in the block "
+    "test split 77.7 / 77.9% (all 79.0 / 79.1%), no block 1.3% both; at the 150 ms deadline, one after the other, "
+    "with (3) still in: 77.9 / 77.7%, as far apart as main's two runs (77.9, 77.7%): the ingest's run-to-run "
+    "differences. Tried and not kept: (3) each kind's nearest rows read on its scan's thread right"
+    " after the scan instead of by the evidence step once both sides ended: the evidence's end after the embedding p95"
+    " x0.74, x0.75 (load 10-12) but against (1)+(2) alone at load 5 the call p50 x1.14, x0.93, x1.02, p95 x1.11, "
+    "x1.04, x1.12 (rows the keyword side had read fetched again, three threads building rows under the GIL). Left: "
+    "the keyword sides' ~10 ms of CPU beside the embedding (FTS5 4.8, per-agent BM25 of ~120 uncached rows, ~220 rows"
+    " built) keep inferd's forward waiting for a core; the gate's features (0.8 ms, most of it the query's own "
+    "regexes) still run after the evidence; the transcript's priors load up to ~90 more rows after the gate (0.9 / "
+    "3.5 ms)."
+)
 #: Names bench_pg_search imports from here (the corpus moved to bench/assemble_corpus.py).
 __all__ = [
     "AGENT",
@@ -578,6 +619,8 @@ def report(m: Measured | None, services: ServiceRun) -> list[BenchResult]:
         FASTCTX8_NOTE,
         "",
         FASTCTX9_NOTE,
+        "",
+        FASTCTX10_NOTE,
     ]
     return service_results(services, lines)
 

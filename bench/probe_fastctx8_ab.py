@@ -139,7 +139,13 @@ class CallerSendSearch(MemorySearch):
     scans as before (_vector_rankings finds the vector cached)."""
 
     def _start_vector_side(
-        self, agent_id: str, kinds: Sequence[str], query: str, vector_timeout_s: float | None
+        self,
+        agent_id: str,
+        kinds: Sequence[str],
+        query: str,
+        vector_timeout_s: float | None,
+        *,
+        sending: threading.Event | None = None,
     ) -> Future[dict[str, Any]]:
         embedder = self._embedder
         assert isinstance(embedder, Embedder)
@@ -156,6 +162,8 @@ class CallerSendSearch(MemorySearch):
         pending = real.client._stub.Embed.future(
             inference_pb2.EmbedRequest(model=QUERY_MODEL, texts=[text]), timeout=wait_s
         )
+        if sending is not None:  # the request has left (fastctx10's keywords_after_send_s)
+            sending.set()
 
         def finish() -> dict[str, Any]:
             try:

@@ -1,4 +1,5 @@
-"""Per-query decisions of `bench.bench_gate --set v2`, written to a file, and a diff of two such files.
+"""Per-query decisions of `bench.bench_gate --set v2` (or another set: `--set`), written to a file, and a diff of two
+such files.
 
 A change that only makes the read path faster must not change what it decides. This runs the regression set exactly
 as `python -m bench.bench_gate --set v2` does (and prints the same tables), and also writes, one JSON line per query,
@@ -6,7 +7,7 @@ the section, the placed rows and the reason AssembleContext answered. `--compare
 section or placed rows differ, with both reasons (a query that ran without its vector says "fts_only" in its reason:
 on a busy machine the 150 ms query-embedding deadline can be missed in one run and not the other).
 
-Run: `python -m bench.read_decisions [--query-embed-timeout-ms 5000] OUT.jsonl`, then `python -m bench.read_decisions --compare OLD.jsonl NEW.jsonl`.
+Run: `python -m bench.read_decisions [--set v2] [--query-embed-timeout-ms 5000] OUT.jsonl`, then `python -m bench.read_decisions --compare OLD.jsonl NEW.jsonl`.
 Not a benchmark of its own (no figures under bench/results); nothing here is tuned on.
 """
 
@@ -34,8 +35,9 @@ def decision_record(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def record(out: Path, query_embed_timeout_s: float | None = None) -> None:
-    """Run bench_gate --set v2 (its tables printed), writing each query's decision to `out`.
+def record(out: Path, query_embed_timeout_s: float | None = None, gate_set: str = "v2") -> None:
+    """Run bench_gate --set <gate_set> (its tables printed; default v2), writing each query's decision to `out`
+    (with `all`, every set's, each id prefixed by its set's directory).
 
     query_embed_timeout_s: memoryd's query-embedding deadline (None: bench_gate's, the default 150 ms). A long one
     makes every query carry its vector however busy the machine is, so two runs can be compared query by query.
@@ -49,14 +51,17 @@ def record(out: Path, query_embed_timeout_s: float | None = None) -> None:
         if query_embed_timeout_s is not None:
             kwargs["query_embed_timeout_s"] = query_embed_timeout_s
         outcomes, seeded = run_queries(*args, **kwargs)
-        with out.open("w", encoding="utf-8") as handle:
+        prefix = "" if gate_set == "v2" else f"{Path(kwargs.get('data_dir', 'gate_v2')).name}:"
+        with out.open("a", encoding="utf-8") as handle:
             for outcome in outcomes:
-                handle.write(json.dumps(decision_record(outcome)) + "\n")
+                decided = decision_record(outcome)
+                handle.write(json.dumps({**decided, "id": f"{prefix}{decided['id']}"}) + "\n")
         return outcomes, seeded
 
+    out.write_text("", encoding="utf-8")
     namespace["run_queries"] = capturing
     try:
-        for result in run("v2"):
+        for result in run(gate_set):
             print(f"{result.metric}: {result.value} (target {result.target})")
             if result.detail:
                 print(result.detail)
@@ -89,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"), type=Path)
     parser.add_argument("--query-embed-timeout-ms", type=float, default=None)
+    parser.add_argument("--set", dest="gate_set", default="v2", help="bench_gate's --set (v2 … v13, all)")
     parser.add_argument("out", nargs="?", type=Path)
     args = parser.parse_args(argv)
     if args.compare:
@@ -100,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is None:
         parser.error("give OUT.jsonl or --compare OLD NEW")
     timeout_ms = args.query_embed_timeout_ms
-    record(args.out, None if timeout_ms is None else timeout_ms / 1000)
+    record(args.out, None if timeout_ms is None else timeout_ms / 1000, args.gate_set)
     return 0
 
 

@@ -139,6 +139,13 @@ class SearchSettings:
     #: ways alternated query by query in one process, four runs of 150-250 calls each at load 13-18: p50 −5, −19, −24
     #: and −20%, p95 −18, +6, +14 and −11%; the last run 65.7 → 52.8 ms p50, 220.5 → 195.9 ms p95).
     keyword_thread_rows: int = 20_000
+    #: A prefetched evidence pass (prefetch_evidence) starts its keyword sides only once the vector side's thread is
+    #: about to send the query embedding's request, or after this many seconds (0 = at once). Started together, the
+    #: keyword sides' Python could hold the GIL while the request waited to leave (the `send` stage of
+    #: bench/probe_fastctx8_stages: 0.5 ms p50, 6.2 ms p95 at load 6), and inferd's forward started that much later;
+    #: the keyword sides end ~2-3 ms before the embedding at p50, so starting them after the send costs nothing
+    #: there. Same evidence either way (fastctx10). PostgreSQL: 0 (default_settings).
+    keywords_after_send_s: float = 0.005
 
 
 #: On PostgreSQL every kind's evidence-pass keyword side goes to a helper thread (keyword_thread_rows 1): each side's
@@ -147,9 +154,13 @@ POSTGRES_KEYWORD_THREAD_ROWS = 1
 
 
 def default_settings(store: Store) -> SearchSettings:
-    """The service's settings for `store`'s backend (only where the kinds' keyword sides run differs)."""
+    """The service's settings for `store`'s backend (only where and when the kinds' keyword sides run differs).
+
+    On PostgreSQL the keyword sides start at once (keywords_after_send_s 0): their statements run in server
+    processes and end after the query embedding (fastctx8), so holding them back would lengthen the call; the wait
+    was measured on SQLite only (fastctx10)."""
     if store.db.dialect.is_postgres:
-        return SearchSettings(keyword_thread_rows=POSTGRES_KEYWORD_THREAD_ROWS)
+        return SearchSettings(keyword_thread_rows=POSTGRES_KEYWORD_THREAD_ROWS, keywords_after_send_s=0.0)
     return SearchSettings()
 
 
@@ -265,8 +276,10 @@ class MemorySearch:
         and query that follows (the read path's, once it has read the agent's identity and entities) waits for it
         instead of starting it then. Unclaimed results are dropped after a while (64 kept)."""
         key = (agent_id, tuple(kinds), query)
-        # The query embedding is sent from here, before the evidence thread even starts: it is the longest part.
-        vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s)
+        # The query embedding is sent from here, before the evidence thread even starts: it is the longest part; the
+        # keyword sides wait for the request to be on its way (keywords_after_send_s).
+        sending = threading.Event() if self.settings.keywords_after_send_s > 0 else None
+        vector_side = self._start_vector_side(agent_id, kinds, query, vector_timeout_s, sending=sending)
         future = self._evidence_pool.submit(
             self._measure_evidence,
             agent_id,
@@ -274,6 +287,7 @@ class MemorySearch:
             query,
             vector_timeout_s=vector_timeout_s,
             vector_side=vector_side,
+            sending=sending,
         )
         with self._recent_lock:
             self._prefetched[key] = future
@@ -293,15 +307,23 @@ class MemorySearch:
         return self._measure_evidence(agent_id, kinds, query, vector_timeout_s=vector_timeout_s)
 
     def _start_vector_side(
-        self, agent_id: str, kinds: Sequence[str], query: str, vector_timeout_s: float | None
+        self,
+        agent_id: str,
+        kinds: Sequence[str],
+        query: str,
+        vector_timeout_s: float | None,
+        *,
+        sending: threading.Event | None = None,
     ) -> Future[dict[str, _Nearest]]:
         """The query embedding and every kind's nearest vectors, started on a helper thread (None per kind when
-        vectors are off)."""
+        vectors are off). `sending` is set when that thread is about to embed the query (at once without vectors)."""
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
+            if sending is not None:
+                sending.set()
             off: Future[dict[str, _Nearest]] = Future()
             off.set_result({kind: (None, {}) for kind in kinds})
             return off
-        return self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s)
+        return self._pool.submit(self._vector_rankings, agent_id, kinds, query, vector_timeout_s, sending)
 
     def _measure_evidence(
         self,
@@ -311,11 +333,15 @@ class MemorySearch:
         *,
         vector_timeout_s: float | None = None,
         vector_side: Future[dict[str, _Nearest]] | None = None,
+        sending: threading.Event | None = None,
     ) -> dict[str, SectionEvidence]:
         """evidence_many's work. The query is embedded once and every kind's nearest vectors are searched on helper
         threads (vector_side: already started by prefetch_evidence); meanwhile each kind's full keyword side runs
         here, one after the other, and is kept (reuse_s) for the section search that follows, which then queries
-        neither FTS5 nor faiss again."""
+        neither FTS5 nor faiss again. With `sending` (a prefetched pass), the keyword sides start once it is set (the
+        query embedding's request about to leave) or after keywords_after_send_s."""
+        if sending is not None:
+            sending.wait(self.settings.keywords_after_send_s)
         terms = query_terms(query)
         generation = self._reuse_stamp(agent_id)
         if vector_side is None:
@@ -673,10 +699,18 @@ class MemorySearch:
         return list(hits)
 
     def _vector_rankings(
-        self, agent_id: str, kinds: Sequence[str], query: str, timeout_s: float | None = None
+        self,
+        agent_id: str,
+        kinds: Sequence[str],
+        query: str,
+        timeout_s: float | None = None,
+        sending: threading.Event | None = None,
     ) -> dict[str, _Nearest]:
-        """_nearest for several kinds with one query embedding; a kind maps to (None, {}) without vectors."""
+        """_nearest for several kinds with one query embedding; a kind maps to (None, {}) without vectors.
+        `sending` is set right before the query is embedded."""
         off: dict[str, _Nearest] = {kind: (None, {}) for kind in kinds}
+        if sending is not None:
+            sending.set()
         if not self.settings.use_vectors or self._embedder is None or self._vectors is None:
             return off
         try:

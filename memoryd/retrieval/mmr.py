@@ -7,9 +7,10 @@ column gather instead of a Python set intersection per remaining candidate. Pick
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -48,30 +49,134 @@ def shingle_key(shingle: str) -> int:
     return (hash(shingle) & _HASH_BITS) | _HASHED
 
 
-@lru_cache(maxsize=8_192)
+#: Texts whose shingle keys are kept (least recently used beyond this are dropped).
+KEY_CACHE_TEXTS = 8_192
+
+
+class _KeyCache:
+    """The shingle keys of recently reranked texts, least recently used dropped beyond `maxsize` (thread-safe).
+
+    An explicit cache rather than functools.lru_cache so that a pool's texts can be looked up together and its
+    misses shingled in one numpy pass (pool_shingle_keys)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._held: OrderedDict[str, npt.NDArray[np.int64]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> npt.NDArray[np.int64] | None:
+        with self._lock:
+            keys = self._held.get(text)
+            if keys is not None:
+                self._held.move_to_end(text)
+            return keys
+
+    def put(self, text: str, keys: npt.NDArray[np.int64]) -> None:
+        with self._lock:
+            self._held[text] = keys
+            self._held.move_to_end(text)
+            while len(self._held) > self.maxsize:
+                self._held.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+
+
+#: The read path's shingle keys (shingle_keys, pool_shingle_keys).
+KEY_CACHE = _KeyCache(KEY_CACHE_TEXTS)
+
+
 def shingle_keys(text: str) -> npt.NDArray[np.int64]:
-    """The text's shingles as sorted 64-bit keys (shingle_key of each).
+    """The text's shingles as sorted 64-bit keys (shingle_key of each), cached (KEY_CACHE; treat as read-only).
 
     ASCII text (the common case) is shingled in numpy: every 4-byte window of its words, joined by spaces, that holds
     no space, packed as shingle_key packs it, plus the shorter words whole: 64 against 122 us per transcript turn
     (best of 15 passes over 300 turns of bench_assemble's store, one process), and it runs for most of an MMR pool's
-    texts on every search (the cache holds 8,192 of them; issue 17, item 4)."""
-    words = tokens(text)
-    joined = " ".join(words)
-    if not joined.isascii():
-        return np.array(sorted({shingle_key(s) for s in word_shingles(words, SHINGLE_CHARS)}), dtype=np.int64)
-    short = [shingle_key(word) for word in words if len(word) < SHINGLE_CHARS]
-    grams = np.zeros(0, dtype=np.int64)
-    if len(joined) >= SHINGLE_CHARS:
-        b = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).astype(np.int64)
-        windows = [b[i : len(b) - SHINGLE_CHARS + 1 + i] for i in range(SHINGLE_CHARS)]
-        inside = windows[0] != _SPACE
-        packed = windows[0]
-        for window in windows[1:]:
-            inside &= window != _SPACE
-            packed = packed << 8 | window
-        grams = packed[inside] | (SHINGLE_CHARS << 32)
-    return np.unique(np.concatenate([grams, np.array(short, dtype=np.int64)]))
+    texts on every search (issue 17, item 4). A pool's texts go through pool_shingle_keys (one pass for all)."""
+    return pool_shingle_keys([text])[0]
+
+
+def pool_shingle_keys(texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+    """shingle_keys of each text: the cached ones from KEY_CACHE, the others computed together (their ASCII texts
+    in one numpy pass: one text's words joined by spaces, the texts joined by a space, so no 4-byte window without a
+    space crosses from one text to the next) and kept. The same keys as one text at a time (tests): an MMR pool of
+    ~70 uncached transcript turns took ~2.5 ms one by one, most of it numpy's per-call overhead (fastctx10)."""
+    out: list[npt.NDArray[np.int64] | None] = [KEY_CACHE.get(text) for text in texts]
+    ascii_at: list[int] = []
+    ascii_words: list[list[str]] = []
+    for i, text in enumerate(texts):
+        if out[i] is not None:
+            continue
+        words = tokens(text)
+        if " ".join(words).isascii():
+            ascii_at.append(i)
+            ascii_words.append(words)
+        else:
+            keys = np.array(
+                sorted({shingle_key(s) for s in word_shingles(words, SHINGLE_CHARS)}), dtype=np.int64
+            )
+            out[i] = keys
+            KEY_CACHE.put(text, keys)
+    if ascii_at:
+        for i, found in zip(ascii_at, _ascii_keys(ascii_words), strict=True):
+            out[i] = found
+            KEY_CACHE.put(texts[i], found)
+    return [held if held is not None else np.zeros(0, dtype=np.int64) for held in out]
+
+
+#: Bits of a packed ASCII key (shingle_key: up to 4 bytes and the length << 32); the owner's index sits above them.
+_KEY_BITS = 40
+_KEY_MASK = (1 << _KEY_BITS) - 1
+
+
+def _ascii_keys(texts_words: Sequence[Sequence[str]]) -> list[npt.NDArray[np.int64]]:
+    """Sorted distinct shingle keys of several ASCII texts (each given as its tokens), in one numpy pass: every
+    4-byte window without a space, and every word shorter than that whole, packed as shingle_key packs them, with the
+    index of the text it came from above the key's bits."""
+    joined = [" ".join(words) for words in texts_words]
+    lengths = np.array([len(j) + 1 for j in joined], dtype=np.int64)
+    starts = np.zeros(len(joined), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    # Padded with spaces: a window or a word near the end reads spaces, which it never keeps.
+    buffer = " ".join(joined) + " " * SHINGLE_CHARS
+    b = np.frombuffer(buffer.encode("ascii"), dtype=np.uint8).astype(np.int64)
+    n = len(b) - SHINGLE_CHARS
+    windows = [b[i : n + i] for i in range(SHINGLE_CHARS)]
+    is_space = [window == _SPACE for window in windows]
+    packed = windows[0]
+    for window in windows[1:]:
+        packed = packed << 8 | window
+    # Windows: no space among their 4 bytes.
+    spaced = is_space[0].copy()
+    for space in is_space[1:]:
+        spaced |= space
+    inside = ~spaced
+    at = np.flatnonzero(inside)
+    grams = packed[at] | (SHINGLE_CHARS << 32)
+    # Words of 1-3 bytes: a byte that starts a word (after a space or at 0) followed by a space within 3 bytes.
+    starts_word = ~is_space[0]
+    starts_word[1:] &= is_space[0][:-1]
+    short_parts = []
+    owners = [at]
+    for size in range(1, SHINGLE_CHARS):
+        ends_here = starts_word & is_space[size]
+        for inner in range(1, size):
+            ends_here &= ~is_space[inner]
+        where = np.flatnonzero(ends_here)
+        short_parts.append((packed[where] >> (8 * (SHINGLE_CHARS - size))) | (size << 32))
+        owners.append(where)
+    keys = np.concatenate([grams, *short_parts])
+    owner = np.searchsorted(starts, np.concatenate(owners), side="right") - 1
+    merged = np.sort(owner << _KEY_BITS | keys)
+    if len(merged):
+        merged = merged[np.concatenate(([True], merged[1:] != merged[:-1]))]
+    # Sorted by text, then key: each text's keys are one run, sorted and distinct, as np.unique gives them.
+    bounds = np.searchsorted(merged >> _KEY_BITS, np.arange(len(joined) + 1), side="left")
+    return [merged[bounds[i] : bounds[i + 1]] & _KEY_MASK for i in range(len(joined))]
 
 
 @dataclass(frozen=True)
@@ -87,7 +192,7 @@ class _Overlap:
     """Shingle membership of a pool: |a ∩ b| of one picked candidate against all of them in one gather."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        keys = [shingle_keys(text) for text in texts]
+        keys = pool_shingle_keys(texts)
         self.sizes = np.array([len(k) for k in keys], dtype=np.int64)
         flat = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
         owner = np.repeat(np.arange(len(keys)), self.sizes)

@@ -50,6 +50,9 @@ def test_keyword_sides_fan_out_on_postgresql_only(tmp_path: Path) -> None:
     try:
         assert _search_settings(pg).keyword_thread_rows == POSTGRES_KEYWORD_THREAD_ROWS
         assert _search_settings(sqlite) == SearchSettings()
+        # The keyword sides wait for the query embedding's request on SQLite only (fastctx10).
+        assert _search_settings(sqlite).keywords_after_send_s > 0
+        assert _search_settings(pg).keywords_after_send_s == 0
         # Explicit settings are never replaced.
         explicit = SearchSettings(keyword_thread_rows=7)
         search = MemorySearch(pg, settings=explicit)

@@ -89,7 +89,7 @@ class Rig:
     vectors: VectorRegistry
     searches: list[MemorySearch]
 
-    def search(self, **changes: bool | int) -> MemorySearch:
+    def search(self, **changes: bool | int | float) -> MemorySearch:
         """A MemorySearch over the rig (closed with it); `changes` to SearchSettings."""
         settings = SearchSettings(**changes)
         search = MemorySearch(self.store, self.embedder, self.vectors, settings)
@@ -333,3 +333,56 @@ def test_forget_recent_ends_the_reuse_for_that_agent_only(rig: Rig, monkeypatch:
     search.forget_recent(AGENT)
     search.search(AGENT, KIND_TRANSCRIPT, query, 8)
     assert (KIND_TRANSCRIPT, True) in queried
+
+
+def _order_of_starts(
+    search: MemorySearch, monkeypatch: pytest.MonkeyPatch, vector_delay_s: float
+) -> list[str]:
+    """What a prefetched pass starts first: 'vector' (the vector side about to embed the query, after
+    vector_delay_s) or 'keywords' (the first keyword side), in order; the pass's evidence is awaited."""
+    started: list[str] = []
+    lock = threading.Lock()
+    rankings = search._vector_rankings
+    side = search._evidence_side
+
+    def late_vectors(*args: Any) -> Any:
+        time.sleep(vector_delay_s)
+        with lock:
+            started.append("vector")
+        return rankings(*args)
+
+    def keywords(*args: Any) -> Any:
+        with lock:
+            started.append("keywords")
+        return side(*args)
+
+    monkeypatch.setattr(search, "_vector_rankings", late_vectors)
+    monkeypatch.setattr(search, "_evidence_side", keywords)
+    search.prefetch_evidence(AGENT, KINDS, QUERIES[0])
+    search.evidence_many(AGENT, KINDS, QUERIES[0])
+    return list(dict.fromkeys(started))
+
+
+def test_a_prefetched_pass_starts_its_keyword_sides_once_the_query_is_being_embedded(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keyword sides' Python no longer holds the GIL while the embedding's request waits to leave: they start
+    after the vector side's thread has begun embedding (here it starts 50 ms late, within a 0.5 s setting), and
+    measure the same evidence."""
+    assert SearchSettings().keywords_after_send_s > 0
+    waiting = rig.search(keywords_after_send_s=0.5)
+    assert _order_of_starts(waiting, monkeypatch, 0.05) == ["vector", "keywords"]
+    at_once = rig.search(keywords_after_send_s=0)  # as before fastctx10: the keyword sides start beside it
+    monkeypatch.undo()
+    assert _order_of_starts(at_once, monkeypatch, 0.05) == ["keywords", "vector"]
+    monkeypatch.undo()
+    assert waiting.evidence_many(AGENT, KINDS, QUERIES[1]) == at_once.evidence_many(AGENT, KINDS, QUERIES[1])
+
+
+def test_a_late_vector_side_never_holds_the_keyword_sides_back_longer_than_the_setting(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vector side whose thread is busy (here it starts 0.2 s late) delays the keyword sides by
+    keywords_after_send_s at most: they run first, and the pass still answers."""
+    search = rig.search(keywords_after_send_s=0.005)
+    assert _order_of_starts(search, monkeypatch, 0.2) == ["keywords", "vector"]

@@ -15,7 +15,7 @@ import pytest
 
 from memoryd.config import parse_settings
 from memoryd.domain import KIND_PINNED, KIND_TRANSCRIPT
-from memoryd.retrieval.mmr import shingle_key, shingle_keys, shingles
+from memoryd.retrieval.mmr import KEY_CACHE, shingle_key, shingle_keys, shingles
 from memoryd.runtime.memtrace import MemoryTrace, malloc_info, process_memory
 from memoryd.storage.store import open_store
 from memoryd.vectors.agent_index import AgentIndex
@@ -91,7 +91,7 @@ def test_the_trace_thread_writes_lines_with_python_sites_when_frames_are_asked(t
 
 def test_shingle_sets_are_not_cached_but_their_keys_are() -> None:
     assert not hasattr(shingles, "cache_info")
-    assert shingle_keys.cache_info().maxsize == 8_192
+    assert KEY_CACHE.maxsize == 8_192
     assert set(shingle_keys("painting paintings").tolist()) == {
         shingle_key(s) for s in shingles("painting paintings")
     }

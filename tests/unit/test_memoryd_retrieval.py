@@ -6,10 +6,21 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
+import numpy as np
+
 from memoryd.retrieval.context_prior import Position, conversation_prior, smooth_neighbours
 from memoryd.retrieval.hybrid import AgentCorpus, bm25_scores, candidate_terms, idf, ranked, rrf
 from memoryd.retrieval.length_prior import MIN_CHARS, informative_prior
-from memoryd.retrieval.mmr import Candidate, jaccard, mmr, shingle_keys, shingles
+from memoryd.retrieval.mmr import (
+    KEY_CACHE,
+    Candidate,
+    jaccard,
+    mmr,
+    pool_shingle_keys,
+    shingle_key,
+    shingle_keys,
+    shingles,
+)
 from memoryd.retrieval.stem import stem
 from memoryd.retrieval.terms import _TOKEN, fold, query_terms, term_counts, tokens
 from memoryd.retrieval.when import asks_when, has_time_reference
@@ -153,6 +164,48 @@ def test_shingle_keys_are_one_distinct_key_per_shingle_in_any_script() -> None:
         assert len(key_a) == len(a)
         for b, key_b in zip(sets, keys, strict=True):
             assert len(key_a & key_b) == len(a & b)
+
+
+def _one_text_keys(text: str) -> list[int]:
+    """shingle_keys as it was computed before pools were shingled together: one text, its own numpy pass."""
+    words = tokens(text)
+    joined = " ".join(words)
+    if not joined.isascii():
+        return sorted({shingle_key(s) for s in shingles(text)})
+    short = [shingle_key(word) for word in words if len(word) < 4]
+    grams: list[int] = []
+    for word in words:
+        grams += [shingle_key(word[i : i + 4]) for i in range(len(word) - 3)]
+    return sorted(set(grams) | set(short))
+
+
+def test_a_pool_shingled_together_gets_each_texts_own_keys() -> None:
+    rng = random.Random(11)
+    words = ["sunrise", "lake", "go", "a", "to", "café", "東京", "snake_case", "x1", "abcd", "painting", "7"]
+    for _ in range(40):
+        texts = [" ".join(rng.choices(words, k=rng.randint(0, 7))) for _ in range(rng.choice([1, 2, 9, 70]))]
+        texts += ["", "ab", "abcd efgh", "  Go   to the LAKE  ", *texts[:3]]
+        KEY_CACHE.clear()
+        cached = texts[::5]
+        for text in cached:  # some texts already kept, the others shingled together
+            shingle_keys(text)
+        pooled = pool_shingle_keys(texts)
+        for text, keys in zip(texts, pooled, strict=True):
+            assert keys.dtype == np.int64
+            assert keys.tolist() == _one_text_keys(text)
+            assert shingle_keys(text).tolist() == keys.tolist()
+
+
+def test_no_shingle_crosses_from_one_text_of_a_pool_to_the_next() -> None:
+    KEY_CACHE.clear()
+    first, second = pool_shingle_keys(["ab", "cd"])
+    assert first.tolist() == [shingle_key("ab")] and second.tolist() == [shingle_key("cd")]
+    assert [k.tolist() for k in pool_shingle_keys(["xabc", "defx"])] == [
+        [shingle_key("xabc")],
+        [shingle_key("defx")],
+    ]
+    KEY_CACHE.clear()
+    assert [k.tolist() for k in pool_shingle_keys(["lake", "lake"])] == [[shingle_key("lake")]] * 2
 
 
 def test_neighbour_smoothing_lifts_rows_next_to_strong_matches() -> None:
