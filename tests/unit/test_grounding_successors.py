@@ -1,0 +1,118 @@
+"""People replaced (grounding/successors.py): the older holder of a role said gone and a successor named without
+"my X is" store the successor in the older relation fact's slot and retire it, in five languages; an addition,
+someone else's staff, a holder away for a while, a denied departure, a question or a hypothetical and a family
+relation hand nothing over."""
+
+from __future__ import annotations
+
+from memoryd.write.grounding import SourceTurn
+from memoryd.write.grounding.revisions import Revision, revisions
+from memoryd.write.grounding.successors import role_holder, successions
+from memoryd.write.store_protocol import ExistingFact
+from memoryd.write.supersede import plan_grounded
+
+
+def _read(said: str, *known: str) -> list[Revision]:
+    return revisions([SourceTurn(0, 1, said, "Noted.")], [], list(known))
+
+
+def _new(said: str, known: str) -> list[tuple[str, tuple[int, ...]]]:
+    return [(r.fact.text, r.retired) for r in _read(said, known) if r.fact is not None and r.is_new]
+
+
+# --- what must hand over -------------------------------------------------------------------------------------------
+
+
+def test_a_successor_taken_on_replaces_the_apprentice() -> None:
+    said = "Tom's gone, he joined the navy last month. I've taken on Priya Shah, she's done a year at Kendal college."
+    assert _new(said, "The user's apprentice is Tom Hardcastle.") == [
+        ("The user's apprentice is Priya Shah.", (0,))
+    ]
+
+
+def test_a_replacement_noun_and_a_doctor_given() -> None:
+    assert _new(
+        "Dr Mensah has retired. I've been given a Dr Ilse Varga, she's very thorough.",
+        "The user's doctor is Dr Mensah.",
+    ) == [("The user's doctor is Dr Ilse Varga.", (0,))]
+    assert _new(
+        "Gwen at the mill has retired. Her replacement is a lad called Owen Price.",
+        "The user's contact is Gwen.",
+    ) == [("The user's contact is Owen Price.", (0,))]
+
+
+def test_french_spanish_german_portuguese_successors() -> None:
+    assert _new(
+        "Hugo a quitté l'atelier en mars. À sa place j'ai pris Inès Marchal.",
+        "Apprenti de l'utilisateur : Hugo.",
+    ) == [("Apprenti de l'utilisateur : Inès Marchal.", (0,))]
+    assert ("Ayudante del usuario: Lucía Pardo.", (0,)) in _new(
+        "Marta se ha ido a Valencia. Ahora me ayuda Lucía Pardo, por las tardes.",
+        "Ayudante del usuario: Marta.",
+    )
+    assert _new("Lukas hat gekündigt; seit Juni arbeitet bei mir Anna.", "Geselle des Nutzers: Lukas.") == [
+        ("Geselle des Nutzers: Anna.", (0,))
+    ]
+    assert _new(
+        "O Sr. Costa saiu da empresa; agora é a Rita Neves que trata das encomendas.",
+        "Contacto do usuário: Sr. Costa.",
+    ) == [("Contacto do usuário: Rita Neves.", (0,))]
+
+
+def test_plan_grounded_stores_the_successor_in_the_older_slot() -> None:
+    pinned = [ExistingFact("8", "The user's mentor is Dana Wilde.", 0.7, 1, "relation.mentor")]
+    turns = [
+        SourceTurn(
+            0, 1, "Dana left for a job in Oslo. Her successor is Marek Nowak, we met on Friday.", "Ok."
+        )
+    ]
+    plan = plan_grounded([], pinned, [], lambda idx: tuple(idx), turns=turns)
+    inserted = [(f.content, f.supersedes) for f in plan.facts.inserts]
+    assert ("The user's mentor is Marek Nowak.", ("8",)) in inserted
+    assert plan.superseded == 1
+
+
+# --- what must not -------------------------------------------------------------------------------------------------
+
+
+def test_an_addition_is_no_replacement() -> None:
+    known = ["The user's apprentice is Tom Hardcastle."]
+    assert successions(["Tom's leaving in May.", "I've also taken on Priya Shah."], known) == []
+    assert successions(["Hugo a quitté l'atelier.", "J'ai pris aussi un autre apprenti, Inès."], known) == []
+
+
+def test_a_holder_away_for_a_while_or_not_gone_keeps_the_role() -> None:
+    known = ["The user's apprentice is Tom Hardcastle."]
+    assert successions(["Tom's off for the day, so Priya Shah is covering now."], known) == []
+    assert successions(["Tom hasn't left, and Priya Shah is new in the yard."], known) == []
+    assert (
+        successions(
+            ["Marta se ha ido de vacaciones por ahora, ahora me ayuda Lucía."],
+            ["Ayudante del usuario: Marta."],
+        )
+        == []
+    )
+
+
+def test_someone_elses_staff_is_not_the_users() -> None:
+    known = ["The user's manager is Tom Hale."]
+    assert successions(["Tom Hale left.", "My sister's new boss is Sam Reed."], known) == []
+
+
+def test_a_family_relation_or_a_pet_is_no_role() -> None:
+    assert role_holder("The user's sister is Ana.") is None
+    assert role_holder("The user's friend is Ana.") is None
+    assert successions(["Ana moved away, now Bea Lopez lives with me."], ["The user's sister is Ana."]) == []
+    assert role_holder("The user's apprentice is Tom Hardcastle.") == ("apprentice", "Tom Hardcastle")
+
+
+def test_a_question_or_a_hypothetical_hands_nothing_over() -> None:
+    known = "The user's apprentice is Tom Hardcastle."
+    assert _new("If Tom left, I'd have taken on Priya Shah.", known) == []
+    assert _new("Tom's gone? Have I taken on Priya Shah?", known) == []
+
+
+def test_a_place_or_a_weekday_is_no_successor() -> None:
+    known = ["The user's apprentice is Tom Hardcastle."]
+    assert successions(["Tom's gone to Leeds now."], known) == []
+    assert successions(["Tom left on Monday, now I'm at Kendal on my own."], known) == []
