@@ -5,7 +5,7 @@ relation hand nothing over."""
 
 from __future__ import annotations
 
-from memoryd.write.grounding import SourceTurn
+from memoryd.write.grounding import FactKind, GroundedFact, SourceTurn
 from memoryd.write.grounding.revisions import Revision, revisions
 from memoryd.write.grounding.successors import role_holder, successions
 from memoryd.write.store_protocol import ExistingFact
@@ -116,3 +116,22 @@ def test_a_place_or_a_weekday_is_no_successor() -> None:
     known = ["The user's apprentice is Tom Hardcastle."]
     assert successions(["Tom's gone to Leeds now."], known) == []
     assert successions(["Tom left on Monday, now I'm at Kendal on my own."], known) == []
+
+
+def test_a_relation_fact_of_the_turn_naming_the_successor_carries_the_retirement() -> None:
+    said = "Mme Guillou a pris sa retraite, mon nouveau représentant c'est Yann Morvan."
+    held = GroundedFact(
+        FactKind.RELATION,
+        "Représentant de l'utilisateur : Yann Morvan.",
+        "relation.representant",
+        "Yann Morvan",
+        (0,),
+        0.7,
+        False,
+        "extractor",
+        "fr",
+    )
+    read = revisions(
+        [SourceTurn(0, 1, said, "Noté.")], [held], ["Représentante de l'utilisateur : Mme Guillou."]
+    )
+    assert [(r.fact, r.retired, r.is_new) for r in read if r.retired] == [(held, (0,), False)]

@@ -976,6 +976,13 @@ def revisions(
         for succession in successions(turn_sentences, known):
             if succession.index not in taken:
                 taken.add(succession.index)
+                # A relation fact of the turn naming the successor ("mon nouveau représentant c'est Yann Morvan")
+                # carries the retirement: the successor is not stored twice.
+                relations = [f for f in session if f.kind is FactKind.RELATION]
+                covering = _covering(frozenset({fold(succession.new_name)}), turn.index, relations)
+                if covering is not None:
+                    out.append(Revision(covering, (succession.index,), is_new=False))
+                    continue
                 fact = _fact(succession.text, (turn.index,), lang, succession.new_name)
                 out.append(Revision(fact, (succession.index,), True, keeps_kind=True))
         for position_in_turn, sentence in enumerate(turn_sentences):
