@@ -135,3 +135,19 @@ def test_a_relation_fact_of_the_turn_naming_the_successor_carries_the_retirement
         [SourceTurn(0, 1, said, "Noté.")], [held], ["Représentante de l'utilisateur : Mme Guillou."]
     )
     assert [(r.fact, r.retired, r.is_new) for r in read if r.retired] == [(held, (0,), False)]
+
+
+def test_a_noun_or_a_possessive_is_no_successors_name() -> None:
+    physio = ["Physiotherapeut des Nutzers: Herr Claassen."]
+    assert successions(["Herr Claassen ist in Rente, meine neue Physio ist Frau Ahlers."], physio)[
+        0
+    ].new_name == ("Frau Ahlers")
+    lead = ["Teamleiter des Nutzers: Herr Brückner."]
+    assert successions(["Und Herr Brückner ist weg, meine neue Teamleiterin heißt Frau Öztürk."], lead)[
+        0
+    ].text == ("Teamleiter des Nutzers: Frau Öztürk.")
+    oeno = ["Œnologue conseil de l'utilisateur : Paul Ribes."]
+    found = successions(
+        ["Paul Ribes est parti à la retraite.", "Mon nouvel œnologue, c'est Claire Vidal."], oeno
+    )
+    assert [s.new_name for s in found] == ["Claire Vidal"]

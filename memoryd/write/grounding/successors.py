@@ -68,7 +68,8 @@ _OPENERS = (
     "I I'm I've I'd I'll Me My We We've Our He She His Her They Their It It's The A An And But So Also Then Now "
     "Yes No Oh Well Right Anyway Actually Je J'ai Il Elle Ils On Le La Les Un Une Et Mais Donc Alors Maintenant "
     "Depuis À Sa Son Yo Él Ella Lo Los Las El Una Y Pero Ahora Desde Ich Er Sie Es Wir Der Die Das Ein Eine Und "
-    "Aber Jetzt Seit Eu Ele Ela O Os As Um Uma E Mas Agora Quem HR Dr Sr Sra Mr Mrs Ms Herr Frau"
+    "Aber Jetzt Seit Eu Ele Ela O Os As Um Uma E Mas Agora Quem HR Dr Sr Sra Mr Mrs Ms Herr Frau Mon Ma Mes Notre "
+    "Nos Mi Mis Nuestro Nuestra Su Sus Mein Meine Unser Unsere Meu Minha Nosso Nossa"
 )
 _NOT_NAMES = frozenset(fold(w) for w in _OPENERS.split()) | frozenset(fold(w) for w in (*MONTHS, *WEEKDAYS))
 #: The older holder gone for good: leaving, retired, moved on or away, quit, stopped, on leave.
@@ -158,7 +159,23 @@ def _gone(part: str, holder: frozenset[str]) -> bool:
     return bool(words & holder) and bool(_GONE.search(part)) and not _NOT_GONE.search(part)
 
 
-def _successor(part: str, holder: frozenset[str]) -> str:
+#: German capitalises every noun: a capitalised word after an article, a possessive or an adjective of change is
+#: a noun ("meine neue Physio ist Frau Ahlers"), not a name.
+_GERMAN_DETERMINER = re.compile(
+    r"\b(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|mein|meine|meinen|meinem|meiner|unser|unsere|"
+    r"unseren|unserem|neue|neuer|neuen|neues)\s+$",
+    _I,
+)
+
+
+def _role_word(word: str, role: str) -> bool:
+    """Whether a capitalised word is the role's own noun, in another form ("Physio" / "Physiotherapeut",
+    "Teamleiterin" / "Teamleiter"): the first five letters of a word of the role."""
+    head = fold(word)[:5]
+    return len(head) == 5 and any(fold(w).startswith(head) for w in role.split() if len(w) >= 5)
+
+
+def _successor(part: str, holder: frozenset[str], role: str = "") -> str:
     """The new holder's name a part states with a marker of succession, else ""."""
     if not _SUCCESSOR.search(part) or _ADDED.search(part) or _SOMEONE_ELSES.search(part):
         return ""
@@ -169,7 +186,12 @@ def _successor(part: str, holder: frozenset[str]) -> str:
         if not words or not any(len(w) >= 3 and not re.fullmatch(_TITLE, w) for w in words):
             continue
         name = " ".join(words)
-        if _name_words(name) & holder or not _name_words(name) or _PLACE_BEFORE.search(part[: run.start()]):
+        before = part[: run.start()]
+        if _name_words(name) & holder or not _name_words(name) or _PLACE_BEFORE.search(before):
+            continue
+        if not re.match(_TITLE + r"\s", run.group(0)) and (
+            _GERMAN_DETERMINER.search(before) or _role_word(words[0], role)
+        ):
             continue
         return name
     return ""
@@ -182,7 +204,7 @@ def successions(sentences: Sequence[str], known: Sequence[str]) -> list[Successi
         held = role_holder(text)
         if held is None:
             continue
-        _role, name = held
+        role, name = held
         holder = _name_words(name)
         if not holder:
             continue
@@ -194,7 +216,7 @@ def successions(sentences: Sequence[str], known: Sequence[str]) -> list[Successi
             later = [*parts[gone_at + 1 :]]
             if at + 1 < len(sentences):
                 later.append(sentences[at + 1])
-            new = next((n for n in (_successor(p, holder) for p in later) if n), "")
+            new = next((n for n in (_successor(p, holder, role) for p in later) if n), "")
             if new:
                 out.append(Succession(index, text.strip().replace(name, new), new))
             break
