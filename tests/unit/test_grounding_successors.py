@@ -151,3 +151,13 @@ def test_a_noun_or_a_possessive_is_no_successors_name() -> None:
         ["Paul Ribes est parti à la retraite.", "Mon nouvel œnologue, c'est Claire Vidal."], oeno
     )
     assert [s.new_name for s in found] == ["Claire Vidal"]
+
+
+def test_a_firm_is_no_successors_name() -> None:
+    vet = ["The user's vet is Huw Pryce."]
+    assert successions(["Huw's retired, so we're with the Llanidloes Vets now, a new practice."], vet) == []
+    accountant = ["The user's accountant is Harun Mistry."]
+    found = successions(
+        ["Harun retired, so tax returns go to Leila Chauhan at Chauhan & Co now."], accountant
+    )
+    assert [s.text for s in found] == ["The user's accountant is Leila Chauhan."]

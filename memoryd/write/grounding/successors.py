@@ -112,8 +112,9 @@ _SOMEONE_ELSES = re.compile(
     _I,
 )
 #: A name after a place preposition is a place ("a year at Hereford college", "de Puente del Arzobispo"), one after
-#: "&" a firm's ("Chauhan & Co"); "to" names people too ("tax returns go to Leila Chauhan now").
-_PLACE_BEFORE = re.compile(r"(?:\b(?:at|in|from|à|au|en|de|em|no|na|bei|aus|im|in der)|&)\s+$", _I)
+#: "&" or "the" a firm's ("Chauhan & Co", "we're with the Llanidloes Vets now"); "to" names people too ("tax
+#: returns go to Leila Chauhan now"), and so do the Romance articles ("é o Rui Tavares que manda").
+_PLACE_BEFORE = re.compile(r"(?:\b(?:at|in|from|the|à|au|en|de|em|no|na|bei|aus|im|in der)|&)\s+$", _I)
 #: Where a sentence's parts meet: a comma, a semicolon, a colon, a dash, or "so" / "donc" / "así que" / "also".
 _PARTS = re.compile(
     r"\s*[,;:]\s+|\s+[—–-]\s+|\s+(?:so|and|donc|alors|et|así que|entonces|y|deshalb|daher|und|então|por isso|e)\s+",
