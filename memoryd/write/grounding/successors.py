@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from memoryd.write.grounding.dates import MONTHS, WEEKDAYS
 from memoryd.write.grounding.lexicon import RELATIONS
+from memoryd.write.grounding.templates import render
 from memoryd.write.grounding.text import fold
 
 _I = re.IGNORECASE
@@ -148,6 +149,39 @@ def role_holder(text: str) -> tuple[str, str] | None:
     return None
 
 
+#: A role said inside a longer fact: the answer form ("The user's answer about mechanic: Aoife Brennan, she's …")
+#: or the user's own words kept in a plan ("Plan: Mi ayudante es Rocío Martín, viene por las tardes").
+_ANSWER_FORM = re.compile(r"^The user's answer about (?P<role>[\w-]{3,30}): ")
+_POSSESSED_FORM = re.compile(
+    r"\b(?P<pos>my|mon|ma|mi|mein|meine|meu|minha) (?P<role>[\w-]{3,30}) (?:is|est|es|ist|é|heißt) ", _I
+)
+_POSSESSIVE_LANG = {"my": "en", "mon": "fr", "ma": "fr", "mi": "es", "mein": "de", "meine": "de", "meu": "pt"}
+#: Nouns after a possessive that name no one holding a role for the user.
+_NOT_A_ROLE_WORDS = (
+    "name nom nombre nome favourite favorite favori favorito lieblings address adresse dirección direccion "
+    "email number numéro número nummer job travail trabajo trabalho plan goal objectif objetivo ziel"
+)
+_NOT_A_ROLE = frozenset(fold(w) for w in _NOT_A_ROLE_WORDS.split())
+
+
+def held_in_words(text: str) -> tuple[str, str, str] | None:
+    """(the role, the holder's name, the language) of a role said inside a longer fact, else None."""
+    found = _ANSWER_FORM.match(text.strip())
+    lang = "en"
+    if found is None:
+        found = _POSSESSED_FORM.search(text)
+        if found is None:
+            return None
+        lang = _POSSESSIVE_LANG.get(found.group("pos").lower(), "pt")
+    role = found.group("role")
+    if fold(role) in _NOT_ROLES or fold(role) in _NOT_A_ROLE:
+        return None
+    run = _NAME_RUN.match(text, found.end())
+    if run is None or len(run.group(0).split()) > 4 or fold(run.group(0).split()[0]) in _NOT_NAMES:
+        return None
+    return role, run.group(0), lang
+
+
 def _name_words(name: str) -> frozenset[str]:
     return frozenset(
         fold(w).strip(".") for w in name.split() if not re.fullmatch(_TITLE, w) and fold(w) not in _NOT_NAMES
@@ -186,7 +220,7 @@ def _successor(part: str, holder: frozenset[str], role: str = "") -> str:
             words = words[1:]
         if not words or not any(len(w) >= 3 and not re.fullmatch(_TITLE, w) for w in words):
             continue
-        name = " ".join(words)
+        name = re.sub(r"['’]s$", "", " ".join(words))  # "Ciarán's taking over the workshop"
         before = part[: run.start()]
         if _name_words(name) & holder or not _name_words(name) or _PLACE_BEFORE.search(before):
             continue
@@ -203,9 +237,13 @@ def successions(sentences: Sequence[str], known: Sequence[str]) -> list[Successi
     out: list[Succession] = []
     for index, text in enumerate(known):
         held = role_holder(text)
-        if held is None:
+        inside = held_in_words(text) if held is None else None
+        if held is not None:
+            role, name = held
+        elif inside is not None:
+            role, name = inside[0], inside[1]
+        else:
             continue
-        role, name = held
         holder = _name_words(name)
         if not holder:
             continue
@@ -219,7 +257,12 @@ def successions(sentences: Sequence[str], known: Sequence[str]) -> list[Successi
                 later.append(sentences[at + 1])
             new = next((n for n in (_successor(p, holder, role) for p in later) if n), "")
             if new:
-                out.append(Succession(index, text.strip().replace(name, new), new))
+                said = (
+                    render("relation", inside[2], new, rel=role.lower() if inside[2] == "en" else role)
+                    if inside is not None
+                    else text.strip().replace(name, new)
+                )
+                out.append(Succession(index, said, new))
             break
     return out
 
