@@ -161,3 +161,21 @@ def test_a_firm_is_no_successors_name() -> None:
         ["Harun retired, so tax returns go to Leila Chauhan at Chauhan & Co now."], accountant
     )
     assert [s.text for s in found] == ["The user's accountant is Leila Chauhan."]
+
+
+def test_a_role_said_inside_a_longer_fact_is_handed_over_in_the_relation_form() -> None:
+    answer = ["The user's answer about mechanic: Aoife Brennan, she's class, does all the wheel builds."]
+    found = successions(
+        ["Aoife's away to Berlin in July.", "Ciarán's taking over the workshop from July."], answer
+    )
+    assert [s.text for s in found] == ["The user's mechanic is Ciarán."]
+    plan = ["Plan: Mi ayudante es Rocío Martín, viene por las tardes, lunes a jueves."]
+    found = successions(["Rocío se ha ido a Toledo.", "Ahora me ayuda Nerea Gil, las mañanas."], plan)
+    assert [s.text for s in found] == ["Ayudante del usuario: Nerea Gil."]
+
+
+def test_a_name_or_a_favourite_inside_a_longer_fact_is_no_role() -> None:
+    named = ["My name is Tom Hale and I run the yard."]
+    assert successions(["Tom Hale left.", "Now Sam Reed runs the yard."], named) == []
+    liked = ["Mi favorito es Rocío Martín, por las tardes."]
+    assert successions(["Rocío se ha ido.", "Ahora me ayuda Nerea Gil."], liked) == []
