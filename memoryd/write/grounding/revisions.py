@@ -80,6 +80,7 @@ from memoryd.write.grounding.seasonal import seasons_over
 from memoryd.write.grounding.skeleton import CHANGE_CUE, Masked, masked, single_valued
 from memoryd.write.grounding.slotchange import slot_changes
 from memoryd.write.grounding.substitution import swaps
+from memoryd.write.grounding.successors import successions
 from memoryd.write.grounding.summary import third_person
 from memoryd.write.grounding.text import (
     NUMBER_WORDS,
@@ -970,6 +971,20 @@ def revisions(
                 taken.update(untaken)
                 out.append(replace(revision, retired=untaken))
         turn_sentences = _user_sentences(turn)
+        # "Callum's gone, joined the army. I've taken on Niamh Doyle": the older holder of a role said gone and a
+        # successor named take the older relation fact's slot (grounding/successors.py).
+        for succession in successions(turn_sentences, known):
+            if succession.index not in taken:
+                taken.add(succession.index)
+                # A relation fact of the turn naming the successor ("mon nouveau représentant c'est Yann Morvan")
+                # carries the retirement: the successor is not stored twice.
+                relations = [f for f in session if f.kind is FactKind.RELATION]
+                covering = _covering(frozenset({fold(succession.new_name)}), turn.index, relations)
+                if covering is not None:
+                    out.append(Revision(covering, (succession.index,), is_new=False))
+                    continue
+                fact = _fact(succession.text, (turn.index,), lang, succession.new_name)
+                out.append(Revision(fact, (succession.index,), True, keeps_kind=True))
         for position_in_turn, sentence in enumerate(turn_sentences):
             if sentence in consumed:
                 continue  # read with the assistant's message above
