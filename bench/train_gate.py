@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.gate_collect import OUT as EVIDENCE_FILE
-from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT
+from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT, V13_OUT
 from bench.gate_fit import (
     SECTIONS,
     Example,
@@ -86,7 +86,7 @@ DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
     | {
         f"{v}{p}"
-        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12")
+        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13")
         for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")
     }
 )
@@ -176,6 +176,8 @@ PROBES = (PROBE, ANSWER_PROBE, PERSONAL_PROBE)
 #: conversation's people; a candidate whose first choice is none for more than LOCOMO_NONE of these questions (all
 #: need memory) is not chosen (gate-v7).
 LOCOMO_DEV = BENCH / "results" / "gate_dev" / "locomo_dev.jsonl.gz"
+#: Every fitting collection (gate_v2 .. gate_v13).
+EVIDENCE_FILES = (EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT, V13_OUT)
 LOCOMO_NONE = 0.05
 
 
@@ -261,7 +263,7 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in range(2, 13))],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in range(2, 14))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
@@ -454,7 +456,7 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
 def query_texts() -> dict[str, str]:
     """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
-    for n in range(2, 13):
+    for n in range(2, 14):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
@@ -506,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--evidence",
         type=Path,
         nargs="*",
-        default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT],
+        default=list(EVIDENCE_FILES),
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v11.json")
     parser.add_argument(
