@@ -71,6 +71,7 @@ from memoryd.retrieval.gate_features import (
     GATE_V9_FEATURES,
     GATE_V10_FEATURES,
     GATE_V11_FEATURES,
+    GATE_V12_FEATURES,
     REQUEST_FEATURES,
     STRUCTURE_FEATURES,
 )
@@ -100,6 +101,7 @@ _LATER = (
     *GATE_V9_FEATURES,
     *GATE_V10_FEATURES,
     *GATE_V11_FEATURES,
+    *GATE_V12_FEATURES,
 )
 BASE = tuple(
     n for n in FEATURE_NAMES if n not in REQUEST_FEATURES and n not in STRUCTURE_FEATURES and n not in _LATER
@@ -115,6 +117,7 @@ ANSWER = tuple(
     and n not in GATE_V9_FEATURES
     and n not in GATE_V10_FEATURES
     and n not in GATE_V11_FEATURES
+    and n not in GATE_V12_FEATURES
 )
 #: gate-v7's features as gate-v8's code measures them (own_name's rarity route needs RARE_ROWS rows).
 OWN = tuple(
@@ -124,17 +127,27 @@ OWN = tuple(
     and n not in GATE_V9_FEATURES
     and n not in GATE_V10_FEATURES
     and n not in GATE_V11_FEATURES
+    and n not in GATE_V12_FEATURES
 )
 #: gate-v8's features (gate_personal.py) as gate-v9's code measures them.
 PERSONAL = tuple(
     n
     for n in FEATURE_NAMES
-    if n not in GATE_V9_FEATURES and n not in GATE_V10_FEATURES and n not in GATE_V11_FEATURES
+    if n not in GATE_V9_FEATURES
+    and n not in GATE_V10_FEATURES
+    and n not in GATE_V11_FEATURES
+    and n not in GATE_V12_FEATURES
 )
 #: gate-v9's features (gate_slots.py).
-SLOTS = tuple(n for n in FEATURE_NAMES if n not in GATE_V10_FEATURES and n not in GATE_V11_FEATURES)
+SLOTS = tuple(
+    n
+    for n in FEATURE_NAMES
+    if n not in GATE_V10_FEATURES and n not in GATE_V11_FEATURES and n not in GATE_V12_FEATURES
+)
 #: gate-v10's features (gate_recall.py).
-RECALL = tuple(n for n in FEATURE_NAMES if n not in GATE_V11_FEATURES)
+RECALL = tuple(n for n in FEATURE_NAMES if n not in GATE_V11_FEATURES and n not in GATE_V12_FEATURES)
+#: gate-v11's features (gate_asker.py).
+ASKER = tuple(n for n in FEATURE_NAMES if n not in GATE_V12_FEATURES)
 #: gate-v7: the same with own_name (gate_own.py; the date rule and ask_world's own-name rule change the features
 #: every set reads, so "answer" here is gate-v6's features as gate-v7's code measures them).
 #: gate-v8: the same with the personal-request frame and the pinned section's per-agent cosine lead (gate_personal.py).
@@ -146,7 +159,9 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "personal": PERSONAL,
     "slots": SLOTS,
     "recall": RECALL,
-    "asker": FEATURE_NAMES,
+    "asker": ASKER,
+    #: gate-v12: a commitment presupposed (a deadline, a duty) and a personal request naming its own object.
+    "duty": FEATURE_NAMES,
 }
 #: The gate's grid (gate-v6's final runs: l2 0.01 lost to 0.003 in every earlier run of this session).
 L2 = (3e-3,)
@@ -161,15 +176,15 @@ SPARSE_WEIGHTS = (0.005, 0.01)
 #: The single-section check (tests/integration/test_gate_sparse_agent.py): the read path's features for agents
 #: holding pinned facts only, asked a question one fact holds word for word. A candidate that declines any of them
 #: is not chosen, whatever its DEV objective (gate-v4 declined the four-fact agent's).
-PROBE = BENCH / "gate_sparse_probe_v11.json"
+PROBE = BENCH / "gate_sparse_probe_v12.json"
 #: Section by answer (tests/integration/test_gate_answer_section.py, gate-v6): beside a vague episode summary ("The
 #: user talked about the beta launch."), "when is the beta launching?" is answered by the pinned fact holding the
 #: date; "what is a beta launch?" gets no memory. The issue's own example of gate-v5's pinned-recall loss.
-ANSWER_PROBE = BENCH / "gate_answer_probe_v11.json"
+ANSWER_PROBE = BENCH / "gate_answer_probe_v12.json"
 #: Personal requests (tests/integration/test_gate_personal_request.py, gate-v8): the issue's "snack ideas?", "suggest a
 #: dinner recipe", "what should I cook tonight?" on an agent holding the vegetarian / peanut fact go to pinned;
 #: arithmetic and translation on the same agent get no memory.
-PERSONAL_PROBE = BENCH / "gate_personal_probe_v11.json"
+PERSONAL_PROBE = BENCH / "gate_personal_probe_v12.json"
 PROBES = (PROBE, ANSWER_PROBE, PERSONAL_PROBE)
 #: LoCoMo's DEV conversations question by question (bench/locomo_gate_dev.py: conv-26, 30, 41, the first three; the
 #: other seven are never read here). gate-v6 lost LoCoMo's end-to-end target on third-person questions about the

@@ -2,7 +2,7 @@
 
 gate-v4 was fitted on agents that hold nearly every section and learned to read the empty sections' relative
 cosines as "no memory". gate-v5 and gate-v6 are fitted with sparse agents too, and bench/train_gate.py only chooses a candidate
-that places the fact for the features recorded here (bench/gate_sparse_probe_v11.json, recorded by
+that places the fact for the features recorded here (bench/gate_sparse_probe_v12.json, recorded by
 bench/gate_probe_record.py with gate-v11's features and checked below against the live read path; the v6 .. v10
 files are what gate-v6 .. gate-v10 were chosen with). gate-v7 read own_name with a rarity route of one row; with
 gate-v8's code (two rows) it declines the four-fact agent (P(none) 0.52 at its threshold 0.5), so it is no longer
@@ -39,7 +39,7 @@ AGENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("The offsite moved to Lisbon", "active"),
     ),
 }
-PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_sparse_probe_v11.json"
+PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_sparse_probe_v12.json"
 
 
 def seed(handle: MemorydHandle, agent: str, facts: tuple[tuple[str, str], ...]) -> None:
