@@ -2,12 +2,13 @@
 
 The blind gate_v13 (run once with gate-v11, session 16) declined 17 pinned and 18 episodes questions and sent 11
 no-memory queries to the pinned facts. On the fitting sets' TRAIN profiles (gate_v2 .. gate_v13; DEV not read)
-gate-v11 declines 131 memory-needing questions; 99 of them hold no person word ("when's the deposit due", "bis wann
-muss die Laterne abgeholt werden", "cuánto hay que pagar al tesorero y hasta cuándo", "até quando tenho que pedir
-os reagentes"), so the personal frames (`ask_for_user`, `ask_self`, `ask_about_me`) never fire. Of its 24 TRAIN
-no-memory queries sent to pinned, 9 are `ask_for_user` requests that name their own object, a thing memory does not
-hold ("recipe for laverbread cakes", "give us an easy recipe for pease pudding", "what sunscreen is good for a long
-day outside"): the answer does not depend on the person. Two general rules, in en/fr/es/de/pt on folded text
+gate-v11 declines 131 memory-needing questions (84 pinned, 47 episodes); 108 of them hold no person word ("when's
+the deposit due", "bis wann muss die Laterne abgeholt werden", "cuánto hay que pagar al tesorero y hasta cuándo",
+"até quando tenho que pedir os reagentes"), so the personal frames (`ask_for_user`, `ask_self`, `ask_about_me`) do
+not fire; 17 of the 131 ask by when something must be done. Of its 24 TRAIN no-memory queries sent to pinned, 11 are
+`ask_for_user` requests, most of them naming their own object, a thing memory does not hold ("recipe for laverbread
+cakes", "give us an easy recipe for pease pudding", "what sunscreen is good for a long day outside"): the answer
+does not depend on the person. Two general rules, in en/fr/es/de/pt on folded text
 (gate.fold); neither decides alone, the model weighs them with the evidence:
 
 - **ask_due**: the request asks by when something must be done, or what must be done: a deadline word (due,
