@@ -19,6 +19,7 @@ from bench.gate_loso import loso, report
 from bench.train_gate import (
     ACCEPTABLE_WEIGHT,
     CLASS_WEIGHT,
+    DEV_PROFILES,
     EVIDENCE_FILES,
     FEATURE_SETS,
     ITERATIONS,
@@ -36,6 +37,7 @@ from bench.train_gate import (
     locomo_none_share,
     passes_probe,
     probability_matrix,
+    provenance,
     scores_of,
 )
 
@@ -73,12 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sparse_weight": args.sparse,
     }
     threshold = args.threshold
+    loso_mean: dict[str, float] = {}
     if not args.no_loso:
         result = loso(data, names, settings, l2=args.l2, augment=args.augment, sparse_weight=args.sparse)
         print(report(result), flush=True)
         for t in (0.4, 0.45, 0.5):
             print(report(result, t), flush=True)
         threshold = result.threshold if threshold is None else threshold
+        loso_mean = {k: round(v, 4) for k, v in result.mean(threshold).items()}
     assert threshold is not None, "--no-loso needs --threshold"
     train = [i for i in range(len(data.items)) if not data.is_dev[i]]
     dev = [i for i in range(len(data.items)) if data.is_dev[i]]
@@ -105,7 +109,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     dev_detail(data, chosen)
     if args.out is not None:
         settings |= {"none_threshold": threshold}
-        args.out.write_text(chosen.model.to_json({"chosen": settings}), encoding="utf-8")
+        chosen_on = (
+            "the P(none) bar and the recipe on the mean of leave-one-set-out over gate_v10..gate_v13"
+            f" (bench/gate_loso.py: {loso_mean}); DEV profiles ({sorted(DEV_PROFILES)}) as the second check"
+        )
+        body = provenance(data, replace(chosen, settings=settings), chosen_on=chosen_on,
+                          script="bench/gate_candidate.py (evidence: bench/gate_collect.py)")  # fmt: skip
+        args.out.write_text(chosen.model.to_json(body), encoding="utf-8")
         print(f"wrote {args.out}")
     return 0
 

@@ -81,7 +81,7 @@ from memoryd.retrieval.gate_model import load as load_model
 Vector = npt.NDArray[np.float32]
 
 BENCH = Path(__file__).resolve().parent
-VERSION = "gate-v11"
+VERSION = "gate-v12"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
@@ -517,6 +517,45 @@ def print_false(data: Fold, model: GateModel) -> None:
             )
 
 
+def provenance(
+    data: Fold,
+    best: Choice,
+    *,
+    chosen_on: str = "",
+    script: str = "bench/train_gate.py (evidence: bench/gate_collect.py)",
+) -> dict[str, object]:
+    """The model file's provenance: the data, what it was fitted on and chosen on, its DEV figures."""
+    train_n = sum(1 for i, f in enumerate(data.is_full) if f and not data.is_dev[i])
+    dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
+    return {
+        "data": (
+            "bench/gate_v2 .. gate_v13 (frozen; v4, v5, v7 .. v12 reported once each, v6 and v13 twice) plus sparse"
+            " agents"
+            f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
+        ),
+        "fitted_on": (
+            f"TRAIN profiles of gate_v2..gate_v13 ({train_n} queries on full profiles, with their augmented"
+            " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
+            " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
+        ),
+        "chosen_on": chosen_on or f"DEV profiles ({sorted(DEV_PROFILES)}, {dev_n} queries on full profiles)",
+        "chosen": best.settings,
+        "dev": {
+            "lenient": round(best.full.lenient_rate, 4),
+            "strict": round(best.full.strict / best.full.n, 4),
+            "false_injection": round(best.full.false_rate, 4),
+            "missed": round(best.full.missed_rate, 4),
+            "entity_traps": list(best.full.tagged_false.get("entity_trap", (0, 0))),
+            "augmented_lenient": round(best.augmented.lenient_rate, 4),
+            "sparse_lenient": round(best.sparse.lenient_rate, 4),
+            "sparse_false_injection": round(best.sparse.false_rate, 4),
+            "sparse_missed": round(best.sparse.missed_rate, 4),
+        },
+        "held_out": "bench/gate_v14 (blind, run once by the lead)",
+        "script": script,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -525,12 +564,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="*",
         default=list(EVIDENCE_FILES),
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v11.json")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v12.json")
     parser.add_argument(
         "--baseline",
         type=Path,
         nargs="*",
-        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (9, 10)],
+        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (10, 11)],
         help="the 'before' model files",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
@@ -591,36 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_errors(data, best)
     if args.dry_run:
         return 0
-    train_n = sum(1 for i, f in enumerate(data.is_full) if f and not data.is_dev[i])
-    dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
-    provenance = {
-        "data": (
-            "bench/gate_v2 .. gate_v12 (frozen; v4, v5, v7 .. v12 reported once each, v6 twice) plus sparse"
-            " agents"
-            f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
-        ),
-        "fitted_on": (
-            f"TRAIN profiles of gate_v2..gate_v12 ({train_n} queries on full profiles, with their augmented"
-            " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
-            " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
-        ),
-        "chosen_on": f"DEV profiles ({sorted(DEV_PROFILES)}, {dev_n} queries on full profiles)",
-        "chosen": best.settings,
-        "dev": {
-            "lenient": round(best.full.lenient_rate, 4),
-            "strict": round(best.full.strict / best.full.n, 4),
-            "false_injection": round(best.full.false_rate, 4),
-            "missed": round(best.full.missed_rate, 4),
-            "entity_traps": list(best.full.tagged_false.get("entity_trap", (0, 0))),
-            "augmented_lenient": round(best.augmented.lenient_rate, 4),
-            "sparse_lenient": round(best.sparse.lenient_rate, 4),
-            "sparse_false_injection": round(best.sparse.false_rate, 4),
-            "sparse_missed": round(best.sparse.missed_rate, 4),
-        },
-        "held_out": "bench/gate_v13 (blind, run once by the lead)",
-        "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
-    }
-    args.out.write_text(best.model.to_json(provenance), encoding="utf-8")
+    args.out.write_text(best.model.to_json(provenance(data, best)), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 
