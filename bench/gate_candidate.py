@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_loso:
         result = loso(data, names, settings, l2=args.l2, augment=args.augment, sparse_weight=args.sparse)
         print(report(result), flush=True)
-        for t in (0.4, 0.45, 0.5):
+        for t in (0.4, 0.45, 0.475, 0.5):
             print(report(result, t), flush=True)
         threshold = result.threshold if threshold is None else threshold
         loso_mean = {k: round(v, 4) for k, v in result.mean(threshold).items()}
@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = probability_matrix(model, matrix([data.items[i] for i in dev], names))
     x_locomo = locomo_matrix(LOCOMO_DEV, names)
     chosen: Choice | None = None
-    for t in sorted({threshold, 0.4, 0.45, 0.5}):
+    for t in sorted({threshold, 0.45, 0.475, 0.5}):
         full, aug, sparse = scores_of(data, dev, first_choices(p, t))
         candidate = replace(model, none_threshold=t, min_section_probability=MIN_SECTION_P)
         print(
