@@ -20,16 +20,21 @@ accuracy, penalised past the issue's false/missed targets; bench.gate_fit.object
 the sparse agents' lenient accuracy; a candidate that declines the single-section probe (PROBE), the
 section-by-answer probe (ANSWER_PROBE) or the personal-request probe (PERSONAL_PROBE) is never chosen.
 
-Outcome (2026-12-07, session 16): gate-v11's features (`asker`: gate-v10's plus whether the asker is the request's
+Outcome (2026-12-08, session 17): gate-v12's features (`duty`: gate-v11's plus a commitment presupposed — a
+deadline, a duty — and a personal request naming its own object, gate_duty.py), l2 0.01, augment 0.1, sparse
+0.005, none_threshold 0.475, chosen on the mean of leave-one-set-out over gate_v10 .. gate_v13 (bench/gate_loso.py;
+bench/gate_candidate.py fits and writes it) with DEV as the second check (LOSO objective 0.7557 against gate-v11's
+0.7319; DEV lenient 85.1%, false injection 6.1%, missed 9.7%, objective 0.8077 against 0.8074). (Session 16, gate-v11's features (`asker`: gate-v10's plus whether the asker is the request's
 subject — a question about the asker, a document about the asker — gate_asker.py), l2 0.01, augment 0.1, sparse
 0.005, none_threshold 0.45 (objective 0.8205 against gate-v10's 0.8149 on the same DEV; DEV lenient 85.4%, false
 injection 5.4%, missed 9.3%); a candidate must also give LoCoMo's DEV questions (LOCOMO_DEV) a section; docs/gate.md
-has every candidate's figures. (Session 15, gate-v10: `recall`, l2
+has every candidate's figures.) (Session 15, gate-v10: `recall`, l2
 0.01, augment 0.05, sparse 0.01, threshold 0.45.)
 
 Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.1 --sparse-weights 0.005
---feature-sets asker` (gate-v11's grid point, a few minutes on a loaded machine; writes
-memoryd/retrieval/gate_model_v11.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
+--feature-sets duty` (gate-v12's grid point chosen on DEV alone, a few minutes on a loaded machine; gate-v12 itself
+is written by `python -m bench.gate_candidate --feature-set duty --out …`, which takes the bar from LOSO; writes
+memoryd/retrieval/gate_model_v12.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
 to print the DEV figures only, `--errors` to list the chosen model's DEV errors, `--false-of MODEL` to list a model
 file's DEV false injections with the features that decided them; `--feature-sets`, `--l2`, `--augment-weights`,
 `--sparse-weights` narrow or widen the grid; the defaults are gate-v6's grid, where no l2 0.003 candidate passes
