@@ -66,6 +66,7 @@ FIT_SETS: tuple[tuple[Path, tuple[str, ...]], ...] = (
     (BENCH / "gate_v10", ("test",)),
     (BENCH / "gate_v11", ("test",)),
     (BENCH / "gate_v12", ("test",)),
+    (BENCH / "gate_v13", ("test",)),
 )
 OUT = BENCH / "results" / "gate_fit_evidence.jsonl.gz"
 #: The second collection: every set's pinned-subset agents (gate-v5's session also held gate_v6's four variants
@@ -86,6 +87,9 @@ V11_OUT = BENCH / "results" / "gate_fit_evidence_v11.jsonl.gz"
 #: gate-v11's addition: gate_v12 (run once with gate-v10 in session 15, fitting data since), collected on its own
 #: (`--v12`) like gate_v11.
 V12_OUT = BENCH / "results" / "gate_fit_evidence_v12.jsonl.gz"
+#: gate-v12's addition: gate_v13 (run once with gate-v10 and gate-v11 in session 16, fitting data since), collected
+#: on its own (`--v13`) like gate_v12.
+V13_OUT = BENCH / "results" / "gate_fit_evidence_v13.jsonl.gz"
 #: Sets collected on their own file (never in OUT / SPARSE_OUT).
 OWN_FILE = {
     "gate_v8": V8_OUT,
@@ -93,6 +97,7 @@ OWN_FILE = {
     "gate_v10": V10_OUT,
     "gate_v11": V11_OUT,
     "gate_v12": V12_OUT,
+    "gate_v13": V13_OUT,
 }
 #: Agent variants: name → sections left out of the seeded profile.
 VARIANTS: dict[str, tuple[str, ...]] = {
@@ -276,6 +281,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"gate_v12 alone (its four variants and its pinned-subset agents) into {V12_OUT.name}",
     )
+    parser.add_argument(
+        "--v13",
+        action="store_true",
+        help=f"gate_v13 alone (its four variants and its pinned-subset agents) into {V13_OUT.name}",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     own = {
@@ -284,6 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "gate_v10": args.v10,
         "gate_v11": args.v11,
         "gate_v12": args.v12,
+        "gate_v13": args.v13,
     }
     own_set = next((name for name, wanted in own.items() if wanted), None)
     out = SPARSE_OUT if args.sparse else OWN_FILE[own_set] if own_set else args.out

@@ -2,12 +2,12 @@
 
 bench/train_gate.py scores first choices on recorded evidence; what a user gets is the block the planner builds
 from the chosen section (with fall-through). This seeds the DEV profiles (bench/train_gate.DEV_PROFILES) of the
-fitting sets gate_v2 .. gate_v12 into one real memoryd (real MiniLM through a real inferd, bench/gate_harness.py),
+fitting sets gate_v2 .. gate_v13 into one real memoryd (real MiniLM through a real inferd, bench/gate_harness.py),
 then, for each model file, asks every DEV query through AssembleContext over gRPC and reports lenient / strict
 accuracy, false and missed injection, entity traps, per-section recall and the share of memory-needing queries
 whose block holds an answer item. The read path's model is swapped between runs (and its cache emptied).
 
-Run: `python -m bench.gate_dev_block [MODEL.json …]` (default gate-v10 and gate-v11; writes
+Run: `python -m bench.gate_dev_block [MODEL.json …]` (default gate-v11 and gate-v12; writes
 bench/results/gate_dev/dev_block.json).
 """
 
@@ -42,7 +42,7 @@ from memoryd.retrieval.gate_model import load as load_model
 BENCH = Path(__file__).resolve().parent
 #: Not in bench/results/ itself: bench.report reads every JSON there as a module run.
 OUT = BENCH / "results" / "gate_dev" / "dev_block.json"
-MODELS = tuple(DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (10, 11))
+MODELS = tuple(DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (11, 12))
 SECTIONS = ("none", "identity", "pinned", "episodes", "transcript")
 
 

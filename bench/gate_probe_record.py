@@ -1,12 +1,13 @@
-"""Record the gate's probes with the current features (gate-v11): the live read path's features for the questions of
+"""Record the gate's probes with the current features (gate-v12): the live read path's features for the questions of
 tests/integration/test_gate_sparse_agent.py, tests/integration/test_gate_answer_section.py and (gate-v8)
 tests/integration/test_gate_personal_request.py, with the agents those tests seed (real memoryd, fake inferd, as the
 tests run them).
 
-A committed probe file never moves: a new feature means new files (this writes bench/gate_sparse_probe_v11.json,
-bench/gate_answer_probe_v11.json and bench/gate_personal_probe_v11.json, with gate-v11's asker features; the v10
-files are what gate-v10 was chosen with, the v9 files are what gate-v9 was chosen with, the v8 files gate-v8's, the v7 files gate-v7's; the tests check the new ones against the live read path, bench/train_gate.py only chooses a candidate whose
-first choice is the expected section for every row).
+A committed probe file never moves: a new feature means new files (this writes bench/gate_sparse_probe_v12.json,
+bench/gate_answer_probe_v12.json and bench/gate_personal_probe_v12.json, with gate-v12's duty features; the v11
+files are what gate-v11 was chosen with, the v10 files gate-v10's, the v9 files gate-v9's, the v8 files gate-v8's,
+the v7 files gate-v7's; the tests check the new ones against the live read path, bench/train_gate.py only chooses a
+candidate whose first choice is the expected section for every row).
 
 Run: `python -m bench.gate_probe_record`.
 """
@@ -25,9 +26,9 @@ from tests.integration import test_gate_sparse_agent as sparse_test
 from tests.support.memoryd_server import running_memoryd
 
 BENCH = Path(__file__).resolve().parent
-SPARSE_PROBE = BENCH / "gate_sparse_probe_v11.json"
-ANSWER_PROBE = BENCH / "gate_answer_probe_v11.json"
-PERSONAL_PROBE = BENCH / "gate_personal_probe_v11.json"
+SPARSE_PROBE = BENCH / "gate_sparse_probe_v12.json"
+ANSWER_PROBE = BENCH / "gate_answer_probe_v12.json"
+PERSONAL_PROBE = BENCH / "gate_personal_probe_v12.json"
 
 
 def _features(reply: Any) -> dict[str, float]:

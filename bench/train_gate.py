@@ -20,16 +20,21 @@ accuracy, penalised past the issue's false/missed targets; bench.gate_fit.object
 the sparse agents' lenient accuracy; a candidate that declines the single-section probe (PROBE), the
 section-by-answer probe (ANSWER_PROBE) or the personal-request probe (PERSONAL_PROBE) is never chosen.
 
-Outcome (2026-12-07, session 16): gate-v11's features (`asker`: gate-v10's plus whether the asker is the request's
+Outcome (2026-12-08, session 17): gate-v12's features (`duty`: gate-v11's plus a commitment presupposed — a
+deadline, a duty — and a personal request naming its own object, gate_duty.py), l2 0.01, augment 0.1, sparse
+0.005, none_threshold 0.475, chosen on the mean of leave-one-set-out over gate_v10 .. gate_v13 (bench/gate_loso.py;
+bench/gate_candidate.py fits and writes it) with DEV as the second check (LOSO objective 0.7557 against gate-v11's
+0.7319; DEV lenient 85.1%, false injection 6.1%, missed 9.7%, objective 0.8077 against 0.8074). (Session 16, gate-v11's features (`asker`: gate-v10's plus whether the asker is the request's
 subject — a question about the asker, a document about the asker — gate_asker.py), l2 0.01, augment 0.1, sparse
 0.005, none_threshold 0.45 (objective 0.8205 against gate-v10's 0.8149 on the same DEV; DEV lenient 85.4%, false
 injection 5.4%, missed 9.3%); a candidate must also give LoCoMo's DEV questions (LOCOMO_DEV) a section; docs/gate.md
-has every candidate's figures. (Session 15, gate-v10: `recall`, l2
+has every candidate's figures.) (Session 15, gate-v10: `recall`, l2
 0.01, augment 0.05, sparse 0.01, threshold 0.45.)
 
 Run: `OPENBLAS_NUM_THREADS=1 python -m bench.train_gate --l2 0.01 --augment-weights 0.1 --sparse-weights 0.005
---feature-sets asker` (gate-v11's grid point, a few minutes on a loaded machine; writes
-memoryd/retrieval/gate_model_v11.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
+--feature-sets duty` (gate-v12's grid point chosen on DEV alone, a few minutes on a loaded machine; gate-v12 itself
+is written by `python -m bench.gate_candidate --feature-set duty --out …`, which takes the bar from LOSO; writes
+memoryd/retrieval/gate_model_v12.json, `--out` elsewhere; `--evidence FILE…` to use other collections, `--dry-run`
 to print the DEV figures only, `--errors` to list the chosen model's DEV errors, `--false-of MODEL` to list a model
 file's DEV false injections with the features that decided them; `--feature-sets`, `--l2`, `--augment-weights`,
 `--sparse-weights` narrow or widen the grid; the defaults are gate-v6's grid, where no l2 0.003 candidate passes
@@ -50,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.gate_collect import OUT as EVIDENCE_FILE
-from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT
+from bench.gate_collect import SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT, V13_OUT
 from bench.gate_fit import (
     SECTIONS,
     Example,
@@ -71,6 +76,7 @@ from memoryd.retrieval.gate_features import (
     GATE_V9_FEATURES,
     GATE_V10_FEATURES,
     GATE_V11_FEATURES,
+    GATE_V12_FEATURES,
     REQUEST_FEATURES,
     STRUCTURE_FEATURES,
 )
@@ -80,13 +86,13 @@ from memoryd.retrieval.gate_model import load as load_model
 Vector = npt.NDArray[np.float32]
 
 BENCH = Path(__file__).resolve().parent
-VERSION = "gate-v11"
+VERSION = "gate-v12"
 #: DEV profiles (the rest are TRAIN): gate_v2's dev split and the second profile of each gate_v3 language.
 DEV_PROFILES = frozenset(
     {"en2", "fr2", "fr4", "es2", "de2", "pt2", "v3de2", "v3en2", "v3es2", "v3fr2", "v3pt2"}
     | {
         f"{v}{p}"
-        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12")
+        for v in ("v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13")
         for p in ("en2", "en5", "fr2", "es2", "de2", "pt2")
     }
 )
@@ -100,6 +106,7 @@ _LATER = (
     *GATE_V9_FEATURES,
     *GATE_V10_FEATURES,
     *GATE_V11_FEATURES,
+    *GATE_V12_FEATURES,
 )
 BASE = tuple(
     n for n in FEATURE_NAMES if n not in REQUEST_FEATURES and n not in STRUCTURE_FEATURES and n not in _LATER
@@ -115,6 +122,7 @@ ANSWER = tuple(
     and n not in GATE_V9_FEATURES
     and n not in GATE_V10_FEATURES
     and n not in GATE_V11_FEATURES
+    and n not in GATE_V12_FEATURES
 )
 #: gate-v7's features as gate-v8's code measures them (own_name's rarity route needs RARE_ROWS rows).
 OWN = tuple(
@@ -124,17 +132,27 @@ OWN = tuple(
     and n not in GATE_V9_FEATURES
     and n not in GATE_V10_FEATURES
     and n not in GATE_V11_FEATURES
+    and n not in GATE_V12_FEATURES
 )
 #: gate-v8's features (gate_personal.py) as gate-v9's code measures them.
 PERSONAL = tuple(
     n
     for n in FEATURE_NAMES
-    if n not in GATE_V9_FEATURES and n not in GATE_V10_FEATURES and n not in GATE_V11_FEATURES
+    if n not in GATE_V9_FEATURES
+    and n not in GATE_V10_FEATURES
+    and n not in GATE_V11_FEATURES
+    and n not in GATE_V12_FEATURES
 )
 #: gate-v9's features (gate_slots.py).
-SLOTS = tuple(n for n in FEATURE_NAMES if n not in GATE_V10_FEATURES and n not in GATE_V11_FEATURES)
+SLOTS = tuple(
+    n
+    for n in FEATURE_NAMES
+    if n not in GATE_V10_FEATURES and n not in GATE_V11_FEATURES and n not in GATE_V12_FEATURES
+)
 #: gate-v10's features (gate_recall.py).
-RECALL = tuple(n for n in FEATURE_NAMES if n not in GATE_V11_FEATURES)
+RECALL = tuple(n for n in FEATURE_NAMES if n not in GATE_V11_FEATURES and n not in GATE_V12_FEATURES)
+#: gate-v11's features (gate_asker.py).
+ASKER = tuple(n for n in FEATURE_NAMES if n not in GATE_V12_FEATURES)
 #: gate-v7: the same with own_name (gate_own.py; the date rule and ask_world's own-name rule change the features
 #: every set reads, so "answer" here is gate-v6's features as gate-v7's code measures them).
 #: gate-v8: the same with the personal-request frame and the pinned section's per-agent cosine lead (gate_personal.py).
@@ -146,7 +164,9 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "personal": PERSONAL,
     "slots": SLOTS,
     "recall": RECALL,
-    "asker": FEATURE_NAMES,
+    "asker": ASKER,
+    #: gate-v12: a commitment presupposed (a deadline, a duty) and a personal request naming its own object.
+    "duty": FEATURE_NAMES,
 }
 #: The gate's grid (gate-v6's final runs: l2 0.01 lost to 0.003 in every earlier run of this session).
 L2 = (3e-3,)
@@ -161,21 +181,23 @@ SPARSE_WEIGHTS = (0.005, 0.01)
 #: The single-section check (tests/integration/test_gate_sparse_agent.py): the read path's features for agents
 #: holding pinned facts only, asked a question one fact holds word for word. A candidate that declines any of them
 #: is not chosen, whatever its DEV objective (gate-v4 declined the four-fact agent's).
-PROBE = BENCH / "gate_sparse_probe_v11.json"
+PROBE = BENCH / "gate_sparse_probe_v12.json"
 #: Section by answer (tests/integration/test_gate_answer_section.py, gate-v6): beside a vague episode summary ("The
 #: user talked about the beta launch."), "when is the beta launching?" is answered by the pinned fact holding the
 #: date; "what is a beta launch?" gets no memory. The issue's own example of gate-v5's pinned-recall loss.
-ANSWER_PROBE = BENCH / "gate_answer_probe_v11.json"
+ANSWER_PROBE = BENCH / "gate_answer_probe_v12.json"
 #: Personal requests (tests/integration/test_gate_personal_request.py, gate-v8): the issue's "snack ideas?", "suggest a
 #: dinner recipe", "what should I cook tonight?" on an agent holding the vegetarian / peanut fact go to pinned;
 #: arithmetic and translation on the same agent get no memory.
-PERSONAL_PROBE = BENCH / "gate_personal_probe_v11.json"
+PERSONAL_PROBE = BENCH / "gate_personal_probe_v12.json"
 PROBES = (PROBE, ANSWER_PROBE, PERSONAL_PROBE)
 #: LoCoMo's DEV conversations question by question (bench/locomo_gate_dev.py: conv-26, 30, 41, the first three; the
 #: other seven are never read here). gate-v6 lost LoCoMo's end-to-end target on third-person questions about the
 #: conversation's people; a candidate whose first choice is none for more than LOCOMO_NONE of these questions (all
 #: need memory) is not chosen (gate-v7).
 LOCOMO_DEV = BENCH / "results" / "gate_dev" / "locomo_dev.jsonl.gz"
+#: Every fitting collection (gate_v2 .. gate_v13).
+EVIDENCE_FILES = (EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT, V13_OUT)
 LOCOMO_NONE = 0.05
 
 
@@ -261,7 +283,7 @@ def data_commit() -> str:
     """The commits that froze the fitting data (for the model's provenance)."""
     try:
         return subprocess.run(
-            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in range(2, 13))],
+            ["git", "log", "-1", "--format=%h", "--", *(f"bench/gate_v{n}/queries.jsonl" for n in range(2, 14))],
             capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1],
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
@@ -454,7 +476,7 @@ def per_set(data: Fold, choice: Choice) -> dict[str, tuple[int, int]]:
 def query_texts() -> dict[str, str]:
     """Every fitting set's query text by id (gate_v2..v6), to print DEV cases for reading by hand."""
     texts: dict[str, str] = {}
-    for n in range(2, 13):
+    for n in range(2, 14):
         for raw in (BENCH / f"gate_v{n}" / "queries.jsonl").read_text(encoding="utf-8").splitlines():
             if raw.strip():
                 row = json.loads(raw)
@@ -500,20 +522,59 @@ def print_false(data: Fold, model: GateModel) -> None:
             )
 
 
+def provenance(
+    data: Fold,
+    best: Choice,
+    *,
+    chosen_on: str = "",
+    script: str = "bench/train_gate.py (evidence: bench/gate_collect.py)",
+) -> dict[str, object]:
+    """The model file's provenance: the data, what it was fitted on and chosen on, its DEV figures."""
+    train_n = sum(1 for i, f in enumerate(data.is_full) if f and not data.is_dev[i])
+    dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
+    return {
+        "data": (
+            "bench/gate_v2 .. gate_v13 (frozen; v4, v5, v7 .. v12 reported once each, v6 and v13 twice) plus sparse"
+            " agents"
+            f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
+        ),
+        "fitted_on": (
+            f"TRAIN profiles of gate_v2..gate_v13 ({train_n} queries on full profiles, with their augmented"
+            " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
+            " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
+        ),
+        "chosen_on": chosen_on or f"DEV profiles ({sorted(DEV_PROFILES)}, {dev_n} queries on full profiles)",
+        "chosen": best.settings,
+        "dev": {
+            "lenient": round(best.full.lenient_rate, 4),
+            "strict": round(best.full.strict / best.full.n, 4),
+            "false_injection": round(best.full.false_rate, 4),
+            "missed": round(best.full.missed_rate, 4),
+            "entity_traps": list(best.full.tagged_false.get("entity_trap", (0, 0))),
+            "augmented_lenient": round(best.augmented.lenient_rate, 4),
+            "sparse_lenient": round(best.sparse.lenient_rate, 4),
+            "sparse_false_injection": round(best.sparse.false_rate, 4),
+            "sparse_missed": round(best.sparse.missed_rate, 4),
+        },
+        "held_out": "bench/gate_v14 (blind, run once by the lead)",
+        "script": script,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--evidence",
         type=Path,
         nargs="*",
-        default=[EVIDENCE_FILE, SPARSE_OUT, V8_OUT, V9_OUT, V10_OUT, V11_OUT, V12_OUT],
+        default=list(EVIDENCE_FILES),
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v11.json")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH.parent / "gate_model_v12.json")
     parser.add_argument(
         "--baseline",
         type=Path,
         nargs="*",
-        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (9, 10)],
+        default=[DEFAULT_MODEL_PATH.parent / f"gate_model_v{n}.json" for n in (10, 11)],
         help="the 'before' model files",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the DEV figures; write no model")
@@ -574,36 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_errors(data, best)
     if args.dry_run:
         return 0
-    train_n = sum(1 for i, f in enumerate(data.is_full) if f and not data.is_dev[i])
-    dev_n = sum(1 for i, f in enumerate(data.is_full) if f and data.is_dev[i])
-    provenance = {
-        "data": (
-            "bench/gate_v2 .. gate_v12 (frozen; v4, v5, v7 .. v12 reported once each, v6 twice) plus sparse"
-            " agents"
-            f" (pinned subsets collected, sections and pairs derived) at {data_commit()}"
-        ),
-        "fitted_on": (
-            f"TRAIN profiles of gate_v2..gate_v12 ({train_n} queries on full profiles, with their augmented"
-            " examples: agents with sections missing, without identity, timed-out query vectors; and sparse"
-            " agents: each section alone, pairs, a few pinned facts alone / with the transcript / with identity)"
-        ),
-        "chosen_on": f"DEV profiles ({sorted(DEV_PROFILES)}, {dev_n} queries on full profiles)",
-        "chosen": best.settings,
-        "dev": {
-            "lenient": round(best.full.lenient_rate, 4),
-            "strict": round(best.full.strict / best.full.n, 4),
-            "false_injection": round(best.full.false_rate, 4),
-            "missed": round(best.full.missed_rate, 4),
-            "entity_traps": list(best.full.tagged_false.get("entity_trap", (0, 0))),
-            "augmented_lenient": round(best.augmented.lenient_rate, 4),
-            "sparse_lenient": round(best.sparse.lenient_rate, 4),
-            "sparse_false_injection": round(best.sparse.false_rate, 4),
-            "sparse_missed": round(best.sparse.missed_rate, 4),
-        },
-        "held_out": "bench/gate_v13 (blind, run once by the lead)",
-        "script": "bench/train_gate.py (evidence: bench/gate_collect.py)",
-    }
-    args.out.write_text(best.model.to_json(provenance), encoding="utf-8")
+    args.out.write_text(best.model.to_json(provenance(data, best)), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 

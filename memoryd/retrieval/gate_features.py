@@ -24,6 +24,7 @@ from memoryd.retrieval.evidence import SectionEvidence
 from memoryd.retrieval.gate import TRIGGERS, clip, entity_hits, fold, trigger_flags
 from memoryd.retrieval.gate_asker import ASKER_FEATURES, asker_features
 from memoryd.retrieval.gate_dates import without_dates
+from memoryd.retrieval.gate_duty import DUTY_FEATURES, duty_features
 from memoryd.retrieval.gate_own import own_names
 from memoryd.retrieval.gate_personal import FOR_USER_FEATURES, for_user_features
 from memoryd.retrieval.gate_recall import RECALL_FEATURES, recall_features
@@ -94,6 +95,9 @@ GATE_V10_FEATURES: tuple[str, ...] = RECALL_FEATURES
 #: gate-v11: whether the asker is the request's subject — a question about the asker, a document about the asker —
 #: with their products with the identity (gate_asker.py).
 GATE_V11_FEATURES: tuple[str, ...] = ASKER_FEATURES
+#: gate-v12: whether the request presupposes a commitment (a deadline, a duty) and its product with the sections'
+#: evidence; a personal request naming rare words memory does not hold (gate_duty.py).
+GATE_V12_FEATURES: tuple[str, ...] = DUTY_FEATURES
 #: How many numbers the request gives (count/3): a request carrying two or more usually carries its inputs
 #: ("600 bottles at 14 francs, how much is that"), in any language (gate-v4).
 REQUEST_FEATURES: tuple[str, ...] = ("q_numbers",)
@@ -160,6 +164,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     *GATE_V9_FEATURES,
     *GATE_V10_FEATURES,
     *GATE_V11_FEATURES,
+    *GATE_V12_FEATURES,
 )
 
 
@@ -345,6 +350,7 @@ def compute(query: str, evidence: QueryEvidence) -> dict[str, float]:
         )
     )
     f.update(asker_features(folded, f))
+    f.update(duty_features(folded, f))
     return derive(f)
 
 
@@ -388,6 +394,7 @@ __all__ = [
     "GATE_V9_FEATURES",
     "GATE_V10_FEATURES",
     "GATE_V11_FEATURES",
+    "GATE_V12_FEATURES",
     "REQUEST_FEATURES",
     "SEARCHED",
     "SELF_CONTAINED",

@@ -1,9 +1,12 @@
 """The evidence gate's learned model: multinomial logistic regression over gate_features, loaded from a JSON file.
 
-The file the service loads is gate_model_v11.json next to this module, written by bench/train_gate.py: fitted on the
-TRAIN profiles of the frozen gate_v2 .. gate_v12 sets (plus agents with sections missing, timed-out query vectors
-and sparse agents derived from them), chosen on their DEV profiles among the candidates that pass the sparse,
-answer and personal-request probes and give LoCoMo's DEV questions a section (docs/gate.md, "gate-v11").
+The file the service loads is gate_model_v12.json next to this module, written by bench/gate_candidate.py: fitted
+on the TRAIN profiles of the frozen gate_v2 .. gate_v13 sets (plus agents with sections missing, timed-out query
+vectors and sparse agents derived from them), its recipe and P(none) bar chosen on the mean of leave-one-set-out
+over gate_v10 .. gate_v13 (bench/gate_loso.py), with their DEV profiles as the second check, among the candidates
+that pass the sparse, answer and personal-request probes and give LoCoMo's DEV questions a section (docs/gate.md,
+"gate-v12"). gate_model_v11.json was the default before (gate-v11's features, without a commitment presupposed:
+gate_duty.py).
 gate_model_v10.json was the default before (gate-v10's features, without whether the asker is the request's subject:
 gate_asker.py). gate_model_v9.json was the default before (gate-v9's features, without what the request presupposes: gate_recall.py).
 gate_model_v8.json was the default before (gate-v8's features, without the open-slot ones of gate_slots.py).
@@ -35,8 +38,8 @@ CLASSES: tuple[Section, ...] = (
     Section.EPISODES,
     Section.TRANSCRIPT,
 )
-#: The file the service loads (gate-v11; gate-v3 .. gate-v10 are kept for their figures: docs/gate.md).
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v11.json"
+#: The file the service loads (gate-v12; gate-v3 .. gate-v11 are kept for their figures: docs/gate.md).
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "gate_model_v12.json"
 
 
 class GateModelError(ValueError):

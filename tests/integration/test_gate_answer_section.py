@@ -27,7 +27,7 @@ PINNED = (
     "The quarterly report goes to Dev on Wednesday",
 )
 EPISODE = "The user talked about the beta launch."
-#: Recorded in bench/gate_answer_probe_v11.json (the live features of these queries with gate-v11's features, by
+#: Recorded in bench/gate_answer_probe_v12.json (the live features of these queries with gate-v12's features, by
 #: bench/gate_probe_record.py; gate_answer_probe.json is gate-v6's, _v7 gate-v7's); bench/train_gate.py chooses only a
 #: candidate whose first choice is the expected section for each.
 PROBE_QUERIES = (
@@ -35,7 +35,7 @@ PROBE_QUERIES = (
     ("what day is the beta launch?", "pinned"),
     ("what is a beta launch?", "none"),
 )
-PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_answer_probe_v11.json"
+PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_answer_probe_v12.json"
 
 
 @pytest.fixture

@@ -107,19 +107,21 @@ def test_vector_agreement_features(memoryd: MemorydHandle) -> None:
     assert f["t_cov_x_cos"] == pytest.approx(f["t_cov"] * f["t_cos"])
 
 
-def test_the_shipped_model_is_gate_v11_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
+def test_the_shipped_model_is_gate_v12_and_the_decision_records_it(memoryd: MemorydHandle) -> None:
     model = load()
-    assert model is not None and model.version == "gate-v11"
-    assert DEFAULT_MODEL_PATH.name == "gate_model_v11.json"
+    assert model is not None and model.version == "gate-v12"
+    assert DEFAULT_MODEL_PATH.name == "gate_model_v12.json"
     assert {
         "q_numbers", "named_rest_unknown", "ask_world", "p_ans", "own_name", "ask_for_user", "ask_generic",
         "ask_said", "ask_id_slot", "ask_recall", "ask_choice", "memory_of_thing", "ask_about_me", "ask_form",
+        "ask_due", "due_x_known", "for_user_x_unknown",
     } <= set(model.features)  # fmt: skip
     features, reply = _features(memoryd, "olive mill slot?")
-    assert reply.decision.model_version == "gate-v11"
+    assert reply.decision.model_version == "gate-v12"
     assert "rest_known" in features and "e_ans_miss" in features and "for_user_x_p_gap" in features
     assert "generic_x_known" in features and "id_place" in features and "recall_x_known" in features
     assert "about_me_x_id_has" in features and "form_x_id_has" in features
-    for version in (3, 4, 5, 6, 7, 8, 9, 10):  # kept, not loaded (docs/gate.md)
+    assert "ask_due" in features and "for_user_x_unknown" in features
+    for version in (3, 4, 5, 6, 7, 8, 9, 10, 11):  # kept, not loaded (docs/gate.md)
         kept = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")
         assert kept is not None and kept.version == f"gate-v{version}"

@@ -5,7 +5,7 @@ ideas?" and "suggest a dinner recipe" must get the pinned facts, while arithmeti
 hand-check flaw of sessions 10-12: "any good neighbourhoods for a weekend walk near me?" after "I moved to Lisbon"
 (an episode) got none:no_evidence. Real memoryd, fake inferd (hashed bag of words: no shared word, no cosine).
 
-The features of PROBE_QUERIES are recorded in bench/gate_personal_probe_v11.json (bench/gate_probe_record.py);
+The features of PROBE_QUERIES are recorded in bench/gate_personal_probe_v12.json (bench/gate_probe_record.py);
 bench/train_gate.py chooses only a candidate whose first choice is the expected section for each.
 """
 
@@ -40,7 +40,7 @@ PROBE_QUERIES = (
     ("what is 17 times 23?", "none"),
     ("translate 'good morning' into French", "none"),
 )
-PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_personal_probe_v11.json"
+PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_personal_probe_v12.json"
 NEAR_QUERY = "any good neighbourhoods for a weekend walk near me?"
 
 

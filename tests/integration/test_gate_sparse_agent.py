@@ -2,9 +2,9 @@
 
 gate-v4 was fitted on agents that hold nearly every section and learned to read the empty sections' relative
 cosines as "no memory". gate-v5 and gate-v6 are fitted with sparse agents too, and bench/train_gate.py only chooses a candidate
-that places the fact for the features recorded here (bench/gate_sparse_probe_v11.json, recorded by
-bench/gate_probe_record.py with gate-v11's features and checked below against the live read path; the v6 .. v10
-files are what gate-v6 .. gate-v10 were chosen with). gate-v7 read own_name with a rarity route of one row; with
+that places the fact for the features recorded here (bench/gate_sparse_probe_v12.json, recorded by
+bench/gate_probe_record.py with gate-v12's features and checked below against the live read path; the v6 .. v11
+files are what gate-v6 .. gate-v11 were chosen with). gate-v7 read own_name with a rarity route of one row; with
 gate-v8's code (two rows) it declines the four-fact agent (P(none) 0.52 at its threshold 0.5), so it is no longer
 checked here. Real memoryd, fake inferd.
 """
@@ -39,7 +39,7 @@ AGENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("The offsite moved to Lisbon", "active"),
     ),
 }
-PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_sparse_probe_v11.json"
+PROBE = Path(__file__).resolve().parents[2] / "bench" / "gate_sparse_probe_v12.json"
 
 
 def seed(handle: MemorydHandle, agent: str, facts: tuple[tuple[str, str], ...]) -> None:
@@ -97,8 +97,8 @@ def test_the_recorded_probe_is_what_the_read_path_measures(memoryd: MemorydHandl
         assert live == pytest.approx(row["features"], abs=1e-6)
 
 
-@pytest.mark.parametrize("version", [5, 6, 8, 9, 10, 11])
-def test_gate_v5_v6_v8_v9_v10_v11_place_the_fact_and_keep_general_questions_out(
+@pytest.mark.parametrize("version", [5, 6, 8, 9, 10, 11, 12])
+def test_gate_v5_v6_v8_v9_v10_v11_v12_place_the_fact_and_keep_general_questions_out(
     memoryd: MemorydHandle, version: int
 ) -> None:
     model = load(DEFAULT_MODEL_PATH.parent / f"gate_model_v{version}.json")
