@@ -8,7 +8,10 @@ correction names one new value that stands in no place position itself ("moving 
 and the older fact holds exactly one name that is not a place and at least one that is, that one name is swapped
 and the rest of the older fact is kept ("The user's team uses Slack, based in Leeds.").
 
-Days and months are dates, never things here. Nothing is swapped when the new value is itself placed ("we're moving to an office in York"), when the older fact
+Days and months are dates, never things here, and a lone capitalised word that opens a sentence or what a fact's
+frame introduces ("Prévu : J'expose au salon de Mirecourt …"), alone or after an article ("Die Ausstellung in Hanau
+ist verschoben": German capitalises every noun), is the sentence's capital, not a thing or a new value: such an
+older fact holds no thing to swap, and is replaced whole as before. Nothing is swapped when the new value is itself placed ("we're moving to an office in York"), when the older fact
 holds two things or none (which one changed is unknown), or when it holds no place (then it is about that one
 thing, and the whole fact is replaced, as before).
 """
@@ -59,13 +62,31 @@ _NOT_NAMES = frozenset(
 )
 
 
+#: Articles that may open a sentence before a capitalised noun (German capitalises every noun).
+_ARTICLES = frozenset(
+    "The A An Le La Les L' Un Une El Los Las Una Uno Der Die Das Den Dem Des Ein Eine Einen O Os As Um Uma".split()
+)
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether a word at `start` opens the text, a sentence or what a fact's frame introduces ("Prévu : J'expose au
+    salon …", "Plan: Dinner at …"): a capital there is the sentence's, not a name's."""
+    before = text[:start].rstrip()
+    return not before or before[-1] in ":.!?"
+
+
 def _names(text: str) -> list[tuple[str, bool]]:
-    """(name, placed) for each name of a text, skipping template words and the text's first word."""
+    """(name, placed) for each name of a text, skipping template words and a lone capitalised word that opens the
+    text, a sentence or a frame's content ("Prévu : J'expose …": the capital is the sentence's)."""
     out: list[tuple[str, bool]] = []
     for match in _NAME.finditer(text):
         name = match.group(0)
         words = [w for w in name.split() if w not in _NOT_NAMES and w != "&"]
-        if not words or (match.start() == 0 and len(name.split()) == 1):
+        # "J'expose …", "Die Ausstellung in Hanau …": one word, or an article and one word (German capitalises every
+        # noun), opening a sentence carry the sentence's capital, not a name's.
+        if not words or (
+            _opens_sentence(text, match.start()) and len([w for w in words if w not in _ARTICLES]) == 1
+        ):
             continue
         if any(fold(w) in _CALENDAR or fold(w).removesuffix("s") in _CALENDAR for w in words):
             continue  # a day or a month is a date, which the date readers compare, not a thing

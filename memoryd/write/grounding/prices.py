@@ -43,8 +43,12 @@ _I = re.IGNORECASE
 PRICE_SALIENCE = 0.6
 _CURRENCY_WORD = r"(?:pounds?|quid|euros?|dollars?|reais|francs?|EUR|GBP|USD)"
 #: A money amount: "£105", "€ 70", "$12.50", "8,50 €", "72 Euro", "20 euros".
+#: An amount's number: digits with thousands grouped by a space, a no-break space, a dot or a comma ("4 200",
+#: "1.250", "4,200": a group is exactly three digits) or not, and up to two decimals ("8,50", "12.50"). Read whole:
+#: "4 200 euros" is never the amount 4.
+_NUMBER = r"(?:\d{1,3}(?:[ \u00a0\u202f.,]\d{3})+(?![\d])(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)(?![\d])"
 _MONEY = re.compile(
-    rf"(?:[£€$]\s?(?P<a>\d+(?:[.,]\d{{1,2}})?)|(?P<b>\d+(?:[.,]\d{{1,2}})?)\s?(?:[£€$]|{_CURRENCY_WORD}\b))",
+    rf"(?:[£€$]\s?(?P<a>{_NUMBER})|(?P<b>{_NUMBER})\s?(?:[£€$]|{_CURRENCY_WORD}\b))",
     _I,
 )
 #: A word saying when the price holds (a change or a start).
@@ -89,7 +93,7 @@ _FRONTED = re.compile(
     r"(?:(?:je|yo|eu)\s+)?(?P<clitic>lo|la|los|las|le|les|l'|o|a|os|as)\s*"
     r"(?:(?:he|hemos|ai|avons|tenho|temos)\s+)?"
     r"(?P<verb>sub\w*|pong\w*|pues\w*|pas\w*|mont\w*|aument\w*|pus\w*|meti\w*)\s+"
-    rf"(?:a|à|al|au|para)\s+(?P<n>\d+(?:[.,]\d{{1,2}})?)(?:\s?(?:[£€$]|{_CURRENCY_WORD}\b)|(?!\s*[^\W\d_]))",
+    rf"(?:a|à|al|au|para)\s+(?P<n>{_NUMBER})(?:\s?(?:[£€$]|{_CURRENCY_WORD}\b)|(?!\s*[^\W\d_]))",
     _I,
 )
 #: A past one-off expense: no standing price.
