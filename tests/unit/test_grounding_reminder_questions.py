@@ -7,7 +7,8 @@ import pytest
 
 from memoryd.write.grounding.extract import SALIENCE, extract
 from memoryd.write.grounding.model import FactKind, SourceTurn
-from memoryd.write.grounding.reminder_questions import ACTION_SALIENCE, asked_reminders
+from memoryd.write.grounding.reminder_questions import asked_reminders
+from memoryd.write.grounding.task_facts import ACTION_SALIENCE
 
 _NOON = 1_770_120_000_000  # Tuesday 2026-02-03 12:00 UTC
 

@@ -64,7 +64,36 @@ _NOT_NAMES = frozenset(
 
 #: Articles that may open a sentence before a capitalised noun (German capitalises every noun).
 _ARTICLES = frozenset(
-    "The A An Le La Les L' Un Une El Los Las Una Uno Der Die Das Den Dem Des Ein Eine Einen O Os As Um Uma".split()
+    [
+        "The",
+        "A",
+        "An",
+        "Le",
+        "La",
+        "Les",
+        "L'",
+        "Un",
+        "Une",
+        "El",
+        "Los",
+        "Las",
+        "Una",
+        "Uno",
+        "Der",
+        "Die",
+        "Das",
+        "Den",
+        "Dem",
+        "Des",
+        "Ein",
+        "Eine",
+        "Einen",
+        "O",
+        "Os",
+        "As",
+        "Um",
+        "Uma",
+    ]
 )
 
 

@@ -23,16 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memoryd.write.grounding.dates import find_dates, with_resolved_dates
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.summary import third_person
-from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.task_facts import repeats, task_fact, task_words
 from memoryd.write.grounding.text import sentences
 
 _I = re.IGNORECASE
-#: Salience of an action item (grounding/extract.py SALIENCE).
-ACTION_SALIENCE = 0.6
 #: Words that open a label without being part of it ("Right, …", "Oh, and …", "Please …", "Can you …").
 _LEAD = (
     r"^(?:(?:and|also|so|oh|ok|okay|right|anyway|one more|et|aussi|alors|bon|y|también|bueno|pues|und|auch|also|"
@@ -89,11 +85,6 @@ _DE_INFINITIVE_END = re.compile(r"\b[a-zäöüß]{2,}(?:en|ern|eln)$")
 _OTHERS_LIST = re.compile(
     r"(?-i:[A-Z]\w+)(?:'s|’s)\b|\b(?:his|her|their|sa|son|ses|su|sus|seine|ihre|dele|dela)\b", _I
 )
-_OVERLAP = 0.5
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.casefold()))
 
 
 def _is_task(value: str, lang: str) -> bool:
@@ -117,8 +108,8 @@ def noted_tasks(
     if pattern is None:
         return found
     for turn in turns:
-        held = [_words(f.value) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
-        held += [_words(f.text) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
+        held = [task_words(f.value) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
+        held += [task_words(f.text) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
         for sentence in sentences(turn.user):
             said = sentence.strip()
             if said.endswith("?") or HYPOTHETICAL.search(said):
@@ -133,24 +124,11 @@ def noted_tasks(
             value = match["v"].strip(" ,")
             if not _is_task(value, session_lang):
                 continue
-            words = _words(value)
-            if any(len(words & h) >= _OVERLAP * len(words) for h in held):
+            words = task_words(value)
+            if repeats(words, held):
                 continue
             held.append(words)
-            phrased = third_person(value) if session_lang == "en" else value
-            text = render("action", session_lang, phrased[:1].lower() + phrased[1:])
-            text = with_resolved_dates(text, find_dates(text, session_time_ms))
-            fact = GroundedFact(
-                FactKind.ACTION_ITEM,
-                text,
-                "",
-                value,
-                (turn.index,),
-                ACTION_SALIENCE,
-                False,
-                "extractor",
-                session_lang,
-            )
+            fact = task_fact(value, "action", turn.index, session_lang, session_time_ms)
             found.append((fact, (sentence,)))
     return found
 

@@ -16,16 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memoryd.write.grounding.dates import find_dates, with_resolved_dates
 from memoryd.write.grounding.lexicon import HYPOTHETICAL
 from memoryd.write.grounding.model import FactKind, GroundedFact, SourceTurn
-from memoryd.write.grounding.summary import third_person
-from memoryd.write.grounding.templates import render
+from memoryd.write.grounding.task_facts import repeats, task_fact, task_words
 from memoryd.write.grounding.text import sentences
 
 _I = re.IGNORECASE
-#: Salience of an action item (grounding/extract.py SALIENCE): kept in step by a test.
-ACTION_SALIENCE = 0.6
 _LEAD = r"^(?:[¿\s]*)(?:(?:and|also|so|oh|ok|okay|right|et|y|und|e|aussi|también|auch|também)[,\s]+)*"
 _ASKED = {
     "en": re.compile(
@@ -60,11 +56,6 @@ _INFORMATION = re.compile(
     r"quién|cómo|cuál|was|wann|wo|wer|wie|welche|o que|quando|onde|quem|como|qual)\b",
     _I,
 )
-_OVERLAP = 0.5
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.casefold()))
 
 
 def asked_reminders(
@@ -76,30 +67,17 @@ def asked_reminders(
     if pattern is None:
         return found
     for turn in turns:
-        held = [_words(f.value) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
+        held = [task_words(f.value) for f in read if f.kind is FactKind.ACTION_ITEM and turn.index in f.turns]
         for sentence in sentences(turn.user):
             match = pattern.search(sentence.strip())
             if match is None or HYPOTHETICAL.search(sentence) or _INFORMATION.match(match["v"]):
                 continue
             value = re.sub(r"^(?:de |d')", "", match["v"].strip(" ,"), flags=_I)
-            words = _words(value)
-            if not words or any(len(words & h) >= _OVERLAP * len(words) for h in held):
+            words = task_words(value)
+            if not words or repeats(words, held):
                 continue
             held.append(words)
-            said = third_person(value) if session_lang == "en" else value
-            text = render("remind", session_lang, said[:1].lower() + said[1:])
-            text = with_resolved_dates(text, find_dates(text, session_time_ms))
-            fact = GroundedFact(
-                FactKind.ACTION_ITEM,
-                text,
-                "",
-                value,
-                (turn.index,),
-                ACTION_SALIENCE,
-                False,
-                "extractor",
-                session_lang,
-            )
+            fact = task_fact(value, "remind", turn.index, session_lang, session_time_ms)
             found.append((fact, (sentence,)))
     return found
 
