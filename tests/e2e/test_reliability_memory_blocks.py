@@ -4,6 +4,7 @@ nothing."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,9 +64,16 @@ class Rig:
         return str(text)
 
     def block(self, question: str) -> str:
-        reply = self.stub.AssembleContext(
-            pb.AssembleContextRequest(agent_id=AGENT, query=question), timeout=10
-        )
+        """A live block for the question. Asked up to three times: under a loaded CI machine the first assembly
+        after the session's distillation has been seen to decline (gate-v12, P(none) near its bar with one pinned
+        fact), and this file tests what happens to a block fed back, not the gate."""
+        for _attempt in range(3):
+            reply = self.stub.AssembleContext(
+                pb.AssembleContextRequest(agent_id=AGENT, query=question), timeout=10
+            )
+            if reply.block.startswith("[Memory]"):
+                break
+            time.sleep(0.5)
         assert reply.block.startswith("[Memory]"), reply
         return str(reply.block)
 
