@@ -31,7 +31,7 @@ import random
 import statistics
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -43,17 +43,12 @@ import numpy.typing as npt
 from bench import probe_fastctx8_ab as ab8
 from bench import probe_fastctx8_stages as stages8
 from bench import probe_fastctx9 as fc9
-from bench.assemble_corpus import AGENT, QUERY_MODEL, SEED, make_corpus, make_queries
+from bench.assemble_corpus import SEED, make_queries
 from bench.assemble_services import percentile
-from bench.bench_assemble import inferd_process
 from bench.probe_fastctx8_trace import Event, Tracer
-from inferd.client import InferenceClient
-from memoryd.read.line_token_filler import LineTokenFiller
 from memoryd.read.search import MemorySearch
 from memoryd.retrieval import mmr
-from memoryd.retrieval.line_tokens import LineTokenCounter
 from memoryd.retrieval.terms import tokens
-from memoryd.retrieval.tokens import InferdTokenCounter
 from memoryd.storage.store import Store
 from memoryd.text import shingles
 from servicekit.gc_tuning import settle_heap
@@ -169,33 +164,18 @@ def main() -> None:
     parser.add_argument("--arms", default="base,new")
     parser.add_argument("--seed", type=int, default=41, help="added to the corpus seed for the query draw")
     args = parser.parse_args()
-    from memoryd.app import build_app
-    from memoryd.config import ServiceSettings
-
-    home: Path = args.home
-    store_home = home / "sqlite"
-    if not (store_home / "seeded").exists():
-        raise SystemExit(f"seed {home} first: python -m bench.probe_place_cost --home {home} --queries 1")
-    (home / "inferd" / "inferd.port").unlink(missing_ok=True)
     names = args.arms.split(",")
-    with ExitStack() as stack:
-        target = stack.enter_context(inferd_process(home / "inferd"))
-        settings = ServiceSettings(
-            listen="127.0.0.1:0", home=store_home, inferd_addr=target, background_indexing=False
+    with fc9.probe_store(args.home) as opened:
+        app, client, lines, now_ms, corpus = (
+            opened.app,
+            opened.client,
+            opened.lines,
+            opened.now_ms,
+            opened.corpus,
         )
-        app = build_app(settings)
-        client = InferenceClient(target, deadline_s=300.0)
-        counter_client = InferenceClient(target, deadline_s=5.0)
-        lines = LineTokenCounter(InferdTokenCounter(counter_client, "fake-llm"))
         arms: list[ab8.AbArm] = []
         tracer = Tracer()
         try:
-            now_ms = int((store_home / "now_ms").read_text())
-            corpus = make_corpus(random.Random(SEED))
-            app.vectors.build_approximate(AGENT, QUERY_MODEL)
-            client.embed(["load the real model"], model=QUERY_MODEL, timeout_s=300.0)
-            lines.calibration(lines.model)
-            LineTokenFiller(app.store, lines).run_once()
             for name in names:
                 search_class, wrapper = ARMS[name]
                 arm = ab8.make_arm(name, app, client, lines, now_ms, search_class)
@@ -260,10 +240,6 @@ def main() -> None:
             for arm_ in arms:
                 arm_.arm.reader.inner.close()
                 arm_.arm.search.close()
-            lines.close()
-            client.close()
-            counter_client.close()
-            app.close()
 
 
 if __name__ == "__main__":

@@ -30,9 +30,11 @@ import random
 import resource
 import statistics
 import time
-from collections.abc import Sequence
-from contextlib import ExitStack, nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench import probe_fastctx8_ab as ab8
 from bench.assemble_corpus import AGENT, QUERY_MODEL, SEED, make_corpus, make_queries
@@ -117,6 +119,53 @@ def append_turns(app: object, count: int, rng: random.Random) -> None:
             )
 
 
+@dataclass
+class ProbeStore:
+    """A seeded store opened in process, with the inferd it embeds queries through, warmed for timing."""
+
+    app: Any
+    client: InferenceClient
+    lines: LineTokenCounter
+    now_ms: int
+    corpus: Any
+
+
+@contextmanager
+def probe_store(home: Path) -> Iterator[ProbeStore]:
+    """Open probe_place_cost's seeded store under `home`/sqlite with its own inferd (no background indexing), build
+    the agent's approximate index, load the real query model and fill line token counts; close it all on exit."""
+    from memoryd.app import build_app
+    from memoryd.config import ServiceSettings
+
+    store_home = home / "sqlite"
+    if not (store_home / "seeded").exists():
+        raise SystemExit(f"seed {home} first: python -m bench.probe_place_cost --home {home} --queries 1")
+    (home / "inferd" / "inferd.port").unlink(missing_ok=True)
+    with ExitStack() as stack:
+        target = stack.enter_context(inferd_process(home / "inferd"))
+        app = build_app(
+            ServiceSettings(
+                listen="127.0.0.1:0", home=store_home, inferd_addr=target, background_indexing=False
+            )
+        )
+        client = InferenceClient(target, deadline_s=300.0)
+        counter_client = InferenceClient(target, deadline_s=5.0)
+        lines = LineTokenCounter(InferdTokenCounter(counter_client, "fake-llm"))
+        try:
+            now_ms = int((store_home / "now_ms").read_text())
+            corpus = make_corpus(random.Random(SEED))
+            app.vectors.build_approximate(AGENT, QUERY_MODEL)
+            client.embed(["load the real model"], model=QUERY_MODEL, timeout_s=300.0)
+            lines.calibration(lines.model)
+            LineTokenFiller(app.store, lines).run_once()
+            yield ProbeStore(app, client, lines, now_ms, corpus)
+        finally:
+            lines.close()
+            client.close()
+            counter_client.close()
+            app.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--home", type=Path, default=Path("/tmp/probe-fastctx8"))
@@ -125,32 +174,17 @@ def main() -> None:
     parser.add_argument("--append", type=int, default=0, help="turns written between rounds")
     parser.add_argument("--seed", type=int, default=31, help="added to the corpus seed for the query draw")
     args = parser.parse_args()
-    from memoryd.app import build_app
-    from memoryd.config import ServiceSettings
-
-    home: Path = args.home
-    store_home = home / "sqlite"
-    if not (store_home / "seeded").exists():
-        raise SystemExit(f"seed {home} first: python -m bench.probe_place_cost --home {home} --queries 1")
-    (home / "inferd" / "inferd.port").unlink(missing_ok=True)
-    with ExitStack() as stack:
-        target = stack.enter_context(inferd_process(home / "inferd"))
-        settings = ServiceSettings(
-            listen="127.0.0.1:0", home=store_home, inferd_addr=target, background_indexing=False
+    with probe_store(args.home) as opened:
+        app, client, lines, now_ms, corpus = (
+            opened.app,
+            opened.client,
+            opened.lines,
+            opened.now_ms,
+            opened.corpus,
         )
-        app = build_app(settings)
-        client = InferenceClient(target, deadline_s=300.0)
-        counter_client = InferenceClient(target, deadline_s=5.0)
-        lines = LineTokenCounter(InferdTokenCounter(counter_client, "fake-llm"))
         arms: list[ab8.AbArm] = []
         tracer = Tracer()
         try:
-            now_ms = int((store_home / "now_ms").read_text())
-            corpus = make_corpus(random.Random(SEED))
-            app.vectors.build_approximate(AGENT, QUERY_MODEL)
-            client.embed(["load the real model"], model=QUERY_MODEL, timeout_s=300.0)
-            lines.calibration(lines.model)
-            LineTokenFiller(app.store, lines).run_once()
             for name in ("base", "keep"):
                 arm = ab8.make_arm(name, app, client, lines, now_ms, MemorySearch)
                 if name == "base":
@@ -206,10 +240,6 @@ def main() -> None:
             for arm_ in arms:
                 arm_.arm.reader.inner.close()
                 arm_.arm.search.close()
-            lines.close()
-            client.close()
-            counter_client.close()
-            app.close()
 
 
 if __name__ == "__main__":
